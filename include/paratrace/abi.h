@@ -1,0 +1,61 @@
+/* paratrace hook ABI: what code compiled with instrument.so (the Clang plugin)
+ * calls in libtrace.so. Described in docs/ABI.md; the pass emits IR that
+ * matches these declarations exactly, and the runtime implements them.
+ *
+ * Per instrumented module (a translation unit, or an LTO unit) the pass emits:
+ *   - a table of pt_abi_func entries (one per instrumented function),
+ *   - one pt_abi_module descriptor pointing at it (internal linkage),
+ *   - a constructor (priority 101) that calls __paratrace_register_module(&desc)
+ *     if that weak symbol is defined, and a destructor that calls
+ *     __paratrace_unregister_module(&desc) likewise.
+ * At entry of function number i of the table:
+ *     uint32_t base = atomic_load_relaxed(&desc.id_base);
+ *     if (base) __paratrace_func_enter(base + i);
+ * and before every return / on every unwinding path:
+ *     if (base) __paratrace_func_exit(base + i);
+ * (`base` is loaded once at entry; it is 0 until the runtime has assigned
+ * the module its ids, i.e. always 0 when libtrace.so is not loaded, so an
+ * untraced run pays one load and one not-taken branch per call.)
+ * The hook symbols are extern_weak in the module, so an instrumented binary
+ * links with no extra flags.
+ */
+#ifndef PARATRACE_ABI_H
+#define PARATRACE_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PT_ABI_VERSION 1
+
+typedef struct pt_abi_func {
+	const char *name; /* linkage (mangled) name; demangled offline */
+	const char *file; /* source file as the compiler saw it, may be NULL */
+	uint32_t line;    /* 0 = unknown */
+	uint32_t flags;   /* reserved, 0 */
+} pt_abi_func;
+
+typedef struct pt_abi_module {
+	uint32_t abi_version; /* PT_ABI_VERSION the pass was built for */
+	uint32_t nfuncs;
+	/* Written by the runtime (relaxed atomic store), read by every hook
+	 * site: global id of funcs[0]; 0 = not registered / tracing off. */
+	uint32_t id_base;
+	uint32_t flags; /* reserved, 0 */
+	const pt_abi_func *funcs;
+	const char *module_name; /* source file of the TU or output name, may be NULL */
+} pt_abi_module;
+
+/* Implemented by libtrace.so. ids are < 2^24 (PT_FUNC_ID_MAX). */
+void __paratrace_register_module(pt_abi_module *module);
+void __paratrace_unregister_module(pt_abi_module *module);
+void __paratrace_func_enter(uint32_t id);
+void __paratrace_func_exit(uint32_t id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARATRACE_ABI_H */

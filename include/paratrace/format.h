@@ -1,0 +1,366 @@
+/* paratrace log format: the only contract between the runtime (writer) and the
+ * reader. Both include this header; nothing else defines a record layout.
+ * Human-readable description: docs/FORMAT.md (keep the two in step).
+ *
+ * A trace directory holds one folder per process (p<pid>[.<gen>]/), and in it
+ *   process.ptl   the process log  (file_kind PT_FILE_PROCESS): process info,
+ *                 module map, function tables, fork/exec, exit
+ *   t<tid>[.<k>].ptl  one log per thread (file_kind PT_FILE_THREAD)
+ *   g<...>.ptl    one log per GPU stream/queue (file_kind PT_FILE_GPU)
+ * Every file = a 256-byte pt_file_header followed by records.
+ *
+ * Records are 8-byte aligned, their size a multiple of 8, integers in the
+ * writer's native byte order (the header says which; the reader accepts
+ * little-endian only and says so otherwise). Each starts with pt_rec_head.
+ * Times are ticks of the clock named in the header; each record stores the
+ * delta from the previous record's time in the same file (32 bits); a
+ * PT_REC_TIME record carries an absolute time whenever a delta would overflow
+ * (and as the first record of every file). So a file's times never decrease.
+ *
+ * A head whose kind byte is 0 marks the end of written data: the runtime
+ * writes into a shared mapping of a file that is extended ahead of the data,
+ * so the unwritten tail reads as zeros (and survives SIGKILL as such).
+ */
+#ifndef PARATRACE_FORMAT_H
+#define PARATRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PT_FORMAT_MAGIC "PTRCLOG1" /* 8 bytes, no NUL stored */
+#define PT_FORMAT_MAGIC_LEN 8
+/* A reader refuses a major version it does not know; minor versions only
+ * add record kinds (unknown kinds are skipped using their size). */
+#define PT_FORMAT_VERSION_MAJOR 1
+#define PT_FORMAT_VERSION_MINOR 0
+
+#define PT_BYTE_ORDER_LITTLE 1
+#define PT_BYTE_ORDER_BIG 2
+
+enum pt_file_kind {
+	PT_FILE_THREAD = 1,
+	PT_FILE_PROCESS = 2,
+	PT_FILE_GPU = 3,
+};
+
+enum pt_clock_source {
+	PT_CLOCK_MONOTONIC = 1, /* ticks are CLOCK_MONOTONIC nanoseconds */
+	PT_CLOCK_TSC = 2,       /* x86 invariant TSC */
+	PT_CLOCK_CNTVCT = 3,    /* arm64 virtual counter */
+};
+
+/* Three clocks read back to back (ticks in the middle). */
+typedef struct pt_clock_pair {
+	uint64_t ticks;
+	uint64_t mono_ns; /* CLOCK_MONOTONIC */
+	uint64_t real_ns; /* CLOCK_REALTIME, for wall-clock dates */
+} pt_clock_pair;
+_Static_assert(sizeof(pt_clock_pair) == 24, "pt_clock_pair layout");
+
+/* Conversion, done once, in the reader:
+ *   ns = ref.mono_ns + (((int128)(ticks - ref.ticks) * tick_mult) >> tick_shift)
+ * where ref is the header's `open` pair. All processes of one run use the
+ * same mult/shift (children inherit it), so all their times land on
+ * CLOCK_MONOTONIC nanoseconds. */
+typedef struct pt_file_header {
+	char magic[PT_FORMAT_MAGIC_LEN];
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint16_t header_size; /* bytes; records start here; multiple of 8 */
+	uint8_t byte_order;   /* PT_BYTE_ORDER_* of the writer */
+	uint8_t file_kind;    /* enum pt_file_kind */
+	uint32_t flags;       /* PT_HDR_* */
+	uint32_t pid;
+	uint32_t tid;  /* thread logs; 0 otherwise */
+	uint32_t ppid; /* parent process */
+	uint32_t clock_source; /* enum pt_clock_source */
+	uint32_t tick_shift;
+	uint64_t tick_mult;
+	pt_clock_pair open; /* read when the file was created */
+	uint64_t run_id;    /* random, shared by every process of one run */
+	uint64_t gpu_stream; /* PT_FILE_GPU: stream/queue id; 0 otherwise */
+	char program[64];   /* basename of the executable, NUL-padded */
+	uint8_t reserved[256 - 152];
+} pt_file_header;
+_Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout");
+
+#define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
+#define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
+
+/* ---------------------------------------------------------------------- */
+/* Records                                                                  */
+
+typedef struct pt_rec_head {
+	uint8_t kind;   /* enum pt_rec_kind; 0 = end of written data */
+	uint8_t arg;    /* kind-specific small field */
+	uint16_t size8; /* record size / 8 (>= 1); for FUNC_ENTER/EXIT: id bits 8..23 */
+	uint32_t delta; /* ticks since the previous record of this file */
+} pt_rec_head;
+_Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
+
+enum pt_rec_kind {
+	PT_REC_END = 0, /* never a record: end of written data */
+
+	/* Hot path: 8 bytes, id = arg | size8 << 8 (24 bits; 0 is never used). */
+	PT_REC_FUNC_ENTER = 1,
+	PT_REC_FUNC_EXIT = 2,
+	/* -finstrument-functions builds: function address (pt_rec_pc). */
+	PT_REC_FUNC_ENTER_PC = 3,
+	PT_REC_FUNC_EXIT_PC = 4,
+	/* Absolute time (pt_rec_time); delta is 0. First record of every file,
+	 * and wherever a delta would not fit in 32 bits. */
+	PT_REC_TIME = 5,
+
+	/* Threads (thread logs) */
+	PT_REC_THREAD_START = 6,  /* pt_rec_thread_start */
+	PT_REC_THREAD_END = 7,    /* pt_rec_thread_end */
+	PT_REC_THREAD_NAME = 8,   /* string */
+	PT_REC_THREAD_CREATE = 9, /* pt_rec_thread_create, in the creator's log */
+	PT_REC_THREAD_JOIN_BEGIN = 10, /* pt_rec_thread_join */
+	PT_REC_THREAD_JOIN_END = 11,   /* pt_rec_thread_join */
+
+	/* Manual API */
+	PT_REC_USER_EVENT = 12,      /* pt_rec_user_event */
+	PT_REC_USER_TYPE = 13,       /* pt_rec_user_type + name string */
+	PT_REC_USER_VALUE_NAME = 14, /* pt_rec_user_event + name string */
+
+	/* Counters (issue: counters). arg = counter index for DEF, count for COUNTERS */
+	PT_REC_COUNTER_DEF = 15, /* pt_rec_counter_def + name string */
+	PT_REC_COUNTERS = 16,    /* uint64_t delta[arg]: counters 0..arg-1 since previous read */
+
+	/* Synchronization; arg = enum pt_lock_type */
+	PT_REC_LOCK_REQUEST = 17,  /* pt_rec_lock */
+	PT_REC_LOCK_ACQUIRED = 18, /* pt_rec_lock */
+	PT_REC_LOCK_FAILED = 19,   /* pt_rec_lock (result = error number: EBUSY, ETIMEDOUT…) */
+	PT_REC_LOCK_RELEASED = 20, /* pt_rec_lock */
+	PT_REC_COND_WAIT_BEGIN = 21, /* pt_rec_cond */
+	PT_REC_COND_WAIT_END = 22,   /* pt_rec_cond */
+	PT_REC_COND_SIGNAL = 23,     /* pt_rec_cond; arg: 0 signal, 1 broadcast */
+	PT_REC_BARRIER_BEGIN = 24,   /* pt_rec_lock (arg = PT_LOCK_BARRIER) */
+	PT_REC_BARRIER_END = 25,     /* pt_rec_lock (result = return value) */
+
+	/* Process log */
+	PT_REC_PROCESS_INFO = 26, /* pt_rec_process_info + strings */
+	PT_REC_MODULE_MAP = 27,   /* pt_rec_module_map + build id + path */
+	PT_REC_MODULE_UNMAP = 28, /* pt_rec_module_unmap */
+	PT_REC_FUNC_DEF = 29,     /* pt_rec_func_def + name + file */
+	PT_REC_FORK = 30,         /* pt_rec_fork (parent's thread log and child's process log) */
+	PT_REC_EXEC = 31,         /* string: path being executed (thread log of the caller) */
+	PT_REC_SIGNAL = 32,       /* pt_rec_signal */
+	PT_REC_EXIT = 33,         /* pt_rec_exit */
+
+	/* Bookkeeping */
+	PT_REC_LOST = 34,  /* pt_rec_lost: data that never reached this file */
+	PT_REC_CLOSE = 35, /* pt_clock_pair: last record of a complete log */
+
+	/* Ranges reserved for later parts; the reader skips kinds it does not
+	 * know, so a part can add kinds within its range without a major bump. */
+	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
+	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
+	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */
+	PT_REC_RANGE_GPU_LAST = 0x5f,
+	PT_REC_RANGE_RUNTIME_FIRST = 0x60, /* more interposition families */
+	PT_REC_RANGE_RUNTIME_LAST = 0x7f,
+};
+
+#define PT_FUNC_ID_BITS 24
+#define PT_FUNC_ID_MAX ((1u << PT_FUNC_ID_BITS) - 1)
+
+static inline int pt_rec_is_func(unsigned kind)
+{
+	return kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT;
+}
+static inline uint32_t pt_rec_func_id(const pt_rec_head *h)
+{
+	return (uint32_t)h->arg | (uint32_t)h->size8 << 8;
+}
+/* Size in bytes of the record starting with h (0 for PT_REC_END). */
+static inline size_t pt_rec_size(const pt_rec_head *h)
+{
+	if (h->kind == PT_REC_END)
+		return 0;
+	if (pt_rec_is_func(h->kind))
+		return sizeof(pt_rec_head);
+	return (size_t)h->size8 * 8;
+}
+static inline pt_rec_head pt_rec_func(unsigned kind, uint32_t id, uint32_t delta)
+{
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)id, (uint16_t)(id >> 8), delta};
+	return h;
+}
+
+enum pt_lock_type {
+	PT_LOCK_MUTEX = 1,
+	PT_LOCK_RWLOCK_READ = 2,
+	PT_LOCK_RWLOCK_WRITE = 3,
+	PT_LOCK_SPIN = 4,
+	PT_LOCK_SEMAPHORE = 5,
+	PT_LOCK_C11_MTX = 6,
+	PT_LOCK_BARRIER = 7,
+};
+
+/* Payloads (they follow pt_rec_head). */
+typedef struct pt_rec_time {
+	uint64_t ticks;
+} pt_rec_time;
+
+typedef struct pt_rec_pc {
+	uint64_t pc; /* run-time address of the function */
+} pt_rec_pc;
+
+typedef struct pt_rec_thread_start {
+	uint64_t create_seq;    /* matches the creator's THREAD_CREATE; 0 = unknown creator */
+	uint32_t creator_tid;   /* 0 = unknown (main thread, foreign creator) */
+	uint32_t flags;         /* PT_THREAD_* */
+	uint64_t start_routine; /* address, resolved offline */
+} pt_rec_thread_start;
+#define PT_THREAD_MAIN 0x1
+#define PT_THREAD_C11 0x2 /* thrd_create */
+
+typedef struct pt_rec_thread_end {
+	uint64_t retval; /* value returned / passed to pthread_exit (as an integer) */
+	uint32_t flags;  /* PT_THREAD_END_* */
+	uint32_t pad;
+} pt_rec_thread_end;
+#define PT_THREAD_END_EXIT 0x1      /* pthread_exit */
+#define PT_THREAD_END_CANCELED 0x2  /* cancellation */
+#define PT_THREAD_END_PROCESS 0x4   /* closed because the process exited */
+
+typedef struct pt_rec_thread_create {
+	uint64_t create_seq; /* process-unique, > 0 */
+	uint64_t start_routine;
+	int32_t result; /* pthread_create's return value */
+	uint32_t flags; /* PT_THREAD_* */
+} pt_rec_thread_create;
+
+typedef struct pt_rec_thread_join {
+	uint64_t thread;     /* pthread_t as an integer */
+	uint64_t create_seq; /* of the joined thread, 0 if unknown */
+	int32_t result;      /* JOIN_END only */
+	uint32_t pad;
+} pt_rec_thread_join;
+
+typedef struct pt_rec_user_event {
+	uint32_t type;
+	uint32_t pad;
+	int64_t value;
+} pt_rec_user_event;
+
+typedef struct pt_rec_user_type {
+	uint32_t type;
+	uint32_t flags; /* PT_USER_TYPE_* */
+	/* followed by NUL-terminated name */
+} pt_rec_user_type;
+#define PT_USER_TYPE_SCOPE 0x1 /* value 0 closes the scope */
+
+typedef struct pt_rec_counter_def {
+	uint64_t config; /* perf_event attr.config, for the record */
+	uint32_t type;   /* perf_event attr.type */
+	uint32_t flags;
+	/* followed by NUL-terminated name as the user wrote it */
+} pt_rec_counter_def;
+
+typedef struct pt_rec_lock {
+	uint64_t object; /* address of the lock / semaphore / barrier */
+	int32_t result;  /* FAILED / BARRIER_END: the call's return or error number */
+	uint32_t pad;
+} pt_rec_lock;
+
+typedef struct pt_rec_cond {
+	uint64_t cond;
+	uint64_t mutex;
+	int32_t result; /* WAIT_END: return value (0, ETIMEDOUT…) */
+	uint32_t pad;
+} pt_rec_cond;
+
+typedef struct pt_rec_process_info {
+	uint32_t argc;
+	uint32_t flags; /* PT_HDR_FLAG_* */
+	uint64_t parent_run_seq; /* reserved */
+	/* followed by: exe path\0, then argc strings\0 */
+} pt_rec_process_info;
+
+typedef struct pt_rec_module_map {
+	uint64_t base; /* load bias (dlpi_addr) */
+	uint64_t lo;   /* lowest mapped address of the module */
+	uint64_t hi;   /* one past the highest */
+	uint32_t build_id_len;
+	uint32_t flags; /* PT_MODULE_* */
+	/* followed by build_id_len bytes, then NUL-terminated path, padded to 8 */
+} pt_rec_module_map;
+#define PT_MODULE_DLOPEN 0x1 /* mapped by dlopen after start */
+#define PT_MODULE_MAIN 0x2   /* the executable */
+
+typedef struct pt_rec_module_unmap {
+	uint64_t base;
+} pt_rec_module_unmap;
+
+typedef struct pt_rec_func_def {
+	uint32_t id;   /* run-time function id (FUNC_ENTER/EXIT) */
+	uint32_t line; /* 0 = unknown */
+	uint64_t module_base; /* load bias of the module that registered it, 0 if unknown */
+	/* followed by NUL-terminated (mangled) name, then NUL-terminated file */
+} pt_rec_func_def;
+
+typedef struct pt_rec_fork {
+	uint32_t child_pid;
+	uint32_t parent_pid;
+	uint32_t flags; /* PT_FORK_* */
+	uint32_t pad;
+} pt_rec_fork;
+#define PT_FORK_VFORK 0x1
+#define PT_FORK_SPAWN 0x2 /* posix_spawn, system, popen */
+
+typedef struct pt_rec_signal {
+	int32_t signo;
+	int32_t code;  /* si_code */
+	uint64_t addr; /* si_addr for faults */
+} pt_rec_signal;
+
+typedef struct pt_rec_exit {
+	int32_t status; /* exit status, or signal number when PT_EXIT_SIGNAL */
+	uint32_t how;   /* PT_EXIT_* */
+} pt_rec_exit;
+#define PT_EXIT_NORMAL 1 /* exit() / return from main */
+#define PT_EXIT__EXIT 2  /* _exit / _Exit */
+#define PT_EXIT_QUICK 3  /* quick_exit */
+#define PT_EXIT_SIGNAL 4 /* killed by a fatal signal */
+#define PT_EXIT_ABORT 5
+
+typedef struct pt_rec_lost {
+	uint64_t records; /* how many records were dropped */
+	uint64_t bytes;
+	uint32_t reason; /* PT_LOST_* */
+	uint32_t pad;
+} pt_rec_lost;
+#define PT_LOST_NO_SPACE 1    /* could not extend/map the file (disk full…) */
+#define PT_LOST_NO_MEMORY 2
+#define PT_LOST_REENTRANT 3   /* event raised inside the runtime itself */
+#define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
+
+/* Payload of a record, or NULL if the record is too small for it. */
+#define PT_REC_PAYLOAD(head, type) \
+	(pt_rec_size(head) >= sizeof(pt_rec_head) + sizeof(type) \
+		 ? (const type *)(const void *)((const pt_rec_head *)(head) + 1) \
+		 : (const type *)NULL)
+
+/* Size of a record with `payload` bytes of payload, rounded up to 8. */
+static inline size_t pt_rec_size_for(size_t payload)
+{
+	return (sizeof(pt_rec_head) + payload + 7) & ~(size_t)7;
+}
+
+#define PT_REC_MAX_SIZE ((size_t)0xffff * 8)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PARATRACE_FORMAT_H */

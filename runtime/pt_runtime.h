@@ -1,0 +1,118 @@
+/* Internal API of libtrace.so: what the interposition families (threads,
+ * sync, fork/exec, signals, dl), counters, sampling and GPU code use to
+ * reach the core (buffers, clock, process log). Nothing here is exported:
+ * the library is built with -fvisibility=hidden and a version script.
+ *
+ * Contract for every caller, summarised:
+ *   pt_thread *t = pt_enter();      // NULL: tracing off / inside the runtime already
+ *   if (t) { pt_emit(t, PT_REC_..., arg, &payload, sizeof payload); pt_leave(t); }
+ * pt_enter/pt_leave bracket a region where the runtime owns the thread; any
+ * event raised inside it (e.g. an interposed pthread call made by the
+ * runtime itself) sees pt_enter() == NULL and is not recorded.
+ */
+#ifndef PT_RUNTIME_H
+#define PT_RUNTIME_H
+
+#include <paratrace/format.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PT_HIDDEN __attribute__((visibility("hidden")))
+#define pt_likely(x) __builtin_expect(!!(x), 1)
+#define pt_unlikely(x) __builtin_expect(!!(x), 0)
+
+typedef struct pt_thread pt_thread;
+
+/* ---- clock ------------------------------------------------------------ */
+/* Current time in ticks of the run's clock (rdtsc where the TSC is
+ * invariant, CLOCK_MONOTONIC ns otherwise). No system call on x86-64. */
+PT_HIDDEN uint64_t pt_now(void);
+
+/* ---- per-thread logging ----------------------------------------------- */
+/* This thread's state, created (and its log opened) on first use. NULL when
+ * tracing is off, the runtime is not initialised or is shutting down, or
+ * the thread is already inside the runtime (recursion guard, which it sets).
+ * Never calls the program's malloc; preserves errno. */
+PT_HIDDEN pt_thread *pt_enter(void);
+PT_HIDDEN void pt_leave(pt_thread *t);
+
+/* Appends one record stamped now: head (kind, arg) + len bytes of payload,
+ * padded with zeros to a multiple of 8. Takes no lock; on buffer switch
+ * it maps more of the file (rare). If space cannot be had the record is
+ * counted as lost (a LOST record is written when space returns). */
+PT_HIDDEN void pt_emit(pt_thread *t, unsigned kind, unsigned arg, const void *payload,
+		       size_t len);
+/* Same, with two payload pieces (e.g. a struct followed by a string). */
+PT_HIDDEN void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p1, size_t len1,
+			const void *p2, size_t len2);
+/* Same with an explicit time (>= the thread's last record time; earlier
+ * values are clamped to it so a file's times never decrease). */
+PT_HIDDEN void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
+			  const void *payload, size_t len);
+
+/* Linux thread id of t, and its tracing-side sequence number. */
+PT_HIDDEN uint32_t pt_thread_tid(const pt_thread *t);
+
+/* ---- process log ------------------------------------------------------ */
+/* Appends to this process's process.ptl (module maps, function tables, fork,
+ * exec, exit). Thread-safe (internal lock), callable from any thread that
+ * is not inside a signal handler. */
+PT_HIDDEN void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1,
+			       const void *p2, size_t len2);
+
+/* ---- extra logs (GPU streams, ...) ------------------------------------ */
+/* A log file that is not a thread's: created in this process's folder as
+ * `name` (e.g. "g0-7.ptl") with the given file kind and header.gpu_stream.
+ * Writes to one pt_log_file must be serialised by the caller (a single
+ * writer thread, e.g. CUPTI's buffer-completed callback, is fine). */
+typedef struct pt_log_file pt_log_file;
+PT_HIDDEN pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream);
+PT_HIDDEN void pt_log_file_emit(pt_log_file *f, uint64_t ticks, unsigned kind, unsigned arg,
+				const void *p1, size_t len1, const void *p2, size_t len2);
+PT_HIDDEN void pt_log_file_close(pt_log_file *f);
+
+/* ---- lifecycle (used by fork/exec/exit/signal families) -------------- */
+/* Is the runtime initialised and tracing? */
+PT_HIDDEN int pt_tracing(void);
+/* Everything recorded so far reaches the files (async-signal-safe: the
+ * buffers are shared mappings, this only publishes lengths). */
+PT_HIDDEN void pt_flush_all(void);
+/* Close every log of this process (exit path): writes CLOSE records where it
+ * is safe, trims files to their data. Idempotent. */
+PT_HIDDEN void pt_shutdown(int how, int status);
+/* Fork: called in the parent before fork, and in parent/child after it.
+ * The child gets a new process folder and fresh thread state. */
+PT_HIDDEN void pt_fork_prepare(void);
+PT_HIDDEN void pt_fork_parent(void);
+PT_HIDDEN void pt_fork_child(void);
+/* Before exec: make sure the new image of this process will write into the
+ * same run (trace directory, clock calibration) through the environment. */
+PT_HIDDEN void pt_exec_prepare(void);
+
+/* ---- configuration (environment, read once at init) ------------------- */
+typedef struct pt_config {
+	int enabled;          /* PARATRACE_ENABLE (default 1) */
+	int verbose;          /* PARATRACE_VERBOSE 0..3 (default 0) */
+	const char *dir;      /* PARATRACE_DIR: trace directory (default ./paratrace-<prog>-<pid>-<time>) */
+	size_t buffer_size;   /* PARATRACE_BUFFER_SIZE: bytes mapped per thread at a time */
+	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
+	/* later parts add their own fields here (counters, callstack, sampling, gpu) */
+	const char *counters;  /* PARATRACE_COUNTERS */
+	int callstack_depth;   /* PARATRACE_CALLSTACK */
+	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
+	int gpu;               /* PARATRACE_GPU (default 1) */
+} pt_config;
+PT_HIDDEN const pt_config *pt_config_get(void);
+
+/* One-line warning on stderr, always shown ("paratrace: ..."). Uses no
+ * stdio buffers (write(2)); safe in the runtime's own code paths. */
+PT_HIDDEN void pt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Debug message shown only at PARATRACE_VERBOSE >= level. */
+PT_HIDDEN void pt_debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- real functions --------------------------------------------------- */
+/* dlsym(RTLD_NEXT, name), cached by the caller in a static; works during the
+ * dlsym -> calloc bootstrap (the runtime has a static bump allocator). */
+PT_HIDDEN void *pt_real(const char *name);
+
+#endif /* PT_RUNTIME_H */

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what paratrace needs to build and test, from Debian 12's packages,
+# skipping what is already there. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config python3
+  clang llvm-dev libclang-dev libclang-rt-dev   # plugin, fuzzer, sanitizers
+  libunwind-dev libpfm4-dev libdw-dev libelf-dev zlib1g-dev
+  libcunit1-dev
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo   # OpenCL, tested on PoCL
+  ${PT_EXTRA_PACKAGES:-}
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "paratrace: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
