@@ -89,6 +89,12 @@ PT_HIDDEN void pt_fork_child(void);
  * same run (trace directory, clock calibration) through the environment. */
 PT_HIDDEN void pt_exec_prepare(void);
 
+/* ---- modules ------------------------------------------------------- */
+/* Rescans the loaded modules (dl_iterate_phdr) and writes MODULE_MAP /
+ * MODULE_UNMAP records to the process log for what changed since the last
+ * scan. Called at init, and after dlopen/dlclose by the dl family. */
+PT_HIDDEN void pt_modules_sync(void);
+
 /* ---- configuration (environment, read once at init) ------------------- */
 typedef struct pt_config {
 	int enabled;          /* PARATRACE_ENABLE (default 1) */
