@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The main job, end to end, on the bundled example (examples/demo/demo.c):
+# install what is missing, build paratrace, compile the example with the
+# Clang plugin, run it with the runtime preloaded, analyze the trace, and print
+# where the Paraver files are plus a short profile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+./scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" --target instrument trace paratrace >/dev/null
+
+out=$top/build/demo
+rm -rf "$out" && mkdir -p "$out"
+
+echo "== 1. compile with the plugin"
+set -x
+clang -O2 -g -pthread -fplugin="$top/build/lib/instrument.so" examples/demo/demo.c -o "$out/demo"
+{ set +x; } 2>/dev/null
+
+echo "== 2. run with the runtime preloaded"
+set -x
+PARATRACE_DIR="$out/trace" LD_PRELOAD="$top/build/lib/libtrace.so" "$out/demo" 4 256
+{ set +x; } 2>/dev/null
+
+echo "== 3. analyze"
+set -x
+"$top/build/bin/paratrace" analyze "$out/trace" -o "$out/demo"
+{ set +x; } 2>/dev/null
+echo
+echo "Paraver trace: $out/demo.prv (.pcf, .row beside it) - open it with wxparaver"
+echo "Full profile:  $top/build/bin/paratrace report $out/trace"
