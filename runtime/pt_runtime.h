@@ -121,4 +121,61 @@ PT_HIDDEN void pt_debug(int level, const char *fmt, ...) __attribute__((format(p
  * dlsym -> calloc bootstrap (the runtime has a static bump allocator). */
 PT_HIDDEN void *pt_real(const char *name);
 
+/* ---- counters, call stacks, sampling (counters.c, callstack.c, sampling.c) ----
+ * Who calls what:
+ *   core:      pt_counters_init() once at init, after the configuration is
+ *              read and before any thread log exists; pt_counters_thread_start(t)
+ *              right after a thread's log is opened (THREAD_START written);
+ *              pt_counters_thread_end(t) before THREAD_END is written;
+ *              pt_counters_fork_child() in the child after fork (inherited
+ *              counters and timers belong to the parent's thread);
+ *              pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS) after FUNC_ENTER/EXIT;
+ *              pt_counter_manual(t, name) for the manual API's PT_COUNTER(name).
+ *   interpose: pt_counters_at(t, PT_COUNTERS_AT_SYNC) after lock/cond/barrier
+ *              records, pt_counters_at(t, PT_COUNTERS_AT_THREADS) after thread
+ *              create/join records, and pt_callstack_emit(t) right after the
+ *              record of a lock contention (LOCK_REQUEST that blocks), a
+ *              COND_WAIT_BEGIN and a THREAD_CREATE.
+ * All take t from pt_enter() (inside the runtime's region). */
+#define PT_COUNTERS_AT_FUNCTIONS 0x1u
+#define PT_COUNTERS_AT_SYNC 0x2u
+#define PT_COUNTERS_AT_THREADS 0x4u
+/* PARATRACE_COUNTERS_AT as a mask of PT_COUNTERS_AT_*, 0 when no counter is
+ * open: the hot path tests it before calling out of line. */
+PT_HIDDEN extern unsigned pt_counters_at_mask;
+PT_HIDDEN void pt_counters_init(void);
+PT_HIDDEN void pt_counters_thread_start(pt_thread *t);
+PT_HIDDEN void pt_counters_thread_end(pt_thread *t);
+PT_HIDDEN void pt_counters_fork_child(void);
+/* Reads this thread's counters and writes a COUNTERS record (deltas since
+ * the previous read) right after the record just written. */
+PT_HIDDEN void pt_counters_emit(pt_thread *t);
+static inline void pt_counters_at(pt_thread *t, unsigned where)
+{
+	if (pt_unlikely(pt_counters_at_mask & where))
+		pt_counters_emit(t);
+}
+/* PT_COUNTER(name): reads counter `name` on this thread (opened on first use,
+ * as configured counters are) and writes a COUNTER_VALUE record holding its
+ * count since this thread's first PT_COUNTER(name). Returns 0, or a negative
+ * errno when the counter cannot be had (warned once per name). */
+PT_HIDDEN int pt_counter_manual(pt_thread *t, const char *name);
+/* Writes a CALLSTACK record (PARATRACE_CALLSTACK callers of the code that
+ * called into the runtime, the runtime's own frames skipped) attached to the
+ * record just written. No-op when PARATRACE_CALLSTACK is 0. */
+PT_HIDDEN void pt_callstack_emit(pt_thread *t);
+
+/* Between counters.c, callstack.c and sampling.c only (pt_counters_* calls them). */
+PT_HIDDEN void pt_callstack_init(void);
+/* Up to max return addresses of the callers of the frame that called into
+ * the runtime, innermost first. Async-signal-unsafe (libunwind's
+ * unw_backtrace); not for signal handlers. */
+PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
+/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers. */
+PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
+PT_HIDDEN void pt_sampling_init(void);
+PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
+PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
+PT_HIDDEN void pt_sampling_fork_child(void);
+
 #endif /* PT_RUNTIME_H */

@@ -345,6 +345,42 @@ typedef struct pt_rec_lost {
 #define PT_LOST_REENTRANT 3   /* event raised inside the runtime itself */
 #define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
 
+/* Counters, call stacks and samples (issue 7), inside PT_REC_RANGE_SAMPLING.
+ * docs/FORMAT.md "Counters, call stacks and samples" describes them.
+ *
+ * COUNTER_DEF (thread log, before the first COUNTERS record of that thread):
+ *   arg = index of the counter in this thread's set; payload pt_rec_counter_def
+ *   (flags PT_COUNTER_*) + name. COUNTERS: arg = n, uint64_t delta[n] for
+ *   counters 0..n-1 since the thread's previous COUNTERS record (the first one:
+ *   since the counters were opened, at thread start); it is taken right after
+ *   the record that precedes it (FUNC_ENTER/EXIT, a sync or thread record) and
+ *   carries that record's time. */
+#define PT_COUNTER_USER_ONLY 0x1 /* counts user space only (perf_event_paranoid) */
+#define PT_COUNTER_MANUAL 0x2    /* opened by PT_COUNTER(name), read by COUNTER_VALUE */
+#define PT_COUNTER_SOFTWARE 0x4  /* a kernel software event (PERF_TYPE_SOFTWARE) */
+
+enum pt_rec_sampling_kind {
+	/* arg = n; uint64_t pcs[n]: return addresses of the callers of the
+	 * event in the preceding record (innermost first; runtime frames left
+	 * out). Attached to that record: same time. */
+	PT_REC_CALLSTACK = 0x30,
+	/* arg = n; pt_rec_sample then uint64_t callers[n] (return addresses,
+	 * innermost first): one CPU-time sample of this thread. */
+	PT_REC_SAMPLE = 0x31,
+	/* arg = counter index (a PT_COUNTER_MANUAL COUNTER_DEF); pt_rec_counter_value. */
+	PT_REC_COUNTER_VALUE = 0x32,
+};
+
+typedef struct pt_rec_sample {
+	uint64_t pc; /* interrupted instruction (exact, not a return address) */
+} pt_rec_sample;
+
+typedef struct pt_rec_counter_value {
+	uint64_t value; /* count since this thread's first PT_COUNTER(name) */
+} pt_rec_counter_value;
+
+#define PT_CALLSTACK_MAX 64 /* most frames a CALLSTACK or SAMPLE carries */
+
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \
 	(pt_rec_size(head) >= sizeof(pt_rec_head) + sizeof(type) \
