@@ -178,4 +178,19 @@ PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
 PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
 PT_HIDDEN void pt_sampling_fork_child(void);
 
+/* ---- GPU (gpu/opencl.c, gpu/cupti.c) ----------------------------------
+ * Who calls what (all are cheap no-ops when PARATRACE_GPU=0 or nothing GPU
+ * is in use; none may be called from a signal handler):
+ *   core: pt_gpu_init() once at init, after the configuration is read;
+ *         pt_gpu_modules_changed() at the end of every pt_modules_sync()
+ *         (libcuda may just have been dlopen'ed: CUPTI is attached then);
+ *         pt_gpu_fork_child() in the child after fork (CUPTI and OpenCL
+ *         state belong to the parent);
+ *         pt_gpu_shutdown() at the start of pt_shutdown(), while logs are
+ *         still open: drains device records and closes the GPU logs. */
+PT_HIDDEN void pt_gpu_init(void);
+PT_HIDDEN void pt_gpu_modules_changed(void);
+PT_HIDDEN void pt_gpu_fork_child(void);
+PT_HIDDEN void pt_gpu_shutdown(void);
+
 #endif /* PT_RUNTIME_H */

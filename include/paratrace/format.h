@@ -381,6 +381,144 @@ typedef struct pt_rec_counter_value {
 
 #define PT_CALLSTACK_MAX 64 /* most frames a CALLSTACK or SAMPLE carries */
 
+/* GPU launches, copies and device times (issue 8), inside PT_REC_RANGE_GPU.
+ * docs/FORMAT.md "GPU records" describes them. arg = enum pt_gpu_api in every
+ * GPU record. Device times (start/end in the payloads) are absolute ticks of
+ * the trace clock, already converted from the device's clock by the runtime;
+ * the record's own time in a GPU log is its start (clamped so that a file's
+ * times never decrease).
+ *
+ * Where they go:
+ *   process log: GPU_FUNC_DEF, GPU_KERNEL_DEF (names, before first use)
+ *   host thread log: GPU_API_BEGIN/END around every traced API call, and
+ *     GPU_LAUNCH between them for a kernel launch
+ *   GPU log (one per CUDA stream / OpenCL queue, file_kind PT_FILE_GPU,
+ *     header.gpu_stream = stream id): GPU_STREAM_DEF first, then
+ *     GPU_KERNEL / GPU_MEMCPY / GPU_MEMSET as the device reports them;
+ *     PT_REC_LOST when the device layer dropped records. */
+enum pt_gpu_api {
+	PT_GPU_API_CUDA = 1,
+	PT_GPU_API_OPENCL = 2,
+};
+
+enum pt_rec_gpu_kind {
+	PT_REC_GPU_STREAM_DEF = 0x40, /* pt_rec_gpu_stream_def + device name */
+	PT_REC_GPU_FUNC_DEF = 0x41,   /* pt_rec_gpu_func_def + API function name */
+	PT_REC_GPU_KERNEL_DEF = 0x42, /* pt_rec_gpu_kernel_def + kernel name (mangled for CUDA) */
+	PT_REC_GPU_API_BEGIN = 0x43,  /* pt_rec_gpu_api */
+	PT_REC_GPU_API_END = 0x44,    /* pt_rec_gpu_api (result set) */
+	PT_REC_GPU_LAUNCH = 0x45,     /* pt_rec_gpu_launch */
+	PT_REC_GPU_KERNEL = 0x46,     /* pt_rec_gpu_kernel: one kernel execution */
+	PT_REC_GPU_MEMCPY = 0x47,     /* pt_rec_gpu_copy */
+	PT_REC_GPU_MEMSET = 0x48,     /* pt_rec_gpu_copy (direction = PT_GPU_COPY_MEMSET) */
+};
+
+/* What an API call does, whatever the API; analyzers map it to Paraver
+ * values and states. CUDA's first values follow Extrae's 63000000 table. */
+enum pt_gpu_call {
+	PT_GPU_CALL_OTHER = 0,
+	PT_GPU_CALL_LAUNCH = 1,        /* kernel launch (any path) */
+	PT_GPU_CALL_MEMCPY = 3,        /* copy the host waits for */
+	PT_GPU_CALL_DEVICE_SYNC = 4,   /* cudaDeviceSynchronize, cuCtxSynchronize */
+	PT_GPU_CALL_STREAM_SYNC = 5,   /* cudaStreamSynchronize, clFinish */
+	PT_GPU_CALL_STREAM_CREATE = 6, /* cudaStreamCreate*, clCreateCommandQueue* */
+	PT_GPU_CALL_MEMCPY_ASYNC = 7,  /* copy enqueued without waiting */
+	PT_GPU_CALL_MALLOC = 11,
+	PT_GPU_CALL_FREE = 12,
+	PT_GPU_CALL_MEMSET = 13,       /* memset / clEnqueueFillBuffer */
+	PT_GPU_CALL_EVENT_SYNC = 14,   /* cudaEventSynchronize, clWaitForEvents */
+	PT_GPU_CALL_GRAPH_LAUNCH = 15, /* cudaGraphLaunch / cuGraphLaunch */
+	PT_GPU_CALL_MAP = 16,          /* clEnqueueMapBuffer / clEnqueueUnmapMemObject */
+};
+
+/* pt_rec_gpu_api.flags: what the calling thread does meanwhile. */
+#define PT_GPU_CALL_F_SYNC 0x1     /* waits for the device (Paraver: Synchronization) */
+#define PT_GPU_CALL_F_TRANSFER 0x2 /* takes part in a copy (Paraver: Memory transfer) */
+
+typedef struct pt_rec_gpu_api {
+	uint32_t func;  /* API function id (GPU_FUNC_DEF); CUDA: CUPTI domain << 16 | cbid */
+	uint16_t call;  /* enum pt_gpu_call */
+	uint16_t flags; /* PT_GPU_CALL_F_* */
+	int32_t result; /* API_END: the call's status (cudaError_t, CUresult, cl_int) */
+	uint32_t pad;
+	uint64_t correlation; /* joins host records to device records (GPU_KERNEL...) */
+	uint64_t stream;      /* stream/queue id it targets, 0 = none or default */
+	uint64_t bytes;       /* copies, memsets, allocations; 0 otherwise */
+} pt_rec_gpu_api;
+_Static_assert(sizeof(pt_rec_gpu_api) == 40, "pt_rec_gpu_api layout");
+
+typedef struct pt_rec_gpu_launch {
+	uint64_t correlation;  /* of the enclosing GPU_API_BEGIN */
+	uint64_t correlation2; /* a second id device records may carry (CUDA driver call
+				  made by a runtime call), 0 = none */
+	uint64_t stream;       /* stream/queue id (header.gpu_stream of its GPU log) */
+	uint32_t kernel;       /* GPU_KERNEL_DEF id, 0 = not known on the host */
+	uint32_t device;
+	uint32_t grid[3];  /* CUDA: blocks per grid; OpenCL: global work size */
+	uint32_t block[3]; /* CUDA: threads per block; OpenCL: local work size (0 = chosen by the runtime) */
+	uint32_t shared_mem; /* CUDA dynamic shared memory bytes */
+	uint32_t work_dim;   /* OpenCL work dimensions; CUDA 3 */
+} pt_rec_gpu_launch;
+_Static_assert(sizeof(pt_rec_gpu_launch) == 64, "pt_rec_gpu_launch layout");
+
+typedef struct pt_rec_gpu_stream_def {
+	uint64_t stream;   /* = header.gpu_stream */
+	uint32_t device;   /* device index in this process (CUDA: device ordinal) */
+	uint32_t seq;      /* 1-based creation order in the process (OpenCL CQ<seq>) */
+	uint32_t flags;    /* PT_GPU_STREAM_* */
+	uint32_t pad;
+	/* followed by NUL-terminated device name */
+} pt_rec_gpu_stream_def;
+_Static_assert(sizeof(pt_rec_gpu_stream_def) == 24, "pt_rec_gpu_stream_def layout");
+#define PT_GPU_STREAM_IN_ORDER 0x1   /* commands run one after the other */
+#define PT_GPU_STREAM_DEVICE_CPU 0x2 /* OpenCL device types */
+#define PT_GPU_STREAM_DEVICE_GPU 0x4
+#define PT_GPU_STREAM_DEVICE_ACCEL 0x8
+
+typedef struct pt_rec_gpu_func_def {
+	uint32_t func;
+	uint32_t pad;
+	/* followed by NUL-terminated function name */
+} pt_rec_gpu_func_def;
+
+typedef struct pt_rec_gpu_kernel_def {
+	uint32_t kernel; /* process-unique, > 0 */
+	uint32_t pad;
+	/* followed by NUL-terminated kernel name */
+} pt_rec_gpu_kernel_def;
+
+typedef struct pt_rec_gpu_kernel {
+	uint64_t start; /* device execution start, trace-clock ticks */
+	uint64_t end;
+	uint64_t correlation; /* of the host launch (several kernels of one graph share it) */
+	uint32_t kernel;      /* GPU_KERNEL_DEF id */
+	uint32_t shared_mem;
+	uint32_t grid[3];
+	uint32_t block[3];
+} pt_rec_gpu_kernel;
+_Static_assert(sizeof(pt_rec_gpu_kernel) == 56, "pt_rec_gpu_kernel layout");
+
+enum pt_gpu_copy_dir {
+	PT_GPU_COPY_OTHER = 0,
+	PT_GPU_COPY_HTOD = 1,
+	PT_GPU_COPY_DTOH = 2,
+	PT_GPU_COPY_DTOD = 3,
+	PT_GPU_COPY_HTOH = 4,
+	PT_GPU_COPY_PTOP = 5, /* between devices */
+	PT_GPU_COPY_MEMSET = 6,
+};
+
+typedef struct pt_rec_gpu_copy {
+	uint64_t start; /* trace-clock ticks */
+	uint64_t end;
+	uint64_t correlation;
+	uint64_t bytes;
+	uint32_t direction; /* enum pt_gpu_copy_dir */
+	uint32_t flags;     /* PT_GPU_COPY_F_* */
+} pt_rec_gpu_copy;
+_Static_assert(sizeof(pt_rec_gpu_copy) == 40, "pt_rec_gpu_copy layout");
+#define PT_GPU_COPY_F_MAP 0x1 /* OpenCL map/unmap rather than a copy */
+
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \
 	(pt_rec_size(head) >= sizeof(pt_rec_head) + sizeof(type) \
