@@ -1,0 +1,115 @@
+/* Call stacks through libunwind (local unwinding only).
+ *
+ * A CALLSTACK record holds the return addresses of the callers of the code
+ * that called into the runtime (e.g. the program's pthread_mutex_lock call
+ * site and its callers); the runtime's own frames are left out by address:
+ * every leading frame inside libtrace.so's mapping is skipped. Addresses are
+ * resolved to functions and lines offline, by the analyzer, from the module
+ * maps in the process log. */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include "pt_runtime.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <libunwind.h>
+#include <link.h>
+
+/* Address range of the module this code is linked into, when it is a
+ * shared object (libtrace.so). When it is the executable itself (unit
+ * tests link the runtime's files in) nothing is skipped by address. */
+static uintptr_t pt_self_lo, pt_self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (me < lo || me >= hi)
+		return 0;
+	if (info->dlpi_name && info->dlpi_name[0]) {
+		pt_self_lo = lo;
+		pt_self_hi = hi;
+	}
+	return 1;
+}
+
+void pt_callstack_init(void)
+{
+	pt_self_lo = pt_self_hi = 0;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&pt_callstack_init);
+}
+
+static int in_runtime(uint64_t pc)
+{
+	return pc >= pt_self_lo && pc < pt_self_hi;
+}
+
+/* `skip` frames are ours whatever the module: capture() itself and those
+ * of its callers in this file (no inlining, so the count holds). */
+static __attribute__((noinline)) int capture(uint64_t *pcs, int max, int skip)
+{
+	/* Room for the runtime's own frames (hook, wrapper, emit, capture). */
+	void *buf[PT_CALLSTACK_MAX + 16];
+	if (max > PT_CALLSTACK_MAX)
+		max = PT_CALLSTACK_MAX;
+	if (max <= 0)
+		return 0;
+	int n = unw_backtrace(buf, max + 16);
+	int i = skip;
+	while (i < n && pt_self_hi && in_runtime((uint64_t)(uintptr_t)buf[i]))
+		i++;
+	int k = 0;
+	for (; i < n && k < max; i++)
+		pcs[k++] = (uint64_t)(uintptr_t)buf[i];
+	return k;
+}
+
+__attribute__((noinline)) int pt_callstack_capture(uint64_t *pcs, int max)
+{
+	int n = capture(pcs, max, 2);
+	__asm__ volatile("" ::: "memory"); /* keep this frame: no tail call */
+	return n;
+}
+
+/* Async-signal-safe: libunwind's local unwinder takes no lock and does not
+ * allocate from the program's heap. */
+int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max)
+{
+	unw_cursor_t cur;
+	if (max > PT_CALLSTACK_MAX + 1)
+		max = PT_CALLSTACK_MAX + 1;
+	if (max <= 0 || unw_init_local2(&cur, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	int k = 0;
+	do {
+		unw_word_t ip;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		pcs[k++] = ip;
+	} while (k < max && unw_step(&cur) > 0);
+	return k;
+}
+
+__attribute__((noinline)) void pt_callstack_emit(pt_thread *t)
+{
+	const pt_config *cfg = pt_config_get();
+	if (!cfg || cfg->callstack_depth <= 0)
+		return;
+	int saved = errno;
+	uint64_t pcs[PT_CALLSTACK_MAX];
+	int n = capture(pcs, cfg->callstack_depth, 2);
+	if (n > 0)
+		pt_emit(t, PT_REC_CALLSTACK, (unsigned)n, pcs, (size_t)n * sizeof pcs[0]);
+	errno = saved;
+}

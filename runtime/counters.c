@@ -1,0 +1,498 @@
+/* Performance counters through libpfm4 and perf_event_open(2).
+ *
+ * PARATRACE_COUNTERS=name,name,... names anything libpfm4 encodes for
+ * perf_event (generic "cycles", "instructions", PMU-specific events,
+ * software events such as "page-faults"). At init every name is encoded and
+ * probed once on the initialising thread, so a counter the machine cannot
+ * give (unknown name, no PMU, perf_event_paranoid) is dropped with one
+ * warning and never retried per thread. Each thread opens its own counters
+ * at its first event (pid 0, cpu -1: the kernel follows the thread across
+ * CPUs) as at most two groups, software and everything else, because a
+ * group is scheduled all-or-nothing and a hardware sibling could keep a
+ * software leader off. A group is read with one read(2) of its leader.
+ *
+ * Reads happen where PARATRACE_COUNTERS_AT says (functions, sync, threads;
+ * default sync,threads) and are stored as deltas in COUNTERS records.
+ * Per-thread state lives in initial-exec TLS, touched only by its thread
+ * (and by a fork child, which closes what it inherited). */
+#define _GNU_SOURCE
+#include "pt_runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PT_MAX_COUNTERS 16 /* configured counters per thread */
+#define PT_MAX_MANUAL 8    /* distinct PT_COUNTER(name) names per process */
+#define PT_NAME_MAX 64
+
+enum { PT_GROUP_SW, PT_GROUP_OTHER, PT_NGROUPS };
+
+typedef struct pt_cdesc {
+	char name[PT_NAME_MAX];
+	struct perf_event_attr attr;
+	uint32_t flags; /* PT_COUNTER_* */
+	int group;
+} pt_cdesc;
+
+/* Configured counters that passed the probe, fixed after pt_counters_init. */
+static pt_cdesc pt_cdescs[PT_MAX_COUNTERS];
+static int pt_ncdescs;
+unsigned pt_counters_at_mask;
+
+/* PT_COUNTER names: appended under pt_manual_lock, never removed; readers
+ * go by pt_nmanual (release/acquire) so a published entry is complete. */
+typedef struct pt_manual_desc {
+	pt_cdesc d;
+	int error; /* 0 usable, else negative errno (already warned) */
+} pt_manual_desc;
+static pt_manual_desc pt_manual[PT_MAX_MANUAL];
+static _Atomic int pt_nmanual;
+static pthread_mutex_t pt_manual_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct pt_cthread {
+	int active;
+	int n;                          /* counters open on this thread */
+	int fd[PT_MAX_COUNTERS];        /* by index; group leaders first in their group */
+	int leader[PT_NGROUPS];         /* fd, -1 when the group is empty */
+	int nmembers[PT_NGROUPS];
+	int slot[PT_MAX_COUNTERS];      /* index -> position in its group's read */
+	int group[PT_MAX_COUNTERS];
+	uint64_t last[PT_MAX_COUNTERS]; /* value at the previous COUNTERS record */
+	/* PT_COUNTER: fd and first value per pt_manual entry; def index written */
+	int mfd[PT_MAX_MANUAL];
+	uint64_t mbase[PT_MAX_MANUAL];
+	int mindex[PT_MAX_MANUAL]; /* COUNTER_DEF index, -1 = not opened yet */
+	int next_index;
+	struct pt_cthread *next; /* pt_threads_list, for the fork child */
+} pt_cthread;
+
+static __thread pt_cthread pt_ct __attribute__((tls_model("initial-exec")));
+
+/* Every thread with open counters, so a fork child can close the fds the
+ * other (vanished) threads left it. A spinlock because the child must be
+ * able to reset it whatever state fork caught it in. */
+static pt_cthread *pt_threads_list;
+static atomic_flag pt_threads_lock = ATOMIC_FLAG_INIT;
+
+static void threads_lock(void)
+{
+	while (atomic_flag_test_and_set_explicit(&pt_threads_lock, memory_order_acquire))
+		;
+}
+static void threads_unlock(void)
+{
+	atomic_flag_clear_explicit(&pt_threads_lock, memory_order_release);
+}
+
+static long perf_open(struct perf_event_attr *attr, int group_fd)
+{
+	return syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int pt_pfm_status;
+static void pfm_init_once(void)
+{
+	pt_pfm_status = pfm_initialize();
+}
+static int pfm_ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, pfm_init_once);
+	return pt_pfm_status;
+}
+
+static int paranoid_level(void)
+{
+	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+	char buf[16];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -99;
+	buf[n] = 0;
+	return atoi(buf);
+}
+
+/* Why opening a counter failed, in words a user can act on. */
+static void warn_open_failure(const char *name, int err, int user_only_tried)
+{
+	if (err == EACCES || err == EPERM) {
+		int level = paranoid_level();
+		pt_warn("counter '%s' not available: permission denied (kernel.perf_event_paranoid "
+			"is %d%s); lower it with `sysctl kernel.perf_event_paranoid=1` (or grant "
+			"CAP_PERFMON); tracing goes on without it",
+			name, level, user_only_tried ? ", user-space-only counting was refused too" : "");
+	} else if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) {
+		pt_warn("counter '%s' not available: not supported by this machine (no PMU or "
+			"event unknown to the kernel, as on VMs without PMU virtualization); "
+			"tracing goes on without it",
+			name);
+	} else if (err == EMFILE || err == ENFILE) {
+		pt_warn("counter '%s' not available: out of file descriptors; tracing goes on "
+			"without it",
+			name);
+	} else {
+		pt_warn("counter '%s' not available: perf_event_open: %s; tracing goes on "
+			"without it",
+			name, strerror(err));
+	}
+}
+
+/* Encodes `name` with libpfm4 and opens it once to see whether this machine
+ * and these permissions allow it. 0 with d filled, or negative errno
+ * (warned). */
+static int encode_and_probe(const char *name, pt_cdesc *d)
+{
+	memset(d, 0, sizeof *d);
+	if (strlen(name) >= PT_NAME_MAX) {
+		pt_warn("counter '%s': name too long (at most %d characters); tracing goes on "
+			"without it",
+			name, PT_NAME_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	strcpy(d->name, name);
+	int ret = pfm_ready();
+	if (ret != PFM_SUCCESS) {
+		pt_warn("counter '%s' not available: libpfm4 failed to initialise (%s); tracing "
+			"goes on without it",
+			name, pfm_strerror(ret));
+		return -ENOSYS;
+	}
+	pfm_perf_encode_arg_t arg;
+	memset(&arg, 0, sizeof arg);
+	arg.attr = &d->attr;
+	arg.size = sizeof arg;
+	/* User and kernel: software events such as context-switches happen in
+	 * the kernel and would always read 0 counted in user space only. */
+	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret != PFM_SUCCESS) {
+		if (ret == PFM_ERR_NOTFOUND)
+			pt_warn("counter '%s' not available: unknown event name (not a libpfm4 "
+				"event for this machine; `perf list` shows generic names); tracing "
+				"goes on without it",
+				name);
+		else
+			pt_warn("counter '%s' not available: libpfm4 cannot encode it (%s); "
+				"tracing goes on without it",
+				name, pfm_strerror(ret));
+		return -EINVAL;
+	}
+	d->attr.size = sizeof d->attr;
+	d->attr.disabled = 0;
+	d->attr.inherit = 0; /* per thread: every thread opens its own */
+	d->attr.read_format = PERF_FORMAT_GROUP;
+	d->attr.sample_period = 0;
+	d->attr.sample_type = 0;
+	if (d->attr.type == PERF_TYPE_SOFTWARE) {
+		d->flags |= PT_COUNTER_SOFTWARE;
+		d->group = PT_GROUP_SW;
+	} else {
+		d->group = PT_GROUP_OTHER;
+	}
+	long fd = perf_open(&d->attr, -1);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !(d->flags & PT_COUNTER_SOFTWARE)) {
+		/* perf_event_paranoid >= 2 still lets a user count its own user space. */
+		d->attr.exclude_kernel = 1;
+		d->attr.exclude_hv = 1;
+		fd = perf_open(&d->attr, -1);
+		if (fd >= 0)
+			d->flags |= PT_COUNTER_USER_ONLY;
+		else if (errno == EACCES || errno == EPERM) {
+			warn_open_failure(name, errno, 1);
+			return -EACCES;
+		}
+	}
+	if (fd < 0) {
+		int err = errno;
+		warn_open_failure(name, err, 0);
+		return -err;
+	}
+	close((int)fd);
+	return 0;
+}
+
+static unsigned parse_at(const char *s, int *ok)
+{
+	unsigned mask = 0;
+	*ok = 1;
+	while (s && *s) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (len == 9 && !strncmp(s, "functions", len))
+			mask |= PT_COUNTERS_AT_FUNCTIONS;
+		else if (len == 4 && !strncmp(s, "sync", len))
+			mask |= PT_COUNTERS_AT_SYNC;
+		else if (len == 7 && !strncmp(s, "threads", len))
+			mask |= PT_COUNTERS_AT_THREADS;
+		else if (len == 3 && !strncmp(s, "all", len))
+			mask |= PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
+		else if (len != 0)
+			*ok = 0;
+		s = end ? end + 1 : NULL;
+	}
+	return mask;
+}
+
+void pt_counters_init(void)
+{
+	const pt_config *cfg = pt_config_get();
+	pt_callstack_init();
+	pt_sampling_init();
+	pt_ncdescs = 0;
+	pt_counters_at_mask = 0;
+	if (!cfg || !cfg->counters || !*cfg->counters)
+		return;
+
+	/* Read once, here, like every PARATRACE_* variable. */
+	const char *at = getenv("PARATRACE_COUNTERS_AT");
+	unsigned mask = PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
+	if (at && *at) {
+		int ok;
+		unsigned m = parse_at(at, &ok);
+		if (!ok || !m)
+			pt_warn("PARATRACE_COUNTERS_AT='%s' not understood (expected a comma-separated "
+				"list of functions, sync, threads, all); using sync,threads",
+				at);
+		else
+			mask = m;
+	}
+
+	const char *s = cfg->counters;
+	while (*s) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		char name[256];
+		if (len >= sizeof name)
+			len = sizeof name - 1;
+		memcpy(name, s, len);
+		name[len] = 0;
+		s = end ? end + 1 : s + strlen(s);
+		if (!name[0])
+			continue;
+		int dup = 0;
+		for (int i = 0; i < pt_ncdescs; i++)
+			dup |= !strcmp(pt_cdescs[i].name, name);
+		if (dup)
+			continue;
+		if (pt_ncdescs == PT_MAX_COUNTERS) {
+			pt_warn("counter '%s' ignored: at most %d counters", name, PT_MAX_COUNTERS);
+			continue;
+		}
+		if (encode_and_probe(name, &pt_cdescs[pt_ncdescs]) == 0)
+			pt_ncdescs++;
+	}
+	if (pt_ncdescs)
+		pt_counters_at_mask = mask;
+	pt_debug(1, "counters: %d open, read at mask %#x", pt_ncdescs, pt_counters_at_mask);
+}
+
+static void write_def(pt_thread *t, int index, const pt_cdesc *d, uint32_t extra_flags)
+{
+	pt_rec_counter_def def = {d->attr.config, d->attr.type, d->flags | extra_flags};
+	pt_emit2(t, PT_REC_COUNTER_DEF, (unsigned)index, &def, sizeof def, d->name,
+		 strlen(d->name) + 1);
+}
+
+static void close_thread_fds(pt_cthread *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+	for (int i = 0; i < PT_MAX_MANUAL; i++)
+		if (c->mindex[i] >= 0 && c->mfd[i] >= 0)
+			close(c->mfd[i]);
+}
+
+static void reset_thread(pt_cthread *c)
+{
+	memset(c, 0, sizeof *c);
+	for (int g = 0; g < PT_NGROUPS; g++)
+		c->leader[g] = -1;
+	for (int i = 0; i < PT_MAX_MANUAL; i++) {
+		c->mindex[i] = -1;
+		c->mfd[i] = -1;
+	}
+}
+
+void pt_counters_thread_start(pt_thread *t)
+{
+	pt_cthread *c = &pt_ct;
+	if (c->active)
+		return;
+	reset_thread(c);
+	c->active = 1;
+	for (int i = 0; i < pt_ncdescs; i++) {
+		pt_cdesc *d = &pt_cdescs[i];
+		long fd = perf_open(&d->attr, c->leader[d->group]);
+		if (fd < 0) {
+			/* Passed the probe, so this is a per-thread limit (fds). */
+			pt_debug(1, "counter '%s' not opened on thread %u: %s", d->name,
+				 pt_thread_tid(t), strerror(errno));
+			continue;
+		}
+		int k = c->n++;
+		c->fd[k] = (int)fd;
+		c->group[k] = d->group;
+		if (c->leader[d->group] < 0)
+			c->leader[d->group] = (int)fd;
+		c->slot[k] = c->nmembers[d->group]++;
+		write_def(t, k, d, 0);
+	}
+	c->next_index = c->n;
+	threads_lock();
+	c->next = pt_threads_list;
+	pt_threads_list = c;
+	threads_unlock();
+	pt_sampling_thread_start(t);
+	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
+}
+
+/* Reads every group into v (by counter index). 0, or -1 if a read failed. */
+static int read_all(pt_cthread *c, uint64_t *v)
+{
+	for (int g = 0; g < PT_NGROUPS; g++) {
+		if (c->leader[g] < 0)
+			continue;
+		uint64_t buf[1 + PT_MAX_COUNTERS];
+		ssize_t want = (ssize_t)((1 + c->nmembers[g]) * sizeof(uint64_t));
+		if (read(c->leader[g], buf, sizeof buf) < want || buf[0] != (uint64_t)c->nmembers[g])
+			return -1;
+		for (int k = 0; k < c->n; k++)
+			if (c->group[k] == g)
+				v[k] = buf[1 + c->slot[k]];
+	}
+	return 0;
+}
+
+void pt_counters_emit(pt_thread *t)
+{
+	pt_cthread *c = &pt_ct;
+	if (!c->active || c->n == 0)
+		return;
+	int saved = errno;
+	uint64_t v[PT_MAX_COUNTERS], delta[PT_MAX_COUNTERS];
+	if (read_all(c, v) == 0) {
+		for (int k = 0; k < c->n; k++) {
+			delta[k] = v[k] - c->last[k];
+			c->last[k] = v[k];
+		}
+		pt_emit(t, PT_REC_COUNTERS, (unsigned)c->n, delta, (size_t)c->n * sizeof delta[0]);
+	}
+	errno = saved;
+}
+
+void pt_counters_thread_end(pt_thread *t)
+{
+	pt_cthread *c = &pt_ct;
+	if (!c->active)
+		return;
+	pt_sampling_thread_end(t);
+	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
+	int saved = errno;
+	threads_lock();
+	for (pt_cthread **p = &pt_threads_list; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	threads_unlock();
+	close_thread_fds(c);
+	reset_thread(c);
+	errno = saved;
+}
+
+void pt_counters_fork_child(void)
+{
+	/* Only the forking thread survives; every counter fd this process holds
+	 * counts one of the parent's threads. The list's lock may have been held
+	 * by a thread that no longer exists here. */
+	atomic_flag_clear(&pt_threads_lock);
+	for (pt_cthread *c = pt_threads_list; c; c = c->next)
+		close_thread_fds(c);
+	pt_threads_list = NULL;
+	reset_thread(&pt_ct);
+	pt_sampling_fork_child();
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	pt_manual_lock = fresh;
+}
+
+/* Index of `name` in pt_manual, encoding and probing it on first use. */
+static int manual_lookup(const char *name)
+{
+	int n = atomic_load_explicit(&pt_nmanual, memory_order_acquire);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(pt_manual[i].d.name, name))
+			return i;
+	pthread_mutex_lock(&pt_manual_lock);
+	n = atomic_load_explicit(&pt_nmanual, memory_order_relaxed);
+	int found = -1;
+	for (int i = 0; i < n && found < 0; i++)
+		if (!strcmp(pt_manual[i].d.name, name))
+			found = i;
+	if (found < 0 && n < PT_MAX_MANUAL) {
+		pt_manual_desc *m = &pt_manual[n];
+		m->error = encode_and_probe(name, &m->d);
+		if (m->error) /* keep the name so the warning is given once */
+			snprintf(m->d.name, sizeof m->d.name, "%s", name);
+		atomic_store_explicit(&pt_nmanual, n + 1, memory_order_release);
+		found = n;
+	} else if (found < 0) {
+		static int warned;
+		if (!warned++)
+			pt_warn("PT_COUNTER('%s') ignored: at most %d distinct PT_COUNTER names", name,
+				PT_MAX_MANUAL);
+	}
+	pthread_mutex_unlock(&pt_manual_lock);
+	return found;
+}
+
+int pt_counter_manual(pt_thread *t, const char *name)
+{
+	pt_cthread *c = &pt_ct;
+	if (!name || !c->active)
+		return -EINVAL;
+	int saved = errno, ret = 0;
+	int i = manual_lookup(name);
+	if (i < 0 || pt_manual[i].error) {
+		ret = i < 0 ? -ENOSPC : pt_manual[i].error;
+		goto out;
+	}
+	uint64_t buf[2];
+	if (c->mindex[i] < 0) {
+		/* On its own, not in a group: PT_COUNTER reads one value. */
+		long fd = perf_open(&pt_manual[i].d.attr, -1);
+		if (fd < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (read((int)fd, buf, sizeof buf) < (ssize_t)sizeof buf) {
+			close((int)fd);
+			ret = -EIO;
+			goto out;
+		}
+		c->mfd[i] = (int)fd;
+		c->mbase[i] = buf[1];
+		c->mindex[i] = c->next_index++;
+		write_def(t, c->mindex[i], &pt_manual[i].d, PT_COUNTER_MANUAL);
+	} else if (read(c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
+		ret = -EIO;
+		goto out;
+	}
+	pt_rec_counter_value val = {buf[1] - c->mbase[i]};
+	pt_emit(t, PT_REC_COUNTER_VALUE, (unsigned)c->mindex[i], &val, sizeof val);
+out:
+	errno = saved;
+	return ret;
+}

@@ -1,0 +1,167 @@
+/* CPU-time sampling: PARATRACE_SAMPLING=period.
+ *
+ * Each thread gets a POSIX timer on its own CPU-time clock
+ * (CLOCK_THREAD_CPUTIME_ID) that sends PT_SAMPLING_SIGNAL to that very
+ * thread (SIGEV_THREAD_ID) every `period` of CPU time it consumes. The
+ * handler records the interrupted pc and its callers (libunwind from the
+ * signal's ucontext) as a SAMPLE record in the thread's own log.
+ *
+ * Why a real-time signal and not SIGPROF/setitimer: the program keeps its
+ * own SIGPROF handler, itimers and signal masks untouched; a real-time
+ * signal from a timer is never queued twice (the kernel counts overruns
+ * instead), so a thread that blocks it gets no flood.
+ *
+ * Write protocol: the handler writes only through pt_enter(), whose
+ * recursion guard is set whenever the thread is inside the runtime. A sample
+ * that lands while the thread is writing a record (or is anywhere in the
+ * runtime) is dropped and counted; the count goes out as a LOST record
+ * (reason REENTRANT) with the next sample that gets through. */
+#define _GNU_SOURCE
+#include "pt_runtime.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PT_SAMPLING_SIGNAL (SIGRTMAX - 4)
+/* Frames a sample carries when PARATRACE_CALLSTACK is not set. */
+#define PT_SAMPLING_DEFAULT_DEPTH 16
+
+typedef struct pt_sthread {
+	int active;
+	timer_t timer;
+	uint64_t dropped; /* samples that hit the runtime, not yet reported */
+} pt_sthread;
+
+static __thread pt_sthread pt_st __attribute__((tls_model("initial-exec")));
+static int pt_sampling_on;
+static int pt_sampling_depth;
+/* Identifies our timers' signals among any other sender of the signal. */
+static const char pt_sampling_cookie[] = "paratrace-sampling";
+
+static void sample_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)pt_sampling_cookie)
+		return;
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (!t) {
+		/* Inside the runtime (possibly mid-record), or tracing ended. */
+		pt_st.dropped++;
+		errno = saved;
+		return;
+	}
+	if (pt_unlikely(pt_st.dropped)) {
+		pt_rec_lost lost = {pt_st.dropped, 0, PT_LOST_REENTRANT, 0};
+		pt_emit(t, PT_REC_LOST, 0, &lost, sizeof lost);
+		pt_st.dropped = 0;
+	}
+	uint64_t pcs[PT_CALLSTACK_MAX + 1];
+	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1);
+	if (n > 0)
+		pt_emit(t, PT_REC_SAMPLE, (unsigned)(n - 1), pcs, (size_t)n * sizeof pcs[0]);
+	pt_leave(t);
+	errno = saved;
+}
+
+void pt_sampling_init(void)
+{
+	const pt_config *cfg = pt_config_get();
+	pt_sampling_on = 0;
+	if (!cfg || cfg->sampling_ns == 0)
+		return;
+	pt_sampling_depth = cfg->callstack_depth > 0 ? cfg->callstack_depth
+						     : PT_SAMPLING_DEFAULT_DEPTH;
+	if (pt_sampling_depth > PT_CALLSTACK_MAX)
+		pt_sampling_depth = PT_CALLSTACK_MAX;
+	/* libc's own sigaction, past any interposed one: this handler is the
+	 * runtime's, not the program's. */
+	int (*real_sigaction)(int, const struct sigaction *, struct sigaction *) =
+		(int (*)(int, const struct sigaction *, struct sigaction *))pt_real("sigaction");
+	if (!real_sigaction)
+		real_sigaction = sigaction;
+	struct sigaction old;
+	if (real_sigaction(PT_SAMPLING_SIGNAL, NULL, &old) == 0 &&
+	    (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != sample_handler
+				       : old.sa_handler != SIG_DFL)) {
+		pt_warn("sampling off: signal %d (SIGRTMAX-4) already has a handler in this "
+			"program",
+			PT_SAMPLING_SIGNAL);
+		return;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = sample_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* Nothing else runs inside the handler: it is short and must not nest. */
+	sigfillset(&sa.sa_mask);
+	if (real_sigaction(PT_SAMPLING_SIGNAL, &sa, NULL) != 0) {
+		pt_warn("sampling off: cannot install the handler for signal %d: %s",
+			PT_SAMPLING_SIGNAL, strerror(errno));
+		return;
+	}
+	pt_sampling_on = 1;
+}
+
+void pt_sampling_thread_start(pt_thread *t)
+{
+	if (!pt_sampling_on || pt_st.active)
+		return;
+	const pt_config *cfg = pt_config_get();
+	int saved = errno;
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = PT_SAMPLING_SIGNAL;
+	sev.sigev_value.sival_ptr = (void *)pt_sampling_cookie;
+	sev._sigev_un._tid = (pid_t)pt_thread_tid(t);
+	timer_t timer;
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) != 0) {
+		static int warned;
+		if (!warned++)
+			pt_warn("sampling: timer_create failed on thread %u: %s; that thread is "
+				"not sampled",
+				pt_thread_tid(t), strerror(errno));
+		errno = saved;
+		return;
+	}
+	struct itimerspec its;
+	its.it_interval.tv_sec = (time_t)(cfg->sampling_ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(cfg->sampling_ns % 1000000000u);
+	its.it_value = its.it_interval;
+	if (timer_settime(timer, 0, &its, NULL) != 0) {
+		timer_delete(timer);
+		errno = saved;
+		return;
+	}
+	pt_st.timer = timer;
+	pt_st.dropped = 0;
+	pt_st.active = 1;
+	errno = saved;
+}
+
+void pt_sampling_thread_end(pt_thread *t)
+{
+	(void)t;
+	if (!pt_st.active)
+		return;
+	int saved = errno;
+	/* A signal already pending still finds pt_st inactive-safe: the
+	 * handler only writes through pt_enter(), which fails after the
+	 * thread's log is closed. */
+	pt_st.active = 0;
+	timer_delete(pt_st.timer);
+	errno = saved;
+}
+
+void pt_sampling_fork_child(void)
+{
+	/* POSIX timers are not inherited: forget the parent's without deleting
+	 * (its id may now name a timer the child creates). */
+	pt_st.active = 0;
+	pt_st.dropped = 0;
+}
