@@ -140,6 +140,9 @@ void pt_sampling_thread_start(pt_thread *t)
 	}
 	pt_st.timer = timer;
 	pt_st.dropped = 0;
+	pt_rec_sampling_start info = {cfg->sampling_ns, (uint32_t)PT_SAMPLING_SIGNAL,
+				      (uint32_t)pt_sampling_depth};
+	pt_emit(t, PT_REC_SAMPLING_START, 0, &info, sizeof info);
 	pt_st.active = 1;
 	errno = saved;
 }

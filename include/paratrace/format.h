@@ -353,8 +353,8 @@ typedef struct pt_rec_lost {
  *   (flags PT_COUNTER_*) + name. COUNTERS: arg = n, uint64_t delta[n] for
  *   counters 0..n-1 since the thread's previous COUNTERS record (the first one:
  *   since the counters were opened, at thread start); it is taken right after
- *   the record that precedes it (FUNC_ENTER/EXIT, a sync or thread record) and
- *   carries that record's time. */
+ *   the record that precedes it (FUNC_ENTER/EXIT, a sync or thread record),
+ *   and is stamped when read, right after that record. */
 #define PT_COUNTER_USER_ONLY 0x1 /* counts user space only (perf_event_paranoid) */
 #define PT_COUNTER_MANUAL 0x2    /* opened by PT_COUNTER(name), read by COUNTER_VALUE */
 #define PT_COUNTER_SOFTWARE 0x4  /* a kernel software event (PERF_TYPE_SOFTWARE) */
@@ -369,11 +369,19 @@ enum pt_rec_sampling_kind {
 	PT_REC_SAMPLE = 0x31,
 	/* arg = counter index (a PT_COUNTER_MANUAL COUNTER_DEF); pt_rec_counter_value. */
 	PT_REC_COUNTER_VALUE = 0x32,
+	/* pt_rec_sampling_start: this thread's samples begin (its timer is armed). */
+	PT_REC_SAMPLING_START = 0x33,
 };
 
 typedef struct pt_rec_sample {
 	uint64_t pc; /* interrupted instruction (exact, not a return address) */
 } pt_rec_sample;
+
+typedef struct pt_rec_sampling_start {
+	uint64_t period_ns; /* CPU time between samples (PARATRACE_SAMPLING) */
+	uint32_t signo;     /* signal the runtime samples with */
+	uint32_t depth;     /* most callers per SAMPLE */
+} pt_rec_sampling_start;
 
 typedef struct pt_rec_counter_value {
 	uint64_t value; /* count since this thread's first PT_COUNTER(name) */

@@ -339,7 +339,13 @@ static void test_sampling_cpu_loop(void)
 	count_samples(t, &total, &in_spin, &with_callers);
 	printf("\n  samples %d, in spin_uninstrumented %d, caller burn %d ", total, in_spin,
 	       with_callers);
-	CU_ASSERT(total >= 50); /* 250 ms of CPU at 1 ms, with slack for a busy host */
+	/* The period is in the log, for estimated times. */
+	CU_ASSERT_EQUAL_FATAL(t->recs[0].kind, PT_REC_SAMPLING_START);
+	CU_ASSERT_EQUAL(((const pt_rec_sampling_start *)(const void *)t->recs[0].payload)->period_ns,
+			1000000);
+	/* 250 ms of CPU at 1 ms; a CPU-time timer fires on the scheduler tick
+	 * (4 ms at HZ=250), so expect at least a quarter of that. */
+	CU_ASSERT(total >= 50);
 	CU_ASSERT(in_spin * 10 >= total * 9);
 	CU_ASSERT(with_callers * 10 >= total * 8);
 	/* The timer is gone with the thread's end: no sample after it. */
