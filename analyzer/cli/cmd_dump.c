@@ -1,0 +1,728 @@
+/* paratrace dump: every event as one text line (for people and for tests).
+ *
+ * Line format (documented in the help text and docs/FORMAT.md; other tests
+ * parse it, so change it only together with them):
+ *   <time_ns since the trace's earliest open> <pid> <tid> <KIND> [key=value ...] [name=<rest>]
+ * Values never contain spaces (those are written \x20); only the final
+ * name= field runs to the end of the line. Process logs have tid 0.
+ * Files are dumped one after the other: per process, its process log first
+ * (which also feeds the symbol table), then its thread and GPU logs.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <paratrace/log.h>
+
+#include "commands.h"
+#include "pt_symbols.h"
+
+typedef struct dump_opts {
+	int raw;
+	int follow;
+	uint8_t want[256]; /* kinds to print; all when !filter */
+	int filter;
+} dump_opts;
+
+typedef struct open_file {
+	const pt_trace_file *tf;
+	char *path;
+	pt_log *log;
+	uint32_t pid, tid;
+	int done;
+	int process_log;
+	pt_symtab *st; /* its process's table (shared, not owned) */
+} open_file;
+
+void pt_cmd_dump_help(FILE *out)
+{
+	fprintf(out,
+		"usage: paratrace dump [--raw] [--kind K[,K...]] [--follow] <trace-dir | file.ptl>\n"
+		"\n"
+		"Prints every event of a trace as one line:\n"
+		"  <time_ns> <pid> <tid> <KIND> [key=value ...] [name=<rest of line>]\n"
+		"time_ns: nanoseconds since the earliest file open of the trace (all files\n"
+		"share one clock). tid is 0 for a process log. Values never contain spaces\n"
+		"(non-printable bytes, spaces and backslashes are written \\xNN); only the\n"
+		"final name= field runs to the end of the line. Examples:\n"
+		"  1234 4711 4712 FUNC_ENTER id=3 at=main.c:12 name=foo(int)\n"
+		"  1301 4711 4712 FUNC_ENTER_PC pc=0x5581a2c01139 at=demo.c:7 name=work\n"
+		"  1400 4711 4712 LOCK_ACQUIRED obj=0x7ffd1c2a39c0 type=mutex result=0\n"
+		"Per process, the process log is dumped first (module maps, function tables),\n"
+		"then each thread log and GPU log, each in file order (non-decreasing time).\n"
+		"Every kind and its fields are listed in docs/FORMAT.md.\n"
+		"\n"
+		"options:\n"
+		"  --raw         no name resolution (ids and addresses only)\n"
+		"  --kind K,...  print only these kinds (names as printed, e.g. FUNC_ENTER,\n"
+		"                case-insensitive, or numbers)\n"
+		"  --follow      follow logs still being written: keep reading as they grow\n"
+		"                and as new logs appear, until every log is closed (Ctrl-C ends)\n"
+		"  -h, --help    this text\n"
+		"\n"
+		"Damaged data is reported on stderr with file and offset, and dumping goes on\n"
+		"with the other files. A log cut short (writer killed) gets a one-line note.\n"
+		"Exit status: 0 all files read cleanly, 1 some file had errors, 2 usage error.\n");
+}
+
+/* ---- value formatting ---------------------------------------------------- */
+
+static void put_escaped(FILE *out, const char *s, int allow_space)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\' || (c == ' ' && !allow_space))
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+static void put_kv(FILE *out, const char *key, const char *val)
+{
+	fprintf(out, " %s=", key);
+	put_escaped(out, val ? val : "", 0);
+}
+
+static void put_name(FILE *out, const char *name)
+{
+	fputs(" name=", out);
+	put_escaped(out, name, 1);
+}
+
+static void put_sym(FILE *out, const pt_sym *s)
+{
+	if (s->file) {
+		fputs(" at=", out);
+		put_escaped(out, s->file, 0);
+		if (s->line)
+			fprintf(out, ":%u", s->line);
+	}
+	put_name(out, s->name);
+}
+
+static const char *lock_type_name(unsigned t)
+{
+	static const char *const names[] = {
+		[PT_LOCK_MUTEX] = "mutex",	   [PT_LOCK_RWLOCK_READ] = "rwlock_read",
+		[PT_LOCK_RWLOCK_WRITE] = "rwlock_write", [PT_LOCK_SPIN] = "spin",
+		[PT_LOCK_SEMAPHORE] = "semaphore", [PT_LOCK_C11_MTX] = "c11_mtx",
+		[PT_LOCK_BARRIER] = "barrier",
+	};
+	return t < sizeof names / sizeof names[0] && names[t] ? names[t] : NULL;
+}
+
+static void put_lock_type(FILE *out, unsigned t)
+{
+	const char *n = lock_type_name(t);
+	if (n)
+		fprintf(out, " type=%s", n);
+	else
+		fprintf(out, " type=%u", t);
+}
+
+/* Flag words as a|b|c, unknown bits as hex; "0" when none. */
+static void put_flags(FILE *out, const char *key, uint32_t flags, const char *const *names,
+		      int nnames)
+{
+	fprintf(out, " %s=", key);
+	if (!flags) {
+		fputc('0', out);
+		return;
+	}
+	int first = 1;
+	for (int i = 0; i < nnames; i++) {
+		if (flags & (1u << i)) {
+			fprintf(out, "%s%s", first ? "" : "|", names[i]);
+			flags &= ~(1u << i);
+			first = 0;
+		}
+	}
+	if (flags)
+		fprintf(out, "%s0x%x", first ? "" : "|", flags);
+}
+
+static void put_pc(FILE *out, pt_symtab *st, const char *key, uint64_t pc)
+{
+	fprintf(out, " %s=0x%" PRIx64, key, pc);
+	pt_sym s;
+	if (st && pc && pt_symtab_pc(st, pc, &s) == 0)
+		put_sym(out, &s);
+}
+
+/* ---- one event ------------------------------------------------------------ */
+
+#define P(type) PT_REC_PAYLOAD(ev->rec, type)
+
+static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st)
+{
+	const pt_rec_head *h = ev->rec;
+	switch (ev->kind) {
+	case PT_REC_FUNC_ENTER:
+	case PT_REC_FUNC_EXIT: {
+		fprintf(out, " id=%" PRIu32, ev->func_id);
+		pt_sym s;
+		if (st && pt_symtab_func(st, ev->func_id, &s) == 0)
+			put_sym(out, &s);
+		break;
+	}
+	case PT_REC_FUNC_ENTER_PC:
+	case PT_REC_FUNC_EXIT_PC:
+		put_pc(out, st, "pc", P(pt_rec_pc)->pc);
+		break;
+	case PT_REC_TIME:
+		fprintf(out, " ticks=%" PRIu64, P(pt_rec_time)->ticks);
+		break;
+	case PT_REC_THREAD_START: {
+		const pt_rec_thread_start *p = P(pt_rec_thread_start);
+		static const char *const f[] = {"main", "c11"};
+		fprintf(out, " creator=%" PRIu32 " seq=%" PRIu64, p->creator_tid, p->create_seq);
+		put_flags(out, "flags", p->flags, f, 2);
+		put_pc(out, st, "routine", p->start_routine);
+		break;
+	}
+	case PT_REC_THREAD_END: {
+		const pt_rec_thread_end *p = P(pt_rec_thread_end);
+		static const char *const f[] = {"pthread_exit", "canceled", "process_exit"};
+		fprintf(out, " retval=0x%" PRIx64, p->retval);
+		put_flags(out, "flags", p->flags, f, 3);
+		break;
+	}
+	case PT_REC_THREAD_NAME:
+	case PT_REC_EXEC: {
+		const char *s = pt_event_string(ev, 0);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_THREAD_CREATE: {
+		const pt_rec_thread_create *p = P(pt_rec_thread_create);
+		static const char *const f[] = {"main", "c11"};
+		fprintf(out, " seq=%" PRIu64 " result=%" PRId32, p->create_seq, p->result);
+		put_flags(out, "flags", p->flags, f, 2);
+		put_pc(out, st, "routine", p->start_routine);
+		break;
+	}
+	case PT_REC_THREAD_JOIN_BEGIN:
+	case PT_REC_THREAD_JOIN_END: {
+		const pt_rec_thread_join *p = P(pt_rec_thread_join);
+		fprintf(out, " thread=0x%" PRIx64 " seq=%" PRIu64, p->thread, p->create_seq);
+		if (ev->kind == PT_REC_THREAD_JOIN_END)
+			fprintf(out, " result=%" PRId32, p->result);
+		break;
+	}
+	case PT_REC_USER_EVENT: {
+		const pt_rec_user_event *p = P(pt_rec_user_event);
+		fprintf(out, " type=%" PRIu32 " value=%" PRId64, p->type, p->value);
+		break;
+	}
+	case PT_REC_USER_TYPE: {
+		const pt_rec_user_type *p = P(pt_rec_user_type);
+		static const char *const f[] = {"scope"};
+		fprintf(out, " type=%" PRIu32, p->type);
+		put_flags(out, "flags", p->flags, f, 1);
+		const char *s = pt_event_string(ev, sizeof *p);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_USER_VALUE_NAME: {
+		const pt_rec_user_event *p = P(pt_rec_user_event);
+		fprintf(out, " type=%" PRIu32 " value=%" PRId64, p->type, p->value);
+		const char *s = pt_event_string(ev, sizeof *p);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_COUNTER_DEF: {
+		const pt_rec_counter_def *p = P(pt_rec_counter_def);
+		fprintf(out, " index=%u type=%" PRIu32 " config=0x%" PRIx64 " flags=0x%" PRIx32,
+			h->arg, p->type, p->config, p->flags);
+		const char *s = pt_event_string(ev, sizeof *p);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_COUNTERS: {
+		const uint64_t *v = (const uint64_t *)(const void *)(h + 1);
+		fprintf(out, " n=%u", h->arg);
+		for (unsigned i = 0; i < h->arg; i++)
+			fprintf(out, " v%u=%" PRIu64, i, v[i]);
+		break;
+	}
+	case PT_REC_LOCK_REQUEST:
+	case PT_REC_LOCK_ACQUIRED:
+	case PT_REC_LOCK_FAILED:
+	case PT_REC_LOCK_RELEASED:
+	case PT_REC_BARRIER_BEGIN:
+	case PT_REC_BARRIER_END: {
+		const pt_rec_lock *p = P(pt_rec_lock);
+		fprintf(out, " obj=0x%" PRIx64, p->object);
+		put_lock_type(out, h->arg);
+		if (ev->kind == PT_REC_LOCK_FAILED || ev->kind == PT_REC_BARRIER_END ||
+		    ev->kind == PT_REC_LOCK_ACQUIRED)
+			fprintf(out, " result=%" PRId32, p->result);
+		break;
+	}
+	case PT_REC_COND_WAIT_BEGIN:
+	case PT_REC_COND_WAIT_END:
+	case PT_REC_COND_SIGNAL: {
+		const pt_rec_cond *p = P(pt_rec_cond);
+		fprintf(out, " cond=0x%" PRIx64 " mutex=0x%" PRIx64, p->cond, p->mutex);
+		if (ev->kind == PT_REC_COND_WAIT_END)
+			fprintf(out, " result=%" PRId32, p->result);
+		if (ev->kind == PT_REC_COND_SIGNAL)
+			fprintf(out, " broadcast=%u", h->arg);
+		break;
+	}
+	case PT_REC_PROCESS_INFO: {
+		const pt_rec_process_info *p = P(pt_rec_process_info);
+		static const char *const f[] = {"forked", "execed"};
+		fprintf(out, " argc=%" PRIu32, p->argc);
+		put_flags(out, "flags", p->flags, f, 2);
+		size_t off = sizeof *p;
+		const char *exe = pt_event_string(ev, off);
+		if (!exe)
+			break;
+		put_kv(out, "exe", exe);
+		off += strlen(exe) + 1;
+		/* The command line, arguments separated by single spaces. */
+		fputs(" name=", out);
+		for (uint32_t i = 0; i < p->argc; i++) {
+			const char *a = pt_event_string(ev, off);
+			if (!a)
+				break;
+			if (i)
+				fputc(' ', out);
+			put_escaped(out, a, 1);
+			off += strlen(a) + 1;
+		}
+		break;
+	}
+	case PT_REC_MODULE_MAP: {
+		const pt_rec_module_map *p = P(pt_rec_module_map);
+		static const char *const f[] = {"dlopen", "main"};
+		fprintf(out, " base=0x%" PRIx64 " lo=0x%" PRIx64 " hi=0x%" PRIx64, p->base, p->lo,
+			p->hi);
+		fputs(" buildid=", out);
+		const uint8_t *b = (const uint8_t *)(p + 1);
+		for (uint32_t i = 0; i < p->build_id_len; i++)
+			fprintf(out, "%02x", b[i]);
+		if (!p->build_id_len)
+			fputc('-', out);
+		put_flags(out, "flags", p->flags, f, 2);
+		const char *s = pt_event_string(ev, sizeof *p + p->build_id_len);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_MODULE_UNMAP:
+		fprintf(out, " base=0x%" PRIx64, P(pt_rec_module_unmap)->base);
+		break;
+	case PT_REC_FUNC_DEF: {
+		const pt_rec_func_def *p = P(pt_rec_func_def);
+		fprintf(out, " id=%" PRIu32 " line=%" PRIu32 " base=0x%" PRIx64, p->id, p->line,
+			p->module_base);
+		const char *name = pt_event_string(ev, sizeof *p);
+		if (!name)
+			break;
+		const char *file = pt_event_string(ev, sizeof *p + strlen(name) + 1);
+		if (file && *file)
+			put_kv(out, "file", file);
+		char *d = st ? pt_demangle(name) : NULL;
+		put_name(out, d ? d : name);
+		free(d);
+		break;
+	}
+	case PT_REC_FORK: {
+		const pt_rec_fork *p = P(pt_rec_fork);
+		static const char *const f[] = {"vfork", "spawn"};
+		fprintf(out, " child=%" PRIu32 " parent=%" PRIu32, p->child_pid, p->parent_pid);
+		put_flags(out, "flags", p->flags, f, 2);
+		break;
+	}
+	case PT_REC_SIGNAL: {
+		const pt_rec_signal *p = P(pt_rec_signal);
+		fprintf(out, " signo=%" PRId32 " code=%" PRId32 " addr=0x%" PRIx64, p->signo, p->code,
+			p->addr);
+		break;
+	}
+	case PT_REC_EXIT: {
+		const pt_rec_exit *p = P(pt_rec_exit);
+		static const char *const how[] = {NULL, "normal", "_exit", "quick_exit", "signal",
+						  "abort"};
+		fprintf(out, " status=%" PRId32, p->status);
+		if (p->how < sizeof how / sizeof how[0] && how[p->how])
+			fprintf(out, " how=%s", how[p->how]);
+		else
+			fprintf(out, " how=%" PRIu32, p->how);
+		break;
+	}
+	case PT_REC_LOST: {
+		const pt_rec_lost *p = P(pt_rec_lost);
+		static const char *const why[] = {NULL, "no_space", "no_memory", "reentrant",
+						  "limit"};
+		fprintf(out, " records=%" PRIu64 " bytes=%" PRIu64, p->records, p->bytes);
+		if (p->reason < sizeof why / sizeof why[0] && why[p->reason])
+			fprintf(out, " reason=%s", why[p->reason]);
+		else
+			fprintf(out, " reason=%" PRIu32, p->reason);
+		break;
+	}
+	case PT_REC_CLOSE: {
+		const pt_clock_pair *p = P(pt_clock_pair);
+		fprintf(out, " ticks=%" PRIu64 " mono_ns=%" PRIu64 " real_ns=%" PRIu64, p->ticks,
+			p->mono_ns, p->real_ns);
+		break;
+	}
+	default:
+		/* Kinds added by later minor versions: the reader skips them by
+		 * size; show enough to know they are there. */
+		fprintf(out, " kind=%u arg=%u size=%zu", ev->kind, h->arg, ev->size);
+		break;
+	}
+}
+
+static void print_event(FILE *out, const pt_event *ev, const open_file *f, uint64_t base_ns,
+			pt_symtab *st)
+{
+	fprintf(out, "%" PRId64 " %" PRIu32 " %" PRIu32 " %s", (int64_t)(ev->time_ns - base_ns),
+		f->pid, f->tid, pt_rec_kind_name(ev->kind));
+	print_fields(out, ev, st);
+	fputc('\n', out);
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+static void print_warnings(const char *w)
+{
+	while (w && *w) {
+		size_t n = strcspn(w, "\n");
+		fprintf(stderr, "%s: warning: %.*s\n", pt_cli_progname, (int)n, w);
+		w += n;
+		if (*w)
+			w++;
+	}
+}
+
+static void flush_symtab_warnings(pt_symtab *st)
+{
+	if (!st)
+		return;
+	char *w = pt_symtab_take_warnings(st);
+	print_warnings(w);
+	free(w);
+}
+
+/* Reads what is available of one file. Returns 1 when the file is finished
+ * (EOF or ERROR), 0 when it waits for more data (FOLLOW). *errors is set
+ * on ERROR. */
+static int drain(FILE *out, open_file *f, const dump_opts *o, uint64_t base_ns, int print,
+		 int *errors)
+{
+	pt_event ev;
+	pt_symtab *names = o->raw ? NULL : f->st;
+	while (pt_log_read(f->log, &ev) == 0) {
+		if (f->process_log && f->st)
+			pt_symtab_add(f->st, &ev);
+		if (print && (!o->filter || o->want[ev.kind & 0xff]))
+			print_event(out, &ev, f, base_ns, names);
+	}
+	flush_symtab_warnings(names);
+	switch (ev.state) {
+	case PT_LOG_REQUIRE_DATA:
+		return 0;
+	case PT_LOG_ERROR:
+		fflush(out);
+		pt_cli_error("%s: offset %" PRIu64 ": %s", f->path, ev.offset, ev.error);
+		*errors = 1;
+		return 1;
+	case PT_LOG_EOF:
+		if (print && (ev.truncated_bytes || !ev.complete)) {
+			fflush(out);
+			if (ev.truncated_bytes)
+				fprintf(stderr,
+					"%s: note: %s: log cut short at offset %" PRIu64
+					" (%" PRIu64 " bytes of an incomplete last record dropped)\n",
+					pt_cli_progname, f->path, ev.offset, ev.truncated_bytes);
+			else
+				fprintf(stderr,
+					"%s: note: %s: log has no CLOSE record (writer killed or still running)\n",
+					pt_cli_progname, f->path);
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int open_one(open_file *f, const char *path, unsigned flags, int *errors)
+{
+	char err[512];
+	f->path = strdup(path);
+	f->log = pt_log_open_path(path, flags, err, sizeof err);
+	if (!f->log || !f->path) {
+		pt_cli_error("%s", f->log ? "out of memory" : err);
+		*errors = 1;
+		f->done = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static void close_one(open_file *f)
+{
+	pt_log_close(f->log);
+	free(f->path);
+	f->log = NULL;
+	f->path = NULL;
+}
+
+/* Earliest header open time of all files: the dump's time origin. */
+static uint64_t earliest_open(const pt_trace *t)
+{
+	uint64_t best = UINT64_MAX;
+	for (size_t i = 0; i < t->nfiles; i++) {
+		FILE *fp = fopen(t->files[i].path, "rb");
+		if (!fp)
+			continue;
+		pt_file_header h;
+		if (fread(&h, sizeof h, 1, fp) == 1 && h.open.mono_ns < best)
+			best = h.open.mono_ns;
+		fclose(fp);
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+/* A thread log given alone: its sibling process.ptl still names functions. */
+static pt_symtab *sibling_symtab(const char *file)
+{
+	char *dir = strdup(file);
+	if (!dir)
+		return NULL;
+	char *slash = strrchr(dir, '/');
+	char *path = NULL;
+	if (asprintf(&path, "%s/process.ptl", slash ? (*slash = '\0', dir) : ".") < 0)
+		path = NULL;
+	free(dir);
+	pt_symtab *st = NULL;
+	pt_log *log = path ? pt_log_open_path(path, 0, NULL, 0) : NULL;
+	if (log) {
+		st = pt_symtab_new();
+		pt_event ev;
+		while (st && pt_log_read(log, &ev) == 0)
+			pt_symtab_add(st, &ev);
+		pt_log_close(log);
+	}
+	free(path);
+	return st;
+}
+
+static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o, const char *arg)
+{
+	int errors = 0;
+	uint64_t base = earliest_open(t);
+	for (size_t p = 0; p < t->nprocesses; p++) {
+		const pt_trace_process *pr = &t->processes[p];
+		pt_symtab *st = pt_symtab_new();
+		int single = t->nfiles == 1 && pr->process_log < 0;
+		if (single && !o->raw) {
+			pt_symtab_free(st);
+			st = sibling_symtab(arg);
+		}
+		for (int i = pr->first_file; i < pr->first_file + pr->nfiles; i++) {
+			const pt_trace_file *tf = &t->files[i];
+			open_file f = {.tf = tf, .pid = tf->pid, .st = st};
+			f.process_log = tf->kind == PT_FILE_PROCESS;
+			f.tid = f.process_log ? 0 : tf->tid;
+			if (open_one(&f, tf->path, 0, &errors) == 0)
+				drain(out, &f, o, base, 1, &errors);
+			close_one(&f);
+		}
+		pt_symtab_free(st);
+	}
+	return errors;
+}
+
+/* --follow: round-robin over every log, rescanning for new ones, until all
+ * are finished. Lines of different files interleave as data arrives. */
+static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts *o)
+{
+	int errors = 0;
+	uint64_t base = earliest_open(t);
+	open_file *files = NULL;
+	size_t nfiles = 0;
+	pt_symtab **tabs = NULL; /* one per pid seen */
+	uint32_t *tab_pids = NULL;
+	size_t ntabs = 0;
+	for (;;) {
+		for (size_t i = 0; i < t->nfiles; i++) {
+			const pt_trace_file *tf = &t->files[i];
+			size_t j;
+			for (j = 0; j < nfiles; j++)
+				if (strcmp(files[j].path ? files[j].path : "", tf->path) == 0)
+					break;
+			if (j < nfiles)
+				continue;
+			open_file *nf = realloc(files, (nfiles + 1) * sizeof *nf);
+			if (!nf)
+				break;
+			files = nf;
+			open_file *f = &files[nfiles++];
+			memset(f, 0, sizeof *f);
+			f->pid = tf->pid;
+			f->process_log = tf->kind == PT_FILE_PROCESS;
+			f->tid = f->process_log ? 0 : tf->tid;
+			size_t k;
+			for (k = 0; k < ntabs && tab_pids[k] != tf->pid; k++)
+				;
+			if (k == ntabs) {
+				pt_symtab **nt = realloc(tabs, (ntabs + 1) * sizeof *nt);
+				uint32_t *np = nt ? realloc(tab_pids, (ntabs + 1) * sizeof *np) : NULL;
+				if (nt)
+					tabs = nt;
+				if (np)
+					tab_pids = np;
+				if (nt && np) {
+					tabs[ntabs] = pt_symtab_new();
+					tab_pids[ntabs] = tf->pid;
+					ntabs++;
+				}
+			}
+			f->st = k < ntabs ? tabs[k] : NULL;
+			open_one(f, tf->path, PT_LOG_FOLLOW, &errors); /* on failure: done, not retried */
+		}
+		int open_left = 0;
+		/* Process logs first so names are known before thread events. */
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t j = 0; j < nfiles; j++) {
+				open_file *f = &files[j];
+				if (f->done || f->process_log != !pass)
+					continue;
+				f->done = drain(out, f, o, base, 1, &errors);
+				if (f->done) {
+					pt_log_close(f->log);
+					f->log = NULL;
+				} else {
+					open_left++;
+				}
+			}
+		}
+		fflush(out);
+		if (!open_left)
+			break;
+		usleep(200 * 1000);
+		char err[512];
+		pt_trace *nt = pt_trace_scan(arg, err, sizeof err);
+		if (nt) {
+			pt_trace_free(t);
+			t = nt;
+		}
+	}
+	for (size_t j = 0; j < nfiles; j++)
+		close_one(&files[j]);
+	free(files);
+	for (size_t k = 0; k < ntabs; k++)
+		pt_symtab_free(tabs[k]);
+	free(tabs);
+	free(tab_pids);
+	pt_trace_free(t);
+	return errors;
+}
+
+static int parse_kinds(dump_opts *o, const char *list)
+{
+	char *copy = strdup(list);
+	if (!copy)
+		return -1;
+	o->filter = 1;
+	int rc = 0;
+	for (char *save = NULL, *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long n = strtoul(k, &end, 0);
+		if (isdigit((unsigned char)*k) && *end == '\0' && n > 0 && n < 256) {
+			o->want[n] = 1;
+			continue;
+		}
+		unsigned kind;
+		for (kind = 1; kind < 256; kind++)
+			if (strcmp(pt_rec_kind_name(kind), "UNKNOWN") != 0 &&
+			    strcasecmp(pt_rec_kind_name(kind), k) == 0)
+				break;
+		if (kind == 256) {
+			pt_cli_error("dump: unknown kind '%s' (see 'paratrace help dump')", k);
+			rc = -1;
+			break;
+		}
+		o->want[kind] = 1;
+	}
+	free(copy);
+	return rc;
+}
+
+int pt_cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"raw", no_argument, NULL, 'r'},
+		{"kind", required_argument, NULL, 'k'},
+		{"follow", no_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	dump_opts o = {0};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "+rk:fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o.raw = 1;
+			break;
+		case 'k':
+			if (parse_kinds(&o, optarg) < 0)
+				return 2;
+			break;
+		case 'f':
+			o.follow = 1;
+			break;
+		case 'h':
+			pt_cmd_dump_help(stdout);
+			return 0;
+		default:
+			pt_cmd_dump_help(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		pt_cli_error("dump: expected one trace directory or .ptl file");
+		pt_cmd_dump_help(stderr);
+		return 2;
+	}
+	const char *arg = argv[optind];
+	char err[1024];
+	pt_trace *t = pt_trace_scan(arg, err, sizeof err);
+	if (!t) {
+		pt_cli_error("%s", err);
+		return 1;
+	}
+	print_warnings(t->warnings);
+	int errors = t->warnings != NULL;
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+	if (o.follow) {
+		errors |= dump_follow(stdout, arg, t, &o);
+	} else {
+		errors |= dump_once(stdout, t, &o, arg);
+		pt_trace_free(t);
+	}
+	if (fflush(stdout) != 0) {
+		pt_cli_error("writing output failed");
+		return 1;
+	}
+	return errors ? 1 : 0;
+}

@@ -1,0 +1,36 @@
+/* The paratrace command table.
+ *
+ * Adding a command is one line in PT_COMMANDS below plus its own source
+ * file(s):
+ *   - analyzer/cli/cmd_<name>.c (every cmd_*.c here is built into the CLI)
+ *     defining
+ *         int  pt_cmd_<name>(int argc, char **argv);  // argv[0] = "<name>"; returns the exit status
+ *         void pt_cmd_<name>_help(FILE *out);         // full usage text
+ *   - code living elsewhere (analyzer/framework, analyzer/tools) as a library
+ *     target whose CMakeLists.txt does
+ *         set_property(GLOBAL APPEND PROPERTY PT_CLI_LIBS <target>)
+ *
+ * Exit status convention for every command: 0 success, 1 the data had
+ * errors (reported on stderr, naming file and offset), 2 usage error.
+ */
+#ifndef PT_CLI_COMMANDS_H
+#define PT_CLI_COMMANDS_H
+
+#include <stdio.h>
+
+/* X(name, one-line summary) */
+#define PT_COMMANDS(X) \
+	X(dump, "print every event of a trace as one text line")
+
+#define PT_DECLARE_COMMAND(name, summary) \
+	int pt_cmd_##name(int argc, char **argv); \
+	void pt_cmd_##name##_help(FILE *out);
+PT_COMMANDS(PT_DECLARE_COMMAND)
+#undef PT_DECLARE_COMMAND
+
+/* Helpers for commands (main.c). */
+extern const char *pt_cli_progname; /* "paratrace" */
+/* Prints "paratrace: <message>" on stderr. */
+void pt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

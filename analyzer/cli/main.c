@@ -1,0 +1,94 @@
+/* paratrace: command dispatcher. The commands themselves are in cmd_*.c and
+ * listed in commands.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <paratrace/format.h>
+
+#include "commands.h"
+
+const char *pt_cli_progname = "paratrace";
+
+typedef struct command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+	void (*help)(FILE *out);
+} command;
+
+#define PT_COMMAND_ENTRY(name, summary) {#name, summary, pt_cmd_##name, pt_cmd_##name##_help},
+static const command commands[] = {PT_COMMANDS(PT_COMMAND_ENTRY)};
+#undef PT_COMMAND_ENTRY
+
+void pt_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", pt_cli_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: paratrace <command> [options] [args]\n"
+		"       paratrace help <command>   (or: paratrace <command> --help)\n"
+		"       paratrace --version\n"
+		"\n"
+		"Reads the logs that libtrace.so writes (a trace directory with one p<pid>/\n"
+		"folder per process, or a single .ptl log) and turns them into text, Paraver\n"
+		"traces and profiles.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nExit status: 0 success, 1 errors in the data (reported on stderr), 2 usage.\n");
+}
+
+static const command *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *arg = argv[1];
+	if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(arg, "--version")) {
+		printf("paratrace %s (log format %d.%d)\n", PT_VERSION, PT_FORMAT_VERSION_MAJOR,
+		       PT_FORMAT_VERSION_MINOR);
+		return 0;
+	}
+	if (!strcmp(arg, "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		const command *c = find(argv[2]);
+		if (!c) {
+			pt_cli_error("unknown command '%s' (see 'paratrace --help')", argv[2]);
+			return 2;
+		}
+		c->help(stdout);
+		return 0;
+	}
+	const command *c = find(arg);
+	if (!c) {
+		pt_cli_error("unknown command '%s' (see 'paratrace --help')", arg);
+		return 2;
+	}
+	return c->run(argc - 1, argv + 1);
+}

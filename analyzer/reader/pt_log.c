@@ -1,0 +1,557 @@
+/* libptlog: streaming parser for paratrace logs (see <paratrace/log.h>).
+ *
+ * One buffer holds the bytes not yet consumed: buf[0] is stream offset
+ * base_off, records start at buf[start], valid data ends at buf[end].
+ * base_off and start stay multiples of 8, so every record handed out is
+ * 8-byte aligned (malloc alignment + the format's 8-byte record sizes).
+ * The buffer is only compacted or grown inside read/feed, which is why a
+ * delivered ev->rec stays valid until the next read/feed/close.
+ */
+#define _GNU_SOURCE
+#include <paratrace/log.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt_log_internal.h"
+
+#define READ_CHUNK (256 * 1024)
+
+struct pt_log {
+	int fd;
+	unsigned flags;
+	int seekable; /* file parser on a regular file: pread from origin + offset */
+	off_t origin; /* fd offset where the log starts */
+	int input_done; /* memory parser: feed(len 0) seen; file parser: read() hit the end */
+
+	uint8_t *buf;
+	size_t cap, start, end;
+	uint64_t base_off;
+
+	int have_header;
+	pt_file_header hdr;
+	uint64_t ticks;  /* time of the previous record */
+	uint64_t serial;
+	int last_was_close;
+
+	enum pt_log_state final; /* PT_LOG_OK while not finished */
+	uint64_t final_offset;
+	uint64_t truncated_bytes;
+	char error[256];
+};
+
+pt_log *pt_log_open(int fd, unsigned flags)
+{
+	pt_log *log = calloc(1, sizeof *log);
+	if (!log)
+		return NULL;
+	log->fd = fd;
+	log->flags = flags;
+	if (fd != PT_LOG_FD_NONE) {
+		struct stat st;
+		/* pread lets FOLLOW re-read a region the writer had not filled
+		 * yet (zeros in its mapping); pipes fall back to read(). */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			log->origin = lseek(fd, 0, SEEK_CUR);
+			log->seekable = log->origin >= 0;
+		}
+	}
+	return log;
+}
+
+pt_log *pt_log_open_path(const char *path, unsigned flags, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	pt_log *log = pt_log_open(fd, flags);
+	if (!log) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		close(fd);
+		return NULL;
+	}
+	log->flags |= PT_LOG_OWN_FD;
+	return log;
+}
+
+void pt_log_close(pt_log *log)
+{
+	if (!log)
+		return;
+	if ((log->flags & PT_LOG_OWN_FD) && log->fd >= 0)
+		close(log->fd);
+	free(log->buf);
+	free(log);
+}
+
+const pt_file_header *pt_log_header(const pt_log *log)
+{
+	return log && log->have_header ? &log->hdr : NULL;
+}
+
+/* Room for `more` bytes after end; moves unconsumed data to the front first
+ * (keeping base_off a multiple of 8 because start is one). */
+static int reserve(pt_log *log, size_t more)
+{
+	if (log->start > 0) {
+		memmove(log->buf, log->buf + log->start, log->end - log->start);
+		log->base_off += log->start;
+		log->end -= log->start;
+		log->start = 0;
+	}
+	if (log->cap - log->end >= more)
+		return 0;
+	size_t ncap = log->cap ? log->cap : READ_CHUNK;
+	while (ncap - log->end < more) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	uint8_t *nbuf = realloc(log->buf, ncap);
+	if (!nbuf)
+		return -1;
+	log->buf = nbuf;
+	log->cap = ncap;
+	return 0;
+}
+
+int pt_log_feed(pt_log *log, const void *data, size_t len)
+{
+	if (!log || log->fd != PT_LOG_FD_NONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len == 0) {
+		log->input_done = 1;
+		return 0;
+	}
+	if (log->input_done) {
+		errno = EINVAL; /* bytes after the announced end of input */
+		return -1;
+	}
+	if (reserve(log, len) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(log->buf + log->end, data, len);
+	log->end += len;
+	return 0;
+}
+
+/* File parser: read until at least `need` bytes are buffered past start or
+ * the file has no more. Returns -1 on a read error (message set). */
+static int fill(pt_log *log, size_t need)
+{
+	if (log->fd == PT_LOG_FD_NONE)
+		return 0;
+	while (log->end - log->start < need) {
+		size_t want = need - (log->end - log->start);
+		if (want < READ_CHUNK)
+			want = READ_CHUNK;
+		if (reserve(log, want) < 0) {
+			snprintf(log->error, sizeof log->error, "out of memory");
+			return -1;
+		}
+		ssize_t n;
+		if (log->seekable)
+			n = pread(log->fd, log->buf + log->end, log->cap - log->end,
+				  log->origin + (off_t)(log->base_off + log->end));
+		else
+			n = read(log->fd, log->buf + log->end, log->cap - log->end);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(log->error, sizeof log->error, "read error: %s", strerror(errno));
+			return -1;
+		}
+		if (n == 0) {
+			log->input_done = 1;
+			return 0;
+		}
+		log->input_done = 0; /* a followed file grew */
+		log->end += (size_t)n;
+	}
+	return 0;
+}
+
+static size_t avail(const pt_log *log)
+{
+	return log->end - log->start;
+}
+
+static uint64_t cur_offset(const pt_log *log)
+{
+	return log->base_off + log->start;
+}
+
+static int finish(pt_log *log, pt_event *ev, enum pt_log_state st, uint64_t offset)
+{
+	log->final = st;
+	log->final_offset = offset;
+	ev->state = st;
+	ev->offset = offset;
+	ev->serial = log->serial;
+	ev->ticks = log->ticks;
+	if (st == PT_LOG_ERROR)
+		ev->error = log->error;
+	if (st == PT_LOG_EOF) {
+		ev->complete = log->last_was_close;
+		ev->truncated_bytes = log->truncated_bytes;
+	}
+	return -1;
+}
+
+static int fail(pt_log *log, pt_event *ev, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(pt_log *log, pt_event *ev, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(log->error, sizeof log->error, fmt, ap);
+	va_end(ap);
+	return finish(log, ev, PT_LOG_ERROR, offset);
+}
+
+/* Not enough bytes right now. Whether that is the end depends on who can
+ * still add data: the feeder (until feed(len 0)), or a followed file. */
+static int need_more(pt_log *log, pt_event *ev, size_t partial)
+{
+	int follow_file = log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW);
+	int more_possible = log->fd == PT_LOG_FD_NONE ? !log->input_done : follow_file;
+	if (more_possible && !(follow_file && log->last_was_close && partial == 0)) {
+		if (follow_file && log->seekable)
+			log->end = log->start; /* re-read this region next time: the writer may fill it */
+		ev->state = PT_LOG_REQUIRE_DATA;
+		ev->offset = cur_offset(log);
+		ev->serial = log->serial;
+		ev->ticks = log->ticks;
+		return -1;
+	}
+	log->truncated_bytes = partial;
+	return finish(log, ev, PT_LOG_EOF, cur_offset(log));
+}
+
+/* The end-of-data marker (a zero head in the writer's zero-filled mapping).
+ * With FOLLOW the writer may still put a record there. */
+static int end_of_data(pt_log *log, pt_event *ev)
+{
+	/* FOLLOW only means something for files: fed bytes never change. */
+	if (log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW) && !log->last_was_close) {
+		if (log->seekable)
+			log->end = log->start;
+		ev->state = PT_LOG_REQUIRE_DATA;
+		ev->offset = cur_offset(log);
+		ev->serial = log->serial;
+		ev->ticks = log->ticks;
+		return -1;
+	}
+	log->truncated_bytes = 0;
+	return finish(log, ev, PT_LOG_EOF, cur_offset(log));
+}
+
+int pt_log_check_header(const void *data, size_t len, char *err, size_t errlen)
+{
+	const pt_file_header *h = data;
+	if (len < PT_FORMAT_MAGIC_LEN || memcmp(h->magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN) != 0) {
+		snprintf(err, errlen, "not a paratrace log (bad magic)");
+		return -1;
+	}
+	if (len < sizeof(pt_file_header)) {
+		snprintf(err, errlen, "truncated header (%zu of %zu bytes)", len, sizeof(pt_file_header));
+		return -1;
+	}
+	/* Byte order first: in a big-endian log every multi-byte field below
+	 * would read byte-swapped and give a misleading message. */
+	if (h->byte_order == PT_BYTE_ORDER_BIG) {
+		snprintf(err, errlen,
+			 "log written in big-endian byte order; this reader reads little-endian logs only");
+		return -1;
+	}
+	if (h->byte_order != PT_BYTE_ORDER_LITTLE) {
+		snprintf(err, errlen, "bad byte order field %u", h->byte_order);
+		return -1;
+	}
+	if (h->version_major > PT_FORMAT_VERSION_MAJOR) {
+		snprintf(err, errlen, "format version %u.%u is newer than this reader (%d.%d)",
+			 h->version_major, h->version_minor, PT_FORMAT_VERSION_MAJOR,
+			 PT_FORMAT_VERSION_MINOR);
+		return -1;
+	}
+	if (h->version_major < PT_FORMAT_VERSION_MAJOR) {
+		snprintf(err, errlen, "format version %u.%u is not supported by this reader (%d.%d)",
+			 h->version_major, h->version_minor, PT_FORMAT_VERSION_MAJOR,
+			 PT_FORMAT_VERSION_MINOR);
+		return -1;
+	}
+	if (h->header_size < sizeof(pt_file_header) || h->header_size % 8) {
+		snprintf(err, errlen, "bad header size %u", h->header_size);
+		return -1;
+	}
+	if (h->file_kind < PT_FILE_THREAD || h->file_kind > PT_FILE_GPU) {
+		snprintf(err, errlen, "unknown file kind %u", h->file_kind);
+		return -1;
+	}
+	/* The conversion multiplies a signed 64-bit tick difference by
+	 * tick_mult in 128 bits; shifts past 64 are never needed. */
+	if (h->tick_mult == 0 || h->tick_shift > 64) {
+		snprintf(err, errlen, "bad clock calibration (mult %llu, shift %u)",
+			 (unsigned long long)h->tick_mult, h->tick_shift);
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t pt_ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
+{
+	/* Signed difference: a record may precede the header's reference pair
+	 * (another file's open), which must give an earlier time, not 2^64. */
+	__int128 d = (__int128)(int64_t)(ticks - hdr->open.ticks) * (__int128)hdr->tick_mult;
+	d >>= hdr->tick_shift;
+	__int128 ns = (__int128)hdr->open.mono_ns + d;
+	if (ns < 0)
+		return 0;
+	if (ns > (__int128)UINT64_MAX)
+		return UINT64_MAX;
+	return (uint64_t)ns;
+}
+
+/* Smallest payload each known kind must carry, so consumers can read their
+ * fixed fields without checking (-1: any size). */
+static long min_payload(const pt_rec_head *h)
+{
+	switch (h->kind) {
+	case PT_REC_FUNC_ENTER:
+	case PT_REC_FUNC_EXIT:
+	case PT_REC_THREAD_NAME:
+	case PT_REC_EXEC:
+		return 0;
+	case PT_REC_FUNC_ENTER_PC:
+	case PT_REC_FUNC_EXIT_PC:
+	case PT_REC_TIME:
+	case PT_REC_MODULE_UNMAP:
+	case PT_REC_USER_TYPE:
+	case PT_REC_EXIT:
+		return 8;
+	case PT_REC_THREAD_END:
+	case PT_REC_USER_EVENT:
+	case PT_REC_USER_VALUE_NAME:
+	case PT_REC_COUNTER_DEF:
+	case PT_REC_LOCK_REQUEST:
+	case PT_REC_LOCK_ACQUIRED:
+	case PT_REC_LOCK_FAILED:
+	case PT_REC_LOCK_RELEASED:
+	case PT_REC_BARRIER_BEGIN:
+	case PT_REC_BARRIER_END:
+	case PT_REC_PROCESS_INFO:
+	case PT_REC_FUNC_DEF:
+	case PT_REC_FORK:
+	case PT_REC_SIGNAL:
+		return 16;
+	case PT_REC_THREAD_START:
+	case PT_REC_THREAD_CREATE:
+	case PT_REC_THREAD_JOIN_BEGIN:
+	case PT_REC_THREAD_JOIN_END:
+	case PT_REC_COND_WAIT_BEGIN:
+	case PT_REC_COND_WAIT_END:
+	case PT_REC_COND_SIGNAL:
+	case PT_REC_LOST:
+	case PT_REC_CLOSE:
+		return 24;
+	case PT_REC_MODULE_MAP:
+		return (long)sizeof(pt_rec_module_map);
+	case PT_REC_COUNTERS:
+		return (long)h->arg * 8;
+	default:
+		return -1;
+	}
+}
+
+static int read_header(pt_log *log, pt_event *ev)
+{
+	if (fill(log, sizeof(pt_file_header)) < 0)
+		return finish(log, ev, PT_LOG_ERROR, cur_offset(log));
+	size_t n = avail(log);
+	const uint8_t *p = log->buf ? log->buf + log->start : NULL;
+	/* Say "foreign file" as soon as the magic is wrong, without waiting for
+	 * a whole header. */
+	size_t m = n < PT_FORMAT_MAGIC_LEN ? n : PT_FORMAT_MAGIC_LEN;
+	if (m && memcmp(p, PT_FORMAT_MAGIC, m) != 0)
+		return fail(log, ev, 0, "not a paratrace log (bad magic)");
+	if (n < sizeof(pt_file_header)) {
+		int follow_file = log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW);
+		if (log->fd == PT_LOG_FD_NONE ? !log->input_done : follow_file) {
+			if (follow_file && log->seekable)
+				log->end = log->start;
+			ev->state = PT_LOG_REQUIRE_DATA;
+			ev->offset = 0;
+			return -1;
+		}
+		if (n == 0)
+			return fail(log, ev, 0, "empty file: no log header");
+		return fail(log, ev, 0, "truncated header (%zu of %zu bytes)", n,
+			    sizeof(pt_file_header));
+	}
+	if (pt_log_check_header(p, n, log->error, sizeof log->error) < 0)
+		return finish(log, ev, PT_LOG_ERROR, 0);
+	const pt_file_header *h = (const pt_file_header *)p;
+	if (fill(log, h->header_size) < 0)
+		return finish(log, ev, PT_LOG_ERROR, 0);
+	/* fill may have moved the buffer */
+	h = (const pt_file_header *)(log->buf + log->start);
+	if (avail(log) < h->header_size) {
+		if (log->fd == PT_LOG_FD_NONE ? !log->input_done : (log->flags & PT_LOG_FOLLOW)) {
+			if (log->fd != PT_LOG_FD_NONE && log->seekable)
+				log->end = log->start;
+			ev->state = PT_LOG_REQUIRE_DATA;
+			ev->offset = 0;
+			return -1;
+		}
+		return fail(log, ev, 0, "truncated header (%zu of %u bytes)", avail(log),
+			    h->header_size);
+	}
+	memcpy(&log->hdr, h, sizeof log->hdr);
+	log->have_header = 1;
+	log->ticks = log->hdr.open.ticks;
+	log->start += log->hdr.header_size;
+	return 0;
+}
+
+int pt_log_read(pt_log *log, pt_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	if (log->final != PT_LOG_OK)
+		return finish(log, ev, log->final, log->final_offset);
+	if (!log->have_header && read_header(log, ev) < 0)
+		return -1;
+
+	if (fill(log, sizeof(pt_rec_head)) < 0)
+		return finish(log, ev, PT_LOG_ERROR, cur_offset(log));
+	size_t n = avail(log);
+	uint64_t off = cur_offset(log);
+	const uint8_t *p = log->buf + log->start;
+	if (n < sizeof(pt_rec_head)) {
+		/* A short zero tail is the end marker cut by the file's end. */
+		int zeros = 1;
+		for (size_t i = 0; i < n; i++)
+			zeros &= p[i] == 0;
+		if (n > 0 && zeros && log->input_done)
+			return end_of_data(log, ev);
+		return need_more(log, ev, n);
+	}
+	pt_rec_head h;
+	memcpy(&h, p, sizeof h);
+	if (h.kind == PT_REC_END) {
+		if (h.arg == 0 && h.size8 == 0 && h.delta == 0)
+			return end_of_data(log, ev);
+		/* A live writer may have stored part of a head; otherwise a
+		 * non-zero head without a kind is damage, not the end marker. */
+		if (log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW))
+			return end_of_data(log, ev);
+		return fail(log, ev, off, "record head with kind 0 but non-zero fields");
+	}
+	size_t size = pt_rec_size(&h);
+	if (size == 0)
+		return fail(log, ev, off, "record of kind %u (%s) has size 0", h.kind,
+			    pt_rec_kind_name(h.kind));
+	if (fill(log, size) < 0)
+		return finish(log, ev, PT_LOG_ERROR, off);
+	if (avail(log) < size)
+		return need_more(log, ev, avail(log));
+	p = log->buf + log->start;
+	long minp = min_payload(&h);
+	if (minp >= 0 && size < sizeof(pt_rec_head) + (size_t)minp)
+		return fail(log, ev, off, "%s record too small (%zu bytes, needs %zu)",
+			    pt_rec_kind_name(h.kind), size, sizeof(pt_rec_head) + (size_t)minp);
+	if (h.kind == PT_REC_MODULE_MAP) {
+		const pt_rec_module_map *mm = (const pt_rec_module_map *)(p + sizeof h);
+		if (mm->build_id_len > size - sizeof h - sizeof *mm)
+			return fail(log, ev, off, "MODULE_MAP build id length %u exceeds the record",
+				    mm->build_id_len);
+	}
+
+	if (h.kind == PT_REC_TIME)
+		memcpy(&log->ticks, p + sizeof h, sizeof log->ticks);
+	else
+		log->ticks += h.delta;
+
+	ev->state = PT_LOG_OK;
+	ev->kind = h.kind;
+	ev->offset = off;
+	ev->serial = log->serial++;
+	ev->ticks = log->ticks;
+	ev->time_ns = pt_ticks_to_ns(&log->hdr, log->ticks);
+	ev->rec = (const pt_rec_head *)p;
+	ev->size = size;
+	ev->func_id = pt_rec_is_func(h.kind) ? pt_rec_func_id(&h) : 0;
+	log->last_was_close = h.kind == PT_REC_CLOSE;
+	log->start += size;
+	return 0;
+}
+
+static const char *const kind_names[] = {
+	[PT_REC_FUNC_ENTER] = "FUNC_ENTER",
+	[PT_REC_FUNC_EXIT] = "FUNC_EXIT",
+	[PT_REC_FUNC_ENTER_PC] = "FUNC_ENTER_PC",
+	[PT_REC_FUNC_EXIT_PC] = "FUNC_EXIT_PC",
+	[PT_REC_TIME] = "TIME",
+	[PT_REC_THREAD_START] = "THREAD_START",
+	[PT_REC_THREAD_END] = "THREAD_END",
+	[PT_REC_THREAD_NAME] = "THREAD_NAME",
+	[PT_REC_THREAD_CREATE] = "THREAD_CREATE",
+	[PT_REC_THREAD_JOIN_BEGIN] = "THREAD_JOIN_BEGIN",
+	[PT_REC_THREAD_JOIN_END] = "THREAD_JOIN_END",
+	[PT_REC_USER_EVENT] = "USER_EVENT",
+	[PT_REC_USER_TYPE] = "USER_TYPE",
+	[PT_REC_USER_VALUE_NAME] = "USER_VALUE_NAME",
+	[PT_REC_COUNTER_DEF] = "COUNTER_DEF",
+	[PT_REC_COUNTERS] = "COUNTERS",
+	[PT_REC_LOCK_REQUEST] = "LOCK_REQUEST",
+	[PT_REC_LOCK_ACQUIRED] = "LOCK_ACQUIRED",
+	[PT_REC_LOCK_FAILED] = "LOCK_FAILED",
+	[PT_REC_LOCK_RELEASED] = "LOCK_RELEASED",
+	[PT_REC_COND_WAIT_BEGIN] = "COND_WAIT_BEGIN",
+	[PT_REC_COND_WAIT_END] = "COND_WAIT_END",
+	[PT_REC_COND_SIGNAL] = "COND_SIGNAL",
+	[PT_REC_BARRIER_BEGIN] = "BARRIER_BEGIN",
+	[PT_REC_BARRIER_END] = "BARRIER_END",
+	[PT_REC_PROCESS_INFO] = "PROCESS_INFO",
+	[PT_REC_MODULE_MAP] = "MODULE_MAP",
+	[PT_REC_MODULE_UNMAP] = "MODULE_UNMAP",
+	[PT_REC_FUNC_DEF] = "FUNC_DEF",
+	[PT_REC_FORK] = "FORK",
+	[PT_REC_EXEC] = "EXEC",
+	[PT_REC_SIGNAL] = "SIGNAL",
+	[PT_REC_EXIT] = "EXIT",
+	[PT_REC_LOST] = "LOST",
+	[PT_REC_CLOSE] = "CLOSE",
+};
+
+const char *pt_rec_kind_name(unsigned kind)
+{
+	if (kind < sizeof kind_names / sizeof kind_names[0] && kind_names[kind])
+		return kind_names[kind];
+	return "UNKNOWN";
+}
+
+const char *pt_event_string(const pt_event *ev, size_t offset)
+{
+	if (!ev || !ev->rec || ev->size < sizeof(pt_rec_head))
+		return NULL;
+	size_t payload = ev->size - sizeof(pt_rec_head);
+	if (offset >= payload)
+		return NULL;
+	const char *s = (const char *)(ev->rec + 1) + offset;
+	if (!memchr(s, '\0', payload - offset))
+		return NULL;
+	return s;
+}

@@ -1,0 +1,403 @@
+/* pt_trace_scan: finds the logs of a trace directory and reads their headers.
+ *
+ * Layout (format.h): <trace>/p<pid>[.<gen>]/{process.ptl,t<tid>[.<k>].ptl,g*.ptl}.
+ * Also accepted: a single .ptl file, or one process folder given directly.
+ */
+#define _GNU_SOURCE
+#include <paratrace/log.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt_log_internal.h"
+
+typedef struct scan {
+	pt_trace *t;
+	size_t cap_files, cap_procs;
+	char *warn;
+	size_t warn_len;
+	int oom;
+} scan;
+
+static void warnf(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(scan *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line)
+		n = sizeof line - 1;
+	char *w = realloc(s->warn, s->warn_len + (size_t)n + 2);
+	if (!w) {
+		s->oom = 1;
+		return;
+	}
+	memcpy(w + s->warn_len, line, (size_t)n);
+	w[s->warn_len + (size_t)n] = '\n';
+	w[s->warn_len + (size_t)n + 1] = '\0';
+	s->warn = w;
+	s->warn_len += (size_t)n + 1;
+}
+
+/* Digit runs compare as numbers, so t9.ptl sorts before t10.ptl. */
+static int natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			size_t la = 0, lb = 0;
+			while (isdigit((unsigned char)a[la]))
+				la++;
+			while (isdigit((unsigned char)b[lb]))
+				lb++;
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int c = strncmp(a, b, la);
+			if (c)
+				return c;
+			a += la;
+			b += lb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+static int file_rank(const char *name)
+{
+	if (strcmp(name, "process.ptl") == 0)
+		return 0;
+	if (name[0] == 't')
+		return 1;
+	if (name[0] == 'g')
+		return 2;
+	return 3;
+}
+
+static int cmp_log_names(const void *pa, const void *pb)
+{
+	const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+	int ra = file_rank(a), rb = file_rank(b);
+	if (ra != rb)
+		return ra - rb;
+	return natcmp(a, b);
+}
+
+static int cmp_names(const void *pa, const void *pb)
+{
+	return natcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t ls = strlen(s), lf = strlen(suf);
+	return ls > lf && strcmp(s + ls - lf, suf) == 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* Names in dir that pass `want`, sorted with cmp. */
+static char **list_dir(const char *dir, int (*want)(const char *dir, const char *name),
+		       int (*cmp)(const void *, const void *), size_t *count)
+{
+	DIR *d = opendir(dir);
+	*count = 0;
+	if (!d)
+		return NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!want(dir, de->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nn = realloc(names, cap * sizeof *names);
+			if (!nn)
+				break;
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp);
+	*count = n;
+	return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int is_log_file(const char *dir, const char *name)
+{
+	if (name[0] == '.' || !has_suffix(name, ".ptl"))
+		return 0;
+	char *p = join(dir, name);
+	struct stat st;
+	int ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return ok;
+}
+
+static int is_process_dir(const char *dir, const char *name)
+{
+	if (name[0] != 'p' || !isdigit((unsigned char)name[1]))
+		return 0;
+	char *p = join(dir, name);
+	struct stat st;
+	int ok = p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	free(p);
+	return ok;
+}
+
+/* Reads and checks one header; appends the file to the trace. */
+static int add_file(scan *s, const char *path, int process)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warnf(s, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	pt_file_header h;
+	struct stat st;
+	ssize_t n = pread(fd, &h, sizeof h, 0);
+	int err_no = errno;
+	int have_stat = fstat(fd, &st) == 0;
+	close(fd);
+	if (n < 0) {
+		warnf(s, "%s: %s", path, strerror(err_no));
+		return -1;
+	}
+	char why[256];
+	if (n == 0) {
+		warnf(s, "%s: empty file: no log header", path);
+		return -1;
+	}
+	if (pt_log_check_header(&h, (size_t)n, why, sizeof why) < 0) {
+		warnf(s, "%s: %s", path, why);
+		return -1;
+	}
+	pt_trace *t = s->t;
+	if (t->nfiles == s->cap_files) {
+		size_t cap = s->cap_files ? s->cap_files * 2 : 16;
+		pt_trace_file *nf = realloc(t->files, cap * sizeof *nf);
+		if (!nf) {
+			s->oom = 1;
+			return -1;
+		}
+		t->files = nf;
+		s->cap_files = cap;
+	}
+	pt_trace_file *f = &t->files[t->nfiles];
+	memset(f, 0, sizeof *f);
+	f->path = strdup(path);
+	if (!f->path) {
+		s->oom = 1;
+		return -1;
+	}
+	f->kind = h.file_kind;
+	f->pid = h.pid;
+	f->tid = h.tid;
+	f->size = have_stat ? (uint64_t)st.st_size : 0;
+	f->process = process;
+	t->total_bytes += f->size;
+	t->nfiles++;
+	return 0;
+}
+
+static pt_trace_process *new_process(scan *s, const char *dir)
+{
+	pt_trace *t = s->t;
+	if (t->nprocesses == s->cap_procs) {
+		size_t cap = s->cap_procs ? s->cap_procs * 2 : 8;
+		pt_trace_process *np = realloc(t->processes, cap * sizeof *np);
+		if (!np) {
+			s->oom = 1;
+			return NULL;
+		}
+		t->processes = np;
+		s->cap_procs = cap;
+	}
+	pt_trace_process *p = &t->processes[t->nprocesses];
+	memset(p, 0, sizeof *p);
+	p->dir = strdup(dir);
+	if (!p->dir) {
+		s->oom = 1;
+		return NULL;
+	}
+	p->process_log = -1;
+	p->first_file = (int)t->nfiles;
+	t->nprocesses++;
+	return p;
+}
+
+/* Fills pid/ppid/process_log from the headers of the files just added;
+ * drops a process none of whose files was usable. */
+static void end_process(scan *s)
+{
+	pt_trace *t = s->t;
+	int idx = (int)t->nprocesses - 1;
+	pt_trace_process *p = &t->processes[idx];
+	p->nfiles = (int)t->nfiles - p->first_file;
+	if (p->nfiles == 0) {
+		free(p->dir);
+		t->nprocesses--;
+		return;
+	}
+	for (int i = p->first_file; i < p->first_file + p->nfiles; i++) {
+		if (t->files[i].kind == PT_FILE_PROCESS && p->process_log < 0)
+			p->process_log = i;
+	}
+	int ref = p->process_log >= 0 ? p->process_log : p->first_file;
+	p->pid = t->files[ref].pid;
+	/* ppid is only in headers; re-read it from the reference file. */
+	int fd = open(t->files[ref].path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		pt_file_header h;
+		if (pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h)
+			p->ppid = h.ppid;
+		close(fd);
+	}
+}
+
+static void scan_process_dir(scan *s, const char *dir)
+{
+	size_t n;
+	char **names = list_dir(dir, is_log_file, cmp_log_names, &n);
+	if (!n) {
+		free_names(names, n);
+		return;
+	}
+	if (!new_process(s, dir)) {
+		free_names(names, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *path = join(dir, names[i]);
+		if (!path) {
+			s->oom = 1;
+			break;
+		}
+		add_file(s, path, (int)s->t->nprocesses - 1);
+		free(path);
+	}
+	end_process(s);
+	free_names(names, n);
+}
+
+pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	scan s = {0};
+	s.t = calloc(1, sizeof *s.t);
+	if (!s.t || !(s.t->dir = strdup(path))) {
+		free(s.t);
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return NULL;
+	}
+	size_t nlogs = 0, nprocdirs = 0;
+	if (S_ISREG(st.st_mode)) {
+		char *dir = strdup(path);
+		char *slash = dir ? strrchr(dir, '/') : NULL;
+		if (slash)
+			*slash = '\0';
+		if (new_process(&s, dir && slash ? dir : ".")) {
+			add_file(&s, path, 0);
+			end_process(&s);
+		}
+		free(dir);
+		nlogs = 1;
+	} else if (S_ISDIR(st.st_mode)) {
+		/* A process folder given directly has its .ptl files at top level. */
+		char **logs = list_dir(path, is_log_file, cmp_log_names, &nlogs);
+		free_names(logs, nlogs);
+		if (nlogs)
+			scan_process_dir(&s, path);
+		char **procs = list_dir(path, is_process_dir, cmp_names, &nprocdirs);
+		for (size_t i = 0; i < nprocdirs && !s.oom; i++) {
+			char *p = join(path, procs[i]);
+			if (!p) {
+				s.oom = 1;
+				break;
+			}
+			scan_process_dir(&s, p);
+			free(p);
+		}
+		free_names(procs, nprocdirs);
+	} else {
+		snprintf(err, errlen, "%s: not a trace directory or a .ptl file", path);
+		pt_trace_free(s.t);
+		return NULL;
+	}
+	s.t->warnings = s.warn;
+	if (s.oom) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		pt_trace_free(s.t);
+		return NULL;
+	}
+	if (s.t->nfiles == 0) {
+		if (nlogs == 0 && nprocdirs == 0)
+			snprintf(err, errlen,
+				 "%s: no paratrace logs here (expected p<pid>/ folders holding .ptl files)",
+				 path);
+		else if (s.warn)
+			snprintf(err, errlen, "no usable logs in %s: %.*s", path,
+				 (int)strcspn(s.warn, "\n"), s.warn);
+		else
+			snprintf(err, errlen, "%s: process folders hold no .ptl files", path);
+		pt_trace_free(s.t);
+		return NULL;
+	}
+	return s.t;
+}
+
+void pt_trace_free(pt_trace *trace)
+{
+	if (!trace)
+		return;
+	for (size_t i = 0; i < trace->nfiles; i++)
+		free(trace->files[i].path);
+	for (size_t i = 0; i < trace->nprocesses; i++)
+		free(trace->processes[i].dir);
+	free(trace->files);
+	free(trace->processes);
+	free(trace->warnings);
+	free(trace->dir);
+	free(trace);
+}

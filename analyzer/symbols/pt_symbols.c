@@ -1,0 +1,448 @@
+/* ptsym: FUNC_DEF tables and address lookups through elfutils libdwfl.
+ *
+ * One Dwfl session per module (opened at its first lookup) rather than one
+ * for the whole process: modules unmapped and replaced at the same address
+ * during the run would otherwise overlap in a single session.
+ */
+#define _GNU_SOURCE
+#include "pt_symbols.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libstdc++'s demangler (the ABI function, callable from C). */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+typedef struct module {
+	uint64_t base, lo, hi;
+	char *path;
+	uint8_t *build_id;
+	uint32_t build_id_len;
+	int unmapped;
+	int opened; /* Dwfl session attempted */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+} module;
+
+typedef struct func {
+	uint32_t id; /* 0 = empty slot */
+	pt_sym sym;
+} func;
+
+typedef struct pc_entry {
+	uint64_t pc;
+	int used;
+	int found;
+	pt_sym sym;
+} pc_entry;
+
+struct pt_symtab {
+	pthread_mutex_t lock;
+	module *mods;
+	size_t nmods, cap_mods;
+	func *funcs; /* open addressing on id */
+	size_t nfuncs, cap_funcs;
+	pc_entry *pcs; /* open addressing on pc: the lookup cache */
+	size_t npcs, cap_pcs;
+	char **strings; /* everything handed out, freed with the symtab */
+	size_t nstrings, cap_strings;
+	char *warnings;
+	size_t warn_len;
+};
+
+char *pt_demangle(const char *name)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	int status = 0;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Keeps s (malloc'ed) until the symtab is freed. */
+static const char *keep(pt_symtab *st, char *s)
+{
+	if (!s)
+		return NULL;
+	if (st->nstrings == st->cap_strings) {
+		size_t cap = st->cap_strings ? st->cap_strings * 2 : 64;
+		char **n = realloc(st->strings, cap * sizeof *n);
+		if (!n) {
+			free(s);
+			return NULL;
+		}
+		st->strings = n;
+		st->cap_strings = cap;
+	}
+	st->strings[st->nstrings++] = s;
+	return s;
+}
+
+static const char *keep_copy(pt_symtab *st, const char *s)
+{
+	return s ? keep(st, strdup(s)) : NULL;
+}
+
+static const char *keep_name(pt_symtab *st, const char *mangled)
+{
+	char *d = pt_demangle(mangled);
+	return d ? keep(st, d) : keep_copy(st, mangled);
+}
+
+static void warnf(pt_symtab *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(pt_symtab *st, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line)
+		n = sizeof line - 1;
+	char *w = realloc(st->warnings, st->warn_len + (size_t)n + 2);
+	if (!w)
+		return;
+	memcpy(w + st->warn_len, line, (size_t)n);
+	st->warn_len += (size_t)n;
+	w[st->warn_len++] = '\n';
+	w[st->warn_len] = '\0';
+	st->warnings = w;
+}
+
+pt_symtab *pt_symtab_new(void)
+{
+	pt_symtab *st = calloc(1, sizeof *st);
+	if (!st)
+		return NULL;
+	pthread_mutex_init(&st->lock, NULL);
+	return st;
+}
+
+static uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int grow_funcs(pt_symtab *st)
+{
+	size_t cap = st->cap_funcs ? st->cap_funcs * 2 : 256;
+	func *n = calloc(cap, sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < st->cap_funcs; i++) {
+		if (!st->funcs[i].id)
+			continue;
+		size_t j = hash64(st->funcs[i].id) & (cap - 1);
+		while (n[j].id)
+			j = (j + 1) & (cap - 1);
+		n[j] = st->funcs[i];
+	}
+	free(st->funcs);
+	st->funcs = n;
+	st->cap_funcs = cap;
+	return 0;
+}
+
+static func *func_slot(pt_symtab *st, uint32_t id)
+{
+	if (!st->cap_funcs)
+		return NULL;
+	size_t j = hash64(id) & (st->cap_funcs - 1);
+	while (st->funcs[j].id && st->funcs[j].id != id)
+		j = (j + 1) & (st->cap_funcs - 1);
+	return &st->funcs[j];
+}
+
+static module *module_by_base(pt_symtab *st, uint64_t base, int mapped_only)
+{
+	for (size_t i = st->nmods; i-- > 0;) {
+		if (st->mods[i].base == base && (!mapped_only || !st->mods[i].unmapped))
+			return &st->mods[i];
+	}
+	return NULL;
+}
+
+static void add_func(pt_symtab *st, const pt_event *ev)
+{
+	const pt_rec_func_def *fd = PT_REC_PAYLOAD(ev->rec, pt_rec_func_def);
+	if (!fd || fd->id == 0)
+		return;
+	const char *name = pt_event_string(ev, sizeof *fd);
+	if (!name)
+		return;
+	const char *file = pt_event_string(ev, sizeof *fd + strlen(name) + 1);
+	if ((st->nfuncs + 1) * 2 > st->cap_funcs && grow_funcs(st) < 0)
+		return;
+	func *f = func_slot(st, fd->id);
+	if (!f->id)
+		st->nfuncs++;
+	f->id = fd->id;
+	f->sym.name = keep_name(st, name);
+	f->sym.file = file && *file ? keep_copy(st, file) : NULL;
+	f->sym.line = fd->line;
+	module *m = fd->module_base ? module_by_base(st, fd->module_base, 0) : NULL;
+	f->sym.module = m ? m->path : NULL;
+}
+
+static void add_module(pt_symtab *st, const pt_event *ev)
+{
+	const pt_rec_module_map *mm = PT_REC_PAYLOAD(ev->rec, pt_rec_module_map);
+	if (!mm)
+		return;
+	size_t payload = ev->size - sizeof(pt_rec_head);
+	if (mm->build_id_len > payload - sizeof *mm)
+		return;
+	const char *path = pt_event_string(ev, sizeof *mm + mm->build_id_len);
+	if (!path || !*path)
+		return;
+	if (st->nmods == st->cap_mods) {
+		size_t cap = st->cap_mods ? st->cap_mods * 2 : 16;
+		module *n = realloc(st->mods, cap * sizeof *n);
+		if (!n)
+			return;
+		st->mods = n;
+		st->cap_mods = cap;
+	}
+	module *m = &st->mods[st->nmods];
+	memset(m, 0, sizeof *m);
+	m->base = mm->base;
+	m->lo = mm->lo;
+	m->hi = mm->hi;
+	m->path = (char *)keep_copy(st, path);
+	if (!m->path)
+		return;
+	if (mm->build_id_len) {
+		m->build_id = malloc(mm->build_id_len);
+		if (m->build_id) {
+			memcpy(m->build_id, (const uint8_t *)(mm + 1), mm->build_id_len);
+			m->build_id_len = mm->build_id_len;
+		}
+	}
+	st->nmods++;
+	/* A new mapping can change what a cached address means. */
+	if (st->npcs) {
+		memset(st->pcs, 0, st->cap_pcs * sizeof *st->pcs);
+		st->npcs = 0;
+	}
+}
+
+void pt_symtab_add(pt_symtab *st, const pt_event *ev)
+{
+	if (!st || !ev || ev->state != PT_LOG_OK || !ev->rec)
+		return;
+	pthread_mutex_lock(&st->lock);
+	switch (ev->kind) {
+	case PT_REC_FUNC_DEF:
+		add_func(st, ev);
+		break;
+	case PT_REC_MODULE_MAP:
+		add_module(st, ev);
+		break;
+	case PT_REC_MODULE_UNMAP: {
+		const pt_rec_module_unmap *mu = PT_REC_PAYLOAD(ev->rec, pt_rec_module_unmap);
+		module *m = mu ? module_by_base(st, mu->base, 1) : NULL;
+		if (m)
+			m->unmapped = 1;
+		break;
+	}
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+int pt_symtab_func(pt_symtab *st, uint32_t id, pt_sym *out)
+{
+	int rc = -1;
+	pthread_mutex_lock(&st->lock);
+	func *f = id ? func_slot(st, id) : NULL;
+	if (f && f->id == id) {
+		*out = f->sym;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static void open_module(pt_symtab *st, module *m)
+{
+	m->opened = 1;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		return;
+	dwfl_report_begin(m->dwfl);
+	/* base is the load bias (dlpi_addr): run-time addresses then map
+	 * directly onto the file's symbols. */
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, m->base, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		warnf(st, "cannot read %s (%s): its addresses stay unresolved", m->path,
+		      dwfl_errmsg(-1));
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		return;
+	}
+	if (m->build_id_len) {
+		const unsigned char *bits;
+		GElf_Addr vaddr;
+		int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
+		if (len != (int)m->build_id_len || memcmp(bits, m->build_id, m->build_id_len) != 0)
+			warnf(st,
+			      "%s on disk is not the file that ran (build id differs): names may be wrong",
+			      m->path);
+	}
+}
+
+static module *module_for_pc(pt_symtab *st, uint64_t pc)
+{
+	/* Latest mapping first; unmapped modules still name addresses recorded
+	 * while they were loaded. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = st->nmods; i-- > 0;) {
+			module *m = &st->mods[i];
+			if (m->unmapped != pass)
+				continue;
+			if (pc >= m->lo && pc < m->hi)
+				return m;
+		}
+	}
+	return NULL;
+}
+
+static int resolve_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
+{
+	module *m = module_for_pc(st, pc);
+	if (!m)
+		return -1;
+	if (!m->opened)
+		open_module(st, m);
+	if (!m->mod)
+		return -1;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(m->mod, pc, &off, &sym, NULL, NULL, NULL);
+	if (!name)
+		return -1;
+	memset(out, 0, sizeof *out);
+	out->name = keep_name(st, name);
+	if (!out->name)
+		return -1;
+	out->module = m->path;
+	Dwfl_Line *line = dwfl_module_getsrc(m->mod, pc);
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file) {
+			out->file = keep_copy(st, file);
+			out->line = lineno > 0 ? (unsigned)lineno : 0;
+		}
+	}
+	return 0;
+}
+
+static int grow_pcs(pt_symtab *st)
+{
+	size_t cap = st->cap_pcs ? st->cap_pcs * 2 : 1024;
+	pc_entry *n = calloc(cap, sizeof *n);
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < st->cap_pcs; i++) {
+		if (!st->pcs[i].used)
+			continue;
+		size_t j = hash64(st->pcs[i].pc) & (cap - 1);
+		while (n[j].used)
+			j = (j + 1) & (cap - 1);
+		n[j] = st->pcs[i];
+	}
+	free(st->pcs);
+	st->pcs = n;
+	st->cap_pcs = cap;
+	return 0;
+}
+
+int pt_symtab_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
+{
+	pthread_mutex_lock(&st->lock);
+	if ((st->npcs + 1) * 2 > st->cap_pcs)
+		grow_pcs(st);
+	pc_entry *e = NULL;
+	if (st->cap_pcs) {
+		size_t j = hash64(pc) & (st->cap_pcs - 1);
+		while (st->pcs[j].used && st->pcs[j].pc != pc)
+			j = (j + 1) & (st->cap_pcs - 1);
+		e = &st->pcs[j];
+	}
+	int rc;
+	if (e && e->used) {
+		rc = e->found ? 0 : -1;
+		if (e->found)
+			*out = e->sym;
+	} else {
+		pt_sym s;
+		rc = resolve_pc(st, pc, &s);
+		if (rc == 0)
+			*out = s;
+		if (e) {
+			e->used = 1;
+			e->pc = pc;
+			e->found = rc == 0;
+			if (rc == 0)
+				e->sym = s;
+			st->npcs++;
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}
+
+char *pt_symtab_take_warnings(pt_symtab *st)
+{
+	pthread_mutex_lock(&st->lock);
+	char *w = st->warnings;
+	st->warnings = NULL;
+	st->warn_len = 0;
+	pthread_mutex_unlock(&st->lock);
+	return w;
+}
+
+void pt_symtab_free(pt_symtab *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->nmods; i++) {
+		if (st->mods[i].dwfl)
+			dwfl_end(st->mods[i].dwfl);
+		free(st->mods[i].build_id);
+	}
+	for (size_t i = 0; i < st->nstrings; i++)
+		free(st->strings[i]);
+	free(st->strings);
+	free(st->mods);
+	free(st->funcs);
+	free(st->pcs);
+	free(st->warnings);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}

@@ -1,0 +1,253 @@
+/* Test-only log encoder built on <paratrace/format.h>: writes logs in memory
+ * so the reader tests, the corpus generator and the fuzzer can make any
+ * record (and any damage) on purpose. It remembers every record it wrote
+ * (kind, ticks, offset, bytes) so tests can compare the reader's output
+ * against what was written. Not the runtime's writer. */
+#ifndef PT_TEST_WRITER_H
+#define PT_TEST_WRITER_H
+
+#include <paratrace/format.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ptw_rec {
+	unsigned kind;
+	uint64_t ticks;
+	uint64_t offset;
+	size_t size;
+	uint32_t func_id;
+} ptw_entry;
+
+typedef struct ptw {
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t ticks; /* time of the last record */
+	ptw_entry *recs;
+	size_t nrecs, cap_recs;
+	pt_file_header hdr;
+} ptw;
+
+static inline void ptw_put(ptw *w, const void *data, size_t len)
+{
+	if (w->len + len > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (cap < w->len + len)
+			cap *= 2;
+		w->buf = (uint8_t *)realloc(w->buf, cap);
+		if (!w->buf)
+			abort();
+		w->cap = cap;
+	}
+	if (data)
+		memcpy(w->buf + w->len, data, len);
+	else
+		memset(w->buf + w->len, 0, len);
+	w->len += len;
+}
+
+static inline void ptw_note(ptw *w, unsigned kind, uint64_t ticks, uint64_t off, size_t size,
+			    uint32_t id)
+{
+	if (w->nrecs == w->cap_recs) {
+		w->cap_recs = w->cap_recs ? w->cap_recs * 2 : 64;
+		w->recs = (ptw_entry *)realloc(w->recs, w->cap_recs * sizeof *w->recs);
+		if (!w->recs)
+			abort();
+	}
+	ptw_entry r = {kind, ticks, off, size, id};
+	w->recs[w->nrecs++] = r;
+}
+
+/* Header with a TSC-like clock: ns = mono + ((ticks - open_ticks) * mult) >> shift. */
+static inline void ptw_begin(ptw *w, unsigned file_kind, uint32_t pid, uint32_t tid,
+			     uint64_t open_ticks, uint64_t mono_ns, uint64_t mult, uint32_t shift)
+{
+	memset(w, 0, sizeof *w);
+	pt_file_header *h = &w->hdr;
+	memcpy(h->magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
+	h->version_major = PT_FORMAT_VERSION_MAJOR;
+	h->version_minor = PT_FORMAT_VERSION_MINOR;
+	h->header_size = sizeof *h;
+	h->byte_order = PT_BYTE_ORDER_LITTLE;
+	h->file_kind = (uint8_t)file_kind;
+	h->pid = pid;
+	h->tid = tid;
+	h->ppid = 1;
+	h->clock_source = PT_CLOCK_TSC;
+	h->tick_mult = mult;
+	h->tick_shift = shift;
+	h->open.ticks = open_ticks;
+	h->open.mono_ns = mono_ns;
+	h->open.real_ns = mono_ns + 1700000000000000000ull;
+	h->run_id = 0x1234abcd;
+	strcpy(h->program, "testprog");
+	ptw_put(w, h, sizeof *h);
+	w->ticks = open_ticks;
+}
+
+/* One record at absolute time `ticks` (>= the previous one); a TIME record
+ * goes first when the delta does not fit in 32 bits, as the runtime does. */
+static inline void ptw_rec2(ptw *w, unsigned kind, unsigned arg, uint64_t ticks, const void *p1,
+			    size_t l1, const void *p2, size_t l2)
+{
+	uint64_t delta = ticks - w->ticks;
+	if (kind != PT_REC_TIME && delta > UINT32_MAX) {
+		pt_rec_head th = {PT_REC_TIME, 0, 2, 0};
+		ptw_note(w, PT_REC_TIME, ticks, w->len, 16, 0);
+		ptw_put(w, &th, sizeof th);
+		ptw_put(w, &ticks, 8);
+		delta = 0;
+	}
+	size_t size = pt_rec_size_for(l1 + l2);
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, (uint16_t)(size / 8),
+			 kind == PT_REC_TIME ? 0 : (uint32_t)delta};
+	ptw_note(w, kind, ticks, w->len, size, 0);
+	ptw_put(w, &h, sizeof h);
+	ptw_put(w, p1, l1);
+	ptw_put(w, p2, l2);
+	ptw_put(w, NULL, size - sizeof h - l1 - l2);
+	w->ticks = ticks;
+}
+
+static inline void ptw_rec(ptw *w, unsigned kind, unsigned arg, uint64_t ticks, const void *p,
+			   size_t len)
+{
+	ptw_rec2(w, kind, arg, ticks, p, len, NULL, 0);
+}
+
+static inline void ptw_time(ptw *w, uint64_t ticks)
+{
+	ptw_rec(w, PT_REC_TIME, 0, ticks, &ticks, 8);
+}
+
+static inline void ptw_func(ptw *w, unsigned kind, uint32_t id, uint64_t ticks)
+{
+	uint64_t delta = ticks - w->ticks;
+	if (delta > UINT32_MAX) {
+		ptw_time(w, ticks);
+		delta = 0;
+	}
+	pt_rec_head h = pt_rec_func(kind, id, (uint32_t)delta);
+	ptw_note(w, kind, ticks, w->len, 8, id);
+	ptw_put(w, &h, sizeof h);
+	w->ticks = ticks;
+}
+
+/* A payload struct followed by NUL-terminated strings. */
+static inline void ptw_rec_strs(ptw *w, unsigned kind, unsigned arg, uint64_t ticks,
+				const void *p, size_t len, const char *s1, const char *s2)
+{
+	size_t l1 = s1 ? strlen(s1) + 1 : 0, l2 = s2 ? strlen(s2) + 1 : 0;
+	char *tmp = (char *)malloc(len + l1 + l2 + 1);
+	if (!tmp)
+		abort();
+	memcpy(tmp, p, len);
+	if (s1)
+		memcpy(tmp + len, s1, l1);
+	if (s2)
+		memcpy(tmp + len + l1, s2, l2);
+	ptw_rec(w, kind, arg, ticks, tmp, len + l1 + l2);
+	free(tmp);
+}
+
+static inline void ptw_close(ptw *w, uint64_t ticks)
+{
+	pt_clock_pair c = {ticks, w->hdr.open.mono_ns + 1000, w->hdr.open.real_ns + 1000};
+	ptw_rec(w, PT_REC_CLOSE, 0, ticks, &c, sizeof c);
+}
+
+static inline void ptw_free(ptw *w)
+{
+	free(w->buf);
+	free(w->recs);
+	memset(w, 0, sizeof *w);
+}
+
+/* A thread log with at least one record of every kind format.h defines,
+ * one unknown kind (reserved GPU range), a delta overflow and a CLOSE.
+ * `seed` varies the values. */
+static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
+{
+	uint64_t t = 1000000 + seed;
+	ptw_begin(w, PT_FILE_THREAD, 4711, 4712 + seed, t, 5000000000ull + seed, 3, 1);
+	ptw_time(w, t);
+	pt_rec_thread_start ts = {0, 0, PT_THREAD_MAIN, 0x401000};
+	ptw_rec(w, PT_REC_THREAD_START, 0, t += 10, &ts, sizeof ts);
+	ptw_rec(w, PT_REC_THREAD_NAME, 0, t += 1, "main thread", 12);
+	for (uint32_t i = 1; i <= 5; i++) {
+		ptw_func(w, PT_REC_FUNC_ENTER, i * 0x10101 + seed, t += 7 * i);
+		ptw_func(w, PT_REC_FUNC_EXIT, i * 0x10101 + seed, t += 3);
+	}
+	ptw_func(w, PT_REC_FUNC_ENTER, PT_FUNC_ID_MAX, t += 1);
+	t += 0x100000000ull; /* forces a TIME record */
+	ptw_func(w, PT_REC_FUNC_EXIT, PT_FUNC_ID_MAX, t);
+	pt_rec_pc pc = {0x401136 + seed};
+	ptw_rec(w, PT_REC_FUNC_ENTER_PC, 0, t += 2, &pc, sizeof pc);
+	ptw_rec(w, PT_REC_FUNC_EXIT_PC, 0, t += 2, &pc, sizeof pc);
+	pt_rec_thread_create tc = {1, 0x401200, 0, 0};
+	ptw_rec(w, PT_REC_THREAD_CREATE, 0, t += 5, &tc, sizeof tc);
+	pt_rec_thread_join tj = {0x7f0000001000ull, 1, 0, 0};
+	ptw_rec(w, PT_REC_THREAD_JOIN_BEGIN, 0, t += 5, &tj, sizeof tj);
+	ptw_rec(w, PT_REC_THREAD_JOIN_END, 0, t += 5, &tj, sizeof tj);
+	pt_rec_user_type ut = {1000, PT_USER_TYPE_SCOPE};
+	ptw_rec_strs(w, PT_REC_USER_TYPE, 0, t += 1, &ut, sizeof ut, "phase", NULL);
+	pt_rec_user_event ue = {1000, 0, -42 - (int64_t)seed};
+	ptw_rec_strs(w, PT_REC_USER_VALUE_NAME, 0, t += 1, &ue, sizeof ue, "solve step", NULL);
+	ptw_rec(w, PT_REC_USER_EVENT, 0, t += 1, &ue, sizeof ue);
+	pt_rec_counter_def cd = {0x3c, 0, 0};
+	ptw_rec_strs(w, PT_REC_COUNTER_DEF, 0, t += 1, &cd, sizeof cd, "cycles", NULL);
+	uint64_t cv[2] = {12345 + seed, 678};
+	ptw_rec(w, PT_REC_COUNTERS, 2, t += 1, cv, sizeof cv);
+	pt_rec_lock lk = {0x7ffd0000a000ull, 0, 0};
+	ptw_rec(w, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, t += 1, &lk, sizeof lk);
+	ptw_rec(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 1, &lk, sizeof lk);
+	lk.result = 16; /* EBUSY */
+	ptw_rec(w, PT_REC_LOCK_FAILED, PT_LOCK_SPIN, t += 1, &lk, sizeof lk);
+	lk.result = 0;
+	ptw_rec(w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += 1, &lk, sizeof lk);
+	pt_rec_cond cv2 = {0x7ffd0000b000ull, 0x7ffd0000a000ull, 0, 0};
+	ptw_rec(w, PT_REC_COND_WAIT_BEGIN, 0, t += 1, &cv2, sizeof cv2);
+	cv2.result = 110;
+	ptw_rec(w, PT_REC_COND_WAIT_END, 0, t += 1, &cv2, sizeof cv2);
+	ptw_rec(w, PT_REC_COND_SIGNAL, 1, t += 1, &cv2, sizeof cv2);
+	pt_rec_lock br = {0x7ffd0000c000ull, 0, 0};
+	ptw_rec(w, PT_REC_BARRIER_BEGIN, PT_LOCK_BARRIER, t += 1, &br, sizeof br);
+	br.result = -1; /* PTHREAD_BARRIER_SERIAL_THREAD */
+	ptw_rec(w, PT_REC_BARRIER_END, PT_LOCK_BARRIER, t += 1, &br, sizeof br);
+	pt_rec_process_info pi = {2, 0, 0};
+	const char args[] = "/usr/bin/testprog\0testprog\0--flag with space";
+	{
+		char tmp[sizeof pi + sizeof args];
+		memcpy(tmp, &pi, sizeof pi);
+		memcpy(tmp + sizeof pi, args, sizeof args);
+		ptw_rec(w, PT_REC_PROCESS_INFO, 0, t += 1, tmp, sizeof tmp);
+	}
+	uint8_t mm[sizeof(pt_rec_module_map) + 4 + 16];
+	pt_rec_module_map m = {0x555500000000ull, 0x555500001000ull, 0x555500005000ull, 4,
+			       PT_MODULE_MAIN};
+	memcpy(mm, &m, sizeof m);
+	memcpy(mm + sizeof m, "\xde\xad\xbe\xef", 4);
+	memcpy(mm + sizeof m + 4, "/tmp/testprog\0\0", 16);
+	ptw_rec(w, PT_REC_MODULE_MAP, 0, t += 1, mm, sizeof mm);
+	pt_rec_module_unmap mu = {0x555500000000ull};
+	ptw_rec(w, PT_REC_MODULE_UNMAP, 0, t += 1, &mu, sizeof mu);
+	pt_rec_func_def fd = {7, 12, 0x555500000000ull};
+	ptw_rec_strs(w, PT_REC_FUNC_DEF, 0, t += 1, &fd, sizeof fd, "_Z3fooi", "main.c");
+	pt_rec_fork fk = {4800, 4711, 0, 0};
+	ptw_rec(w, PT_REC_FORK, 0, t += 1, &fk, sizeof fk);
+	ptw_rec(w, PT_REC_EXEC, 0, t += 1, "/bin/true", 10);
+	pt_rec_signal sg = {11, 1, 0xdead};
+	ptw_rec(w, PT_REC_SIGNAL, 0, t += 1, &sg, sizeof sg);
+	uint64_t gpu[3] = {1, 2, 3};
+	ptw_rec(w, PT_REC_RANGE_GPU_FIRST + 3, 9, t += 1, gpu, sizeof gpu);
+	pt_rec_lost lo = {10, 80, PT_LOST_NO_SPACE, 0};
+	ptw_rec(w, PT_REC_LOST, 0, t += 1, &lo, sizeof lo);
+	pt_rec_thread_end te = {0, PT_THREAD_END_EXIT, 0};
+	ptw_rec(w, PT_REC_THREAD_END, 0, t += 1, &te, sizeof te);
+	pt_rec_exit ex = {3, PT_EXIT_NORMAL};
+	ptw_rec(w, PT_REC_EXIT, 0, t += 1, &ex, sizeof ex);
+	ptw_close(w, t += 1);
+}
+
+#endif
