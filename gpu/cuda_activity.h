@@ -1,0 +1,35 @@
+/* CUDA record conversion, separate from the CUPTI plumbing in cupti.c so a
+ * unit test can drive it with synthetic callbacks and activity records
+ * without libcupti or a GPU. Needs the CUPTI headers (PT_HAVE_CUPTI). */
+#ifndef PT_CUDA_ACTIVITY_H
+#define PT_CUDA_ACTIVITY_H
+
+#include "gpu_internal.h"
+
+#include <cupti.h>
+
+/* Is `name` (a CUDA runtime or driver function) one we trace, and as what?
+ * Sets *call (enum pt_gpu_call) and *flags (PT_GPU_CALL_F_*). */
+PT_HIDDEN int pt_cuda_classify(const char *name, uint16_t *call, uint16_t *flags);
+
+/* One traced API callback on the calling thread (enter = 1 at entry, 0 at
+ * exit). Only the outermost traced call of a thread is written; a launch
+ * nested in a launch (runtime -> driver) gives its correlation id to the
+ * outer launch's GPU_LAUNCH record as correlation2. symbol: kernel name
+ * (launches). result: the call's return value (exit). */
+PT_HIDDEN void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, uint32_t corr,
+				 const char *symbol, int result);
+
+/* One activity record (CONCURRENT_KERNEL/KERNEL, MEMCPY, MEMSET; others are
+ * ignored) -> a record in the GPU log of its (device, stream). */
+PT_HIDDEN void pt_cuda_activity(const CUpti_Activity *rec);
+
+/* CUPTI's timestamps (our callback: CLOCK_MONOTONIC ns) -> trace ticks.
+ * pt_cuda_clock_sample renews the host bracket; call it before converting. */
+PT_HIDDEN uint64_t CUPTIAPI pt_cuda_timestamp(void);
+PT_HIDDEN void pt_cuda_clock_sample(void);
+PT_HIDDEN uint64_t pt_cuda_ticks(uint64_t cupti_ns);
+
+PT_HIDDEN void pt_cuda_fork_child(void);
+
+#endif /* PT_CUDA_ACTIVITY_H */

@@ -1,0 +1,323 @@
+/* GPU tracing glue: entry points core calls (pt_runtime.h), device clock
+ * alignment, name tables and per-stream logs shared by opencl.c and cupti.c. */
+#include "gpu_internal.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- host clock rate ---------------------------------------------------- */
+
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t rate_t0, rate_ns0; /* first (ticks, CLOCK_MONOTONIC ns) pair */
+static double rate_cached;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* (ticks, ns) read back to back; the tick read is the midpoint of two so a
+ * preemption between the reads shows up as a wide pair, which we retry. */
+static void host_pair(uint64_t *ticks, uint64_t *ns)
+{
+	for (int i = 0; i < 8; i++) {
+		uint64_t a = pt_now();
+		uint64_t n = mono_ns();
+		uint64_t b = pt_now();
+		*ticks = a + (b - a) / 2;
+		*ns = n;
+		if (b - a < 2000)
+			return;
+	}
+}
+
+double pt_gpu_ticks_per_ns(void)
+{
+	pthread_mutex_lock(&rate_lock);
+	uint64_t t, n;
+	if (!rate_t0) {
+		host_pair(&rate_t0, &rate_ns0);
+		/* A first baseline of 1 ms bounds the rate error to ~1e-5 until
+		 * later calls lengthen it; paid once, when a GPU is first used. */
+		uint64_t until = rate_ns0 + 1000000;
+		while (mono_ns() < until)
+			;
+	}
+	host_pair(&t, &n);
+	if (n > rate_ns0 && t > rate_t0)
+		rate_cached = (double)(t - rate_t0) / (double)(n - rate_ns0);
+	double r = rate_cached;
+	pthread_mutex_unlock(&rate_lock);
+	return r;
+}
+
+uint64_t pt_gpu_clock_map(uint64_t anchor_ticks, uint64_t anchor_dev, double ticks_per_ns, uint64_t dev)
+{
+	double d = ((double)(int64_t)(dev - anchor_dev)) * ticks_per_ns;
+	int64_t off = (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+	if (off < 0 && (uint64_t)-off > anchor_ticks)
+		return 0;
+	return anchor_ticks + (uint64_t)off;
+}
+
+void pt_gpu_clock_bracket(pt_gpu_clock *c, uint64_t t0, uint64_t t1, uint64_t dev)
+{
+	if (t1 < t0 || !dev)
+		return;
+	uint64_t width = t1 - t0;
+	pthread_mutex_lock(&c->lock);
+	c->brackets++;
+	if (!c->have || width <= c->width) {
+		c->have = 1;
+		c->anchor_ticks = t0 + width / 2;
+		c->anchor_dev = dev;
+		c->width = width;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t pt_gpu_clock_to_ticks(pt_gpu_clock *c, uint64_t dev)
+{
+	pthread_mutex_lock(&c->lock);
+	int have = c->have;
+	uint64_t at = c->anchor_ticks, ad = c->anchor_dev;
+	pthread_mutex_unlock(&c->lock);
+	if (!have || !dev)
+		return 0;
+	return pt_gpu_clock_map(at, ad, pt_gpu_ticks_per_ns(), dev);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+typedef struct name_ent {
+	struct name_ent *next;
+	unsigned api;
+	uint32_t id;
+	char name[];
+} name_ent;
+
+#define NAME_BUCKETS 256
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static name_ent *kernels[NAME_BUCKETS];
+static uint32_t next_kernel = 1;
+static name_ent *funcs[NAME_BUCKETS];
+
+static unsigned hash_str(const char *s, unsigned api)
+{
+	unsigned h = 2166136261u ^ api;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % NAME_BUCKETS;
+}
+
+uint32_t pt_gpu_kernel_id(unsigned api, const char *name)
+{
+	if (!name || !*name)
+		name = "(unknown kernel)";
+	unsigned b = hash_str(name, api);
+	uint32_t id = 0;
+	pthread_mutex_lock(&names_lock);
+	for (name_ent *e = kernels[b]; e; e = e->next)
+		if (e->api == api && !strcmp(e->name, name)) {
+			id = e->id;
+			break;
+		}
+	if (!id) {
+		size_t len = strlen(name) + 1;
+		name_ent *e = malloc(sizeof *e + len);
+		if (e) {
+			e->api = api;
+			e->id = id = next_kernel++;
+			memcpy(e->name, name, len);
+			e->next = kernels[b];
+			kernels[b] = e;
+			/* Written under the lock so no record can use the id
+			 * before its definition is in the process log. */
+			pt_rec_gpu_kernel_def d = {.kernel = id};
+			pt_process_emit(PT_REC_GPU_KERNEL_DEF, api, &d, sizeof d, name, len);
+		}
+	}
+	pthread_mutex_unlock(&names_lock);
+	return id;
+}
+
+void pt_gpu_func_define(unsigned api, uint32_t func, const char *name)
+{
+	unsigned b = (func * 2654435761u ^ api) % NAME_BUCKETS;
+	pthread_mutex_lock(&names_lock);
+	for (name_ent *e = funcs[b]; e; e = e->next)
+		if (e->api == api && e->id == func) {
+			pthread_mutex_unlock(&names_lock);
+			return;
+		}
+	size_t len = strlen(name) + 1;
+	name_ent *e = malloc(sizeof *e + len);
+	if (e) {
+		e->api = api;
+		e->id = func;
+		memcpy(e->name, name, len);
+		e->next = funcs[b];
+		funcs[b] = e;
+		pt_rec_gpu_func_def d = {.func = func};
+		pt_process_emit(PT_REC_GPU_FUNC_DEF, api, &d, sizeof d, name, len);
+	}
+	pthread_mutex_unlock(&names_lock);
+}
+
+static void names_forget(void)
+{
+	for (int i = 0; i < NAME_BUCKETS; i++) {
+		for (name_ent *e = kernels[i], *n; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+		for (name_ent *e = funcs[i], *n; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+		kernels[i] = funcs[i] = NULL;
+	}
+	next_kernel = 1;
+}
+
+/* ---- streams ------------------------------------------------------------ */
+
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_gpu_stream *streams;
+static uint32_t stream_seq[3]; /* per api */
+
+pt_gpu_stream *pt_gpu_stream_get(unsigned api, uint32_t device, uint64_t stream, uint32_t flags,
+				 const char *dev_name)
+{
+	pthread_mutex_lock(&streams_lock);
+	pt_gpu_stream *s;
+	for (s = streams; s; s = s->next)
+		if (s->api == api && s->device == device && s->stream == stream)
+			break;
+	if (!s && (s = calloc(1, sizeof *s))) {
+		pthread_mutex_init(&s->lock, NULL);
+		s->api = api;
+		s->device = device;
+		s->stream = stream;
+		s->flags = flags;
+		s->seq = ++stream_seq[api < 3 ? api : 0];
+		char name[64];
+		snprintf(name, sizeof name, "g%s%u-%llu.ptl", api == PT_GPU_API_CUDA ? "cuda" : "ocl",
+			 device, (unsigned long long)stream);
+		s->file = pt_log_file_open(name, PT_FILE_GPU, stream);
+		if (!s->file)
+			pt_warn("GPU stream log %s could not be created; its device records are lost",
+				name);
+		if (s->file) {
+			pt_rec_gpu_stream_def d = {
+				.stream = stream, .device = device, .seq = s->seq, .flags = flags};
+			if (!dev_name)
+				dev_name = "";
+			s->last = pt_now();
+			pt_log_file_emit(s->file, s->last, PT_REC_GPU_STREAM_DEF, api, &d, sizeof d,
+					 dev_name, strlen(dev_name) + 1);
+		}
+		s->next = streams;
+		streams = s;
+	}
+	pthread_mutex_unlock(&streams_lock);
+	return s;
+}
+
+void pt_gpu_stream_emit(pt_gpu_stream *s, uint64_t ticks, unsigned kind, const void *payload,
+			size_t len)
+{
+	if (!s || !s->file)
+		return;
+	pthread_mutex_lock(&s->lock);
+	/* Device records may complete out of start order (out-of-order queues,
+	 * concurrent kernels); the payload keeps the exact times. */
+	if (ticks < s->last)
+		ticks = s->last;
+	s->last = ticks;
+	pt_log_file_emit(s->file, ticks, kind, s->api, payload, len, NULL, 0);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pt_gpu_streams_close(int forget)
+{
+	pthread_mutex_lock(&streams_lock);
+	for (pt_gpu_stream *s = streams, *n; s; s = n) {
+		n = s->next;
+		if (!forget && s->file) {
+			pthread_mutex_lock(&s->lock);
+			pt_log_file_close(s->file);
+			s->file = NULL;
+			pthread_mutex_unlock(&s->lock);
+		}
+		if (forget) /* fork child: the parent's logs are the parent's */
+			free(s);
+	}
+	if (forget) {
+		streams = NULL;
+		memset(stream_seq, 0, sizeof stream_seq);
+	}
+	pthread_mutex_unlock(&streams_lock);
+}
+
+static _Atomic uint64_t correlation_seq;
+
+uint64_t pt_gpu_next_correlation(void)
+{
+	return atomic_fetch_add_explicit(&correlation_seq, 1, memory_order_relaxed) + 1;
+}
+
+/* ---- entry points called by core ---------------------------------------- */
+
+#ifdef PT_HAVE_CUPTI
+static int gpu_on(void)
+{
+	const pt_config *c = pt_config_get();
+	return c && c->gpu;
+}
+#endif
+
+void pt_gpu_init(void)
+{
+#ifdef PT_HAVE_CUPTI
+	if (gpu_on())
+		pt_cupti_attach_if_cuda();
+#endif
+}
+
+void pt_gpu_modules_changed(void)
+{
+#ifdef PT_HAVE_CUPTI
+	if (gpu_on())
+		pt_cupti_attach_if_cuda();
+#endif
+}
+
+void pt_gpu_fork_child(void)
+{
+#ifdef PT_HAVE_CUPTI
+	pt_cupti_fork_child();
+#endif
+	pt_opencl_fork_child();
+	/* Another parent thread may have held these locks at fork time. */
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	streams_lock = fresh;
+	names_lock = fresh;
+	rate_lock = fresh;
+	pt_gpu_streams_close(1);
+	names_forget();
+}
+
+void pt_gpu_shutdown(void)
+{
+#ifdef PT_HAVE_CUPTI
+	pt_cupti_shutdown();
+#endif
+	pt_opencl_shutdown();
+	pt_gpu_streams_close(0);
+}
