@@ -160,7 +160,48 @@ static void put_pc(FILE *out, pt_symtab *st, const char *key, uint64_t pc)
 
 #define P(type) PT_REC_PAYLOAD(ev->rec, type)
 
-static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st)
+/* Caller addresses as pcN=0x... fields, and (with names) a readable chain
+ * "inner <- outer" as the final name= field. */
+static void put_frames(FILE *out, pt_symtab *st, const uint64_t *pcs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, " pc%u=0x%" PRIx64, i, pcs[i]);
+	if (!st || !n)
+		return;
+	fputs(" name=", out);
+	for (unsigned i = 0; i < n; i++) {
+		pt_sym s;
+		/* Return addresses point after the call: look up pc-1 so a call
+		 * at the very end of a function still names that function. */
+		if (i)
+			fputs(" <- ", out);
+		if (pt_symtab_pc(st, pcs[i] - (pcs[i] ? 1 : 0), &s) == 0)
+			put_escaped(out, s.name, 1);
+		else
+			fprintf(out, "0x%" PRIx64, pcs[i]);
+	}
+}
+
+static const char *gpu_api_name(unsigned api)
+{
+	return api == PT_GPU_API_CUDA ? "cuda" : api == PT_GPU_API_OPENCL ? "opencl" : "?";
+}
+
+static void put_dev_time(FILE *out, const char *key, const pt_file_header *hdr, uint64_t base_ns,
+			 uint64_t ticks)
+{
+	fprintf(out, " %s=%" PRId64, key, (int64_t)(pt_ticks_to_ns(hdr, ticks) - base_ns));
+}
+
+static void put_gpu_name(FILE *out, pt_symtab *st, int kernel, uint32_t id)
+{
+	pt_sym s;
+	if (st && (kernel ? pt_symtab_gpu_kernel(st, id, &s) : pt_symtab_gpu_func(st, id, &s)) == 0)
+		put_name(out, s.name);
+}
+
+static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st, const pt_file_header *hdr,
+			 uint64_t base_ns)
 {
 	const pt_rec_head *h = ev->rec;
 	switch (ev->kind) {
@@ -381,6 +422,119 @@ static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st)
 			p->mono_ns, p->real_ns);
 		break;
 	}
+	case PT_REC_CALLSTACK:
+		fprintf(out, " n=%u", h->arg);
+		put_frames(out, st, (const uint64_t *)(const void *)(h + 1), h->arg);
+		break;
+	case PT_REC_SAMPLE: {
+		const pt_rec_sample *p = P(pt_rec_sample);
+		fprintf(out, " pc=0x%" PRIx64 " n=%u", p->pc, h->arg);
+		const uint64_t *callers = (const uint64_t *)(p + 1);
+		for (unsigned i = 0; i < h->arg; i++)
+			fprintf(out, " caller%u=0x%" PRIx64, i, callers[i]);
+		pt_sym s;
+		if (st && pt_symtab_pc(st, p->pc, &s) == 0) {
+			fputs(" name=", out);
+			put_escaped(out, s.name, 1);
+			for (unsigned i = 0; i < h->arg; i++) {
+				fputs(" <- ", out);
+				if (pt_symtab_pc(st, callers[i] - (callers[i] ? 1 : 0), &s) == 0)
+					put_escaped(out, s.name, 1);
+				else
+					fprintf(out, "0x%" PRIx64, callers[i]);
+			}
+		}
+		break;
+	}
+	case PT_REC_COUNTER_VALUE:
+		fprintf(out, " index=%u value=%" PRIu64, h->arg, P(pt_rec_counter_value)->value);
+		break;
+	case PT_REC_SAMPLING_START: {
+		const pt_rec_sampling_start *p = P(pt_rec_sampling_start);
+		fprintf(out, " period_ns=%" PRIu64 " signo=%" PRIu32 " depth=%" PRIu32, p->period_ns,
+			p->signo, p->depth);
+		break;
+	}
+	case PT_REC_GPU_STREAM_DEF: {
+		const pt_rec_gpu_stream_def *p = P(pt_rec_gpu_stream_def);
+		static const char *const f[] = {"in_order", "cpu", "gpu", "accel"};
+		fprintf(out, " api=%s stream=0x%" PRIx64 " device=%" PRIu32 " seq=%" PRIu32,
+			gpu_api_name(h->arg), p->stream, p->device, p->seq);
+		put_flags(out, "flags", p->flags, f, 4);
+		const char *s = pt_event_string(ev, sizeof *p);
+		if (s)
+			put_name(out, s);
+		break;
+	}
+	case PT_REC_GPU_FUNC_DEF:
+	case PT_REC_GPU_KERNEL_DEF: {
+		const pt_rec_gpu_func_def *p = P(pt_rec_gpu_func_def);
+		fprintf(out, " api=%s %s=%" PRIu32, gpu_api_name(h->arg),
+			ev->kind == PT_REC_GPU_FUNC_DEF ? "func" : "kernel", p->func);
+		const char *s = pt_event_string(ev, sizeof *p);
+		if (s) {
+			char *d = st ? pt_demangle(s) : NULL;
+			put_name(out, d ? d : s);
+			free(d);
+		}
+		break;
+	}
+	case PT_REC_GPU_API_BEGIN:
+	case PT_REC_GPU_API_END: {
+		const pt_rec_gpu_api *p = P(pt_rec_gpu_api);
+		static const char *const f[] = {"sync", "transfer"};
+		fprintf(out, " api=%s func=0x%" PRIx32 " call=%u", gpu_api_name(h->arg), p->func,
+			p->call);
+		put_flags(out, "flags", p->flags, f, 2);
+		if (ev->kind == PT_REC_GPU_API_END)
+			fprintf(out, " result=%" PRId32, p->result);
+		fprintf(out, " corr=%" PRIu64 " stream=0x%" PRIx64 " bytes=%" PRIu64, p->correlation,
+			p->stream, p->bytes);
+		put_gpu_name(out, st, 0, p->func);
+		break;
+	}
+	case PT_REC_GPU_LAUNCH: {
+		const pt_rec_gpu_launch *p = P(pt_rec_gpu_launch);
+		fprintf(out,
+			" api=%s corr=%" PRIu64 " corr2=%" PRIu64 " stream=0x%" PRIx64
+			" kernel=%" PRIu32 " device=%" PRIu32 " grid=%u,%u,%u block=%u,%u,%u"
+			" shmem=%" PRIu32 " dim=%" PRIu32,
+			gpu_api_name(h->arg), p->correlation, p->correlation2, p->stream, p->kernel,
+			p->device, p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1],
+			p->block[2], p->shared_mem, p->work_dim);
+		put_gpu_name(out, st, 1, p->kernel);
+		break;
+	}
+	case PT_REC_GPU_KERNEL: {
+		const pt_rec_gpu_kernel *p = P(pt_rec_gpu_kernel);
+		fprintf(out, " api=%s", gpu_api_name(h->arg));
+		put_dev_time(out, "start", hdr, base_ns, p->start);
+		put_dev_time(out, "end", hdr, base_ns, p->end);
+		fprintf(out,
+			" corr=%" PRIu64 " kernel=%" PRIu32 " grid=%u,%u,%u block=%u,%u,%u"
+			" shmem=%" PRIu32,
+			p->correlation, p->kernel, p->grid[0], p->grid[1], p->grid[2], p->block[0],
+			p->block[1], p->block[2], p->shared_mem);
+		put_gpu_name(out, st, 1, p->kernel);
+		break;
+	}
+	case PT_REC_GPU_MEMCPY:
+	case PT_REC_GPU_MEMSET: {
+		const pt_rec_gpu_copy *p = P(pt_rec_gpu_copy);
+		static const char *const dir[] = {"other", "htod", "dtoh", "dtod",
+						  "htoh",  "ptop", "memset"};
+		static const char *const f[] = {"map"};
+		fprintf(out, " api=%s", gpu_api_name(h->arg));
+		put_dev_time(out, "start", hdr, base_ns, p->start);
+		put_dev_time(out, "end", hdr, base_ns, p->end);
+		fprintf(out, " corr=%" PRIu64 " bytes=%" PRIu64, p->correlation, p->bytes);
+		if (p->direction < sizeof dir / sizeof dir[0])
+			fprintf(out, " dir=%s", dir[p->direction]);
+		else
+			fprintf(out, " dir=%" PRIu32, p->direction);
+		put_flags(out, "flags", p->flags, f, 1);
+		break;
+	}
 	default:
 		/* Kinds added by later minor versions: the reader skips them by
 		 * size; show enough to know they are there. */
@@ -392,9 +546,10 @@ static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st)
 static void print_event(FILE *out, const pt_event *ev, const open_file *f, uint64_t base_ns,
 			pt_symtab *st)
 {
+	const pt_file_header *hdr = pt_log_header(f->log);
 	fprintf(out, "%" PRId64 " %" PRIu32 " %" PRIu32 " %s", (int64_t)(ev->time_ns - base_ns),
 		f->pid, f->tid, pt_rec_kind_name(ev->kind));
-	print_fields(out, ev, st);
+	print_fields(out, ev, st, hdr, base_ns);
 	fputc('\n', out);
 }
 

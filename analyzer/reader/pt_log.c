@@ -370,7 +370,28 @@ static long min_payload(const pt_rec_head *h)
 	case PT_REC_MODULE_MAP:
 		return (long)sizeof(pt_rec_module_map);
 	case PT_REC_COUNTERS:
+	case PT_REC_CALLSTACK:
 		return (long)h->arg * 8;
+	case PT_REC_SAMPLE:
+		return 8 + (long)h->arg * 8;
+	case PT_REC_COUNTER_VALUE:
+	case PT_REC_GPU_FUNC_DEF:
+	case PT_REC_GPU_KERNEL_DEF:
+		return 8;
+	case PT_REC_SAMPLING_START:
+		return (long)sizeof(pt_rec_sampling_start);
+	case PT_REC_GPU_STREAM_DEF:
+		return (long)sizeof(pt_rec_gpu_stream_def);
+	case PT_REC_GPU_API_BEGIN:
+	case PT_REC_GPU_API_END:
+		return (long)sizeof(pt_rec_gpu_api);
+	case PT_REC_GPU_LAUNCH:
+		return (long)sizeof(pt_rec_gpu_launch);
+	case PT_REC_GPU_KERNEL:
+		return (long)sizeof(pt_rec_gpu_kernel);
+	case PT_REC_GPU_MEMCPY:
+	case PT_REC_GPU_MEMSET:
+		return (long)sizeof(pt_rec_gpu_copy);
 	default:
 		return -1;
 	}
@@ -534,6 +555,19 @@ static const char *const kind_names[] = {
 	[PT_REC_EXIT] = "EXIT",
 	[PT_REC_LOST] = "LOST",
 	[PT_REC_CLOSE] = "CLOSE",
+	[PT_REC_CALLSTACK] = "CALLSTACK",
+	[PT_REC_SAMPLE] = "SAMPLE",
+	[PT_REC_COUNTER_VALUE] = "COUNTER_VALUE",
+	[PT_REC_SAMPLING_START] = "SAMPLING_START",
+	[PT_REC_GPU_STREAM_DEF] = "GPU_STREAM_DEF",
+	[PT_REC_GPU_FUNC_DEF] = "GPU_FUNC_DEF",
+	[PT_REC_GPU_KERNEL_DEF] = "GPU_KERNEL_DEF",
+	[PT_REC_GPU_API_BEGIN] = "GPU_API_BEGIN",
+	[PT_REC_GPU_API_END] = "GPU_API_END",
+	[PT_REC_GPU_LAUNCH] = "GPU_LAUNCH",
+	[PT_REC_GPU_KERNEL] = "GPU_KERNEL",
+	[PT_REC_GPU_MEMCPY] = "GPU_MEMCPY",
+	[PT_REC_GPU_MEMSET] = "GPU_MEMSET",
 };
 
 const char *pt_rec_kind_name(unsigned kind)

@@ -29,8 +29,14 @@ typedef struct module {
 	Dwfl_Module *mod;
 } module;
 
+/* Named ids: FUNC_DEF functions, GPU API functions and GPU kernels, each
+ * in its own key space. */
+enum { SPACE_FUNC, SPACE_GPU_FUNC, SPACE_GPU_KERNEL };
+#define KEY(space, id) ((uint64_t)(space) << 32 | (id))
+
 typedef struct func {
-	uint32_t id; /* 0 = empty slot */
+	uint64_t key;
+	int used;
 	pt_sym sym;
 } func;
 
@@ -144,10 +150,10 @@ static int grow_funcs(pt_symtab *st)
 	if (!n)
 		return -1;
 	for (size_t i = 0; i < st->cap_funcs; i++) {
-		if (!st->funcs[i].id)
+		if (!st->funcs[i].used)
 			continue;
-		size_t j = hash64(st->funcs[i].id) & (cap - 1);
-		while (n[j].id)
+		size_t j = hash64(st->funcs[i].key) & (cap - 1);
+		while (n[j].used)
 			j = (j + 1) & (cap - 1);
 		n[j] = st->funcs[i];
 	}
@@ -157,12 +163,12 @@ static int grow_funcs(pt_symtab *st)
 	return 0;
 }
 
-static func *func_slot(pt_symtab *st, uint32_t id)
+static func *func_slot(pt_symtab *st, uint64_t key)
 {
 	if (!st->cap_funcs)
 		return NULL;
-	size_t j = hash64(id) & (st->cap_funcs - 1);
-	while (st->funcs[j].id && st->funcs[j].id != id)
+	size_t j = hash64(key) & (st->cap_funcs - 1);
+	while (st->funcs[j].used && st->funcs[j].key != key)
 		j = (j + 1) & (st->cap_funcs - 1);
 	return &st->funcs[j];
 }
@@ -176,6 +182,31 @@ static module *module_by_base(pt_symtab *st, uint64_t base, int mapped_only)
 	return NULL;
 }
 
+static func *new_slot(pt_symtab *st, uint64_t key)
+{
+	if ((st->nfuncs + 1) * 2 > st->cap_funcs && grow_funcs(st) < 0)
+		return NULL;
+	func *f = func_slot(st, key);
+	if (!f->used)
+		st->nfuncs++;
+	f->used = 1;
+	f->key = key;
+	memset(&f->sym, 0, sizeof f->sym);
+	return f;
+}
+
+/* GPU_FUNC_DEF / GPU_KERNEL_DEF: a 32-bit id, padding, then the name. */
+static void add_gpu_name(pt_symtab *st, const pt_event *ev, int space)
+{
+	const pt_rec_gpu_func_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_func_def);
+	const char *name = d ? pt_event_string(ev, sizeof *d) : NULL;
+	if (!name)
+		return;
+	func *f = new_slot(st, KEY(space, d->func));
+	if (f)
+		f->sym.name = keep_name(st, name);
+}
+
 static void add_func(pt_symtab *st, const pt_event *ev)
 {
 	const pt_rec_func_def *fd = PT_REC_PAYLOAD(ev->rec, pt_rec_func_def);
@@ -185,12 +216,9 @@ static void add_func(pt_symtab *st, const pt_event *ev)
 	if (!name)
 		return;
 	const char *file = pt_event_string(ev, sizeof *fd + strlen(name) + 1);
-	if ((st->nfuncs + 1) * 2 > st->cap_funcs && grow_funcs(st) < 0)
+	func *f = new_slot(st, KEY(SPACE_FUNC, fd->id));
+	if (!f)
 		return;
-	func *f = func_slot(st, fd->id);
-	if (!f->id)
-		st->nfuncs++;
-	f->id = fd->id;
 	f->sym.name = keep_name(st, name);
 	f->sym.file = file && *file ? keep_copy(st, file) : NULL;
 	f->sym.line = fd->line;
@@ -252,6 +280,12 @@ void pt_symtab_add(pt_symtab *st, const pt_event *ev)
 	case PT_REC_MODULE_MAP:
 		add_module(st, ev);
 		break;
+	case PT_REC_GPU_FUNC_DEF:
+		add_gpu_name(st, ev, SPACE_GPU_FUNC);
+		break;
+	case PT_REC_GPU_KERNEL_DEF:
+		add_gpu_name(st, ev, SPACE_GPU_KERNEL);
+		break;
 	case PT_REC_MODULE_UNMAP: {
 		const pt_rec_module_unmap *mu = PT_REC_PAYLOAD(ev->rec, pt_rec_module_unmap);
 		module *m = mu ? module_by_base(st, mu->base, 1) : NULL;
@@ -265,17 +299,32 @@ void pt_symtab_add(pt_symtab *st, const pt_event *ev)
 	pthread_mutex_unlock(&st->lock);
 }
 
-int pt_symtab_func(pt_symtab *st, uint32_t id, pt_sym *out)
+static int lookup_named(pt_symtab *st, uint64_t key, pt_sym *out)
 {
 	int rc = -1;
 	pthread_mutex_lock(&st->lock);
-	func *f = id ? func_slot(st, id) : NULL;
-	if (f && f->id == id) {
+	func *f = func_slot(st, key);
+	if (f && f->used && f->sym.name) {
 		*out = f->sym;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&st->lock);
 	return rc;
+}
+
+int pt_symtab_func(pt_symtab *st, uint32_t id, pt_sym *out)
+{
+	return lookup_named(st, KEY(SPACE_FUNC, id), out);
+}
+
+int pt_symtab_gpu_func(pt_symtab *st, uint32_t func, pt_sym *out)
+{
+	return lookup_named(st, KEY(SPACE_GPU_FUNC, func), out);
+}
+
+int pt_symtab_gpu_kernel(pt_symtab *st, uint32_t kernel, pt_sym *out)
+{
+	return lookup_named(st, KEY(SPACE_GPU_KERNEL, kernel), out);
 }
 
 static char *debuginfo_path;

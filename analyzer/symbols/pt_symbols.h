@@ -32,11 +32,15 @@ typedef struct pt_sym {
 } pt_sym;
 
 pt_symtab *pt_symtab_new(void);
-/* Feeds one record of a process log; MODULE_MAP, MODULE_UNMAP and FUNC_DEF
- * are used, every other kind is ignored. */
+/* Feeds one record of a process log; MODULE_MAP, MODULE_UNMAP, FUNC_DEF,
+ * GPU_FUNC_DEF and GPU_KERNEL_DEF are used, every other kind is ignored. */
 void pt_symtab_add(pt_symtab *st, const pt_event *ev);
 /* 0 and *out filled, or -1 if the id was never defined. */
 int pt_symtab_func(pt_symtab *st, uint32_t id, pt_sym *out);
+/* GPU API functions (GPU_FUNC_DEF) and kernels (GPU_KERNEL_DEF, demangled)
+ * of this process: only name is set. 0, or -1 if never defined. */
+int pt_symtab_gpu_func(pt_symtab *st, uint32_t func, pt_sym *out);
+int pt_symtab_gpu_kernel(pt_symtab *st, uint32_t kernel, pt_sym *out);
 /* 0 and *out filled, or -1 if no module covers pc or it has no symbol there. */
 int pt_symtab_pc(pt_symtab *st, uint64_t pc, pt_sym *out);
 /* Warnings gathered since the last call (module files missing or different

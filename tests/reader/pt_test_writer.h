@@ -239,8 +239,36 @@ static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
 	ptw_rec(w, PT_REC_EXEC, 0, t += 1, "/bin/true", 10);
 	pt_rec_signal sg = {11, 1, 0xdead};
 	ptw_rec(w, PT_REC_SIGNAL, 0, t += 1, &sg, sizeof sg);
-	uint64_t gpu[3] = {1, 2, 3};
-	ptw_rec(w, PT_REC_RANGE_GPU_FIRST + 3, 9, t += 1, gpu, sizeof gpu);
+	/* A kind no part defines (a later minor version): skipped by size. */
+	uint64_t unknown[3] = {1, 2, 3};
+	ptw_rec(w, 0xc5, 9, t += 1, unknown, sizeof unknown);
+	uint64_t frames[3] = {0x401150, 0x401250, 0x7f0000002000ull};
+	ptw_rec(w, PT_REC_CALLSTACK, 3, t, frames, sizeof frames);
+	ptw_rec(w, PT_REC_SAMPLE, 2, t += 1, frames, sizeof frames);
+	pt_rec_counter_value cval = {99};
+	ptw_rec(w, PT_REC_COUNTER_VALUE, 1, t += 1, &cval, sizeof cval);
+	pt_rec_sampling_start ss = {1000000, 34, 16};
+	ptw_rec(w, PT_REC_SAMPLING_START, 0, t += 1, &ss, sizeof ss);
+	pt_rec_gpu_stream_def gs = {0x55aa, 0, 1, PT_GPU_STREAM_IN_ORDER, 0};
+	ptw_rec_strs(w, PT_REC_GPU_STREAM_DEF, PT_GPU_API_OPENCL, t += 1, &gs, sizeof gs,
+		     "pthread-cpu", NULL);
+	pt_rec_gpu_func_def gf = {5, 0};
+	ptw_rec_strs(w, PT_REC_GPU_FUNC_DEF, PT_GPU_API_OPENCL, t += 1, &gf, sizeof gf,
+		     "clEnqueueNDRangeKernel", NULL);
+	pt_rec_gpu_kernel_def gk = {2, 0};
+	ptw_rec_strs(w, PT_REC_GPU_KERNEL_DEF, PT_GPU_API_CUDA, t += 1, &gk, sizeof gk,
+		     "_Z6vecaddPfS_i", NULL);
+	pt_rec_gpu_api ga = {5, PT_GPU_CALL_LAUNCH, 0, 0, 0, 77, 0x55aa, 0};
+	ptw_rec(w, PT_REC_GPU_API_BEGIN, PT_GPU_API_OPENCL, t += 1, &ga, sizeof ga);
+	pt_rec_gpu_launch gl = {77, 0, 0x55aa, 2, 0, {64, 1, 1}, {32, 1, 1}, 0, 1};
+	ptw_rec(w, PT_REC_GPU_LAUNCH, PT_GPU_API_OPENCL, t += 1, &gl, sizeof gl);
+	ptw_rec(w, PT_REC_GPU_API_END, PT_GPU_API_OPENCL, t += 1, &ga, sizeof ga);
+	pt_rec_gpu_kernel gkr = {t + 10, t + 500, 77, 2, 0, {64, 1, 1}, {32, 1, 1}};
+	ptw_rec(w, PT_REC_GPU_KERNEL, PT_GPU_API_OPENCL, t += 1, &gkr, sizeof gkr);
+	pt_rec_gpu_copy gc = {t + 600, t + 700, 78, 4096, PT_GPU_COPY_DTOH, 0};
+	ptw_rec(w, PT_REC_GPU_MEMCPY, PT_GPU_API_OPENCL, t += 1, &gc, sizeof gc);
+	gc.direction = PT_GPU_COPY_MEMSET;
+	ptw_rec(w, PT_REC_GPU_MEMSET, PT_GPU_API_OPENCL, t += 1, &gc, sizeof gc);
 	pt_rec_lost lo = {10, 80, PT_LOST_NO_SPACE, 0};
 	ptw_rec(w, PT_REC_LOST, 0, t += 1, &lo, sizeof lo);
 	pt_rec_thread_end te = {0, PT_THREAD_END_EXIT, 0};
