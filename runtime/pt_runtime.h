@@ -173,6 +173,9 @@ PT_HIDDEN void pt_callstack_init(void);
 PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
 /* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers. */
 PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
+/* Is pc in libtrace.so's own code? (Always 0 when the runtime's files are
+ * linked into an executable, as in unit tests.) */
+PT_HIDDEN int pt_callstack_in_runtime(uint64_t pc);
 PT_HIDDEN void pt_sampling_init(void);
 PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
 PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
@@ -192,5 +195,41 @@ PT_HIDDEN void pt_gpu_init(void);
 PT_HIDDEN void pt_gpu_modules_changed(void);
 PT_HIDDEN void pt_gpu_fork_child(void);
 PT_HIDDEN void pt_gpu_shutdown(void);
+
+
+/* ---- added by the core (see docs/RUNTIME.md) -------------------------- */
+/* Thread lifecycle, for the pthread_create/thrd_create wrappers: call
+ * pt_thread_start first thing in the new thread (before any other event) so
+ * its THREAD_START carries the creator; a thread that raised an event
+ * already keeps its first THREAD_START (creator unknown). pt_thread_note_end
+ * stores the retval/flags that the THREAD_END written by the runtime at
+ * thread exit (pthread key destructor) will carry. */
+PT_HIDDEN void pt_thread_start(const pt_rec_thread_start *start);
+PT_HIDDEN void pt_thread_note_end(uint64_t retval, uint32_t flags);
+/* Exit wrappers: the how/status the process log's EXIT record will carry
+ * (default: PT_EXIT_NORMAL with the status passed to exit(), captured with
+ * on_exit). pt_shutdown(how, status) overrides both. */
+PT_HIDDEN void pt_exit_status(int how, int status);
+/* "PARATRACE_RUN=..." for an exec with an explicit envp (execve, execle,
+ * posix_spawn): add it to the new environment. NULL when not tracing. Static
+ * buffer, valid until the next call. pt_exec_prepare sets it in environ. */
+PT_HIDDEN const char *pt_run_env_string(void);
+/* The dlsym -> calloc bootstrap: pt_real() is running on this thread, so an
+ * interposed calloc/malloc must serve from pt_bump_alloc (zeroed, never
+ * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
+PT_HIDDEN int pt_real_in_progress(void);
+PT_HIDDEN void *pt_bump_alloc(size_t size);
+PT_HIDDEN int pt_bump_owns(const void *p);
+/* Hooks the core calls when the files defining them are linked in (weak
+ * references: absent, they cost nothing). Implemented by "counters". */
+PT_HIDDEN void pt_counters_init(void) __attribute__((weak));
+PT_HIDDEN void pt_counters_thread_start(pt_thread *t) __attribute__((weak));
+PT_HIDDEN void pt_counters_thread_end(pt_thread *t) __attribute__((weak));
+PT_HIDDEN void pt_counters_fork_child(void) __attribute__((weak));
+/* PT_COUNTER("name") of the manual API: read the named counter now and
+ * record it on t (0), or a negative errno when it cannot be read. When
+ * this is absent or fails, the manual API records a USER_EVENT of type
+ * "PT_COUNTER <name>" with value 1 so the call site still shows. */
+PT_HIDDEN int pt_counter_manual(pt_thread *t, const char *name) __attribute__((weak));
 
 #endif /* PT_RUNTIME_H */

@@ -1,0 +1,682 @@
+/* Runtime lifecycle: init (constructor, or lazily at the first event of any
+ * thread), the trace directory, per-thread state, exit, fork and exec. */
+#define _GNU_SOURCE
+#include "core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+atomic_int pt_state;
+pt_run pt_run_info = {.dirfd = -1, .pdirfd = -1};
+pt_spin pt_registry_lock;
+pt_thread *pt_registry;
+__thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
+__thread int pt_tls_state __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t pt_thread_key;
+static int pt_init_tid;
+static int pt_exit_how = PT_EXIT_NORMAL;
+static int pt_exit_code;
+
+
+int pt_tracing(void)
+{
+	return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
+}
+
+uint32_t pt_thread_tid(const pt_thread *t)
+{
+	return t->tid;
+}
+
+/* ---- PARATRACE_RUN ----------------------------------------------------- */
+
+int pt_run_env_format(char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "v1:%016" PRIx64 ":%u:%" PRIu64 ":%u:%s", pt_run_info.run_id,
+			 pt_clock.source, pt_clock.mult, pt_clock.shift, pt_run_info.dir);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int pt_run_env_parse(const char *s, uint64_t *run_id, pt_clock_cal *cal, char *dir, size_t dirlen)
+{
+	unsigned src, shift;
+	uint64_t id, mult;
+	int off = 0;
+	if (sscanf(s, "v1:%16" SCNx64 ":%u:%" SCNu64 ":%u:%n", &id, &src, &mult, &shift, &off) != 4 ||
+	    !off)
+		return -1;
+	const char *d = s + off;
+	if ((src != PT_CLOCK_TSC && src != PT_CLOCK_MONOTONIC) || !mult || shift > 63 || d[0] != '/' ||
+	    strlen(d) >= dirlen)
+		return -1;
+	*run_id = id;
+	cal->source = src;
+	cal->mult = mult;
+	cal->shift = shift;
+	strcpy(dir, d);
+	return 0;
+}
+
+/* ---- trace directory --------------------------------------------------- */
+
+/* mkdir -p for the parents of the trace directory (these may be symlinks:
+ * /tmp -> /private/tmp is normal; only the trace directory itself must not). */
+static void make_parents(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(path, 0700);
+		*p = '/';
+	}
+}
+
+/* Opens (creating it 0700 if missing) the trace directory `path` without
+ * following a symlink at its last component. A directory that already
+ * exists must belong to us. Returns an fd or -1 with err set. */
+static int open_trace_dir(const char *path, char *err, size_t errlen)
+{
+	char buf[sizeof pt_run_info.dir];
+	snprintf(buf, sizeof buf, "%s", path);
+	size_t n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	char *slash = strrchr(buf, '/');
+	const char *name = buf;
+	int pfd;
+	if (slash) {
+		*slash = '\0';
+		name = slash + 1;
+		const char *parent = slash == buf ? "/" : buf;
+		char tmp[sizeof buf];
+		snprintf(tmp, sizeof tmp, "%s/", parent);
+		make_parents(tmp);
+		pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (pfd < 0) {
+		snprintf(err, errlen, "cannot open the parent of trace directory %.300s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	int created = mkdirat(pfd, name, 0700) == 0;
+	if (!created && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create trace directory %.300s: %s", path, strerror(errno));
+		close(pfd);
+		return -1;
+	}
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	close(pfd);
+	if (fd < 0) {
+		if (e == ELOOP || e == ENOTDIR)
+			snprintf(err, errlen,
+				 "trace directory %.300s is a symbolic link or not a directory; refusing it",
+				 path);
+		else
+			snprintf(err, errlen, "cannot open trace directory %.300s: %s", path, strerror(e));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+		snprintf(err, errlen, "trace directory %.300s belongs to another user; refusing it", path);
+		close(fd);
+		return -1;
+	}
+	if (created)
+		fchmod(fd, 0700); /* exactly 0700 whatever the umask */
+	return fd;
+}
+
+/* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec). */
+static int make_process_dir(char *err, size_t errlen)
+{
+	for (unsigned n = 0; n < 1000; n++) {
+		char name[sizeof pt_run_info.pdir_name];
+		if (n)
+			snprintf(name, sizeof name, "p%u.%u", pt_run_info.pid, n);
+		else
+			snprintf(name, sizeof name, "p%u", pt_run_info.pid);
+		if (mkdirat(pt_run_info.dirfd, name, 0700) != 0) {
+			if (errno == EEXIST)
+				continue;
+			snprintf(err, errlen, "cannot create %.300s/%s: %s", pt_run_info.dir, name,
+				 strerror(errno));
+			return -1;
+		}
+		int fd = openat(pt_run_info.dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open %.300s/%s: %s", pt_run_info.dir, name,
+				 strerror(errno));
+			return -1;
+		}
+		if (pt_run_info.pdirfd >= 0)
+			close(pt_run_info.pdirfd);
+		pt_run_info.pdirfd = fd;
+		memcpy(pt_run_info.pdir_name, name, sizeof name);
+		return 0;
+	}
+	snprintf(err, errlen, "too many process folders for pid %u", pt_run_info.pid);
+	return -1;
+}
+
+static void default_dir(char *out, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	char stamp[32];
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, len, "paratrace-%s-%u-%s", pt_run_info.program, pt_run_info.pid, stamp);
+}
+
+/* Absolute, so an exec'd image finds the run after a chdir. */
+static void absolutize(char *path, size_t len)
+{
+	if (path[0] == '/')
+		return;
+	char cwd[PATH_MAX], tmp[sizeof pt_run_info.dir];
+	if (!getcwd(cwd, sizeof cwd))
+		return;
+	const char *rel = path;
+	if (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", strcmp(cwd, "/") ? cwd : "", rel) < sizeof tmp)
+		snprintf(path, len, "%s", tmp);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static void registry_add(pt_thread *t)
+{
+	pt_spin_lock(&pt_registry_lock);
+	t->prev = NULL;
+	t->next = pt_registry;
+	if (pt_registry)
+		pt_registry->prev = t;
+	pt_registry = t;
+	pt_spin_unlock(&pt_registry_lock);
+}
+
+static void registry_remove_locked(pt_thread *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else if (pt_registry == t)
+		pt_registry = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->next = t->prev = NULL;
+}
+
+#define PT_THREAD_ALLOC (((sizeof(pt_thread) + 4095) / 4096) * 4096)
+
+/* Opens t<tid>.ptl (t<tid>.<k>.ptl when the kernel reused the tid). */
+static int open_thread_log(pt_thread *t)
+{
+	pt_file_params p = {PT_FILE_THREAD, t->tid, 0};
+	int r = -EEXIST;
+	for (unsigned k = 0; k < 10000 && r == -EEXIST; k++) {
+		char name[48];
+		if (k)
+			snprintf(name, sizeof name, "t%u.%u.ptl", t->tid, k);
+		else
+			snprintf(name, sizeof name, "t%u.ptl", t->tid);
+		r = pt_wlog_create(&t->log, pt_run_info.pdirfd, name, &p);
+	}
+	return r;
+}
+
+static void emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
+{
+	pt_rec_thread_start s = {0, 0, 0, 0};
+	if (start)
+		s = *start;
+	else if (t->tid == pt_run_info.pid)
+		s.flags = PT_THREAD_MAIN;
+	pt_wlog_put(&t->log, pt_now_inline(), PT_REC_THREAD_START, 0, &s, sizeof s, NULL, 0);
+}
+
+pt_thread *pt_thread_create(const pt_rec_thread_start *start)
+{
+	if (pt_tls)
+		return pt_tls;
+	if (pt_tls_state == PT_TLS_FINISHED || !pt_initialized())
+		return NULL;
+	int saved = errno;
+	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
+	if (!t) {
+		atomic_fetch_add(&pt_total_lost_records, 1);
+		errno = saved;
+		return NULL;
+	}
+	t->tid = pt_gettid();
+	atomic_store(&t->guard, 1);
+	int r = open_thread_log(t);
+	if (r != 0) {
+		static atomic_int warned;
+		if (!atomic_exchange(&warned, 1))
+			pt_warn("cannot create the log of thread %u in %s/%s: %s; that thread is "
+				"not traced",
+				t->tid, pt_run_info.dir, pt_run_info.pdir_name, strerror(-r));
+		pt_pages_free(t, PT_THREAD_ALLOC);
+		pt_tls_state = PT_TLS_FINISHED;
+		errno = saved;
+		return NULL;
+	}
+	/* Inside the runtime until pt_leave: hooks take the slow path. */
+	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	registry_add(t);
+	pthread_setspecific(pt_thread_key, t);
+	pt_tls = t;
+	pt_tls_state = PT_TLS_ACTIVE;
+	emit_thread_start(t, start);
+	if (pt_counters_thread_start)
+		pt_counters_thread_start(t);
+	pt_leave(t);
+	errno = saved;
+	return t;
+}
+
+void pt_thread_start(const pt_rec_thread_start *start)
+{
+	if (!pt_tls)
+		pt_thread_create(start);
+}
+
+void pt_thread_note_end(uint64_t retval, uint32_t flags)
+{
+	pt_thread *t = pt_tls;
+	if (t) {
+		t->end_retval = retval;
+		t->end_flags = flags;
+	}
+}
+
+/* Writes THREAD_END + CLOSE into the calling thread's own log. */
+static void close_own(pt_thread *t, uint32_t extra_flags)
+{
+	if (pt_counters_thread_end)
+		pt_counters_thread_end(t);
+	pt_rec_thread_end e = {t->end_retval, t->end_flags | extra_flags, 0};
+	pt_wlog_put(&t->log, pt_now_inline(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
+	atomic_store(&t->closed, 1);
+	pt_wlog_close(&t->log);
+}
+
+/* pthread key destructor: runs at thread exit (return or pthread_exit),
+ * after the thread's last user code and before its TLS goes away. */
+static void thread_destructor(void *arg)
+{
+	pt_thread *t = arg;
+	int saved = errno;
+	pt_tls_state = PT_TLS_FINISHED;
+	atomic_store(&t->guard, 1);
+	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
+		/* Shutdown owns the remaining logs now. */
+		pt_tls = NULL;
+		atomic_store(&t->guard, 0);
+		errno = saved;
+		return;
+	}
+	close_own(t, 0);
+	pt_tls = NULL;
+	atomic_store(&t->guard, 0);
+	pt_spin_lock(&pt_registry_lock);
+	registry_remove_locked(t);
+	pt_spin_unlock(&pt_registry_lock);
+	pt_pages_free(t, PT_THREAD_ALLOC);
+	errno = saved;
+}
+
+pt_thread *pt_enter(void)
+{
+	pt_thread *t = pt_tls;
+	if (pt_unlikely(!t)) {
+		if (pt_tls_state == PT_TLS_FINISHED)
+			return NULL;
+		t = pt_thread_create(NULL);
+		if (!t)
+			return NULL;
+	}
+	if (atomic_load_explicit(&t->guard, memory_order_relaxed))
+		return NULL;
+	atomic_store(&t->guard, 1); /* seq_cst: pairs with pt_shutdown's state store */
+	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	if (pt_unlikely(atomic_load(&pt_state) != PT_STATE_RUNNING || t->log.dead)) {
+		atomic_store(&t->guard, 0);
+		return NULL;
+	}
+	return t;
+}
+
+void pt_leave(pt_thread *t)
+{
+	/* Re-open the fast path (closed by pt_enter so that a hook raised by a
+	 * signal handler while we write cannot append into the same bytes). */
+	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0)
+		__atomic_store_n(&t->log.limit, t->log.end, __ATOMIC_RELAXED);
+	atomic_store_explicit(&t->guard, 0, memory_order_release);
+}
+
+void pt_emit(pt_thread *t, unsigned kind, unsigned arg, const void *payload, size_t len)
+{
+	pt_wlog_put(&t->log, pt_now_inline(), kind, arg, payload, len, NULL, 0);
+}
+
+void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p1, size_t len1,
+	      const void *p2, size_t len2)
+{
+	pt_wlog_put(&t->log, pt_now_inline(), kind, arg, p1, len1, p2, len2);
+}
+
+void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg, const void *payload,
+		size_t len)
+{
+	pt_wlog_put(&t->log, ticks, kind, arg, payload, len, NULL, 0);
+}
+
+/* ---- init --------------------------------------------------------------- */
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+static void on_exit_status(int status, void *arg)
+{
+	(void)arg;
+	pt_exit_code = status;
+}
+
+void pt_exit_status(int how, int status)
+{
+	pt_exit_how = how;
+	pt_exit_code = status;
+}
+
+static void fail_init(const char *msg)
+{
+	pt_warn("%s; tracing disabled (the program runs untraced)", msg);
+	atomic_store(&pt_state, PT_STATE_OFF);
+}
+
+void pt_init(void)
+{
+	int expect = PT_STATE_UNINIT;
+	if (!atomic_compare_exchange_strong(&pt_state, &expect, PT_STATE_INITIALIZING))
+		return;
+	int saved = errno;
+	pt_init_tid = (int)pt_gettid();
+	char err[512];
+	if (pt_config_parse(&pt_cfg, env_get, err, sizeof err) != 0) {
+		fail_init(err);
+		goto out;
+	}
+	if (!pt_cfg.enabled) {
+		atomic_store(&pt_state, PT_STATE_OFF);
+		goto out;
+	}
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	pt_window_size = (pt_cfg.buffer_size + ps - 1) & ~(ps - 1);
+	pt_max_file_size = pt_cfg.max_size;
+
+	pt_run_info.pid = (uint32_t)getpid();
+	pt_run_info.ppid = (uint32_t)getppid();
+	snprintf(pt_run_info.program, sizeof pt_run_info.program, "%s",
+		 program_invocation_short_name && *program_invocation_short_name
+			 ? program_invocation_short_name
+			 : "program");
+
+	pt_clock_cal inherited, *inh = NULL;
+	const char *run = getenv(PT_RUN_ENV);
+	if (run && *run) {
+		if (pt_run_env_parse(run, &pt_run_info.run_id, &inherited, pt_run_info.dir,
+				     sizeof pt_run_info.dir) == 0) {
+			inh = &inherited;
+			pt_run_info.hdr_flags |= PT_HDR_FLAG_EXECED;
+		} else {
+			pt_warn("ignoring malformed %s (set by paratrace for exec'd programs); "
+				"starting a new trace",
+				PT_RUN_ENV);
+		}
+	}
+	if (!inh) {
+		if (getrandom(&pt_run_info.run_id, sizeof pt_run_info.run_id, GRND_NONBLOCK) !=
+		    sizeof pt_run_info.run_id)
+			pt_run_info.run_id = pt_mono_ns() ^ ((uint64_t)pt_run_info.pid << 32);
+		if (pt_cfg.dir)
+			snprintf(pt_run_info.dir, sizeof pt_run_info.dir, "%s", pt_cfg.dir);
+		else
+			default_dir(pt_run_info.dir, sizeof pt_run_info.dir);
+		absolutize(pt_run_info.dir, sizeof pt_run_info.dir);
+	}
+	if (pt_clock_init(pt_config_clock, inh, err, sizeof err) != 0) {
+		fail_init(err);
+		goto out;
+	}
+	pt_run_info.dirfd = open_trace_dir(pt_run_info.dir, err, sizeof err);
+	if (pt_run_info.dirfd < 0) {
+		fail_init(err);
+		goto out;
+	}
+	if (make_process_dir(err, sizeof err) != 0) {
+		fail_init(err);
+		goto out;
+	}
+	if (pthread_key_create(&pt_thread_key, thread_destructor) != 0) {
+		fail_init("cannot create a thread key");
+		goto out;
+	}
+	if (pt_process_open(0) != 0)
+		goto out; /* warned */
+	on_exit(on_exit_status, NULL);
+	atomic_store(&pt_state, PT_STATE_RUNNING);
+	pt_debug(1, "tracing to %s/%s (clock %s)", pt_run_info.dir, pt_run_info.pdir_name,
+		 pt_clock.source == PT_CLOCK_TSC ? "tsc" : "monotonic");
+	if (pt_counters_init)
+		pt_counters_init();
+	/* The main thread's log exists from the start, so THREAD_START (MAIN)
+	 * is its first event even if it never calls an instrumented function. */
+	pt_thread_create(NULL);
+out:
+	errno = saved;
+}
+
+/* Waits for an init running on another thread (module registration must
+ * not be skipped because it raced with a slow calibration). */
+int pt_initialized_wait(void)
+{
+	for (;;) {
+		int s = atomic_load(&pt_state);
+		if (s == PT_STATE_UNINIT) {
+			pt_init();
+			continue;
+		}
+		if (s != PT_STATE_INITIALIZING)
+			return s == PT_STATE_RUNNING;
+		if (pt_init_tid == (int)pt_gettid())
+			return 0;
+		sched_yield();
+	}
+}
+
+__attribute__((constructor(101))) static void pt_constructor(void)
+{
+	pt_init();
+}
+
+__attribute__((destructor(101))) static void pt_destructor(void)
+{
+	pt_shutdown(pt_exit_how, pt_exit_code);
+}
+
+/* ---- exit ------------------------------------------------------------- */
+
+
+void pt_flush_all(void)
+{
+	/* Records are in shared file mappings the moment they are written;
+	 * a full barrier makes them visible to any reader of the files. */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void pt_shutdown(int how, int status)
+{
+	int expect = PT_STATE_RUNNING;
+	if (!atomic_compare_exchange_strong(&pt_state, &expect, PT_STATE_CLOSING))
+		return;
+	int saved = errno;
+	pt_thread *self = pt_tls;
+	if (self && !atomic_load(&self->closed) && !atomic_load(&self->guard)) {
+		atomic_store(&self->guard, 1);
+		close_own(self, PT_THREAD_END_PROCESS);
+	}
+	/* Bounded: shutdown may run from a signal handler that interrupted a
+	 * holder of the lock on this very thread. */
+	int locked = pt_spin_trylock_for(&pt_registry_lock, 20000) == 0;
+	if (locked) {
+		for (pt_thread *t = pt_registry; t; t = t->next) {
+			if (t == self || atomic_load(&t->closed))
+				continue;
+			/* Wait for a thread inside the runtime (mapping a window,
+			 * writing a record) to leave it; its next entry sees CLOSING. */
+			for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
+				sched_yield();
+			if (atomic_load(&t->guard))
+				continue; /* its file keeps a zero tail: still readable */
+			atomic_store(&t->closed, 1);
+			pt_wlog_seal_foreign(&t->log);
+		}
+		pt_spin_unlock(&pt_registry_lock);
+	}
+	pt_log_files_seal();
+	pt_process_close(how, status);
+	uint64_t lr = atomic_load(&pt_total_lost_records);
+	if (lr)
+		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
+			"PARATRACE_MAX_SIZE or out of memory); see the LOST records",
+			lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
+			pt_run_info.pdir_name);
+	errno = saved;
+}
+
+/* ---- fork / exec ------------------------------------------------------ */
+
+
+void pt_fork_prepare(void)
+{
+	if (!pt_tracing())
+		return;
+	pt_thread *t = pt_tls;
+	if (t) {
+		t->forking = 1;
+		__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	}
+	pt_spin_lock(&pt_registry_lock);
+	pt_process_lock_fork();
+}
+
+void pt_fork_parent(void)
+{
+	if (!pt_tracing())
+		return;
+	pt_process_unlock_fork(0);
+	pt_spin_unlock(&pt_registry_lock);
+	pt_thread *t = pt_tls;
+	if (t) {
+		t->forking = 0;
+		if (!atomic_load(&t->guard) && !t->log.dead)
+			__atomic_store_n(&t->log.limit, t->log.end, __ATOMIC_RELAXED);
+	}
+}
+
+void pt_fork_child(void)
+{
+	if (!pt_tracing())
+		return;
+	int saved = errno;
+	pt_process_unlock_fork(1);
+	atomic_store(&pt_registry_lock, 0);
+	uint32_t parent = pt_run_info.pid;
+	pt_run_info.pid = (uint32_t)getpid();
+	pt_run_info.ppid = parent;
+	pt_run_info.hdr_flags = PT_HDR_FLAG_FORKED;
+	pt_thread *self = pt_tls;
+	/* Only this thread exists here. The parent's windows were not
+	 * inherited (MADV_DONTFORK); drop the descriptors without touching
+	 * the parent's files. */
+	for (pt_thread *t = pt_registry, *next; t; t = next) {
+		next = t->next;
+		pt_wlog_forget(&t->log);
+		if (t != self)
+			pt_pages_free(t, PT_THREAD_ALLOC);
+	}
+	pt_registry = NULL;
+	pt_log_files_forget();
+	char err[512];
+	if (make_process_dir(err, sizeof err) != 0 || pt_process_open(1) != 0) {
+		if (err[0])
+			pt_warn("%s; the child process is not traced", err);
+		atomic_store(&pt_state, PT_STATE_OFF);
+		errno = saved;
+		return;
+	}
+	if (self) {
+		uint64_t retval = self->end_retval;
+		uint32_t flags = self->end_flags;
+		memset(self, 0, sizeof *self);
+		self->end_retval = retval;
+		self->end_flags = flags;
+		self->tid = pt_gettid();
+		atomic_store(&self->guard, 1);
+		if (open_thread_log(self) != 0) {
+			pt_tls = NULL;
+			pt_tls_state = PT_TLS_FINISHED;
+			pt_pages_free(self, PT_THREAD_ALLOC);
+		} else {
+			registry_add(self);
+			pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
+			emit_thread_start(self, &s);
+		}
+	}
+	if (pt_counters_fork_child)
+		pt_counters_fork_child();
+	if (self && pt_tls)
+		pt_leave(self);
+	errno = saved;
+}
+
+void pt_exec_prepare(void)
+{
+	if (!pt_tracing())
+		return;
+	char buf[sizeof pt_run_info.dir + 128];
+	if (pt_run_env_format(buf, sizeof buf) == 0)
+		setenv(PT_RUN_ENV, buf, 1);
+	pt_flush_all();
+}
+
+const char *pt_run_env_string(void)
+{
+	static char buf[sizeof pt_run_info.dir + 128 + sizeof PT_RUN_ENV];
+	if (!pt_tracing())
+		return NULL;
+	int n = snprintf(buf, sizeof buf, "%s=", PT_RUN_ENV);
+	if (pt_run_env_format(buf + n, sizeof buf - (size_t)n) != 0)
+		return NULL;
+	return buf;
+}

@@ -1,0 +1,242 @@
+/* Private to the runtime core (clock, writer, hooks, process log, config).
+ * Other runtime families use pt_runtime.h only. */
+#ifndef PT_CORE_H
+#define PT_CORE_H
+
+#include "pt_runtime.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#define PT_EXPORT __attribute__((visibility("default")))
+
+/* ---- clock ---------------------------------------------------------- */
+typedef struct pt_clock_cal {
+	uint32_t source; /* enum pt_clock_source */
+	uint32_t shift;
+	uint64_t mult;
+} pt_clock_cal;
+
+extern PT_HIDDEN pt_clock_cal pt_clock;
+/* 1 when pt_clock.source is PT_CLOCK_TSC; read on every event. */
+extern PT_HIDDEN int pt_clock_use_tsc;
+
+PT_HIDDEN uint64_t pt_mono_ns(void);
+
+static inline __attribute__((always_inline)) uint64_t pt_now_inline(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (pt_likely(pt_clock_use_tsc))
+		return __rdtsc();
+#endif
+	return pt_mono_ns();
+}
+
+/* Chooses the clock and calibrates it. `want`: "auto", "tsc" or
+ * "monotonic". `inherited` (may be NULL): a calibration handed down by the
+ * parent image through PARATRACE_RUN, reused when this machine can read
+ * the same clock. Returns 0, or -1 with a message in err. */
+PT_HIDDEN int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err,
+			    size_t errlen);
+PT_HIDDEN void pt_clock_pair_now(pt_clock_pair *p);
+/* Is the invariant-TSC bit set in CPUID (x86 only)? */
+PT_HIDDEN int pt_clock_tsc_invariant(void);
+/* The kernel's TSC->ns conversion from a perf_event mmap page. 0 on success. */
+PT_HIDDEN int pt_clock_cal_perf(pt_clock_cal *cal);
+/* TSC against CLOCK_MONOTONIC over `ms` milliseconds. 0 on success. */
+PT_HIDDEN int pt_clock_cal_measure(pt_clock_cal *cal, unsigned ms);
+
+/* ---- writer ---------------------------------------------------------- */
+/* One log file written through a shared mapping of a window of the file.
+ * The file is reserved (fallocate) ahead of the data, so the bytes after
+ * the last record are zeros: the format's END marker, also after SIGKILL.
+ *
+ * Invariants: base <= cur <= end; [base, end) maps file bytes
+ * [win_off, win_off + (end - base)); everything in the file below
+ * win_off + (cur - base) is complete records; `last` is the time of the
+ * previous record. `limit` is what the hot path compares against: equal to
+ * `end` while the fast path may append, NULL to force every event through
+ * the slow path (closed, closing, forking, no space). */
+typedef struct pt_wlog {
+	char *cur;
+	char *limit;
+	uint64_t last;
+	char *base;
+	char *end;
+	uint64_t win_off;
+	uint64_t reserved; /* file bytes allocated so far */
+	int fd;
+	int dead;      /* closed or trimmed: never write again */
+	int slow;      /* keep limit NULL: every event takes the slow path */
+	uint32_t kind; /* enum pt_file_kind */
+	/* data that never reached the file, written as PT_REC_LOST when space returns */
+	uint64_t lost_records, lost_bytes;
+	uint32_t lost_reason;
+	uint32_t retry_countdown; /* events to drop before trying to map again */
+	atomic_int busy;          /* a non-hot-path writer is inside (pt_log_file, process log) */
+} pt_wlog;
+
+typedef struct pt_file_params {
+	uint32_t kind;
+	uint32_t tid;
+	uint64_t gpu_stream;
+} pt_file_params;
+
+/* Creates `name` in dirfd (O_EXCL, O_NOFOLLOW, 0600), maps the first window,
+ * writes the header and the first PT_REC_TIME. 0, or -errno. */
+PT_HIDDEN int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p);
+/* Appends one record (see pt_emit). `ticks` is clamped to >= l->last. */
+PT_HIDDEN void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
+			   const void *p1, size_t len1, const void *p2, size_t len2);
+/* Slow path of the 8-byte FUNC records. */
+PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
+/* CLOSE record, trim to the data, unmap, close the fd. */
+PT_HIDDEN void pt_wlog_close(pt_wlog *l);
+/* Another thread may still be appending: stop the fast path, trim the file to
+ * the data written so far without writing, keep the mapping. */
+PT_HIDDEN void pt_wlog_seal_foreign(pt_wlog *l);
+/* Fork child: forget a log of the parent (unmapped already: windows are
+ * MADV_DONTFORK), close the fd without touching the file. */
+PT_HIDDEN void pt_wlog_forget(pt_wlog *l);
+/* Bytes of data (header included). */
+PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
+
+/* Writer-wide settings, from the configuration. */
+extern PT_HIDDEN size_t pt_window_size;
+extern PT_HIDDEN uint64_t pt_max_file_size;
+/* Totals over all logs, for the warning at exit. */
+extern PT_HIDDEN atomic_uint_fast64_t pt_total_lost_records;
+extern PT_HIDDEN atomic_uint_fast64_t pt_total_lost_bytes;
+
+/* ---- threads --------------------------------------------------------- */
+enum { PT_TLS_NEW = 0, PT_TLS_ACTIVE = 1, PT_TLS_FINISHED = 2 };
+
+struct pt_thread {
+	pt_wlog log; /* first: the hot path reaches cur/limit/last at offset 0 */
+	uint32_t tid;
+	atomic_int guard;   /* inside the runtime (recursion guard) */
+	atomic_int closed;  /* log closed or sealed */
+	int forking;
+	uint64_t end_retval;
+	uint32_t end_flags;
+	struct pt_thread *next, *prev; /* registry, under pt_registry_lock */
+};
+
+extern PT_HIDDEN __thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
+extern PT_HIDDEN __thread int pt_tls_state __attribute__((tls_model("initial-exec")));
+
+/* Creates this thread's state (first event). NULL when tracing is off. */
+PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
+/* Hook slow path: a FUNC record (pc == 0) or a PC record. */
+PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
+
+/* ---- global state ------------------------------------------------------ */
+enum {
+	PT_STATE_UNINIT = 0,
+	PT_STATE_INITIALIZING,
+	PT_STATE_RUNNING,
+	PT_STATE_OFF,     /* disabled by configuration or an error */
+	PT_STATE_CLOSING, /* pt_shutdown in progress or done */
+};
+extern PT_HIDDEN atomic_int pt_state;
+
+typedef struct pt_run {
+	int dirfd;  /* trace directory */
+	int pdirfd; /* this process's folder */
+	char dir[4096];
+	char pdir_name[64];
+	uint64_t run_id;
+	uint32_t pid, ppid;
+	uint32_t hdr_flags; /* PT_HDR_FLAG_* of this process */
+	char program[64];
+} pt_run;
+extern PT_HIDDEN pt_run pt_run_info;
+
+PT_HIDDEN void pt_init(void);
+static inline int pt_initialized(void)
+{
+	int s = atomic_load_explicit(&pt_state, memory_order_acquire);
+	if (pt_likely(s == PT_STATE_RUNNING))
+		return 1;
+	if (s == PT_STATE_UNINIT) {
+		pt_init();
+		return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
+	}
+	return 0;
+}
+
+/* A small spin lock: the runtime never takes the program's (interposed)
+ * pthread locks. */
+typedef atomic_int pt_spin;
+PT_HIDDEN void pt_spin_lock(pt_spin *l);
+/* Bounded attempt for exit and signal paths: 0 when taken. */
+PT_HIDDEN int pt_spin_trylock_for(pt_spin *l, unsigned spins);
+static inline void pt_spin_unlock(pt_spin *l)
+{
+	atomic_store_explicit(l, 0, memory_order_release);
+}
+
+extern PT_HIDDEN pt_spin pt_registry_lock;
+extern PT_HIDDEN pt_thread *pt_registry;
+
+/* ---- config ------------------------------------------------------------ */
+/* Parses the PARATRACE_* variables through `get` (getenv in the runtime, a
+ * table in tests). Returns 0, or -1 with one line in err naming the
+ * variable and what was expected. */
+PT_HIDDEN int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *err,
+			      size_t errlen);
+/* "4096", "64K", "4M", "1G" (K/M/G = 1024^n; an optional trailing B or iB). */
+PT_HIDDEN int pt_parse_size(const char *s, uint64_t *out);
+/* "500000" (ns), "10us", "1ms", "2s". */
+PT_HIDDEN int pt_parse_duration_ns(const char *s, uint64_t *out);
+/* PARATRACE_CLOCK: auto|tsc|monotonic, validated by pt_config_parse. */
+extern PT_HIDDEN const char *pt_config_clock;
+extern PT_HIDDEN pt_config pt_cfg;
+
+/* ---- process log, modules --------------------------------------------- */
+PT_HIDDEN int pt_process_open(int forked);
+PT_HIDDEN void pt_process_close(int how, int status);
+PT_HIDDEN void pt_modules_reset(void);
+/* dl_iterate_phdr scan; `initial`: modules are not flagged DLOPEN. */
+PT_HIDDEN void pt_modules_scan(int initial);
+/* Re-emits FUNC_DEF records of every registered module (fork child). */
+PT_HIDDEN void pt_hooks_redefine_all(void);
+/* Module map state is lost across exec only; fork keeps it but the child's
+ * process log is new, so the child rescans from nothing. */
+
+/* ---- PARATRACE_RUN ---------------------------------------------------- */
+#define PT_RUN_ENV "PARATRACE_RUN"
+/* Parses "v1:<run_id hex>:<source>:<mult>:<shift>:<dir>". 0 on success. */
+PT_HIDDEN int pt_run_env_parse(const char *s, uint64_t *run_id, pt_clock_cal *cal, char *dir,
+			       size_t dirlen);
+PT_HIDDEN int pt_run_env_format(char *buf, size_t len);
+
+/* ---- bump allocator -------------------------------------------------- */
+/* Zeroed, 16-byte aligned, never freed; works before anything else. */
+PT_HIDDEN void *pt_bump_alloc(size_t size);
+/* Pages from mmap, zeroed; for per-thread state. */
+PT_HIDDEN void *pt_pages_alloc(size_t size);
+PT_HIDDEN void pt_pages_free(void *p, size_t size);
+
+PT_HIDDEN uint32_t pt_gettid(void);
+
+/* ---- glue between core files ------------------------------------------ */
+/* Like pt_initialized, but waits for an init running on another thread. */
+PT_HIDDEN int pt_initialized_wait(void);
+/* n consecutive function ids (first returned), 0 when the id space is full. */
+PT_HIDDEN uint32_t pt_func_ids_alloc(uint32_t n);
+PT_HIDDEN void pt_emit_func_def(uint32_t id, const char *name, const char *file, uint32_t line,
+				uint64_t module_base);
+PT_HIDDEN void pt_api_redefine_all(void);
+PT_HIDDEN void pt_process_lock_fork(void);
+PT_HIDDEN void pt_process_unlock_fork(int child);
+PT_HIDDEN void pt_log_files_seal(void);
+PT_HIDDEN void pt_log_files_forget(void);
+extern PT_HIDDEN atomic_uint_fast64_t pt_total_reentrant;
+
+#endif /* PT_CORE_H */

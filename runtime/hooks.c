@@ -1,0 +1,233 @@
+/* The hot path: entry/exit hooks called by code compiled with instrument.so
+ * (abi.h) and by -finstrument-functions builds (__cyg_profile_func_*).
+ *
+ * Fast path, per event: one initial-exec TLS load, one rdtsc, two compares,
+ * one 8-byte store (16 for the PC form), two stores of bookkeeping. No lock,
+ * no system call, no call. Everything else — first event of a thread, a
+ * full window, a delta that overflows 32 bits, tracing off, an event raised
+ * while the thread is inside the runtime — falls to pt_hook_slow, out of
+ * line. The fast path writes only at t->log.cur and only when
+ * cur + size <= limit; the runtime sets limit to NULL whenever the thread
+ * is inside it (pt_enter), so a hook raised by a signal handler at that
+ * moment cannot write into the bytes being written. */
+#define _GNU_SOURCE
+#include "core.h"
+
+#include <paratrace/abi.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+
+atomic_uint_fast64_t pt_total_reentrant;
+
+#define PT_NOINST __attribute__((no_instrument_function))
+
+__attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint32_t id,
+							     uint64_t pc)
+{
+	int saved = errno;
+	uint64_t now = pt_now_inline();
+	pt_thread *t = pt_enter();
+	if (t) {
+		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT)
+			pt_wlog_put_func(&t->log, now, kind, id);
+		else
+			pt_wlog_put(&t->log, now, kind, 0, &pc, sizeof pc, NULL, 0);
+		pt_leave(t);
+	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
+		   atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
+		/* Raised inside the runtime (a signal handler interrupting it). */
+		atomic_fetch_add_explicit(&pt_total_reentrant, 1, memory_order_relaxed);
+	}
+	errno = saved;
+}
+
+static inline __attribute__((always_inline)) PT_NOINST void hook_func(unsigned kind, uint32_t id)
+{
+	pt_thread *t = pt_tls;
+	if (pt_likely(t != NULL)) {
+		char *cur = t->log.cur;
+		uint64_t now = pt_now_inline();
+		uint64_t d = now - t->log.last;
+		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
+		if (pt_likely((uintptr_t)cur + sizeof(pt_rec_head) <= limit && (d >> 32) == 0)) {
+			pt_rec_head h = pt_rec_func(kind, id, (uint32_t)d);
+			uint64_t word;
+			memcpy(&word, &h, sizeof word);
+			__atomic_store_n((uint64_t *)(void *)cur, word, __ATOMIC_RELAXED);
+			t->log.last = now;
+			__atomic_store_n(&t->log.cur, cur + sizeof(pt_rec_head), __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	pt_hook_slow(kind, id, 0);
+}
+
+static inline __attribute__((always_inline)) PT_NOINST void hook_pc(unsigned kind, void *fn)
+{
+	pt_thread *t = pt_tls;
+	if (pt_likely(t != NULL)) {
+		char *cur = t->log.cur;
+		uint64_t now = pt_now_inline();
+		uint64_t d = now - t->log.last;
+		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
+		if (pt_likely((uintptr_t)cur + 16 <= limit && (d >> 32) == 0)) {
+			pt_rec_head h = {(uint8_t)kind, 0, 2, (uint32_t)d};
+			uint64_t word;
+			memcpy(&word, &h, sizeof word);
+			/* Payload before head: a reader never sees a head without it. */
+			__atomic_store_n((uint64_t *)(void *)(cur + 8), (uint64_t)(uintptr_t)fn,
+					 __ATOMIC_RELAXED);
+			__atomic_store_n((uint64_t *)(void *)cur, word, __ATOMIC_RELEASE);
+			t->log.last = now;
+			__atomic_store_n(&t->log.cur, cur + 16, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	pt_hook_slow(kind, 0, (uint64_t)(uintptr_t)fn);
+}
+
+PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
+{
+	hook_func(PT_REC_FUNC_ENTER, id);
+}
+
+PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
+{
+	hook_func(PT_REC_FUNC_EXIT, id);
+}
+
+PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	hook_pc(PT_REC_FUNC_ENTER_PC, fn);
+}
+
+PT_EXPORT PT_NOINST void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	hook_pc(PT_REC_FUNC_EXIT_PC, fn);
+}
+
+/* ---- module registration ------------------------------------------------ */
+
+/* Function ids: one counter for the process, never reused (a module that is
+ * unloaded keeps its ids, so records already written stay unambiguous). */
+static uint32_t pt_next_id = 1;
+static pt_spin pt_reg_lock;
+
+typedef struct pt_reg {
+	pt_abi_module *module; /* NULL once unregistered */
+	uint32_t base, n;
+	uint64_t module_base;
+	struct pt_reg *next;
+} pt_reg;
+static pt_reg *pt_regs;
+
+uint32_t pt_func_ids_alloc(uint32_t n)
+{
+	uint32_t base = 0;
+	pt_spin_lock(&pt_reg_lock);
+	if (n && pt_next_id <= PT_FUNC_ID_MAX && n <= PT_FUNC_ID_MAX - pt_next_id + 1) {
+		base = pt_next_id;
+		pt_next_id += n;
+	}
+	pt_spin_unlock(&pt_reg_lock);
+	return base;
+}
+
+void pt_emit_func_def(uint32_t id, const char *name, const char *file, uint32_t line,
+		      uint64_t module_base)
+{
+	char buf[4096];
+	if (!name)
+		name = "";
+	if (!file)
+		file = "";
+	size_t nl = strnlen(name, sizeof buf / 2 - 1);
+	size_t fl = strnlen(file, sizeof buf / 2 - 1);
+	memcpy(buf, name, nl);
+	buf[nl] = '\0';
+	memcpy(buf + nl + 1, file, fl);
+	buf[nl + 1 + fl] = '\0';
+	pt_rec_func_def def = {id, line, module_base};
+	pt_process_emit(PT_REC_FUNC_DEF, 0, &def, sizeof def, buf, nl + fl + 2);
+}
+
+static void emit_defs(const pt_reg *r)
+{
+	const pt_abi_module *m = r->module;
+	for (uint32_t i = 0; i < r->n; i++)
+		pt_emit_func_def(r->base + i, m->funcs[i].name, m->funcs[i].file, m->funcs[i].line,
+				 r->module_base);
+}
+
+PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
+{
+	int saved = errno;
+	if (!m || !pt_initialized_wait())
+		goto out;
+	if (m->abi_version != PT_ABI_VERSION) {
+		Dl_info info;
+		pt_warn("module %s was instrumented for hook ABI %u, this libtrace.so speaks %u; "
+			"its functions are not traced",
+			m->module_name ? m->module_name
+				       : (dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?"),
+			m->abi_version, PT_ABI_VERSION);
+		goto out;
+	}
+	if (!m->nfuncs || !m->funcs || atomic_load_explicit((_Atomic uint32_t *)&m->id_base,
+							    memory_order_relaxed))
+		goto out;
+	pt_reg *r = pt_bump_alloc(sizeof *r);
+	if (!r)
+		goto out;
+	uint32_t base = pt_func_ids_alloc(m->nfuncs);
+	if (!base) {
+		static atomic_int warned;
+		if (!atomic_exchange(&warned, 1))
+			pt_warn("more than %u instrumented functions in this process; module %s "
+				"and later ones are not traced",
+				PT_FUNC_ID_MAX, m->module_name ? m->module_name : "?");
+		goto out;
+	}
+	Dl_info info;
+	struct link_map *lm = NULL;
+	r->module = m;
+	r->base = base;
+	r->n = m->nfuncs;
+	r->module_base = dladdr1(m, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm ? lm->l_addr : 0;
+	emit_defs(r);
+	pt_spin_lock(&pt_reg_lock);
+	r->next = pt_regs;
+	pt_regs = r;
+	pt_spin_unlock(&pt_reg_lock);
+	/* Published last: a hook site sees a non-zero base only once every
+	 * FUNC_DEF it may refer to is in the process log. */
+	atomic_store_explicit((_Atomic uint32_t *)&m->id_base, base, memory_order_release);
+out:
+	errno = saved;
+}
+
+PT_EXPORT PT_NOINST void __paratrace_unregister_module(pt_abi_module *m)
+{
+	if (!m)
+		return;
+	atomic_store_explicit((_Atomic uint32_t *)&m->id_base, 0, memory_order_relaxed);
+	pt_spin_lock(&pt_reg_lock);
+	for (pt_reg *r = pt_regs; r; r = r->next)
+		if (r->module == m)
+			r->module = NULL; /* the table is about to be unmapped */
+	pt_spin_unlock(&pt_reg_lock);
+}
+
+/* Fork child: its process log is new; the ids in use are the parent's. */
+void pt_hooks_redefine_all(void)
+{
+	atomic_store(&pt_reg_lock, 0);
+	for (pt_reg *r = pt_regs; r; r = r->next)
+		if (r->module)
+			emit_defs(r);
+}

@@ -1,0 +1,340 @@
+/* Log files written through MAP_SHARED windows.
+ *
+ * A log is a file in the trace directory; the runtime maps a window of it
+ * (PARATRACE_BUFFER_SIZE bytes) and appends records with plain stores.
+ * Because the mapping is shared, every record is in the page cache the
+ * moment it is written: a SIGKILL or a crash loses nothing already
+ * appended, and no thread ever copies its buffer out. The file is reserved
+ * ahead of the data with fallocate(2) (not just ftruncate: a sparse file
+ * on a full disk would raise SIGBUS on first write, changing the program's
+ * fate); the unwritten tail reads as zeros, which the format defines as
+ * the end of the data. When a window is full the next one is mapped
+ * starting at the page that holds the current position, so records never
+ * straddle a gap. On close the file is trimmed to its data. */
+#define _GNU_SOURCE
+#include "core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+size_t pt_window_size = 4u << 20;
+uint64_t pt_max_file_size;
+atomic_uint_fast64_t pt_total_lost_records;
+atomic_uint_fast64_t pt_total_lost_bytes;
+
+static size_t page_size(void)
+{
+	static size_t ps;
+	if (!ps)
+		ps = (size_t)sysconf(_SC_PAGESIZE);
+	return ps;
+}
+
+uint64_t pt_wlog_length(const pt_wlog *l)
+{
+	char *cur = __atomic_load_n(&l->cur, __ATOMIC_ACQUIRE);
+	return l->win_off + (uint64_t)(cur - l->base);
+}
+
+static void set_limit(pt_wlog *l, char *limit)
+{
+	__atomic_store_n(&l->limit, limit, __ATOMIC_RELAXED);
+}
+
+/* Grows the file's reserved space to at least `size`. 0 or -errno. */
+static int reserve(pt_wlog *l, uint64_t size)
+{
+	if (size <= l->reserved)
+		return 0;
+	int r = fallocate(l->fd, 0, (off_t)l->reserved, (off_t)(size - l->reserved));
+	if (r != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+		/* Filesystems without fallocate (some FUSE/NFS): a sparse
+		 * extension is the best that can be had. */
+		r = posix_fallocate(l->fd, (off_t)l->reserved, (off_t)(size - l->reserved));
+		if (r != 0)
+			r = ftruncate(l->fd, (off_t)size) == 0 ? 0 : -1;
+		else
+			r = 0;
+	}
+	if (r != 0)
+		return -errno;
+	l->reserved = size;
+	return 0;
+}
+
+/* Maps a window holding file offset `data_off` with at least `need` bytes
+ * after it. The old window is unmapped. 0, or a PT_LOST_* reason. */
+static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_limit)
+{
+	size_t ps = page_size();
+	if (!ignore_limit && pt_max_file_size && data_off + need > pt_max_file_size)
+		return PT_LOST_LIMIT;
+	uint64_t off = data_off & ~(uint64_t)(ps - 1);
+	size_t len = pt_window_size;
+	size_t min = ((size_t)(data_off - off) + need + ps - 1) & ~(ps - 1);
+	if (len < min)
+		len = min;
+	if (reserve(l, off + len) != 0)
+		return PT_LOST_NO_SPACE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return PT_LOST_NO_MEMORY;
+	/* A fork child must not scribble on the parent's files: it gets its own
+	 * logs (pt_fork_child), and the parent's windows simply vanish there. */
+	madvise(p, len, MADV_DONTFORK);
+	/* Take the write faults of the whole window now, in one system call,
+	 * instead of one per page on the hot path. Best effort. */
+	madvise(p, len, MADV_POPULATE_WRITE);
+	if (l->base)
+		munmap(l->base, (size_t)(l->end - l->base));
+	l->base = p;
+	l->end = p + len;
+	l->win_off = off;
+	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t reason)
+{
+	l->lost_records += records;
+	l->lost_bytes += bytes;
+	if (!l->lost_reason)
+		l->lost_reason = reason;
+	atomic_fetch_add(&pt_total_lost_records, records);
+	atomic_fetch_add(&pt_total_lost_bytes, bytes);
+}
+
+/* Stores a record at l->cur: payload first, head last (one 8-byte store),
+ * so a reader of the live file or of a killed writer's file sees either
+ * nothing (zeros: end) or the whole record. Space was checked. */
+static void store(pt_wlog *l, pt_rec_head h, const void *p1, size_t len1, const void *p2,
+		  size_t len2, size_t size)
+{
+	char *p = l->cur;
+	if (len1)
+		memcpy(p + sizeof h, p1, len1);
+	if (len2)
+		memcpy(p + sizeof h + len1, p2, len2);
+	size_t used = sizeof h + len1 + len2;
+	if (used < size)
+		memset(p + used, 0, size - used);
+	uint64_t word;
+	memcpy(&word, &h, sizeof word);
+	__atomic_store_n((uint64_t *)(void *)p, word, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->cur, p + size, __ATOMIC_RELEASE);
+}
+
+static void store_time(pt_wlog *l, uint64_t ticks)
+{
+	pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(sizeof(pt_rec_time)) / 8), 0};
+	pt_rec_time t = {ticks};
+	store(l, h, &t, sizeof t, NULL, 0, pt_rec_size_for(sizeof t));
+	l->last = ticks;
+}
+
+static void store_lost(pt_wlog *l)
+{
+	pt_rec_lost lost = {l->lost_records, l->lost_bytes, l->lost_reason, 0};
+	pt_rec_head h = {PT_REC_LOST, 0, (uint16_t)(pt_rec_size_for(sizeof lost) / 8), 0};
+	store(l, h, &lost, sizeof lost, NULL, 0, pt_rec_size_for(sizeof lost));
+	l->lost_records = l->lost_bytes = 0;
+	l->lost_reason = 0;
+}
+
+/* Makes room for `size` bytes of record at l->cur (plus a TIME record when
+ * the delta overflows and a pending LOST record). 0, or -1 if the space
+ * cannot be had (the record is then counted as lost). */
+static int make_room(pt_wlog *l, size_t size, int overflow, int ignore_limit)
+{
+	size_t need = size + (overflow ? 16 : 0) + (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
+	if (pt_likely((size_t)(l->end - l->cur) >= need))
+		return 0;
+	if (l->retry_countdown && !ignore_limit) {
+		/* Failed recently: do not pay a system call per dropped event. */
+		l->retry_countdown--;
+		return -1;
+	}
+	int saved = errno;
+	int reason = map_window(l, pt_wlog_length(l), need, ignore_limit);
+	errno = saved;
+	if (reason) {
+		if (!l->lost_reason)
+			l->lost_reason = (uint32_t)reason;
+		l->retry_countdown = reason == PT_LOST_LIMIT ? UINT32_MAX : 4096;
+		set_limit(l, NULL);
+		return -1;
+	}
+	l->retry_countdown = 0;
+	return 0;
+}
+
+static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_t len1,
+		const void *p2, size_t len2, size_t size, int ignore_limit)
+{
+	if (ticks < l->last)
+		ticks = l->last;
+	uint64_t d = ticks - l->last;
+	int overflow = d > UINT32_MAX;
+	if (make_room(l, size, overflow, ignore_limit) != 0) {
+		note_lost(l, 1, size, l->lost_reason ? l->lost_reason : PT_LOST_NO_SPACE);
+		return;
+	}
+	if (l->lost_records)
+		store_lost(l);
+	if (overflow) {
+		store_time(l, ticks);
+		d = 0;
+	}
+	h.delta = (uint32_t)d;
+	store(l, h, p1, len1, p2, len2, size);
+	l->last = ticks;
+}
+
+void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
+		 size_t len1, const void *p2, size_t len2)
+{
+	if (l->dead)
+		return;
+	size_t size = pt_rec_size_for(len1 + len2);
+	if (size > PT_REC_MAX_SIZE) {
+		note_lost(l, 1, size, PT_LOST_NO_MEMORY);
+		return;
+	}
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, (uint16_t)(size / 8), 0};
+	put(l, ticks, h, p1, len1, p2, len2, size, 0);
+}
+
+void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id)
+{
+	if (l->dead)
+		return;
+	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, sizeof(pt_rec_head), 0);
+}
+
+static void fill_header(pt_file_header *h, const pt_file_params *p)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
+	h->version_major = PT_FORMAT_VERSION_MAJOR;
+	h->version_minor = PT_FORMAT_VERSION_MINOR;
+	h->header_size = sizeof *h;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	h->byte_order = PT_BYTE_ORDER_BIG;
+#else
+	h->byte_order = PT_BYTE_ORDER_LITTLE;
+#endif
+	h->file_kind = (uint8_t)p->kind;
+	h->flags = pt_run_info.hdr_flags;
+	h->pid = pt_run_info.pid;
+	h->tid = p->tid;
+	h->ppid = pt_run_info.ppid;
+	h->clock_source = pt_clock.source;
+	h->tick_shift = pt_clock.shift;
+	h->tick_mult = pt_clock.mult;
+	pt_clock_pair_now(&h->open);
+	h->run_id = pt_run_info.run_id;
+	h->gpu_stream = p->gpu_stream;
+	memcpy(h->program, pt_run_info.program, strnlen(pt_run_info.program, sizeof h->program - 1));
+}
+
+int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p)
+{
+	int saved = errno;
+	memset(l, 0, sizeof *l);
+	l->fd = -1;
+	l->kind = p->kind;
+	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = -errno;
+		errno = saved;
+		return e;
+	}
+	l->fd = fd;
+	int reason = map_window(l, 0, sizeof(pt_file_header) + 64, 0);
+	if (reason) {
+		int e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
+		close(fd);
+		unlinkat(dirfd, name, 0);
+		memset(l, 0, sizeof *l);
+		l->fd = -1;
+		l->dead = 1;
+		errno = saved;
+		return e;
+	}
+	pt_file_header h;
+	fill_header(&h, p);
+	memcpy(l->base, &h, sizeof h);
+	l->cur = l->base + sizeof h;
+	store_time(l, h.open.ticks);
+	set_limit(l, l->end);
+	errno = saved;
+	return 0;
+}
+
+static void trim(pt_wlog *l, uint64_t len)
+{
+	if (ftruncate(l->fd, (off_t)len) == 0)
+		l->reserved = len;
+}
+
+void pt_wlog_close(pt_wlog *l)
+{
+	if (l->dead || l->fd < 0)
+		return;
+	int saved = errno;
+	set_limit(l, NULL);
+	l->slow = 1;
+	pt_clock_pair pair;
+	pt_clock_pair_now(&pair);
+	/* The CLOSE record may exceed PARATRACE_MAX_SIZE by its few bytes: a
+	 * complete log is worth more than the cap's last 32 bytes. */
+	pt_rec_head h = {PT_REC_CLOSE, 0, (uint16_t)(pt_rec_size_for(sizeof pair) / 8), 0};
+	l->retry_countdown = 0;
+	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, pt_rec_size_for(sizeof pair), 1);
+	trim(l, pt_wlog_length(l));
+	l->dead = 1;
+	if (l->base)
+		munmap(l->base, (size_t)(l->end - l->base));
+	l->base = l->cur = l->end = NULL;
+	close(l->fd);
+	l->fd = -1;
+	errno = saved;
+}
+
+void pt_wlog_seal_foreign(pt_wlog *l)
+{
+	if (l->dead || l->fd < 0)
+		return;
+	int saved = errno;
+	set_limit(l, NULL);
+	l->dead = 1;
+	atomic_thread_fence(memory_order_seq_cst);
+	/* The owner may be inside the fast path with the old limit: it writes
+	 * at most one 8-byte record at the position read here. Trimming to that
+	 * position loses that record but cannot fault, unless the position is
+	 * page-aligned (the page would then lie wholly past the end): keep 8
+	 * bytes more, which hold either that record or zeros (the end mark). */
+	uint64_t len = pt_wlog_length(l);
+	if (len % page_size() == 0)
+		len += 8;
+	trim(l, len);
+	errno = saved;
+}
+
+void pt_wlog_forget(pt_wlog *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	l->dead = 1;
+	l->base = l->cur = l->end = l->limit = NULL;
+}
