@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include "pt_symbols.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <pthread.h>
@@ -380,6 +382,34 @@ static module *module_for_pc(pt_symtab *st, uint64_t pc)
 	return NULL;
 }
 
+/* File and line where the function containing pc is declared (what
+ * FUNC_DEF gives for instrumented code), rather than the line of pc itself,
+ * which at -O2 is some statement of the body. */
+static int decl_of(Dwfl_Module *mod, uint64_t pc, pt_sym *out, pt_symtab *st)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	if (!cu)
+		return -1;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc - bias, &scopes);
+	int rc = -1;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		int line = 0;
+		const char *file = dwarf_decl_file(&scopes[i]);
+		if (file && dwarf_decl_line(&scopes[i], &line) == 0 && line > 0) {
+			out->file = keep_copy(st, file);
+			out->line = (unsigned)line;
+			rc = out->file ? 0 : -1;
+		}
+		break;
+	}
+	free(scopes);
+	return rc;
+}
+
 static int resolve_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
 {
 	module *m = module_for_pc(st, pc);
@@ -399,6 +429,8 @@ static int resolve_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
 	if (!out->name)
 		return -1;
 	out->module = m->path;
+	if (decl_of(m->mod, pc, out, st) == 0)
+		return 0;
 	Dwfl_Line *line = dwfl_module_getsrc(m->mod, pc);
 	if (line) {
 		int lineno = 0;

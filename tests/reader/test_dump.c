@@ -1,0 +1,307 @@
+/* `paratrace dump` end to end on trace directories made with the test
+ * encoder: line format, name resolution (FUNC_DEF and libdw), --raw,
+ * --kind, errors naming file and offset, truncation notes, exit status. */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+#include <elf.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pt_test_writer.h"
+
+#ifndef PARATRACE_BIN
+#error PARATRACE_BIN must name the paratrace executable
+#endif
+
+static char dir[64];
+
+__attribute__((noinline)) int dump_marker(int x)
+{
+	return x + 1;
+}
+
+static void save(const char *rel, const uint8_t *data, size_t len)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	FILE *f = fopen(p, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT(fwrite(data, 1, len, f) == len);
+	fclose(f);
+}
+
+static int main_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uint64_t *m = data; /* base, lo, hi */
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0;
+	m[0] = info->dlpi_addr;
+	m[1] = UINT64_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (lo < m[1])
+			m[1] = lo;
+		if (lo + ph->p_memsz > m[2])
+			m[2] = lo + ph->p_memsz;
+	}
+	return 1;
+}
+
+/* Trace layout:
+ *   p4711/process.ptl  PROCESS_INFO, MODULE_MAP (this test binary), FUNC_DEF id 3
+ *   p4711/t4712.ptl    FUNC_ENTER/EXIT id 3, FUNC_ENTER_PC dump_marker, a lock
+ *   p4711/t4713.ptl    killed writer: last record cut
+ *   p4800/t4800.ptl    damaged record in the middle */
+static const uint64_t T0 = 1000000; /* ticks; mult 1 shift 0: 1 tick = 1 ns */
+static const uint64_t MONO0 = 7000000000ull;
+
+static void make_trace(void)
+{
+	strcpy(dir, "/tmp/pt_dump_test_XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char p[128];
+	snprintf(p, sizeof p, "%s/p4711", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/p4800", dir);
+	mkdir(p, 0700);
+
+	ptw w;
+	uint64_t t = T0;
+	ptw_begin(&w, PT_FILE_PROCESS, 4711, 0, t, MONO0, 1, 0);
+	ptw_time(&w, t);
+	pt_rec_process_info pi = {2, 0, 0};
+	char pinfo[sizeof pi + 32];
+	memcpy(pinfo, &pi, sizeof pi);
+	memcpy(pinfo + sizeof pi, "/bin/app\0app\0two words", 23);
+	ptw_rec(&w, PT_REC_PROCESS_INFO, 0, ++t, pinfo, sizeof pi + 23);
+	uint64_t m[3] = {0, 0, 0};
+	dl_iterate_phdr(main_module, m);
+	char exe[4096] = {0};
+	CU_ASSERT_FATAL(readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
+	size_t plen = strlen(exe) + 1;
+	uint8_t *mm = calloc(1, sizeof(pt_rec_module_map) + plen);
+	pt_rec_module_map map = {m[0], m[1], m[2], 0, PT_MODULE_MAIN};
+	memcpy(mm, &map, sizeof map);
+	memcpy(mm + sizeof map, exe, plen);
+	ptw_rec(&w, PT_REC_MODULE_MAP, 0, ++t, mm, sizeof map + plen);
+	free(mm);
+	pt_rec_func_def fd = {3, 12, m[0]};
+	ptw_rec_strs(&w, PT_REC_FUNC_DEF, 0, ++t, &fd, sizeof fd, "_Z3fooi", "main.c");
+	ptw_close(&w, ++t);
+	save("p4711/process.ptl", w.buf, w.len);
+	ptw_free(&w);
+
+	t = T0 + 500;
+	ptw_begin(&w, PT_FILE_THREAD, 4711, 4712, t, MONO0 + 500, 1, 0);
+	ptw_time(&w, t);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 3, t += 10);
+	pt_rec_pc pc = {(uint64_t)(uintptr_t)&dump_marker};
+	ptw_rec(&w, PT_REC_FUNC_ENTER_PC, 0, t += 10, &pc, sizeof pc);
+	ptw_rec(&w, PT_REC_FUNC_EXIT_PC, 0, t += 10, &pc, sizeof pc);
+	pt_rec_lock lk = {0x1234, 0, 0};
+	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 10, &lk, sizeof lk);
+	ptw_func(&w, PT_REC_FUNC_EXIT, 3, t += 10);
+	ptw_close(&w, t += 1);
+	save("p4711/t4712.ptl", w.buf, w.len);
+	/* Same records, cut inside the CLOSE record. */
+	w.hdr.tid = 4713;
+	memcpy(w.buf, &w.hdr, sizeof w.hdr);
+	save("p4711/t4713.ptl", w.buf, w.len - 5);
+	ptw_free(&w);
+
+	ptw_sample_thread_log(&w, 0);
+	w.hdr.pid = 4800;
+	w.hdr.tid = 4800;
+	memcpy(w.buf, &w.hdr, sizeof w.hdr);
+	((pt_rec_head *)(w.buf + w.recs[3].offset))->kind = 0; /* damage */
+	save("p4800/t4800.ptl", w.buf, w.len);
+	ptw_free(&w);
+}
+
+typedef struct run {
+	int status;
+	char *out, *err;
+} run;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return strdup("");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, n, mem);
+	fclose(mem);
+	fclose(f);
+	return buf;
+}
+
+static run paratrace(const char *args)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", PARATRACE_BIN, args, dir, dir);
+	int st = system(cmd);
+	run r;
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	char p[128];
+	snprintf(p, sizeof p, "%s/out", dir);
+	r.out = slurp(p);
+	snprintf(p, sizeof p, "%s/err", dir);
+	r.err = slurp(p);
+	return r;
+}
+
+static void run_free(run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static int count_lines(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *l = s; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		if (!needle || memmem(l, len, needle, strlen(needle)))
+			n++;
+		l += len + (e ? 1 : 0);
+	}
+	return n;
+}
+
+static void test_dump_trace(void)
+{
+	char args[256];
+	snprintf(args, sizeof args, "dump %s", dir);
+	run r = paratrace(args);
+	CU_ASSERT_EQUAL(r.status, 1); /* p4800's log is damaged */
+	/* Every line: time pid tid KIND ... */
+	for (const char *l = r.out; *l;) {
+		long long t;
+		unsigned pid, tid;
+		char kind[40];
+		CU_ASSERT_EQUAL(sscanf(l, "%lld %u %u %39s", &t, &pid, &tid, kind), 4);
+		l = strchr(l, '\n');
+		if (!l)
+			break;
+		l++;
+	}
+	/* Process log: tid 0, times from the earliest open. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "0 4711 0 TIME ticks=1000000\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(r.out, "1 4711 0 PROCESS_INFO argc=2 flags=0 exe=/bin/app name=app two words\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "3 4711 0 FUNC_DEF id=3 line=12 base=0x"));
+	/* FUNC_DEF names, demangled. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "510 4711 4712 FUNC_ENTER id=3 at=main.c:12 name=foo(int)\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "550 4711 4712 FUNC_EXIT id=3 at=main.c:12 name=foo(int)\n"));
+	/* Addresses through the module map and libdw. */
+	char want[128];
+	snprintf(want, sizeof want, "520 4711 4712 FUNC_ENTER_PC pc=0x%" PRIx64 " at=",
+		 (uint64_t)(uintptr_t)&dump_marker);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, want));
+	CU_ASSERT_EQUAL(count_lines(r.out, "FUNC_ENTER_PC"), 2); /* 4712 and 4713 */
+	CU_ASSERT_EQUAL(count_lines(r.out, "test_dump.c:"), 4);
+	CU_ASSERT_EQUAL(count_lines(r.out, " name=dump_marker"), 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "540 4711 4712 LOCK_ACQUIRED obj=0x1234 type=mutex result=0\n"));
+	/* Per-file line counts: 5 + 7 + 6 (+ 3 records before the damage). */
+	CU_ASSERT_EQUAL(count_lines(r.out, " 4711 0 "), 5);
+	CU_ASSERT_EQUAL(count_lines(r.out, " 4711 4712 "), 7);
+	CU_ASSERT_EQUAL(count_lines(r.out, " 4711 4713 "), 6);
+	CU_ASSERT_EQUAL(count_lines(r.out, " 4800 4800 "), 3);
+	/* stderr: the damage with file and offset; the cut log as a note. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "p4800/t4800.ptl: offset "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "kind 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "note: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "t4713.ptl"));
+	CU_ASSERT_EQUAL(count_lines(r.err, NULL), 2);
+	run_free(&r);
+}
+
+static void test_dump_options(void)
+{
+	char args[256];
+	snprintf(args, sizeof args, "dump --raw %s/p4711", dir);
+	run r = paratrace(args);
+	CU_ASSERT_EQUAL(r.status, 0); /* the cut log is a note, not an error */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "510 4711 4712 FUNC_ENTER id=3\n"));
+	CU_ASSERT_EQUAL(count_lines(r.out, "dump_marker"), 0);
+	CU_ASSERT_EQUAL(count_lines(r.err, "note: "), 1);
+	run_free(&r);
+
+	snprintf(args, sizeof args, "dump --kind func_enter,LOCK_ACQUIRED,%d %s/p4711", PT_REC_CLOSE,
+		 dir);
+	r = paratrace(args);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_EQUAL(count_lines(r.out, NULL), 2 + 2 + 2);
+	CU_ASSERT_EQUAL(count_lines(r.out, " FUNC_ENTER "), 2);
+	CU_ASSERT_EQUAL(count_lines(r.out, " CLOSE "), 2);
+	run_free(&r);
+
+	/* A thread log alone still gets names from its process log. */
+	snprintf(args, sizeof args, "dump %s/p4711/t4712.ptl", dir);
+	r = paratrace(args);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, " FUNC_ENTER id=3 at=main.c:12 name=foo(int)\n"));
+	CU_ASSERT_EQUAL(count_lines(r.out, NULL), 7);
+	run_free(&r);
+
+	r = paratrace("dump --kind NOSUCHKIND /tmp");
+	CU_ASSERT_EQUAL(r.status, 2);
+	run_free(&r);
+	r = paratrace("dump");
+	CU_ASSERT_EQUAL(r.status, 2);
+	run_free(&r);
+	r = paratrace("frobnicate");
+	CU_ASSERT_EQUAL(r.status, 2);
+	run_free(&r);
+	r = paratrace("dump /nonexistent/trace");
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent/trace"));
+	run_free(&r);
+	r = paratrace("--help");
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "dump"));
+	run_free(&r);
+	r = paratrace("help dump");
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "<time_ns> <pid> <tid> <KIND>"));
+	run_free(&r);
+	r = paratrace("dump --help");
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--raw"));
+	run_free(&r);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("dump", NULL, NULL);
+	CU_add_test(s, "make trace", make_trace);
+	CU_add_test(s, "dump a trace directory", test_dump_trace);
+	CU_add_test(s, "options, single files, usage errors", test_dump_options);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (dir[0] && system(cmd) != 0)
+		failed++;
+	return (failed || dump_marker(1) != 2) ? 1 : 0;
+}

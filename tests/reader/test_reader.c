@@ -1,0 +1,752 @@
+/* Reader tests: round trip of every record kind, whole / byte-by-byte /
+ * random-chunk feeding, file and FOLLOW parsers, truncation at every
+ * length, bit flips, header errors, the tick conversion, trace scans. */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <paratrace/log.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt_test_writer.h"
+
+/* What a read produced, for comparing parsers. */
+typedef struct seen {
+	unsigned kind;
+	uint64_t offset, serial, ticks, time_ns;
+	size_t size;
+	uint32_t func_id;
+	uint8_t bytes[64]; /* first bytes of the record */
+} seen;
+
+typedef struct result {
+	seen *ev;
+	size_t n, cap;
+	enum pt_log_state state;
+	uint64_t offset, truncated;
+	int complete;
+	char error[256];
+} result;
+
+static void note(result *r, const pt_event *ev)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->ev = realloc(r->ev, r->cap * sizeof *r->ev);
+	}
+	seen *s = &r->ev[r->n++];
+	memset(s, 0, sizeof *s);
+	s->kind = ev->kind;
+	s->offset = ev->offset;
+	s->serial = ev->serial;
+	s->ticks = ev->ticks;
+	s->time_ns = ev->time_ns;
+	s->size = ev->size;
+	s->func_id = ev->func_id;
+	memcpy(s->bytes, ev->rec, ev->size < sizeof s->bytes ? ev->size : sizeof s->bytes);
+}
+
+static void final(result *r, const pt_event *ev)
+{
+	r->state = ev->state;
+	r->offset = ev->offset;
+	r->truncated = ev->truncated_bytes;
+	r->complete = ev->complete;
+	if (ev->error)
+		snprintf(r->error, sizeof r->error, "%s", ev->error);
+}
+
+/* Memory parser fed in chunks: chunk 0 = all at once, -1 = random sizes. */
+static result read_mem(const uint8_t *data, size_t len, long chunk, unsigned seed)
+{
+	result r = {0};
+	pt_log *log = pt_log_open(PT_LOG_FD_NONE, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	size_t pos = 0;
+	pt_event ev;
+	srand(seed);
+	for (;;) {
+		while (pt_log_read(log, &ev) == 0)
+			note(&r, &ev);
+		if (ev.state != PT_LOG_REQUIRE_DATA)
+			break;
+		if (pos == len) {
+			CU_ASSERT_EQUAL(pt_log_feed(log, NULL, 0), 0);
+			continue;
+		}
+		size_t n = chunk > 0 ? (size_t)chunk : chunk == 0 ? len : 1 + (size_t)rand() % 97;
+		if (n > len - pos)
+			n = len - pos;
+		CU_ASSERT_EQUAL(pt_log_feed(log, data + pos, n), 0);
+		pos += n;
+	}
+	final(&r, &ev);
+	/* Terminal states stay. */
+	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
+	CU_ASSERT_EQUAL(ev.state, r.state);
+	pt_log_close(log);
+	return r;
+}
+
+static result read_fd(int fd, unsigned flags)
+{
+	result r = {0};
+	pt_log *log = pt_log_open(fd, flags);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	pt_event ev;
+	while (pt_log_read(log, &ev) == 0)
+		note(&r, &ev);
+	final(&r, &ev);
+	pt_log_close(log);
+	return r;
+}
+
+static int same(const result *a, const result *b)
+{
+	if (a->n != b->n || a->state != b->state || a->offset != b->offset ||
+	    a->truncated != b->truncated || a->complete != b->complete)
+		return 0;
+	return a->n == 0 || memcmp(a->ev, b->ev, a->n * sizeof *a->ev) == 0;
+}
+
+static int tmpfile_with(const uint8_t *data, size_t len, char *path)
+{
+	strcpy(path, "/tmp/pt_reader_test_XXXXXX");
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, data, len) == (ssize_t)len);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* ---- round trip --------------------------------------------------------- */
+
+static uint64_t expected_ns(const pt_file_header *h, uint64_t ticks)
+{
+	/* The sample logs use mult 3, shift 1 and ticks after open: plain
+	 * 64-bit arithmetic is exact here. */
+	return h->open.mono_ns + ((ticks - h->open.ticks) * h->tick_mult >> h->tick_shift);
+}
+
+static void test_round_trip_every_kind(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 3);
+	result r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.complete, 1);
+	CU_ASSERT_EQUAL(r.truncated, 0);
+	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
+	int kinds[256] = {0};
+	for (size_t i = 0; i < r.n; i++) {
+		const ptw_entry *e = &w.recs[i];
+		const seen *s = &r.ev[i];
+		CU_ASSERT_EQUAL(s->kind, e->kind);
+		CU_ASSERT_EQUAL(s->offset, e->offset);
+		CU_ASSERT_EQUAL(s->serial, i);
+		CU_ASSERT_EQUAL(s->ticks, e->ticks);
+		CU_ASSERT_EQUAL(s->time_ns, expected_ns(&w.hdr, e->ticks));
+		CU_ASSERT_EQUAL(s->size, e->size);
+		CU_ASSERT_EQUAL(s->func_id, e->func_id);
+		size_t cmp = e->size < sizeof s->bytes ? e->size : sizeof s->bytes;
+		CU_ASSERT_EQUAL(memcmp(s->bytes, w.buf + e->offset, cmp), 0);
+		kinds[s->kind & 0xff]++;
+	}
+	/* Every kind format.h defines is in the sample, plus an unknown one. */
+	for (unsigned k = 1; k <= PT_REC_CLOSE; k++) {
+		if (!kinds[k])
+			printf("\nkind %u (%s) missing from the sample log\n", k, pt_rec_kind_name(k));
+		CU_ASSERT(kinds[k] > 0);
+	}
+	unsigned extra[] = {PT_REC_CALLSTACK,	   PT_REC_SAMPLE,	  PT_REC_COUNTER_VALUE,
+			    PT_REC_SAMPLING_START, PT_REC_GPU_STREAM_DEF, PT_REC_GPU_FUNC_DEF,
+			    PT_REC_GPU_KERNEL_DEF, PT_REC_GPU_API_BEGIN,  PT_REC_GPU_API_END,
+			    PT_REC_GPU_LAUNCH,	   PT_REC_GPU_KERNEL,	  PT_REC_GPU_MEMCPY,
+			    PT_REC_GPU_MEMSET,	   0xc5};
+	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+		CU_ASSERT(kinds[extra[i]] > 0);
+	CU_ASSERT(kinds[PT_REC_TIME] >= 2); /* first record + the delta overflow */
+	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(0xc5), "UNKNOWN");
+	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(PT_REC_LOCK_ACQUIRED), "LOCK_ACQUIRED");
+	free(r.ev);
+	ptw_free(&w);
+}
+
+static void test_payloads_and_strings(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	pt_log *log = pt_log_open(PT_LOG_FD_NONE, 0);
+	CU_ASSERT_PTR_NULL(pt_log_header(log));
+	pt_log_feed(log, w.buf, w.len);
+	pt_log_feed(log, NULL, 0);
+	pt_event ev;
+	int names = 0, defs = 0, maps = 0, big_id = 0;
+	while (pt_log_read(log, &ev) == 0) {
+		CU_ASSERT_EQUAL((uintptr_t)ev.rec % 8, 0);
+		if (ev.kind == PT_REC_THREAD_NAME) {
+			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, 0), "main thread");
+			CU_ASSERT_PTR_NULL(pt_event_string(&ev, 16)); /* past the payload */
+			CU_ASSERT_PTR_NULL(pt_event_string(&ev, 1000));
+			names++;
+		}
+		if (ev.kind == PT_REC_FUNC_DEF) {
+			const pt_rec_func_def *fd = PT_REC_PAYLOAD(ev.rec, pt_rec_func_def);
+			CU_ASSERT_EQUAL(fd->id, 7);
+			CU_ASSERT_EQUAL(fd->line, 12);
+			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, sizeof *fd), "_Z3fooi");
+			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, sizeof *fd + 8), "main.c");
+			defs++;
+		}
+		if (ev.kind == PT_REC_MODULE_MAP) {
+			const pt_rec_module_map *m = PT_REC_PAYLOAD(ev.rec, pt_rec_module_map);
+			CU_ASSERT_EQUAL(m->hi, 0x555500005000ull);
+			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, sizeof *m + m->build_id_len),
+					       "/tmp/testprog");
+			maps++;
+		}
+		if (ev.kind == PT_REC_FUNC_EXIT && ev.func_id == PT_FUNC_ID_MAX)
+			big_id++;
+	}
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(names, 1);
+	CU_ASSERT_EQUAL(defs, 1);
+	CU_ASSERT_EQUAL(maps, 1);
+	CU_ASSERT_EQUAL(big_id, 1);
+	const pt_file_header *h = pt_log_header(log);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(h->tid, 4712);
+	CU_ASSERT_STRING_EQUAL(h->program, "testprog");
+	pt_log_close(log);
+	ptw_free(&w);
+}
+
+/* ---- feeding patterns ---------------------------------------------------- */
+
+static void test_chunked_feeding_is_identical(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 1);
+	result whole = read_mem(w.buf, w.len, 0, 1);
+	result bytes = read_mem(w.buf, w.len, 1, 1);
+	CU_ASSERT(same(&whole, &bytes));
+	for (unsigned seed = 1; seed <= 50; seed++) {
+		result rnd = read_mem(w.buf, w.len, -1, seed);
+		CU_ASSERT(same(&whole, &rnd));
+		free(rnd.ev);
+	}
+	char path[64];
+	int fd = tmpfile_with(w.buf, w.len, path);
+	result file = read_fd(fd, 0);
+	CU_ASSERT(same(&whole, &file));
+	close(fd);
+	char err[256];
+	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL(log);
+	pt_log_close(log);
+	unlink(path);
+	CU_ASSERT_PTR_NULL(pt_log_open_path("/nonexistent/x.ptl", 0, err, sizeof err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/x.ptl"));
+	/* A pipe: no pread, plain reads. */
+	int p[2];
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	if (fork() == 0) {
+		close(p[0]);
+		ssize_t n = write(p[1], w.buf, w.len);
+		_exit(n == (ssize_t)w.len ? 0 : 1);
+	}
+	close(p[1]);
+	result piped = read_fd(p[0], 0);
+	close(p[0]);
+	CU_ASSERT(same(&whole, &piped));
+	free(whole.ev);
+	free(bytes.ev);
+	free(file.ev);
+	free(piped.ev);
+	ptw_free(&w);
+}
+
+/* ---- truncation and damage ------------------------------------------------ */
+
+static void test_truncation_at_every_length(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 2);
+	for (size_t len = 0; len <= w.len; len++) {
+		result r = read_mem(w.buf, len, (long)(len % 3) * 5, 1);
+		if (len < sizeof(pt_file_header)) {
+			CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+			CU_ASSERT_EQUAL(r.n, 0);
+			free(r.ev);
+			continue;
+		}
+		size_t complete = 0, end = sizeof(pt_file_header);
+		for (size_t i = 0; i < w.nrecs; i++) {
+			if (w.recs[i].offset + w.recs[i].size <= len) {
+				complete++;
+				end = w.recs[i].offset + w.recs[i].size;
+			}
+		}
+		CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+		CU_ASSERT_EQUAL(r.n, complete);
+		CU_ASSERT_EQUAL(r.truncated, len - end);
+		CU_ASSERT_EQUAL(r.complete, len == w.len);
+		free(r.ev);
+	}
+	/* The same through the file parser for a few lengths. */
+	for (size_t len = 250; len < w.len; len += 37) {
+		char path[64];
+		int fd = tmpfile_with(w.buf, len, path);
+		result a = read_fd(fd, 0);
+		result b = read_mem(w.buf, len, 0, 1);
+		CU_ASSERT(same(&a, &b));
+		close(fd);
+		unlink(path);
+		free(a.ev);
+		free(b.ev);
+	}
+	ptw_free(&w);
+}
+
+static void test_bit_flips_give_clean_states(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 4);
+	uint8_t *copy = malloc(w.len);
+	srand(12345);
+	int errors = 0, eofs = 0;
+	for (int i = 0; i < 20000; i++) {
+		memcpy(copy, w.buf, w.len);
+		int flips = 1 + rand() % 3;
+		for (int f = 0; f < flips; f++) {
+			size_t bit = (size_t)rand() % (w.len * 8);
+			copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		result r = read_mem(copy, w.len, (i % 4) == 0 ? -1 : 0, (unsigned)i);
+		CU_ASSERT(r.state == PT_LOG_EOF || r.state == PT_LOG_ERROR);
+		/* Records are at least 8 bytes: never more events than that. */
+		CU_ASSERT(r.n <= w.len / 8);
+		for (size_t k = 1; k < r.n; k++) {
+			CU_ASSERT(r.ev[k].offset > r.ev[k - 1].offset);
+			CU_ASSERT_EQUAL(r.ev[k].serial, k);
+		}
+		if (r.state == PT_LOG_ERROR) {
+			CU_ASSERT(r.error[0] != '\0');
+			CU_ASSERT(r.offset <= w.len);
+			errors++;
+		} else {
+			eofs++;
+		}
+		free(r.ev);
+	}
+	/* Both outcomes occur: the test exercises damage, not just noise. */
+	CU_ASSERT(errors > 100);
+	CU_ASSERT(eofs > 100);
+	free(copy);
+	ptw_free(&w);
+}
+
+static void test_end_of_data_marker(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	size_t without_close = w.recs[w.nrecs - 1].offset;
+	/* A mapped file killed before close: records, then zeros. */
+	uint8_t *buf = calloc(1, without_close + 4096 + 3);
+	memcpy(buf, w.buf, without_close);
+	result r = read_mem(buf, without_close + 4096 + 3, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.n, w.nrecs - 1);
+	CU_ASSERT_EQUAL(r.complete, 0);
+	CU_ASSERT_EQUAL(r.truncated, 0);
+	CU_ASSERT_EQUAL(r.offset, without_close);
+	free(r.ev);
+	/* A zero tail shorter than a head is the same marker. */
+	r = read_mem(buf, without_close + 3, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.truncated, 0);
+	free(r.ev);
+	/* A head with kind 0 but other bytes set is damage. */
+	buf[without_close + 5] = 1;
+	r = read_mem(buf, without_close + 4096, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_EQUAL(r.offset, without_close);
+	CU_ASSERT_EQUAL(r.n, w.nrecs - 1);
+	free(r.ev);
+	free(buf);
+	ptw_free(&w);
+}
+
+static void test_header_errors(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	uint8_t *b = malloc(w.len);
+	pt_file_header *h = (pt_file_header *)b;
+	result r;
+
+	memcpy(b, w.buf, w.len);
+	memcpy(h->magic, "ELF\x7f....", 8);
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "magic"));
+	free(r.ev);
+	/* Foreign data is recognised from its first bytes. */
+	r = read_mem(b, 3, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	free(r.ev);
+
+	memcpy(b, w.buf, w.len);
+	h->version_major = 2;
+	h->version_minor = 3;
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_STRING_EQUAL(r.error, "format version 2.3 is newer than this reader (1.0)");
+	CU_ASSERT_EQUAL(r.n, 0);
+	free(r.ev);
+
+	memcpy(b, w.buf, w.len);
+	h->version_minor = 7; /* newer minor: readable */
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.n, w.nrecs);
+	free(r.ev);
+
+	memcpy(b, w.buf, w.len);
+	h->byte_order = PT_BYTE_ORDER_BIG;
+	h->version_major = 0x100; /* what a big-endian 1 reads as */
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "big-endian"));
+	free(r.ev);
+
+	memcpy(b, w.buf, w.len);
+	h->header_size = 100;
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "header size"));
+	free(r.ev);
+
+	memcpy(b, w.buf, w.len);
+	h->tick_mult = 0;
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	free(r.ev);
+
+	/* A larger header (future fields): records start at header_size. */
+	{
+		size_t extra = 64;
+		uint8_t *big = calloc(1, w.len + extra);
+		memcpy(big, w.buf, sizeof *h);
+		((pt_file_header *)big)->header_size = sizeof *h + extra;
+		memcpy(big + sizeof *h + extra, w.buf + sizeof *h, w.len - sizeof *h);
+		r = read_mem(big, w.len + extra, 1, 1);
+		CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+		CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
+		CU_ASSERT_EQUAL(r.ev[0].offset, sizeof *h + extra);
+		free(r.ev);
+		free(big);
+	}
+
+	/* Empty input. */
+	r = read_mem(b, 0, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "empty"));
+	free(r.ev);
+	free(b);
+	ptw_free(&w);
+}
+
+static void test_record_errors(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	uint8_t *b = malloc(w.len);
+	/* size8 == 0 on a sized kind: corruption at that record's offset. */
+	size_t idx = 5; /* past TIME, THREAD_START, THREAD_NAME, ... */
+	while (pt_rec_is_func(w.recs[idx].kind))
+		idx++;
+	memcpy(b, w.buf, w.len);
+	((pt_rec_head *)(b + w.recs[idx].offset))->size8 = 0;
+	result r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_EQUAL(r.offset, w.recs[idx].offset);
+	CU_ASSERT_EQUAL(r.n, idx); /* every record before the damage */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "size 0"));
+	free(r.ev);
+	/* A known kind too small for its payload. */
+	size_t lock = 0;
+	while (w.recs[lock].kind != PT_REC_LOCK_REQUEST)
+		lock++;
+	memcpy(b, w.buf, w.len);
+	((pt_rec_head *)(b + w.recs[lock].offset))->size8 = 1;
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_EQUAL(r.offset, w.recs[lock].offset);
+	CU_ASSERT_EQUAL(r.n, lock);
+	free(r.ev);
+	/* A size running past the end is a truncated last record. */
+	memcpy(b, w.buf, w.len);
+	size_t last = w.nrecs - 1;
+	((pt_rec_head *)(b + w.recs[last].offset))->size8 = 100;
+	r = read_mem(b, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.truncated, w.len - w.recs[last].offset);
+	CU_ASSERT_EQUAL(r.complete, 0);
+	free(r.ev);
+	free(b);
+	ptw_free(&w);
+}
+
+static void test_feed_contract(void)
+{
+	pt_log *log = pt_log_open(PT_LOG_FD_NONE, 0);
+	pt_event ev;
+	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	CU_ASSERT_EQUAL(pt_log_feed(log, NULL, 0), 0);
+	CU_ASSERT_EQUAL(pt_log_feed(log, "x", 1), -1); /* after end of input */
+	pt_log_close(log);
+	char path[64];
+	int fd = tmpfile_with((const uint8_t *)"", 0, path);
+	log = pt_log_open(fd, 0);
+	CU_ASSERT_EQUAL(pt_log_feed(log, "x", 1), -1); /* file parsers are not fed */
+	pt_log_close(log);
+	close(fd);
+	unlink(path);
+}
+
+/* ---- FOLLOW -------------------------------------------------------------- */
+
+static void test_follow_growing_file(void)
+{
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	size_t cut1 = w.recs[6].offset + 3; /* inside record 6 */
+	size_t cut2 = w.recs[20].offset;
+	char path[64];
+	/* Phase 1: an appending writer has written part of record 6. */
+	int wfd = tmpfile_with(w.buf, cut1, path);
+	int rfd = open(path, O_RDONLY);
+	pt_log *log = pt_log_open(rfd, PT_LOG_FOLLOW);
+	pt_event ev;
+	size_t n = 0;
+	while (pt_log_read(log, &ev) == 0)
+		CU_ASSERT_EQUAL(ev.offset, w.recs[n++].offset);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	CU_ASSERT_EQUAL(n, 6);
+	CU_ASSERT_EQUAL(ev.offset, w.recs[6].offset);
+	/* Nothing new: still waiting. */
+	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	/* Phase 2: records up to cut2, then the zero-filled region a mapping
+	 * writer extends its file with. */
+	static uint8_t zeros[8192];
+	CU_ASSERT(pwrite(wfd, w.buf + cut1, cut2 - cut1, (off_t)cut1) == (ssize_t)(cut2 - cut1));
+	CU_ASSERT(pwrite(wfd, zeros, sizeof zeros, (off_t)cut2) == (ssize_t)sizeof zeros);
+	while (pt_log_read(log, &ev) == 0)
+		CU_ASSERT_EQUAL(ev.offset, w.recs[n++].offset);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	CU_ASSERT_EQUAL(n, 20);
+	CU_ASSERT_EQUAL(ev.offset, cut2);
+	/* Phase 3: the writer fills the zero region in place, CLOSE included. */
+	CU_ASSERT(pwrite(wfd, w.buf + cut2, w.len - cut2, (off_t)cut2) == (ssize_t)(w.len - cut2));
+	while (pt_log_read(log, &ev) == 0)
+		CU_ASSERT_EQUAL(ev.offset, w.recs[n++].offset);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(ev.complete, 1);
+	CU_ASSERT_EQUAL(n, w.nrecs);
+	pt_log_close(log);
+	close(rfd);
+	/* Without FOLLOW an unfinished file ends at the zeros. */
+	CU_ASSERT(ftruncate(wfd, 0) == 0);
+	CU_ASSERT(pwrite(wfd, w.buf, cut2, 0) == (ssize_t)cut2);
+	CU_ASSERT(pwrite(wfd, zeros, sizeof zeros, (off_t)cut2) == (ssize_t)sizeof zeros);
+	lseek(wfd, 0, SEEK_SET);
+	result r = read_fd(wfd, 0);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.n, 20);
+	CU_ASSERT_EQUAL(r.complete, 0);
+	free(r.ev);
+	close(wfd);
+	unlink(path);
+	ptw_free(&w);
+}
+
+static void test_follow_header_not_yet_written(void)
+{
+	char path[64];
+	int wfd = tmpfile_with((const uint8_t *)"", 0, path);
+	int rfd = open(path, O_RDONLY);
+	pt_log *log = pt_log_open(rfd, PT_LOG_FOLLOW);
+	pt_event ev;
+	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	ptw w;
+	ptw_sample_thread_log(&w, 0);
+	CU_ASSERT(write(wfd, w.buf, 100) == 100);
+	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
+	CU_ASSERT(write(wfd, w.buf + 100, w.len - 100) == (ssize_t)(w.len - 100));
+	size_t n = 0;
+	while (pt_log_read(log, &ev) == 0)
+		n++;
+	CU_ASSERT_EQUAL(ev.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(n, w.nrecs);
+	pt_log_close(log);
+	close(rfd);
+	close(wfd);
+	unlink(path);
+	ptw_free(&w);
+}
+
+/* ---- clock --------------------------------------------------------------- */
+
+static void test_ticks_to_ns_exact(void)
+{
+	pt_file_header h = {0};
+	h.open.ticks = 1000;
+	h.open.mono_ns = 5000000000ull;
+	h.tick_mult = 0x55555555; /* ~1/3 ns per tick << 32 */
+	h.tick_shift = 32;
+	/* Values computed independently (Python big integers). */
+	CU_ASSERT_EQUAL(pt_ticks_to_ns(&h, 1000), 5000000000ull);
+	CU_ASSERT_EQUAL(pt_ticks_to_ns(&h, 1000 + 3000000000000ull), 1004999999767ull);
+	/* (2^62 * 0x55555555) >> 32 needs more than 64 bits in between. */
+	CU_ASSERT_EQUAL(pt_ticks_to_ns(&h, 1000 + (1ull << 62)), 5000000000ull + 1537228672451215360ull);
+	/* Earlier than the reference pair: earlier time, not a wrap. */
+	CU_ASSERT_EQUAL(pt_ticks_to_ns(&h, 1000 - 3000), 4999999000ull);
+	h.tick_mult = 1;
+	h.tick_shift = 0;
+	CU_ASSERT_EQUAL(pt_ticks_to_ns(&h, 1234), 5000000234ull);
+}
+
+/* ---- trace scan ------------------------------------------------------------ */
+
+static void write_log(const char *path, unsigned kind, uint32_t pid, uint32_t tid)
+{
+	ptw w;
+	ptw_begin(&w, kind, pid, tid, 100, 1000, 1, 0);
+	w.hdr.ppid = pid - 1;
+	memcpy(w.buf, &w.hdr, sizeof w.hdr);
+	ptw_time(&w, 100);
+	ptw_close(&w, 101);
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(w.buf, 1, w.len, f);
+	fclose(f);
+	ptw_free(&w);
+}
+
+static void test_trace_scan(void)
+{
+	char dir[] = "/tmp/pt_scan_XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char p[512], err[512];
+	/* Empty directory. */
+	CU_ASSERT_PTR_NULL(pt_trace_scan(dir, err, sizeof err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no paratrace logs"));
+	/* Foreign content. */
+	snprintf(p, sizeof p, "%s/notes.txt", dir);
+	FILE *f = fopen(p, "w");
+	fputs("hello", f);
+	fclose(f);
+	CU_ASSERT_PTR_NULL(pt_trace_scan(dir, err, sizeof err));
+	unlink(p);
+	CU_ASSERT_PTR_NULL(pt_trace_scan("/nonexistent/trace", err, sizeof err));
+
+	snprintf(p, sizeof p, "%s/p200", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/p1000", dir);
+	mkdir(p, 0700);
+	snprintf(p, sizeof p, "%s/p200/t210.ptl", dir);
+	write_log(p, PT_FILE_THREAD, 200, 210);
+	snprintf(p, sizeof p, "%s/p200/t201.ptl", dir);
+	write_log(p, PT_FILE_THREAD, 200, 201);
+	snprintf(p, sizeof p, "%s/p200/t200.ptl", dir);
+	write_log(p, PT_FILE_THREAD, 200, 200);
+	snprintf(p, sizeof p, "%s/p200/g1.ptl", dir);
+	write_log(p, PT_FILE_GPU, 200, 0);
+	snprintf(p, sizeof p, "%s/p200/process.ptl", dir);
+	write_log(p, PT_FILE_PROCESS, 200, 0);
+	snprintf(p, sizeof p, "%s/p1000/process.ptl", dir);
+	write_log(p, PT_FILE_PROCESS, 1000, 0);
+	snprintf(p, sizeof p, "%s/p1000/t1000.ptl", dir);
+	write_log(p, PT_FILE_THREAD, 1000, 1000);
+	snprintf(p, sizeof p, "%s/p1000/t1001.ptl", dir);
+	f = fopen(p, "w");
+	fputs("garbage that is not a log", f);
+	fclose(f);
+
+	pt_trace *t = pt_trace_scan(dir, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL_FATAL(t->nprocesses, 2);
+	CU_ASSERT_EQUAL_FATAL(t->nfiles, 7);
+	CU_ASSERT_EQUAL(t->processes[0].pid, 200);
+	CU_ASSERT_EQUAL(t->processes[0].ppid, 199);
+	CU_ASSERT_EQUAL(t->processes[0].nfiles, 5);
+	CU_ASSERT_EQUAL(t->processes[0].process_log, 0);
+	CU_ASSERT_EQUAL(t->files[0].kind, PT_FILE_PROCESS);
+	CU_ASSERT_EQUAL(t->files[1].tid, 200); /* numeric order */
+	CU_ASSERT_EQUAL(t->files[2].tid, 201);
+	CU_ASSERT_EQUAL(t->files[3].tid, 210);
+	CU_ASSERT_EQUAL(t->files[4].kind, PT_FILE_GPU);
+	CU_ASSERT_EQUAL(t->processes[1].pid, 1000);
+	CU_ASSERT_EQUAL(t->processes[1].first_file, 5);
+	CU_ASSERT_EQUAL(t->files[6].process, 1);
+	CU_ASSERT(t->total_bytes > 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->warnings);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t->warnings, "t1001.ptl"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t->warnings, "magic"));
+	pt_trace_free(t);
+
+	/* A single file, and a process folder given directly. */
+	snprintf(p, sizeof p, "%s/p200/t201.ptl", dir);
+	t = pt_trace_scan(p, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->nfiles, 1);
+	CU_ASSERT_EQUAL(t->files[0].tid, 201);
+	pt_trace_free(t);
+	snprintf(p, sizeof p, "%s/p200", dir);
+	t = pt_trace_scan(p, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->nfiles, 5);
+	pt_trace_free(t);
+	/* Only unusable logs: an error that says why. */
+	snprintf(p, sizeof p, "%s/p1000/t1001.ptl", dir);
+	CU_ASSERT_PTR_NULL(pt_trace_scan(p, err, sizeof err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "magic"));
+
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("reader", NULL, NULL);
+	CU_add_test(s, "round trip of every record kind", test_round_trip_every_kind);
+	CU_add_test(s, "payloads and strings", test_payloads_and_strings);
+	CU_add_test(s, "whole, byte-by-byte, random chunks, file, pipe", test_chunked_feeding_is_identical);
+	CU_add_test(s, "truncation at every length", test_truncation_at_every_length);
+	CU_add_test(s, "bit flips give clean states", test_bit_flips_give_clean_states);
+	CU_add_test(s, "end-of-data marker", test_end_of_data_marker);
+	CU_add_test(s, "header errors", test_header_errors);
+	CU_add_test(s, "record errors", test_record_errors);
+	CU_add_test(s, "feed contract", test_feed_contract);
+	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
+	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);
+	CU_add_test(s, "exact tick conversion", test_ticks_to_ns_exact);
+	CU_add_test(s, "trace scan", test_trace_scan);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
