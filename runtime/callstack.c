@@ -6,7 +6,9 @@
  * every leading frame inside libtrace.so's mapping is skipped. Addresses are
  * resolved to functions and lines offline, by the analyzer, from the module
  * maps in the process log. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #define UNW_LOCAL_ONLY
 #include "pt_runtime.h"
 
@@ -50,7 +52,7 @@ void pt_callstack_init(void)
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&pt_callstack_init);
 }
 
-static int in_runtime(uint64_t pc)
+int pt_callstack_in_runtime(uint64_t pc)
 {
 	return pc >= pt_self_lo && pc < pt_self_hi;
 }
@@ -67,7 +69,7 @@ static __attribute__((noinline)) int capture(uint64_t *pcs, int max, int skip)
 		return 0;
 	int n = unw_backtrace(buf, max + 16);
 	int i = skip;
-	while (i < n && pt_self_hi && in_runtime((uint64_t)(uintptr_t)buf[i]))
+	while (i < n && pt_self_hi && pt_callstack_in_runtime((uint64_t)(uintptr_t)buf[i]))
 		i++;
 	int k = 0;
 	for (; i < n && k < max; i++)

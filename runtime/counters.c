@@ -15,7 +15,9 @@
  * default sync,threads) and are stored as deltas in COUNTERS records.
  * Per-thread state lives in initial-exec TLS, touched only by its thread
  * (and by a fork child, which closes what it inherited). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "pt_runtime.h"
 
 #include <errno.h>

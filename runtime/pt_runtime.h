@@ -220,16 +220,5 @@ PT_HIDDEN const char *pt_run_env_string(void);
 PT_HIDDEN int pt_real_in_progress(void);
 PT_HIDDEN void *pt_bump_alloc(size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
-/* Hooks the core calls when the files defining them are linked in (weak
- * references: absent, they cost nothing). Implemented by "counters". */
-PT_HIDDEN void pt_counters_init(void) __attribute__((weak));
-PT_HIDDEN void pt_counters_thread_start(pt_thread *t) __attribute__((weak));
-PT_HIDDEN void pt_counters_thread_end(pt_thread *t) __attribute__((weak));
-PT_HIDDEN void pt_counters_fork_child(void) __attribute__((weak));
-/* PT_COUNTER("name") of the manual API: read the named counter now and
- * record it on t (0), or a negative errno when it cannot be read. When
- * this is absent or fails, the manual API records a USER_EVENT of type
- * "PT_COUNTER <name>" with value 1 so the call site still shows. */
-PT_HIDDEN int pt_counter_manual(pt_thread *t, const char *name) __attribute__((weak));
 
 #endif /* PT_RUNTIME_H */

@@ -16,7 +16,9 @@
  * that lands while the thread is writing a record (or is anywhere in the
  * runtime) is dropped and counted; the count goes out as a LOST record
  * (reason REENTRANT) with the next sample that gets through. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "pt_runtime.h"
 
 #include <errno.h>
@@ -48,9 +50,22 @@ static void sample_handler(int sig, siginfo_t *si, void *uc)
 	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)pt_sampling_cookie)
 		return;
 	int saved = errno;
+	/* Inside pt_enter's region (possibly mid-record, or unwinding for a
+	 * CALLSTACK): no unwinding and no record from here. */
 	pt_thread *t = pt_enter();
 	if (!t) {
-		/* Inside the runtime (possibly mid-record), or tracing ended. */
+		pt_st.dropped++;
+		errno = saved;
+		return;
+	}
+	uint64_t pcs[PT_CALLSTACK_MAX + 1];
+	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1);
+	/* The hooks' fast path writes a record without the recursion guard (it
+	 * checks and bumps the buffer's cursor only): a record written from
+	 * here while the thread is anywhere in libtrace.so's code could land
+	 * between its store and its cursor update. Dropped and counted too. */
+	if (n > 0 && pt_callstack_in_runtime(pcs[0])) {
+		pt_leave(t);
 		pt_st.dropped++;
 		errno = saved;
 		return;
@@ -60,8 +75,6 @@ static void sample_handler(int sig, siginfo_t *si, void *uc)
 		pt_emit(t, PT_REC_LOST, 0, &lost, sizeof lost);
 		pt_st.dropped = 0;
 	}
-	uint64_t pcs[PT_CALLSTACK_MAX + 1];
-	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1);
 	if (n > 0)
 		pt_emit(t, PT_REC_SAMPLE, (unsigned)(n - 1), pcs, (size_t)n * sizeof pcs[0]);
 	pt_leave(t);

@@ -1,6 +1,8 @@
 /* Unit tests of runtime/counters.c, callstack.c and sampling.c against a fake
  * core (fake_core.c): the records they would write are checked here. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "fake_core.h"
 
 #include <CUnit/Basic.h>
