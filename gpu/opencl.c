@@ -207,6 +207,13 @@ static int gpu_enabled(void)
 	return c && c->gpu;
 }
 
+/* Stream id of a queue we already know, for GPU_API_BEGIN (0 if unknown). */
+static uint64_t stream_hint(cl_command_queue q)
+{
+	ocl_queue *e = gpu_enabled() ? queue_find(q) : NULL;
+	return e ? e->id : 0;
+}
+
 /* Starts a traced call and stays inside the runtime's region, so what our
  * own bookkeeping makes the OpenCL implementation do (info queries, event
  * callbacks) is not recorded as the program's. Returns 0 when this call is
@@ -561,7 +568,7 @@ PT_EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
 	if (!real_clEnqueueNDRangeKernel)
 		return CL_INVALID_COMMAND_QUEUE;
 	host_call h;
-	if (!call_begin(&h, F_NDRANGE, PT_GPU_CALL_LAUNCH, 0, 0, 0))
+	if (!call_begin(&h, F_NDRANGE, PT_GPU_CALL_LAUNCH, 0, stream_hint(queue), 0))
 		return real_clEnqueueNDRangeKernel(queue, kernel, work_dim, global_offset, global_size,
 						   local_size, nwait, wait, event);
 
@@ -624,7 +631,7 @@ typedef struct copy_desc {
 
 #define COPY_BEGIN(d, queue, event)                                                  \
 	host_call h;                                                                 \
-	int traced = call_begin(&h, (d).f, (d).call, (d).flags, 0, (d).bytes);      \
+	int traced = call_begin(&h, (d).f, (d).call, (d).flags, stream_hint(queue), (d).bytes); \
 	enqueue_ctx x = {0};                                                         \
 	cl_event *slot = event;                                                      \
 	if (traced) {                                                                \
@@ -752,8 +759,7 @@ PT_EXPORT cl_int clFinish(cl_command_queue queue)
 	if (!real_clFinish)
 		return CL_INVALID_COMMAND_QUEUE;
 	host_call h;
-	ocl_queue *e = gpu_enabled() ? queue_find(queue) : NULL;
-	if (!call_begin(&h, F_FINISH, PT_GPU_CALL_STREAM_SYNC, PT_GPU_CALL_F_SYNC, e ? e->id : 0, 0))
+	if (!call_begin(&h, F_FINISH, PT_GPU_CALL_STREAM_SYNC, PT_GPU_CALL_F_SYNC, stream_hint(queue), 0))
 		return real_clFinish(queue);
 	call_go(&h);
 	cl_int err = real_clFinish(queue);
