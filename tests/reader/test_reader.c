@@ -319,7 +319,7 @@ static void test_bit_flips_give_clean_states(void)
 	uint8_t *copy = malloc(w.len);
 	srand(12345);
 	int errors = 0, eofs = 0;
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < 6000; i++) {
 		memcpy(copy, w.buf, w.len);
 		int flips = 1 + rand() % 3;
 		for (int f = 0; f < flips; f++) {
