@@ -279,13 +279,16 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	}
 	/* Inside the runtime until pt_leave: hooks take the slow path. */
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	/* Counters read at every function event: keep this thread off the
+	 * fast path (pt_hook_slow reads them) instead of testing a flag there. */
+	if (&pt_counters_at_mask && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
+		t->log.slow = 1;
 	registry_add(t);
 	pthread_setspecific(pt_thread_key, t);
 	pt_tls = t;
 	pt_tls_state = PT_TLS_ACTIVE;
 	emit_thread_start(t, start);
-	if (pt_counters_thread_start)
-		pt_counters_thread_start(t);
+	PT_CALL_WEAK(pt_counters_thread_start, t);
 	pt_leave(t);
 	errno = saved;
 	return t;
@@ -309,8 +312,7 @@ void pt_thread_note_end(uint64_t retval, uint32_t flags)
 /* Writes THREAD_END + CLOSE into the calling thread's own log. */
 static void close_own(pt_thread *t, uint32_t extra_flags)
 {
-	if (pt_counters_thread_end)
-		pt_counters_thread_end(t);
+	PT_CALL_WEAK(pt_counters_thread_end, t);
 	pt_rec_thread_end e = {t->end_retval, t->end_flags | extra_flags, 0};
 	pt_wlog_put(&t->log, pt_now_inline(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
 	atomic_store(&t->closed, 1);
@@ -487,8 +489,8 @@ void pt_init(void)
 	atomic_store(&pt_state, PT_STATE_RUNNING);
 	pt_debug(1, "tracing to %s/%s (clock %s)", pt_run_info.dir, pt_run_info.pdir_name,
 		 pt_clock.source == PT_CLOCK_TSC ? "tsc" : "monotonic");
-	if (pt_counters_init)
-		pt_counters_init();
+	PT_CALL_WEAK(pt_counters_init);
+	PT_CALL_WEAK(pt_gpu_init);
 	/* The main thread's log exists from the start, so THREAD_START (MAIN)
 	 * is its first event even if it never calls an instrumented function. */
 	pt_thread_create(NULL);
@@ -536,10 +538,14 @@ void pt_flush_all(void)
 
 void pt_shutdown(int how, int status)
 {
-	int expect = PT_STATE_RUNNING;
-	if (!atomic_compare_exchange_strong(&pt_state, &expect, PT_STATE_CLOSING))
+	static atomic_int started;
+	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_exchange(&started, 1))
 		return;
 	int saved = errno;
+	/* GPU logs first, while tracing is still on: device records in flight
+	 * are drained into them. */
+	PT_CALL_WEAK(pt_gpu_shutdown);
+	atomic_store(&pt_state, PT_STATE_CLOSING);
 	pt_thread *self = pt_tls;
 	if (self && !atomic_load(&self->closed) && !atomic_load(&self->guard)) {
 		atomic_store(&self->guard, 1);
@@ -653,8 +659,8 @@ void pt_fork_child(void)
 			emit_thread_start(self, &s);
 		}
 	}
-	if (pt_counters_fork_child)
-		pt_counters_fork_child();
+	PT_CALL_WEAK(pt_counters_fork_child);
+	PT_CALL_WEAK(pt_gpu_fork_child);
 	if (self && pt_tls)
 		pt_leave(self);
 	errno = saved;

@@ -239,4 +239,23 @@ PT_HIDDEN void pt_log_files_seal(void);
 PT_HIDDEN void pt_log_files_forget(void);
 extern PT_HIDDEN atomic_uint_fast64_t pt_total_reentrant;
 
+/* The other families, as weak references: the core files alone (the
+ * pt_core_obj library of the unit tests) link and run without them. */
+#pragma weak pt_counters_init
+#pragma weak pt_counters_thread_start
+#pragma weak pt_counters_thread_end
+#pragma weak pt_counters_fork_child
+#pragma weak pt_counters_emit
+#pragma weak pt_counters_at_mask
+#pragma weak pt_counter_manual
+#pragma weak pt_gpu_init
+#pragma weak pt_gpu_modules_changed
+#pragma weak pt_gpu_fork_child
+#pragma weak pt_gpu_shutdown
+#define PT_CALL_WEAK(fn, ...) \
+	do { \
+		if (fn) \
+			fn(__VA_ARGS__); \
+	} while (0)
+
 #endif /* PT_CORE_H */

@@ -35,6 +35,8 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 			pt_wlog_put_func(&t->log, now, kind, id);
 		else
 			pt_wlog_put(&t->log, now, kind, 0, &pc, sizeof pc, NULL, 0);
+		if (t->log.slow && pt_counters_emit && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
+			pt_counters_emit(t);
 		pt_leave(t);
 	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
 		   atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {

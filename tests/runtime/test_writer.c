@@ -1,0 +1,425 @@
+/* Unit tests of the runtime core: configuration parsing, the log writer
+ * (records, delta overflow, window switches, lost-data accounting, file
+ * permissions) and the hook fast path, read back with the reader library.
+ * Runs with PARATRACE_ENABLE=0 so the linked-in runtime does not trace the
+ * test itself; each test sets up the state it drives. */
+#define _GNU_SOURCE
+#include "core.h"
+
+#include <paratrace/abi.h>
+#include <paratrace/log.h>
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static int tmpfd = -1;
+
+/* ---- helpers ----------------------------------------------------------- */
+
+typedef struct rec {
+	unsigned kind;
+	uint64_t ticks;
+	uint32_t func_id;
+	uint64_t a, b; /* first two payload words */
+} rec;
+
+/* Reads every record of tmpdir/name; returns the count (max n), -1 on a
+ * reader error. *complete: the log ended with CLOSE. */
+static long read_all(const char *name, rec *out, long n, int *complete)
+{
+	char path[512], err[256];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
+	if (!log)
+		return -1;
+	pt_event ev;
+	long i = 0;
+	while (pt_log_read(log, &ev) == 0) {
+		if (i < n) {
+			out[i].kind = ev.kind;
+			out[i].ticks = ev.ticks;
+			out[i].func_id = ev.func_id;
+			out[i].a = out[i].b = 0;
+			if (ev.size >= 16)
+				memcpy(&out[i].a, (const char *)ev.rec + 8, 8);
+			if (ev.size >= 24)
+				memcpy(&out[i].b, (const char *)ev.rec + 16, 8);
+		}
+		i++;
+	}
+	if (complete)
+		*complete = ev.state == PT_LOG_EOF && ev.complete;
+	long r = ev.state == PT_LOG_ERROR ? -1 : i;
+	pt_log_close(log);
+	return r;
+}
+
+static pt_file_params thread_params = {PT_FILE_THREAD, 4242, 0};
+
+static int suite_init(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/pt-writer-test-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	tmpfd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+	char err[256];
+	pt_clock_init("auto", NULL, err, sizeof err);
+	pt_run_info.pid = (uint32_t)getpid();
+	pt_run_info.ppid = (uint32_t)getppid();
+	pt_run_info.run_id = 0x1234;
+	strcpy(pt_run_info.program, "test_writer");
+	return tmpfd < 0 ? -1 : 0;
+}
+
+static int suite_clean(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static const char *const *env_table;
+static const char *table_get(const char *name)
+{
+	for (const char *const *p = env_table; p && *p; p += 2)
+		if (!strcmp(p[0], name))
+			return p[1];
+	return NULL;
+}
+
+static void test_config_defaults(void)
+{
+	pt_config c;
+	char err[256];
+	env_table = NULL;
+	CU_ASSERT_EQUAL(pt_config_parse(&c, table_get, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(c.enabled, 1);
+	CU_ASSERT_EQUAL(c.verbose, 0);
+	CU_ASSERT_PTR_NULL(c.dir);
+	CU_ASSERT_EQUAL(c.buffer_size, 4u << 20);
+	CU_ASSERT_EQUAL(c.max_size, 0);
+	CU_ASSERT_PTR_NULL(c.counters);
+	CU_ASSERT_EQUAL(c.callstack_depth, 0);
+	CU_ASSERT_EQUAL(c.sampling_ns, 0);
+	CU_ASSERT_EQUAL(c.gpu, 1);
+	CU_ASSERT_STRING_EQUAL(pt_config_clock, "auto");
+}
+
+static void test_config_values(void)
+{
+	static const char *const env[] = {
+		"PARATRACE_ENABLE", "off", "PARATRACE_VERBOSE", "2", "PARATRACE_DIR", "/tmp/x",
+		"PARATRACE_BUFFER_SIZE", "64K", "PARATRACE_MAX_SIZE", "3MiB",
+		"PARATRACE_COUNTERS", "page-faults,task-clock", "PARATRACE_CALLSTACK", "8",
+		"PARATRACE_SAMPLING", "250us", "PARATRACE_GPU", "no", "PARATRACE_CLOCK", "monotonic",
+		NULL};
+	pt_config c;
+	char err[256];
+	env_table = env;
+	CU_ASSERT_EQUAL_FATAL(pt_config_parse(&c, table_get, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(c.enabled, 0);
+	CU_ASSERT_EQUAL(c.verbose, 2);
+	CU_ASSERT_STRING_EQUAL(c.dir, "/tmp/x");
+	CU_ASSERT_EQUAL(c.buffer_size, 65536);
+	CU_ASSERT_EQUAL(c.max_size, 3u << 20);
+	CU_ASSERT_STRING_EQUAL(c.counters, "page-faults,task-clock");
+	CU_ASSERT_EQUAL(c.callstack_depth, 8);
+	CU_ASSERT_EQUAL(c.sampling_ns, 250000);
+	CU_ASSERT_EQUAL(c.gpu, 0);
+	CU_ASSERT_STRING_EQUAL(pt_config_clock, "monotonic");
+	env_table = NULL;
+}
+
+static void test_config_bad(void)
+{
+	static const char *const bad[][2] = {
+		{"PARATRACE_BUFFER_SIZE", "abc"}, {"PARATRACE_BUFFER_SIZE", "12Q"},
+		{"PARATRACE_BUFFER_SIZE", "1K"},  {"PARATRACE_BUFFER_SIZE", "2G"},
+		{"PARATRACE_BUFFER_SIZE", "-4M"}, {"PARATRACE_ENABLE", "maybe"},
+		{"PARATRACE_VERBOSE", "9"},       {"PARATRACE_MAX_SIZE", "100"},
+		{"PARATRACE_CALLSTACK", "-1"},    {"PARATRACE_SAMPLING", "1h"},
+		{"PARATRACE_SAMPLING", "5us"},    {"PARATRACE_GPU", "2"},
+		{"PARATRACE_CLOCK", "hpet"},      {"PARATRACE_DIR", ""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *env[] = {bad[i][0], bad[i][1], NULL};
+		pt_config c;
+		char err[256] = "";
+		env_table = env;
+		CU_ASSERT_EQUAL(pt_config_parse(&c, table_get, err, sizeof err), -1);
+		/* One line that names the variable and the value. */
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][0]));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][1]));
+		CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	}
+	env_table = NULL;
+}
+
+static void test_parse_size_duration(void)
+{
+	uint64_t v;
+	CU_ASSERT(pt_parse_size("4096", &v) == 0 && v == 4096);
+	CU_ASSERT(pt_parse_size("64k", &v) == 0 && v == 65536);
+	CU_ASSERT(pt_parse_size("4MiB", &v) == 0 && v == 4u << 20);
+	CU_ASSERT(pt_parse_size("1G", &v) == 0 && v == 1u << 30);
+	CU_ASSERT(pt_parse_size("100B", &v) == 0 && v == 100);
+	CU_ASSERT(pt_parse_size("", &v) == -1);
+	CU_ASSERT(pt_parse_size("18446744073709551616", &v) == -1);
+	CU_ASSERT(pt_parse_size("17179869184G", &v) == -1);
+	CU_ASSERT(pt_parse_duration_ns("1ms", &v) == 0 && v == 1000000);
+	CU_ASSERT(pt_parse_duration_ns("2s", &v) == 0 && v == 2000000000);
+	CU_ASSERT(pt_parse_duration_ns("750", &v) == 0 && v == 750);
+	CU_ASSERT(pt_parse_duration_ns("3 ms", &v) == -1);
+}
+
+static void test_run_env_roundtrip(void)
+{
+	char buf[512], dir[256];
+	uint64_t id;
+	pt_clock_cal cal;
+	strcpy(pt_run_info.dir, "/tmp/some dir:with colons");
+	CU_ASSERT_EQUAL_FATAL(pt_run_env_format(buf, sizeof buf), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_run_env_parse(buf, &id, &cal, dir, sizeof dir), 0);
+	CU_ASSERT_EQUAL(id, pt_run_info.run_id);
+	CU_ASSERT_EQUAL(cal.source, pt_clock.source);
+	CU_ASSERT_EQUAL(cal.mult, pt_clock.mult);
+	CU_ASSERT_EQUAL(cal.shift, pt_clock.shift);
+	CU_ASSERT_STRING_EQUAL(dir, pt_run_info.dir);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v1:zz", &id, &cal, dir, sizeof dir), -1);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:0:0:/x", &id, &cal, dir, sizeof dir), -1);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:5:0:relative", &id, &cal, dir, sizeof dir), -1);
+	pt_run_info.dir[0] = '\0';
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+static void test_records_and_header(void)
+{
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t1.ptl", &thread_params), 0);
+	uint64_t t0 = l.last;
+	pt_wlog_put_func(&l, t0 + 10, PT_REC_FUNC_ENTER, 7);
+	pt_wlog_put_func(&l, t0 + 25, PT_REC_FUNC_ENTER, 0xabcdef);
+	pt_wlog_put_func(&l, t0 + 25, PT_REC_FUNC_EXIT, 0xabcdef);
+	pt_rec_user_event ev = {3, 0, -5};
+	pt_wlog_put(&l, t0 + 40, PT_REC_USER_EVENT, 0, &ev, sizeof ev, NULL, 0);
+	pt_wlog_put(&l, t0 + 30, PT_REC_THREAD_NAME, 0, "abc", 4, NULL, 0); /* earlier: clamped */
+	pt_wlog_close(&l);
+
+	rec r[16];
+	int complete = 0;
+	long n = read_all("t1.ptl", r, 16, &complete);
+	CU_ASSERT_EQUAL_FATAL(n, 7);
+	CU_ASSERT(complete);
+	CU_ASSERT_EQUAL(r[0].kind, PT_REC_TIME); /* first record of every file */
+	CU_ASSERT_EQUAL(r[0].ticks, t0);
+	CU_ASSERT(r[1].kind == PT_REC_FUNC_ENTER && r[1].func_id == 7 && r[1].ticks == t0 + 10);
+	CU_ASSERT(r[2].kind == PT_REC_FUNC_ENTER && r[2].func_id == 0xabcdef && r[2].ticks == t0 + 25);
+	CU_ASSERT(r[3].kind == PT_REC_FUNC_EXIT && r[3].func_id == 0xabcdef);
+	CU_ASSERT(r[4].kind == PT_REC_USER_EVENT && r[4].ticks == t0 + 40 && r[4].a == 3 &&
+		  (int64_t)r[4].b == -5);
+	CU_ASSERT(r[5].kind == PT_REC_THREAD_NAME && r[5].ticks == t0 + 40);
+	CU_ASSERT_EQUAL(r[6].kind, PT_REC_CLOSE);
+
+	/* Header fields and the trimmed size. */
+	char path[512];
+	snprintf(path, sizeof path, "%s/t1.ptl", tmpdir);
+	int fd = open(path, O_RDONLY);
+	pt_file_header h;
+	CU_ASSERT_EQUAL_FATAL(read(fd, &h, sizeof h), (ssize_t)sizeof h);
+	struct stat st;
+	fstat(fd, &st);
+	close(fd);
+	CU_ASSERT(!memcmp(h.magic, PT_FORMAT_MAGIC, 8));
+	CU_ASSERT_EQUAL(h.header_size, 256);
+	CU_ASSERT_EQUAL(h.file_kind, PT_FILE_THREAD);
+	CU_ASSERT_EQUAL(h.tid, 4242);
+	CU_ASSERT_EQUAL(h.pid, (uint32_t)getpid());
+	CU_ASSERT_EQUAL(h.run_id, 0x1234);
+	CU_ASSERT_EQUAL(h.clock_source, pt_clock.source);
+	CU_ASSERT_EQUAL(h.tick_mult, pt_clock.mult);
+	CU_ASSERT_STRING_EQUAL(h.program, "test_writer");
+	/* 256 header + TIME 16 + 3 FUNC 24 + USER 24 + NAME 16 + CLOSE 32 */
+	CU_ASSERT_EQUAL(st.st_size, 256 + 16 + 24 + 24 + 16 + 32);
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
+}
+
+static void test_delta_overflow(void)
+{
+	pt_wlog l;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t2.ptl", &thread_params), 0);
+	uint64_t t0 = l.last;
+	pt_wlog_put_func(&l, t0 + UINT32_MAX, PT_REC_FUNC_ENTER, 1); /* still fits */
+	pt_wlog_put_func(&l, t0 + UINT32_MAX + 1 + (1ull << 33), PT_REC_FUNC_EXIT, 1);
+	pt_wlog_close(&l);
+	rec r[8];
+	long n = read_all("t2.ptl", r, 8, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, 5);
+	CU_ASSERT(r[1].kind == PT_REC_FUNC_ENTER && r[1].ticks == t0 + UINT32_MAX);
+	CU_ASSERT_EQUAL(r[2].kind, PT_REC_TIME);
+	CU_ASSERT_EQUAL(r[2].ticks, t0 + UINT32_MAX + 1 + (1ull << 33));
+	CU_ASSERT(r[3].kind == PT_REC_FUNC_EXIT && r[3].ticks == r[2].ticks);
+}
+
+static void test_window_switch(void)
+{
+	enum { N = 200000 }; /* 1.6 MB of records through 64 KiB windows */
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t3.ptl", &thread_params), 0);
+	uint64_t t = l.last;
+	for (uint32_t i = 0; i < N; i++) {
+		pt_wlog_put_func(&l, t + i, (i & 1) ? PT_REC_FUNC_EXIT : PT_REC_FUNC_ENTER, i + 1);
+		if (i % 997 == 0) {
+			/* an odd-sized record now and then, so windows end mid-record */
+			char s[40];
+			int len = snprintf(s, sizeof s, "name %u", i);
+			pt_wlog_put(&l, t + i, PT_REC_THREAD_NAME, 0, s, (size_t)len + 1, NULL, 0);
+		}
+	}
+	pt_wlog_close(&l);
+	static rec r[N + 400];
+	long n = read_all("t3.ptl", r, N + 400, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, 1 + N + (N + 996) / 997 + 1);
+	uint32_t next = 1;
+	int ok = 1;
+	for (long i = 0; i < n; i++)
+		if (pt_rec_is_func(r[i].kind)) {
+			ok &= r[i].func_id == next && r[i].ticks == t + next - 1;
+			next++;
+		}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(next, N + 1);
+}
+
+static void test_lost_accounting(void)
+{
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 64 * 1024;
+	uint64_t lost0 = atomic_load(&pt_total_lost_records);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t4.ptl", &thread_params), 0);
+	uint64_t t = l.last;
+	enum { N = 20000 }; /* 160 KB: more than the cap */
+	for (uint32_t i = 0; i < N; i++)
+		pt_wlog_put_func(&l, t + i, PT_REC_FUNC_ENTER, i + 1);
+	uint64_t lost = l.lost_records;
+	CU_ASSERT(lost > 0);
+	CU_ASSERT_EQUAL(l.lost_bytes, lost * 8);
+	CU_ASSERT_EQUAL(l.lost_reason, PT_LOST_LIMIT);
+	CU_ASSERT_EQUAL(atomic_load(&pt_total_lost_records) - lost0, lost);
+	/* Space returns (the cap is lifted): the next record is preceded by a
+	 * LOST record with the counts. */
+	pt_max_file_size = 0;
+	l.retry_countdown = 0;
+	pt_wlog_put_func(&l, t + N, PT_REC_FUNC_EXIT, 99);
+	pt_wlog_close(&l);
+	static rec r[N + 8];
+	long n = read_all("t4.ptl", r, N + 8, NULL);
+	CU_ASSERT_FATAL(n > 4);
+	long written = 0, lost_at = -1;
+	for (long i = 0; i < n; i++) {
+		if (r[i].kind == PT_REC_FUNC_ENTER)
+			written++;
+		if (r[i].kind == PT_REC_LOST)
+			lost_at = i;
+	}
+	CU_ASSERT_EQUAL(written + (long)lost, N);
+	CU_ASSERT_FATAL(lost_at > 0);
+	CU_ASSERT_EQUAL(r[lost_at].a, lost);
+	CU_ASSERT_EQUAL(r[lost_at].b, lost * 8);
+	CU_ASSERT(r[lost_at + 1].kind == PT_REC_FUNC_EXIT && r[lost_at + 1].func_id == 99);
+	CU_ASSERT_EQUAL(r[n - 1].kind, PT_REC_CLOSE);
+}
+
+static void test_create_refuses_existing_and_symlinks(void)
+{
+	pt_wlog l;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), 0);
+	pt_wlog_close(&l);
+	CU_ASSERT_EQUAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), -EEXIST);
+	char target[512];
+	snprintf(target, sizeof target, "%s/victim", tmpdir);
+	CU_ASSERT_EQUAL_FATAL(symlinkat(target, tmpfd, "t6.ptl"), 0);
+	CU_ASSERT(pt_wlog_create(&l, tmpfd, "t6.ptl", &thread_params) < 0);
+	CU_ASSERT_EQUAL(access(target, F_OK), -1); /* the link was not followed */
+}
+
+/* The hook fast path and its slow path (first record after a switch, delta
+ * overflow), driving a thread state set up by hand. */
+static void test_hooks(void)
+{
+	static pt_thread t;
+	memset(&t, 0, sizeof t);
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&t.log, tmpfd, "t7.ptl", &thread_params), 0);
+	int old_state = atomic_load(&pt_state);
+	atomic_store(&pt_state, PT_STATE_RUNNING);
+	pt_tls = &t;
+	enum { N = 30000 }; /* crosses several 64 KiB windows */
+	for (uint32_t i = 1; i <= N; i++) {
+		__paratrace_func_enter(i);
+		__paratrace_func_exit(i);
+	}
+	__cyg_profile_func_enter((void *)test_hooks, NULL);
+	t.log.last -= 1ull << 40; /* the next delta cannot fit: TIME + record */
+	errno = 1234;
+	__paratrace_func_enter(5);
+	CU_ASSERT_EQUAL(errno, 1234);
+	__cyg_profile_func_exit((void *)test_hooks, NULL);
+	pt_tls = NULL;
+	atomic_store(&pt_state, old_state);
+	pt_wlog_close(&t.log);
+
+	static rec r[2 * N + 16];
+	long n = read_all("t7.ptl", r, 2 * N + 16, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, 1 + 2 * N + 1 + 1 + 1 + 1 + 1);
+	int ok = 1;
+	for (uint32_t i = 1; i <= N; i++) {
+		ok &= r[2 * i - 1].kind == PT_REC_FUNC_ENTER && r[2 * i - 1].func_id == i;
+		ok &= r[2 * i].kind == PT_REC_FUNC_EXIT && r[2 * i].func_id == i;
+		ok &= r[2 * i].ticks >= r[2 * i - 1].ticks;
+	}
+	CU_ASSERT(ok);
+	long k = 2 * N + 1;
+	CU_ASSERT(r[k].kind == PT_REC_FUNC_ENTER_PC && r[k].a == (uint64_t)(uintptr_t)test_hooks);
+	CU_ASSERT_EQUAL(r[k + 1].kind, PT_REC_TIME);
+	CU_ASSERT(r[k + 2].kind == PT_REC_FUNC_ENTER && r[k + 2].func_id == 5);
+	CU_ASSERT(r[k + 3].kind == PT_REC_FUNC_EXIT_PC);
+	CU_ASSERT_EQUAL(r[k + 4].kind, PT_REC_CLOSE);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("runtime_core", suite_init, suite_clean);
+	CU_add_test(s, "config defaults", test_config_defaults);
+	CU_add_test(s, "config values", test_config_values);
+	CU_add_test(s, "config bad values", test_config_bad);
+	CU_add_test(s, "sizes and durations", test_parse_size_duration);
+	CU_add_test(s, "PARATRACE_RUN round trip", test_run_env_roundtrip);
+	CU_add_test(s, "records and header", test_records_and_header);
+	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
+	CU_add_test(s, "window switch", test_window_switch);
+	CU_add_test(s, "lost accounting", test_lost_accounting);
+	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
+	CU_add_test(s, "hooks fast and slow path", test_hooks);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
