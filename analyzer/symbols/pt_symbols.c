@@ -527,3 +527,23 @@ void pt_symtab_free(pt_symtab *st)
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
+
+/* Added for call stacks and samples (issue 7): the line of the statement at
+ * pc itself, where pt_symtab_pc gives the enclosing function's declaration. */
+int pt_symtab_pc_line(pt_symtab *st, uint64_t pc, const char **file, unsigned *line)
+{
+	int rc = -1;
+	pthread_mutex_lock(&st->lock);
+	module *m = module_for_pc(st, pc);
+	if (m && !m->opened)
+		open_module(st, m);
+	Dwfl_Line *l = m && m->mod ? dwfl_module_getsrc(m->mod, pc) : NULL;
+	int lineno = 0;
+	const char *f = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (f && lineno > 0 && (*file = keep_copy(st, f)) != NULL) {
+		*line = (unsigned)lineno;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return rc;
+}

@@ -43,6 +43,10 @@ int pt_symtab_gpu_func(pt_symtab *st, uint32_t func, pt_sym *out);
 int pt_symtab_gpu_kernel(pt_symtab *st, uint32_t kernel, pt_sym *out);
 /* 0 and *out filled, or -1 if no module covers pc or it has no symbol there. */
 int pt_symtab_pc(pt_symtab *st, uint64_t pc, pt_sym *out);
+/* File and line of the statement at pc itself (a call site, a sample), not
+ * of the function's declaration. 0, or -1 if the debug info does not say.
+ * *file lives as long as the symtab. Not cached: callers cache. */
+int pt_symtab_pc_line(pt_symtab *st, uint64_t pc, const char **file, unsigned *line);
 /* Warnings gathered since the last call (module files missing or different
  * from the ones that ran: each said once), newline-separated; malloc'ed,
  * the caller frees it. NULL when there is nothing new. */

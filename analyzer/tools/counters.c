@@ -60,6 +60,14 @@ static int sym_of(const ct_syms *y, size_t process, uint64_t pc, int return_addr
 	return st ? pt_symtab_pc(st, return_address ? pc - 1 : pc, out) : -1;
 }
 
+/* File and line of the statement at pc (the call, for a return address). */
+static int line_of(const ct_syms *y, size_t process, uint64_t pc, int return_address,
+		   const char **file, unsigned *line)
+{
+	pt_symtab *st = process < y->n ? y->st[process] : NULL;
+	return st ? pt_symtab_pc_line(st, return_address ? pc - 1 : pc, file, line) : -1;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
@@ -205,7 +213,13 @@ typedef struct ct_pcmap {
 	size_t cap, n;
 } ct_pcmap;
 
-static int pcmap_add(ct_pcmap *m, size_t process, uint64_t pc, uint64_t n)
+static size_t pc_hash(size_t process, uint64_t pc, size_t cap)
+{
+	return (size_t)((pc ^ process * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+/* The slot of (process, pc), created with n = 0 if absent; NULL on ENOMEM. */
+static ct_pcount *pcmap_slot(ct_pcmap *m, size_t process, uint64_t pc)
 {
 	if (!pc)
 		pc = 1; /* 0 marks empty slots; pc 0 cannot be mapped anyway */
@@ -213,13 +227,11 @@ static int pcmap_add(ct_pcmap *m, size_t process, uint64_t pc, uint64_t n)
 		size_t cap = m->cap ? m->cap * 2 : 256;
 		ct_pcount *v = calloc(cap, sizeof *v);
 		if (!v)
-			return -1;
+			return NULL;
 		for (size_t i = 0; i < m->cap; i++) {
 			if (!m->v[i].pc)
 				continue;
-			size_t h = (size_t)((m->v[i].pc ^ m->v[i].process * 0x9e3779b97f4a7c15ull) *
-					    0x9e3779b97f4a7c15ull) &
-				   (cap - 1);
+			size_t h = pc_hash(m->v[i].process, m->v[i].pc, cap);
 			while (v[h].pc)
 				h = (h + 1) & (cap - 1);
 			v[h] = m->v[i];
@@ -228,8 +240,7 @@ static int pcmap_add(ct_pcmap *m, size_t process, uint64_t pc, uint64_t n)
 		m->v = v;
 		m->cap = cap;
 	}
-	size_t h = (size_t)((pc ^ process * 0x9e3779b97f4a7c15ull) * 0x9e3779b97f4a7c15ull) &
-		   (m->cap - 1);
+	size_t h = pc_hash(process, pc, m->cap);
 	while (m->v[h].pc && !(m->v[h].pc == pc && m->v[h].process == process))
 		h = (h + 1) & (m->cap - 1);
 	if (!m->v[h].pc) {
@@ -237,7 +248,15 @@ static int pcmap_add(ct_pcmap *m, size_t process, uint64_t pc, uint64_t n)
 		m->v[h].process = process;
 		m->n++;
 	}
-	m->v[h].n += n;
+	return &m->v[h];
+}
+
+static int pcmap_add(ct_pcmap *m, size_t process, uint64_t pc, uint64_t n)
+{
+	ct_pcount *e = pcmap_slot(m, process, pc);
+	if (!e)
+		return -1;
+	e->n += n;
 	return 0;
 }
 
@@ -680,39 +699,76 @@ static void print_counters(ct_tool *t, FILE *out)
 				cs->v[c].name);
 }
 
-static void print_frame(const ct_tool *t, FILE *out, size_t process, uint64_t pc)
+static void frame_text(const ct_tool *t, char *buf, size_t len, size_t process, uint64_t pc)
 {
 	pt_sym s;
-	if (sym_of(&t->syms, process, pc, 1, &s) == 0) {
-		fprintf(out, "%s", s.name);
-		if (s.file && s.line)
-			fprintf(out, " (%s:%u)", base_name(s.file), s.line);
-	} else {
-		fprintf(out, "0x%" PRIx64, pc);
-	}
+	const char *file;
+	unsigned line;
+	if (sym_of(&t->syms, process, pc, 1, &s) != 0)
+		snprintf(buf, len, "0x%" PRIx64, pc);
+	else if (line_of(&t->syms, process, pc, 1, &file, &line) == 0)
+		snprintf(buf, len, "%s (%s:%u)", s.name, base_name(file), line);
+	else
+		snprintf(buf, len, "%s", s.name);
 }
 
-static int site_cmp(const void *a, const void *b)
+typedef struct ct_site_row {
+	int kind;
+	char *text;
+	uint64_t count, wait_ns, max_ns;
+} ct_site_row;
+
+static int site_row_cmp(const void *a, const void *b)
 {
-	const ct_site *x = a, *y = b;
+	const ct_site_row *x = a, *y = b;
 	if (x->kind != y->kind)
 		return x->kind - y->kind;
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->text, y->text);
 }
 
+/* Sites are told apart by their return addresses; two calls on one source
+ * line (an unrolled loop, several processes) print the same and are shown
+ * as one row. */
 static void print_sites(ct_tool *t, FILE *out)
 {
 	if (!t->nsites)
 		return;
-	qsort(t->sites, t->nsites, sizeof *t->sites, site_cmp);
+	ct_site_row *rows = calloc(t->nsites, sizeof *rows);
+	size_t nrows = 0;
+	for (size_t i = 0; rows && i < t->nsites; i++) {
+		ct_site *x = &t->sites[i];
+		char text[2048] = "", frame[512];
+		for (int k = 0; k < x->n; k++) {
+			frame_text(t, frame, sizeof frame, x->process, x->pcs[k]);
+			size_t used = strlen(text);
+			snprintf(text + used, sizeof text - used, "%s%s", k ? " < " : "", frame);
+		}
+		size_t j;
+		for (j = 0; j < nrows; j++)
+			if (rows[j].kind == x->kind && !strcmp(rows[j].text, text))
+				break;
+		if (j == nrows) {
+			if (!(rows[j].text = strdup(text)))
+				continue;
+			rows[j].kind = x->kind;
+			nrows++;
+		}
+		rows[j].count += x->count;
+		rows[j].wait_ns += x->wait_ns;
+		if (x->max_ns > rows[j].max_ns)
+			rows[j].max_ns = x->max_ns;
+	}
+	qsort(rows, nrows, sizeof *rows, site_row_cmp);
 	static const char *const titles[] = {
 		NULL, "Lock contention by call site (PARATRACE_CALLSTACK)",
 		"Condition waits by call site", "Thread creation by call site"};
 	int shown = 0;
-	for (size_t i = 0; i < t->nsites; i++) {
-		ct_site *x = &t->sites[i];
+	for (size_t i = 0; i < nrows; i++) {
+		ct_site_row *x = &rows[i];
 		if (shown != x->kind) {
 			shown = x->kind;
 			fprintf(out, "\n%s\n", titles[x->kind]);
@@ -724,17 +780,13 @@ static void print_sites(ct_tool *t, FILE *out)
 					"max ms", "call site < callers");
 		}
 		if (x->kind == SITE_CREATE)
-			fprintf(out, "  %10" PRIu64 "  ", x->count);
+			fprintf(out, "  %10" PRIu64 "  %s\n", x->count, x->text);
 		else
-			fprintf(out, "  %10" PRIu64 " %12.3f %12.3f  ", x->count, x->wait_ns / 1e6,
-				x->max_ns / 1e6);
-		for (int k = 0; k < x->n; k++) {
-			if (k)
-				fprintf(out, " < ");
-			print_frame(t, out, x->process, x->pcs[k]);
-		}
-		fputc('\n', out);
+			fprintf(out, "  %10" PRIu64 " %12.3f %12.3f  %s\n", x->count, x->wait_ns / 1e6,
+				x->max_ns / 1e6, x->text);
+		free(x->text);
 	}
+	free(rows);
 }
 
 typedef struct ct_flat {
@@ -927,6 +979,7 @@ struct pt_counters_prv {
 	pthread_mutex_t lock; /* everything below */
 	ct_counters counters;
 	ct_strtab lines;
+	ct_pcmap line_ids; /* (process, looked-up pc) -> line id */
 	unsigned caller_levels, sample_levels; /* deepest level emitted */
 };
 
@@ -969,17 +1022,28 @@ void pt_counters_prv_shard_free(pt_counters_prv_shard *s)
 
 static uint32_t line_id(pt_counters_prv *c, size_t process, uint64_t pc, int return_address)
 {
+	uint64_t key = return_address ? pc - 1 : pc;
+	pthread_mutex_lock(&c->lock);
+	ct_pcount *e = pcmap_slot(&c->line_ids, process, key);
+	uint32_t id = e ? (uint32_t)e->n : 0;
+	pthread_mutex_unlock(&c->lock);
+	if (id)
+		return id;
 	pt_sym s;
+	const char *file;
+	unsigned line;
 	char buf[1024];
-	int found = sym_of(&c->syms, process, pc, return_address, &s) == 0;
-	if (found && s.file && s.line)
-		snprintf(buf, sizeof buf, "%u (%s)", s.line, base_name(s.file));
-	else if (found)
-		snprintf(buf, sizeof buf, "%s+? (%s)", s.name, base_name(s.module));
+	if (line_of(&c->syms, process, pc, return_address, &file, &line) == 0)
+		snprintf(buf, sizeof buf, "%u (%s)", line, base_name(file));
+	else if (sym_of(&c->syms, process, pc, return_address, &s) == 0)
+		snprintf(buf, sizeof buf, "%s (%s)", s.name, base_name(s.module));
 	else
 		snprintf(buf, sizeof buf, "0x%" PRIx64, pc);
 	pthread_mutex_lock(&c->lock);
-	uint32_t id = strtab_id(&c->lines, buf);
+	id = strtab_id(&c->lines, buf);
+	/* The map may have grown meanwhile: look the slot up again. */
+	if (id && (e = pcmap_slot(&c->line_ids, process, key)) != NULL)
+		e->n = id;
 	pthread_mutex_unlock(&c->lock);
 	return id;
 }
@@ -1125,6 +1189,7 @@ void pt_counters_prv_free(pt_counters_prv *c)
 		return;
 	counters_free(&c->counters);
 	strtab_free(&c->lines);
+	free(c->line_ids.v);
 	pthread_mutex_destroy(&c->lock);
 	syms_free(&c->syms);
 	free(c);
