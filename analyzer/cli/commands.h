@@ -20,7 +20,8 @@
 
 /* X(name, one-line summary) */
 #define PT_COMMANDS(X) \
-	X(dump, "print every event of a trace as one text line")
+	X(dump, "print every event of a trace as one text line") \
+	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile")
 
 #define PT_DECLARE_COMMAND(name, summary) \
 	int pt_cmd_##name(int argc, char **argv); \

@@ -1,0 +1,86 @@
+/* Private to analyzer/framework/. */
+#ifndef PT_FW_INTERNAL_H
+#define PT_FW_INTERNAL_H
+
+#include "pt_framework.h"
+#include "pt_symbols.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+typedef struct fw_block {
+	void *p;
+	struct fw_block *next;
+} fw_block;
+
+typedef struct fw_funcs {
+	pthread_mutex_t lock;
+	pt_func_info *info; /* [1..count] */
+	size_t info_cap;
+	uint32_t count;
+	uint32_t *map; /* open addressing: (name, file) -> id */
+	size_t map_cap;
+	fw_block *old_blocks;
+} fw_funcs;
+
+typedef struct fw_cache_ent {
+	uint64_t key;
+	uint32_t id;
+} fw_cache_ent;
+
+typedef struct fw_process {
+	pt_process_info info;
+	pt_symtab *symtab;
+	uint32_t *local; /* FUNC_DEF id -> analyzer id */
+	size_t nlocal;
+	fw_cache_ent *cache; /* ids made on demand, under funcs.lock */
+	size_t cache_cap, cache_n;
+	int parent; /* = info.parent */
+	int scan_index;
+	uint64_t start_ns;
+	char *program, *exe, *args;
+} fw_process;
+
+typedef struct fw_snaps {
+	pt_interval_snapshot **v;
+	size_t n, cap;
+} fw_snaps;
+
+typedef struct fw {
+	const pt_fw_options *o;
+	pt_fw_tool *tools;
+	size_t ntools;
+	void **tool_state;
+	pt_trace *trace;
+	pt_trace_ctx ctx;
+	fw_funcs funcs;
+	fw_process *procs;
+	size_t nprocs;
+	pt_process_info *pinfo;
+	pt_shard_info *shards;
+	size_t nshards;
+	pt_file_header *headers; /* one per shard */
+	size_t *order;           /* shards, biggest first (load balance) */
+	fw_snaps *snaps;         /* [tool * nshards + shard] */
+	uint64_t *last_ns;       /* per shard */
+
+	/* shared by workers */
+	pthread_mutex_t lock; /* warnings, error */
+	size_t next;          /* atomic: next index into order */
+	uint64_t done_bytes;  /* atomic */
+	uint64_t events;      /* atomic */
+	unsigned data_errors; /* atomic: damaged logs */
+	int abort;            /* atomic */
+	unsigned finished;    /* atomic: workers that returned */
+	char *error;          /* first fatal error (malloc'ed) */
+} fw;
+
+int fw_funcs_init(fw_funcs *f);
+void fw_funcs_free(fw_funcs *f);
+int fw_funcs_define(fw_funcs *f, fw_process *p, uint32_t local_id);
+uint32_t fw_func_id(fw *w, size_t process, uint32_t local_id);
+uint32_t fw_func_id_pc(fw *w, size_t process, uint64_t pc);
+const pt_func_info *fw_func_info(fw *w, uint32_t id);
+uint32_t fw_func_count(fw *w);
+
+#endif

@@ -1,0 +1,61 @@
+/* The analysis framework (internal to the analyzer): runs tools written to
+ * <paratrace/tool.h> over a trace directory in one parallel pass.
+ *
+ *   pt_fw_tool tools[2] = {{pt_tool_paraver(), NULL}, {0}};
+ *   pt_fw_load_tool("./mytool.so:opts", &tools[1], err, sizeof err);
+ *   pt_fw_options o = {.dir = dir, .jobs = 0, ...};
+ *   if (pt_fw_run(&o, tools, 2, err, sizeof err)) -> error message in err
+ *
+ * The framework never prints: warnings, progress and results go to the
+ * callbacks and FILE given in the options; the CLI decides where.
+ */
+#ifndef PT_FRAMEWORK_H
+#define PT_FRAMEWORK_H
+
+#include <paratrace/tool.h>
+#include <stdio.h>
+
+typedef struct pt_fw_tool {
+	const pt_tool *tool;
+	const char *options; /* passed to init */
+	void *dl;            /* dlopen handle of a loaded tool (closed by pt_fw_unload_tool) */
+} pt_fw_tool;
+
+typedef struct pt_fw_options {
+	const char *dir;
+	const char *output;   /* base name for output files */
+	unsigned jobs;        /* workers; 0 = all online CPUs */
+	uint64_t interval_ns; /* 0 = no interval snapshots */
+	int quiet;
+	FILE *out;            /* print_results / print_intervals; NULL = no printing */
+	/* One line per call, without trailing newline. */
+	void (*warn)(void *arg, const char *msg);
+	/* Called every ~0.2 s from the calling thread while shards run. */
+	void (*progress)(void *arg, uint64_t done_bytes, uint64_t total_bytes, double elapsed_s);
+	void *arg;
+} pt_fw_options;
+
+/* Facts about the last run, for summaries and benchmarks. */
+typedef struct pt_fw_stats {
+	uint64_t events;  /* records delivered to tools */
+	uint64_t bytes;   /* bytes of logs read */
+	unsigned data_errors; /* logs that were damaged or truncated (warned) */
+	size_t shards, processes;
+	double seconds_shards; /* wall time of the parallel pass */
+	double seconds_total;
+	unsigned workers;
+} pt_fw_stats;
+
+/* Runs every tool over the trace. 0 on success (warnings may have been
+ * reported), -1 with a message in err. stats may be NULL. */
+int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_stats *stats,
+	      char *err, size_t errlen);
+
+/* "path.so" or "path.so:options": dlopen + pt_tool_entry + version check. */
+int pt_fw_load_tool(const char *spec, pt_fw_tool *out, char *err, size_t errlen);
+void pt_fw_unload_tool(pt_fw_tool *t);
+
+/* Online CPUs (default -j). */
+unsigned pt_fw_default_jobs(void);
+
+#endif

@@ -1,0 +1,275 @@
+/* paratrace analyze / report / export: option parsing and printing around
+ * the framework (analyzer/framework) and the built-in tools. */
+#define _GNU_SOURCE
+#include "commands.h"
+#include "pt_framework.h"
+#include "tools.h"
+#include "counters.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_TOOLS 16
+
+typedef struct cli {
+	const char *cmd;
+	const char *dir;
+	const char *output;
+	unsigned jobs;
+	uint64_t interval_ns;
+	int quiet;
+	int gz;
+	const char *format; /* report: text/csv/json; export: chrome */
+	unsigned top;
+	int no_profile;
+	pt_fw_tool tools[MAX_TOOLS];
+	size_t ntools;
+	const char *loaded[MAX_TOOLS];
+	size_t nloaded;
+	int progress_shown;
+	char optbuf[64];
+} cli;
+
+static void warn_cb(void *arg, const char *msg)
+{
+	cli *c = arg;
+	if (c->progress_shown) {
+		fputs("\r\033[K", stderr);
+		c->progress_shown = 0;
+	}
+	fprintf(stderr, "%s: warning: %s\n", pt_cli_progname, msg);
+}
+
+static void progress_cb(void *arg, uint64_t done, uint64_t total, double elapsed)
+{
+	cli *c = arg;
+	if (elapsed < 0.5 && done < total)
+		return; /* short runs print nothing */
+	double frac = total ? (double)done / (double)total : 1.0;
+	if (frac > 1)
+		frac = 1;
+	double rate = elapsed > 0 ? (double)done / elapsed : 0;
+	double left = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
+	char bar[31];
+	int fill = (int)(frac * 30);
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : ' ';
+	bar[30] = 0;
+	fprintf(stderr, "\r[%s] %3d%%  %.0f/%.0f MB  %.0f MB/s  %.0fs left \033[K", bar,
+		(int)(frac * 100), (double)done / 1e6, (double)total / 1e6, rate / 1e6, left);
+	c->progress_shown = 1;
+	if (done >= total) {
+		fputs("\r\033[K", stderr);
+		c->progress_shown = 0;
+	}
+	fflush(stderr);
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static void common_help(FILE *out)
+{
+	fputs("  -j, --jobs N         workers (default: all online CPUs)\n"
+	      "  --interval-us N      interval snapshots every N microseconds (tools that support\n"
+	      "                       them print a time series)\n"
+	      "  --tool FILE.so[:OPT] also run a tool loaded from a shared object, in the same pass\n"
+	      "                       (may be repeated; see include/paratrace/tool.h)\n"
+	      "  -q, --quiet          no progress bar and no summary\n",
+	      out);
+}
+
+void pt_cmd_analyze_help(FILE *out)
+{
+	fputs("usage: paratrace analyze [options] TRACE_DIR\n"
+	      "Writes a Paraver trace (NAME.prv, NAME.pcf, NAME.row) and prints a short profile.\n"
+	      "  -o, --output NAME    base name of the Paraver files (default: TRACE_DIR)\n"
+	      "  --gz                 write NAME.prv.gz (Paraver reads it)\n"
+	      "  --no-profile         do not print the profile summary\n",
+	      out);
+	common_help(out);
+}
+
+void pt_cmd_report_help(FILE *out)
+{
+	fputs("usage: paratrace report [options] TRACE_DIR\n"
+	      "Prints the profile: functions, locks and threads.\n"
+	      "  --csv | --json       machine-readable output instead of tables\n"
+	      "  --top N              rows per table (default 25; 0 = all)\n",
+	      out);
+	common_help(out);
+}
+
+void pt_cmd_export_help(FILE *out)
+{
+	fputs("usage: paratrace export --format chrome [options] TRACE_DIR\n"
+	      "Writes a Chrome trace-event JSON file (opens in ui.perfetto.dev, chrome://tracing).\n"
+	      "  -f, --format chrome  the output format (only chrome for now)\n"
+	      "  -o, --output FILE    output file (default: TRACE_DIR.json)\n",
+	      out);
+	common_help(out);
+}
+
+enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE };
+
+static int parse(cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
+		{"quiet", no_argument, 0, 'q'},         {"format", required_argument, 0, 'f'},
+		{"gz", no_argument, 0, OPT_GZ},         {"interval-us", required_argument, 0, OPT_INTERVAL},
+		{"tool", required_argument, 0, OPT_TOOL}, {"csv", no_argument, 0, OPT_CSV},
+		{"json", no_argument, 0, OPT_JSON},     {"top", required_argument, 0, OPT_TOP},
+		{"no-profile", no_argument, 0, OPT_NO_PROFILE}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int o;
+	uint64_t v;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "o:j:qf:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'o': c->output = optarg; break;
+		case 'j':
+			if (parse_u64(optarg, &v) || v == 0 || v > 4096) {
+				pt_cli_error("%s: -j wants a number of workers, not '%s'", c->cmd, optarg);
+				return 2;
+			}
+			c->jobs = (unsigned)v;
+			break;
+		case 'q': c->quiet = 1; break;
+		case 'f': c->format = optarg; break;
+		case OPT_GZ: c->gz = 1; break;
+		case OPT_INTERVAL:
+			if (parse_u64(optarg, &v) || v == 0 || v > UINT64_MAX / 1000) {
+				pt_cli_error("%s: --interval-us wants a positive number, not '%s'",
+					     c->cmd, optarg);
+				return 2;
+			}
+			c->interval_ns = v * 1000;
+			break;
+		case OPT_TOOL:
+			if (c->nloaded == MAX_TOOLS - 4) {
+				pt_cli_error("%s: too many --tool", c->cmd);
+				return 2;
+			}
+			c->loaded[c->nloaded++] = optarg;
+			break;
+		case OPT_CSV: c->format = "csv"; break;
+		case OPT_JSON: c->format = "json"; break;
+		case OPT_TOP:
+			if (parse_u64(optarg, &v) || v > 1000000) {
+				pt_cli_error("%s: --top wants a number, not '%s'", c->cmd, optarg);
+				return 2;
+			}
+			c->top = (unsigned)v;
+			break;
+		case OPT_NO_PROFILE: c->no_profile = 1; break;
+		case 'h':
+			return -1;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		pt_cli_error("%s: expected one trace directory (see 'paratrace help %s')", c->cmd,
+			     c->cmd);
+		return 2;
+	}
+	c->dir = argv[optind];
+	return 0;
+}
+
+/* "dir/" -> "dir": the default output name sits beside the trace directory */
+static char *default_name(const char *dir, const char *ext)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	char *s = malloc(n + strlen(ext) + 1);
+	if (s) {
+		memcpy(s, dir, n);
+		strcpy(s + n, ext);
+	}
+	return s;
+}
+
+static int run(cli *c)
+{
+	char err[2048];
+	for (size_t i = 0; i < c->nloaded; i++) {
+		if (pt_fw_load_tool(c->loaded[i], &c->tools[c->ntools], err, sizeof err)) {
+			pt_cli_error("%s", err);
+			return 2;
+		}
+		c->ntools++;
+	}
+	pt_fw_options o = {
+		.dir = c->dir,
+		.output = c->output,
+		.jobs = c->jobs,
+		.interval_ns = c->interval_ns,
+		.quiet = c->quiet,
+		.out = stdout,
+		.warn = warn_cb,
+		.progress = !c->quiet && isatty(2) ? progress_cb : NULL,
+		.arg = c,
+	};
+	pt_fw_stats st;
+	memset(&st, 0, sizeof st);
+	int rc = pt_fw_run(&o, c->tools, c->ntools, &st, err, sizeof err);
+	for (size_t i = 0; i < c->ntools; i++)
+		pt_fw_unload_tool(&c->tools[i]);
+	if (c->progress_shown)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		pt_cli_error("%s", err);
+		return 1;
+	}
+	if (!c->quiet && !strcmp(c->cmd, "analyze"))
+		fprintf(stderr, "%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",
+			pt_cli_progname, (unsigned long long)st.events, st.shards, st.processes,
+			st.seconds_total, st.workers);
+	return st.data_errors ? 1 : 0;
+}
+
+static void add_builtin(cli *c, const pt_tool *t, const char *options)
+{
+	c->tools[c->ntools].tool = t;
+	c->tools[c->ntools].options = options;
+	c->tools[c->ntools].dl = NULL;
+	c->ntools++;
+}
+
+int pt_cmd_analyze(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "analyze";
+	int rc = parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_analyze_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	char *name = NULL;
+	if (!c.output)
+		c.output = name = default_name(c.dir, "");
+	add_builtin(&c, pt_tool_paraver(), c.gz ? "gz" : NULL);
+	add_builtin(&c, pt_tool_counters(), NULL);
+	rc = run(&c);
+	free(name);
+	return rc;
+}

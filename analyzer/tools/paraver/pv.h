@@ -1,0 +1,181 @@
+/* Paraver writer internals, and the extension point other parts (counters,
+ * GPU) use to turn their record kinds into Paraver records.
+ *
+ * How a trace is written:
+ *   - each shard (one Paraver thread row) writes two temporary streams, in
+ *     parallel with the others: its events (sorted by time, because a log's
+ *     times never decrease) and its states (sorted by begin time, because a
+ *     thread's states never overlap and are written when they close);
+ *   - thread creation links become communication records at the end;
+ *   - pv_merge() k-way merges all streams into NAME.prv, in time order,
+ *     split into time ranges merged by the workers in parallel, each
+ *     written at its precomputed offset. Memory stays bounded by buffers.
+ *
+ * Adding record kinds (counters 0x30-0x3f, GPU 0x40-0x5f): write a
+ * pv_extension in your own file in this folder (pv_ext_<name>.c, picked up
+ * by the folder's CMakeLists glob) and add one line for it to the table in
+ * pv_ext.c. Your `event` callback receives every record whose kind is in
+ * [kind_first, kind_last] (also those the core handles: it runs after the
+ * core), and writes through pv_event(), pv_events(), pv_set_state(). Your pcf callback adds
+ * EVENT_TYPE sections (.pcf) for the types you used; row_label names GPU
+ * rows (their threads are shards of kind PT_FILE_GPU).
+ */
+#ifndef PT_PV_H
+#define PT_PV_H
+
+#include <paratrace/tool.h>
+#include <pthread.h>
+#include <stdarg.h>
+
+/* Extrae's numbering (../shared/PARAVER.md) and ours. */
+enum {
+	PV_STATE_IDLE = 0,
+	PV_STATE_RUNNING = 1,
+	PV_STATE_NOT_CREATED = 2,
+	PV_STATE_SYNC = 5,
+};
+#define PV_EV_USER_FUNC 60000019u      /* function id, 0 = exit */
+#define PV_EV_USER_FUNC_LINE 60000119u /* function id (label: line and file), 0 = exit */
+#define PV_EV_PTHREAD 61000000u        /* Extrae pthread call values, 0 = outside */
+#define PV_EV_SYNC_OBJECT 61000010u    /* ours: lock/cond/barrier identity, 0 = none */
+
+/* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
+enum {
+	PV_PT_END = 0,
+	PV_PT_EXIT = 1,
+	PV_PT_CREATE = 2,
+	PV_PT_JOIN = 3,
+	PV_PT_DETACH = 4,
+	PV_PT_RWLOCK_WR = 5,
+	PV_PT_RWLOCK_RD = 6,
+	PV_PT_RWLOCK_UNLOCK = 7,
+	PV_PT_MUTEX_LOCK = 8,
+	PV_PT_MUTEX_UNLOCK = 9,
+	PV_PT_COND_SIGNAL = 10,
+	PV_PT_COND_BROADCAST = 11,
+	PV_PT_COND_WAIT = 12,
+	PV_PT_BARRIER_WAIT = 13,
+	PV_PT_SPIN_LOCK = 20,
+	PV_PT_SPIN_UNLOCK = 21,
+	PV_PT_SEM_WAIT = 22,
+	PV_PT_SEM_POST = 23,
+	PV_PT_MTX_LOCK = 24, /* C11 */
+	PV_PT_MTX_UNLOCK = 25,
+	PV_PT_MAX
+};
+
+/* ---- temporary streams ---------------------------------------------- */
+typedef struct pv_index_ent {
+	uint64_t key, off, text;
+} pv_index_ent;
+
+typedef struct pv_stream {
+	char *path;
+	int fd;
+	char *buf;
+	size_t used, cap;
+	uint64_t off;  /* file bytes, buffered ones included */
+	uint64_t text; /* text bytes */
+	uint64_t nrec;
+	uint64_t last_key;
+	uint64_t next_index;
+	pv_index_ent *idx;
+	size_t nidx, capidx;
+	int error; /* errno of the first failure */
+} pv_stream;
+
+#define PV_LINE_MAX 4096 /* longest line one record may produce */
+
+int pv_stream_open(pv_stream *s, const char *path);
+/* Room for one line with sort key `key` (clamped to the stream's last key:
+ * a stream stays sorted). Returns where to write the text. */
+char *pv_stream_reserve(pv_stream *s, uint64_t key);
+void pv_stream_commit(pv_stream *s, size_t len);
+int pv_stream_finish(pv_stream *s); /* flush and close the fd; keeps the index */
+void pv_stream_free(pv_stream *s);  /* also removes the file */
+
+/* Merges the streams into fd after header_len bytes (already written).
+ * gz: gzip members instead of plain text. */
+int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+	     int gz, char *err, size_t errlen);
+
+/* ---- formatting ------------------------------------------------------ */
+static inline char *pv_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+static inline char *pv_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return pv_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return pv_u64(p, (uint64_t)v);
+}
+
+/* ---- shards ---------------------------------------------------------- */
+struct pv_tool;
+typedef struct pv_shard pv_shard;
+
+typedef struct pv_extension {
+	const char *name;
+	unsigned kind_first, kind_last; /* record kinds given to event() */
+	/* Global state, created by the tool's init (NULL allowed). */
+	void *(*init)(const pt_trace_ctx *ctx);
+	/* Every process-log record (the framework's serial pre-pass, after
+	 * init, before any shard): kernel and API names, for example. */
+	void (*process_event)(void *global, size_t process, const pt_event *ev);
+	void *(*shard_init)(void *global, pv_shard *s);
+	/* 0, or -1 after pv_fail(). */
+	int (*event)(void *global, void *shard_state, pv_shard *s, const pt_event *ev);
+	/* Shard done (times in ns since t0: s->last). Called with the tool's
+	 * merge lock held: merge into global state here, free shard_state. */
+	void (*shard_exit)(void *global, void *shard_state, pv_shard *s);
+	/* .row label for a shard (GPU rows); return 0 if written into buf. */
+	int (*row_label)(void *global, const pt_shard_info *shard, char *buf, size_t len);
+	/* Extra .pcf sections. */
+	void (*write_pcf)(void *global, FILE *pcf);
+	void (*destroy)(void *global);
+} pv_extension;
+
+#define PV_MAX_EXT 8
+extern const pv_extension *const pv_extensions[PV_MAX_EXT + 1];
+
+struct pv_shard {
+	const pt_shard_info *info;
+	const pt_trace_ctx *ctx;
+	struct pv_tool *pv;
+	uint64_t t0;   /* ctx->t0_ns */
+	uint64_t last; /* last time written, relative ns */
+	pv_stream ev, st;
+	char ev_prefix[64], st_prefix[64];
+	size_t ev_prefix_len, st_prefix_len;
+	/* state machine: the open state and since when (relative ns) */
+	unsigned state;
+	uint64_t state_begin;
+	char err[256];
+	void *ext[PV_MAX_EXT];
+	void *core; /* paraver.c's per-shard data */
+};
+
+/* Writers for extensions and the core. Times are absolute ns (pt_event
+ * time_ns); they are made relative to t0 here. */
+void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value);
+void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+	       const int64_t *values);
+/* Closes the open state at time_ns and opens `state` (PV_STATE_IDLE: none
+ * open). Times before the open state's begin are clamped. */
+void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
+int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+const pt_tool *pt_tool_paraver(void);
+
+#endif

@@ -1,0 +1,10 @@
+/* Paraver extensions: one line per part that turns its own record kinds
+ * into Paraver records (see pv.h). Keep the list NULL-terminated. */
+#include "pv.h"
+
+extern const pv_extension pv_ext_counters; /* pv_ext_counters.c */
+
+const pv_extension *const pv_extensions[PV_MAX_EXT + 1] = {
+	&pv_ext_counters,
+	NULL,
+};

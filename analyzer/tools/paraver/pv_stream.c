@@ -1,0 +1,598 @@
+/* Temporary sorted streams of .prv lines, and their parallel k-way merge.
+ *
+ * A stream file is a sequence of [u64 key][u16 len][len bytes of text],
+ * keys non-decreasing. Every PV_INDEX_STEP bytes the writer notes (key,
+ * offset, text bytes before) in memory: the merge uses these notes to cut
+ * the whole time range into partitions of similar size and to find, for
+ * each stream, the exact offset where each partition starts. Because the
+ * text bytes before every cut are known, each partition's place in the
+ * final file is known before merging, so workers merge partitions in
+ * parallel and pwrite() them in place. Ties: equal keys come out in stream
+ * order, then file order, so the result does not depend on -j.
+ */
+#define _GNU_SOURCE
+#include "pv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define PV_INDEX_STEP (16u << 10)
+#define PV_STREAM_BUF (64u << 10)
+#define PV_REC_HEAD 10 /* key + len */
+
+int pv_stream_open(pv_stream *s, const char *path)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	s->path = strdup(path);
+	s->cap = PV_STREAM_BUF + PV_LINE_MAX + PV_REC_HEAD;
+	s->buf = malloc(s->cap);
+	if (!s->path || !s->buf) {
+		s->error = ENOMEM;
+		return -1;
+	}
+	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (s->fd < 0) {
+		s->error = errno;
+		return -1;
+	}
+	return 0;
+}
+
+static void flush(pv_stream *s)
+{
+	size_t done = 0;
+	while (done < s->used && !s->error) {
+		ssize_t n = write(s->fd, s->buf + done, s->used - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			s->error = errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	s->used = 0;
+}
+
+char *pv_stream_reserve(pv_stream *s, uint64_t key)
+{
+	if (s->used > PV_STREAM_BUF)
+		flush(s);
+	if (key < s->last_key)
+		key = s->last_key;
+	s->last_key = key;
+	if (s->off >= s->next_index) {
+		if (s->nidx == s->capidx) {
+			size_t ncap = s->capidx ? s->capidx * 2 : 64;
+			pv_index_ent *n = realloc(s->idx, ncap * sizeof *n);
+			if (!n) {
+				s->error = ENOMEM;
+				s->used = 0; /* keep going; the error is reported at finish */
+				return s->buf + PV_REC_HEAD;
+			}
+			s->idx = n;
+			s->capidx = ncap;
+		}
+		s->idx[s->nidx++] = (pv_index_ent){key, s->off, s->text};
+		s->next_index = s->off + PV_INDEX_STEP;
+	}
+	memcpy(s->buf + s->used, &key, 8);
+	return s->buf + s->used + PV_REC_HEAD;
+}
+
+void pv_stream_commit(pv_stream *s, size_t len)
+{
+	uint16_t l = (uint16_t)len;
+	memcpy(s->buf + s->used + 8, &l, 2);
+	s->used += PV_REC_HEAD + len;
+	s->off += PV_REC_HEAD + len;
+	s->text += len;
+	s->nrec++;
+}
+
+int pv_stream_finish(pv_stream *s)
+{
+	if (s->fd >= 0) {
+		flush(s);
+		if (close(s->fd) && !s->error)
+			s->error = errno;
+		s->fd = -1;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	return s->error ? -1 : 0;
+}
+
+void pv_stream_free(pv_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->path)
+		unlink(s->path);
+	free(s->path);
+	free(s->buf);
+	free(s->idx);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+}
+
+/* ---- reading --------------------------------------------------------- */
+typedef struct cursor {
+	int fd;
+	uint64_t off, end; /* file range still to read */
+	char *buf;
+	size_t pos, len; /* unread bytes: buf[pos, len) */
+	uint64_t key;    /* of the current record */
+	uint16_t tlen;
+	const char *text;
+	size_t stream;
+	int error;
+} cursor;
+
+#define CURSOR_BUF (32u << 10)
+
+/* Makes the next record current; 0, or 1 at the end of the range. */
+static int cursor_next(cursor *c)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		size_t avail = c->len - c->pos;
+		if (avail >= PV_REC_HEAD) {
+			uint16_t tl;
+			memcpy(&tl, c->buf + c->pos + 8, 2);
+			if (avail >= PV_REC_HEAD + (size_t)tl) {
+				memcpy(&c->key, c->buf + c->pos, 8);
+				c->tlen = tl;
+				c->text = c->buf + c->pos + PV_REC_HEAD;
+				c->pos += PV_REC_HEAD + tl;
+				return 0;
+			}
+		}
+		if (c->off >= c->end)
+			return 1;
+		memmove(c->buf, c->buf + c->pos, avail);
+		c->pos = 0;
+		c->len = avail;
+		size_t want = CURSOR_BUF - avail;
+		if (want > c->end - c->off)
+			want = (size_t)(c->end - c->off);
+		while (want) {
+			ssize_t n = pread(c->fd, c->buf + c->len, want, (off_t)c->off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				c->error = n < 0 ? errno : EIO;
+				return 1;
+			}
+			c->len += (size_t)n;
+			c->off += (uint64_t)n;
+			want -= (size_t)n;
+		}
+	}
+	return 1;
+}
+
+/* First record with key >= bound at or after (off, text): updates both.
+ * Reads in chunks: a cut is at most one index step past its note. */
+static int seek_bound(int fd, uint64_t end, uint64_t bound, uint64_t *off, uint64_t *text)
+{
+	char buf[PV_INDEX_STEP + PV_LINE_MAX + 2 * PV_REC_HEAD];
+	while (*off < end) {
+		size_t want = sizeof buf;
+		if (want > end - *off)
+			want = (size_t)(end - *off);
+		ssize_t n = pread(fd, buf, want, (off_t)*off);
+		if (n < PV_REC_HEAD)
+			return -1;
+		size_t pos = 0;
+		while (pos + PV_REC_HEAD <= (size_t)n) {
+			uint64_t key;
+			uint16_t tl;
+			memcpy(&key, buf + pos, 8);
+			memcpy(&tl, buf + pos + 8, 2);
+			if (key >= bound) {
+				*off += pos;
+				return 0;
+			}
+			if (pos + PV_REC_HEAD + tl > (size_t)n)
+				break;
+			pos += PV_REC_HEAD + tl;
+			*text += tl;
+		}
+		if (pos == 0)
+			return -1;
+		*off += pos;
+	}
+	return 0;
+}
+
+/* ---- merge ----------------------------------------------------------- */
+typedef struct merge {
+	pv_stream *const *streams;
+	size_t n;
+	size_t nparts;
+	uint64_t *bounds; /* nparts + 1: [0] = 0, [nparts] = max */
+	uint64_t *off;    /* [(nparts + 1) * n]: start offset of partition p in stream s */
+	uint64_t *text;   /* same, text bytes before it */
+	uint64_t *out_off; /* per partition, in the output */
+	int fd;
+	int gz;
+	size_t next; /* atomic */
+	/* gz: partitions are written in order by whoever completes the next one */
+	pthread_mutex_t lock;
+	size_t next_write;
+	uint64_t write_off;
+	char **gzbuf;
+	size_t *gzlen;
+	int error; /* errno */
+} merge;
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int write_all(int fd, const char *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+typedef struct out_buf {
+	merge *m;
+	char *buf;
+	size_t used, cap;
+	uint64_t off; /* plain: where the next flush goes */
+	z_stream z;
+	char *zout;
+	size_t zlen, zcap;
+	int error;
+} out_buf;
+
+static void out_flush(out_buf *o, int finish)
+{
+	if (!o->m->gz) {
+		if (o->used && !o->error)
+			o->error = write_all(o->m->fd, o->buf, o->used, o->off);
+		o->off += o->used;
+		o->used = 0;
+		return;
+	}
+	o->z.next_in = (Bytef *)o->buf;
+	o->z.avail_in = (uInt)o->used;
+	for (;;) {
+		if (o->zcap - o->zlen < 65536) {
+			size_t ncap = o->zcap ? o->zcap * 2 : (1u << 20);
+			char *n = realloc(o->zout, ncap);
+			if (!n) {
+				o->error = ENOMEM;
+				break;
+			}
+			o->zout = n;
+			o->zcap = ncap;
+		}
+		o->z.next_out = (Bytef *)o->zout + o->zlen;
+		o->z.avail_out = (uInt)(o->zcap - o->zlen);
+		int rc = deflate(&o->z, finish ? Z_FINISH : Z_NO_FLUSH);
+		o->zlen = o->zcap - o->z.avail_out;
+		if (rc == Z_STREAM_END || (!finish && o->z.avail_in == 0))
+			break;
+		if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			o->error = EIO;
+			break;
+		}
+	}
+	o->used = 0;
+}
+
+static inline void out_put(out_buf *o, const char *p, size_t n)
+{
+	if (o->used + n > o->cap)
+		out_flush(o, 0);
+	memcpy(o->buf + o->used, p, n);
+	o->used += n;
+}
+
+/* heap of cursors ordered by (key, stream) */
+static inline int before(const cursor *a, const cursor *b)
+{
+	return a->key < b->key || (a->key == b->key && a->stream < b->stream);
+}
+
+static void sift_down(cursor **h, size_t n, size_t i)
+{
+	cursor *x = h[i];
+	for (;;) {
+		size_t l = 2 * i + 1;
+		if (l >= n)
+			break;
+		size_t c = l + 1 < n && before(h[l + 1], h[l]) ? l + 1 : l;
+		if (!before(h[c], x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs, out_buf *o)
+{
+	size_t nh = 0;
+	int err = 0;
+	for (size_t s = 0; s < m->n; s++) {
+		uint64_t a = m->off[p * m->n + s], b = m->off[(p + 1) * m->n + s];
+		if (a >= b)
+			continue;
+		cursor *c = &cur[nh];
+		memset(c, 0, sizeof *c);
+		c->fd = open(m->streams[s]->path, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0) {
+			err = errno;
+			break;
+		}
+		c->off = a;
+		c->end = b;
+		c->buf = bufs + nh * CURSOR_BUF;
+		c->stream = s;
+		if (cursor_next(c)) {
+			err = c->error ? c->error : EIO;
+			close(c->fd);
+			break;
+		}
+		heap[nh] = c;
+		nh++;
+	}
+	size_t opened = nh;
+	if (!err) {
+		for (size_t i = nh / 2; i-- > 0;)
+			sift_down(heap, nh, i);
+		while (nh > 1) {
+			cursor *c = heap[0];
+			out_put(o, c->text, c->tlen);
+			if (cursor_next(c)) {
+				if (c->error) {
+					err = c->error;
+					break;
+				}
+				heap[0] = heap[--nh];
+			}
+			sift_down(heap, nh, 0);
+		}
+		if (nh == 1 && !err) {
+			cursor *c = heap[0];
+			do
+				out_put(o, c->text, c->tlen);
+			while (!cursor_next(c));
+			err = c->error;
+		}
+	}
+	for (size_t i = 0; i < opened; i++)
+		close(cur[i].fd);
+	return err;
+}
+
+typedef struct worker_arg {
+	merge *m;
+} worker_arg;
+
+static void *merge_worker(void *arg)
+{
+	merge *m = arg;
+	cursor *cur = calloc(m->n ? m->n : 1, sizeof *cur);
+	cursor **heap = calloc(m->n ? m->n : 1, sizeof *heap);
+	char *bufs = malloc((m->n ? m->n : 1) * (size_t)CURSOR_BUF);
+	out_buf o;
+	memset(&o, 0, sizeof o);
+	o.m = m;
+	o.cap = 1u << 20;
+	o.buf = malloc(o.cap);
+	if (!cur || !heap || !bufs || !o.buf) {
+		__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
+		goto out;
+	}
+	for (;;) {
+		size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
+		if (p >= m->nparts || __atomic_load_n(&m->error, __ATOMIC_RELAXED))
+			break;
+		o.off = m->out_off[p];
+		o.used = 0;
+		o.error = 0;
+		if (m->gz) {
+			memset(&o.z, 0, sizeof o.z);
+			/* 15 + 16: a gzip member per partition; readers (zlib's gzread,
+			 * Paraver) continue across concatenated members */
+			if (deflateInit2(&o.z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+				__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
+				break;
+			}
+			o.zout = NULL;
+			o.zlen = o.zcap = 0;
+		}
+		int err = merge_part(m, p, cur, heap, bufs, &o);
+		out_flush(&o, 1);
+		if (!err)
+			err = o.error;
+		if (m->gz) {
+			deflateEnd(&o.z);
+			pthread_mutex_lock(&m->lock);
+			m->gzbuf[p] = o.zout;
+			m->gzlen[p] = o.zlen;
+			while (!err && m->next_write < m->nparts && m->gzbuf[m->next_write]) {
+				size_t q = m->next_write;
+				err = write_all(m->fd, m->gzbuf[q], m->gzlen[q], m->write_off);
+				m->write_off += m->gzlen[q];
+				free(m->gzbuf[q]);
+				m->gzbuf[q] = NULL;
+				m->next_write++;
+			}
+			pthread_mutex_unlock(&m->lock);
+		}
+		if (err) {
+			__atomic_store_n(&m->error, err, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+out:
+	free(cur);
+	free(heap);
+	free(bufs);
+	free(o.buf);
+	return NULL;
+}
+
+int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+	     int gz, char *err, size_t errlen)
+{
+	merge m;
+	memset(&m, 0, sizeof m);
+	m.streams = streams;
+	m.n = n;
+	m.fd = fd;
+	m.gz = gz;
+	pthread_mutex_init(&m.lock, NULL);
+	int rc = -1;
+	uint64_t total = 0;
+	size_t nkeys = 0;
+	for (size_t s = 0; s < n; s++) {
+		total += streams[s]->text;
+		nkeys += streams[s]->nidx;
+	}
+	/* partitions of ~8 MB of text, at least 4 per worker when there is
+	 * enough to share, at most one per index note */
+	size_t want = (size_t)(total / (8u << 20)) + 1;
+	if (total > (4u << 20) && want < 4 * (size_t)nworkers)
+		want = 4 * (size_t)nworkers;
+	if (want > 4096)
+		want = 4096;
+	if (want > nkeys)
+		want = nkeys ? nkeys : 1;
+	uint64_t *keys = malloc((nkeys + 1) * sizeof *keys);
+	m.bounds = malloc((want + 1) * sizeof *m.bounds);
+	if (!keys || !m.bounds)
+		goto oom;
+	size_t k = 0;
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < streams[s]->nidx; i++)
+			keys[k++] = streams[s]->idx[i].key;
+	qsort(keys, nkeys, sizeof *keys, cmp_key);
+	m.bounds[0] = 0;
+	size_t np = 1;
+	for (size_t p = 1; p < want; p++) {
+		uint64_t b = keys[p * nkeys / want];
+		if (b > m.bounds[np - 1])
+			m.bounds[np++] = b;
+	}
+	free(keys);
+	keys = NULL;
+	m.nparts = np;
+	m.bounds[np] = UINT64_MAX;
+	m.off = calloc((np + 1) * n + 1, sizeof *m.off);
+	m.text = calloc((np + 1) * n + 1, sizeof *m.text);
+	m.out_off = calloc(np + 1, sizeof *m.out_off);
+	if (!m.off || !m.text || !m.out_off)
+		goto oom;
+	for (size_t s = 0; s < n; s++) {
+		const pv_stream *st = streams[s];
+		int sfd = -1;
+		uint64_t off = 0, text = 0;
+		size_t ix = 0;
+		for (size_t p = 1; p < np; p++) {
+			uint64_t b = m.bounds[p];
+			/* jump ahead with the index: last note with key < b */
+			while (ix < st->nidx && st->idx[ix].key < b)
+				ix++;
+			if (ix > 0 && st->idx[ix - 1].off > off) {
+				off = st->idx[ix - 1].off;
+				text = st->idx[ix - 1].text;
+			}
+			if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
+				if (sfd < 0)
+					sfd = open(st->path, O_RDONLY | O_CLOEXEC);
+				if (sfd < 0 || seek_bound(sfd, st->off, b, &off, &text)) {
+					if (sfd >= 0)
+						close(sfd);
+					snprintf(err, errlen, "%s: cannot read back: %s", st->path,
+						 strerror(errno ? errno : EIO));
+					goto out;
+				}
+			} else {
+				off = st->off;
+				text = st->text;
+			}
+			m.off[p * n + s] = off;
+			m.text[p * n + s] = text;
+		}
+		if (sfd >= 0)
+			close(sfd);
+		m.off[np * n + s] = st->off;
+		m.text[np * n + s] = st->text;
+	}
+	for (size_t p = 0; p < np; p++) {
+		uint64_t t = 0;
+		for (size_t s = 0; s < n; s++)
+			t += m.text[p * n + s];
+		m.out_off[p] = header_len + t;
+	}
+	if (!gz && ftruncate(fd, (off_t)(header_len + total))) {
+		snprintf(err, errlen, "cannot size the output: %s", strerror(errno));
+		goto out;
+	}
+	if (gz) {
+		m.gzbuf = calloc(np, sizeof *m.gzbuf);
+		m.gzlen = calloc(np, sizeof *m.gzlen);
+		if (!m.gzbuf || !m.gzlen)
+			goto oom;
+		m.write_off = header_len;
+	}
+	if (nworkers > np)
+		nworkers = (unsigned)np;
+	if (nworkers < 1)
+		nworkers = 1;
+	pthread_t *th = calloc(nworkers, sizeof *th);
+	if (!th)
+		goto oom;
+	unsigned started = 0;
+	for (; started < nworkers; started++)
+		if (pthread_create(&th[started], NULL, merge_worker, &m))
+			break;
+	if (!started)
+		merge_worker(&m);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	if (m.error) {
+		snprintf(err, errlen, "writing the trace: %s", strerror(m.error));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	free(keys);
+	if (m.gzbuf)
+		for (size_t p = 0; p < m.nparts; p++)
+			free(m.gzbuf[p]);
+	free(m.gzbuf);
+	free(m.gzlen);
+	free(m.bounds);
+	free(m.off);
+	free(m.text);
+	free(m.out_off);
+	pthread_mutex_destroy(&m.lock);
+	return rc;
+}

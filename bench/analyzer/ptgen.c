@@ -1,0 +1,499 @@
+/* ptgen: writes synthetic paratrace logs straight from <paratrace/format.h>,
+ * so the analyzer can be tested and benchmarked without the runtime.
+ *
+ *   ptgen --out DIR --scenario bench [--threads 8] [--events N] [--seed S]
+ *       random nested calls over 64 functions, a shared mutex taken every
+ *       ~1000 events; N events in total over all threads (default 10 M).
+ *   ptgen --out DIR --scenario known [--threads T] [--calls N]
+ *         [--sleep-ns S] [--wait-ns W] [--hold-ns H] [--fork]
+ *       deterministic timings, so tests can derive every figure of the
+ *       profile from the parameters: see scenario_known() below.
+ *   --version-major V writes a header with that major version (tests of the
+ *       "newer format" error).
+ *
+ * The clock is PT_CLOCK_MONOTONIC with mult 1, shift 0: ticks are ns.
+ */
+#define _GNU_SOURCE
+#include <paratrace/format.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BASE_NS 1000000000ull /* arbitrary monotonic origin: times are absolute */
+#define REALTIME_NS 1795000000000000000ull
+
+static unsigned version_major = PT_FORMAT_VERSION_MAJOR;
+static uint64_t run_id = 0x5eed5eedull;
+
+typedef struct gen_file {
+	FILE *f;
+	char *path;
+	uint64_t last;  /* time of the previous record */
+	uint64_t nrecs; /* records written */
+	char *buf;
+	size_t used, cap;
+} gen_file;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("ptgen: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void flush_buf(gen_file *g)
+{
+	if (g->used && fwrite(g->buf, 1, g->used, g->f) != g->used)
+		die("%s: write: %s", g->path, strerror(errno));
+	g->used = 0;
+}
+
+static void put(gen_file *g, const void *p, size_t n)
+{
+	if (g->used + n > g->cap)
+		flush_buf(g);
+	memcpy(g->buf + g->used, p, n);
+	g->used += n;
+}
+
+/* One record at absolute time t; a TIME record first when the delta does
+ * not fit (and for the first record of the file). */
+static void emit2(gen_file *g, uint64_t t, unsigned kind, unsigned arg, const void *p1,
+		  size_t len1, const void *p2, size_t len2)
+{
+	if (t < g->last)
+		die("%s: time goes backwards (%llu < %llu)", g->path, (unsigned long long)t,
+		    (unsigned long long)g->last);
+	if (g->nrecs == 0 || t - g->last > UINT32_MAX) {
+		pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(8) / 8), 0};
+		pt_rec_time pl = {t};
+		put(g, &h, sizeof h);
+		put(g, &pl, sizeof pl);
+		g->last = t;
+		g->nrecs++;
+	}
+	size_t size = pt_rec_size_for(len1 + len2);
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, (uint16_t)(size / 8),
+			 (uint32_t)(t - g->last)};
+	put(g, &h, sizeof h);
+	if (len1)
+		put(g, p1, len1);
+	if (len2)
+		put(g, p2, len2);
+	static const char zeros[8];
+	put(g, zeros, size - sizeof h - len1 - len2);
+	g->last = t;
+	g->nrecs++;
+}
+
+static void emit(gen_file *g, uint64_t t, unsigned kind, unsigned arg, const void *p, size_t len)
+{
+	emit2(g, t, kind, arg, p, len, NULL, 0);
+}
+
+static inline void emit_func(gen_file *g, uint64_t t, unsigned kind, uint32_t id)
+{
+	if (g->nrecs == 0 || t - g->last > UINT32_MAX || t < g->last) {
+		emit2(g, t, PT_REC_TIME, 0, &t, 8, NULL, 0); /* resync; harmless extra record */
+	}
+	pt_rec_head h = pt_rec_func(kind, id, (uint32_t)(t - g->last));
+	if (g->used + 8 > g->cap)
+		flush_buf(g);
+	memcpy(g->buf + g->used, &h, 8);
+	g->used += 8;
+	g->last = t;
+	g->nrecs++;
+}
+
+static gen_file *gen_open(const char *path, int kind, uint32_t pid, uint32_t tid, uint32_t ppid,
+			  uint32_t flags, const char *program, uint64_t open_ns, uint64_t stream)
+{
+	gen_file *g = calloc(1, sizeof *g);
+	if (!g)
+		die("out of memory");
+	g->path = strdup(path);
+	g->f = fopen(path, "wb");
+	if (!g->f)
+		die("%s: %s", path, strerror(errno));
+	g->cap = 1 << 20;
+	g->buf = malloc(g->cap);
+	pt_file_header h;
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
+	h.version_major = (uint16_t)version_major;
+	h.version_minor = PT_FORMAT_VERSION_MINOR;
+	h.header_size = sizeof h;
+	h.byte_order = PT_BYTE_ORDER_LITTLE;
+	h.file_kind = (uint8_t)kind;
+	h.flags = flags;
+	h.pid = pid;
+	h.tid = tid;
+	h.ppid = ppid;
+	h.clock_source = PT_CLOCK_MONOTONIC;
+	h.tick_shift = 0;
+	h.tick_mult = 1;
+	h.open.ticks = open_ns;
+	h.open.mono_ns = open_ns;
+	h.open.real_ns = REALTIME_NS + (open_ns - BASE_NS);
+	h.run_id = run_id;
+	h.gpu_stream = stream;
+	snprintf(h.program, sizeof h.program, "%s", program);
+	put(g, &h, sizeof h);
+	return g;
+}
+
+static void gen_close(gen_file *g, int write_close)
+{
+	if (write_close) {
+		pt_clock_pair c = {g->last, g->last, REALTIME_NS + (g->last - BASE_NS)};
+		emit(g, g->last, PT_REC_CLOSE, 0, &c, sizeof c);
+	}
+	flush_buf(g);
+	if (fclose(g->f))
+		die("%s: close: %s", g->path, strerror(errno));
+	free(g->buf);
+	free(g->path);
+	free(g);
+}
+
+static void mkdir_p(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST)
+		die("mkdir %s: %s", path, strerror(errno));
+}
+
+static gen_file *open_process_log(const char *out, uint32_t pid, uint32_t ppid, uint32_t flags,
+				  const char *program, uint64_t t)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/p%u", out, pid);
+	mkdir_p(path);
+	snprintf(path, sizeof path, "%s/p%u/process.ptl", out, pid);
+	gen_file *g = gen_open(path, PT_FILE_PROCESS, pid, 0, ppid, flags, program, t, 0);
+	/* PROCESS_INFO: exe path, then argv strings */
+	char strs[256];
+	int n = snprintf(strs, sizeof strs, "/usr/bin/%s%c%s%c--synthetic", program, 0, program, 0);
+	pt_rec_process_info pi = {2, flags, 0};
+	emit2(g, t, PT_REC_PROCESS_INFO, 0, &pi, sizeof pi, strs, (size_t)n + 1);
+	char mpath[256];
+	int m = snprintf(mpath, sizeof mpath, "/usr/bin/%s", program);
+	pt_rec_module_map mm = {0x400000, 0x400000, 0x500000, 0, PT_MODULE_MAIN};
+	emit2(g, t, PT_REC_MODULE_MAP, 0, &mm, sizeof mm, mpath, (size_t)m + 1);
+	return g;
+}
+
+static void func_def(gen_file *g, uint64_t t, uint32_t id, const char *name, const char *file,
+		     uint32_t line)
+{
+	char s[512];
+	size_t ln = strlen(name) + 1, lf = strlen(file) + 1;
+	if (ln + lf > sizeof s)
+		die("name too long");
+	memcpy(s, name, ln);
+	memcpy(s + ln, file, lf);
+	pt_rec_func_def d = {id, line, 0x400000};
+	emit2(g, t, PT_REC_FUNC_DEF, 0, &d, sizeof d, s, ln + lf);
+}
+
+static gen_file *open_thread_log(const char *out, uint32_t pid, uint32_t tid, const char *program,
+				 uint64_t t)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/p%u/t%u.ptl", out, pid, tid);
+	return gen_open(path, PT_FILE_THREAD, pid, tid, 0, 0, program, t, 0);
+}
+
+static void thread_start(gen_file *g, uint64_t t, uint64_t seq, uint32_t creator, uint32_t flags,
+			 uint64_t routine)
+{
+	pt_rec_thread_start s = {seq, creator, flags, routine};
+	emit(g, t, PT_REC_THREAD_START, 0, &s, sizeof s);
+}
+
+static void thread_end(gen_file *g, uint64_t t)
+{
+	pt_rec_thread_end e = {0, 0, 0};
+	emit(g, t, PT_REC_THREAD_END, 0, &e, sizeof e);
+}
+
+static void lock_rec(gen_file *g, uint64_t t, unsigned kind, unsigned type, uint64_t obj)
+{
+	pt_rec_lock l = {obj, 0, 0};
+	emit(g, t, kind, type, &l, sizeof l);
+}
+
+/* xorshift64*: fast, deterministic, good enough for shaping a workload. */
+static uint64_t rng_state = 88172645463325252ull;
+static inline uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+/* ---------------------------------------------------------------------- */
+/* bench: throughput input. Thread logs are dominated by 8-byte FUNC records,
+ * like a real instrumented run; a mutex every ~1000 events keeps the
+ * synchronization paths of the analyzer exercised. */
+static void scenario_bench(const char *out, unsigned nthreads, uint64_t events)
+{
+	const uint32_t pid = 4000;
+	const unsigned nfuncs = 64;
+	uint64_t t0 = BASE_NS;
+	gen_file *p = open_process_log(out, pid, 1, 0, "synth", t0);
+	for (unsigned i = 1; i <= nfuncs; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "_ZN5synth4workILi%uEEvv", i); /* void synth::work<i>() */
+		func_def(p, t0, i, name, "synth.cc", 10 * i);
+	}
+	uint64_t per_thread = events / nthreads;
+	uint64_t tmax = t0;
+	for (unsigned th = 0; th < nthreads; th++) {
+		uint32_t tid = pid + th;
+		uint64_t t = t0 + 1000 + th * 100;
+		gen_file *g = open_thread_log(out, pid, tid, "synth", t);
+		thread_start(g, t, th ? th : 0, th ? pid : 0, th ? 0 : PT_THREAD_MAIN, 0x401000);
+		if (th == 0)
+			for (unsigned k = 1; k < nthreads; k++) {
+				pt_rec_thread_create c = {k, 0x401000, 0, 0};
+				emit(g, t + k, PT_REC_THREAD_CREATE, 0, &c, sizeof c);
+			}
+		t += nthreads;
+		uint32_t stack[16];
+		unsigned depth = 0;
+		uint64_t n = 0;
+		while (n < per_thread) {
+			uint64_t r = rnd();
+			t += 5 + (r & 63);
+			if ((r >> 8) % 1000 == 0 && depth == 0 && n + 3 <= per_thread) {
+				uint64_t w = (r >> 20) & 1023;
+				lock_rec(g, t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 0x601000);
+				lock_rec(g, t + w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0x601000);
+				t += w + 50;
+				lock_rec(g, t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0x601000);
+				n += 3;
+				continue;
+			}
+			int enter = depth == 0 || (depth < 12 && ((r >> 16) & 1));
+			/* close every frame before the budget runs out */
+			if (per_thread - n <= depth)
+				enter = 0;
+			if (enter) {
+				uint32_t id = 1 + (uint32_t)((r >> 24) % nfuncs);
+				stack[depth++] = id;
+				emit_func(g, t, PT_REC_FUNC_ENTER, id);
+			} else {
+				emit_func(g, t, PT_REC_FUNC_EXIT, stack[--depth]);
+			}
+			n++;
+		}
+		t += 100;
+		thread_end(g, t);
+		if (t > tmax)
+			tmax = t;
+		gen_close(g, 1);
+	}
+	pt_rec_exit ex = {0, PT_EXIT_NORMAL};
+	emit(p, tmax, PT_REC_EXIT, 0, &ex, sizeof ex);
+	gen_close(p, 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* known: timings fixed by construction (times in ns, relative to the
+ * main thread's start at 0):
+ *
+ *   main (tid = pid): THREAD_START at 0; main() entered at 0; creates worker
+ *     k (k = 1..T) at 1000*k (THREAD_CREATE seq k); joins them in order
+ *     (JOIN_BEGIN at J0 = end of the last worker's creation + 1000, each
+ *     JOIN_END when that worker has ended); exits main() and ends 1000 later.
+ *   worker k (tid = pid + k): THREAD_START at 1000*k + 500; N iterations of
+ *       enter work (id 2)
+ *         enter sleep_fixed (id 3); exit after S          -> sleep_fixed: S each
+ *         lock request on mutex 0x601000; acquired W later; released H later
+ *         user event type 1000 value (i % 3) + 1 at the release
+ *       exit work 100 after the release                   -> work: S + W + H + 100
+ *       100 ns gap before the next iteration
+ *   every worker enters worker_main (id 4) at start and exits it at the end;
+ *   with --fork, main forks a child (pid+100) at 500 that runs one
+ *     thread calling child_task (id 5) for 2*S and exits.
+ * Tests compute expectations from T, N, S, W, H with the same formulas.
+ */
+static void scenario_known(const char *out, unsigned T, unsigned N, uint64_t S, uint64_t W,
+			   uint64_t H, int do_fork)
+{
+	const uint32_t pid = 7000;
+	const uint64_t lock = 0x601000;
+	uint64_t t0 = BASE_NS;
+	gen_file *p = open_process_log(out, pid, 1, 0, "known", t0);
+	func_def(p, t0, 1, "main", "known.c", 50);
+	func_def(p, t0, 2, "work", "known.c", 20);
+	func_def(p, t0, 3, "sleep_fixed", "known.c", 10);
+	func_def(p, t0, 4, "_Z11worker_mainPv", "known.c", 30); /* worker_main(void*) */
+	func_def(p, t0, 5, "child_task", "known.c", 40);
+
+	uint64_t iter = S + W + H + 100 + 100;
+	uint64_t worker_end[65];
+	if (T > 64)
+		die("--threads at most 64 for the known scenario");
+	for (unsigned k = 1; k <= T; k++) {
+		uint32_t tid = pid + k;
+		uint64_t t = t0 + 1000 * k + 500;
+		gen_file *g = open_thread_log(out, pid, tid, "known", t);
+		thread_start(g, t, k, pid, 0, 0x401200);
+		emit_func(g, t, PT_REC_FUNC_ENTER, 4);
+		if (k == 1) {
+			pt_rec_user_type ut = {1000, 0};
+			emit2(g, t, PT_REC_USER_TYPE, 0, &ut, sizeof ut, "Phase", 6);
+			static const char *names[] = {"", "alpha", "beta", "gamma"};
+			for (int v = 1; v <= 3; v++) {
+				pt_rec_user_event ue = {1000, 0, v};
+				emit2(g, t, PT_REC_USER_VALUE_NAME, 0, &ue, sizeof ue, names[v],
+				      strlen(names[v]) + 1);
+			}
+		}
+		for (unsigned i = 0; i < N; i++) {
+			emit_func(g, t, PT_REC_FUNC_ENTER, 2);
+			emit_func(g, t, PT_REC_FUNC_ENTER, 3);
+			t += S;
+			emit_func(g, t, PT_REC_FUNC_EXIT, 3);
+			lock_rec(g, t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, lock);
+			t += W;
+			lock_rec(g, t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, lock);
+			t += H;
+			lock_rec(g, t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, lock);
+			pt_rec_user_event ue = {1000, 0, (int64_t)(i % 3) + 1};
+			emit(g, t, PT_REC_USER_EVENT, 0, &ue, sizeof ue);
+			t += 100;
+			emit_func(g, t, PT_REC_FUNC_EXIT, 2);
+			t += 100;
+		}
+		emit_func(g, t, PT_REC_FUNC_EXIT, 4);
+		thread_end(g, t);
+		worker_end[k] = t;
+		(void)iter;
+		gen_close(g, 1);
+	}
+
+	gen_file *m = open_thread_log(out, pid, pid, "known", t0);
+	thread_start(m, t0, 0, 0, PT_THREAD_MAIN, 0);
+	emit_func(m, t0, PT_REC_FUNC_ENTER, 1);
+	if (do_fork) {
+		pt_rec_fork f = {pid + 100, pid, 0, 0};
+		emit(m, t0 + 500, PT_REC_FORK, 0, &f, sizeof f);
+	}
+	for (unsigned k = 1; k <= T; k++) {
+		pt_rec_thread_create c = {k, 0x401200, 0, 0};
+		emit(m, t0 + 1000 * k, PT_REC_THREAD_CREATE, 0, &c, sizeof c);
+	}
+	uint64_t t = t0 + 1000 * T + 1000;
+	for (unsigned k = 1; k <= T; k++) {
+		pt_rec_thread_join j = {0x7f0000 + k, k, 0, 0};
+		emit(m, t, PT_REC_THREAD_JOIN_BEGIN, 0, &j, sizeof j);
+		if (worker_end[k] > t)
+			t = worker_end[k];
+		emit(m, t, PT_REC_THREAD_JOIN_END, 0, &j, sizeof j);
+	}
+	emit_func(m, t, PT_REC_FUNC_EXIT, 1);
+	t += 1000;
+	thread_end(m, t);
+	gen_close(m, 1);
+	pt_rec_exit ex = {0, PT_EXIT_NORMAL};
+	emit(p, t, PT_REC_EXIT, 0, &ex, sizeof ex);
+	gen_close(p, 1);
+
+	if (do_fork) {
+		uint32_t cpid = pid + 100;
+		uint64_t ct = t0 + 500;
+		gen_file *cp = open_process_log(out, cpid, pid, PT_HDR_FLAG_FORKED, "known", ct);
+		pt_rec_fork f = {cpid, pid, 0, 0};
+		emit(cp, ct, PT_REC_FORK, 0, &f, sizeof f);
+		func_def(cp, ct, 5, "child_task", "known.c", 40);
+		gen_file *c = open_thread_log(out, cpid, cpid, "known", ct);
+		thread_start(c, ct, 0, 0, PT_THREAD_MAIN, 0);
+		emit_func(c, ct, PT_REC_FUNC_ENTER, 5);
+		emit_func(c, ct + 2 * S, PT_REC_FUNC_EXIT, 5);
+		thread_end(c, ct + 2 * S);
+		gen_close(c, 1);
+		pt_rec_exit cex = {0, PT_EXIT__EXIT};
+		emit(cp, ct + 2 * S, PT_REC_EXIT, 0, &cex, sizeof cex);
+		gen_close(cp, 1);
+	}
+}
+
+static void usage(void)
+{
+	fputs("usage: ptgen --out DIR [--scenario bench|known] [--threads T] [--events N]\n"
+	      "             [--calls N] [--sleep-ns S] [--wait-ns W] [--hold-ns H] [--fork]\n"
+	      "             [--seed S] [--version-major V]\n",
+	      stderr);
+	exit(2);
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		die("bad number '%s'", s);
+	if (*end == 'k' || *end == 'K')
+		v *= 1000, end++;
+	else if (*end == 'M')
+		v *= 1000000, end++;
+	else if (*end == 'G')
+		v *= 1000000000, end++;
+	if (*end)
+		die("bad number '%s'", s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, 0, 'o'},      {"scenario", required_argument, 0, 's'},
+		{"threads", required_argument, 0, 't'},  {"events", required_argument, 0, 'e'},
+		{"calls", required_argument, 0, 'n'},    {"sleep-ns", required_argument, 0, 'S'},
+		{"wait-ns", required_argument, 0, 'W'},  {"hold-ns", required_argument, 0, 'H'},
+		{"fork", no_argument, 0, 'f'},           {"seed", required_argument, 0, 'r'},
+		{"version-major", required_argument, 0, 'V'}, {0, 0, 0, 0}};
+	const char *out = NULL, *scenario = "bench";
+	unsigned threads = 8, calls = 100;
+	uint64_t events = 10000000, S = 1000000, W = 20000, H = 5000;
+	int do_fork = 0, c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 's': scenario = optarg; break;
+		case 't': threads = (unsigned)num(optarg); break;
+		case 'e': events = num(optarg); break;
+		case 'n': calls = (unsigned)num(optarg); break;
+		case 'S': S = num(optarg); break;
+		case 'W': W = num(optarg); break;
+		case 'H': H = num(optarg); break;
+		case 'f': do_fork = 1; break;
+		case 'r': rng_state = num(optarg) | 1; run_id = rng_state; break;
+		case 'V': version_major = (unsigned)num(optarg); break;
+		default: usage();
+		}
+	}
+	if (!out || optind != argc || threads == 0)
+		usage();
+	mkdir_p(out);
+	if (!strcmp(scenario, "bench"))
+		scenario_bench(out, threads, events);
+	else if (!strcmp(scenario, "known"))
+		scenario_known(out, threads, calls, S, W, H, do_fork);
+	else
+		usage();
+	return 0;
+}

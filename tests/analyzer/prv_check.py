@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Structural checker for a Paraver trace (NAME.prv or NAME.prv.gz, with
+NAME.pcf and NAME.row beside it), following ../shared/PARAVER.md:
+
+  - header: `#Paraver (date):END_ns:N(c1,..):1:T(th:node,...),C`; the
+    thread and CPU counts match the .row's LEVEL THREAD / LEVEL CPU sizes;
+  - every record parses, names an existing appl/task/thread, a CPU in range
+    on the task's node, and has times <= END;
+  - the body is sorted by time (state begin, event time, logical send);
+  - per thread, states are written in begin order and never overlap, each
+    with begin < end, and every state value is named in the .pcf;
+  - every event type is declared in the .pcf, and when its block has
+    VALUES every value used is among them;
+  - communication records point at existing threads.
+
+Usage: prv_check.py TRACE.prv [--summary OUT.json]
+The summary gives per-thread state time, event counts per (type, value) and
+communications, so tests can check numbers without parsing the trace again.
+Exit status 0 when the trace is valid; 1 with one line per problem (at most
+20) otherwise.
+"""
+import gzip
+import json
+import re
+import sys
+from collections import defaultdict
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, msg):
+        self.items.append(msg)
+
+
+def open_text(path):
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    return open(path, "r", encoding="utf-8", errors="replace", newline="")
+
+
+def base_name(path):
+    for ext in (".prv.gz", ".prv"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    raise SystemExit("prv_check: %s: not a .prv or .prv.gz file" % path)
+
+
+def parse_header(line, P):
+    m = re.match(r"^#Paraver \(([^)]*)\):(\d+)(_ns|_us|_ms)?:(.*)$", line)
+    if not m:
+        P.add("header: not a Paraver header: %r" % line[:120])
+        return None
+    end = int(m.group(2))
+    if m.group(3) != "_ns":
+        P.add("header: time unit is %r, expected _ns" % m.group(3))
+    rest = m.group(4)
+    m2 = re.match(r"^(\d+)\(([\d,]+)\):(\d+):(.*)$", rest)
+    if not m2:
+        P.add("header: resource model / applications unreadable: %r" % rest[:120])
+        return None
+    nnodes = int(m2.group(1))
+    cpus = [int(x) for x in m2.group(2).split(",")]
+    if len(cpus) != nnodes:
+        P.add("header: %d nodes but %d CPU counts" % (nnodes, len(cpus)))
+    nappl = int(m2.group(3))
+    appls = []
+    s = m2.group(4)
+    for a in range(nappl):
+        m3 = re.match(r"^(\d+)\(([^)]*)\)(.?)", s)
+        if not m3:
+            P.add("header: application %d unreadable: %r" % (a + 1, s[:120]))
+            return None
+        ntasks = int(m3.group(1))
+        tasks = []
+        for t in m3.group(2).split(","):
+            th, node = t.split(":")
+            tasks.append((int(th), int(node)))
+        if len(tasks) != ntasks:
+            P.add("header: application %d declares %d tasks, lists %d" % (a + 1, ntasks, len(tasks)))
+        for th, node in tasks:
+            if th <= 0:
+                P.add("header: a task with %d threads" % th)
+            if node < 1 or node > nnodes:
+                P.add("header: task on node %d of %d" % (node, nnodes))
+        appls.append(tasks)
+        s = s[len(m3.group(0)):]
+    ncomm = int(s) if s.strip() else 0
+    # CPU -> node (CPUs numbered globally in node order)
+    cpu_node = [0]
+    for n, c in enumerate(cpus):
+        cpu_node += [n + 1] * c
+    return {"end": end, "cpus": sum(cpus), "cpu_node": cpu_node, "appls": appls, "ncomm": ncomm}
+
+
+def parse_pcf(path, P):
+    states = set()
+    types = {}  # type -> set of values or None (no VALUES)
+    section = None
+    block = []  # types of the current EVENT_TYPE block
+    in_values = False
+    names = ("DEFAULT_OPTIONS", "DEFAULT_SEMANTIC", "STATES", "STATES_COLOR", "EVENT_TYPE",
+             "GRADIENT_COLOR", "GRADIENT_NAMES")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.strip().replace("\t", " ")
+            if not line or line.startswith("#"):
+                continue
+            if line in names:
+                section = line
+                block = []
+                in_values = False
+                continue
+            if section == "STATES":
+                m = re.match(r"^(-?\d+)\s+(\S.*)$", line)
+                if m:
+                    states.add(int(m.group(1)))
+            elif section == "EVENT_TYPE":
+                if line == "VALUES":
+                    in_values = True
+                    for t in block:
+                        types[t] = set()
+                    continue
+                if line.startswith("PRECISION"):
+                    continue
+                if not in_values:
+                    m = re.match(r"^-?\d+\s+(\d+)\s+(\S.*)$", line)
+                    if not m:
+                        P.add("pcf: unreadable type line %r" % line)
+                        continue
+                    t = int(m.group(1))
+                    if t > 2147483647:
+                        P.add("pcf: type %d does not fit Paraver's int" % t)
+                    block.append(t)
+                    types.setdefault(t, None)
+                else:
+                    m = re.match(r"^(-?\d+)\s+(\S.*)$", line)
+                    if not m:
+                        P.add("pcf: unreadable value line %r" % line)
+                        continue
+                    v = int(m.group(1))
+                    if v > 2147483647 or v < -2147483648:
+                        P.add("pcf: value %d cannot be labelled (int32)" % v)
+                    for t in block:
+                        types[t].add(v)
+    return states, types
+
+
+def parse_row(path, P):
+    levels = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip("\r")
+        m = re.match(r"^LEVEL (\S+) SIZE (\d+)$", line)
+        if m:
+            n = int(m.group(2))
+            labels = lines[i + 1 : i + 1 + n]
+            if len(labels) < n:
+                P.add("row: LEVEL %s SIZE %d has only %d labels" % (m.group(1), n, len(labels)))
+            for lb in labels:
+                if lb.startswith("LEVEL ") or not lb.strip():
+                    P.add("row: LEVEL %s: missing label (got %r)" % (m.group(1), lb))
+                    break
+            levels[m.group(1)] = labels
+            i += 1 + n
+            continue
+        i += 1
+    return levels
+
+
+def check(prv, summary_path=None):
+    P = Problems()
+    base = base_name(prv)
+    states_named, types = parse_pcf(base + ".pcf", P)
+    levels = parse_row(base + ".row", P)
+    f = open_text(prv)
+    first = f.readline().rstrip("\r\n")
+    H = parse_header(first, P)
+    if H is None:
+        return P, None
+    for _ in range(H["ncomm"]):
+        c = f.readline()
+        if not c or c[0] not in "cCiI":
+            P.add("header: communicator line expected, got %r" % c[:60])
+    nthreads = sum(th for appl in H["appls"] for th, _ in appl)
+    if "THREAD" not in levels:
+        P.add("row: no LEVEL THREAD")
+    elif len(levels["THREAD"]) != nthreads:
+        P.add("row: %d THREAD labels, header has %d threads" % (len(levels["THREAD"]), nthreads))
+    if "CPU" in levels and len(levels["CPU"]) != H["cpus"]:
+        P.add("row: %d CPU labels, header has %d CPUs" % (len(levels["CPU"]), H["cpus"]))
+    if "TASK" in levels and len(levels["TASK"]) != sum(len(a) for a in H["appls"]):
+        P.add("row: %d TASK labels, header has %d tasks" % (len(levels["TASK"]), sum(len(a) for a in H["appls"])))
+
+    end = H["end"]
+    last_time = 0
+    last_state_end = {}
+    last_state_begin = {}
+    state_time = defaultdict(lambda: defaultdict(int))
+    ev_count = defaultdict(int)
+    comms = []
+    nrec = 0
+
+    def thread_ok(cpu, appl, task, thread, lineno):
+        if appl < 1 or appl > len(H["appls"]):
+            P.add("line %d: application %d does not exist" % (lineno, appl))
+            return False
+        tasks = H["appls"][appl - 1]
+        if task < 1 or task > len(tasks):
+            P.add("line %d: task %d does not exist" % (lineno, task))
+            return False
+        if thread < 1 or thread > tasks[task - 1][0]:
+            P.add("line %d: thread %d.%d.%d does not exist" % (lineno, appl, task, thread))
+            return False
+        if cpu < 0 or cpu > H["cpus"]:
+            P.add("line %d: CPU %d out of range" % (lineno, cpu))
+            return False
+        if cpu and H["cpu_node"][cpu] != tasks[task - 1][1]:
+            P.add("line %d: CPU %d is not on the node of task %d" % (lineno, cpu, task))
+            return False
+        return True
+
+    lineno = 1 + H["ncomm"]
+    for raw in f:
+        lineno += 1
+        line = raw.rstrip("\r\n")
+        if not line or line[0] == "#":
+            continue
+        if len(P.items) > 20:
+            break
+        nrec += 1
+        parts = line.split(":")
+        try:
+            nums = [int(x) for x in parts[1:]]
+        except ValueError:
+            P.add("line %d: non-integer field: %r" % (lineno, line[:120]))
+            continue
+        kind = parts[0]
+        if kind == "1":
+            if len(nums) != 7:
+                P.add("line %d: state record with %d fields" % (lineno, len(nums)))
+                continue
+            cpu, appl, task, th, b, e, st = nums
+            if not thread_ok(cpu, appl, task, th, lineno):
+                continue
+            key = (appl, task, th)
+            t = b
+            if b >= e:
+                P.add("line %d: empty or reversed state %d..%d" % (lineno, b, e))
+            if e > end:
+                P.add("line %d: state ends at %d after the trace end %d" % (lineno, e, end))
+            if b < last_state_end.get(key, 0):
+                P.add("line %d: state %d..%d overlaps the previous state of thread %d.%d.%d (ends %d)"
+                      % (lineno, b, e, appl, task, th, last_state_end[key]))
+            if b < last_state_begin.get(key, 0):
+                P.add("line %d: states of thread %d.%d.%d out of order" % (lineno, appl, task, th))
+            last_state_end[key] = e
+            last_state_begin[key] = b
+            if st not in states_named:
+                P.add("line %d: state %d not named in the .pcf" % (lineno, st))
+            state_time["%d.%d.%d" % key][str(st)] += e - b
+        elif kind == "2":
+            if len(nums) < 7 or (len(nums) - 5) % 2:
+                P.add("line %d: event record with %d fields" % (lineno, len(nums)))
+                continue
+            cpu, appl, task, th, t = nums[:5]
+            if not thread_ok(cpu, appl, task, th, lineno):
+                continue
+            if t > end:
+                P.add("line %d: event at %d after the trace end %d" % (lineno, t, end))
+            for i in range(5, len(nums), 2):
+                ty, v = nums[i], nums[i + 1]
+                if ty not in types:
+                    P.add("line %d: event type %d not in the .pcf" % (lineno, ty))
+                elif types[ty] is not None and v not in types[ty]:
+                    P.add("line %d: value %d of type %d not named in the .pcf" % (lineno, v, ty))
+                ev_count["%d:%d" % (ty, v)] += 1
+        elif kind == "3":
+            if len(nums) != 14:
+                P.add("line %d: communication record with %d fields" % (lineno, len(nums)))
+                continue
+            ok = thread_ok(*nums[0:4], lineno) and thread_ok(*nums[6:10], lineno)
+            t = nums[4]
+            if ok:
+                for x in (nums[4], nums[5], nums[10], nums[11]):
+                    if x > end or x < 0:
+                        P.add("line %d: communication time %d outside 0..%d" % (lineno, x, end))
+                comms.append({"from": "%d.%d.%d" % tuple(nums[1:4]), "to": "%d.%d.%d" % tuple(nums[7:10]),
+                              "send": nums[4], "recv": nums[10], "size": nums[12], "tag": nums[13]})
+        else:
+            P.add("line %d: unknown record type %r" % (lineno, kind))
+            continue
+        if t < last_time:
+            P.add("line %d: time %d before the previous record's %d (body not sorted)" % (lineno, t, last_time))
+        last_time = t
+    f.close()
+    summary = {"end": end, "threads": nthreads, "records": nrec, "states": state_time,
+               "events": ev_count, "comms": comms,
+               "thread_labels": levels.get("THREAD", []), "task_labels": levels.get("TASK", [])}
+    if summary_path:
+        with open(summary_path, "w") as out:
+            json.dump(summary, out, indent=1, sort_keys=True)
+    return P, summary
+
+
+def main():
+    args = sys.argv[1:]
+    summary = None
+    if "--summary" in args:
+        i = args.index("--summary")
+        summary = args[i + 1]
+        del args[i : i + 2]
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    P, _ = check(args[0], summary)
+    for msg in P.items[:20]:
+        print("prv_check: %s: %s" % (args[0], msg), file=sys.stderr)
+    return 1 if P.items else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
