@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# End-to-end tests of counters, call stacks and sampling: e2e_prog runs
+# preloaded with libtrace.so, its trace is read back with `paratrace dump`
+# and `paratrace analyze`; expectations come from the program (pages it
+# touches, its source lines), not from recorded output.
+#   e2e_counters.sh LIBTRACE PARATRACE PROG PROG_SOURCE CASE
+# Exit 77 = skipped (ctest SKIP_RETURN_CODE), with the reason on stdout.
+set -u
+lib=$1 pt=$2 prog=$3 src=$4 case=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+	echo "FAIL ($case): $*"
+	for f in err out report; do [ -s "$work/$f" ] && { echo "--- $f"; head -40 "$work/$f"; }; done
+	exit 1
+}
+# run VAR=value... -- args: the program, preloaded, tracing into $work/tr
+run() {
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	env PARATRACE_DIR="$work/tr" "${envs[@]}" LD_PRELOAD="$lib" "$prog" "$@" >"$work/out" 2>"$work/err"
+}
+dump() { "$pt" dump "$work/tr" >"$work/dump" 2>>"$work/err" || fail "paratrace dump failed"; }
+# Value of counter NAME in the COUNTERS record that follows the first
+# record of kind KIND (the dump prints COUNTER_DEF index=I ... name=NAME).
+delta_after() {
+	local kind=$1 name=$2 idx
+	idx=$(sed -n "s/.* COUNTER_DEF index=\([0-9]*\) .*name=$name\$/\1/p" "$work/dump" | head -1)
+	[ -n "$idx" ] || fail "no COUNTER_DEF for $name"
+	awk -v k="$kind" -v i="$idx" '$4 == k { want = 1; next }
+		want && $4 == "COUNTERS" { for (f = 5; f <= NF; f++) if ($f ~ "^v" i "=") { sub(/^v[0-9]+=/, "", $f); print $f; exit } }' "$work/dump"
+}
+line_of() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
+
+case $case in
+page_faults)
+	n=300
+	run PARATRACE_COUNTERS=page-faults,context-switches -- pages $n || fail "program failed"
+	dump
+	v=$(delta_after LOCK_RELEASED page-faults)
+	[ -n "$v" ] && [ "$v" -ge $n ] || fail "page-faults across touching $n pages = '$v', want >= $n"
+	echo "page-faults across $n new pages: $v"
+	;;
+context_switches)
+	run PARATRACE_COUNTERS=page-faults,context-switches -- sleep || fail "program failed"
+	dump
+	v=$(delta_after LOCK_RELEASED context-switches)
+	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "context-switches across 5 sleeps = '$v', want > 0"
+	echo "context-switches across 5 sleeps: $v"
+	;;
+unknown_counter)
+	run PARATRACE_COUNTERS=page-faults,nonexistent-ctr-xyz -- pages 10 || fail "program failed"
+	grep -q "^pages done" "$work/out" || fail "program output changed"
+	w=$(grep -c "counter 'nonexistent-ctr-xyz' not available: unknown event name" "$work/err")
+	[ "$w" = 1 ] || fail "want exactly one warning naming the counter, got $w"
+	dump
+	logs=$(find "$work/tr" -name '*.ptl' | wc -l)
+	closes=$(awk '$4 == "CLOSE"' "$work/dump" | wc -l)
+	[ "$logs" -ge 2 ] && [ "$closes" = "$logs" ] || fail "$closes CLOSE records for $logs logs"
+	grep -q "COUNTER_DEF .*name=page-faults$" "$work/dump" || fail "page-faults missing"
+	! grep -q "name=nonexistent-ctr-xyz" "$work/dump" || fail "the unknown counter was defined"
+	for k in THREAD_START LOCK_ACQUIRED LOCK_RELEASED COUNTERS THREAD_END EXIT; do
+		grep -q " $k " "$work/dump" || fail "no $k record"
+	done
+	;;
+hardware)
+	run PARATRACE_COUNTERS=instructions,cycles -- spin || fail "program failed"
+	if grep -q "counter 'instructions' not available" "$work/err"; then
+		echo "SKIP hardware counters: $(grep "counter 'instructions'" "$work/err")"
+		exit 77
+	fi
+	dump
+	v=$(delta_after THREAD_END instructions)
+	v=${v:-$(awk '$4 == "COUNTERS"' "$work/dump" | tail -1 | sed -n 's/.* v0=\([0-9]*\).*/\1/p')}
+	[ -n "$v" ] && [ "$v" -ge 10000000 ] || fail "instructions over 0.3 s of CPU = '$v'"
+	echo "instructions: $v"
+	;;
+lock_callstack)
+	run PARATRACE_CALLSTACK=3 -- lock || fail "program failed"
+	"$pt" analyze "$work/tr" -o "$work/a" >"$work/report" 2>>"$work/err" || fail "analyze failed"
+	base=$(basename "$src")
+	want="take_lock ($base:$(line_of SITE_TAKE_LOCK)) < middle ($base:$(line_of SITE_MIDDLE)) < outer ($base:$(line_of SITE_OUTER))"
+	grep -A3 "^Lock contention by call site" "$work/report" | grep -qF "$want" ||
+		fail "contention site '$want' not in the report"
+	grep -q "^0  70000001  Caller at level 1" "$work/a.pcf" || fail "no caller type in the .pcf"
+	grep -q ":70000003:" "$work/a.prv" || fail "no level-3 caller event in the .prv"
+	grep -q ":80000001:" "$work/a.prv" || fail "no caller line event in the .prv"
+	;;
+sampling)
+	run PARATRACE_SAMPLING=1ms -- spin || fail "program failed"
+	dump
+	read -r total in < <(awk '$4 == "SAMPLE" && $3 == $2 { t++; if ($0 ~ / name=spin_uninstrumented( |$)/) s++ } END { print t + 0, s + 0 }' "$work/dump")
+	echo "main thread: $total samples, $in in spin_uninstrumented"
+	[ "$total" -ge 20 ] || fail "only $total samples over 0.3 s of CPU at 1 ms"
+	[ $((in * 10)) -ge $((total * 9)) ] || fail "$in of $total samples in the loop, want >= 90%"
+	"$pt" analyze "$work/tr" -o "$work/a" >"$work/report" 2>>"$work/err" || fail "analyze failed"
+	grep -A2 "^Sampled flat profile" "$work/report" | tail -1 | grep -q "spin_uninstrumented" ||
+		fail "flat profile does not put spin_uninstrumented first"
+	grep -q ":30000001:" "$work/a.prv" || fail "no sampled call-stack event in the .prv"
+	;;
+sigprof)
+	run PARATRACE_SAMPLING=1ms -- sigprof || fail "program failed or its SIGPROF handler never ran"
+	grep -q "^sigprof [1-9]" "$work/out" || fail "program's SIGPROF count missing"
+	dump
+	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used SIGPROF"
+	;;
+*)
+	echo "unknown case $case"
+	exit 2
+	;;
+esac
+exit 0
