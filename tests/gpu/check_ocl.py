@@ -210,15 +210,21 @@ def check_prv(a, trace, pid, by_name):
     queue_rows = [k for k, nm in enumerate(names, 1) if nm.startswith("OpenCL-") and "-CQ" in nm]
     check(len(queue_rows) == 2, "expected 2 OpenCL queue rows in the .row, got %s" % names)
     running = collections.Counter()
+    links = collections.Counter()  # receiving row of launch -> execution links (tag 3)
     for line in open(out + ".prv"):
         p = line.split(":")
         if p[0] == "1" and p[7].strip() == "1":
             running[int(p[1])] += 1  # one CPU per row
+        elif p[0] == "3" and p[-1].strip() == "3":
+            links[int(p[7])] += 1
+            check(int(p[11]) >= int(p[5]), "launch link received before it was sent: %s" % line.strip())
     total = sum(running[r] for r in queue_rows)
     check(total == by_name["add_one"] + by_name["twice"],
           "Running states on queue rows: %d, launches %d" % (total, by_name["add_one"] + by_name["twice"]))
     check(sorted(running[r] for r in queue_rows) == sorted([by_name["add_one"], by_name["twice"]]),
           "per queue Running states %s" % [running[r] for r in queue_rows])
+    check(all(links[r] == running[r] for r in queue_rows) and sum(links.values()) == total,
+          "launch links per queue row %s, Running states %s" % (dict(links), dict(running)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,462 @@
+/* Paraver extension for GPU records (issue 8), Extrae's conventions:
+ *   host thread rows: each traced API call = event 63000000 (CUDA, value =
+ *     Extrae's call id) + 63100000 (CUDA function) or 64000000 (OpenCL
+ *     function), 0 at its end; the thread is in state Synchronization (5)
+ *     while it waits for the device, Memory transfer (17) during a blocking
+ *     copy, Configuring accelerator (32) during any other call; a launch
+ *     adds the kernel (63000009 / 64200000) and its sizes (63000011/12/13,
+ *     or our 64300001/2 for OpenCL work sizes);
+ *   one row per CUDA stream (GPU-D<dev>.S<stream>) / OpenCL queue
+ *     (OpenCL-<type><dev>-CQ<n>): kernels are Running (1) with the kernel
+ *     value (63000006 / 64200000), copies and fills Memory transfer (17)
+ *     with their size (63000001 / 64099999) and our direction type 64900000;
+ *   each launch -> its execution(s) as a communication (tag 3).
+ * Device times come from the records' payloads (trace ticks), converted
+ * with the GPU log's own header. */
+#include "../gpu_common.h"
+#include "pv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COMM_TAG_GPU_LAUNCH 3
+
+typedef struct gpu_end {
+	uint32_t pid;
+	unsigned api;
+	uint64_t corr;
+	size_t shard;
+	uint64_t t; /* absolute ns */
+} gpu_end;
+
+typedef struct row_info {
+	int have;
+	unsigned api;
+	uint32_t device, seq, flags;
+	uint64_t stream;
+} row_info;
+
+typedef struct gpu_vec {
+	gpu_end *v;
+	size_t n, cap;
+} gpu_vec;
+
+typedef struct gpu_global {
+	const pt_trace_ctx *ctx;
+	gpu_names *names;
+	gpu_vec launches, execs;
+	row_info *rows; /* per shard */
+	int used_api[3];
+	int oom;
+} gpu_global;
+
+typedef struct gpu_shard {
+	unsigned api;
+	int in_call;
+	unsigned saved_state;
+	uint32_t call_types[2];
+	size_t ncall_types;
+	uint32_t launch_type;
+	uint64_t busy_until; /* GPU rows: end of the last device interval (ns) */
+	row_info row;
+	gpu_vec launches, execs;
+	int used_api[3];
+	int oom;
+} gpu_shard;
+
+static int vec_push(gpu_vec *v, gpu_end e)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 64;
+		gpu_end *n = realloc(v->v, cap * sizeof *n);
+		if (!n)
+			return -1;
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n++] = e;
+	return 0;
+}
+
+static int vec_append(gpu_vec *dst, const gpu_vec *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		if (vec_push(dst, src->v[i]))
+			return -1;
+	return 0;
+}
+
+static void *ext_init(const pt_trace_ctx *ctx)
+{
+	gpu_global *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	g->ctx = ctx;
+	g->names = gpu_names_new(ctx->nprocesses);
+	g->rows = calloc(ctx->nshards ? ctx->nshards : 1, sizeof *g->rows);
+	if (!g->names || !g->rows) {
+		gpu_names_free(g->names);
+		free(g->rows);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void ext_process_event(void *global, size_t process, const pt_event *ev)
+{
+	gpu_global *g = global;
+	if (g)
+		gpu_names_process_event(g->names, process, ev);
+}
+
+static void *ext_shard_init(void *global, pv_shard *s)
+{
+	(void)s;
+	return global ? calloc(1, sizeof(gpu_shard)) : NULL;
+}
+
+static uint64_t product(const uint32_t v[3])
+{
+	uint64_t p = 1;
+	int any = 0;
+	for (int i = 0; i < 3; i++)
+		if (v[i]) {
+			p *= v[i];
+			any = 1;
+		}
+	return any ? p : 0;
+}
+
+static unsigned api_index(unsigned api)
+{
+	return api == PT_GPU_API_CUDA || api == PT_GPU_API_OPENCL ? api : 0;
+}
+
+static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_event *ev)
+{
+	unsigned api = api_index(ev->rec->arg);
+	uint64_t t = ev->time_ns;
+	size_t process = s->info->process;
+	switch (ev->kind) {
+	case PT_REC_GPU_API_BEGIN: {
+		const pt_rec_gpu_api *a = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_api);
+		if (!a || gs->in_call)
+			return;
+		uint32_t types[2];
+		int64_t values[2];
+		size_t n = 0;
+		if (api == PT_GPU_API_CUDA) {
+			types[n] = GPU_EV_CUDA_CALL, values[n++] = a->call ? a->call : 0;
+			types[n] = GPU_EV_CUDA_FUNC, values[n++] = a->func;
+		} else {
+			types[n] = GPU_EV_OCL_CALL, values[n++] = a->func;
+		}
+		pv_events(s, t, n, types, values);
+		memcpy(gs->call_types, types, sizeof types);
+		gs->ncall_types = n;
+		gs->in_call = 1;
+		gs->used_api[api] = 1;
+		gs->saved_state = s->state;
+		pv_set_state(s, t,
+			     a->flags & PT_GPU_CALL_F_SYNC       ? GPU_STATE_SYNC
+			     : a->flags & PT_GPU_CALL_F_TRANSFER ? GPU_STATE_TRANSFER
+								 : GPU_STATE_CONFIG);
+		break;
+	}
+	case PT_REC_GPU_LAUNCH: {
+		const pt_rec_gpu_launch *l = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_launch);
+		if (!l)
+			return;
+		uint32_t kv = gpu_names_kernel(g->names, process, l->kernel);
+		uint32_t types[4];
+		int64_t values[4];
+		size_t n = 0;
+		if (api == PT_GPU_API_CUDA) {
+			gs->launch_type = GPU_EV_CUDA_LAUNCH;
+			types[n] = GPU_EV_CUDA_LAUNCH, values[n++] = kv;
+			if (product(l->grid)) {
+				types[n] = GPU_EV_CUDA_GRID, values[n++] = (int64_t)product(l->grid);
+				types[n] = GPU_EV_CUDA_BLOCK, values[n++] = (int64_t)product(l->block);
+				types[n] = GPU_EV_CUDA_SHMEM, values[n++] = l->shared_mem;
+			}
+		} else {
+			gs->launch_type = GPU_EV_OCL_KERNEL;
+			types[n] = GPU_EV_OCL_KERNEL, values[n++] = kv;
+			types[n] = GPU_EV_OCL_GLOBAL, values[n++] = (int64_t)product(l->grid);
+			types[n] = GPU_EV_OCL_LOCAL, values[n++] = (int64_t)product(l->block);
+		}
+		pv_events(s, t, n, types, values);
+		uint32_t pid = s->info->pid;
+		if (vec_push(&gs->launches, (gpu_end){pid, api, l->correlation, s->info->index, t}) ||
+		    (l->correlation2 &&
+		     vec_push(&gs->launches, (gpu_end){pid, api, l->correlation2, s->info->index, t})))
+			gs->oom = 1;
+		break;
+	}
+	case PT_REC_GPU_API_END: {
+		if (!gs->in_call)
+			return;
+		uint32_t types[3];
+		int64_t values[3] = {0, 0, 0};
+		size_t n = gs->ncall_types;
+		memcpy(types, gs->call_types, n * sizeof *types);
+		if (gs->launch_type)
+			types[n++] = gs->launch_type;
+		pv_events(s, t, n, types, values);
+		gs->launch_type = 0;
+		gs->in_call = 0;
+		pv_set_state(s, t, gs->saved_state);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_event *ev)
+{
+	unsigned api = api_index(ev->rec->arg);
+	const pt_shard_info *info = s->info;
+	if (ev->kind == PT_REC_GPU_STREAM_DEF) {
+		const pt_rec_gpu_stream_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_stream_def);
+		if (d)
+			gs->row = (row_info){1, api, d->device, d->seq, d->flags, d->stream};
+		gs->used_api[api] = 1;
+		return;
+	}
+	uint64_t start, end;
+	uint32_t types[3];
+	int64_t values[3];
+	size_t n = 0;
+	unsigned state;
+	if (ev->kind == PT_REC_GPU_KERNEL) {
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		if (!k)
+			return;
+		start = gpu_ticks_ns(info, k->start);
+		end = gpu_ticks_ns(info, k->end);
+		uint32_t kv = gpu_names_kernel(g->names, info->process, k->kernel);
+		state = GPU_STATE_RUNNING;
+		if (api == PT_GPU_API_CUDA) {
+			types[n] = GPU_EV_CUDA_KERNEL, values[n++] = kv;
+			types[n] = GPU_EV_CUDA_GRID, values[n++] = (int64_t)product(k->grid);
+			types[n] = GPU_EV_CUDA_BLOCK, values[n++] = (int64_t)product(k->block);
+		} else {
+			types[n] = GPU_EV_OCL_KERNEL, values[n++] = kv;
+		}
+		if (vec_push(&gs->execs, (gpu_end){info->pid, api, k->correlation, info->index,
+						   start < gs->busy_until ? gs->busy_until : start}))
+			gs->oom = 1;
+	} else if (ev->kind == PT_REC_GPU_MEMCPY || ev->kind == PT_REC_GPU_MEMSET) {
+		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
+		if (!c)
+			return;
+		start = gpu_ticks_ns(info, c->start);
+		end = gpu_ticks_ns(info, c->end);
+		state = GPU_STATE_TRANSFER;
+		types[n] = api == PT_GPU_API_CUDA ? GPU_EV_CUDA_TRANSFER : GPU_EV_OCL_TRANSFER;
+		values[n++] = (int64_t)c->bytes;
+		types[n] = GPU_EV_COPY_DIR, values[n++] = (int64_t)c->direction + 1;
+	} else {
+		return;
+	}
+	/* One row shows one interval at a time: an interval that starts before
+	 * the previous one ended (out-of-order queue) starts at its end. */
+	if (start < gs->busy_until)
+		start = gs->busy_until;
+	if (end < start)
+		end = start;
+	pv_set_state(s, start, state);
+	pv_events(s, start, n, types, values);
+	for (size_t i = 0; i < n; i++)
+		values[i] = 0;
+	pv_events(s, end, n, types, values);
+	pv_set_state(s, end, PV_STATE_IDLE);
+	gs->busy_until = end;
+}
+
+static int ext_event(void *global, void *shard_state, pv_shard *s, const pt_event *ev)
+{
+	gpu_global *g = global;
+	gpu_shard *gs = shard_state;
+	if (!g || !gs)
+		return 0;
+	if (s->info->kind == PT_FILE_GPU)
+		device_record(g, gs, s, ev);
+	else
+		host_record(g, gs, s, ev);
+	return 0;
+}
+
+static void ext_shard_exit(void *global, void *shard_state, pv_shard *s)
+{
+	gpu_global *g = global;
+	gpu_shard *gs = shard_state;
+	if (!g || !gs)
+		return;
+	if (gs->row.have && s->info->index < g->ctx->nshards)
+		g->rows[s->info->index] = gs->row;
+	for (int i = 0; i < 3; i++)
+		g->used_api[i] |= gs->used_api[i];
+	if (gs->oom || vec_append(&g->launches, &gs->launches) || vec_append(&g->execs, &gs->execs))
+		g->oom = 1;
+	free(gs->launches.v);
+	free(gs->execs.v);
+	free(gs);
+}
+
+static int row_label(void *global, const pt_shard_info *shard, char *buf, size_t len)
+{
+	gpu_global *g = global;
+	if (!g || shard->kind != PT_FILE_GPU || shard->index >= g->ctx->nshards)
+		return -1;
+	const row_info *r = &g->rows[shard->index];
+	if (!r->have)
+		return -1;
+	if (r->api == PT_GPU_API_CUDA) {
+		snprintf(buf, len, "GPU-D%u.S%llu", r->device, (unsigned long long)r->stream);
+	} else {
+		const char *type = r->flags & PT_GPU_STREAM_DEVICE_GPU	   ? "GPU"
+				   : r->flags & PT_GPU_STREAM_DEVICE_CPU   ? "CPU"
+				   : r->flags & PT_GPU_STREAM_DEVICE_ACCEL ? "ACC"
+									   : "DEV";
+		snprintf(buf, len, "OpenCL-%s%u-CQ%u", type, r->device, r->seq);
+	}
+	return 0;
+}
+
+static int cmp_key(const gpu_end *x, const gpu_end *y)
+{
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->api != y->api)
+		return x->api < y->api ? -1 : 1;
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	return cmp_key(a, b);
+}
+
+/* Every execution gets a link from the launch with its correlation id (a
+ * graph launch: one link per kernel of the graph). */
+static size_t ext_comms(void *global, pv_comm **out)
+{
+	gpu_global *g = global;
+	*out = NULL;
+	if (!g || g->oom || !g->launches.n || !g->execs.n)
+		return 0;
+	qsort(g->launches.v, g->launches.n, sizeof *g->launches.v, cmp_end);
+	pv_comm *c = malloc(g->execs.n * sizeof *c);
+	if (!c)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < g->execs.n; i++) {
+		const gpu_end *e = &g->execs.v[i];
+		const gpu_end *l = bsearch(e, g->launches.v, g->launches.n, sizeof *e, cmp_end);
+		if (l)
+			c[n++] = (pv_comm){l->shard, l->t, e->shard, e->t, 0, COMM_TAG_GPU_LAUNCH};
+	}
+	*out = c;
+	return n;
+}
+
+static void kernel_values(const gpu_global *g, FILE *f)
+{
+	fputs("VALUES\n0      End\n", f);
+	for (uint32_t v = 1; v <= gpu_names_nkernels(g->names); v++) {
+		const char *name = gpu_names_kernel_name(g->names, v);
+		fprintf(f, "%-6u ", v);
+		for (; name && *name; name++) /* one line per value */
+			fputc(*name == '\n' || *name == '\r' || *name == '\t' ? ' ' : *name, f);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
+static void func_values(const gpu_global *g, FILE *f, unsigned api)
+{
+	fputs("VALUES\n0      End\n", f);
+	for (size_t i = 0; i < gpu_names_nfuncs(g->names); i++) {
+		unsigned a;
+		uint32_t func;
+		const char *name;
+		if (gpu_names_func_at(g->names, i, &a, &func, &name) == 0 && a == api)
+			fprintf(f, "%-6u %s\n", func, name);
+	}
+	fputc('\n', f);
+}
+
+static void ext_write_pcf(void *global, FILE *f)
+{
+	gpu_global *g = global;
+	if (!g)
+		return;
+	int cuda = g->used_api[PT_GPU_API_CUDA], ocl = g->used_api[PT_GPU_API_OPENCL];
+	if (!cuda && !ocl)
+		return;
+	if (cuda) {
+		fprintf(f, "EVENT_TYPE\n0    %u    CUDA library call\nVALUES\n0      End\n", GPU_EV_CUDA_CALL);
+		static const unsigned calls[] = {PT_GPU_CALL_LAUNCH,	   PT_GPU_CALL_MEMCPY,
+						 PT_GPU_CALL_DEVICE_SYNC,  PT_GPU_CALL_STREAM_SYNC,
+						 PT_GPU_CALL_STREAM_CREATE, PT_GPU_CALL_MEMCPY_ASYNC,
+						 PT_GPU_CALL_MALLOC,	   PT_GPU_CALL_FREE,
+						 PT_GPU_CALL_MEMSET,	   PT_GPU_CALL_EVENT_SYNC,
+						 PT_GPU_CALL_GRAPH_LAUNCH};
+		for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+			fprintf(f, "%-6u %s\n", calls[i], gpu_call_name(PT_GPU_API_CUDA, calls[i]));
+		fputs("\n\n", f);
+		fprintf(f, "EVENT_TYPE\n0    %u    CUDA API function\n", GPU_EV_CUDA_FUNC);
+		func_values(g, f, PT_GPU_API_CUDA);
+		fprintf(f, "\nEVENT_TYPE\n0    %u    CUDA kernel\n0    %u    CUDA kernel launch\n",
+			GPU_EV_CUDA_KERNEL, GPU_EV_CUDA_LAUNCH);
+		kernel_values(g, f);
+		fprintf(f,
+			"\nEVENT_TYPE\n0    %u    CUDA memory transfer size\n0    %u    CUDA blocks per grid\n"
+			"0    %u    CUDA threads per block\n0    %u    CUDA shared memory size\n\n",
+			GPU_EV_CUDA_TRANSFER, GPU_EV_CUDA_GRID, GPU_EV_CUDA_BLOCK, GPU_EV_CUDA_SHMEM);
+	}
+	if (ocl) {
+		fprintf(f, "EVENT_TYPE\n0    %u    OpenCL host call\n", GPU_EV_OCL_CALL);
+		func_values(g, f, PT_GPU_API_OPENCL);
+		fprintf(f, "\nEVENT_TYPE\n0    %u    OpenCL kernel name\n", GPU_EV_OCL_KERNEL);
+		kernel_values(g, f);
+		fprintf(f,
+			"\nEVENT_TYPE\n0    %u    OpenCL transfer size\n0    %u    OpenCL global work size\n"
+			"0    %u    OpenCL local work size\n\n",
+			GPU_EV_OCL_TRANSFER, GPU_EV_OCL_GLOBAL, GPU_EV_OCL_LOCAL);
+	}
+	fprintf(f, "EVENT_TYPE\n0    %u    GPU transfer direction\nVALUES\n0      End\n", GPU_EV_COPY_DIR);
+	for (uint32_t d = PT_GPU_COPY_OTHER; d <= PT_GPU_COPY_MEMSET; d++)
+		fprintf(f, "%-6u %s\n", d + 1, gpu_copy_dir_name(d));
+	fputs("\n\n", f);
+}
+
+static void ext_destroy(void *global)
+{
+	gpu_global *g = global;
+	if (!g)
+		return;
+	gpu_names_free(g->names);
+	free(g->launches.v);
+	free(g->execs.v);
+	free(g->rows);
+	free(g);
+}
+
+const pv_extension pv_ext_gpu = {
+	.name = "gpu",
+	.kind_first = PT_REC_RANGE_GPU_FIRST,
+	.kind_last = PT_REC_RANGE_GPU_LAST,
+	.init = ext_init,
+	.process_event = ext_process_event,
+	.shard_init = ext_shard_init,
+	.event = ext_event,
+	.shard_exit = ext_shard_exit,
+	.row_label = row_label,
+	.write_pcf = ext_write_pcf,
+	.comms = ext_comms,
+	.destroy = ext_destroy,
+};
