@@ -398,10 +398,18 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
-static void on_exit_status(int status, void *arg)
+static int pt_on_exit_registered;
+
+/* The end of the process. A preloaded library's constructor runs before
+ * libc registers the dynamic loader's finalizer, so this handler runs
+ * after every destructor (C++ statics, other libraries' fini): their
+ * events are traced, and the exit status is known here. */
+static void on_exit_handler(int status, void *arg)
 {
 	(void)arg;
-	pt_exit_code = status;
+	if (pt_exit_how == PT_EXIT_NORMAL)
+		pt_exit_code = status;
+	pt_shutdown(pt_exit_how, pt_exit_code);
 }
 
 void pt_exit_status(int how, int status)
@@ -485,7 +493,7 @@ void pt_init(void)
 	}
 	if (pt_process_open(0) != 0)
 		goto out; /* warned */
-	on_exit(on_exit_status, NULL);
+	pt_on_exit_registered = on_exit(on_exit_handler, NULL) == 0;
 	atomic_store(&pt_state, PT_STATE_RUNNING);
 	pt_debug(1, "tracing to %s/%s (clock %s)", pt_run_info.dir, pt_run_info.pdir_name,
 		 pt_clock.source == PT_CLOCK_TSC ? "tsc" : "monotonic");
@@ -521,9 +529,11 @@ __attribute__((constructor(101))) static void pt_constructor(void)
 	pt_init();
 }
 
+/* Only when on_exit could not be registered: the handler above does it. */
 __attribute__((destructor(101))) static void pt_destructor(void)
 {
-	pt_shutdown(pt_exit_how, pt_exit_code);
+	if (!pt_on_exit_registered)
+		pt_shutdown(pt_exit_how, pt_exit_code);
 }
 
 /* ---- exit ------------------------------------------------------------- */

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# End-to-end tests of libtrace.so's core: e2e.sh <case>
+# Environment (set by CTest): LIBTRACE, CHECK (check_trace), BIN (test
+# programs), CLI (paratrace, may be missing), WORK (scratch folder).
+set -u
+case_name=$1
+work=$WORK/$case_name
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+# run <dir> <prog> [args]: runs preloaded, stdout/stderr to files, sets rc
+run() {
+	local dir=$1; shift
+	PARATRACE_DIR=$dir LD_PRELOAD=$LIBTRACE "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+}
+check() { "$CHECK" "$@" >"$work/check" 2>&1 || fail "check_trace failed: $(cat "$work/check")"; }
+expect_line() { grep -Eq -- "$1" "$work/check" || { cat "$work/check" >&2; fail "no line matching: $1"; }; }
+no_line() { ! grep -Eq -- "$1" "$work/check" || { grep -E -- "$1" "$work/check" >&2; fail "unexpected line: $1"; }; }
+
+case $case_name in
+threads8)
+	run "$work/tr" "$BIN/pt_threads8" 8 1000000
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	check "$work/tr" --seq seq
+	n=$(grep -c '^seq .* count=1000000 inorder=1$' "$work/check")
+	[ "$n" = 8 ] || { grep '^seq' "$work/check" >&2; fail "$n of 8 threads have 1000000 events in order"; }
+	no_line 'state=(error|more)'
+	no_line 'complete=0'
+	no_line 'monotonic=0'
+	# one clock and one run for every file
+	[ "$(grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' "$work/check" | sort -u | wc -l)" = 1 ] ||
+		fail "files disagree on run id or clock"
+	[ "$(grep -c '^threadname .* worker-' "$work/check")" = 8 ] || fail "thread names missing"
+	;;
+exit_threads)
+	run "$work/tr" "$BIN/pt_exit_threads"
+	[ "$rc" = 3 ] || fail "exit status $rc, expected 3"
+	check "$work/tr"
+	no_line 'state=(error|more)'
+	no_line 'monotonic=0'
+	expect_line '^exit .*process.ptl status=3 how=1$'
+	expect_line '^file .*process.ptl .*complete=1'
+	# the thread that called exit() has a complete log; the 3 others are
+	# readable to their last record
+	[ "$(grep -c '^file .*/t[0-9.]*ptl kind=1 ' "$work/check")" = 4 ] || fail "expected 4 thread logs"
+	[ "$(grep -c '^file .*/t[0-9.]*ptl kind=1 .*complete=1' "$work/check")" -ge 1 ] ||
+		fail "the exiting thread's log is not complete"
+	[ "$(grep -c '^count .* FUNC_ENTER [0-9]' "$work/check")" -ge 4 ] || fail "function events missing"
+	expect_line '^funcdef [0-9]+ work$'
+	;;
+cyg_names)
+	run "$work/tr" "$BIN/pt_cyg_names"
+	[ "$rc" = 5 ] || fail "exit status $rc, expected 5"
+	check "$work/tr"
+	expect_line '^count .*/t[0-9]+\.ptl FUNC_ENTER_PC 3001$'
+	expect_line '^count .*/t[0-9]+\.ptl FUNC_EXIT_PC 3001$'
+	expect_line '^module .* flags=2 buildid=20 .*/pt_cyg_names$'
+	expect_line '^exit .* status=5 how=1$'
+	if [ -x "${CLI:-}" ]; then
+		"$CLI" dump "$work/tr" >"$work/dump" 2>"$work/dump.err" || fail "paratrace dump: $(cat "$work/dump.err")"
+		for f in main pt_test_alpha pt_test_beta; do
+			grep -q "FUNC_ENTER_PC.*$f" "$work/dump" || fail "dump does not name $f"
+		done
+		[ "$(grep -c 'FUNC_ENTER_PC.*pt_test_alpha' "$work/dump")" = 2000 ] || fail "pt_test_alpha count in dump"
+	else
+		echo "paratrace CLI not built: names not checked" >&2
+	fi
+	;;
+manual_api)
+	"$BIN/pt_manual_api" >"$work/out.untraced"
+	[ $? = 9 ] || fail "untraced run: wrong status"
+	run "$work/tr" "$BIN/pt_manual_api"
+	[ "$rc" = 9 ] || fail "exit status $rc"
+	cmp -s "$work/out" "$work/out.untraced" || fail "output differs when traced"
+	check "$work/tr"
+	expect_line '^type [0-9]+ flags=1 phase$'
+	expect_line '^type [0-9]+ flags=0 iteration$'
+	expect_line '^valuename [0-9]+ 2 accumulate$'
+	expect_line '^funcdef [0-9]+ compute$'
+	expect_line '^threadname .* main-thread$'
+	# 10 x (scope begin, update, event, scope end) + counter
+	expect_line '^count .*/t[0-9]+\.ptl USER_EVENT 4[01]$'
+	expect_line '^count .*/t[0-9]+\.ptl FUNC_ENTER 1$'
+	expect_line '^count .*/t[0-9]+\.ptl FUNC_EXIT 1$'
+	expect_line '^exit .* status=9 how=1$'
+	;;
+forkexec)
+	run "$work/tr" "$BIN/pt_forkexec"
+	[ "$rc" = 14 ] || fail "exit status $rc, expected 14"
+	check "$work/tr"
+	no_line 'state=(error|more)'
+	no_line 'monotonic=0'
+	parent=$(ls "$work/tr" | grep -E '^p[0-9]+$' | sort -n -k1.2 | head -1)
+	[ "$(ls "$work/tr" | wc -l)" = 3 ] || fail "expected 3 process folders: $(ls "$work/tr")"
+	[ "$(grep '^file ' "$work/check" | grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' | sort -u | wc -l)" = 1 ] ||
+		fail "processes disagree on run id or clock"
+	expect_line '^file p[0-9]+/process.ptl .*flags=1$'    # forked child
+	expect_line '^file p[0-9]+\.1/process.ptl .*flags=2$' # exec'd image
+	expect_line '^exit p[0-9]+\.1/process.ptl status=4 how=1$'
+	expect_line '^count p[0-9]+/process.ptl FORK 1$'
+	expect_line '^type [0-9]+ flags=0 exec-child$'
+	;;
+bad_config)
+	"$BIN/pt_plain" >"$work/out.untraced"
+	for kv in PARATRACE_BUFFER_SIZE=abc PARATRACE_BUFFER_SIZE=1K PARATRACE_ENABLE=maybe \
+		PARATRACE_VERBOSE=7 PARATRACE_MAX_SIZE=12 PARATRACE_SAMPLING=fast PARATRACE_CLOCK=hpet \
+		PARATRACE_CALLSTACK=x PARATRACE_GPU=2; do
+		env "$kv" PARATRACE_DIR="$work/tr" LD_PRELOAD="$LIBTRACE" "$BIN/pt_plain" >"$work/out" 2>"$work/err"
+		rc=$?
+		[ "$rc" = 42 ] || fail "$kv: exit status $rc, expected 42"
+		cmp -s "$work/out" "$work/out.untraced" || fail "$kv: output changed"
+		[ "$(wc -l <"$work/err")" = 1 ] || fail "$kv: expected one line on stderr, got: $(cat "$work/err")"
+		grep -q "${kv%%=*}" "$work/err" || fail "$kv: message does not name the variable"
+		grep -q "tracing disabled" "$work/err" || fail "$kv: message does not say tracing is off"
+		[ ! -e "$work/tr" ] || fail "$kv: a trace was written"
+	done
+	;;
+permissions)
+	# default directory name, modes 0700/0600
+	mkdir -p "$work/cwd"
+	(cd "$work/cwd" && LD_PRELOAD=$LIBTRACE "$BIN/pt_plain" >/dev/null 2>"$work/err")
+	[ $? = 42 ] || fail "exit status"
+	d=$(ls -d "$work"/cwd/paratrace-pt_plain-[0-9]*-[0-9]*-[0-9]* 2>/dev/null | head -1)
+	[ -n "$d" ] || fail "default trace directory not found: $(ls "$work/cwd")"
+	[ "$(stat -c %a "$d")" = 700 ] || fail "trace dir mode $(stat -c %a "$d")"
+	for p in "$d"/p*; do [ "$(stat -c %a "$p")" = 700 ] || fail "process dir mode"; done
+	for f in "$d"/p*/*.ptl; do [ "$(stat -c %a "$f")" = 600 ] || fail "file mode $(stat -c %a "$f") for $f"; done
+	# a symlink as the trace directory is refused; the program runs unchanged
+	mkdir -p "$work/elsewhere"
+	ln -s "$work/elsewhere" "$work/link"
+	run "$work/link" "$BIN/pt_plain"
+	[ "$rc" = 42 ] || fail "symlink: exit status $rc"
+	grep -q "symbolic link" "$work/err" || fail "symlink: no warning: $(cat "$work/err")"
+	[ -z "$(ls -A "$work/elsewhere")" ] || fail "symlink was followed"
+	;;
+sigkill)
+	PARATRACE_DIR=$work/tr LD_PRELOAD=$LIBTRACE "$BIN/pt_sigkill" 200000 >"$work/out" 2>"$work/err" &
+	pid=$!
+	for _ in $(seq 100); do grep -q ready "$work/out" 2>/dev/null && break; sleep 0.1; done
+	grep -q ready "$work/out" || { kill -9 $pid; fail "program did not start"; }
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	check "$work/tr" --seq seq
+	expect_line '^seq .* count=200000 inorder=1$'
+	no_line 'state=(error|more)'
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+rm -rf "$work"
+echo "PASS [$case_name]"
