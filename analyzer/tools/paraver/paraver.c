@@ -910,6 +910,21 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 			break;
 		}
 	}
+	for (size_t k = 0; pv_extensions[k]; k++) {
+		pv_comm *ec = NULL;
+		size_t m = pv_extensions[k]->comms ? pv_extensions[k]->comms(pv->ext[k], &ec) : 0;
+		for (size_t i = 0; i < m; i++) {
+			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns - ctx->t0_ns : 0;
+			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns - ctx->t0_ns : 0;
+			if (ec[i].from >= ctx->nshards || ec[i].to >= ctx->nshards)
+				continue;
+			if (VEC_PUSH(cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag}))) {
+				free(ec);
+				goto oom;
+			}
+		}
+		free(ec);
+	}
 	qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
 	for (size_t i = 0; i < cs.n; i++) {
 		const comm *c = &cs.v[i];

@@ -125,6 +125,17 @@ static inline char *pv_i64(char *p, int64_t v)
 struct pv_tool;
 typedef struct pv_shard pv_shard;
 
+/* A communication an extension asks for (e.g. GPU launch -> execution):
+ * shard indices and absolute ns (pt_event time_ns). */
+typedef struct pv_comm {
+	size_t from;
+	uint64_t send_ns;
+	size_t to;
+	uint64_t recv_ns;
+	int64_t size;
+	int tag;
+} pv_comm;
+
 typedef struct pv_extension {
 	const char *name;
 	unsigned kind_first, kind_last; /* record kinds given to event() */
@@ -143,6 +154,9 @@ typedef struct pv_extension {
 	int (*row_label)(void *global, const pt_shard_info *shard, char *buf, size_t len);
 	/* Extra .pcf sections. */
 	void (*write_pcf)(void *global, FILE *pcf);
+	/* Communications to add, after every shard_exit: a malloc'ed array
+	 * in *out (freed by the writer); returns its length. */
+	size_t (*comms)(void *global, pv_comm **out);
 	void (*destroy)(void *global);
 } pv_extension;
 

@@ -3,8 +3,10 @@
 #include "pv.h"
 
 extern const pv_extension pv_ext_counters; /* pv_ext_counters.c */
+extern const pv_extension pv_ext_gpu;      /* pv_ext_gpu.c */
 
 const pv_extension *const pv_extensions[PV_MAX_EXT + 1] = {
 	&pv_ext_counters,
+	&pv_ext_gpu,
 	NULL,
 };
