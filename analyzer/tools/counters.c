@@ -144,8 +144,11 @@ typedef struct ct_counters {
  * holds the lock that protects cs. */
 static int counter_index(ct_counters *cs, const pt_rec_counter_def *d, const char *name)
 {
+	/* PT_COUNTER values (since the first read) and configured counters'
+	 * deltas are different series even under one name. */
+	uint32_t manual = d->flags & PT_COUNTER_MANUAL;
 	for (int i = 0; i < cs->n; i++)
-		if (!strcmp(cs->v[i].name, name))
+		if (!strcmp(cs->v[i].name, name) && (cs->v[i].flags & PT_COUNTER_MANUAL) == manual)
 			return i;
 	if (cs->n == CT_MAXC)
 		return -1;
@@ -156,7 +159,14 @@ static int counter_index(ct_counters *cs, const pt_rec_counter_def *d, const cha
 	c->type = d->type;
 	c->config = d->config;
 	c->flags = d->flags;
-	c->prv = pt_counters_prv_type(d->type, d->config, name, &c->papi);
+	if (manual) {
+		char key[300];
+		snprintf(key, sizeof key, "PT_COUNTER %s", name);
+		c->prv = pt_counters_prv_type(UINT32_MAX, 0, key, NULL);
+		c->papi = NULL;
+	} else {
+		c->prv = pt_counters_prv_type(d->type, d->config, name, &c->papi);
+	}
 	/* Two names hashing to one type would share a Paraver row label. */
 	for (int i = 0; i < cs->n; i++)
 		if (cs->v[i].prv == c->prv && c->prv >= 44000000u)
@@ -617,11 +627,13 @@ static int ct_shard_exit(void *state, uint64_t last_ns, int complete)
 static int find_counter(const ct_counters *cs, uint32_t type, uint64_t config, const char *alt1,
 			const char *alt2)
 {
-	for (int i = 0; i < cs->n; i++)
-		if ((cs->v[i].type == type && cs->v[i].config == config &&
-		     !(cs->v[i].flags & PT_COUNTER_MANUAL)) ||
+	for (int i = 0; i < cs->n; i++) {
+		if (cs->v[i].flags & PT_COUNTER_MANUAL)
+			continue;
+		if ((cs->v[i].type == type && cs->v[i].config == config) ||
 		    !strcmp(cs->v[i].name, alt1) || (alt2 && !strcmp(cs->v[i].name, alt2)))
 			return i;
+	}
 	return -1;
 }
 
@@ -639,7 +651,10 @@ static int row_cmp(const void *a, const void *b)
 static void print_counters(ct_tool *t, FILE *out)
 {
 	ct_counters *cs = &t->counters;
-	if (!cs->n || !t->fcap)
+	int shown = 0;
+	for (int c = 0; c < cs->n; c++)
+		shown += !(cs->v[c].flags & PT_COUNTER_MANUAL);
+	if (!shown || !t->fcap)
 		return;
 	int ins = find_counter(cs, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions",
 			       NULL);
@@ -659,11 +674,12 @@ static void print_counters(ct_tool *t, FILE *out)
 	qsort(rows, nrows, sizeof *rows, row_cmp);
 	fprintf(out, "  %-32s", "function");
 	for (int c = 0; c < cs->n; c++)
-		fprintf(out, " %26s", cs->v[c].name);
+		if (!(cs->v[c].flags & PT_COUNTER_MANUAL))
+			fprintf(out, " %26s", cs->v[c].name);
 	if (ins >= 0 && cyc >= 0)
 		fprintf(out, " %6s", "IPC");
 	for (int c = 0; ins >= 0 && c < cs->n; c++)
-		if (strstr(cs->v[c].name, "miss"))
+		if (strstr(cs->v[c].name, "miss") && !(cs->v[c].flags & PT_COUNTER_MANUAL))
 			fprintf(out, " %14s/1k", cs->v[c].name);
 	fputc('\n', out);
 	for (size_t r = 0; r < nrows; r++) {
@@ -672,6 +688,8 @@ static void print_counters(ct_tool *t, FILE *out)
 		fprintf(out, "  %-32.32s", f == 0 ? "(outside traced functions)" : fi ? fi->name : "?");
 		const uint64_t *e = &t->excl[(size_t)f * CT_MAXC], *in = &t->incl[(size_t)f * CT_MAXC];
 		for (int c = 0; c < cs->n; c++) {
+			if (cs->v[c].flags & PT_COUNTER_MANUAL)
+				continue;
 			char buf[64];
 			snprintf(buf, sizeof buf, "%" PRIu64 " [%" PRIu64 "]", e[c], in[c]);
 			fprintf(out, " %26s", buf);
@@ -683,7 +701,7 @@ static void print_counters(ct_tool *t, FILE *out)
 				fprintf(out, " %6s", "-");
 		}
 		for (int c = 0; ins >= 0 && c < cs->n; c++) {
-			if (!strstr(cs->v[c].name, "miss"))
+			if (!strstr(cs->v[c].name, "miss") || (cs->v[c].flags & PT_COUNTER_MANUAL))
 				continue;
 			if (e[ins])
 				fprintf(out, " %17.3f", 1000.0 * (double)e[c] / (double)e[ins]);
@@ -1152,7 +1170,10 @@ void pt_counters_prv_pcf(pt_counters_prv *c, FILE *pcf)
 		for (int i = 0; i < c->counters.n; i++) {
 			const ct_counter *k = &c->counters.v[i];
 			/* 7: Extrae's first column for hardware counters (ignored by Paraver). */
-			if (k->papi)
+			if (k->flags & PT_COUNTER_MANUAL)
+				fprintf(pcf, "7  %u  %s (PT_COUNTER: count since the thread's first read)\n",
+					k->prv, k->name);
+			else if (k->papi)
 				fprintf(pcf, "7  %u  %s (%s)\n", k->prv, k->name, k->papi);
 			else
 				fprintf(pcf, "7  %u  %s\n", k->prv, k->name);
