@@ -1,0 +1,30 @@
+/* Barriers: BARRIER_BEGIN when a thread arrives, BARRIER_END when it leaves
+ * (result = the return value: 0, or PTHREAD_BARRIER_SERIAL_THREAD for the
+ * one thread glibc elects). */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <pthread.h>
+
+PT_REAL_DECL(pthread_barrier_wait);
+
+PT_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	int (*real)(pthread_barrier_t *) = PT_REAL(pthread_barrier_wait);
+	pt_thread *t = pt_enter();
+	if (!t)
+		return real(b);
+	pt_rec_lock rec = {pt_ptr(b), 0, 0};
+	pt_emit(t, PT_REC_BARRIER_BEGIN, PT_LOCK_BARRIER, &rec, sizeof rec);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+	pt_leave(t);
+	int r = real(b);
+	t = pt_enter();
+	if (t) {
+		rec.result = r;
+		pt_emit(t, PT_REC_BARRIER_END, PT_LOCK_BARRIER, &rec, sizeof rec);
+		pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+		pt_leave(t);
+	}
+	return r;
+}

@@ -1,0 +1,305 @@
+/* The exec family. Before the real call: an EXEC record (the path) in the
+ * caller's thread log, and pt_exec_prepare, which puts PARATRACE_RUN (trace
+ * directory, run id, clock calibration) in the environment so the new image
+ * writes into the same run as a new process folder. Everything recorded so
+ * far is already in the files (shared mappings); the old image's logs keep
+ * a zero tail instead of a CLOSE record, which the reader reads as the end.
+ *
+ * Programs that pass their own environment (execve, execle, execvpe,
+ * fexecve, execveat) get PARATRACE_RUN added to a copy of it, but only when
+ * it keeps LD_PRELOAD: a program that drops the preload means its child to
+ * run untraced. glibc's exec functions call each other internally, not
+ * through these symbols, so each is wrapped. On failure the real call's
+ * return value and errno are returned untouched. */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define RUN_PREFIX "PARATRACE_RUN="
+#define ENV_STACK_SLOTS 512
+#define ARGV_STACK_SLOTS 1024
+
+char *const *pt_exec_prepare_env(char *const *envp)
+{
+	int was_environ = envp == (char *const *)environ;
+	pt_exec_prepare();
+	return was_environ ? (char *const *)environ : envp;
+}
+
+char *const *pt_env_with_run(char *const *envp, char **buf, size_t n)
+{
+	const char *run = pt_run_env_string();
+	if (!run || !envp)
+		return envp;
+	size_t count = 0, plen = strlen(RUN_PREFIX);
+	int preload = 0, current = 0;
+	for (; envp[count]; count++) {
+		if (strncmp(envp[count], "LD_PRELOAD=", 11) == 0)
+			preload = 1;
+		else if (strncmp(envp[count], RUN_PREFIX, plen) == 0 && strcmp(envp[count], run) == 0)
+			current = 1;
+	}
+	if (!preload || current)
+		return envp;
+	/* Slot 0 holds the mapping's size when the array is mmap'ed. */
+	size_t need = count + 3;
+	char **arr = buf;
+	if (need > n) {
+		size_t bytes = need * sizeof(char *);
+		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return envp;
+		arr = p;
+		arr[0] = (char *)(uintptr_t)bytes;
+	}
+	size_t k = 1;
+	for (size_t i = 0; i < count; i++)
+		if (strncmp(envp[i], RUN_PREFIX, plen) != 0) /* a stale copy is replaced */
+			arr[k++] = envp[i];
+	arr[k++] = (char *)run;
+	arr[k] = NULL;
+	return arr + 1;
+}
+
+void pt_env_free(char *const *env, char *const *envp, char **buf)
+{
+	if (env == envp || env == buf + 1)
+		return;
+	char **arr = (char **)env - 1;
+	munmap(arr, (size_t)(uintptr_t)arr[0]);
+}
+
+static void exec_record(const char *path)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return;
+	const char *p = path ? path : "";
+	pt_emit(t, PT_REC_EXEC, 0, p, strnlen(p, 4096) + 1);
+	pt_leave(t);
+}
+
+/* Records the exec, prepares the environment; the errno the caller sees is
+ * the real exec's. */
+static void before_exec(const char *path)
+{
+	int e = errno;
+	exec_record(path);
+	pt_exec_prepare();
+	pt_flush_all();
+	errno = e;
+}
+
+PT_REAL_DECL(execve);
+PT_REAL_DECL(execv);
+PT_REAL_DECL(execvp);
+PT_REAL_DECL(execvpe);
+PT_REAL_DECL(fexecve);
+PT_REAL_DECL(execveat);
+
+/* exec is async-signal-safe (and used after fork in threaded programs):
+ * resolve everything at load time, never in a handler. */
+__attribute__((constructor(102))) static void exec_resolve(void)
+{
+	(void)PT_REAL(execve);
+	(void)PT_REAL(execv);
+	(void)PT_REAL(execvp);
+	(void)PT_REAL(execvpe);
+	(void)PT_REAL(fexecve);
+	(void)PT_REAL(execveat);
+}
+
+static int execve_traced(const char *path, char *const argv[], char *const envp[])
+{
+	int (*real)(const char *, char *const[], char *const[]) = PT_REAL(execve);
+	if (!pt_tracing())
+		return real(path, argv, envp);
+	int was_environ = envp == (char *const *)environ;
+	before_exec(path);
+	if (was_environ)
+		envp = environ;
+	char *buf[ENV_STACK_SLOTS];
+	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
+	int r = real(path, argv, env);
+	int e = errno;
+	pt_env_free(env, envp, buf);
+	errno = e;
+	return r;
+}
+
+static int execvpe_traced(const char *file, char *const argv[], char *const envp[])
+{
+	int (*real)(const char *, char *const[], char *const[]) = PT_REAL(execvpe);
+	if (!pt_tracing())
+		return real(file, argv, envp);
+	int was_environ = envp == (char *const *)environ;
+	before_exec(file);
+	if (was_environ)
+		envp = environ;
+	char *buf[ENV_STACK_SLOTS];
+	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
+	int r = real(file, argv, env);
+	int e = errno;
+	pt_env_free(env, envp, buf);
+	errno = e;
+	return r;
+}
+
+PT_INTERPOSE int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return execve_traced(path, argv, envp);
+}
+
+PT_INTERPOSE int execv(const char *path, char *const argv[])
+{
+	int (*real)(const char *, char *const[]) = PT_REAL(execv);
+	if (pt_tracing())
+		before_exec(path);
+	return real(path, argv);
+}
+
+PT_INTERPOSE int execvp(const char *file, char *const argv[])
+{
+	int (*real)(const char *, char *const[]) = PT_REAL(execvp);
+	if (pt_tracing())
+		before_exec(file);
+	return real(file, argv);
+}
+
+PT_INTERPOSE int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return execvpe_traced(file, argv, envp);
+}
+
+PT_INTERPOSE int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*real)(int, char *const[], char *const[]) = PT_REAL(fexecve);
+	if (!pt_tracing())
+		return real(fd, argv, envp);
+	int was_environ = envp == (char *const *)environ;
+	before_exec(argv[0] ? argv[0] : "");
+	if (was_environ)
+		envp = environ;
+	char *buf[ENV_STACK_SLOTS];
+	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
+	int r = real(fd, argv, env);
+	int e = errno;
+	pt_env_free(env, envp, buf);
+	errno = e;
+	return r;
+}
+
+PT_INTERPOSE int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			  int flags)
+{
+	int (*real)(int, const char *, char *const[], char *const[], int) = PT_REAL(execveat);
+	if (!pt_tracing())
+		return real(dirfd, path, argv, envp, flags);
+	int was_environ = envp == (char *const *)environ;
+	before_exec(path);
+	if (was_environ)
+		envp = environ;
+	char *buf[ENV_STACK_SLOTS];
+	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
+	int r = real(dirfd, path, argv, env, flags);
+	int e = errno;
+	pt_env_free(env, envp, buf);
+	errno = e;
+	return r;
+}
+
+/* The list forms: the arguments are gathered into an array on the stack
+ * (mmap'ed when there are very many), then the vector form runs. E2BIG is
+ * what the kernel would say for an argument list that cannot be built. */
+static char **gather(const char *arg0, va_list *ap, char **stack, size_t n, size_t *bytes_out)
+{
+	va_list cp;
+	va_copy(cp, *ap);
+	size_t count = 1;
+	while (va_arg(cp, const char *) != NULL)
+		count++;
+	va_end(cp);
+	char **argv = stack;
+	*bytes_out = 0;
+	if (count + 1 > n) {
+		size_t bytes = (count + 1) * sizeof(char *);
+		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		argv = p;
+		*bytes_out = bytes;
+	}
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i < count; i++)
+		argv[i] = va_arg(*ap, char *);
+	argv[count] = NULL;
+	(void)va_arg(*ap, char *); /* the terminating NULL: execle's envp follows it */
+	return argv;
+}
+
+static void ungather(char **argv, size_t bytes)
+{
+	if (bytes) {
+		int e = errno;
+		munmap(argv, bytes);
+		errno = e;
+	}
+}
+
+PT_INTERPOSE int execl(const char *path, const char *arg, ...)
+{
+	char *stack[ARGV_STACK_SLOTS];
+	size_t bytes;
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = gather(arg, &ap, stack, ARGV_STACK_SLOTS, &bytes);
+	va_end(ap);
+	if (!argv) {
+		errno = E2BIG;
+		return -1;
+	}
+	int r = execv(path, argv);
+	ungather(argv, bytes);
+	return r;
+}
+
+PT_INTERPOSE int execlp(const char *file, const char *arg, ...)
+{
+	char *stack[ARGV_STACK_SLOTS];
+	size_t bytes;
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = gather(arg, &ap, stack, ARGV_STACK_SLOTS, &bytes);
+	va_end(ap);
+	if (!argv) {
+		errno = E2BIG;
+		return -1;
+	}
+	int r = execvp(file, argv);
+	ungather(argv, bytes);
+	return r;
+}
+
+PT_INTERPOSE int execle(const char *path, const char *arg, ...)
+{
+	char *stack[ARGV_STACK_SLOTS];
+	size_t bytes;
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = gather(arg, &ap, stack, ARGV_STACK_SLOTS, &bytes);
+	char *const *envp = argv ? va_arg(ap, char *const *) : NULL;
+	va_end(ap);
+	if (!argv) {
+		errno = E2BIG;
+		return -1;
+	}
+	int r = execve_traced(path, argv, envp);
+	ungather(argv, bytes);
+	return r;
+}

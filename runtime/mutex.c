@@ -1,0 +1,137 @@
+/* pthread mutexes: every acquisition attempt is recorded as LOCK_REQUEST then
+ * LOCK_ACQUIRED or LOCK_FAILED, every release as LOCK_RELEASED, so the
+ * analyzer gets per-lock acquisitions, contention and wait time. Also hosts
+ * the lock-record helpers the other lock families share (pt_interpose.h). */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <pthread.h>
+#include <time.h>
+
+void pt_lock_request(unsigned type, const volatile void *obj)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return;
+	pt_rec_lock rec = {pt_ptr(obj), 0, 0};
+	pt_emit(t, PT_REC_LOCK_REQUEST, type, &rec, sizeof rec);
+	pt_leave(t);
+}
+
+void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int result)
+{
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (t) {
+		pt_rec_lock rec = {pt_ptr(obj), result, 0};
+		pt_emit(t, acquired ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, &rec,
+			sizeof rec);
+		pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+		pt_leave(t);
+	}
+	errno = saved;
+}
+
+/* The release is stamped before the real unlock (so it precedes the next
+ * owner's ACQUIRED in time) but written after it, and only if the unlock
+ * succeeded: a failed unlock (EPERM) released nothing. */
+void pt_lock_released_at(pt_thread *t, uint64_t ticks, unsigned type, const volatile void *obj)
+{
+	pt_rec_lock rec = {pt_ptr(obj), 0, 0};
+	pt_emit_at(t, ticks, PT_REC_LOCK_RELEASED, type, &rec, sizeof rec);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+}
+
+PT_REAL_DECL(pthread_mutex_lock);
+PT_REAL_DECL(pthread_mutex_trylock);
+PT_REAL_DECL(pthread_mutex_timedlock);
+PT_REAL_DECL(pthread_mutex_clocklock);
+PT_REAL_DECL(pthread_mutex_unlock);
+
+/* A mutex a robust owner left behind is acquired with EOWNERDEAD. */
+static int mutex_acquired(int r)
+{
+	return r == 0 || r == EOWNERDEAD;
+}
+
+PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_lock);
+	pt_thread *t = pt_enter();
+	if (!t)
+		return real(m);
+	pt_rec_lock rec = {pt_ptr(m), 0, 0};
+	pt_emit(t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
+	/* A trylock first tells contention apart (for the call stack of a
+	 * blocking request) without changing the outcome: it succeeds exactly
+	 * when lock would not block, takes a robust mutex with EOWNERDEAD as
+	 * lock does, and any other failure falls through to the real lock,
+	 * which then returns what it always would (EDEADLK, ENOTRECOVERABLE...). */
+	int r = PT_REAL(pthread_mutex_trylock)(m);
+	if (!mutex_acquired(r)) {
+		pt_callstack_emit(t);
+		pt_leave(t);
+		r = real(m);
+		t = pt_enter();
+		if (!t)
+			return r;
+	}
+	rec.result = r;
+	pt_emit(t, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_MUTEX,
+		&rec, sizeof rec);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+	pt_leave(t);
+	return r;
+}
+
+PT_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_trylock);
+	pt_thread *t = pt_enter();
+	if (!t)
+		return real(m);
+	pt_rec_lock rec = {pt_ptr(m), 0, 0};
+	pt_emit(t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
+	int r = real(m); /* never blocks: safe inside the runtime's region */
+	rec.result = r;
+	pt_emit(t, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_MUTEX,
+		&rec, sizeof rec);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+	pt_leave(t);
+	return r;
+}
+
+PT_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
+					 const struct timespec *restrict abstime)
+{
+	int (*real)(pthread_mutex_t *, const struct timespec *) = PT_REAL(pthread_mutex_timedlock);
+	pt_lock_request(PT_LOCK_MUTEX, m);
+	int r = real(m, abstime);
+	pt_lock_result(PT_LOCK_MUTEX, m, mutex_acquired(r), r);
+	return r;
+}
+
+PT_INTERPOSE int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
+					 const struct timespec *restrict abstime)
+{
+	int (*real)(pthread_mutex_t *, clockid_t, const struct timespec *) =
+		PT_REAL(pthread_mutex_clocklock);
+	pt_lock_request(PT_LOCK_MUTEX, m);
+	int r = real(m, clock, abstime);
+	pt_lock_result(PT_LOCK_MUTEX, m, mutex_acquired(r), r);
+	return r;
+}
+
+PT_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_unlock);
+	pt_thread *t = pt_enter();
+	if (!t)
+		return real(m);
+	uint64_t ticks = pt_now();
+	int r = real(m); /* never blocks */
+	if (r == 0)
+		pt_lock_released_at(t, ticks, PT_LOCK_MUTEX, m);
+	pt_leave(t);
+	return r;
+}

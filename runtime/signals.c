@@ -1,0 +1,259 @@
+/* Fatal signals (SEGV, BUS, FPE, ILL, ABRT, TERM, INT): the logs are
+ * complete when the process dies of one, and the program sees no
+ * difference.
+ *
+ * The runtime's handler is what the kernel has installed for these signals;
+ * the program's own dispositions are kept in a table, "behind" it:
+ *  - sigaction/signal on one of these signals store the program's action
+ *    and install the runtime's handler with the program's flags and mask (so
+ *    SA_RESTART, SA_NODEFER, SA_ONSTACK, SA_RESETHAND and the blocked set
+ *    behave as asked), and report the program's previous action, never the
+ *    runtime's handler;
+ *  - SIG_IGN is installed for real (it is inherited across exec, and an
+ *    ignored signal is not fatal).
+ * On delivery: a SIGNAL record in the receiving thread's log, then
+ *  - the program has a handler: logs published, its handler runs (1- or
+ *    3-argument form as it asked), errno as the handler leaves it;
+ *  - SIG_DFL: the logs are closed (EXIT record, how = signal or abort),
+ *    SIG_DFL is installed and the signal raised again (a hardware fault is
+ *    simply re-executed), so the process dies of the same signal with the
+ *    same exit status and core dump as without tracing.
+ * SIGKILL cannot be caught: what survives it is described in docs/INTERPOSE.md. */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <signal.h>
+#include <string.h>
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+
+/* The program's action per signal, double-buffered: writers (sigaction,
+ * serialised by `table_lock` with every signal blocked, so a handler on the
+ * same thread can never find it taken) fill the slot not in use, then flip
+ * `cur`; the handler reads the slot `cur` names. */
+typedef struct app_action {
+	struct sigaction slot[2];
+	int cur;
+} app_action;
+static app_action table[NSIG];
+static int table_lock;
+static int installed; /* handlers installed: sigaction goes through the table */
+PT_HIDDEN int pt_abort_called;
+
+PT_REAL_DECL(sigaction);
+
+static int managed(int sig)
+{
+	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE))
+		return 0;
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		if (fatal_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+static int is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+
+static void lock_table(sigset_t *saved)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void unlock_table(const sigset_t *saved)
+{
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static void table_get(int sig, struct sigaction *out)
+{
+	int c = __atomic_load_n(&table[sig].cur, __ATOMIC_ACQUIRE);
+	*out = table[sig].slot[c];
+}
+
+/* Caller holds the table lock. */
+static void table_set(int sig, const struct sigaction *act)
+{
+	int next = !table[sig].cur;
+	table[sig].slot[next] = *act;
+	__atomic_store_n(&table[sig].cur, next, __ATOMIC_RELEASE);
+}
+
+static void handler(int sig, siginfo_t *si, void *uc);
+
+/* The kernel-side action standing for the program's `app`. */
+static struct sigaction ours_for(const struct sigaction *app)
+{
+	struct sigaction k = *app;
+	if (app->sa_handler == SIG_IGN)
+		return k;
+	k.sa_sigaction = handler;
+	k.sa_flags = app->sa_flags | SA_SIGINFO;
+	if (app->sa_handler == SIG_DFL)
+		k.sa_flags |= SA_ONSTACK; /* a stack overflow still gets its logs closed */
+	return k;
+}
+
+static void record_signal(int sig, const siginfo_t *si)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return;
+	pt_rec_signal rec = {sig, si ? si->si_code : 0, 0};
+	if (si && is_fault(sig))
+		rec.addr = pt_ptr(si->si_addr);
+	pt_emit(t, PT_REC_SIGNAL, 0, &rec, sizeof rec);
+	pt_leave(t);
+}
+
+static void handler(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno;
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	record_signal(sig, si);
+	struct sigaction app;
+	table_get(sig, &app);
+	if (app.sa_handler == SIG_DFL || app.sa_handler == SIG_IGN) {
+		/* SIG_IGN: only if the program ignored it while this very
+		 * signal was being delivered; ignoring it now is what it asked. */
+		if (app.sa_handler == SIG_IGN) {
+			real(sig, &app, NULL);
+			errno = e;
+			return;
+		}
+		int abort = sig == SIGABRT && __atomic_load_n(&pt_abort_called, __ATOMIC_RELAXED);
+		pt_shutdown(abort ? PT_EXIT_ABORT : PT_EXIT_SIGNAL, sig);
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		real(sig, &dfl, NULL);
+		/* A fault raised by the kernel happens again when the faulting
+		 * instruction is re-executed on return; anything else (kill,
+		 * raise, abort, a terminal's ^C) is sent again. It stays pending
+		 * while this handler runs and kills the process on return. */
+		if (!(is_fault(sig) && si && si->si_code > 0))
+			raise(sig);
+		errno = e;
+		return;
+	}
+	pt_flush_all();
+	if (app.sa_flags & SA_RESETHAND) {
+		/* The kernel has just reset the disposition to SIG_DFL. */
+		sigset_t saved;
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		lock_table(&saved);
+		table_set(sig, &dfl);
+		unlock_table(&saved);
+	}
+	errno = e;
+	if (app.sa_flags & SA_SIGINFO)
+		app.sa_sigaction(sig, si, uc);
+	else
+		app.sa_handler(sig);
+	/* errno is left as the program's handler left it, as without tracing. */
+}
+
+/* After the runtime's constructor (priority 101): only when tracing. The
+ * current dispositions (SIG_DFL, or a handler a library constructor
+ * installed already) become the program's table entries. */
+__attribute__((constructor(102))) static void signals_init(void)
+{
+	/* Resolved here, not in a handler (dlsym is not async-signal-safe). */
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	if (!pt_tracing())
+		return;
+	sigset_t saved;
+	lock_table(&saved);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+		int sig = fatal_signals[i];
+		struct sigaction cur;
+		if (real(sig, NULL, &cur) != 0)
+			continue;
+		table_set(sig, &cur);
+		if (cur.sa_handler != SIG_IGN) {
+			struct sigaction k = ours_for(&cur);
+			real(sig, &k, NULL);
+		}
+	}
+	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+	unlock_table(&saved);
+}
+
+PT_INTERPOSE int sigaction(int sig, const struct sigaction *restrict act,
+			   struct sigaction *restrict oact)
+{
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	if (!managed(sig))
+		return real(sig, act, oact);
+	sigset_t saved;
+	struct sigaction old;
+	int r = 0;
+	lock_table(&saved);
+	table_get(sig, &old);
+	if (act) {
+		struct sigaction k = ours_for(act);
+		r = real(sig, &k, NULL);
+		if (r == 0)
+			table_set(sig, act);
+	}
+	int e = errno;
+	unlock_table(&saved);
+	if (r == 0 && oact)
+		*oact = old;
+	errno = e;
+	return r;
+}
+
+/* glibc's signal() and sysv_signal() set dispositions through its internal
+ * sigaction, so they are wrapped too, with the same semantics (BSD:
+ * SA_RESTART and the signal blocked in its handler; System V: one-shot, not
+ * blocked). */
+static __sighandler_t signal_via_table(int sig, __sighandler_t h, int flags, int self_mask)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = h;
+	sigemptyset(&act.sa_mask);
+	if (self_mask)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = flags;
+	if (sigaction(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+PT_REAL_DECL(signal);
+PT_REAL_DECL(sysv_signal);
+
+PT_INTERPOSE __sighandler_t signal(int sig, __sighandler_t h)
+{
+	__sighandler_t (*real)(int, __sighandler_t) = PT_REAL(signal);
+	if (!managed(sig) || h == SIG_ERR)
+		return real(sig, h);
+	return signal_via_table(sig, h, SA_RESTART, 1);
+}
+
+PT_INTERPOSE __sighandler_t bsd_signal(int sig, __sighandler_t h)
+{
+	return signal(sig, h);
+}
+
+PT_INTERPOSE __sighandler_t sysv_signal(int sig, __sighandler_t h)
+{
+	__sighandler_t (*real)(int, __sighandler_t) = PT_REAL(sysv_signal);
+	if (!managed(sig) || h == SIG_ERR)
+		return real(sig, h);
+	return signal_via_table(sig, h, SA_RESETHAND | SA_NODEFER, 0);
+}
