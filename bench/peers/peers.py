@@ -35,16 +35,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOAD_DIR = os.path.join(HERE, "workloads")
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
-# name, source, threads, SIZE at scale 1. Sized for about 1 M traced calls
-# each, so the slowest contender (XRay basic mode, microseconds per call
-# where it falls back to clock_gettime) stays within a few seconds a run.
+# name, source, threads, SIZE at scale 1. Sized for about half a million
+# traced calls each, so the slowest contender (XRay basic mode, several
+# microseconds per call where it falls back to clock_gettime) keeps a whole
+# default run within a few minutes on 2 cores; --scale for longer runs.
 WORKLOADS = [
-    ("leaf-1t", "leaf", 1, 1_000_000),
-    ("leaf-2t", "leaf", 2, 500_000),
-    ("fib-1t", "fib", 1, 48),  # 48 x fib(20): 21,891 calls each
-    ("fib-2t", "fib", 2, 24),
-    ("mutex-2t", "mutex", 2, 250_000),  # 2 calls per iteration
-    ("pool-2t", "pool", 2, 6_000),  # 137 calls per task, plus queue calls
+    ("leaf-1t", "leaf", 1, 500_000),
+    ("leaf-2t", "leaf", 2, 250_000),
+    ("fib-1t", "fib", 1, 24),  # 24 x fib(20): 21,891 calls each
+    ("fib-2t", "fib", 2, 12),
+    ("mutex-2t", "mutex", 2, 125_000),  # 2 calls per iteration
+    ("pool-2t", "pool", 2, 3_000),  # 137 calls per task, plus queue calls
 ]
 EMPTY = ("empty", "leaf", 1, 0)  # start-up: the leaf program with SIZE 0
 
@@ -80,6 +81,14 @@ def dir_bytes(path):
             if not os.path.islink(p):
                 total += os.path.getsize(p)
     return total
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().split()[0]
+    except OSError:
+        return "?"
 
 
 def parse_expect(stdout):
@@ -298,6 +307,11 @@ class Paratrace(Contender):
     def available(self):
         return self.env.need("paratrace-plugin")
 
+    def prepare(self, tdir):
+        # The runtime creates the trace directory itself (owner-only).
+        shutil.rmtree(tdir, ignore_errors=True)
+        os.makedirs(os.path.dirname(tdir), exist_ok=True)
+
     def command(self, binary, args, tdir):
         return [binary] + args, {"LD_PRELOAD": self.env.libtrace, "PARATRACE_DIR": tdir}
 
@@ -499,6 +513,7 @@ def main():
         opts.scale = min(opts.scale, 0.002)
     os.makedirs(opts.out, exist_ok=True)
     random.seed(opts.seed)
+    opts.load_start = loadavg()
 
     env = Env(opts)
     contenders = [c(env) for c in CONTENDERS]
@@ -599,8 +614,9 @@ def measure_analyzer(env, opts, tbase, workloads, active, errors):
         for _ in range(3):
             outdir = os.path.join(opts.out, "analyze-" + name)
             shutil.rmtree(outdir, ignore_errors=True)
+            os.makedirs(outdir)
             t0 = time.perf_counter()
-            r = run_quiet([env.paratrace, "analyze", "-o", outdir, tdir])
+            r = run_quiet([env.paratrace, "analyze", "-o", os.path.join(outdir, name), tdir])
             times.append(time.perf_counter() - t0)
             if r.returncode:
                 errors.append("paratrace analyze %s: %s" % (tdir, r.stdout.strip()[-300:]))
@@ -671,9 +687,10 @@ def write_outputs(opts, env, rows, runs, skipped, analyzer, workloads):
             cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
     except OSError:
         pass
-    lines.append("paratrace peers benchmark, %s UTC, %s, %d CPUs (%s), kernel %s; %d repetitions, scale %g" % (
-        time.strftime("%Y-%m-%d %H:%M", time.gmtime()), uname.nodename, os.cpu_count(), cpu,
-        uname.release, opts.reps, opts.scale))
+    lines.append("paratrace peers benchmark, %s UTC, %s, %d CPUs (%s), kernel %s; %d repetitions, scale %g; "
+                 "load average at start %s, at end %s (other work on the machine inflates wall times)" % (
+                     time.strftime("%Y-%m-%d %H:%M", time.gmtime()), uname.nodename, os.cpu_count(), cpu,
+                     uname.release, opts.reps, opts.scale, opts.load_start, loadavg()))
     lines.append("")
     lines.append("Per traced call (enter+exit), medians of paired differences against the baseline, "
                  "each contender's start-up subtracted. wall = elapsed time added to the run / calls; "
