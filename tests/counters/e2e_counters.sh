@@ -3,10 +3,11 @@
 # preloaded with libtrace.so, its trace is read back with `paratrace dump`
 # and `paratrace analyze`; expectations come from the program (pages it
 # touches, its source lines), not from recorded output.
-#   e2e_counters.sh LIBTRACE PARATRACE PROG PROG_SOURCE CASE
+#   e2e_counters.sh LIBTRACE PARATRACE PROG PROG_SOURCE CASE [CC PLUGIN]
+# (case "functions" compiles PROG_SOURCE itself with CC -fplugin=PLUGIN)
 # Exit 77 = skipped (ctest SKIP_RETURN_CODE), with the reason on stdout.
 set -u
-lib=$1 pt=$2 prog=$3 src=$4 case=$5
+lib=$1 pt=$2 prog=$3 src=$4 case=$5 cc=${6:-} plugin=${7:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() {
@@ -104,6 +105,25 @@ sigprof)
 	grep -q "^sigprof [1-9]" "$work/out" || fail "program's SIGPROF count missing"
 	dump
 	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used SIGPROF"
+	;;
+functions)
+	n=400
+	"$cc" -O1 -g -fplugin="$plugin" "$src" -o "$work/funcs" 2>"$work/err" || fail "cannot build with the plugin"
+	prog=$work/funcs
+	run PARATRACE_COUNTERS=page-faults,task-clock PARATRACE_COUNTERS_AT=functions -- $n ||
+		fail "program failed"
+	"$pt" analyze "$work/tr" -o "$work/a" >"$work/report" 2>>"$work/err" || fail "analyze failed"
+	# "  touch_pages   <pf excl> [<pf incl>]  <task-clock excl> [...]"; caller's
+	# inclusive page faults hold touch_pages' too.
+	row() { sed -n "/^Counters per function/,/^\$/p" "$work/report" | awk -v f="$1" '$1 == f'; }
+	pf=$(row touch_pages | awk '{ print $2 }')
+	incl=$(row caller | awk '{ gsub(/[][]/, "", $3); print $3 }')
+	tc=$(row touch_pages | awk '{ print $4 }')
+	echo "touch_pages: page-faults $pf, task-clock $tc ns; caller inclusive page-faults $incl"
+	[ -n "$pf" ] && [ "$pf" -ge $n ] || fail "touch_pages page-faults '$pf', want >= $n"
+	[ -n "$incl" ] && [ "$incl" -ge "$pf" ] || fail "caller inclusive '$incl' < touch_pages' $pf"
+	[ -n "$tc" ] && [ "$tc" -gt 0 ] || fail "touch_pages task-clock '$tc'"
+	grep -q "page-faults" "$work/a.pcf" || fail "counter name not in the .pcf"
 	;;
 *)
 	echo "unknown case $case"
