@@ -48,6 +48,9 @@ int gpu_names_func_at(const gpu_names *n, size_t i, unsigned *api, uint32_t *fun
 uint64_t gpu_ticks_ns(const pt_shard_info *shard, uint64_t ticks);
 
 const char *gpu_copy_dir_name(uint32_t dir);
+
+/* The GPU profile tool (gpu.c): the report's GPU section. */
+const pt_tool *pt_tool_gpu(void);
 const char *gpu_call_name(unsigned api, unsigned call);
 
 #endif
