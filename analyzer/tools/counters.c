@@ -862,8 +862,8 @@ static void print_samples(ct_tool *t, FILE *out)
 	fprintf(out, "\nSampled flat profile (PARATRACE_SAMPLING");
 	if (t->period_ns)
 		fprintf(out, ", period %.3f ms of CPU time", t->period_ns / 1e6);
-	fprintf(out, "; %" PRIu64 " samples in %" PRIu64 " threads", t->nsamples,
-		t->sampled_threads);
+	fprintf(out, "; %" PRIu64 " samples in %" PRIu64 " thread%s", t->nsamples,
+		t->sampled_threads, t->sampled_threads == 1 ? "" : "s");
 	if (t->lost_samples)
 		fprintf(out, ", %" PRIu64 " dropped inside the runtime", t->lost_samples);
 	/* No time column: the kernel fires CPU-time timers on its scheduler
