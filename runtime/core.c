@@ -100,7 +100,7 @@ static int open_trace_dir(const char *path, char *err, size_t errlen)
 		*slash = '\0';
 		name = slash + 1;
 		const char *parent = slash == buf ? "/" : buf;
-		char tmp[sizeof buf];
+		char tmp[sizeof buf + 2];
 		snprintf(tmp, sizeof tmp, "%s/", parent);
 		make_parents(tmp);
 		pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -46,19 +46,34 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	errno = saved;
 }
 
-static inline __attribute__((always_inline)) PT_NOINST void hook_func(unsigned kind, uint32_t id)
+/* The 8-byte FUNC record as one word: kind, id in bits 8..31 (arg and
+ * size8 of pt_rec_head), delta in the upper half. */
+static inline __attribute__((always_inline)) uint64_t func_word(unsigned kind, uint32_t id,
+								 uint64_t d)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)kind | (uint64_t)(id & PT_FUNC_ID_MAX) << 8 | d << 32;
+#else
+	pt_rec_head h = pt_rec_func(kind, id, (uint32_t)d);
+	uint64_t word;
+	memcpy(&word, &h, sizeof word);
+	return word;
+#endif
+}
+
+/* Fast paths, given the time. Every call out of them is a tail call, so
+ * with the TSC the hooks are leaf functions with no prologue. */
+static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigned kind, uint32_t id,
+									  uint64_t now)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
 		char *cur = t->log.cur;
-		uint64_t now = pt_now_inline();
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
 		if (pt_likely((uintptr_t)cur + sizeof(pt_rec_head) <= limit && (d >> 32) == 0)) {
-			pt_rec_head h = pt_rec_func(kind, id, (uint32_t)d);
-			uint64_t word;
-			memcpy(&word, &h, sizeof word);
-			__atomic_store_n((uint64_t *)(void *)cur, word, __ATOMIC_RELAXED);
+			__atomic_store_n((uint64_t *)(void *)cur, func_word(kind, id, d),
+					 __ATOMIC_RELAXED);
 			t->log.last = now;
 			__atomic_store_n(&t->log.cur, cur + sizeof(pt_rec_head), __ATOMIC_RELAXED);
 			return;
@@ -67,22 +82,20 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func(unsigned k
 	pt_hook_slow(kind, id, 0);
 }
 
-static inline __attribute__((always_inline)) PT_NOINST void hook_pc(unsigned kind, void *fn)
+static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned kind, void *fn,
+									uint64_t now)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
 		char *cur = t->log.cur;
-		uint64_t now = pt_now_inline();
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
 		if (pt_likely((uintptr_t)cur + 16 <= limit && (d >> 32) == 0)) {
-			pt_rec_head h = {(uint8_t)kind, 0, 2, (uint32_t)d};
-			uint64_t word;
-			memcpy(&word, &h, sizeof word);
 			/* Payload before head: a reader never sees a head without it. */
 			__atomic_store_n((uint64_t *)(void *)(cur + 8), (uint64_t)(uintptr_t)fn,
 					 __ATOMIC_RELAXED);
-			__atomic_store_n((uint64_t *)(void *)cur, word, __ATOMIC_RELEASE);
+			__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)kind | 2u << 16 | d << 32,
+					 __ATOMIC_RELEASE);
 			t->log.last = now;
 			__atomic_store_n(&t->log.cur, cur + 16, __ATOMIC_RELAXED);
 			return;
@@ -91,26 +104,50 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc(unsigned kin
 	pt_hook_slow(kind, 0, (uint64_t)(uintptr_t)fn);
 }
 
+/* Without an invariant TSC: the same through CLOCK_MONOTONIC, out of line
+ * so that the TSC path keeps no registers across a call. */
+__attribute__((noinline)) PT_NOINST static void hook_func_mono(unsigned kind, uint32_t id)
+{
+	hook_func_at(kind, id, pt_mono_ns());
+}
+
+__attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void *fn)
+{
+	hook_pc_at(kind, fn, pt_mono_ns());
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define PT_HOOK(fast, mono, kind, x)                        \
+	do {                                                \
+		if (pt_likely(pt_clock_use_tsc))            \
+			fast(kind, x, __rdtsc());           \
+		else                                        \
+			mono(kind, x);                      \
+	} while (0)
+#else
+#define PT_HOOK(fast, mono, kind, x) mono(kind, x)
+#endif
+
 PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 {
-	hook_func(PT_REC_FUNC_ENTER, id);
+	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_ENTER, id);
 }
 
 PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 {
-	hook_func(PT_REC_FUNC_EXIT, id);
+	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_EXIT, id);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)
 {
 	(void)site;
-	hook_pc(PT_REC_FUNC_ENTER_PC, fn);
+	PT_HOOK(hook_pc_at, hook_pc_mono, PT_REC_FUNC_ENTER_PC, fn);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	hook_pc(PT_REC_FUNC_EXIT_PC, fn);
+	PT_HOOK(hook_pc_at, hook_pc_mono, PT_REC_FUNC_EXIT_PC, fn);
 }
 
 /* ---- module registration ------------------------------------------------ */

@@ -1,0 +1,64 @@
+/* Reference hooks for the hook benchmark, in their own shared object like
+ * libtrace.so: "empty" (the call floor) and "minimal" (read the TSC and
+ * append 8 bytes to a thread-local buffer through initial-exec TLS; the
+ * buffer wraps around and is never written out). */
+#include <stdint.h>
+#include <stdlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define READ_CLOCK() __rdtsc()
+#else
+#include <time.h>
+static inline uint64_t READ_CLOCK(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+#define MIN_WORDS (1u << 17) /* 1 MiB per thread */
+
+static __thread uint64_t *min_cur __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *min_end __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *min_base __attribute__((tls_model("initial-exec")));
+
+void bench_empty_enter(uint32_t id)
+{
+	__asm__ volatile("" : : "r"(id) : "memory");
+}
+
+void bench_empty_exit(uint32_t id)
+{
+	__asm__ volatile("" : : "r"(id) : "memory");
+}
+
+__attribute__((noinline)) static void min_refill(void)
+{
+	if (!min_base) {
+		min_base = calloc(MIN_WORDS, sizeof *min_base);
+		min_end = min_base + MIN_WORDS;
+	}
+	min_cur = min_base;
+}
+
+static inline void min_append(uint32_t id)
+{
+	uint64_t *cur = min_cur;
+	if (__builtin_expect(cur == min_end || !cur, 0)) {
+		min_refill();
+		cur = min_cur;
+	}
+	*cur = READ_CLOCK() << 24 | id;
+	min_cur = cur + 1;
+}
+
+void bench_min_enter(uint32_t id)
+{
+	min_append(id);
+}
+
+void bench_min_exit(uint32_t id)
+{
+	min_append(id);
+}
