@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include <CUnit/Basic.h>
 #include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <link.h>
 #include <stdio.h>
@@ -287,6 +289,80 @@ static void test_dump_options(void)
 	run_free(&r);
 }
 
+/* --follow: a log still being written (zero tail, no CLOSE) is read as
+ * it grows; a log that appears later is picked up; dump ends when all are
+ * closed. */
+static void test_dump_follow(void)
+{
+	char fdir[256], p[300];
+	snprintf(fdir, sizeof fdir, "%s/follow", dir);
+	mkdir(fdir, 0700);
+	snprintf(p, sizeof p, "%s/p77", fdir);
+	mkdir(p, 0700);
+	ptw w;
+	uint64_t t = 100;
+	ptw_begin(&w, PT_FILE_THREAD, 77, 78, t, 0, 1, 0);
+	ptw_time(&w, t);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 5, t += 10);
+	size_t live = w.len;
+	ptw_func(&w, PT_REC_FUNC_EXIT, 5, t += 10);
+	ptw_close(&w, t += 1);
+	snprintf(p, sizeof p, "%s/p77/t78.ptl", fdir);
+	FILE *f = fopen(p, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(w.buf, 1, live, f);
+	static const uint8_t zeros[4096];
+	fwrite(zeros, 1, sizeof zeros, f);
+	fclose(f);
+
+	char out[300];
+	snprintf(out, sizeof out, "%s/follow.out", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout))
+			_exit(99);
+		execl(PARATRACE_BIN, "paratrace", "dump", "--follow", "--raw", fdir, (char *)NULL);
+		_exit(98);
+	}
+	usleep(500 * 1000);
+	int status;
+	CU_ASSERT_EQUAL(waitpid(pid, &status, WNOHANG), 0); /* still following */
+	/* The writer goes on in place, and a second thread log appears. */
+	int fd = open(p, O_WRONLY);
+	CU_ASSERT(pwrite(fd, w.buf + live, w.len - live, (off_t)live) == (ssize_t)(w.len - live));
+	close(fd);
+	ptw_free(&w);
+	t = 200;
+	ptw_begin(&w, PT_FILE_THREAD, 77, 79, t, 100, 1, 0);
+	ptw_time(&w, t);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 6, t += 1);
+	ptw_close(&w, t += 1);
+	snprintf(p, sizeof p, "%s/p77/t79.ptl", fdir);
+	f = fopen(p, "wb");
+	fwrite(w.buf, 1, w.len, f);
+	fclose(f);
+	ptw_free(&w);
+	int waited = 0;
+	while (waitpid(pid, &status, WNOHANG) == 0 && waited < 100) {
+		usleep(100 * 1000);
+		waited++;
+	}
+	if (waited == 100) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CU_FAIL("dump --follow did not end after every log was closed");
+		return;
+	}
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	char *text = slurp(out);
+	CU_ASSERT_EQUAL(count_lines(text, " 77 78 "), 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "20 77 78 FUNC_EXIT id=5\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "21 77 78 CLOSE "));
+	CU_ASSERT_EQUAL(count_lines(text, " 77 79 "), 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "101 77 79 FUNC_ENTER id=6\n"));
+	free(text);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -295,6 +371,7 @@ int main(void)
 	CU_add_test(s, "make trace", make_trace);
 	CU_add_test(s, "dump a trace directory", test_dump_trace);
 	CU_add_test(s, "options, single files, usage errors", test_dump_options);
+	CU_add_test(s, "--follow a growing trace", test_dump_follow);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

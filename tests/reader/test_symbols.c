@@ -173,7 +173,6 @@ static void test_pc_lookup_in_own_binary(void)
 	CU_ASSERT_STRING_EQUAL(s.name, "pt_test_marker");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s.file);
 	CU_ASSERT(ends_with(s.file, "test_symbols.c"));
-	if (s.line != marker_line) printf("\nline %u vs %u\n", s.line, marker_line);
 	CU_ASSERT_EQUAL(s.line, marker_line);
 	CU_ASSERT_PTR_NOT_NULL(s.module);
 	/* An address inside the function names it too. */
@@ -183,6 +182,13 @@ static void test_pc_lookup_in_own_binary(void)
 	/* Cached: the same strings come back. */
 	CU_ASSERT_EQUAL(pt_symtab_pc(st, pc, &s2), 0);
 	CU_ASSERT_PTR_EQUAL(s2.name, s.name);
+	/* The statement at pc itself (call sites, samples): inside the body. */
+	const char *lf = NULL;
+	unsigned ll = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_symtab_pc_line(st, pc, &lf, &ll), 0);
+	CU_ASSERT(ends_with(lf, "test_symbols.c"));
+	CU_ASSERT(ll >= marker_line && ll <= marker_line + 2);
+	CU_ASSERT_EQUAL(pt_symtab_pc_line(st, 0x10, &lf, &ll), -1);
 	/* C++: demangled. */
 	CU_ASSERT_EQUAL_FATAL(pt_symtab_pc(st, (uint64_t)(uintptr_t)pt_test_cxx_addr(), &s), 0);
 	CU_ASSERT_STRING_EQUAL(s.name, "ns::twice(int)");
