@@ -5,6 +5,7 @@
 #include "pt_framework.h"
 #include "tools.h"
 #include "counters.h"
+#include "gpu_common.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -268,7 +269,69 @@ int pt_cmd_analyze(int argc, char **argv)
 	if (!c.output)
 		c.output = name = default_name(c.dir, "");
 	add_builtin(&c, pt_tool_paraver(), c.gz ? "gz" : NULL);
+	if (!c.no_profile)
+		add_builtin(&c, pt_tool_profile(), "short");
 	add_builtin(&c, pt_tool_counters(), NULL);
+	add_builtin(&c, pt_tool_gpu(), NULL);
+	if (c.interval_ns)
+		add_builtin(&c, pt_tool_interval(), NULL);
+	rc = run(&c);
+	free(name);
+	return rc;
+}
+
+int pt_cmd_report(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "report";
+	c.top = 25;
+	int rc = parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_report_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	const char *fmt = c.format ? c.format : "text";
+	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
+		pt_cli_error("report: unknown format '%s' (text, csv or json)", fmt);
+		return 2;
+	}
+	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
+	add_builtin(&c, pt_tool_profile(), c.optbuf);
+	/* counters, call sites, samples, GPU: sections that appear when the
+	 * trace has those records; tables, so only with the text format */
+	if (!strcmp(fmt, "text")) {
+		add_builtin(&c, pt_tool_counters(), NULL);
+		add_builtin(&c, pt_tool_gpu(), NULL);
+	}
+	if (c.interval_ns)
+		add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
+	c.quiet = 1; /* the report itself is the output: no progress, no summary line */
+	return run(&c);
+}
+
+int pt_cmd_export(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "export";
+	int rc = parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_export_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (!c.format || strcmp(c.format, "chrome")) {
+		pt_cli_error("export: --format chrome is required (the only format so far)");
+		return 2;
+	}
+	char *name = NULL;
+	if (!c.output)
+		c.output = name = default_name(c.dir, ".json");
+	add_builtin(&c, pt_tool_chrome(), NULL);
 	rc = run(&c);
 	free(name);
 	return rc;

@@ -2,7 +2,8 @@
 """End-to-end tests of `paratrace analyze` on synthetic logs (ptgen).
 
 Usage: test_analyze.py PARATRACE PTGEN WORKDIR CASE
-CASE: known | gz | jobs | corrupt | badinput
+CASE: known | gz | jobs | corrupt | badinput | report | chrome | tool | interval
+(tool: the example tool's path in $PT_EXAMPLE_TOOL)
 
 Expectations come from ptgen's `known` scenario (bench/analyzer/ptgen.c),
 whose timings are fixed by construction: T workers, N iterations each of
@@ -166,8 +167,120 @@ def case_badinput():
     p = run([PARATRACE, "analyze", "-j", "zero", newer], rc=2)
 
 
+def case_report():
+    """Profile numbers from the known timings, in JSON, CSV and text."""
+    d = gen("report")
+    p = run([PARATRACE, "report", "--json", d])
+    r = json.loads(p.stdout)
+    f = {x["name"]: x for x in r["functions"]}
+    sl = f.get("sleep_fixed", {})
+    expect(sl.get("calls") == T * N, "sleep_fixed calls %s" % sl.get("calls"))
+    expect(sl.get("incl_ns") == T * N * S and sl.get("incl_mean_ns") == S and sl.get("incl_max_ns") == S,
+           "sleep_fixed inclusive %s" % sl)
+    expect(sl.get("excl_ns") == T * N * S, "sleep_fixed exclusive %s" % sl.get("excl_ns"))
+    wk = f.get("work", {})
+    expect(wk.get("calls") == T * N, "work calls %s" % wk.get("calls"))
+    expect(wk.get("incl_mean_ns") == S + W + H + 100, "work inclusive mean %s" % wk.get("incl_mean_ns"))
+    expect(wk.get("excl_mean_ns") == W + H + 100, "work exclusive mean %s" % wk.get("excl_mean_ns"))
+    wm = f.get("worker_main(void*)", {})
+    expect(wm.get("calls") == T, "worker_main (demangled) calls %s" % wm.get("calls"))
+    expect(wm.get("excl_ns") == T * N * 100, "worker_main exclusive %s" % wm.get("excl_ns"))
+    locks = r["locks"]
+    expect(len(locks) == 1, "locks %s" % locks)
+    if locks:
+        lk = locks[0]
+        expect(lk["kind"] == "mutex" and lk["address"] == "0x601000", "lock %s" % lk)
+        expect(lk["acquisitions"] == T * N and lk["contended"] == T * N, "acquisitions %s" % lk)
+        expect(lk["wait_ns"] == T * N * W and lk["wait_max_ns"] == W, "lock wait %s" % lk)
+        expect(lk["top_waiter"] == "work", "lock waited in %s" % lk["top_waiter"])
+    th = r["threads"]
+    expect(len(th) == T + 1, "threads %d" % len(th))
+    life = N * (S + W + H + 200)
+    for t in th[1:]:
+        expect(t["lifetime_ns"] == life, "worker lifetime %s, expected %d" % (t["lifetime_ns"], life))
+        expect(t["wait_lock_ns"] == N * W, "worker lock wait %s" % t["wait_lock_ns"])
+        expect(t["running_ns"] == life - N * W, "worker running %s" % t["running_ns"])
+    expect(th[0]["wait_join_ns"] > 0, "main waits in joins")
+    # CSV: the same numbers
+    p = run([PARATRACE, "report", "--csv", d])
+    rows = [l.split(",") for l in p.stdout.splitlines() if l.startswith("function,")]
+    sl = [r for r in rows if r[1] == '"sleep_fixed"']
+    expect(len(sl) == 1 and int(sl[0][4]) == T * N and int(sl[0][5]) == T * N * S, "csv sleep_fixed %s" % sl)
+    # text: fits 100 columns
+    p = run([PARATRACE, "report", d])
+    wide = [l for l in p.stdout.splitlines() if len(l) > 100]
+    expect(not wide, "text lines wider than 100 columns: %r" % wide[:2])
+    expect("sleep_fixed" in p.stdout and "Locks by wait time" in p.stdout, "text report sections")
+
+
+def case_chrome():
+    d = gen("chrome", "--fork")
+    out = os.path.join(WORK, "chrome.json")
+    run([PARATRACE, "export", "--format", "chrome", "-q", "-o", out, d])
+    p = subprocess.run([sys.executable, "-m", "json.tool", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    expect(p.returncode == 0, "json.tool rejects the export: %s" % p.stderr[-300:])
+    ev = json.load(open(out))["traceEvents"]
+    names = {(e.get("args") or {}).get("name") for e in ev if e.get("name") == "thread_name"}
+    expect(len(names) == T + 2, "thread names %s" % names)
+    # nesting per thread: every B closed by an E, never below zero
+    depth = {}
+    slices = {}
+    for e in ev:
+        key = (e.get("pid"), e.get("tid"))
+        if e["ph"] == "B":
+            depth[key] = depth.get(key, 0) + 1
+            slices[e["name"]] = slices.get(e["name"], 0) + 1
+        elif e["ph"] == "E":
+            depth[key] = depth.get(key, 0) - 1
+            expect(depth[key] >= 0, "E without B on %s" % (key,))
+    expect(all(v == 0 for v in depth.values()), "unclosed slices %s" % depth)
+    expect(slices.get("sleep_fixed") == T * N and slices.get("work") == T * N, "slices %s" % slices)
+    waits = [e for e in ev if e["ph"] == "X" and e.get("cat") == "wait" and e["name"] == "wait mutex"]
+    expect(len(waits) == T * N and all(abs(float(w["dur"]) - W / 1000) < 1e-6 for w in waits),
+           "lock wait slices: %d" % len(waits))
+    starts = {e["id"] for e in ev if e["ph"] == "s"}
+    ends = {e["id"] for e in ev if e["ph"] == "f"}
+    expect(len(starts) == T + 1 and starts == ends, "flows: starts %s ends %s" % (starts, ends))
+
+
+def case_tool():
+    """The example tool runs in the same pass as the Paraver writer."""
+    tool = os.environ.get("PT_EXAMPLE_TOOL")
+    d = gen("tool")
+    out = os.path.join(WORK, "tool")
+    p = run([PARATRACE, "analyze", "-o", out, "--tool", tool + ":top=2", d])
+    calls = T * (1 + 2 * N) + 1
+    line = [l for l in p.stdout.splitlines() if l.startswith("example tool:")]
+    expect(len(line) == 1, "example tool output missing: %r" % p.stdout[-500:])
+    if line:
+        expect(("%d function calls, %d lock acquisitions in %d shards" % (calls, T * N, T + 1)) in line[0],
+               "example tool counts: %r" % line[0])
+    expect(("%10d  sleep_fixed" % (T * N)) in p.stdout, "example tool top list: %r" % p.stdout[-400:])
+    checked(out + ".prv")
+    p = run([PARATRACE, "analyze", "--tool", "/nonexistent/tool.so", d], rc=2)
+    expect("nonexistent" in p.stderr, "bad --tool error: %r" % p.stderr)
+
+
+def case_interval():
+    d = gen("interval")
+    # intervals of 10 ms over a ~N*(S+W+H+200) ns run
+    p = run([PARATRACE, "report", "--interval-us", "10000", "--csv", d])
+    rows = [l.split(",") for l in p.stdout.splitlines()
+            if l and l[0].isdigit()]
+    expect(len(rows) >= 2, "interval rows %r" % rows)
+    acq = sum(int(r[6]) for r in rows)
+    wait = sum(int(r[7]) for r in rows)
+    calls = sum(int(r[5]) for r in rows)
+    expect(acq == T * N, "acquisitions over all intervals %d" % acq)
+    expect(wait >= T * N * W, "waits over all intervals %d" % wait)
+    expect(calls == T * (1 + 2 * N) + 1, "calls over all intervals %d" % calls)
+    for r in rows:
+        expect(int(r[2]) - int(r[1]) == 10000000, "interval length %r" % r)
+
+
 CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_corrupt,
-         "badinput": case_badinput}
+         "badinput": case_badinput, "report": case_report, "chrome": case_chrome,
+         "tool": case_tool, "interval": case_interval}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)

@@ -1,0 +1,93 @@
+/* Small helpers shared by the built-in tools: a function-id stack with the
+ * analyzer's resync rules, and a per-shard cache of code address -> id. */
+#ifndef PT_TOOLS_COMMON_H
+#define PT_TOOLS_COMMON_H
+
+#include <paratrace/tool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline uint64_t pt_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb3fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* FUNC_ENTER_PC / EXIT_PC: the framework's lookup takes a lock, so each
+ * shard keeps the answers it got. */
+typedef struct pt_pc_cache {
+	struct {
+		uint64_t pc;
+		uint32_t id;
+	} *v;
+	size_t cap, n;
+} pt_pc_cache;
+
+static inline uint32_t pt_pc_cache_func(pt_pc_cache *c, const pt_trace_ctx *ctx, size_t process,
+					uint64_t pc)
+{
+	if (c->cap) {
+		for (size_t j = pt_mix64(pc) & (c->cap - 1); c->v[j].pc; j = (j + 1) & (c->cap - 1))
+			if (c->v[j].pc == pc)
+				return c->v[j].id;
+	}
+	uint32_t id = pt_ctx_func_id_pc(ctx, process, pc);
+	if (!pc)
+		return id;
+	if ((c->n + 1) * 2 > c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		__typeof__(c->v) n = calloc(ncap, sizeof *n);
+		if (!n)
+			return id;
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->v[i].pc) {
+				size_t j = pt_mix64(c->v[i].pc) & (ncap - 1);
+				while (n[j].pc)
+					j = (j + 1) & (ncap - 1);
+				n[j] = c->v[i];
+			}
+		free(c->v);
+		c->v = n;
+		c->cap = ncap;
+	}
+	size_t j = pt_mix64(pc) & (c->cap - 1);
+	while (c->v[j].pc)
+		j = (j + 1) & (c->cap - 1);
+	c->v[j].pc = pc;
+	c->v[j].id = id;
+	c->n++;
+	return id;
+}
+
+static inline void pt_pc_cache_free(pt_pc_cache *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
+/* Function id of a FUNC_ENTER/EXIT(_PC) record; 0 for other records.
+ * *enter is set to 1 for entries, 0 for exits. */
+static inline uint32_t pt_event_func(const pt_event *ev, const pt_trace_ctx *ctx, size_t process,
+				     pt_pc_cache *cache, int *enter)
+{
+	switch (ev->kind) {
+	case PT_REC_FUNC_ENTER:
+	case PT_REC_FUNC_EXIT:
+		*enter = ev->kind == PT_REC_FUNC_ENTER;
+		return pt_ctx_func_id(ctx, process, ev->func_id);
+	case PT_REC_FUNC_ENTER_PC:
+	case PT_REC_FUNC_EXIT_PC: {
+		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
+		*enter = ev->kind == PT_REC_FUNC_ENTER_PC;
+		return pc ? pt_pc_cache_func(cache, ctx, process, pc->pc) : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+#endif

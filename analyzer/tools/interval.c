@@ -1,0 +1,197 @@
+/* The interval tool (--interval-us N): a time series of the whole trace.
+ * Per shard and interval it counts records, function calls, lock
+ * acquisitions and the time waited in lock/condition/join/barrier waits
+ * that ended in the interval (a wait counts where it ends); the framework
+ * combines the shards' snapshots of one interval by summing those that
+ * belong to it (delta metrics, drmemtrace's combine_interval_snapshots).
+ * Options: "csv" for CSV instead of a table.
+ */
+#define _GNU_SOURCE
+#include "tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct iv_counts {
+	uint64_t events, calls, acquisitions, wait_ns;
+} iv_counts;
+
+typedef struct iv_snap {
+	pt_interval_snapshot base; /* first: the framework fills it */
+	iv_counts c;
+	uint64_t threads; /* shards with records in the interval (whole-trace snapshots) */
+} iv_snap;
+
+typedef struct iv_tool {
+	const pt_trace_ctx *ctx;
+	int csv;
+} iv_tool;
+
+typedef struct iv_shard {
+	iv_counts c;
+	uint64_t begin[4]; /* open waits: lock, cond, join, barrier (0 = none) */
+} iv_shard;
+
+static void *iv_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
+{
+	iv_tool *t = calloc(1, sizeof *t);
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->ctx = ctx;
+	t->csv = options && strstr(options, "csv");
+	return t;
+}
+
+static void *iv_shard_init(void *tool, const pt_shard_info *s, char *err, size_t errlen)
+{
+	(void)tool;
+	(void)s;
+	iv_shard *x = calloc(1, sizeof *x);
+	if (!x)
+		snprintf(err, errlen, "out of memory");
+	return x;
+}
+
+static void wait_begin(iv_shard *s, int k, uint64_t t)
+{
+	s->begin[k] = t ? t : 1;
+}
+
+static void wait_end(iv_shard *s, int k, uint64_t t)
+{
+	if (s->begin[k] && t >= s->begin[k])
+		s->c.wait_ns += t - s->begin[k];
+	s->begin[k] = 0;
+}
+
+static int iv_shard_event(void *st, const pt_event *ev)
+{
+	iv_shard *s = st;
+	s->c.events++;
+	switch (ev->kind) {
+	case PT_REC_FUNC_ENTER:
+	case PT_REC_FUNC_ENTER_PC:
+		s->c.calls++;
+		break;
+	case PT_REC_LOCK_REQUEST: wait_begin(s, 0, ev->time_ns); break;
+	case PT_REC_LOCK_ACQUIRED:
+		s->c.acquisitions++;
+		wait_end(s, 0, ev->time_ns);
+		break;
+	case PT_REC_LOCK_FAILED: wait_end(s, 0, ev->time_ns); break;
+	case PT_REC_COND_WAIT_BEGIN: wait_begin(s, 1, ev->time_ns); break;
+	case PT_REC_COND_WAIT_END: wait_end(s, 1, ev->time_ns); break;
+	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, 2, ev->time_ns); break;
+	case PT_REC_THREAD_JOIN_END: wait_end(s, 2, ev->time_ns); break;
+	case PT_REC_BARRIER_BEGIN: wait_begin(s, 3, ev->time_ns); break;
+	case PT_REC_BARRIER_END: wait_end(s, 3, ev->time_ns); break;
+	default: break;
+	}
+	return 0;
+}
+
+static int iv_shard_exit(void *st, uint64_t last_ns, int complete)
+{
+	(void)last_ns;
+	(void)complete;
+	free(st);
+	return 0;
+}
+
+/* The snapshot holds what happened since the previous one (delta). */
+static pt_interval_snapshot *iv_shard_interval(void *st, uint64_t id)
+{
+	(void)id;
+	iv_shard *s = st;
+	iv_snap *x = calloc(1, sizeof *x);
+	if (!x)
+		return NULL;
+	x->c = s->c;
+	memset(&s->c, 0, sizeof s->c);
+	return &x->base;
+}
+
+static pt_interval_snapshot *iv_combine(void *tool, const pt_interval_snapshot *const *latest,
+					size_t n, uint64_t id, uint64_t end_ns)
+{
+	(void)tool;
+	(void)end_ns;
+	iv_snap *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const iv_snap *x = (const iv_snap *)latest[i];
+		if (!x || x->base.interval_id != id) /* delta metrics: only this interval's */
+			continue;
+		w->c.events += x->c.events;
+		w->c.calls += x->c.calls;
+		w->c.acquisitions += x->c.acquisitions;
+		w->c.wait_ns += x->c.wait_ns;
+		w->threads++;
+	}
+	return &w->base;
+}
+
+static int iv_print(void *tool, pt_interval_snapshot *const *whole, size_t n, FILE *o)
+{
+	iv_tool *t = tool;
+	uint64_t iv = t->ctx->interval_ns;
+	if (t->csv)
+		fputs("interval,start_ns,end_ns,threads,events,calls,lock_acquisitions,wait_ns\n", o);
+	else
+		fprintf(o, "\nIntervals of %.3f ms (times from the start of the trace)\n"
+			   "%8s %12s %12s %7s %10s %10s %9s %11s\n",
+			(double)iv / 1e6, "interval", "start ms", "end ms", "threads", "events", "calls",
+			"locks", "wait ms");
+	for (size_t i = 0; i < n; i++) {
+		const iv_snap *x = (const iv_snap *)whole[i];
+		uint64_t end = x->base.end_ns, start = end - iv;
+		if (t->csv)
+			fprintf(o, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+				(unsigned long long)x->base.interval_id, (unsigned long long)start,
+				(unsigned long long)end, (unsigned long long)x->threads,
+				(unsigned long long)x->c.events, (unsigned long long)x->c.calls,
+				(unsigned long long)x->c.acquisitions, (unsigned long long)x->c.wait_ns);
+		else
+			fprintf(o, "%8llu %12.3f %12.3f %7llu %10llu %10llu %9llu %11.3f\n",
+				(unsigned long long)x->base.interval_id, (double)start / 1e6,
+				(double)end / 1e6, (unsigned long long)x->threads,
+				(unsigned long long)x->c.events, (unsigned long long)x->c.calls,
+				(unsigned long long)x->c.acquisitions, (double)x->c.wait_ns / 1e6);
+	}
+	return 0;
+}
+
+static void iv_release(void *tool, pt_interval_snapshot *s)
+{
+	(void)tool;
+	free(s);
+}
+
+static void iv_destroy(void *tool)
+{
+	free(tool);
+}
+
+static const pt_tool interval_tool = {
+	.api_version = PT_TOOL_API_VERSION,
+	.name = "interval",
+	.description = "time series per --interval-us",
+	.init = iv_init,
+	.shard_init = iv_shard_init,
+	.shard_event = iv_shard_event,
+	.shard_exit = iv_shard_exit,
+	.shard_interval = iv_shard_interval,
+	.combine_intervals = iv_combine,
+	.print_intervals = iv_print,
+	.release_interval = iv_release,
+	.destroy = iv_destroy,
+};
+
+const pt_tool *pt_tool_interval(void)
+{
+	return &interval_tool;
+}
