@@ -250,16 +250,26 @@ static void emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
 	pt_wlog_put(&t->log, pt_now_inline(), PT_REC_THREAD_START, 0, &s, sizeof s, NULL, 0);
 }
 
+/* Counters read at every function event: keep the thread off the fast
+ * path (pt_hook_slow reads them) instead of testing a flag on it. */
+static void keep_slow_if_needed(pt_thread *t)
+{
+	if (&pt_counters_at_mask && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
+		t->log.slow = 1;
+}
+
 pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 {
 	if (pt_tls)
 		return pt_tls;
-	if (pt_tls_state == PT_TLS_FINISHED || !pt_initialized())
+	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING || !pt_initialized())
 		return NULL;
 	int saved = errno;
+	pt_tls_state = PT_TLS_CREATING;
 	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
 	if (!t) {
 		atomic_fetch_add(&pt_total_lost_records, 1);
+		pt_tls_state = PT_TLS_NEW;
 		errno = saved;
 		return NULL;
 	}
@@ -279,10 +289,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	}
 	/* Inside the runtime until pt_leave: hooks take the slow path. */
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	/* Counters read at every function event: keep this thread off the
-	 * fast path (pt_hook_slow reads them) instead of testing a flag there. */
-	if (&pt_counters_at_mask && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
-		t->log.slow = 1;
+	keep_slow_if_needed(t);
 	registry_add(t);
 	pthread_setspecific(pt_thread_key, t);
 	pt_tls = t;
@@ -664,6 +671,7 @@ void pt_fork_child(void)
 			pt_tls_state = PT_TLS_FINISHED;
 			pt_pages_free(self, PT_THREAD_ALLOC);
 		} else {
+			keep_slow_if_needed(self);
 			registry_add(self);
 			pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
 			emit_thread_start(self, &s);

@@ -114,7 +114,9 @@ extern PT_HIDDEN atomic_uint_fast64_t pt_total_lost_records;
 extern PT_HIDDEN atomic_uint_fast64_t pt_total_lost_bytes;
 
 /* ---- threads --------------------------------------------------------- */
-enum { PT_TLS_NEW = 0, PT_TLS_ACTIVE = 1, PT_TLS_FINISHED = 2 };
+/* pt_tls_state. CREATING: the thread is opening its log; an event raised
+ * then (a signal handler) is dropped rather than re-entering the registry. */
+enum { PT_TLS_NEW = 0, PT_TLS_ACTIVE = 1, PT_TLS_FINISHED = 2, PT_TLS_CREATING = 3 };
 
 struct pt_thread {
 	pt_wlog log; /* first: the hot path reaches cur/limit/last at offset 0 */
