@@ -99,19 +99,23 @@ const pt_file_header *pt_log_header(const pt_log *log)
 	return log && log->have_header ? &log->hdr : NULL;
 }
 
-/* Room for `more` bytes after end; moves unconsumed data to the front first
- * (keeping base_off a multiple of 8 because start is one). */
+/* Room for `more` bytes after end. Consumed bytes are only moved out of
+ * the way when space runs out, so feeding a byte at a time stays linear;
+ * base_off stays a multiple of 8 because start is one. */
 static int reserve(pt_log *log, size_t more)
 {
+	if (log->cap - log->end >= more)
+		return 0;
 	if (log->start > 0) {
 		memmove(log->buf, log->buf + log->start, log->end - log->start);
 		log->base_off += log->start;
 		log->end -= log->start;
 		log->start = 0;
+		if (log->cap - log->end >= more)
+			return 0;
 	}
-	if (log->cap - log->end >= more)
-		return 0;
-	size_t ncap = log->cap ? log->cap : READ_CHUNK;
+	/* Memory parsers often hold small inputs; files read in big chunks. */
+	size_t ncap = log->cap ? log->cap : log->fd == PT_LOG_FD_NONE ? 4096 : READ_CHUNK;
 	while (ncap - log->end < more) {
 		if (ncap > SIZE_MAX / 2)
 			return -1;
