@@ -167,6 +167,12 @@ static const char *result_str(CUptiResult r)
 	return s ? s : "unknown CUPTI error";
 }
 
+static void flush_at_exit(void)
+{
+	if (atomic_load(&state) == ST_ATTACHED)
+		cu.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
 /* Loads libcupti and subscribes; on any failure: one warning, host tracing
  * goes on without GPU records. */
 static void attach(void)
@@ -220,6 +226,11 @@ static void attach(void)
 			pt_warn("CUPTI activity kind %d not enabled (%s)", (int)kinds[i], result_str(r));
 	pt_debug(1, "CUPTI attached");
 	atomic_store(&state, ST_ATTACHED);
+	/* Exit handlers run in reverse order of registration: this one, made
+	 * when CUDA is first loaded, runs before the runtime's shutdown closes
+	 * the logs, so device records still buffered in CUPTI land in them.
+	 * pt_gpu_shutdown flushes again (nothing left by then). */
+	atexit(flush_at_exit);
 }
 
 void pt_cupti_attach_if_cuda(void)

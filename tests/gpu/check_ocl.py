@@ -183,6 +183,7 @@ def main():
 
     if not a.no_prv:
         check_prv(a, trace, pid, by_name)
+    check_gpu_off(a, env)
 
     for m in failures:
         print("FAIL:", m)
@@ -190,6 +191,20 @@ def main():
         print("ok: %d launches, %d device records on %d queues" %
               (len(launches), sum(len(v) for v in streams.values()), len(streams)))
     return 1 if failures else 0
+
+
+def check_gpu_off(a, env):
+    """PARATRACE_GPU=0: the program runs the same (it checks its own queue
+    properties and results) and no GPU record is written."""
+    trace = os.path.join(a.dir, "trace-gpu-off")
+    env = dict(env, PARATRACE_DIR=trace, PARATRACE_GPU="0")
+    r = subprocess.run([a.prog, "4"], env=env, capture_output=True, text=True, timeout=120)
+    if not check(r.returncode == 0, "PARATRACE_GPU=0: program failed (%d): %s" % (r.returncode, r.stderr)):
+        return
+    recs = load_dump(a.paratrace, trace)
+    gpu = [x["kind"] for x in recs if x["kind"].startswith("GPU_")]
+    check(not gpu, "PARATRACE_GPU=0 still wrote %d GPU records" % len(gpu))
+    check(any(x["kind"] == "THREAD_START" for x in recs), "PARATRACE_GPU=0: host not traced")
 
 
 def check_prv(a, trace, pid, by_name):
