@@ -113,6 +113,112 @@ uint64_t pt_cuda_ticks(uint64_t cupti_ns)
 
 
 
+/* ---- launch sizes ------------------------------------------------------------- */
+
+/* Prefixes of cuLaunchKernel(_ptsz)_params / cuLaunchCooperativeKernel(_ptsz)_params
+ * and cuLaunchKernelEx(_ptsz)_params in CUDA's generated_cuda_meta.h, which
+ * cannot be included next to cupti.h (it needs cuda.h's internal _v1 types).
+ * The runtime's parameter structs come with cupti.h. */
+typedef struct drv_launch_params {
+	CUfunction f;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+} drv_launch_params;
+
+typedef struct drv_launch_ex_params {
+	const CUlaunchConfig *config;
+	CUfunction f;
+} drv_launch_ex_params;
+
+/* name without a trailing _v<digits> (CUPTI names some callbacks that way) */
+static int name_is(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+	if (strncmp(name, want, n))
+		return 0;
+	const char *rest = name + n;
+	if (!*rest)
+		return 1;
+	if (rest[0] != '_' || rest[1] != 'v' || !rest[2])
+		return 0;
+	for (rest += 2; *rest; rest++)
+		if (*rest < '0' || *rest > '9')
+			return 0;
+	return 1;
+}
+
+int pt_cuda_dims_layout(const char *name)
+{
+	static const struct {
+		const char *name;
+		int layout;
+	} table[] = {
+		{"cudaLaunchKernel", PT_CUDA_DIMS_RT},
+		{"cudaLaunchKernel_ptsz", PT_CUDA_DIMS_RT},
+		{"cudaLaunchCooperativeKernel", PT_CUDA_DIMS_RT},
+		{"cudaLaunchCooperativeKernel_ptsz", PT_CUDA_DIMS_RT},
+		{"cudaLaunchKernelExC", PT_CUDA_DIMS_RT_EX},
+		{"cudaLaunchKernelExC_ptsz", PT_CUDA_DIMS_RT_EX},
+		{"cuLaunchKernel", PT_CUDA_DIMS_DRV},
+		{"cuLaunchKernel_ptsz", PT_CUDA_DIMS_DRV},
+		{"cuLaunchCooperativeKernel", PT_CUDA_DIMS_DRV},
+		{"cuLaunchCooperativeKernel_ptsz", PT_CUDA_DIMS_DRV},
+		{"cuLaunchKernelEx", PT_CUDA_DIMS_DRV_EX},
+		{"cuLaunchKernelEx_ptsz", PT_CUDA_DIMS_DRV_EX},
+	};
+	for (size_t i = 0; name && i < sizeof table / sizeof *table; i++)
+		if (name_is(name, table[i].name))
+			return table[i].layout;
+	return PT_CUDA_DIMS_NONE;
+}
+
+int pt_cuda_launch_dims(int layout, const void *params, pt_rec_gpu_launch *l)
+{
+	if (!params)
+		return -1;
+	switch (layout) {
+	case PT_CUDA_DIMS_RT: {
+		/* the _ptsz and cooperative variants share this layout */
+		const cudaLaunchKernel_v7000_params *p = params;
+		l->grid[0] = p->gridDim.x, l->grid[1] = p->gridDim.y, l->grid[2] = p->gridDim.z;
+		l->block[0] = p->blockDim.x, l->block[1] = p->blockDim.y, l->block[2] = p->blockDim.z;
+		l->shared_mem = p->sharedMem > UINT32_MAX ? UINT32_MAX : (uint32_t)p->sharedMem;
+		return 0;
+	}
+	case PT_CUDA_DIMS_RT_EX: {
+		const cudaLaunchKernelExC_v11060_params *p = params;
+		const cudaLaunchConfig_t *c = p->config;
+		if (!c)
+			return -1;
+		l->grid[0] = c->gridDim.x, l->grid[1] = c->gridDim.y, l->grid[2] = c->gridDim.z;
+		l->block[0] = c->blockDim.x, l->block[1] = c->blockDim.y, l->block[2] = c->blockDim.z;
+		l->shared_mem = c->dynamicSmemBytes > UINT32_MAX ? UINT32_MAX : (uint32_t)c->dynamicSmemBytes;
+		return 0;
+	}
+	case PT_CUDA_DIMS_DRV: {
+		const drv_launch_params *p = params;
+		l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
+		l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
+		l->shared_mem = p->sharedMemBytes;
+		return 0;
+	}
+	case PT_CUDA_DIMS_DRV_EX: {
+		const drv_launch_ex_params *p = params;
+		const CUlaunchConfig *c = p->config;
+		if (!c)
+			return -1;
+		l->grid[0] = c->gridDimX, l->grid[1] = c->gridDimY, l->grid[2] = c->gridDimZ;
+		l->block[0] = c->blockDimX, l->block[1] = c->blockDimY, l->block[2] = c->blockDimZ;
+		l->shared_mem = c->sharedMemBytes;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
 /* ---- host API events ---------------------------------------------------------- */
 
 /* The outermost traced call of this thread: nested ones (a runtime call's
@@ -124,17 +230,25 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint32_t func;
 	uint32_t kernel;
 	int active;
+	int have_dims;
+	pt_rec_gpu_launch dims; /* grid, block, shared_mem */
 } cur;
 
 void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, uint32_t corr,
-		       const char *symbol, int result)
+		       const char *symbol, const pt_rec_gpu_launch *dims, int result)
 {
 	if (enter) {
 		if (cur.active) {
 			/* A call made by the traced one (cudaLaunchKernel ->
 			 * cuLaunchKernel): device records may carry its id. */
-			if (call == PT_GPU_CALL_LAUNCH && cur.call == PT_GPU_CALL_LAUNCH && !cur.corr2)
-				cur.corr2 = corr;
+			if (call == PT_GPU_CALL_LAUNCH && cur.call == PT_GPU_CALL_LAUNCH) {
+				if (!cur.corr2)
+					cur.corr2 = corr;
+				if (dims && !cur.have_dims) {
+					cur.dims = *dims;
+					cur.have_dims = 1;
+				}
+			}
 			cur.active++;
 			return;
 		}
@@ -147,6 +261,9 @@ void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, 
 		cur.call = call;
 		cur.flags = flags;
 		cur.func = func;
+		cur.have_dims = dims != NULL;
+		if (dims)
+			cur.dims = *dims;
 		cur.kernel = (call == PT_GPU_CALL_LAUNCH && symbol) ? pt_gpu_kernel_id(PT_GPU_API_CUDA, symbol) : 0;
 		pt_rec_gpu_api a = {.func = func, .call = call, .flags = flags, .correlation = corr};
 		pt_emit(t, PT_REC_GPU_API_BEGIN, PT_GPU_API_CUDA, &a, sizeof a);
@@ -163,6 +280,11 @@ void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, 
 	if (cur.call == PT_GPU_CALL_LAUNCH || cur.call == PT_GPU_CALL_GRAPH_LAUNCH) {
 		pt_rec_gpu_launch l = {.correlation = cur.corr, .correlation2 = cur.corr2, .kernel = cur.kernel,
 				       .work_dim = 3};
+		if (cur.have_dims) {
+			memcpy(l.grid, cur.dims.grid, sizeof l.grid);
+			memcpy(l.block, cur.dims.block, sizeof l.block);
+			l.shared_mem = cur.dims.shared_mem;
+		}
 		pt_emit(t, PT_REC_GPU_LAUNCH, PT_GPU_API_CUDA, &l, sizeof l);
 	}
 	pt_rec_gpu_api a = {.func = cur.func, .call = cur.call, .flags = cur.flags, .result = result,

@@ -12,13 +12,28 @@
  * Sets *call (enum pt_gpu_call) and *flags (PT_GPU_CALL_F_*). */
 PT_HIDDEN int pt_cuda_classify(const char *name, uint16_t *call, uint16_t *flags);
 
+/* How a launch function's CUPTI parameter block gives the launch sizes
+ * (by function name; PT_CUDA_DIMS_NONE: not a launch we can read). */
+enum {
+	PT_CUDA_DIMS_NONE = 0,
+	PT_CUDA_DIMS_RT,    /* cudaLaunchKernel / cudaLaunchCooperativeKernel (+ _ptsz) */
+	PT_CUDA_DIMS_RT_EX, /* cudaLaunchKernelExC (+ _ptsz) */
+	PT_CUDA_DIMS_DRV,   /* cuLaunchKernel / cuLaunchCooperativeKernel (+ _ptsz) */
+	PT_CUDA_DIMS_DRV_EX /* cuLaunchKernelEx (+ _ptsz) */
+};
+PT_HIDDEN int pt_cuda_dims_layout(const char *name);
+/* Fills l->grid, l->block, l->shared_mem from a parameter block of that
+ * layout. Returns 0, or -1 when it cannot (NULL params or config). */
+PT_HIDDEN int pt_cuda_launch_dims(int layout, const void *params, pt_rec_gpu_launch *l);
+
 /* One traced API callback on the calling thread (enter = 1 at entry, 0 at
  * exit). Only the outermost traced call of a thread is written; a launch
  * nested in a launch (runtime -> driver) gives its correlation id to the
  * outer launch's GPU_LAUNCH record as correlation2. symbol: kernel name
- * (launches). result: the call's return value (exit). */
+ * (launches). dims: the launch sizes read at entry (NULL: unknown).
+ * result: the call's return value (exit). */
 PT_HIDDEN void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, uint32_t corr,
-				 const char *symbol, int result);
+				 const char *symbol, const pt_rec_gpu_launch *dims, int result);
 
 /* One activity record (CONCURRENT_KERNEL/KERNEL, MEMCPY, MEMSET; others are
  * ignored) -> a record in the GPU log of its (device, stream). */

@@ -92,6 +92,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t
 static _Atomic uint32_t cls_cache[3][MAX_CBID];
 #define CLS_SEEN 0x80000000u
 #define CLS_TRACED 0x40000000u
+/* below: layout (PT_CUDA_DIMS_*) << 24 | flags << 16 | call */
 
 static uint32_t classify(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char *name)
 {
@@ -103,7 +104,8 @@ static uint32_t classify(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, con
 	uint16_t call, flags;
 	c = CLS_SEEN;
 	if (name && pt_cuda_classify(name, &call, &flags))
-		c |= CLS_TRACED | (uint32_t)flags << 16 | call;
+		c |= CLS_TRACED | (uint32_t)pt_cuda_dims_layout(name) << 24 | (uint32_t)(flags & 0xff) << 16 |
+		     call;
 	if (c & CLS_TRACED)
 		pt_gpu_func_define(PT_GPU_API_CUDA, (uint32_t)domain << 16 | cbid, name);
 	atomic_store_explicit(&cls_cache[domain][cbid], c, memory_order_relaxed);
@@ -120,10 +122,14 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	uint32_t c = classify(domain, cbid, cb->functionName);
 	if (!(c & CLS_TRACED))
 		return;
-	pt_cuda_api_event(cb->callbackSite == CUPTI_API_ENTER,
-			  (uint32_t)domain << 16 | cbid, (uint16_t)(c & 0xffff), (uint16_t)(c >> 16 & 0x3fff),
-			  cb->correlationId, cb->symbolName,
-			  cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0);
+	int enter = cb->callbackSite == CUPTI_API_ENTER;
+	pt_rec_gpu_launch dims, *dp = NULL;
+	int layout = (int)(c >> 24 & 0xf);
+	if (enter && layout && pt_cuda_launch_dims(layout, cb->functionParams, &dims) == 0)
+		dp = &dims;
+	pt_cuda_api_event(enter, (uint32_t)domain << 16 | cbid, (uint16_t)(c & 0xffff), (uint16_t)(c >> 16 & 0xff),
+			  cb->correlationId, cb->symbolName, dp,
+			  !enter && cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0);
 }
 
 /* ---- attach --------------------------------------------------------------- */

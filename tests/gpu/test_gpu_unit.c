@@ -156,10 +156,20 @@ static void test_cuda_launch_and_kernel(void)
 	uint32_t rt = (uint32_t)CUPTI_CB_DOMAIN_RUNTIME_API << 16 | 211;
 	uint32_t drv = (uint32_t)CUPTI_CB_DOMAIN_DRIVER_API << 16 | 307;
 	uint64_t before = pt_now();
-	pt_cuda_api_event(1, rt, PT_GPU_CALL_LAUNCH, 0, 42, "_Z4axpyPfS_f", 0);
-	pt_cuda_api_event(1, drv, PT_GPU_CALL_LAUNCH, 0, 43, "_Z4axpyPfS_f", 0);
-	pt_cuda_api_event(0, drv, PT_GPU_CALL_LAUNCH, 0, 43, NULL, 0);
-	pt_cuda_api_event(0, rt, PT_GPU_CALL_LAUNCH, 0, 42, NULL, 0);
+	/* what CUPTI hands the callback for cudaLaunchKernel(f, {128,2}, {256}, 1024 bytes) */
+	cudaLaunchKernel_v7000_params rp;
+	memset(&rp, 0, sizeof rp);
+	rp.gridDim.x = 128, rp.gridDim.y = 2, rp.gridDim.z = 1;
+	rp.blockDim.x = 256, rp.blockDim.y = 1, rp.blockDim.z = 1;
+	rp.sharedMem = 1024;
+	pt_rec_gpu_launch dims;
+	int layout = pt_cuda_dims_layout("cudaLaunchKernel");
+	CU_ASSERT_EQUAL(layout, PT_CUDA_DIMS_RT);
+	CU_ASSERT_EQUAL_FATAL(pt_cuda_launch_dims(layout, &rp, &dims), 0);
+	pt_cuda_api_event(1, rt, PT_GPU_CALL_LAUNCH, 0, 42, "_Z4axpyPfS_f", &dims, 0);
+	pt_cuda_api_event(1, drv, PT_GPU_CALL_LAUNCH, 0, 43, "_Z4axpyPfS_f", NULL, 0);
+	pt_cuda_api_event(0, drv, PT_GPU_CALL_LAUNCH, 0, 43, NULL, NULL, 0);
+	pt_cuda_api_event(0, rt, PT_GPU_CALL_LAUNCH, 0, 42, NULL, NULL, 0);
 
 	CU_ASSERT_EQUAL(fake_count(FAKE_THREAD, PT_REC_GPU_API_BEGIN), 1);
 	CU_ASSERT_EQUAL(fake_count(FAKE_THREAD, PT_REC_GPU_API_END), 1);
@@ -178,6 +188,10 @@ static void test_cuda_launch_and_kernel(void)
 	uint32_t kid = kernel_def_id("_Z4axpyPfS_f");
 	CU_ASSERT(kid > 0);
 	CU_ASSERT_EQUAL(lr->kernel, kid);
+	CU_ASSERT_EQUAL(lr->grid[0], 128);
+	CU_ASSERT_EQUAL(lr->grid[1], 2);
+	CU_ASSERT_EQUAL(lr->block[0], 256);
+	CU_ASSERT_EQUAL(lr->shared_mem, 1024);
 
 	/* The device ran it 10..30 us after the launch (CUPTI ns = CLOCK_MONOTONIC). */
 	uint64_t now_ns = fake_mono_ns();
@@ -303,16 +317,70 @@ static void test_cuda_streams_and_copies(void)
 	CU_ASSERT_EQUAL(fake_count(FAKE_PROCESS, PT_REC_GPU_KERNEL_DEF), 1);
 }
 
+/* Launch sizes from each parameter layout; unknown functions have none. */
+static void test_cuda_launch_dims(void)
+{
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cudaLaunchKernel_ptsz"), PT_CUDA_DIMS_RT);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cudaLaunchCooperativeKernel_v9000"), PT_CUDA_DIMS_RT);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cudaLaunchKernelExC"), PT_CUDA_DIMS_RT_EX);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cuLaunchKernel_ptsz"), PT_CUDA_DIMS_DRV);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cuLaunchKernelEx"), PT_CUDA_DIMS_DRV_EX);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cudaGraphLaunch"), PT_CUDA_DIMS_NONE);
+	CU_ASSERT_EQUAL(pt_cuda_dims_layout("cuLaunchKernelExtra"), PT_CUDA_DIMS_NONE);
+
+	pt_rec_gpu_launch l;
+	CUlaunchConfig cfg;
+	memset(&cfg, 0, sizeof cfg);
+	cfg.gridDimX = 7, cfg.gridDimY = 5, cfg.gridDimZ = 3;
+	cfg.blockDimX = 32, cfg.blockDimY = 4, cfg.blockDimZ = 2;
+	cfg.sharedMemBytes = 4096;
+	struct {
+		const CUlaunchConfig *config;
+		CUfunction f;
+		void **kernelParams, **extra;
+	} ex = {&cfg, NULL, NULL, NULL}; /* cuLaunchKernelEx_params */
+	memset(&l, 0, sizeof l);
+	CU_ASSERT_EQUAL_FATAL(pt_cuda_launch_dims(PT_CUDA_DIMS_DRV_EX, &ex, &l), 0);
+	CU_ASSERT(l.grid[0] == 7 && l.grid[1] == 5 && l.grid[2] == 3);
+	CU_ASSERT(l.block[0] == 32 && l.block[1] == 4 && l.block[2] == 2);
+	CU_ASSERT_EQUAL(l.shared_mem, 4096);
+
+	struct {
+		CUfunction f;
+		unsigned gx, gy, gz, bx, by, bz, shmem;
+		CUstream s;
+		void **kernelParams, **extra;
+	} drv = {NULL, 9, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL}; /* cuLaunchKernel_params */
+	memset(&l, 0, sizeof l);
+	CU_ASSERT_EQUAL_FATAL(pt_cuda_launch_dims(PT_CUDA_DIMS_DRV, &drv, &l), 0);
+	CU_ASSERT(l.grid[0] == 9 && l.block[0] == 64 && l.shared_mem == 0);
+
+	cudaLaunchConfig_t rc;
+	memset(&rc, 0, sizeof rc);
+	rc.gridDim.x = 11, rc.gridDim.y = 1, rc.gridDim.z = 1;
+	rc.blockDim.x = 128, rc.blockDim.y = 1, rc.blockDim.z = 1;
+	rc.dynamicSmemBytes = 256;
+	cudaLaunchKernelExC_v11060_params rex = {&rc, NULL, NULL};
+	memset(&l, 0, sizeof l);
+	CU_ASSERT_EQUAL_FATAL(pt_cuda_launch_dims(PT_CUDA_DIMS_RT_EX, &rex, &l), 0);
+	CU_ASSERT(l.grid[0] == 11 && l.block[0] == 128 && l.shared_mem == 256);
+
+	rex.config = NULL;
+	CU_ASSERT_EQUAL(pt_cuda_launch_dims(PT_CUDA_DIMS_RT_EX, &rex, &l), -1);
+	CU_ASSERT_EQUAL(pt_cuda_launch_dims(PT_CUDA_DIMS_RT, NULL, &l), -1);
+	CU_ASSERT_EQUAL(pt_cuda_launch_dims(PT_CUDA_DIMS_NONE, &drv, &l), -1);
+}
+
 /* A sync call the host thread waits in: flags survive to API_END, result
  * is kept; a call nested in it is not written. */
 static void test_cuda_sync_call(void)
 {
 	fresh();
 	uint32_t f = (uint32_t)CUPTI_CB_DOMAIN_RUNTIME_API << 16 | 165;
-	pt_cuda_api_event(1, f, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 5, NULL, 0);
-	pt_cuda_api_event(1, 7 | 1u << 16, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 6, NULL, 0);
-	pt_cuda_api_event(0, 7 | 1u << 16, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 6, NULL, 0);
-	pt_cuda_api_event(0, f, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 5, NULL, 700);
+	pt_cuda_api_event(1, f, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 5, NULL, NULL, 0);
+	pt_cuda_api_event(1, 7 | 1u << 16, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 6, NULL, NULL, 0);
+	pt_cuda_api_event(0, 7 | 1u << 16, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 6, NULL, NULL, 0);
+	pt_cuda_api_event(0, f, PT_GPU_CALL_DEVICE_SYNC, PT_GPU_CALL_F_SYNC, 5, NULL, NULL, 700);
 	CU_ASSERT_EQUAL(fake_count(FAKE_THREAD, PT_REC_GPU_API_BEGIN), 1);
 	CU_ASSERT_EQUAL(fake_count(FAKE_THREAD, PT_REC_GPU_LAUNCH), 0);
 	const fake_rec *e = fake_find(FAKE_THREAD, PT_REC_GPU_API_END, 0);
@@ -338,6 +406,7 @@ int main(void)
 	CU_add_test(s, "cuda_classify", test_cuda_classify);
 	CU_add_test(s, "cuda_launch_and_kernel", test_cuda_launch_and_kernel);
 	CU_add_test(s, "cuda_streams_and_copies", test_cuda_streams_and_copies);
+	CU_add_test(s, "cuda_launch_dims", test_cuda_launch_dims);
 	CU_add_test(s, "cuda_sync_call", test_cuda_sync_call);
 #endif
 	CU_basic_set_mode(CU_BRM_VERBOSE);
