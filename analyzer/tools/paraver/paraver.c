@@ -206,17 +206,14 @@ static inline uint64_t rel(const pv_shard *s, uint64_t t)
 	return t > s->t0 ? t - s->t0 : 0;
 }
 
+/* The merge writes "2:cpu:appl:task:thread:" and the time (the key);
+ * the stream stores the ":type:value..." rest. */
 static inline char *line_begin(pv_shard *s, uint64_t trel, char **start)
 {
 	char *p = pv_stream_reserve(&s->ev, trel);
 	*start = p;
-	memcpy(p, s->ev_prefix, s->ev_prefix_len);
-	p += s->ev_prefix_len;
-	if (trel < s->ev.last_key) /* the stream clamped it */
-		trel = s->ev.last_key;
-	p = pv_u64(p, trel);
-	if (trel > s->last)
-		s->last = trel;
+	if (s->ev.last_key > s->last) /* the key, clamped so the stream stays sorted */
+		s->last = s->ev.last_key;
 	return p;
 }
 
@@ -259,9 +256,6 @@ void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value)
 static void state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state)
 {
 	char *start = pv_stream_reserve(&s->st, b), *p = start;
-	memcpy(p, s->st_prefix, s->st_prefix_len);
-	p += s->st_prefix_len;
-	p = pv_u64(p, b);
 	*p++ = ':';
 	p = pv_u64(p, e);
 	*p++ = ':';
@@ -730,10 +724,14 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->ev.fd = s->st.fd = -1;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
-	int rc = pv_stream_open(&s->ev, path);
+	s->ev_prefix_len = (size_t)snprintf(s->ev_prefix, sizeof s->ev_prefix, "2:%u:1:%u:%u:",
+					    info->row, info->task, info->thread);
+	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
+					    info->row, info->task, info->thread);
+	int rc = pv_stream_open(&s->ev, path, s->ev_prefix);
 	snprintf(path, sizeof path, "%s/%zu.st", pv->tmpdir, info->index);
 	if (!rc)
-		rc = pv_stream_open(&s->st, path);
+		rc = pv_stream_open(&s->st, path, s->st_prefix);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, strerror(s->ev.error ? s->ev.error : s->st.error));
 		pv_stream_free(&s->ev);
@@ -742,10 +740,6 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		free(s);
 		return NULL;
 	}
-	s->ev_prefix_len = (size_t)snprintf(s->ev_prefix, sizeof s->ev_prefix, "2:%u:1:%u:%u:",
-					    info->row, info->task, info->thread);
-	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
-					    info->row, info->task, info->thread);
 	/* before its first record the thread did not exist yet */
 	uint64_t first = rel(s, info->first_ns);
 	if (info->first_ns && first > 0)
@@ -1273,7 +1267,7 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	pv_stream comms;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/comms", pv->tmpdir);
-	if (pv_stream_open(&comms, path)) {
+	if (pv_stream_open(&comms, path, NULL)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
 		pv_stream_free(&comms);
 		return -1;

@@ -72,10 +72,15 @@ typedef struct pv_index_ent {
 typedef struct pv_stream {
 	char *path;
 	int fd;
+	/* Lines are "<prefix><key in decimal><stored text>" when prefix is set
+	 * (the merge writes prefix and key, so the temporary file holds only
+	 * the rest), else the stored text alone. */
+	char prefix[48];
+	size_t prefix_len;
 	char *buf;
 	size_t used, cap;
 	uint64_t off;  /* file bytes, buffered ones included */
-	uint64_t text; /* text bytes */
+	uint64_t text; /* bytes of output text (prefix and key included) */
 	uint64_t nrec;
 	uint64_t last_key;
 	uint64_t next_index;
@@ -86,7 +91,7 @@ typedef struct pv_stream {
 
 #define PV_LINE_MAX 4096 /* longest line one record may produce */
 
-int pv_stream_open(pv_stream *s, const char *path);
+int pv_stream_open(pv_stream *s, const char *path, const char *prefix);
 /* Room for one line with sort key `key` (clamped to the stream's last key:
  * a stream stays sorted). Returns where to write the text. */
 char *pv_stream_reserve(pv_stream *s, uint64_t key);
@@ -100,17 +105,39 @@ int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, u
 	     int gz, char *err, size_t errlen);
 
 /* ---- formatting ------------------------------------------------------ */
+static inline unsigned pv_digits(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* Decimal, two digits per step (this runs for every line of the trace). */
 static inline char *pv_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	unsigned n = pv_digits(v);
+	char *e = p + n, *q = e;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		q[0] = pairs[2 * r];
+		q[1] = pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		q -= 2;
+		q[0] = pairs[2 * v];
+		q[1] = pairs[2 * v + 1];
+	} else
+		*--q = (char)('0' + v);
+	return e;
 }
 static inline char *pv_i64(char *p, int64_t v)
 {

@@ -24,10 +24,16 @@
 #define PV_STREAM_BUF (64u << 10)
 #define PV_REC_HEAD 10 /* key + len */
 
-int pv_stream_open(pv_stream *s, const char *path)
+int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 {
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
+	if (prefix) {
+		s->prefix_len = strlen(prefix);
+		if (s->prefix_len >= sizeof s->prefix)
+			s->prefix_len = sizeof s->prefix - 1;
+		memcpy(s->prefix, prefix, s->prefix_len);
+	}
 	s->path = strdup(path);
 	s->cap = PV_STREAM_BUF + PV_LINE_MAX + PV_REC_HEAD;
 	s->buf = malloc(s->cap);
@@ -92,6 +98,8 @@ void pv_stream_commit(pv_stream *s, size_t len)
 	s->used += PV_REC_HEAD + len;
 	s->off += PV_REC_HEAD + len;
 	s->text += len;
+	if (s->prefix_len)
+		s->text += s->prefix_len + pv_digits(s->last_key);
 	s->nrec++;
 }
 
@@ -131,6 +139,8 @@ typedef struct cursor {
 	uint16_t tlen;
 	const char *text;
 	size_t stream;
+	const char *prefix; /* NULL: the stored text is the whole line */
+	size_t prefix_len;
 	int error;
 } cursor;
 
@@ -178,7 +188,8 @@ static int cursor_next(cursor *c)
 
 /* First record with key >= bound at or after (off, text): updates both.
  * Reads in chunks: a cut is at most one index step past its note. */
-static int seek_bound(int fd, uint64_t end, uint64_t bound, uint64_t *off, uint64_t *text)
+static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
+		      uint64_t *text)
 {
 	char buf[PV_INDEX_STEP + PV_LINE_MAX + 2 * PV_REC_HEAD];
 	while (*off < end) {
@@ -201,7 +212,7 @@ static int seek_bound(int fd, uint64_t end, uint64_t bound, uint64_t *off, uint6
 			if (pos + PV_REC_HEAD + tl > (size_t)n)
 				break;
 			pos += PV_REC_HEAD + tl;
-			*text += tl;
+			*text += tl + (prefix_len ? prefix_len + pv_digits(key) : 0);
 		}
 		if (pos == 0)
 			return -1;
@@ -307,6 +318,20 @@ static inline void out_put(out_buf *o, const char *p, size_t n)
 	o->used += n;
 }
 
+/* One line of the cursor's current record. */
+static inline void out_line(out_buf *o, const cursor *c)
+{
+	if (o->used + c->prefix_len + 24 + c->tlen > o->cap)
+		out_flush(o, 0);
+	char *p = o->buf + o->used;
+	if (c->prefix) {
+		memcpy(p, c->prefix, c->prefix_len);
+		p = pv_u64(p + c->prefix_len, c->key);
+	}
+	memcpy(p, c->text, c->tlen);
+	o->used = (size_t)(p + c->tlen - o->buf);
+}
+
 /* heap of cursors ordered by (key, stream) */
 static inline int before(const cursor *a, const cursor *b)
 {
@@ -348,6 +373,8 @@ static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs
 		c->end = b;
 		c->buf = bufs + nh * CURSOR_BUF;
 		c->stream = s;
+		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
+		c->prefix_len = m->streams[s]->prefix_len;
 		if (cursor_next(c)) {
 			err = c->error ? c->error : EIO;
 			close(c->fd);
@@ -362,7 +389,7 @@ static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs
 			sift_down(heap, nh, i);
 		while (nh > 1) {
 			cursor *c = heap[0];
-			out_put(o, c->text, c->tlen);
+			out_line(o, c);
 			if (cursor_next(c)) {
 				if (c->error) {
 					err = c->error;
@@ -375,7 +402,7 @@ static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs
 		if (nh == 1 && !err) {
 			cursor *c = heap[0];
 			do
-				out_put(o, c->text, c->tlen);
+				out_line(o, c);
 			while (!cursor_next(c));
 			err = c->error;
 		}
@@ -522,7 +549,7 @@ int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, u
 			if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
 				if (sfd < 0)
 					sfd = open(st->path, O_RDONLY | O_CLOEXEC);
-				if (sfd < 0 || seek_bound(sfd, st->off, b, &off, &text)) {
+				if (sfd < 0 || seek_bound(sfd, st->off, st->prefix_len, b, &off, &text)) {
 					if (sfd >= 0)
 						close(sfd);
 					snprintf(err, errlen, "%s: cannot read back: %s", st->path,
