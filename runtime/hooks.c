@@ -227,9 +227,9 @@ PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
 	if (!base) {
 		static atomic_int warned;
 		if (!atomic_exchange(&warned, 1))
-			pt_warn("more than %u instrumented functions in this process; module %s "
-				"and later ones are not traced",
-				PT_FUNC_ID_MAX, m->module_name ? m->module_name : "?");
+			pt_warn("module %s (%u functions) is not traced: this process would have more "
+				"than %u instrumented functions",
+				m->module_name ? m->module_name : "?", m->nfuncs, PT_FUNC_ID_MAX);
 		goto out;
 	}
 	Dl_info info;

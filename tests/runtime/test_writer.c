@@ -401,6 +401,37 @@ static void test_hooks(void)
 	CU_ASSERT_EQUAL(r[k + 4].kind, PT_REC_CLOSE);
 }
 
+
+/* Module registration: consecutive ids, never reused; a module that would
+ * pass the 24-bit id space, or speaks another ABI version, stays off. */
+static void test_register_modules(void)
+{
+	static const pt_abi_func fa[3] = {{"a0", "a.c", 1, 0}, {"a1", "a.c", 2, 0}, {"a2", NULL, 0, 0}};
+	static const pt_abi_func fc[2] = {{"c0", "c.c", 1, 0}, {"c1", "c.c", 2, 0}};
+	pt_abi_module a = {PT_ABI_VERSION, 3, 0, 0, fa, "a.c"};
+	pt_abi_module huge = {PT_ABI_VERSION, PT_FUNC_ID_MAX, 0, 0, fa, "huge.c"};
+	pt_abi_module old = {PT_ABI_VERSION + 1, 2, 0, 0, fc, "old.c"};
+	pt_abi_module c = {PT_ABI_VERSION, 2, 0, 0, fc, "c.c"};
+	int old_state = atomic_load(&pt_state);
+	atomic_store(&pt_state, PT_STATE_RUNNING); /* no process log: FUNC_DEFs go nowhere */
+	__paratrace_register_module(&a);
+	__paratrace_register_module(&huge);
+	__paratrace_register_module(&old);
+	__paratrace_register_module(&c);
+	CU_ASSERT(a.id_base >= 1);
+	CU_ASSERT_EQUAL(huge.id_base, 0);
+	CU_ASSERT_EQUAL(old.id_base, 0);
+	CU_ASSERT_EQUAL(c.id_base, a.id_base + 3); /* the refused module took no ids */
+	uint32_t a_base = a.id_base;
+	__paratrace_register_module(&a); /* twice: no-op */
+	CU_ASSERT_EQUAL(a.id_base, a_base);
+	__paratrace_unregister_module(&a);
+	CU_ASSERT_EQUAL(a.id_base, 0);
+	__paratrace_register_module(&a); /* reloaded: new ids, old ones not reused */
+	CU_ASSERT_EQUAL(a.id_base, c.id_base + 2);
+	atomic_store(&pt_state, old_state);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -417,6 +448,7 @@ int main(void)
 	CU_add_test(s, "lost accounting", test_lost_accounting);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
+	CU_add_test(s, "module registration and ids", test_register_modules);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
