@@ -798,6 +798,12 @@ void pt_opencl_shutdown(void)
 		struct timespec ts = {0, 1000000};
 		nanosleep(&ts, NULL);
 	}
+	/* Each pending command still holds one event reference of ours: say
+	 * so rather than lose its device record silently. */
+	long left = atomic_load(&pending_ops);
+	if (left > 0)
+		pt_warn("%ld OpenCL commands had not completed at exit; their device times are missing",
+			left);
 }
 
 void pt_opencl_fork_child(void)

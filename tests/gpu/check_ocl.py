@@ -88,6 +88,8 @@ def main():
     if r.returncode != 0:
         print("program failed under the preload (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
         return 1
+    warnings = [l for l in r.stderr.splitlines() if l.startswith("paratrace")]
+    check(not warnings, "runtime warnings: %s" % warnings)
     said = {}
     for line in r.stdout.splitlines():
         k, v = line.split()
