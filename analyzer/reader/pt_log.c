@@ -52,7 +52,7 @@ pt_log *pt_log_open(int fd, unsigned flags)
 	if (!log)
 		return NULL;
 	log->fd = fd;
-	log->flags = flags;
+	log->flags = flags & ~PT_LOG_OWN_FD; /* only pt_log_open_path hands the fd over */
 	if (fd != PT_LOG_FD_NONE) {
 		struct stat st;
 		/* pread lets FOLLOW re-read a region the writer had not filled
