@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config python3
   clang llvm-dev libclang-dev libclang-rt-dev   # plugin, fuzzer, sanitizers
+  libomp-dev   # tests/intercept: OpenMP parallel-for built with clang -fopenmp
   libunwind-dev libpfm4-dev libdw-dev libelf-dev zlib1g-dev
   libcunit1-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo   # OpenCL, tested on PoCL
