@@ -675,6 +675,8 @@ void pt_fork_child(void)
 			registry_add(self);
 			pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
 			emit_thread_start(self, &s);
+			/* The child's thread needs its own counters and sampling timer. */
+			PT_CALL_WEAK(pt_counters_thread_start, self);
 		}
 	}
 	PT_CALL_WEAK(pt_counters_fork_child);

@@ -64,6 +64,7 @@ static pthread_mutex_t pt_manual_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct pt_cthread {
 	int active;
+	pid_t pid;                      /* process that opened these counters */
 	int n;                          /* counters open on this thread */
 	int fd[PT_MAX_COUNTERS];        /* by index; group leaders first in their group */
 	int leader[PT_NGROUPS];         /* fd, -1 when the group is empty */
@@ -328,13 +329,38 @@ static void reset_thread(pt_cthread *c)
 	}
 }
 
+/* After fork: every counter fd this process inherited counts one of the
+ * parent's threads (only the forking thread survives here, with the
+ * parent's TLS). Closes them, keeping only state opened in this process.
+ * Idempotent, so it does not matter whether the core starts the child's
+ * thread before or after pt_counters_fork_child. The list's lock may have
+ * been held by a thread that no longer exists here. */
+static void forget_parent_counters(void)
+{
+	pid_t me = getpid();
+	atomic_flag_clear(&pt_threads_lock);
+	for (pt_cthread *c = pt_threads_list; c; c = c->next)
+		if (c->pid != me)
+			close_thread_fds(c);
+	pt_threads_list = NULL;
+	if (pt_ct.active && pt_ct.pid == me) {
+		pt_ct.next = NULL;
+		pt_threads_list = &pt_ct;
+	} else {
+		reset_thread(&pt_ct);
+	}
+}
+
 void pt_counters_thread_start(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
-	if (c->active)
+	if (c->active && c->pid == getpid())
 		return;
+	if (c->active)
+		forget_parent_counters();
 	reset_thread(c);
 	c->active = 1;
+	c->pid = getpid();
 	for (int i = 0; i < pt_ncdescs; i++) {
 		pt_cdesc *d = &pt_cdescs[i];
 		long fd = perf_open(&d->attr, c->leader[d->group]);
@@ -417,14 +443,7 @@ void pt_counters_thread_end(pt_thread *t)
 
 void pt_counters_fork_child(void)
 {
-	/* Only the forking thread survives; every counter fd this process holds
-	 * counts one of the parent's threads. The list's lock may have been held
-	 * by a thread that no longer exists here. */
-	atomic_flag_clear(&pt_threads_lock);
-	for (pt_cthread *c = pt_threads_list; c; c = c->next)
-		close_thread_fds(c);
-	pt_threads_list = NULL;
-	reset_thread(&pt_ct);
+	forget_parent_counters();
 	pt_sampling_fork_child();
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	pt_manual_lock = fresh;

@@ -34,6 +34,7 @@
 
 typedef struct pt_sthread {
 	int active;
+	pid_t pid; /* process whose timer this is: timers do not survive fork */
 	timer_t timer;
 	uint64_t dropped; /* samples that hit the runtime, not yet reported */
 } pt_sthread;
@@ -122,8 +123,9 @@ void pt_sampling_init(void)
 
 void pt_sampling_thread_start(pt_thread *t)
 {
-	if (!pt_sampling_on || pt_st.active)
+	if (!pt_sampling_on || (pt_st.active && pt_st.pid == getpid()))
 		return;
+	pt_st.active = 0; /* a timer of the parent, if any: not inherited */
 	const pt_config *cfg = pt_config_get();
 	int saved = errno;
 	struct sigevent sev;
@@ -152,6 +154,7 @@ void pt_sampling_thread_start(pt_thread *t)
 		return;
 	}
 	pt_st.timer = timer;
+	pt_st.pid = getpid();
 	pt_st.dropped = 0;
 	pt_rec_sampling_start info = {cfg->sampling_ns, (uint32_t)PT_SAMPLING_SIGNAL,
 				      (uint32_t)pt_sampling_depth};
@@ -177,7 +180,10 @@ void pt_sampling_thread_end(pt_thread *t)
 void pt_sampling_fork_child(void)
 {
 	/* POSIX timers are not inherited: forget the parent's without deleting
-	 * (its id may now name a timer the child creates). */
-	pt_st.active = 0;
-	pt_st.dropped = 0;
+	 * (its id may now name a timer of this process). A timer this process
+	 * armed already (the core may start the child's thread first) stays. */
+	if (pt_st.pid != getpid()) {
+		pt_st.active = 0;
+		pt_st.dropped = 0;
+	}
 }

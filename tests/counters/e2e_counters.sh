@@ -106,6 +106,19 @@ sigprof)
 	dump
 	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used SIGPROF"
 	;;
+fork)
+	run PARATRACE_SAMPLING=1ms PARATRACE_COUNTERS=page-faults,context-switches -- fork ||
+		fail "program failed"
+	grep -q "^child done" "$work/out" || fail "child output missing"
+	dump
+	child=$(sed -n 's/.* FORK child=\([0-9]*\) .*/\1/p' "$work/dump" | head -1)
+	[ -n "$child" ] || fail "no FORK record"
+	samples=$(awk -v c="$child" '$3 == c && $4 == "SAMPLE"' "$work/dump" | wc -l)
+	defs=$(awk -v c="$child" '$3 == c && $4 == "COUNTER_DEF"' "$work/dump" | wc -l)
+	echo "fork child $child: $samples samples, $defs counters"
+	[ "$samples" -ge 10 ] || fail "child of fork got $samples samples over 0.2 s of CPU"
+	[ "$defs" = 2 ] || fail "child of fork opened $defs counters, want 2"
+	;;
 functions)
 	n=400
 	"$cc" -O1 -g -fplugin="$plugin" "$src" -o "$work/funcs" 2>"$work/err" || fail "cannot build with the plugin"

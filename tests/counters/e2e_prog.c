@@ -6,7 +6,8 @@
  *   lock      a contended lock three calls deep (outer > middle > take_lock)
  *   spin      ~0.3 s of CPU in spin_uninstrumented on the main thread
  *   sigprof   spin with the program's own SIGPROF handler and ITIMER_PROF;
- *             exits 3 if its handler never ran */
+ *             exits 3 if its handler never ran
+ *   fork      the child of a fork spins ~0.2 s (its own counters and timer) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,8 +120,22 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &off, NULL);
 		printf("sigprof %d\n", (int)profs);
 		return profs > 0 ? 0 : 3;
+	} else if (!strcmp(mode, "fork")) {
+		spin(0.05);
+		fflush(stdout);
+		pid_t child = fork();
+		if (child < 0)
+			return 1;
+		if (child == 0) {
+			spin(0.2);
+			printf("child done %lu\n", sink & 1);
+			return 0;
+		}
+		int status;
+		if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+			return 1;
 	} else {
-		fprintf(stderr, "usage: %s pages N|sleep|lock|spin|sigprof\n", argv[0]);
+		fprintf(stderr, "usage: %s pages N|sleep|lock|spin|sigprof|fork\n", argv[0]);
 		return 2;
 	}
 	printf("%s done %lu\n", mode, sink & 1);
