@@ -74,7 +74,18 @@ static uint32_t op_func_count(const pt_trace_ctx *c)
 {
 	return fw_func_count(c->framework);
 }
-static const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count};
+static const uint32_t *op_func_table(const pt_trace_ctx *c, size_t process, size_t *n)
+{
+	fw *w = c->framework;
+	if (process >= w->nprocs || !w->procs[process].local) {
+		*n = 0;
+		return NULL;
+	}
+	*n = w->procs[process].nlocal;
+	return w->procs[process].local;
+}
+static const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
+				    op_func_table};
 
 /* ---- scan and pre-pass ----------------------------------------------- */
 

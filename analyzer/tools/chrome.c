@@ -39,7 +39,7 @@ typedef struct ch_shard {
 	char *buf;
 	uint32_t *stack;
 	size_t depth, cap;
-	pt_pc_cache pcs;
+	pt_func_lookup fl;
 	uint64_t wait_t[4];
 	uint64_t wait_obj[4];
 	const char *wait_what[4];
@@ -127,6 +127,7 @@ static void *ch_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	setvbuf(s->f, s->buf, _IOFBF, 1 << 16);
 	s->ch = ch;
 	s->info = info;
+	pt_func_lookup_init(&s->fl, ch->ctx, info->process);
 	return s;
 }
 
@@ -213,7 +214,7 @@ static int ch_shard_event(void *st, const pt_event *ev)
 		return 0;
 	uint64_t t = ev->time_ns;
 	int is_enter;
-	uint32_t id = pt_event_func(ev, s->ch->ctx, in->process, &s->pcs, &is_enter);
+	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
 		if (is_enter)
 			slice_begin(s, t, id);
@@ -306,7 +307,7 @@ static int ch_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_unlock(&s->ch->lock);
 	free(s->buf);
 	free(s->stack);
-	pt_pc_cache_free(&s->pcs);
+	pt_pc_cache_free(&s->fl.pcs);
 	free(s);
 	return rc;
 }

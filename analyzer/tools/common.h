@@ -69,21 +69,44 @@ static inline void pt_pc_cache_free(pt_pc_cache *c)
 	memset(c, 0, sizeof *c);
 }
 
+/* Per-shard lookup state: the process's id table, and the pc cache. */
+typedef struct pt_func_lookup {
+	const pt_trace_ctx *ctx;
+	size_t process;
+	const uint32_t *tab;
+	size_t n;
+	pt_pc_cache pcs;
+} pt_func_lookup;
+
+static inline void pt_func_lookup_init(pt_func_lookup *l, const pt_trace_ctx *ctx, size_t process)
+{
+	memset(l, 0, sizeof *l);
+	l->ctx = ctx;
+	l->process = process;
+	l->tab = pt_ctx_func_table(ctx, process, &l->n);
+}
+
+static inline uint32_t pt_func_lookup_id(const pt_func_lookup *l, uint32_t local_id)
+{
+	if (local_id < l->n && l->tab[local_id])
+		return l->tab[local_id];
+	return pt_ctx_func_id(l->ctx, l->process, local_id);
+}
+
 /* Function id of a FUNC_ENTER/EXIT(_PC) record; 0 for other records.
  * *enter is set to 1 for entries, 0 for exits. */
-static inline uint32_t pt_event_func(const pt_event *ev, const pt_trace_ctx *ctx, size_t process,
-				     pt_pc_cache *cache, int *enter)
+static inline uint32_t pt_event_func(const pt_event *ev, pt_func_lookup *l, int *enter)
 {
 	switch (ev->kind) {
 	case PT_REC_FUNC_ENTER:
 	case PT_REC_FUNC_EXIT:
 		*enter = ev->kind == PT_REC_FUNC_ENTER;
-		return pt_ctx_func_id(ctx, process, ev->func_id);
+		return pt_func_lookup_id(l, ev->func_id);
 	case PT_REC_FUNC_ENTER_PC:
 	case PT_REC_FUNC_EXIT_PC: {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
 		*enter = ev->kind == PT_REC_FUNC_ENTER_PC;
-		return pc ? pt_pc_cache_func(cache, ctx, process, pc->pc) : 0;
+		return pc ? pt_pc_cache_func(&l->pcs, l->ctx, l->process, pc->pc) : 0;
 	}
 	default:
 		return 0;

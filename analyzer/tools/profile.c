@@ -94,7 +94,7 @@ typedef struct pf_shard {
 	size_t req_lock, cond_lock, bar_lock;
 	int req_open, cond_open, join_open, bar_open, req_stack;
 	uint32_t req_caller, cond_caller, bar_caller;
-	pt_pc_cache pcs;
+	pt_func_lookup fl;
 	tstat ts;
 	int oom;
 	char err[128];
@@ -283,6 +283,7 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	}
 	s->pf = tool;
 	s->info = info;
+	pt_func_lookup_init(&s->fl, s->pf->ctx, info->process);
 	s->ts.shard = info->index;
 	s->ts.first = info->first_ns;
 	return s;
@@ -297,7 +298,7 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	int is_enter;
-	uint32_t id = pt_event_func(ev, s->pf->ctx, in->process, &s->pcs, &is_enter);
+	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
 		if (is_enter)
 			enter(s, id, t);
@@ -491,7 +492,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	free(s->stack);
 	free(s->l);
 	free(s->lmap);
-	pt_pc_cache_free(&s->pcs);
+	pt_pc_cache_free(&s->fl.pcs);
 	free(s);
 	return rc;
 }

@@ -116,6 +116,11 @@ typedef struct pt_trace_ops {
 	/* Number of function ids handed out so far (ids are 1..count). Grows
 	 * while shards run when code addresses are resolved. */
 	uint32_t (*func_count)(const pt_trace_ctx *ctx);
+	/* The table behind func_id for process `process`, for tools that look
+	 * ids up on every record: id = table[local_id] when local_id < *n and
+	 * that is non-zero, else call func_id. Immutable once the pre-pass is
+	 * over (from the first shard callback on); NULL with *n = 0 if empty. */
+	const uint32_t *(*func_table)(const pt_trace_ctx *ctx, size_t process, size_t *n);
 } pt_trace_ops;
 
 struct pt_trace_ctx {
@@ -150,6 +155,10 @@ static inline const pt_func_info *pt_ctx_func_info(const pt_trace_ctx *c, uint32
 static inline uint32_t pt_ctx_func_count(const pt_trace_ctx *c)
 {
 	return c->ops->func_count(c);
+}
+static inline const uint32_t *pt_ctx_func_table(const pt_trace_ctx *c, size_t process, size_t *n)
+{
+	return c->ops->func_table(c, process, n);
 }
 
 /* Interval snapshots (--interval-us N). A tool's snapshot type embeds this

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "pv.h"
+#include "../common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,19 +176,13 @@ typedef struct pv_tool {
 #define WAIT_JOIN 4u
 #define WAIT_BARRIER 8u
 
-typedef struct pc_ent {
-	uint64_t pc;
-	uint32_t id;
-} pc_ent;
-
 typedef struct core {
 	uint32_t *stack;
 	size_t depth, cap;
 	unsigned wait;
 	unsigned req_value; /* 61000000 value of the pending lock request */
 	uint64_t req_id;
-	pc_ent *pcs; /* FUNC_ENTER_PC cache */
-	size_t pcs_cap, pcs_n;
+	pt_func_lookup fl; /* function ids: the process's table, the pc cache */
 	VEC(link_end) creates;
 	VEC(link_end) starts;
 	VEC(link_end) forks;
@@ -415,40 +410,6 @@ static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
 	/* no matching frame (the enter predates the log, or ids disagree): ignored */
 }
 
-static uint32_t pc_func(pv_shard *s, uint64_t pc)
-{
-	core *c = s->core;
-	if (c->pcs_cap) {
-		for (size_t j = mix64(pc) & (c->pcs_cap - 1); c->pcs[j].pc;
-		     j = (j + 1) & (c->pcs_cap - 1))
-			if (c->pcs[j].pc == pc)
-				return c->pcs[j].id;
-	}
-	uint32_t id = pt_ctx_func_id_pc(s->ctx, s->info->process, pc);
-	if ((c->pcs_n + 1) * 2 > c->pcs_cap) {
-		size_t ncap = c->pcs_cap ? c->pcs_cap * 2 : 256;
-		pc_ent *n = calloc(ncap, sizeof *n);
-		if (!n)
-			return id;
-		for (size_t i = 0; i < c->pcs_cap; i++)
-			if (c->pcs[i].pc) {
-				size_t j = mix64(c->pcs[i].pc) & (ncap - 1);
-				while (n[j].pc)
-					j = (j + 1) & (ncap - 1);
-				n[j] = c->pcs[i];
-			}
-		free(c->pcs);
-		c->pcs = n;
-		c->pcs_cap = ncap;
-	}
-	size_t j = mix64(pc) & (c->pcs_cap - 1);
-	while (c->pcs[j].pc)
-		j = (j + 1) & (c->pcs_cap - 1);
-	c->pcs[j] = (pc_ent){pc, id};
-	c->pcs_n++;
-	return id;
-}
-
 static char *dup_str(const pt_event *ev, size_t off)
 {
 	const char *x = pt_event_string(ev, off);
@@ -461,17 +422,17 @@ static void core_event(pv_shard *s, const pt_event *ev)
 	uint64_t t = ev->time_ns;
 	switch (ev->kind) {
 	case PT_REC_FUNC_ENTER:
-		func_enter(s, t, pt_ctx_func_id(s->ctx, s->info->process, ev->func_id));
+		func_enter(s, t, pt_func_lookup_id(&c->fl, ev->func_id));
 		break;
 	case PT_REC_FUNC_EXIT:
-		func_exit(s, t, pt_ctx_func_id(s->ctx, s->info->process, ev->func_id));
+		func_exit(s, t, pt_func_lookup_id(&c->fl, ev->func_id));
 		break;
 	case PT_REC_FUNC_ENTER_PC:
 	case PT_REC_FUNC_EXIT_PC: {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
 		if (!pc)
 			break;
-		uint32_t id = pc_func(s, pc->pc);
+		uint32_t id = pt_pc_cache_func(&c->fl.pcs, s->ctx, s->info->process, pc->pc);
 		if (ev->kind == PT_REC_FUNC_ENTER_PC)
 			func_enter(s, t, id);
 		else
@@ -721,6 +682,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->pv = pv;
 	s->t0 = pv->ctx->t0_ns;
 	s->core = c;
+	pt_func_lookup_init(&c->fl, pv->ctx, info->process);
 	s->ev.fd = s->st.fd = -1;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
@@ -834,7 +796,7 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	pairset_free(&c->lock_seen);
 	pairset_free(&c->used);
 	free(c->stack);
-	free(c->pcs);
+	pt_pc_cache_free(&c->fl.pcs);
 	free(c);
 	s->core = NULL;
 	int rc = pv_stream_finish(&s->ev);

@@ -332,29 +332,28 @@ static inline void out_line(out_buf *o, const cursor *c)
 	o->used = (size_t)(p + c->tlen - o->buf);
 }
 
-/* heap of cursors ordered by (key, stream) */
-static inline int before(const cursor *a, const cursor *b)
+/* Tournament (loser) tree over a partition's cursors: one comparison per
+ * level when the winner advances. Keys live in the tree's own array, so
+ * comparing does not chase cursor pointers; an exhausted cursor has key
+ * UINT64_MAX (keys are ns since the start of the trace, never that large)
+ * and loses to every live one. Ties go to the lower cursor index, i.e.
+ * stream order. */
+typedef struct ltree {
+	uint64_t *key;   /* [K]: key of leaf i */
+	uint32_t *loser; /* [K]: internal nodes 1..K-1 */
+	uint32_t *win;   /* [2K]: scratch for building */
+	size_t K;
+} ltree;
+
+/* Branch-free: which stream comes next is unpredictable, so branches on
+ * it would mostly be mispredicted. */
+static inline int lt_less(const uint64_t *key, uint32_t a, uint32_t b)
 {
-	return a->key < b->key || (a->key == b->key && a->stream < b->stream);
+	uint64_t ka = key[a], kb = key[b];
+	return (ka < kb) | ((ka == kb) & (a < b));
 }
 
-static void sift_down(cursor **h, size_t n, size_t i)
-{
-	cursor *x = h[i];
-	for (;;) {
-		size_t l = 2 * i + 1;
-		if (l >= n)
-			break;
-		size_t c = l + 1 < n && before(h[l + 1], h[l]) ? l + 1 : l;
-		if (!before(h[c], x))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = x;
-}
-
-static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs, out_buf *o)
+static int merge_part(merge *m, size_t p, cursor *cur, ltree *t, char *bufs, out_buf *o)
 {
 	size_t nh = 0;
 	int err = 0;
@@ -380,27 +379,53 @@ static int merge_part(merge *m, size_t p, cursor *cur, cursor **heap, char *bufs
 			close(c->fd);
 			break;
 		}
-		heap[nh] = c;
 		nh++;
 	}
 	size_t opened = nh;
-	if (!err) {
-		for (size_t i = nh / 2; i-- > 0;)
-			sift_down(heap, nh, i);
-		while (nh > 1) {
-			cursor *c = heap[0];
+	if (!err && nh) {
+		size_t K = 1;
+		while (K < nh)
+			K <<= 1;
+		uint64_t *key = t->key;
+		for (size_t i = 0; i < K; i++) {
+			key[i] = i < nh ? cur[i].key : UINT64_MAX;
+			t->win[K + i] = (uint32_t)i;
+		}
+		for (size_t n = K - 1; n >= 1; n--) {
+			uint32_t a = t->win[2 * n], b = t->win[2 * n + 1];
+			if (lt_less(key, a, b)) {
+				t->win[n] = a;
+				t->loser[n] = b;
+			} else {
+				t->win[n] = b;
+				t->loser[n] = a;
+			}
+		}
+		uint32_t w = K > 1 ? t->win[1] : 0;
+		size_t alive = nh;
+		while (alive > 1) {
+			cursor *c = &cur[w];
 			out_line(o, c);
 			if (cursor_next(c)) {
 				if (c->error) {
 					err = c->error;
 					break;
 				}
-				heap[0] = heap[--nh];
+				key[w] = UINT64_MAX;
+				alive--;
+			} else
+				key[w] = c->key;
+			uint32_t x = w;
+			for (size_t n = (K + w) >> 1; n; n >>= 1) {
+				uint32_t l = t->loser[n];
+				uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(key, l, x); /* all ones: swap */
+				t->loser[n] = (x & sw) | (l & ~sw);
+				x = (l & sw) | (x & ~sw);
 			}
-			sift_down(heap, nh, 0);
+			w = x;
 		}
-		if (nh == 1 && !err) {
-			cursor *c = heap[0];
+		if (alive == 1 && !err) {
+			cursor *c = &cur[w];
 			do
 				out_line(o, c);
 			while (!cursor_next(c));
@@ -420,14 +445,20 @@ static void *merge_worker(void *arg)
 {
 	merge *m = arg;
 	cursor *cur = calloc(m->n ? m->n : 1, sizeof *cur);
-	cursor **heap = calloc(m->n ? m->n : 1, sizeof *heap);
+	ltree t;
+	t.K = 1;
+	while (t.K < m->n)
+		t.K <<= 1;
+	t.key = calloc(t.K, sizeof *t.key);
+	t.loser = calloc(t.K, sizeof *t.loser);
+	t.win = calloc(2 * t.K, sizeof *t.win);
 	char *bufs = malloc((m->n ? m->n : 1) * (size_t)CURSOR_BUF);
 	out_buf o;
 	memset(&o, 0, sizeof o);
 	o.m = m;
 	o.cap = 1u << 20;
 	o.buf = malloc(o.cap);
-	if (!cur || !heap || !bufs || !o.buf) {
+	if (!cur || !t.key || !t.loser || !t.win || !bufs || !o.buf) {
 		__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
 		goto out;
 	}
@@ -449,7 +480,7 @@ static void *merge_worker(void *arg)
 			o.zout = NULL;
 			o.zlen = o.zcap = 0;
 		}
-		int err = merge_part(m, p, cur, heap, bufs, &o);
+		int err = merge_part(m, p, cur, &t, bufs, &o);
 		out_flush(&o, 1);
 		if (!err)
 			err = o.error;
@@ -475,7 +506,9 @@ static void *merge_worker(void *arg)
 	}
 out:
 	free(cur);
-	free(heap);
+	free(t.key);
+	free(t.loser);
+	free(t.win);
 	free(bufs);
 	free(o.buf);
 	return NULL;
