@@ -106,6 +106,21 @@ sigprof)
 	dump
 	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used SIGPROF"
 	;;
+manual)
+	n=250
+	run -- $n || fail "program failed"
+	grep -q "^manual done" "$work/out" || fail "program output changed"
+	w=$(grep -c "counter 'no-such-counter-abc' not available" "$work/err")
+	[ "$w" = 1 ] || fail "want one warning for the bad PT_COUNTER name, got $w"
+	dump
+	grep -q "COUNTER_DEF index=0 .*name=page-faults$" "$work/dump" || fail "no PT_COUNTER definition"
+	vals=$(awk '$4 == "COUNTER_VALUE" { sub(/value=/, "", $6); printf "%s ", $6 }' "$work/dump")
+	set -- $vals
+	echo "PT_COUNTER(page-faults) values: $vals"
+	[ $# = 2 ] && [ "$1" = 0 ] && [ "$2" -ge $n ] || fail "values '$vals', want 0 then >= $n"
+	"$pt" analyze "$work/tr" -o "$work/a" >"$work/report" 2>>"$work/err" || fail "analyze failed"
+	grep -q "page-faults (PT_COUNTER" "$work/a.pcf" || fail "PT_COUNTER type not in the .pcf"
+	;;
 fork)
 	run PARATRACE_SAMPLING=1ms PARATRACE_COUNTERS=page-faults,context-switches -- fork ||
 		fail "program failed"
