@@ -81,6 +81,11 @@ typedef struct ocl_queue {
 	int user_array_given;     /* created WithProperties with a non-NULL list */
 	size_t user_array_bytes;
 	cl_queue_properties *user_array; /* the program's list, for CL_QUEUE_PROPERTIES_ARRAY */
+	int in_order;
+	/* In-order queues: the previous command's end, on the device clock and
+	 * converted (see on_complete). */
+	pthread_mutex_t order_lock;
+	uint64_t last_dev_end, last_end;
 	struct ocl_queue *next;
 } ocl_queue;
 
@@ -163,7 +168,9 @@ static ocl_queue *queue_add(cl_command_queue q, cl_device_id dev_id, cl_command_
 			e->user_array_given = 0;
 	}
 	uint32_t flags = dev->flags;
-	if (!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+	pthread_mutex_init(&e->order_lock, NULL);
+	e->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+	if (e->in_order)
 		flags |= PT_GPU_STREAM_IN_ORDER;
 	pthread_mutex_lock(&tables_lock);
 	e->id = ++nqueues;
@@ -298,6 +305,10 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 		    CL_SUCCESS) {
 		pt_gpu_clock *clk = &p->q->dev->clock;
 		pt_gpu_clock_bracket(clk, p->t0, p->t1, queued);
+		ocl_queue *oq = p->q;
+		/* Converted under the queue's lock so that its commands are
+		 * placed in completion order with one offset estimate each. */
+		pthread_mutex_lock(&oq->order_lock);
 		uint64_t q = pt_gpu_clock_to_ticks(clk, queued);
 		uint64_t s = pt_gpu_clock_to_ticks(clk, start);
 		uint64_t e = pt_gpu_clock_to_ticks(clk, end);
@@ -313,6 +324,19 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 		e += (uint64_t)adj;
 		if (e < s)
 			e = s;
+		/* The offset estimate improves as narrower brackets arrive; a
+		 * change between two back-to-back commands of an in-order queue
+		 * must not make them overlap when the device clock says they
+		 * did not: move this one after the previous one. */
+		if (oq->in_order && oq->last_dev_end && start >= oq->last_dev_end && s < oq->last_end) {
+			uint64_t d = oq->last_end - s;
+			s += d;
+			e += d;
+		}
+		if (oq->in_order && end >= oq->last_dev_end) {
+			oq->last_dev_end = end;
+			oq->last_end = e;
+		}
 		if (p->kind == PT_REC_GPU_KERNEL) {
 			p->rec.k.start = s;
 			p->rec.k.end = e;
@@ -322,6 +346,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 			p->rec.c.end = e;
 			pt_gpu_stream_emit(p->q->stream, s, p->kind, &p->rec.c, sizeof p->rec.c);
 		}
+		pthread_mutex_unlock(&oq->order_lock);
 	}
 	if (real_clReleaseEvent)
 		real_clReleaseEvent(ev);

@@ -234,6 +234,7 @@ def check_prv(a, trace, pid, by_name):
             running[int(p[1])] += 1  # one CPU per row
         elif p[0] == "3" and p[-1].strip() == "3":
             links[int(p[7])] += 1
+            # sent when the enqueue call began; the device may start before it returns
             check(int(p[11]) >= int(p[5]), "launch link received before it was sent: %s" % line.strip())
     total = sum(running[r] for r in queue_rows)
     check(total == by_name["add_one"] + by_name["twice"],

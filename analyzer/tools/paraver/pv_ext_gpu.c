@@ -57,6 +57,7 @@ typedef struct gpu_shard {
 	uint32_t call_types[2];
 	size_t ncall_types;
 	uint32_t launch_type;
+	uint64_t call_begin; /* ns: the launch link starts with the call (the device may start first) */
 	uint64_t busy_until; /* GPU rows: end of the last device interval (ns) */
 	row_info row;
 	gpu_vec launches, execs;
@@ -156,6 +157,7 @@ static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_even
 		memcpy(gs->call_types, types, sizeof types);
 		gs->ncall_types = n;
 		gs->in_call = 1;
+		gs->call_begin = t;
 		gs->used_api[api] = 1;
 		gs->saved_state = s->state;
 		pv_set_state(s, t,
@@ -188,9 +190,10 @@ static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_even
 		}
 		pv_events(s, t, n, types, values);
 		uint32_t pid = s->info->pid;
-		if (vec_push(&gs->launches, (gpu_end){pid, api, l->correlation, s->info->index, t}) ||
+		uint64_t from = gs->in_call ? gs->call_begin : t;
+		if (vec_push(&gs->launches, (gpu_end){pid, api, l->correlation, s->info->index, from}) ||
 		    (l->correlation2 &&
-		     vec_push(&gs->launches, (gpu_end){pid, api, l->correlation2, s->info->index, t})))
+		     vec_push(&gs->launches, (gpu_end){pid, api, l->correlation2, s->info->index, from})))
 			gs->oom = 1;
 		break;
 	}
