@@ -55,6 +55,7 @@ CC_FLAGS = ["-O2", "-g", "-fno-pie", "-no-pie", "-pthread", "-Wall", "-Wextra"]
 BUILDS = {
     "base": ([], []),
     "empty": (["-finstrument-functions"], ["empty_hooks.c"]),
+    "tsc": (["-finstrument-functions"], ["tsc_hooks.c"]),
     "count": (["-finstrument-functions"], ["count_hooks.c"]),
     "cyg": (["-finstrument-functions"], []),
     "pg": (["-pg"], []),
@@ -140,6 +141,13 @@ class Baseline(Contender):
 class EmptyHooks(Contender):
     name = "empty-hooks"
     build = "empty"
+
+
+class TscHooks(Contender):
+    """Not a tracer: the cheapest hook that records (rdtsc + 16-byte TLS
+    append, never written out). The reference for paratrace's goal."""
+    name = "tsc-hook"
+    build = "tsc"
 
 
 class XrayOff(Contender):
@@ -328,7 +336,7 @@ class ParatraceCyg(Paratrace):
 
 
 CONTENDERS = [
-    Baseline, EmptyHooks, Paratrace, ParatraceCyg, Uftrace, UftraceCyg,
+    Baseline, EmptyHooks, TscHooks, Paratrace, ParatraceCyg, Uftrace, UftraceCyg,
     XrayOff, XrayPatched, XrayBasic, XrayFdr, Lttng,
 ]
 
@@ -661,6 +669,38 @@ def summarize(runs, counted, workloads, active, expects, analyzer):
     return rows
 
 
+PEERS = ("uftrace-pg", "uftrace-cyg", "xray-basic", "xray-fdr", "lttng-ust")
+
+
+def summary_lines(rows, workloads):
+    """paratrace against its goal (issue 9): CPU per call relative to the
+    minimal TSC hook, and how many times cheaper than the cheapest peer
+    (by CPU per call, which counts writer threads and daemons too)."""
+    out = ["### Summary (cpu ns per call)", "",
+           "| workload | paratrace | / tsc-hook | cheapest peer | peer / paratrace | paratrace bytes/call | recorded |",
+           "|---|---:|---:|---|---:|---:|---:|"]
+    any_row = False
+    for name, *_ in workloads:
+        by = {r["contender"]: r for r in rows if r["workload"] == name}
+        pt = by.get("paratrace")
+        if not pt:
+            continue
+        any_row = True
+        hook = by.get("tsc-hook")
+        peers = [by[p] for p in PEERS if p in by]
+        best = min(peers, key=lambda r: r["cpu_ns_per_call"]) if peers else None
+        # A ratio of figures that noise pushed to <= 0 means nothing.
+        ratio = lambda a, b: (a / b) if (a is not None and b is not None and a > 0 and b > 0) else None
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, fmt(pt["cpu_ns_per_call"], ".1f"),
+            fmt(ratio(pt["cpu_ns_per_call"], hook and hook["cpu_ns_per_call"]), ".2f"),
+            "%s (%s)" % (best["contender"], fmt(best["cpu_ns_per_call"], ".1f")) if best else "—",
+            fmt(ratio(best and best["cpu_ns_per_call"], pt["cpu_ns_per_call"]), ".1f"),
+            fmt(pt["bytes_per_call"], ".1f"),
+            fmt(pt["recorded_pct"], ".1f") + ("%" if pt["recorded_pct"] is not None else "")))
+    return out + [""] if any_row else []
+
+
 def fmt(v, spec):
     return "—" if v is None else format(v, spec)
 
@@ -711,6 +751,9 @@ def write_outputs(opts, env, rows, runs, skipped, analyzer, workloads):
                 r["contender"], fmt(r["wall_ns_per_call"], ".1f"), fmt(r["cpu_ns_per_call"], ".1f"),
                 fmt(r["bytes_per_call"], ".1f"), rec, fmt(r["startup_ms"], ".2f"), fmt(r["wall_ms"], ".1f")))
         lines.append("")
+    summary = summary_lines(rows, workloads)
+    if summary:
+        lines += summary
     if analyzer:
         lines.append("### paratrace analyze")
         lines.append("")
