@@ -29,8 +29,8 @@ typedef void (*hook_fn)(uint32_t);
 typedef void (*cyg_fn)(void *, void *);
 
 enum { V_NONE, V_EMPTY, V_MIN, V_PT, V_CYG, NV };
-static const char *const vname[NV] = {"none", "empty hooks", "minimal hook", "paratrace (ABI)",
-				      "paratrace (cyg)"};
+static const char *const vname[NV] = {"none", "empty hooks", "minimal hook", "paratrace ABI",
+				      "paratrace cyg"};
 
 static hook_fn h_enter[NV], h_exit[NV];
 static cyg_fn cyg_enter, cyg_exit;
@@ -80,9 +80,16 @@ static uint64_t now_ns(void)
 typedef struct job {
 	int v;
 	pthread_barrier_t *start;
-	uint64_t ns;
+	uint64_t ns, cpu_ns;
 	pid_t tid;
 } job;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void *run_job(void *arg)
 {
@@ -91,9 +98,10 @@ static void *run_job(void *arg)
 	int (*f)(int) = leaf[j->v];
 	int s = f(0); /* first event: the runtime opens this thread's log */
 	pthread_barrier_wait(j->start);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), c0 = thread_cpu_ns();
 	for (long i = 0; i < ncalls; i++)
 		s += f((int)i);
+	j->cpu_ns = thread_cpu_ns() - c0;
 	j->ns = now_ns() - t0;
 	sink = s;
 	return NULL;
@@ -105,9 +113,18 @@ static const char *trace_dir;
 static int measure_log(pid_t tid, uint64_t *funcs, uint64_t *bytes, uint64_t *lost_recs)
 {
 	char path[1024], err[256];
-	snprintf(path, sizeof path, "%s/p%d/t%d.ptl", trace_dir, (int)getpid(), (int)tid);
 	struct stat st;
-	if (stat(path, &st) != 0)
+	/* p<pid>, or p<pid>.<n> when this image was exec'd by a traced parent */
+	int found = 0;
+	for (int gen = 9; gen >= 0 && !found; gen--) {
+		if (gen)
+			snprintf(path, sizeof path, "%s/p%d.%d/t%d.ptl", trace_dir, (int)getpid(), gen,
+				 (int)tid);
+		else
+			snprintf(path, sizeof path, "%s/p%d/t%d.ptl", trace_dir, (int)getpid(), (int)tid);
+		found = stat(path, &st) == 0;
+	}
+	if (!found)
 		return -1;
 	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
 	if (!log)
@@ -133,7 +150,8 @@ static int measure_log(pid_t tid, uint64_t *funcs, uint64_t *bytes, uint64_t *lo
 }
 
 typedef struct result {
-	double ns_per_call;
+	double ns_per_call;     /* wall, slowest thread */
+	double cpu_ns_per_call; /* the thread's CPU time (user + kernel), slowest thread */
 	double bytes_per_event; /* -1: not applicable */
 	int64_t lost;           /* events expected but not in the log, -1: n/a */
 } result;
@@ -145,17 +163,19 @@ static result run_once(int v, int nthreads)
 	pthread_barrier_t b;
 	pthread_barrier_init(&b, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
-		jobs[i] = (job){v, &b, 0, 0};
+		jobs[i] = (job){v, &b, 0, 0, 0};
 		pthread_create(&th[i], NULL, run_job, &jobs[i]);
 	}
-	uint64_t worst = 0;
+	uint64_t worst = 0, worst_cpu = 0;
 	for (int i = 0; i < nthreads; i++) {
 		pthread_join(th[i], NULL);
 		if (jobs[i].ns > worst)
 			worst = jobs[i].ns;
+		if (jobs[i].cpu_ns > worst_cpu)
+			worst_cpu = jobs[i].cpu_ns;
 	}
 	pthread_barrier_destroy(&b);
-	result r = {(double)worst / (double)ncalls, -1, -1};
+	result r = {(double)worst / (double)ncalls, (double)worst_cpu / (double)ncalls, -1, -1};
 	if ((v == V_PT || v == V_CYG) && trace_dir) {
 		uint64_t funcs = 0, bytes = 0, lost = 0;
 		int ok = 1;
@@ -184,16 +204,25 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double median(const double *x, double *tmp, int n)
+{
+	memcpy(tmp, x, (size_t)n * sizeof *tmp);
+	qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
 int main(int argc, char **argv)
 {
-	int reps = 7;
+	int reps = 7, only = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = atoi(argv[++i]); /* one variant (0..4), e.g. for perf */
 		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
 			ncalls = atol(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--reps N] [--calls N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--reps N] [--calls N] [--only VARIANT]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -218,47 +247,50 @@ int main(int argc, char **argv)
 
 	printf("hook cost: %ld calls per thread per run, median of %d runs, ns per call (entry+exit)\n",
 	       ncalls, reps);
-	printf("%-18s %10s %10s %10s %12s %10s\n", "variant", "1 thread", "2 threads", "vs minimal",
-	       "bytes/event", "lost");
-	double med[NV][2];
+	printf("%-16s %9s %9s %9s %9s %10s %11s %5s\n", "", "cpu ns", "cpu ns", "wall ns", "wall ns",
+	       "cpu ratio", "", "");
+	printf("%-16s %9s %9s %9s %9s %10s %11s %5s\n", "variant", "1 thread", "2 threads", "1 thread",
+	       "2 threads", "vs minimal", "bytes/event", "lost");
+	double med[NV][2], cmed[NV][2];
 	result last[NV][2];
 	double *samples = calloc((size_t)reps, sizeof *samples);
-	static double all[NV][2][64];
+	static double all[NV][2][64], call[NV][2][64];
 	if (reps > 64)
 		reps = 64;
 	for (int rep = 0; rep < reps; rep++)
 		for (int nt = 1; nt <= 2; nt++)
 			for (int v = 0; v < NV; v++) {
-				if ((v == V_PT || v == V_CYG) && !have_pt)
+				if (((v == V_PT || v == V_CYG) && !have_pt) || (only >= 0 && v != only))
 					continue;
 				result r = run_once(v, nt);
 				all[v][nt - 1][rep] = r.ns_per_call;
+				call[v][nt - 1][rep] = r.cpu_ns_per_call;
 				if (rep == 0 || r.lost > last[v][nt - 1].lost)
 					last[v][nt - 1] = r; /* keep the worst loss seen */
 			}
 	for (int v = 0; v < NV; v++)
 		for (int t = 0; t < 2; t++) {
-			memcpy(samples, all[v][t], (size_t)reps * sizeof *samples);
-			qsort(samples, (size_t)reps, sizeof *samples, cmp_double);
-			med[v][t] = reps % 2 ? samples[reps / 2]
-					     : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+			med[v][t] = median(all[v][t], samples, reps);
+			cmed[v][t] = median(call[v][t], samples, reps);
 		}
 	for (int v = 0; v < NV; v++) {
-		if ((v == V_PT || v == V_CYG) && !have_pt)
+		if (((v == V_PT || v == V_CYG) && !have_pt) || (only >= 0 && v != only))
 			continue;
 		char ratio[32] = "", bytes[32] = "-", lost[32] = "-";
-		if (v >= V_MIN)
-			snprintf(ratio, sizeof ratio, "%.2fx", med[v][0] / med[V_MIN][0]);
+		if (v >= V_MIN && (only < 0 || only == V_MIN))
+			snprintf(ratio, sizeof ratio, "%.2fx", cmed[v][0] / cmed[V_MIN][0]);
 		if (last[v][0].bytes_per_event >= 0)
 			snprintf(bytes, sizeof bytes, "%.2f", last[v][0].bytes_per_event);
 		if (last[v][0].lost >= 0)
 			snprintf(lost, sizeof lost, "%" PRId64, last[v][0].lost > last[v][1].lost
 									    ? last[v][0].lost
 									    : last[v][1].lost);
-		printf("%-18s %10.2f %10.2f %10s %12s %10s\n", vname[v], med[v][0], med[v][1], ratio,
-		       bytes, lost);
+		printf("%-16s %9.2f %9.2f %9.2f %9.2f %10s %11s %5s\n", vname[v], cmed[v][0], cmed[v][1],
+		       med[v][0], med[v][1], ratio, bytes, lost);
 	}
-	printf("'vs minimal': 1-thread median over the minimal hook's (goal for paratrace: <= 1.2x).\n"
+	printf("cpu ns: the calling thread's CPU time (user + kernel, window switches included) per call;\n"
+	       "wall ns: elapsed time per call of the slowest thread (inflated when the machine is shared).\n"
+	       "'vs minimal': 1-thread CPU-time median over the minimal hook's (goal for paratrace: <= 1.2x).\n"
 	       "bytes/event: log bytes (header, TIME and thread records included) per function event.\n"
 	       "lost: function events missing from the logs (worst run, 1 or 2 threads).\n");
 	free(samples);
