@@ -20,6 +20,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <cctype>
 #include <dlfcn.h>
 
 using namespace clang;
@@ -30,6 +31,21 @@ FrontendState &frontendState()
 {
 	static FrontendState state;
 	return state;
+}
+
+std::string normaliseName(const std::string &name)
+{
+	std::string out;
+	for (size_t i = 0; i < name.size(); i++) {
+		out += name[i];
+		if (name[i] == '$' && i + 1 < name.size() && name[i + 1] == '_') {
+			out += '_';
+			i++;
+			while (i + 1 < name.size() && isdigit(static_cast<unsigned char>(name[i + 1])))
+				i++;
+		}
+	}
+	return out;
 }
 
 std::string normalisePath(const std::string &path)
@@ -80,11 +96,53 @@ public:
 		for (const FunctionDecl *r : fd->redecls())
 			info.noInstrument = info.noInstrument || r->hasAttr<NoInstrumentFunctionAttr>();
 		for (const std::string &n : linkageNames(fd))
-			state.decls[n] = info;
+			record(n, info);
+		return true;
+	}
+
+	// RecursiveASTVisitor does not reach a lambda's class (call operator,
+	// static invoker, and the instantiations of a generic lambda).
+	bool VisitLambdaExpr(LambdaExpr *e)
+	{
+		for (Decl *d : e->getLambdaClass()->decls()) {
+			if (auto *fd = dyn_cast<FunctionDecl>(d))
+				VisitFunctionDecl(fd);
+			else if (auto *td = dyn_cast<FunctionTemplateDecl>(d))
+				for (FunctionDecl *spec : td->specializations())
+					VisitFunctionDecl(spec);
+		}
 		return true;
 	}
 
 private:
+	void record(const std::string &name, const DeclInfo &info)
+	{
+		// Unnamed internal entities (lambdas in non-inline functions) are
+		// numbered $_0, $_1... by each mangler in the order it meets them,
+		// and CodeGen's order is not ours: such names are only looked up
+		// with the number erased (normaliseName), merging their flags.
+		if (name.find("$_") == std::string::npos) {
+			state.decls[name] = info;
+			return;
+		}
+		merge(state.unnumbered, normaliseName(name), info);
+	}
+
+	static void merge(std::map<std::string, DeclInfo> &map, const std::string &key, const DeclInfo &info)
+	{
+		auto [it, fresh] = map.emplace(key, info);
+		if (fresh)
+			return;
+		DeclInfo &d = it->second;
+		d.noInstrument = d.noInstrument && info.noInstrument;
+		d.systemHeader = d.systemHeader && info.systemHeader;
+		d.implicit = d.implicit && info.implicit;
+		if (d.file != info.file || d.line != info.line)
+			d.line = 0; // ambiguous: keep the file only if all agree
+		if (d.file != info.file)
+			d.file.clear();
+	}
+
 	// Constructors and destructors have several symbols (complete, base,
 	// deleting): record them all.
 	std::vector<std::string> linkageNames(FunctionDecl *fd)
@@ -186,6 +244,7 @@ protected:
 		state.active = state.optionsValid;
 		state.moduleId = inFile.str();
 		state.decls.clear();
+		state.unnumbered.clear();
 		return std::make_unique<Consumer>();
 	}
 

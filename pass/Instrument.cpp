@@ -120,6 +120,10 @@ public:
 				      "__paratrace_register_module"})
 			if (Function *f = m.getFunction(h); f && !f->isDeclaration())
 				return false;
+		if (fe && opts.verbose >= 2)
+			for (const auto &d : fe->decls)
+				errs() << "paratrace: frontend knows " << d.first << " (" << d.second.file << ":"
+				       << d.second.line << ")\n";
 		std::vector<Candidate> todo;
 		for (Function &f : m)
 			select(f, todo);
@@ -141,13 +145,15 @@ private:
 		std::string why;
 		const DeclInfo *decl = nullptr;
 		if (fe) {
-			auto it = fe->decls.find(base);
-			if (it != fe->decls.end())
+			bool numbered = base.find("$_") != std::string::npos;
+			const auto &map = numbered ? fe->unnumbered : fe->decls;
+			auto it = map.find(numbered ? normaliseName(base) : base);
+			if (it != map.end())
 				decl = &it->second;
 		}
 		std::string file, dir;
 		unsigned line = 0;
-		if (decl) {
+		if (decl && !decl->file.empty()) {
 			file = decl->file;
 			line = decl->line;
 		} else if (DISubprogram *sp = f.getSubprogram()) {
@@ -170,7 +176,7 @@ private:
 			why = "no_instrument_function";
 		else if (!opts.compilerGenerated && (compilerGeneratedName(f.getName()) || (decl && decl->implicit)))
 			why = "compiler-generated";
-		else if (!opts.systemHeaders && isSystem(decl, file))
+		else if (!opts.systemHeaders && isSystem(decl, file, dname))
 			why = "system header";
 		else if (opts.minSize && instructionCount(f) < opts.minSize && !hasLoop(f))
 			why = "loop-free and below min-size=" + std::to_string(opts.minSize);
@@ -184,15 +190,41 @@ private:
 			todo.push_back({&f, base, file, line});
 	}
 
-	bool isSystem(const DeclInfo *decl, const std::string &file)
+	bool isSystem(const DeclInfo *decl, const std::string &file, const std::string &dname)
 	{
 		if (decl)
 			return decl->systemHeader;
 		// Without the AST (-fpass-plugin= alone) fall back on where the
-		// distribution keeps system headers.
+		// distribution keeps system headers (known with -g), and on the
+		// standard library's namespaces (Score-P's built-in exclude).
 		StringRef f(file);
-		return f.startswith("/usr/include/") || f.startswith("/usr/lib/gcc/") ||
-		       f.startswith("/usr/lib/llvm-") || f.startswith("/usr/local/include/");
+		if (f.startswith("/usr/include/") || f.startswith("/usr/lib/gcc/") ||
+		    f.startswith("/usr/lib/llvm-") || f.startswith("/usr/local/include/"))
+			return true;
+		StringRef q = qualifiedName(dname);
+		return q.startswith("std::") || q.startswith("__gnu_cxx::") || q.startswith("__cxxabiv1::");
+	}
+
+	// "void std::__sort<It, Cmp>(It, It, Cmp)" -> "std::__sort<It, Cmp>":
+	// the name before the parameter list, without the return type.
+	static StringRef qualifiedName(StringRef d)
+	{
+		int depth = 0;
+		size_t start = 0, end = d.size();
+		for (size_t i = 0; i < d.size(); i++) {
+			char c = d[i];
+			if (c == '<')
+				depth++;
+			else if (c == '>')
+				depth--;
+			else if (depth == 0 && c == ' ')
+				start = i + 1;
+			else if (depth == 0 && c == '(') {
+				end = i;
+				break;
+			}
+		}
+		return start < end ? d.slice(start, end) : d;
 	}
 
 	Constant *cstring(const std::string &s)
@@ -254,6 +286,19 @@ private:
 		return c;
 	}
 
+	// setjmp, _setjmp, sigsetjmp, __sigsetjmp: returns_twice and non-zero
+	// only when reached through longjmp. (vfork and getcontext are
+	// returns_twice too but their second return is not a longjmp landing.)
+	static bool isSetjmp(const CallBase &cb)
+	{
+		const Function *callee = cb.getCalledFunction();
+		if (!callee || !cb.getType()->isIntegerTy())
+			return false;
+		if (!callee->hasFnAttribute(Attribute::ReturnsTwice) && !cb.hasFnAttr(Attribute::ReturnsTwice))
+			return false;
+		return callee->getName().contains("setjmp");
+	}
+
 	// if (base) hook(base + index), at `before`; the branch is marked
 	// unlikely because untraced runs must stay on the straight path.
 	void emitHook(Instruction *before, FunctionCallee hook, Value *base, uint32_t index, DebugLoc dl)
@@ -300,6 +345,31 @@ private:
 		LoadInst *base = b.CreateAlignedLoad(i32, idBase, Align(4), "pt.base");
 		base->setAtomic(AtomicOrdering::Monotonic);
 		emitHook(&*ip, enter, base, index, entryLoc);
+
+		// After a longjmp lands in f (a setjmp-family call returning non-zero),
+		// every frame entered after f is gone without its exit: report
+		// "exit f, enter f" there. The exit does not match the innermost open
+		// frame, so the analyzer pops the skipped frames and f at the landing
+		// time, then reopens f: its stack is right again (docs/ABI.md).
+		std::vector<CallBase *> setjmps;
+		for (BasicBlock &bb : f)
+			for (Instruction &i : bb)
+				if (auto *cb = dyn_cast<CallBase>(&i); cb && isSetjmp(*cb))
+					setjmps.push_back(cb);
+		for (CallBase *cb : setjmps) {
+			Instruction *after = isa<InvokeInst>(cb)
+						     ? &*cast<InvokeInst>(cb)->getNormalDest()->getFirstInsertionPt()
+						     : cb->getNextNode();
+			IRBuilder<> b(after);
+			Value *landed = b.CreateICmpNE(cb, ConstantInt::get(cb->getType(), 0), "pt.longjmp");
+			Value *on = b.CreateAnd(landed, b.CreateICmpNE(base, ConstantInt::get(i32, 0)));
+			MDNode *weights = MDBuilder(ctx).createBranchWeights(1, 1 << 20);
+			Instruction *then = SplitBlockAndInsertIfThen(on, after, false, weights);
+			IRBuilder<> t(then);
+			Value *id = index ? t.CreateAdd(base, ConstantInt::get(i32, index), "pt.id", true, true) : base;
+			t.CreateCall(exit, {id})->setDebugLoc(cb->getDebugLoc());
+			t.CreateCall(enter, {id})->setDebugLoc(cb->getDebugLoc());
+		}
 
 		for (Instruction *e : exits) {
 			// Nothing may sit between a musttail call and its ret.

@@ -13,7 +13,7 @@ namespace paratrace {
 const char *validOptions()
 {
 	return "include=REGEX, exclude=REGEX, filter-file=PATH, min-size=N, stage=start|last, "
-	       "system-headers=0|1, compiler-generated=0|1, verbose=0|1";
+	       "system-headers=0|1, compiler-generated=0|1, verbose=0|1|2";
 }
 
 static std::string optionError(const Options &opts, const std::string &arg, const std::string &why)

@@ -25,11 +25,16 @@ struct FrontendState {
 	bool active = false;    // a frontend ran and filled this for `moduleId`
 	std::string moduleId;   // name the IR module will carry (the main input file)
 	std::map<std::string, DeclInfo> decls; // by linkage (mangled) name
+	// Names with an internal "$_N" (see normaliseName), number erased.
+	std::map<std::string, DeclInfo> unnumbered;
 	Options opts;
 	bool optionsValid = false; // ParseArgs succeeded for this compile job
 };
 
 FrontendState &frontendState();
+
+// "_ZZ4mainENK3$_1clEv" -> "_ZZ4mainENK3$_clEv"
+std::string normaliseName(const std::string &name);
 
 // "/a/b/../c.h" -> "/a/c.h"; relative names are made absolute against the
 // current directory (where the compiler runs), so that one header included

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""End-to-end checks of instrument.so: build a test program with the plugin,
+run it with the runtime preloaded, and compare the FUNC_ENTER/FUNC_EXIT
+events of `paratrace dump` with the record the program kept of its own calls
+(progs/selflog.h: SEQ, COUNT and EXPECT lines on its stdout).
+
+  e2e.py --cc clang --cxx clang++ --plugin instrument.so \
+         --runtime libtrace.so --dump paratrace \
+         --work DIR --flags="-O2 -g" [--mode fplugin|fpass-plugin|lto] CASE
+
+Exit status 0 = the trace matches the program's own record.
+"""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
+
+# name -> (sources of the executable, expected exit status)
+SIMPLE = {
+    "c": (["c_main.c", "c_one.c", "c_two.c", "selflog.c"], 0),
+    "cxx": (["cxx_main.cpp", "selflog.c"], 0),
+    "setjmp": (["sj_main.c", "selflog.c"], 0),
+    "exit": (["exit_main.c", "selflog.c"], 3),
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if r.returncode != 0:
+        print(r.stdout)
+        fail("command failed with status %d" % r.returncode)
+    return r.stdout
+
+
+class Builder:
+    def __init__(self, args):
+        self.a = args
+        self.flags = shlex.split(args.flags)
+        if args.mode == "fplugin":
+            self.plugin = ["-fplugin=" + args.plugin]
+        else:
+            self.plugin = ["-fpass-plugin=" + args.plugin]
+        if args.mode == "lto":
+            self.plugin = ["-fplugin=" + args.plugin, "-flto"]
+        self.link_extra = ["-flto"] if args.mode == "lto" else []
+
+    def compiler(self, src):
+        return self.a.cxx if src.endswith(".cpp") else self.a.cc
+
+    def objects(self, sources, extra=()):
+        env = dict(os.environ)
+        if self.a.mode == "fpass-plugin":
+            # No frontend, so no_instrument_function is invisible: the
+            # self-log helpers are excluded through the environment instead.
+            env["PARATRACE_PLUGIN_ARGS"] = "exclude=^(sl_|print_all|put_name|record|SlGuard)"
+        objs = []
+        for s in sources:
+            o = os.path.join(self.a.work, os.path.basename(s) + ".o")
+            run([self.compiler(s), "-c", os.path.join(PROGS, s), "-o", o, "-I", PROGS] + self.flags +
+                self.plugin + list(extra), env=env)
+            objs.append(o)
+        return objs
+
+    def link(self, objs, out, extra=(), cxx=False):
+        run([self.a.cxx if cxx else self.a.cc] + objs + ["-o", out] + self.flags + self.link_extra +
+            list(extra))
+
+
+def build(args):
+    b = Builder(args)
+    exe = os.path.join(args.work, "prog")
+    if args.case in SIMPLE:
+        sources, status = SIMPLE[args.case]
+        b.link(b.objects(sources), exe, cxx=any(s.endswith(".cpp") for s in sources))
+        return exe, status
+    if args.case == "dl":
+        lib = os.path.join(args.work, "libdlshared.so")
+        plug = os.path.join(args.work, "libdlplugin.so")
+        b.link(b.objects(["dl_shared.c", "selflog.c"], ["-fPIC"]), lib, ["-shared"])
+        b.link(b.objects(["dl_plugin.c"], ["-fPIC"]), plug,
+               ["-shared", "-L" + args.work, "-ldlshared"])
+        b.link(b.objects(["dl_main.c"], ['-DPLUGIN_PATH="%s"' % plug]), exe,
+               ["-L" + args.work, "-ldlshared", "-ldl", "-Wl,-rpath," + args.work])
+        return exe, 0
+    fail("unknown case " + args.case)
+
+
+def trace(args, exe, status):
+    env = dict(os.environ)
+    tdir = os.path.join(args.work, "trace")
+    env["LD_PRELOAD"] = args.runtime
+    env["PARATRACE_DIR"] = tdir
+    r = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                       cwd=args.work)
+    print(r.stdout + r.stderr)
+    if r.returncode != status:
+        fail("program exited with %d, expected %d" % (r.returncode, status))
+    # Without libtrace.so the instrumented program links, runs and behaves
+    # the same (hooks not called: the weak symbols are undefined).
+    plain = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=args.work)
+    if plain.returncode != status or plain.stdout != r.stdout:
+        fail("untraced run differs: status %d, output:\n%s" % (plain.returncode, plain.stdout))
+    dump = run([args.dump, "dump", tdir])
+    return r.stdout, dump
+
+
+def short_name(name):
+    """Unqualified function name of a demangled name:
+    'int twice<int>(int)' -> 'twice', 'main::$_0::operator()(int) const'
+    -> 'operator()', 'Acc::Acc()' -> 'Acc', 'helper' -> 'helper'."""
+    s = name.strip()
+    if "(" not in s:
+        return s
+    while True:  # trailing qualifiers of member functions
+        t = re.sub(r"\s*(const|volatile|&&|&|noexcept)$", "", s)
+        if t == s:
+            break
+        s = t
+    if s.endswith(")"):  # drop the parameter list
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    # last component at bracket depth 0, after '::' or the return type's space
+    depth, start = 0, 0
+    for i, c in enumerate(s):
+        if c in "<(":
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+        elif depth == 0 and (c == " " or (c == ":" and s[i:i + 2] == "::")):
+            start = i + (2 if c == ":" else 1)
+    s = s[start:].lstrip(":")
+    if s.endswith(">") and not s.startswith("operator"):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    return s
+
+
+LINE = re.compile(r"^(\d+) (\d+) (\d+) (FUNC_ENTER|FUNC_EXIT) (.*)$")
+
+
+def parse_dump(dump):
+    """FUNC events per thread, in file order: (kind, id, short, file)."""
+    threads = {}
+    for line in dump.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        rest = m.group(5)
+        fields = dict(re.findall(r"(\w+)=(\S+)", rest.split(" name=")[0]))
+        name = rest.split(" name=", 1)[1] if " name=" in rest else "?"
+        at = fields.get("at", "?")
+        file = os.path.basename(at.rsplit(":", 1)[0])
+        threads.setdefault((m.group(2), m.group(3)), []).append(
+            (m.group(4), int(fields["id"]), short_name(name), file))
+    return threads
+
+
+def check(stdout, dump):
+    seq = counts = expect = None
+    counts = {}
+    for line in stdout.splitlines():
+        if line.startswith("SEQ"):
+            seq = line.split()[1:]
+        elif line.startswith("COUNT "):
+            _, n, c = line.split()
+            counts[n] = int(c)
+        elif line.startswith("EXPECT "):
+            expect = dict(kv.split("=") for kv in line.split()[1:])
+    if seq is None or expect is None:
+        fail("the program printed no SEQ/EXPECT lines")
+    threads = parse_dump(dump)
+    if len(threads) != 1:
+        fail("expected FUNC events from one thread, got %d" % len(threads))
+    events = next(iter(threads.values()))
+    with_file = {t[1:].split("@")[0] for t in seq if "@" in t}
+
+    def key(ev):
+        return ev[2] + ("@" + ev[3] if ev[2] in with_file else "")
+
+    # One id, one function: ids are unique across modules.
+    names = {}
+    for ev in events:
+        if names.setdefault(ev[1], (ev[2], ev[3])) != (ev[2], ev[3]):
+            fail("id %d names both %s and %s" % (ev[1], names[ev[1]], (ev[2], ev[3])))
+    # Replay as the analyzer does: an exit that does not match the innermost
+    # frame pops frames down to its own (longjmp); frames still open at the
+    # end are closed there (exit()).
+    stack, got, resyncs = [], [], 0
+    for ev in events:
+        if ev[0] == "FUNC_ENTER":
+            stack.append(ev)
+            got.append("+" + key(ev))
+            continue
+        ids = [f[1] for f in stack]
+        if ev[1] not in ids:
+            fail("exit of %s with no open frame" % key(ev))
+        if stack[-1][1] != ev[1]:
+            resyncs += 1
+        while True:
+            f = stack.pop()
+            got.append("-" + key(f))
+            if f[1] == ev[1]:
+                break
+    still_open = len(stack)
+    while stack:
+        got.append("-" + key(stack.pop()))
+    if got != seq:
+        for i, (g, e) in enumerate(zip(got, seq)):
+            if g != e:
+                break
+        else:
+            i = min(len(got), len(seq))
+        fail("sequence differs at event %d:\n  trace:   %s\n  program: %s" %
+             (i, " ".join(got[max(0, i - 4):i + 6]), " ".join(seq[max(0, i - 4):i + 6])))
+    entered = {}
+    for ev in events:
+        if ev[0] == "FUNC_ENTER":
+            entered[key(ev)] = entered.get(key(ev), 0) + 1
+    if entered != counts:
+        fail("call counts differ: trace %s, program %s" % (entered, counts))
+    if resyncs != int(expect["resyncs"]) or still_open != int(expect["open"]):
+        fail("trace needed %d resyncs and left %d frames open; program expects %s" %
+             (resyncs, still_open, expect))
+    print("OK: %d events, %d functions, %d resyncs, %d open at end" %
+          (len(events), len(counts), resyncs, still_open))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--cc", required=True)
+    p.add_argument("--cxx", required=True)
+    p.add_argument("--plugin", required=True)
+    p.add_argument("--runtime", required=True)
+    p.add_argument("--dump", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--flags", default="-O0")
+    p.add_argument("--mode", default="fplugin", choices=["fplugin", "fpass-plugin", "lto"])
+    p.add_argument("case")
+    args = p.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    exe, status = build(args)
+    stdout, dump = trace(args, exe, status)
+    check(stdout, dump)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+/* Included with -isystem by filters.c: a "system header" function. */
+static inline int sys_helper(int x)
+{
+	return x ^ 0x5a;
+}
