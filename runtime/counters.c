@@ -25,7 +25,6 @@
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +59,9 @@ typedef struct pt_manual_desc {
 } pt_manual_desc;
 static pt_manual_desc pt_manual[PT_MAX_MANUAL];
 static _Atomic int pt_nmanual;
-static pthread_mutex_t pt_manual_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A spin lock, not a pthread mutex: the runtime never takes the program's
+ * (interposed) locks. Held only while a new name is encoded and probed. */
+static atomic_flag pt_manual_lock = ATOMIC_FLAG_INIT;
 
 typedef struct pt_cthread {
 	int active;
@@ -103,16 +104,16 @@ static long perf_open(struct perf_event_attr *attr, int group_fd)
 	return syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int pt_pfm_status;
-static void pfm_init_once(void)
-{
-	pt_pfm_status = pfm_initialize();
-}
+/* pfm_initialize once. Callers are serialised: pt_counters_init runs before
+ * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
 static int pfm_ready(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, pfm_init_once);
-	return pt_pfm_status;
+	static int done, status;
+	if (!done) {
+		status = pfm_initialize();
+		done = 1;
+	}
+	return status;
 }
 
 static int paranoid_level(void)
@@ -445,8 +446,7 @@ void pt_counters_fork_child(void)
 {
 	forget_parent_counters();
 	pt_sampling_fork_child();
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	pt_manual_lock = fresh;
+	atomic_flag_clear(&pt_manual_lock);
 }
 
 /* Index of `name` in pt_manual, encoding and probing it on first use. */
@@ -456,7 +456,8 @@ static int manual_lookup(const char *name)
 	for (int i = 0; i < n; i++)
 		if (!strcmp(pt_manual[i].d.name, name))
 			return i;
-	pthread_mutex_lock(&pt_manual_lock);
+	while (atomic_flag_test_and_set_explicit(&pt_manual_lock, memory_order_acquire))
+		;
 	n = atomic_load_explicit(&pt_nmanual, memory_order_relaxed);
 	int found = -1;
 	for (int i = 0; i < n && found < 0; i++)
@@ -475,7 +476,7 @@ static int manual_lookup(const char *name)
 			pt_warn("PT_COUNTER('%s') ignored: at most %d distinct PT_COUNTER names", name,
 				PT_MAX_MANUAL);
 	}
-	pthread_mutex_unlock(&pt_manual_lock);
+	atomic_flag_clear_explicit(&pt_manual_lock, memory_order_release);
 	return found;
 }
 
