@@ -36,6 +36,10 @@ static void host_pair(uint64_t *ticks, uint64_t *ns)
 	}
 }
 
+/* Refreshed at most every ~1 ms (in ticks of the current estimate): a
+ * device record conversion then costs one clock read, not three. */
+static uint64_t rate_last_t;
+
 double pt_gpu_ticks_per_ns(void)
 {
 	pthread_mutex_lock(&rate_lock);
@@ -47,10 +51,15 @@ double pt_gpu_ticks_per_ns(void)
 		uint64_t until = rate_ns0 + 1000000;
 		while (mono_ns() < until)
 			;
+	} else if (rate_cached > 0 && pt_now() - rate_last_t < (uint64_t)(rate_cached * 1e6)) {
+		double r = rate_cached;
+		pthread_mutex_unlock(&rate_lock);
+		return r;
 	}
 	host_pair(&t, &n);
 	if (n > rate_ns0 && t > rate_t0)
 		rate_cached = (double)(t - rate_t0) / (double)(n - rate_ns0);
+	rate_last_t = t;
 	double r = rate_cached;
 	pthread_mutex_unlock(&rate_lock);
 	return r;
@@ -70,14 +79,27 @@ void pt_gpu_clock_bracket(pt_gpu_clock *c, uint64_t t0, uint64_t t1, uint64_t de
 	if (t1 < t0 || !dev)
 		return;
 	uint64_t width = t1 - t0;
+	double rate = pt_gpu_ticks_per_ns();
 	pthread_mutex_lock(&c->lock);
 	c->brackets++;
-	if (!c->have || width <= c->width) {
+	int first = !c->have;
+	int stale = !first && t0 > c->anchor_ticks && (double)(t0 - c->anchor_ticks) > 1e8 * rate;
+	if (first || width <= c->width || (stale && width <= 2 * c->best)) {
 		c->have = 1;
 		c->anchor_ticks = t0 + width / 2;
 		c->anchor_dev = dev;
 		c->width = width;
 	}
+	if (first || width < c->best)
+		c->best = width;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void pt_gpu_clock_reset(pt_gpu_clock *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->have = 0;
+	c->width = c->best = 0;
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -16,17 +16,24 @@
  * The anchor comes from a bracket: host ticks t0 <= (device time dev) <= t1,
  * e.g. an enqueue call that stamps QUEUED. The narrowest bracket bounds the
  * offset error best (error <= width / 2), so it is kept; an equally narrow
- * newer one replaces it so slow drift between the clocks is followed.
+ * newer one replaces it, and so does one up to twice the narrowest width
+ * once the anchor is 100 ms old, so drift between the clocks (NTP slewing
+ * CLOCK_MONOTONIC but not a device's raw clock) is followed.
  * ticks_per_ns comes from the host clocks (pt_now vs CLOCK_MONOTONIC) over
  * the longest baseline seen, since the trace clock may be a TSC. */
 typedef struct pt_gpu_clock {
 	pthread_mutex_t lock;
 	int have;
 	uint64_t anchor_ticks, anchor_dev, width;
+	uint64_t best;     /* narrowest width ever offered */
 	uint64_t brackets; /* how many were offered (diagnostics) */
 } pt_gpu_clock;
 
-#define PT_GPU_CLOCK_INIT {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0}
+#define PT_GPU_CLOCK_INIT {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0}
+
+/* Forgets every bracket (the device's clock turned out not to be the one
+ * the brackets assumed). */
+PT_HIDDEN void pt_gpu_clock_reset(pt_gpu_clock *c);
 
 /* Offers a bracket: t0 <= dev <= t1 (t0, t1 in ticks, dev in device ns). */
 PT_HIDDEN void pt_gpu_clock_bracket(pt_gpu_clock *c, uint64_t t0, uint64_t t1, uint64_t dev);

@@ -23,6 +23,13 @@
 
 #define PT_EXPORT __attribute__((visibility("default")))
 
+static uint64_t raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Real entry points, looked up once. A NULL real function means the program
  * called an OpenCL symbol without an OpenCL library loaded, which cannot
  * happen through the PLT; we then fail the call like a missing ICD would. */
@@ -68,6 +75,11 @@ typedef struct ocl_device {
 	uint32_t index;
 	uint32_t flags; /* PT_GPU_STREAM_DEVICE_* */
 	pt_gpu_clock clock;
+	/* Does the device stamp commands with CLOCK_MONOTONIC_RAW (PoCL does)?
+	 * 0 not known yet, 1 yes (every QUEUED so far fell between two raw
+	 * clock reads around its enqueue), -1 no. With 1, the host can bracket
+	 * the device clock itself, tightly, whenever it likes. */
+	_Atomic int raw_clock;
 	char name[128];
 	struct ocl_device *next;
 } ocl_device;
@@ -282,7 +294,8 @@ static void call_end(host_call *h, cl_int result, const pt_rec_gpu_launch *launc
 
 typedef struct pending {
 	ocl_queue *q;
-	uint64_t t0, t1; /* host bracket of the enqueue call (QUEUED is inside) */
+	uint64_t t0, t1;     /* host bracket of the enqueue call (QUEUED is inside) */
+	uint64_t raw0, raw1; /* CLOCK_MONOTONIC_RAW just inside that bracket */
 	unsigned kind;   /* PT_REC_GPU_KERNEL / MEMCPY / MEMSET */
 	union {
 		pt_rec_gpu_kernel k;
@@ -303,7 +316,26 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 		    CL_SUCCESS &&
 	    real_clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
 		    CL_SUCCESS) {
-		pt_gpu_clock *clk = &p->q->dev->clock;
+		ocl_device *dev = p->q->dev;
+		pt_gpu_clock *clk = &dev->clock;
+		int raw = atomic_load(&dev->raw_clock);
+		if (raw >= 0 && !(p->raw0 <= queued && queued <= p->raw1)) {
+			/* not the raw clock: forget the brackets that assumed it */
+			if (atomic_exchange(&dev->raw_clock, -1) == 1)
+				pt_gpu_clock_reset(clk);
+			pt_debug(1, "OpenCL device %u: profiling clock is not CLOCK_MONOTONIC_RAW",
+				 dev->index);
+			raw = -1;
+		} else if (raw == 0) {
+			atomic_store(&dev->raw_clock, 1);
+			raw = 1;
+		}
+		if (raw == 1) {
+			uint64_t a = pt_now();
+			uint64_t r = raw_ns();
+			uint64_t b = pt_now();
+			pt_gpu_clock_bracket(clk, a, b, r);
+		}
 		pt_gpu_clock_bracket(clk, p->t0, p->t1, queued);
 		ocl_queue *oq = p->q;
 		/* Converted under the queue's lock so that its commands are
@@ -332,6 +364,8 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 			uint64_t d = oq->last_end - s;
 			s += d;
 			e += d;
+			pt_debug(2, "OpenCL queue %llu: command moved %llu ticks after the previous one",
+				 (unsigned long long)oq->id, (unsigned long long)d);
 		}
 		if (oq->in_order && end >= oq->last_dev_end) {
 			oq->last_dev_end = end;
@@ -376,7 +410,8 @@ static void enqueue_prepare(enqueue_ctx *x, cl_command_queue queue, cl_event *us
 /* After the real enqueue: hands the event to the completion callback. Our
  * reference is released by the callback; the program's own reference (if it
  * asked for the event) is untouched. */
-static void enqueue_finish(enqueue_ctx *x, cl_int err, uint64_t t0, uint64_t t1, uint64_t corr)
+static void enqueue_finish(enqueue_ctx *x, cl_int err, uint64_t t0, uint64_t t1, uint64_t raw0, uint64_t raw1,
+			   uint64_t corr)
 {
 	REAL(clRetainEvent);
 	REAL(clSetEventCallback);
@@ -392,6 +427,8 @@ static void enqueue_finish(enqueue_ctx *x, cl_int err, uint64_t t0, uint64_t t1,
 	p->q = x->q;
 	p->t0 = t0;
 	p->t1 = t1;
+	p->raw0 = raw0;
+	p->raw1 = raw1;
 	if (p->kind == PT_REC_GPU_KERNEL)
 		p->rec.k.correlation = corr;
 	else
@@ -632,12 +669,14 @@ PT_EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
 		l.device = x.q->dev->index;
 	}
 	uint64_t t0 = call_go(&h);
+	uint64_t raw0 = raw_ns();
 	cl_int err = real_clEnqueueNDRangeKernel(queue, kernel, work_dim, global_offset, global_size,
 						 local_size, nwait, wait, x.slot);
+	uint64_t raw1 = raw_ns();
 	uint64_t t1 = pt_now();
 	int saved = errno;
 	call_after(&h);
-	enqueue_finish(&x, err, t0, t1, h.api.correlation);
+	enqueue_finish(&x, err, t0, t1, raw0, raw1, h.api.correlation);
 	call_end(&h, err, err == CL_SUCCESS ? &l : NULL);
 	errno = saved;
 	return err;
@@ -670,14 +709,16 @@ typedef struct copy_desc {
 			h.api.stream = x.q->id;                                      \
 		}                                                                    \
 	}                                                                            \
-	uint64_t t0 = traced ? call_go(&h) : 0;
+	uint64_t t0 = traced ? call_go(&h) : 0;                                      \
+	uint64_t raw0 = traced ? raw_ns() : 0;
 
 #define COPY_END(err)                                                                \
 	if (traced) {                                                                \
+		uint64_t raw1 = raw_ns();                                            \
 		uint64_t t1 = pt_now();                                              \
 		int saved = errno;                                                   \
 		call_after(&h);                                                      \
-		enqueue_finish(&x, err, t0, t1, h.api.correlation);                  \
+		enqueue_finish(&x, err, t0, t1, raw0, raw1, h.api.correlation);      \
 		call_end(&h, err, NULL);                                             \
 		errno = saved;                                                       \
 	}
