@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""End-to-end: a real program (progs/timed.c) built with instrument.so and
+run under libtrace.so; its profile and Paraver trace must show the timings
+it has by construction, within tolerance (sleeps oversleep, never
+undersleep; a loaded machine adds delay, so upper bounds are generous).
+
+Usage: test_real.py --cc CLANG --plugin instrument.so --runtime libtrace.so
+                    --paratrace PARATRACE --work DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prv_check  # noqa: E402
+
+T, N = 4, 10
+FAILS = []
+
+
+def expect(cond, msg):
+    if not cond:
+        FAILS.append(msg)
+        print("FAIL: " + msg, file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("cc", "plugin", "runtime", "paratrace", "work"):
+        ap.add_argument("--" + a, required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "timed.c")
+    exe = os.path.join(a.work, "timed")
+    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", exe, "-lpthread"], check=True)
+    tdir = os.path.join(a.work, "trace")
+    env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
+    p = subprocess.run([exe, str(T), str(N)], env=env, stdout=subprocess.PIPE, text=True, check=True)
+    params = dict(line.split() for line in p.stdout.splitlines())
+    hold, held, sleep = (int(params[k]) * 1000000 for k in ("hold_ms", "held_ms", "sleep_ms"))
+
+    # profile
+    r = subprocess.run([a.paratrace, "report", "--json", tdir], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0, "report failed: %s" % r.stderr)
+    rep = json.loads(r.stdout)
+    f = {x["name"]: x for x in rep["functions"]}
+    sf = f.get("sleep_fixed")
+    expect(sf is not None, "sleep_fixed not in the profile: %s" % list(f))
+    if sf:
+        expect(sf["calls"] == T * N, "sleep_fixed calls %d, expected %d" % (sf["calls"], T * N))
+        expect(sleep <= sf["incl_mean_ns"] < sleep + 20000000,
+               "sleep_fixed mean %d ns, expected %d..+20ms" % (sf["incl_mean_ns"], sleep))
+        expect(sf["file"].endswith("timed.c"), "file %r" % sf["file"])
+    hg = f.get("hold_gate")
+    expect(hg is not None and hg["calls"] == T, "hold_gate calls %s" % (hg and hg["calls"]))
+    gate = [l for l in rep["locks"] if l["kind"] == "mutex" and l["acquisitions"] >= T + 1]
+    expect(len(gate) >= 1, "the gate mutex is not in the lock table: %s" % rep["locks"])
+    if gate:
+        g = gate[0]
+        # every worker waited at least until main released it (hold) minus the
+        # time between its request and main's sleep start; the workers
+        # then waited for each other: total >= (T-1) * held as well
+        expect(g["contended"] >= T, "contended acquisitions %d" % g["contended"])
+        expect(g["wait_max_ns"] >= hold * 0.8, "max wait %d, hold %d" % (g["wait_max_ns"], hold))
+        expect(g["wait_ns"] >= (T - 1) * held, "total wait %d" % g["wait_ns"])
+        expect(g["top_waiter"] == "hold_gate", "waited most in %r" % g["top_waiter"])
+    th = [t for t in rep["threads"] if t["kind"] == "thread"]
+    expect(len(th) == T + 1, "threads %d" % len(th))
+    main_t = th[0]
+    expect(main_t["wait_join_ns"] > 0, "main thread join wait")
+
+    # Paraver
+    out = os.path.join(a.work, "timed")
+    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
+    P, s = prv_check.check(out + ".prv")
+    for m in P.items:
+        expect(False, "prv_check: " + m)
+    if s:
+        expect(s["threads"] == T + 1, "prv threads %d" % s["threads"])
+        creations = [c for c in s["comms"] if c["tag"] == 1]
+        expect(len(creations) == T, "thread creation comms %d" % len(creations))
+        sync = sum(st.get("5", 0) for st in s["states"].values())
+        expect(sync >= T * hold * 0.5, "synchronization state time %d" % sync)
+        pcf = open(out + ".pcf").read()
+        expect("sleep_fixed [" in pcf and "timed.c" in pcf, "function names with files in .pcf")
+    # Chrome
+    js = os.path.join(a.work, "timed.json")
+    r = subprocess.run([a.paratrace, "export", "--format", "chrome", "-q", "-o", js, tdir],
+                       stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0, "export failed: %s" % r.stderr)
+    ev = json.load(open(js))["traceEvents"]
+    expect(sum(1 for e in ev if e.get("ph") == "B" and e.get("name") == "sleep_fixed") == T * N,
+           "chrome sleep_fixed slices")
+    if FAILS:
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
