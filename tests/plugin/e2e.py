@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
+PROJECTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "projects")
 
 # name -> (sources of the executable, expected exit status)
 SIMPLE = {
@@ -93,6 +94,21 @@ def build(args):
         b.link(b.objects(["dl_main.c"], ['-DPLUGIN_PATH="%s"' % plug]), exe,
                ["-L" + args.work, "-ldlshared", "-ldl", "-Wl,-rpath," + args.work])
         return exe, 0
+    if args.case in ("make", "cmake"):
+        # A project of its own, built through the wrappers in --bindir.
+        src = os.path.join(args.work, "src")
+        shutil.copytree(os.path.join(PROJECTS, args.case), src)
+        for f in ("selflog.c", "selflog.h"):
+            shutil.copy(os.path.join(PROGS, f), src)
+        if args.case == "make":
+            run(["make", "-C", src, "CC=" + os.path.join(args.bindir, "paratrace-cc"),
+                 "CFLAGS=" + args.flags])
+            return os.path.join(src, "app"), 0
+        bdir = os.path.join(args.work, "build")
+        run(["cmake", "-S", src, "-B", bdir, "-DCMAKE_TOOLCHAIN_FILE=" + args.toolchain,
+             "-DCMAKE_C_FLAGS=" + args.flags, "-DCMAKE_CXX_FLAGS=" + args.flags])
+        run(["cmake", "--build", bdir])
+        return os.path.join(bdir, "app"), 0
     fail("unknown case " + args.case)
 
 
@@ -253,6 +269,8 @@ def main():
     p.add_argument("--runtime", required=True)
     p.add_argument("--dump", required=True)
     p.add_argument("--work", required=True)
+    p.add_argument("--bindir", help="where paratrace-cc/c++ are (make, cmake cases)")
+    p.add_argument("--toolchain", help="paratrace-toolchain.cmake (cmake case)")
     p.add_argument("--flags", default="-O0")
     p.add_argument("--mode", default="fplugin", choices=["fplugin", "fpass-plugin", "lto"])
     p.add_argument("case")
