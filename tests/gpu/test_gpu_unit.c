@@ -45,6 +45,27 @@ static void test_clock_keeps_tightest_bracket(void)
 	CU_ASSERT_EQUAL(c.brackets, 4);
 }
 
+/* Once the anchor is over 100 ms old, a bracket up to twice the narrowest
+ * width replaces it (drift), a wider one still does not. */
+static void test_clock_follows_drift(void)
+{
+	pt_gpu_clock c = PT_GPU_CLOCK_INIT;
+	pt_gpu_clock_bracket(&c, 1000, 1100, 500); /* width 100 */
+	pt_gpu_clock_bracket(&c, 50000, 50150, 25000); /* 150, anchor fresh: no */
+	CU_ASSERT_EQUAL(c.anchor_ticks, 1050);
+	uint64_t later = 1000 + 300000000; /* 150 ms at 2 ticks/ns */
+	pt_gpu_clock_bracket(&c, later, later + 300, 150000000); /* 300 > 2 x 100: no */
+	CU_ASSERT_EQUAL(c.anchor_ticks, 1050);
+	pt_gpu_clock_bracket(&c, later, later + 180, 150000000); /* 180 <= 200: yes */
+	CU_ASSERT_EQUAL(c.anchor_ticks, later + 90);
+	CU_ASSERT_EQUAL(c.best, 100);
+	pt_gpu_clock_reset(&c);
+	CU_ASSERT_EQUAL(pt_gpu_clock_to_ticks(&c, 150000000), 0);
+	pt_gpu_clock_bracket(&c, 7000, 7400, 3000); /* after a reset, anything anchors */
+	CU_ASSERT_EQUAL(c.anchor_ticks, 7200);
+	CU_ASSERT_EQUAL(c.best, 400);
+}
+
 static void test_clock_rate_matches_host(void)
 {
 	/* The fake trace clock runs at 2 ticks per ns. */
@@ -400,6 +421,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("gpu", NULL, NULL);
 	CU_add_test(s, "clock_map", test_clock_map);
 	CU_add_test(s, "clock_keeps_tightest_bracket", test_clock_keeps_tightest_bracket);
+	CU_add_test(s, "clock_follows_drift", test_clock_follows_drift);
 	CU_add_test(s, "clock_rate_matches_host", test_clock_rate_matches_host);
 	CU_add_test(s, "clock_converts_device_times", test_clock_converts_device_times);
 #ifdef PT_HAVE_CUPTI
