@@ -205,8 +205,13 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	} else {
 		d->group = PT_GROUP_OTHER;
 	}
+	/* Context switches and migrations happen in the kernel: counted in user
+	 * space only they would always read 0, so they get no such fallback. */
+	int kernel_only = d->attr.type == PERF_TYPE_SOFTWARE &&
+			  (d->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+			   d->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
 	long fd = perf_open(&d->attr, -1);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !(d->flags & PT_COUNTER_SOFTWARE)) {
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !kernel_only) {
 		/* perf_event_paranoid >= 2 still lets a user count its own user space. */
 		d->attr.exclude_kernel = 1;
 		d->attr.exclude_hv = 1;
