@@ -4,6 +4,7 @@
  * buffer wraps around and is never written out). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define READ_CLOCK() __rdtsc()
@@ -61,4 +62,47 @@ void bench_min_enter(uint32_t id)
 void bench_min_exit(uint32_t id)
 {
 	min_append(id);
+}
+
+/* The same append into a 64 MiB ring (pre-faulted): like a real log, the
+ * records go to memory that is not in the cache. Shows how much of a
+ * tracer's cost is the data itself rather than its code. */
+#define BIG_WORDS (1u << 23)
+static __thread uint64_t *big_cur __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *big_end __attribute__((tls_model("initial-exec")));
+static __thread uint64_t *big_base __attribute__((tls_model("initial-exec")));
+
+__attribute__((noinline)) static void big_refill(void)
+{
+	if (!big_base) {
+		/* Faulted in here, on the thread's first call, outside the timing. */
+		void *p = mmap(NULL, BIG_WORDS * sizeof *big_base, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p == MAP_FAILED)
+			abort();
+		big_base = p;
+		big_end = big_base + BIG_WORDS;
+	}
+	big_cur = big_base;
+}
+
+static inline void big_append(uint32_t id)
+{
+	uint64_t *cur = big_cur;
+	if (__builtin_expect(cur == big_end || !cur, 0)) {
+		big_refill();
+		cur = big_cur;
+	}
+	*cur = READ_CLOCK() << 24 | id;
+	big_cur = cur + 1;
+}
+
+void bench_big_enter(uint32_t id)
+{
+	big_append(id);
+}
+
+void bench_big_exit(uint32_t id)
+{
+	big_append(id);
 }

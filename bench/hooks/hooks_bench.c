@@ -2,7 +2,8 @@
  * 1 and 2 threads, side by side in one run:
  *   none       the loop without hooks
  *   empty      empty hooks in a shared object (the call floor)
- *   minimal    rdtsc + 8-byte append to initial-exec TLS (never written out)
+ *   minimal    rdtsc + 8-byte append to initial-exec TLS (a 1 MiB ring, never
+ *              written out), and the same into a 64 MiB ring (out of cache)
  *   paratrace  libtrace.so's __paratrace_func_enter/exit, called as the
  *              pass calls them (id base loaded per call, indirect call)
  *   cyg        libtrace.so's __cyg_profile_func_enter/exit
@@ -28,9 +29,9 @@
 typedef void (*hook_fn)(uint32_t);
 typedef void (*cyg_fn)(void *, void *);
 
-enum { V_NONE, V_EMPTY, V_MIN, V_PT, V_CYG, NV };
-static const char *const vname[NV] = {"none", "empty hooks", "minimal hook", "paratrace ABI",
-				      "paratrace cyg"};
+enum { V_NONE, V_EMPTY, V_MIN, V_BIG, V_PT, V_CYG, NV };
+static const char *const vname[NV] = {"none", "empty hooks", "minimal hook", "minimal, 64M ring",
+				      "paratrace ABI", "paratrace cyg"};
 
 static hook_fn h_enter[NV], h_exit[NV];
 static cyg_fn cyg_enter, cyg_exit;
@@ -58,6 +59,7 @@ __attribute__((noinline)) static int leaf_none(int x)
 	}
 LEAF_HOOKED(V_EMPTY)
 LEAF_HOOKED(V_MIN)
+LEAF_HOOKED(V_BIG)
 LEAF_HOOKED(V_PT)
 
 __attribute__((noinline)) static int leaf_cyg(int x)
@@ -68,7 +70,8 @@ __attribute__((noinline)) static int leaf_cyg(int x)
 	return r;
 }
 
-static int (*const leaf[NV])(int) = {leaf_none, leaf_V_EMPTY, leaf_V_MIN, leaf_V_PT, leaf_cyg};
+static int (*const leaf[NV])(int) = {leaf_none,  leaf_V_EMPTY, leaf_V_MIN,
+				      leaf_V_BIG, leaf_V_PT,    leaf_cyg};
 
 static uint64_t now_ns(void)
 {
@@ -218,7 +221,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-			only = atoi(argv[++i]); /* one variant (0..4), e.g. for perf */
+			only = atoi(argv[++i]); /* one variant (0..5), e.g. for perf */
 		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
 			ncalls = atol(argv[++i]);
 		else {
@@ -232,12 +235,14 @@ int main(int argc, char **argv)
 	h_exit[V_EMPTY] = dlsym(RTLD_DEFAULT, "bench_empty_exit");
 	h_enter[V_MIN] = dlsym(RTLD_DEFAULT, "bench_min_enter");
 	h_exit[V_MIN] = dlsym(RTLD_DEFAULT, "bench_min_exit");
+	h_enter[V_BIG] = dlsym(RTLD_DEFAULT, "bench_big_enter");
+	h_exit[V_BIG] = dlsym(RTLD_DEFAULT, "bench_big_exit");
 	h_enter[V_PT] = dlsym(RTLD_DEFAULT, "__paratrace_func_enter");
 	h_exit[V_PT] = dlsym(RTLD_DEFAULT, "__paratrace_func_exit");
 	cyg_enter = (cyg_fn)dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
 	cyg_exit = (cyg_fn)dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit");
 	trace_dir = getenv("PARATRACE_DIR");
-	if (!h_enter[V_EMPTY] || !h_enter[V_MIN]) {
+	if (!h_enter[V_EMPTY] || !h_enter[V_MIN] || !h_enter[V_BIG]) {
 		fprintf(stderr, "hooks_bench: reference hooks not found (link libpt_floor_hooks.so)\n");
 		return 1;
 	}
