@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* qsort that accepts an empty (NULL) array, which qsort itself may not get. */
+static inline void pt_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 static inline uint64_t pt_mix64(uint64_t x)
 {
 	x ^= x >> 33;

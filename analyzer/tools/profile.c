@@ -657,8 +657,8 @@ static int pf_print(void *tool, FILE *o)
 		if (pf->f[i].calls)
 			ids[nids++] = i;
 	sort_pf = pf;
-	qsort(ids, nids, sizeof *ids, cmp_func);
-	qsort(pf->l, pf->nl, sizeof *pf->l, cmp_lockwait);
+	pt_qsort(ids, nids, sizeof *ids, cmp_func);
+	pt_qsort(pf->l, pf->nl, sizeof *pf->l, cmp_lockwait);
 	size_t nf_show = pf->top && pf->top < nids ? pf->top : nids;
 	size_t nl_show = pf->top && pf->top < pf->nl ? pf->top : pf->nl;
 	if (pf->short_form && nl_show > 5)

@@ -839,8 +839,8 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	VEC(comm) cs = {0};
-	qsort(pv->creates.v, pv->creates.n, sizeof *pv->creates.v, cmp_link);
-	qsort(pv->starts.v, pv->starts.n, sizeof *pv->starts.v, cmp_link);
+	pt_qsort(pv->creates.v, pv->creates.n, sizeof *pv->creates.v, cmp_link);
+	pt_qsort(pv->starts.v, pv->starts.n, sizeof *pv->starts.v, cmp_link);
 	size_t j = 0;
 	for (size_t i = 0; i < pv->creates.n; i++) {
 		const link_end *c = &pv->creates.v[i];
@@ -881,7 +881,7 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 		}
 		free(ec);
 	}
-	qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
+	pt_qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
 	for (size_t i = 0; i < cs.n; i++) {
 		const comm *c = &cs.v[i];
 		const pt_shard_info *a = &ctx->shards[c->from], *b = &ctx->shards[c->to];
@@ -1049,7 +1049,7 @@ static int write_pcf(pv_tool *pv, const char *path)
 
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    Synchronization object\nVALUES\n0      End\n",
 		PV_EV_SYNC_OBJECT);
-	qsort(pv->locks.v, pv->locks.n, sizeof *pv->locks.v, cmp_lock);
+	pt_qsort(pv->locks.v, pv->locks.n, sizeof *pv->locks.v, cmp_lock);
 	for (size_t i = 0; i < pv->locks.n; i++) {
 		const lock_obj *l = &pv->locks.v[i];
 		if (i && pv->locks.v[i - 1].id == l->id) /* 31-bit id collision: one label, both named */
@@ -1061,8 +1061,8 @@ static int write_pcf(pv_tool *pv, const char *path)
 	}
 
 	/* user event types: named ones and every type used */
-	qsort(pv->types.v, pv->types.n, sizeof *pv->types.v, cmp_named);
-	qsort(pv->values.v, pv->values.n, sizeof *pv->values.v, cmp_named);
+	pt_qsort(pv->types.v, pv->types.n, sizeof *pv->types.v, cmp_named);
+	pt_qsort(pv->values.v, pv->values.n, sizeof *pv->values.v, cmp_named);
 	size_t nused = 0;
 	named *used = calloc(pv->used.n + 1, sizeof *used);
 	for (size_t i = 0; used && i < pv->used.cap; i++)
@@ -1070,7 +1070,7 @@ static int write_pcf(pv_tool *pv, const char *path)
 			used[nused++] = (named){(uint32_t)pv->used.k[2 * i],
 						(int64_t)pv->used.k[2 * i + 1], NULL};
 	if (used)
-		qsort(used, nused, sizeof *used, cmp_named);
+		pt_qsort(used, nused, sizeof *used, cmp_named);
 	/* every distinct type from both lists */
 	size_t it = 0, iu = 0, iv = 0;
 	while (it < pv->types.n || iu < nused) {
