@@ -275,7 +275,8 @@ def check(prv, summary_path=None):
                 ty, v = nums[i], nums[i + 1]
                 if ty not in types:
                     P.add("line %d: event type %d not in the .pcf" % (lineno, ty))
-                elif types[ty] is not None and v not in types[ty]:
+                elif types[ty] is not None and v not in types[ty] and -2**31 <= v < 2**31:
+                    # (values outside int32 cannot be labelled by Paraver at all)
                     P.add("line %d: value %d of type %d not named in the .pcf" % (lineno, v, ty))
                 ev_count["%d:%d" % (ty, v)] += 1
         elif kind == "3":

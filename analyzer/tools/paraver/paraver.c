@@ -823,6 +823,7 @@ typedef struct comm {
 	uint64_t ts, tr;
 	size_t from, to;
 	int tag;
+	int64_t size;
 } comm;
 
 static int cmp_comm(const void *a, const void *b)
@@ -850,7 +851,7 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 			j++;
 		if (j < pv->starts.n && pv->starts.v[j].pid == c->pid && pv->starts.v[j].seq == c->seq)
 			if (VEC_PUSH(cs, ((comm){c->time, pv->starts.v[j].time, c->shard,
-						 pv->starts.v[j].shard, 1})))
+						 pv->starts.v[j].shard, 1, 0})))
 				goto oom;
 	}
 	for (size_t i = 0; i < pv->forks.n; i++) {
@@ -861,7 +862,7 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 				continue;
 			const pt_shard_info *to = &ctx->shards[pi->first_shard];
 			uint64_t tr = to->first_ns > ctx->t0_ns ? to->first_ns - ctx->t0_ns : 0;
-			if (VEC_PUSH(cs, ((comm){f->time, tr, f->shard, to->index, 2})))
+			if (VEC_PUSH(cs, ((comm){f->time, tr, f->shard, to->index, 2, 0})))
 				goto oom;
 			break;
 		}
@@ -874,7 +875,7 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns - ctx->t0_ns : 0;
 			if (ec[i].from >= ctx->nshards || ec[i].to >= ctx->nshards)
 				continue;
-			if (VEC_PUSH(cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag}))) {
+			if (VEC_PUSH(cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag, ec[i].size}))) {
 				free(ec);
 				goto oom;
 			}
@@ -894,7 +895,7 @@ static int write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 		p = pv_u64(p, c->tr);
 		*p++ = ':';
 		p = pv_u64(p, c->tr);
-		p += sprintf(p, ":0:%d\n", c->tag);
+		p += sprintf(p, ":%lld:%d\n", (long long)c->size, c->tag);
 		pv_stream_commit(out, (size_t)(p - start));
 		if (c->tr > pv->max_time)
 			pv->max_time = c->tr;
@@ -1118,6 +1119,8 @@ static int write_pcf(pv_tool *pv, const char *path)
 		}
 		for (size_t k = u0; k < iu; k++) {
 			int64_t v = used[k].value;
+			if (v > INT32_MAX || v < INT32_MIN)
+				continue; /* Paraver cannot label it (std::stoi) */
 			int named_v = scope && v == 0;
 			for (size_t q = v0; q < iv && !named_v; q++)
 				named_v = pv->values.v[q].value == v;
