@@ -321,7 +321,7 @@ static void close_own(pt_thread *t, uint32_t extra_flags)
 {
 	PT_CALL_WEAK(pt_counters_thread_end, t);
 	pt_rec_thread_end e = {t->end_retval, t->end_flags | extra_flags, 0};
-	pt_wlog_put(&t->log, pt_now_inline(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
+	pt_wlog_put_final(&t->log, pt_now_inline(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
 	atomic_store(&t->closed, 1);
 	pt_wlog_close(&t->log);
 }
@@ -377,7 +377,7 @@ void pt_leave(pt_thread *t)
 	/* Re-open the fast path (closed by pt_enter so that a hook raised by a
 	 * signal handler while we write cannot append into the same bytes). */
 	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0)
-		__atomic_store_n(&t->log.limit, t->log.end, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->guard, 0, memory_order_release);
 }
 
@@ -623,7 +623,7 @@ void pt_fork_parent(void)
 	if (t) {
 		t->forking = 0;
 		if (!atomic_load(&t->guard) && !t->log.dead)
-			__atomic_store_n(&t->log.limit, t->log.end, __ATOMIC_RELAXED);
+			__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	}
 }
 

@@ -69,6 +69,7 @@ typedef struct pt_wlog {
 	char *base;
 	char *end;
 	uint64_t win_off;
+	size_t map_len;    /* bytes mapped at base (end may stop short of it: the size cap) */
 	uint64_t reserved; /* file bytes allocated so far */
 	int fd;
 	int dead;      /* closed or trimmed: never write again */
@@ -105,6 +106,21 @@ PT_HIDDEN void pt_wlog_seal_foreign(pt_wlog *l);
 PT_HIDDEN void pt_wlog_forget(pt_wlog *l);
 /* Bytes of data (header included). */
 PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
+
+/* The last bytes of every window are kept for the records that end a log
+ * (a pending LOST, THREAD_END or EXIT, CLOSE, each possibly after a TIME):
+ * even when no more space can be had (disk full, PARATRACE_MAX_SIZE), a log
+ * still ends complete and says how much it lost. */
+#define PT_TAIL_RESERVE 128
+/* Where the fast path must stop: the window's end less the tail reserve. */
+static inline char *pt_wlog_fast_end(const pt_wlog *l)
+{
+	return l->end ? l->end - PT_TAIL_RESERVE : NULL;
+}
+/* Like pt_wlog_put, for a record that ends a log (THREAD_END, EXIT): may
+ * use the tail reserve. */
+PT_HIDDEN void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
+				 const void *p1, size_t len1, const void *p2, size_t len2);
 
 /* Writer-wide settings, from the configuration. */
 extern PT_HIDDEN size_t pt_window_size;

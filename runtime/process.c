@@ -118,7 +118,7 @@ void pt_process_close(int how, int status)
 		return;
 	if (!pt_plog.dead) {
 		pt_rec_exit e = {status, (uint32_t)how};
-		pt_wlog_put(&pt_plog, pt_now_inline(), PT_REC_EXIT, 0, &e, sizeof e, NULL, 0);
+		pt_wlog_put_final(&pt_plog, pt_now_inline(), PT_REC_EXIT, 0, &e, sizeof e, NULL, 0);
 		pt_wlog_close(&pt_plog);
 	}
 	pt_spin_unlock(&pt_plock);

@@ -81,13 +81,19 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	uint64_t off = data_off & ~(uint64_t)(ps - 1);
 	/* Windows grow from 64 KiB to PARATRACE_BUFFER_SIZE, doubling: a
 	 * short-lived thread does not pay for a large reservation. */
-	size_t len = l->base ? (size_t)(l->end - l->base) * 2 : PT_FIRST_WINDOW;
+	size_t len = l->base ? l->map_len * 2 : PT_FIRST_WINDOW;
 	if (len > pt_window_size)
 		len = pt_window_size;
 	size_t min = ((size_t)(data_off - off) + need + ps - 1) & ~(ps - 1);
 	if (len < min)
 		len = min;
-	if (reserve(l, off + len) != 0)
+	/* With a size cap, the window ends at the cap (plus the tail reserve)
+	 * so the fast path cannot write past it. */
+	size_t usable = len;
+	if (!ignore_limit && pt_max_file_size && off + usable > pt_max_file_size + PT_TAIL_RESERVE)
+		usable = (size_t)(pt_max_file_size + PT_TAIL_RESERVE - off);
+	len = (usable + ps - 1) & ~(ps - 1);
+	if (reserve(l, off + usable) != 0)
 		return PT_LOST_NO_SPACE;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
 	if (p == MAP_FAILED)
@@ -99,9 +105,10 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	 * fault per page on the hot path. Best effort. */
 	madvise(p, len, MADV_POPULATE_WRITE);
 	if (l->base)
-		munmap(l->base, (size_t)(l->end - l->base));
+		munmap(l->base, l->map_len);
 	l->base = p;
-	l->end = p + len;
+	l->map_len = len;
+	l->end = p + usable;
 	l->win_off = off;
 	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
 	return 0;
@@ -157,18 +164,21 @@ static void store_lost(pt_wlog *l)
 /* Makes room for `size` bytes of record at l->cur (plus a TIME record when
  * the delta overflows and a pending LOST record). 0, or -1 if the space
  * cannot be had (the record is then counted as lost). */
-static int make_room(pt_wlog *l, size_t size, int overflow, int ignore_limit)
+static int make_room(pt_wlog *l, size_t size, int overflow, int tail)
 {
 	size_t need = size + (overflow ? 16 : 0) + (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
-	if (pt_likely((size_t)(l->end - l->cur) >= need))
+	uintptr_t bound = (uintptr_t)(tail ? l->end : pt_wlog_fast_end(l));
+	if (pt_likely(l->cur && (uintptr_t)l->cur + need <= bound))
 		return 0;
-	if (l->retry_countdown && !ignore_limit) {
+	if (!tail)
+		need += PT_TAIL_RESERVE; /* the next window keeps one too */
+	if (l->retry_countdown && !tail) {
 		/* Failed recently: do not pay a system call per dropped event. */
 		l->retry_countdown--;
 		return -1;
 	}
 	int saved = errno;
-	int reason = map_window(l, pt_wlog_length(l), need, ignore_limit);
+	int reason = map_window(l, pt_wlog_length(l), need, tail);
 	errno = saved;
 	if (reason) {
 		if (!l->lost_reason)
@@ -182,13 +192,13 @@ static int make_room(pt_wlog *l, size_t size, int overflow, int ignore_limit)
 }
 
 static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_t len1,
-		const void *p2, size_t len2, size_t size, int ignore_limit)
+		const void *p2, size_t len2, size_t size, int tail)
 {
 	if (ticks < l->last)
 		ticks = l->last;
 	uint64_t d = ticks - l->last;
 	int overflow = d > UINT32_MAX;
-	if (make_room(l, size, overflow, ignore_limit) != 0) {
+	if (make_room(l, size, overflow, tail) != 0) {
 		note_lost(l, 1, size, l->lost_reason ? l->lost_reason : PT_LOST_NO_SPACE);
 		return;
 	}
@@ -215,6 +225,21 @@ void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const 
 	}
 	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, (uint16_t)(size / 8), 0};
 	put(l, ticks, h, p1, len1, p2, len2, size, 0);
+}
+
+void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
+		       size_t len1, const void *p2, size_t len2)
+{
+	if (l->dead)
+		return;
+	size_t size = pt_rec_size_for(len1 + len2);
+	if (size > PT_TAIL_RESERVE / 4) {
+		/* Only small records may use the reserve. */
+		pt_wlog_put(l, ticks, kind, arg, p1, len1, p2, len2);
+		return;
+	}
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, (uint16_t)(size / 8), 0};
+	put(l, ticks, h, p1, len1, p2, len2, size, 1);
 }
 
 void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id)
@@ -279,7 +304,7 @@ int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params
 	memcpy(l->base, &h, sizeof h);
 	l->cur = l->base + sizeof h;
 	store_time(l, h.open.ticks);
-	set_limit(l, l->end);
+	set_limit(l, pt_wlog_fast_end(l));
 	errno = saved;
 	return 0;
 }
@@ -299,15 +324,16 @@ void pt_wlog_close(pt_wlog *l)
 	l->slow = 1;
 	pt_clock_pair pair;
 	pt_clock_pair_now(&pair);
-	/* The CLOSE record may exceed PARATRACE_MAX_SIZE by its few bytes: a
-	 * complete log is worth more than the cap's last 32 bytes. */
+	/* CLOSE (after a pending LOST) comes out of the tail reserve; it may
+	 * exceed PARATRACE_MAX_SIZE by those few bytes: a complete log that
+	 * says what it lost is worth more than the cap's last 128 bytes. */
 	pt_rec_head h = {PT_REC_CLOSE, 0, (uint16_t)(pt_rec_size_for(sizeof pair) / 8), 0};
 	l->retry_countdown = 0;
 	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, pt_rec_size_for(sizeof pair), 1);
 	trim(l, pt_wlog_length(l));
 	l->dead = 1;
 	if (l->base)
-		munmap(l->base, (size_t)(l->end - l->base));
+		munmap(l->base, l->map_len);
 	l->base = l->cur = l->end = NULL;
 	close(l->fd);
 	l->fd = -1;

@@ -10,6 +10,7 @@
  *   module <rel> flags=<f> buildid=<n> <path>
  *   threadname <rel> <name>
  *   seq <rel> type=<name> count=<n> inorder=<0|1>
+ *   lost <rel> records=<n> bytes=<n>       (sum of LOST records, when any)
  * With --seq NAME, user events of type NAME in each thread log must carry
  * the values 0, 1, 2, ... in order ("inorder"). */
 #define _GNU_SOURCE
@@ -97,13 +98,20 @@ int main(int argc, char **argv)
 			int mono = 1;
 			int64_t next_seq = 0;
 			int inorder = 1;
-			uint64_t seqn = 0;
+			uint64_t seqn = 0, lost_recs = 0, lost_bytes = 0;
 			while (pt_log_read(log, &ev) == 0) {
 				if (n && ev.ticks < last)
 					mono = 0;
 				last = ev.ticks;
 				n++;
 				counts[ev.kind & 0xff]++;
+				if (ev.kind == PT_REC_LOST) {
+					const pt_rec_lost *l = PT_REC_PAYLOAD(ev.rec, pt_rec_lost);
+					if (l) {
+						lost_recs += l->records;
+						lost_bytes += l->bytes;
+					}
+				}
 				if (ev.kind == PT_REC_THREAD_NAME) {
 					const char *s = pt_event_string(&ev, 0);
 					printf("threadname %s %s\n", rel, s ? s : "?");
@@ -135,6 +143,9 @@ int main(int argc, char **argv)
 				if (counts[k])
 					printf("count %s %s %" PRIu64 "\n", rel, pt_rec_kind_name((unsigned)k),
 					       counts[k]);
+			if (counts[PT_REC_LOST])
+				printf("lost %s records=%" PRIu64 " bytes=%" PRIu64 "\n", rel, lost_recs,
+				       lost_bytes);
 			if (seq && f->kind == PT_FILE_THREAD && seqn)
 				printf("seq %s type=%s count=%" PRIu64 " inorder=%d\n", rel, seq, seqn,
 				       inorder);

@@ -134,6 +134,28 @@ permissions)
 	grep -q "symbolic link" "$work/err" || fail "symlink: no warning: $(cat "$work/err")"
 	[ -z "$(ls -A "$work/elsewhere")" ] || fail "symlink was followed"
 	;;
+max_size)
+	# PARATRACE_MAX_SIZE reached: records are dropped and counted, and every
+	# log still ends complete with a LOST record saying how many
+	PARATRACE_MAX_SIZE=256K run "$work/tr" "$BIN/pt_threads8" 4 200000
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	grep -q "records .* were lost" "$work/err" || fail "no warning about lost records: $(cat "$work/err")"
+	check "$work/tr" --seq seq
+	no_line 'state=(error|more)'
+	no_line 'complete=0'
+	for f in "$work"/tr/p*/t*.ptl; do
+		[ "$(stat -c %s "$f")" -le $((256 * 1024 + 128)) ] || fail "$f exceeds the cap"
+	done
+	n=0
+	while read -r rel count; do
+		lost=$(awk -v r="$rel" '$1 == "lost" && $2 == r { sub("records=", "", $3); print $3 }' "$work/check")
+		[ -n "$lost" ] || fail "$rel: no LOST record"
+		# every user event is either in the log or counted as lost
+		[ $((count + lost)) = 200000 ] || fail "$rel: $count kept + $lost lost != 200000"
+		n=$((n + 1))
+	done < <(awk '$1 == "seq" { sub("count=", "", $4); print $2, $4 }' "$work/check")
+	[ "$n" = 4 ] || fail "expected 4 thread logs with events, got $n"
+	;;
 sigkill)
 	PARATRACE_DIR=$work/tr LD_PRELOAD=$LIBTRACE "$BIN/pt_sigkill" 200000 >"$work/out" 2>"$work/err" &
 	pid=$!

@@ -343,6 +343,39 @@ static void test_lost_accounting(void)
 	CU_ASSERT_EQUAL(r[n - 1].kind, PT_REC_CLOSE);
 }
 
+/* Space never returns: the log still ends LOST + CLOSE (tail reserve). */
+static void test_lost_until_close(void)
+{
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 64 * 1024;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t8.ptl", &thread_params), 0);
+	uint64_t t = l.last;
+	enum { N = 10000 };
+	for (uint32_t i = 0; i < N; i++)
+		pt_wlog_put_func(&l, t + i, PT_REC_FUNC_ENTER, i + 1);
+	uint64_t lost = l.lost_records;
+	pt_rec_thread_end e = {0, 0, 0};
+	pt_wlog_put_final(&l, t + N, PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
+	pt_wlog_close(&l);
+	pt_max_file_size = 0;
+	CU_ASSERT_FATAL(lost > 0);
+	static rec r[N + 8];
+	int complete = 0;
+	long n = read_all("t8.ptl", r, N + 8, &complete);
+	CU_ASSERT_FATAL(n >= 4);
+	CU_ASSERT(complete);
+	CU_ASSERT_EQUAL(r[n - 3].kind, PT_REC_LOST);
+	CU_ASSERT_EQUAL(r[n - 3].a, lost);
+	CU_ASSERT_EQUAL(r[n - 2].kind, PT_REC_THREAD_END);
+	CU_ASSERT_EQUAL(r[n - 1].kind, PT_REC_CLOSE);
+	CU_ASSERT_EQUAL((uint64_t)(n - 4) + lost, N); /* TIME, LOST, END, CLOSE */
+	struct stat st;
+	char path[512];
+	snprintf(path, sizeof path, "%s/t8.ptl", tmpdir);
+	CU_ASSERT(stat(path, &st) == 0 && st.st_size <= 64 * 1024 + PT_TAIL_RESERVE);
+}
+
 static void test_create_refuses_existing_and_symlinks(void)
 {
 	pt_wlog l;
@@ -446,6 +479,7 @@ int main(void)
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "lost accounting", test_lost_accounting);
+	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
 	CU_add_test(s, "module registration and ids", test_register_modules);
