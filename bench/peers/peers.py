@@ -642,7 +642,7 @@ def summarize(runs, counted, workloads, active, expects, analyzer):
     for name, src, threads, size in workloads:
         calls = sum(expects[name].values())
         for c in active:
-            over_w, over_c, wall_w, startup = [], [], [], []
+            over_w, over_c, wall_w, startup, startup_cpu = [], [], [], [], []
             for rep in {r["rep"] for r in runs}:
                 k = [(c.name, name, rep), (c.name, "empty", rep), ("baseline", name, rep), ("baseline", "empty", rep)]
                 if not all(x in by for x in k):
@@ -652,6 +652,7 @@ def summarize(runs, counted, workloads, active, expects, analyzer):
                 over_c.append((cw["cpu_s"] - ce["cpu_s"]) - (bw["cpu_s"] - be["cpu_s"]))
                 wall_w.append(cw["wall_s"])
                 startup.append(ce["wall_s"] - be["wall_s"])
+                startup_cpu.append(ce["cpu_s"] - be["cpu_s"])
             if not over_w:
                 continue
             share, nbytes = counted.get((name, c.name), (None, None))
@@ -663,6 +664,7 @@ def summarize(runs, counted, workloads, active, expects, analyzer):
                 bytes_per_call=(nbytes / calls) if nbytes is not None else None,
                 recorded_pct=(share * 100) if share is not None else None,
                 startup_ms=statistics.median(startup) * 1e3,
+                startup_cpu_ms=statistics.median(startup_cpu) * 1e3,
                 analyze_s_per_mevent=(analyzer[name][1] / analyzer[name][0] * 1e6)
                 if c.name == "paratrace" and name in analyzer and analyzer[name][0] else None,
             ))
@@ -707,7 +709,7 @@ def fmt(v, spec):
 
 def write_outputs(opts, env, rows, runs, skipped, analyzer, workloads):
     fields = ["workload", "contender", "threads", "calls", "reps", "wall_ms", "wall_ns_per_call",
-              "cpu_ns_per_call", "bytes_per_call", "recorded_pct", "startup_ms", "analyze_s_per_mevent"]
+              "cpu_ns_per_call", "bytes_per_call", "recorded_pct", "startup_ms", "startup_cpu_ms", "analyze_s_per_mevent"]
     with open(os.path.join(opts.out, "peers.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
@@ -743,13 +745,14 @@ def write_outputs(opts, env, rows, runs, skipped, analyzer, workloads):
         lines.append("### %s (%s calls, %d thread%s)" % (name, format(wrows[0]["calls"], ","), threads,
                                                           "s" if threads > 1 else ""))
         lines.append("")
-        lines.append("| contender | wall ns/call | cpu ns/call | bytes/call | recorded | start-up ms | run ms |")
+        lines.append("| contender | wall ns/call | cpu ns/call | bytes/call | recorded | start-up ms (cpu ms) | run ms |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|")
         for r in wrows:
             rec = fmt(r["recorded_pct"], ".1f") + ("%" if r["recorded_pct"] is not None else "")
-            lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s (%s) | %s |" % (
                 r["contender"], fmt(r["wall_ns_per_call"], ".1f"), fmt(r["cpu_ns_per_call"], ".1f"),
-                fmt(r["bytes_per_call"], ".1f"), rec, fmt(r["startup_ms"], ".2f"), fmt(r["wall_ms"], ".1f")))
+                fmt(r["bytes_per_call"], ".1f"), rec, fmt(r["startup_ms"], ".1f"),
+                fmt(r["startup_cpu_ms"], ".1f"), fmt(r["wall_ms"], ".1f")))
         lines.append("")
     summary = summary_lines(rows, workloads)
     if summary:
