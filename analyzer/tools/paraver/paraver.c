@@ -381,14 +381,15 @@ static void pop_frames(pv_shard *s, uint64_t t, size_t n)
 static void func_enter(pv_shard *s, uint64_t t, uint32_t id)
 {
 	core *c = s->core;
+	if (!id) /* a record with function id 0, which the format never uses */
+		return;
 	if (push_frame(c, id)) {
 		c->oom = 1;
 		return;
 	}
-	char *start, *p = line_begin(s, rel(s, t), &start);
-	p = pair(p, PV_EV_USER_FUNC, id);
-	p = pair(p, PV_EV_USER_FUNC_LINE, id);
-	line_end(s, start, p);
+	pv_stream_func(&s->ev, rel(s, t), id);
+	if (s->ev.last_key > s->last)
+		s->last = s->ev.last_key;
 }
 
 static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
@@ -396,10 +397,9 @@ static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
 	core *c = s->core;
 	if (c->depth && c->stack[c->depth - 1] == id) {
 		c->depth--;
-		char *start, *p = line_begin(s, rel(s, t), &start);
-		p = pair(p, PV_EV_USER_FUNC, 0);
-		p = pair(p, PV_EV_USER_FUNC_LINE, 0);
-		line_end(s, start, p);
+		pv_stream_func(&s->ev, rel(s, t), 0);
+		if (s->ev.last_key > s->last)
+			s->last = s->ev.last_key;
 		return;
 	}
 	for (size_t i = c->depth; i-- > 0;)

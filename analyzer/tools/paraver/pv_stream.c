@@ -1,7 +1,11 @@
 /* Temporary sorted streams of .prv lines, and their parallel k-way merge.
  *
- * A stream file is a sequence of [u64 key][u16 len][len bytes of text],
- * keys non-decreasing. Every PV_INDEX_STEP bytes the writer notes (key,
+ * A stream file is a sequence of records [u64 key][u16 stored][u16 text]
+ * [stored bytes], keys non-decreasing. The stored bytes start with an op:
+ * PV_OP_TEXT (the rest is the line's text), PV_OP_ENTER (u32 function id:
+ * ":60000019:id:60000119:id\n") or PV_OP_EXIT (":60000019:0:60000119:0\n"),
+ * so the most common lines take a few bytes on disk; `text` is the length
+ * of the expanded text (without prefix and key). Every PV_INDEX_STEP bytes the writer notes (key,
  * offset, text bytes before) in memory: the merge uses these notes to cut
  * the whole time range into partitions of similar size and to find, for
  * each stream, the exact offset where each partition starts. Because the
@@ -22,7 +26,11 @@
 
 #define PV_INDEX_STEP (16u << 10)
 #define PV_STREAM_BUF (64u << 10)
-#define PV_REC_HEAD 10 /* key + len */
+#define PV_REC_HEAD 12 /* key, stored length, text length */
+
+enum { PV_OP_TEXT, PV_OP_ENTER, PV_OP_EXIT };
+static const char pv_exit_text[] = ":60000019:0:60000119:0\n";
+#define PV_EXIT_LEN (sizeof pv_exit_text - 1)
 
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 {
@@ -35,7 +43,7 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 		memcpy(s->prefix, prefix, s->prefix_len);
 	}
 	s->path = strdup(path);
-	s->cap = PV_STREAM_BUF + PV_LINE_MAX + PV_REC_HEAD;
+	s->cap = PV_STREAM_BUF + PV_LINE_MAX + PV_REC_HEAD + 8;
 	s->buf = malloc(s->cap);
 	if (!s->path || !s->buf) {
 		s->error = ENOMEM;
@@ -88,19 +96,41 @@ char *pv_stream_reserve(pv_stream *s, uint64_t key)
 		s->next_index = s->off + PV_INDEX_STEP;
 	}
 	memcpy(s->buf + s->used, &key, 8);
-	return s->buf + s->used + PV_REC_HEAD;
+	s->buf[s->used + PV_REC_HEAD] = PV_OP_TEXT;
+	return s->buf + s->used + PV_REC_HEAD + 1;
+}
+
+static inline void commit_rec(pv_stream *s, size_t stored, size_t text)
+{
+	uint16_t l[2] = {(uint16_t)stored, (uint16_t)text};
+	memcpy(s->buf + s->used + 8, l, 4);
+	s->used += PV_REC_HEAD + stored;
+	s->off += PV_REC_HEAD + stored;
+	s->text += text;
+	if (s->prefix_len)
+		s->text += s->prefix_len + pv_digits(s->last_key);
+	s->nrec++;
 }
 
 void pv_stream_commit(pv_stream *s, size_t len)
 {
-	uint16_t l = (uint16_t)len;
-	memcpy(s->buf + s->used + 8, &l, 2);
-	s->used += PV_REC_HEAD + len;
-	s->off += PV_REC_HEAD + len;
-	s->text += len;
-	if (s->prefix_len)
-		s->text += s->prefix_len + pv_digits(s->last_key);
-	s->nrec++;
+	commit_rec(s, len + 1, len);
+}
+
+static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+
+void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
+{
+	char *p = pv_stream_reserve(s, key) - 1;
+	if (id) {
+		p[0] = PV_OP_ENTER;
+		memcpy(p + 1, &id, 4);
+		unsigned d = pv_digits(id);
+		commit_rec(s, 5, enter_fixed + 2 * d);
+	} else {
+		p[0] = PV_OP_EXIT;
+		commit_rec(s, 1, PV_EXIT_LEN);
+	}
 }
 
 int pv_stream_finish(pv_stream *s)
@@ -136,7 +166,7 @@ typedef struct cursor {
 	char *buf;
 	size_t pos, len; /* unread bytes: buf[pos, len) */
 	uint64_t key;    /* of the current record */
-	uint16_t tlen;
+	uint16_t slen, tlen; /* stored bytes, expanded text */
 	const char *text;
 	size_t stream;
 	const char *prefix; /* NULL: the stored text is the whole line */
@@ -152,13 +182,14 @@ static int cursor_next(cursor *c)
 	for (int pass = 0; pass < 2; pass++) {
 		size_t avail = c->len - c->pos;
 		if (avail >= PV_REC_HEAD) {
-			uint16_t tl;
-			memcpy(&tl, c->buf + c->pos + 8, 2);
-			if (avail >= PV_REC_HEAD + (size_t)tl) {
+			uint16_t l[2];
+			memcpy(l, c->buf + c->pos + 8, 4);
+			if (avail >= PV_REC_HEAD + (size_t)l[0]) {
 				memcpy(&c->key, c->buf + c->pos, 8);
-				c->tlen = tl;
+				c->slen = l[0];
+				c->tlen = l[1];
 				c->text = c->buf + c->pos + PV_REC_HEAD;
-				c->pos += PV_REC_HEAD + tl;
+				c->pos += PV_REC_HEAD + l[0];
 				return 0;
 			}
 		}
@@ -202,17 +233,17 @@ static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, u
 		size_t pos = 0;
 		while (pos + PV_REC_HEAD <= (size_t)n) {
 			uint64_t key;
-			uint16_t tl;
+			uint16_t l[2];
 			memcpy(&key, buf + pos, 8);
-			memcpy(&tl, buf + pos + 8, 2);
+			memcpy(l, buf + pos + 8, 4);
 			if (key >= bound) {
 				*off += pos;
 				return 0;
 			}
-			if (pos + PV_REC_HEAD + tl > (size_t)n)
+			if (pos + PV_REC_HEAD + l[0] > (size_t)n)
 				break;
-			pos += PV_REC_HEAD + tl;
-			*text += tl + (prefix_len ? prefix_len + pv_digits(key) : 0);
+			pos += PV_REC_HEAD + l[0];
+			*text += l[1] + (prefix_len ? prefix_len + pv_digits(key) : 0);
 		}
 		if (pos == 0)
 			return -1;
@@ -328,8 +359,26 @@ static inline void out_line(out_buf *o, const cursor *c)
 		memcpy(p, c->prefix, c->prefix_len);
 		p = pv_u64(p + c->prefix_len, c->key);
 	}
-	memcpy(p, c->text, c->tlen);
-	o->used = (size_t)(p + c->tlen - o->buf);
+	switch (c->text[0]) {
+	case PV_OP_ENTER: {
+		uint32_t id;
+		memcpy(&id, c->text + 1, 4);
+		memcpy(p, ":60000019:", 10);
+		p = pv_u64(p + 10, id);
+		memcpy(p, ":60000119:", 10);
+		p = pv_u64(p + 10, id);
+		*p++ = '\n';
+		break;
+	}
+	case PV_OP_EXIT:
+		memcpy(p, pv_exit_text, PV_EXIT_LEN);
+		p += PV_EXIT_LEN;
+		break;
+	default:
+		memcpy(p, c->text + 1, c->tlen);
+		p += c->tlen;
+	}
+	o->used = (size_t)(p - o->buf);
 }
 
 /* Tournament (loser) tree over a partition's cursors: one comparison per
