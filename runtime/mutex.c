@@ -61,13 +61,16 @@ PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
 	if (!t)
 		return real(m);
 	pt_rec_lock rec = {pt_ptr(m), 0, 0};
-	pt_emit(t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
-	/* A trylock first tells contention apart (for the call stack of a
-	 * blocking request) without changing the outcome: it succeeds exactly
-	 * when lock would not block, takes a robust mutex with EOWNERDEAD as
-	 * lock does, and any other failure falls through to the real lock,
-	 * which then returns what it always would (EDEADLK, ENOTRECOVERABLE...). */
+	/* A trylock first tells contention apart without changing the outcome:
+	 * it succeeds exactly when lock would not block, takes a robust mutex
+	 * with EOWNERDEAD as lock does, and any other failure falls through to
+	 * the real lock, which then returns what it always would (EDEADLK,
+	 * ENOTRECOVERABLE...). Uncontended, REQUEST and ACQUIRED share one
+	 * clock read (the wait is the trylock itself): the clock is the most
+	 * expensive part of this path. */
+	uint64_t ticks = pt_now();
 	int r = PT_REAL(pthread_mutex_trylock)(m);
+	pt_emit_at(t, ticks, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
 	if (!mutex_acquired(r)) {
 		pt_callstack_emit(t);
 		pt_leave(t);
@@ -75,10 +78,11 @@ PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
 		t = pt_enter();
 		if (!t)
 			return r;
+		ticks = pt_now();
 	}
 	rec.result = r;
-	pt_emit(t, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_MUTEX,
-		&rec, sizeof rec);
+	pt_emit_at(t, ticks, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
+		   PT_LOCK_MUTEX, &rec, sizeof rec);
 	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 	pt_leave(t);
 	return r;
