@@ -381,31 +381,85 @@ static inline void out_line(out_buf *o, const cursor *c)
 	o->used = (size_t)(p - o->buf);
 }
 
-/* Tournament (loser) tree over a partition's cursors: one comparison per
+/* Tournament (loser) trees over a partition's cursors: one comparison per
  * level when the winner advances. Keys live in the tree's own array, so
  * comparing does not chase cursor pointers; an exhausted cursor has key
  * UINT64_MAX (keys are ns since the start of the trace, never that large)
  * and loses to every live one. Ties go to the lower cursor index, i.e.
- * stream order. */
+ * stream order. The cursors are split in two trees: the big streams (the
+ * threads' events) and the small ones (states, communications, whose
+ * records are rare), so most records climb a shallower tree and the pick
+ * between the two trees' winners is a well-predicted branch. */
 typedef struct ltree {
 	uint64_t *key;   /* [K]: key of leaf i */
 	uint32_t *loser; /* [K]: internal nodes 1..K-1 */
 	uint32_t *win;   /* [2K]: scratch for building */
-	size_t K;
+	uint32_t *leaf;  /* [K]: cursor index of leaf i (increasing) */
+	size_t K, n, alive;
+	uint32_t w; /* winning leaf */
 } ltree;
 
 /* Branch-free: which stream comes next is unpredictable, so branches on
- * it would mostly be mispredicted. */
+ * it would mostly be mispredicted. Leaf order is cursor order. */
 static inline int lt_less(const uint64_t *key, uint32_t a, uint32_t b)
 {
 	uint64_t ka = key[a], kb = key[b];
 	return (ka < kb) | ((ka == kb) & (a < b));
 }
 
-static int merge_part(merge *m, size_t p, cursor *cur, ltree *t, char *bufs, out_buf *o)
+static void lt_build(ltree *t, const cursor *cur)
+{
+	size_t K = 1;
+	while (K < t->n)
+		K <<= 1;
+	t->K = K;
+	t->alive = t->n;
+	for (size_t i = 0; i < K; i++) {
+		t->key[i] = i < t->n ? cur[t->leaf[i]].key : UINT64_MAX;
+		t->win[K + i] = (uint32_t)i;
+	}
+	for (size_t n = K - 1; n >= 1; n--) {
+		uint32_t a = t->win[2 * n], b = t->win[2 * n + 1];
+		if (lt_less(t->key, a, b)) {
+			t->win[n] = a;
+			t->loser[n] = b;
+		} else {
+			t->win[n] = b;
+			t->loser[n] = a;
+		}
+	}
+	t->w = K > 1 ? t->win[1] : 0;
+}
+
+/* The winner's cursor moved on (or ended): replay its path. */
+static inline void lt_replay(ltree *t, const cursor *c, int ended)
+{
+	uint32_t w = t->w;
+	if (ended) {
+		t->key[w] = UINT64_MAX;
+		t->alive--;
+	} else
+		t->key[w] = c->key;
+	uint32_t x = w;
+	for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
+		uint32_t l = t->loser[n];
+		uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(t->key, l, x); /* all ones: swap */
+		t->loser[n] = (x & sw) | (l & ~sw);
+		x = (l & sw) | (x & ~sw);
+	}
+	t->w = x;
+}
+
+static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small, char *bufs,
+		      out_buf *o)
 {
 	size_t nh = 0;
 	int err = 0;
+	uint64_t most = 0;
+	for (size_t s = 0; s < m->n; s++)
+		if (m->streams[s]->nrec > most)
+			most = m->streams[s]->nrec;
+	big->n = small->n = 0;
 	for (size_t s = 0; s < m->n; s++) {
 		uint64_t a = m->off[p * m->n + s], b = m->off[(p + 1) * m->n + s];
 		if (a >= b)
@@ -428,57 +482,31 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *t, char *bufs, out
 			close(c->fd);
 			break;
 		}
+		ltree *t = m->streams[s]->nrec * 64 >= most ? big : small;
+		t->leaf[t->n++] = (uint32_t)nh;
 		nh++;
 	}
 	size_t opened = nh;
 	if (!err && nh) {
-		size_t K = 1;
-		while (K < nh)
-			K <<= 1;
-		uint64_t *key = t->key;
-		for (size_t i = 0; i < K; i++) {
-			key[i] = i < nh ? cur[i].key : UINT64_MAX;
-			t->win[K + i] = (uint32_t)i;
-		}
-		for (size_t n = K - 1; n >= 1; n--) {
-			uint32_t a = t->win[2 * n], b = t->win[2 * n + 1];
-			if (lt_less(key, a, b)) {
-				t->win[n] = a;
-				t->loser[n] = b;
-			} else {
-				t->win[n] = b;
-				t->loser[n] = a;
+		lt_build(big, cur);
+		lt_build(small, cur);
+		while (big->alive + small->alive) {
+			ltree *t = big;
+			if (!big->alive)
+				t = small;
+			else if (small->alive) {
+				uint64_t kb = big->key[big->w], ks = small->key[small->w];
+				if (ks < kb || (ks == kb && small->leaf[small->w] < big->leaf[big->w]))
+					t = small;
 			}
-		}
-		uint32_t w = K > 1 ? t->win[1] : 0;
-		size_t alive = nh;
-		while (alive > 1) {
-			cursor *c = &cur[w];
+			cursor *c = &cur[t->leaf[t->w]];
 			out_line(o, c);
-			if (cursor_next(c)) {
-				if (c->error) {
-					err = c->error;
-					break;
-				}
-				key[w] = UINT64_MAX;
-				alive--;
-			} else
-				key[w] = c->key;
-			uint32_t x = w;
-			for (size_t n = (K + w) >> 1; n; n >>= 1) {
-				uint32_t l = t->loser[n];
-				uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(key, l, x); /* all ones: swap */
-				t->loser[n] = (x & sw) | (l & ~sw);
-				x = (l & sw) | (x & ~sw);
+			int ended = cursor_next(c);
+			if (ended && c->error) {
+				err = c->error;
+				break;
 			}
-			w = x;
-		}
-		if (alive == 1 && !err) {
-			cursor *c = &cur[w];
-			do
-				out_line(o, c);
-			while (!cursor_next(c));
-			err = c->error;
+			lt_replay(t, c, ended);
 		}
 	}
 	for (size_t i = 0; i < opened; i++)
@@ -494,20 +522,27 @@ static void *merge_worker(void *arg)
 {
 	merge *m = arg;
 	cursor *cur = calloc(m->n ? m->n : 1, sizeof *cur);
-	ltree t;
-	t.K = 1;
-	while (t.K < m->n)
-		t.K <<= 1;
-	t.key = calloc(t.K, sizeof *t.key);
-	t.loser = calloc(t.K, sizeof *t.loser);
-	t.win = calloc(2 * t.K, sizeof *t.win);
+	ltree big, small;
+	size_t K = 1;
+	while (K < m->n)
+		K <<= 1;
+	int tree_oom = 0;
+	ltree *trees[2] = {&big, &small};
+	for (int i = 0; i < 2; i++) {
+		trees[i]->key = calloc(K, sizeof *trees[i]->key);
+		trees[i]->loser = calloc(K, sizeof *trees[i]->loser);
+		trees[i]->win = calloc(2 * K, sizeof *trees[i]->win);
+		trees[i]->leaf = calloc(K, sizeof *trees[i]->leaf);
+		if (!trees[i]->key || !trees[i]->loser || !trees[i]->win || !trees[i]->leaf)
+			tree_oom = 1;
+	}
 	char *bufs = malloc((m->n ? m->n : 1) * (size_t)CURSOR_BUF);
 	out_buf o;
 	memset(&o, 0, sizeof o);
 	o.m = m;
 	o.cap = 1u << 20;
 	o.buf = malloc(o.cap);
-	if (!cur || !t.key || !t.loser || !t.win || !bufs || !o.buf) {
+	if (!cur || tree_oom || !bufs || !o.buf) {
 		__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
 		goto out;
 	}
@@ -529,7 +564,7 @@ static void *merge_worker(void *arg)
 			o.zout = NULL;
 			o.zlen = o.zcap = 0;
 		}
-		int err = merge_part(m, p, cur, &t, bufs, &o);
+		int err = merge_part(m, p, cur, &big, &small, bufs, &o);
 		out_flush(&o, 1);
 		if (!err)
 			err = o.error;
@@ -555,9 +590,12 @@ static void *merge_worker(void *arg)
 	}
 out:
 	free(cur);
-	free(t.key);
-	free(t.loser);
-	free(t.win);
+	for (int i = 0; i < 2; i++) {
+		free(trees[i]->key);
+		free(trees[i]->loser);
+		free(trees[i]->win);
+		free(trees[i]->leaf);
+	}
 	free(bufs);
 	free(o.buf);
 	return NULL;
