@@ -21,7 +21,9 @@
  * GPU times interpolated by CUPTI), which we map to trace ticks. */
 #ifdef PT_HAVE_CUPTI
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
 #include "gpu_internal.h"
 
 #include <cupti.h>
