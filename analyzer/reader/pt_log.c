@@ -29,6 +29,7 @@ struct pt_log {
 	int seekable; /* file parser on a regular file: pread from origin + offset */
 	off_t origin; /* fd offset where the log starts */
 	int input_done; /* memory parser: feed(len 0) seen; file parser: read() hit the end */
+	size_t chunk;   /* file parser: bytes asked of each read */
 
 	uint8_t *buf;
 	size_t cap, start, end;
@@ -57,9 +58,14 @@ pt_log *pt_log_open(int fd, unsigned flags)
 		struct stat st;
 		/* pread lets FOLLOW re-read a region the writer had not filled
 		 * yet (zeros in its mapping); pipes fall back to read(). */
+		log->chunk = READ_CHUNK;
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 			log->origin = lseek(fd, 0, SEEK_CUR);
 			log->seekable = log->origin >= 0;
+			/* Small logs (a trace of 100k short threads) get a buffer
+			 * their size rather than a full chunk each. */
+			if (log->seekable && st.st_size - log->origin < READ_CHUNK)
+				log->chunk = ((size_t)(st.st_size - log->origin) + 4096) & ~(size_t)4095;
 		}
 	}
 	return log;
@@ -115,7 +121,7 @@ static int reserve(pt_log *log, size_t more)
 			return 0;
 	}
 	/* Memory parsers often hold small inputs; files read in big chunks. */
-	size_t ncap = log->cap ? log->cap : log->fd == PT_LOG_FD_NONE ? 4096 : READ_CHUNK;
+	size_t ncap = log->cap ? log->cap : log->fd == PT_LOG_FD_NONE ? 4096 : log->chunk;
 	while (ncap - log->end < more) {
 		if (ncap > SIZE_MAX / 2)
 			return -1;
@@ -160,8 +166,8 @@ static int fill(pt_log *log, size_t need)
 		return 0;
 	while (log->end - log->start < need) {
 		size_t want = need - (log->end - log->start);
-		if (want < READ_CHUNK)
-			want = READ_CHUNK;
+		if (want < log->chunk)
+			want = log->chunk;
 		if (reserve(log, want) < 0) {
 			snprintf(log->error, sizeof log->error, "out of memory");
 			return -1;
