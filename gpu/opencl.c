@@ -186,11 +186,14 @@ static ocl_queue *queue_add(cl_command_queue q, cl_device_id dev_id, cl_command_
 		flags |= PT_GPU_STREAM_IN_ORDER;
 	pthread_mutex_lock(&tables_lock);
 	e->id = ++nqueues;
+	pthread_mutex_unlock(&tables_lock);
+	/* Complete before another thread can find it. */
+	e->stream = pt_gpu_stream_get(PT_GPU_API_OPENCL, dev->index, e->id, flags, dev->name);
+	pthread_mutex_lock(&tables_lock);
 	/* A newer entry with the same handle shadows the stale one. */
 	e->next = queues;
 	queues = e;
 	pthread_mutex_unlock(&tables_lock);
-	e->stream = pt_gpu_stream_get(PT_GPU_API_OPENCL, dev->index, e->id, flags, dev->name);
 	return e;
 }
 
