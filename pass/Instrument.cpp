@@ -185,7 +185,8 @@ private:
 
 		if (opts.verbose)
 			errs() << "paratrace: " << (why.empty() ? "instrument " : "skip ") << dname << " ("
-			       << file << ":" << line << ")" << (why.empty() ? "" : ": ") << why << "\n";
+			       << file << ":" << line << ", size " << instructionCount(f)
+			       << (hasLoop(f) ? ", loop" : "") << ")" << (why.empty() ? "" : ": ") << why << "\n";
 		if (why.empty())
 			todo.push_back({&f, base, file, line});
 	}
