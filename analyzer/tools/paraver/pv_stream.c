@@ -299,6 +299,11 @@ typedef struct out_buf {
 	char *buf;
 	size_t used, cap;
 	uint64_t off; /* plain: where the next flush goes */
+	/* the last key written: the merged output's keys increase slowly, so
+	 * the digits above the last four are usually the same as before */
+	uint64_t khi; /* key / 10000 */
+	char kdig[24];
+	unsigned klen; /* 0: nothing cached */
 	z_stream z;
 	char *zout;
 	size_t zlen, zcap;
@@ -357,7 +362,31 @@ static inline void out_line(out_buf *o, const cursor *c)
 	char *p = o->buf + o->used;
 	if (c->prefix) {
 		memcpy(p, c->prefix, c->prefix_len);
-		p = pv_u64(p + c->prefix_len, c->key);
+		p += c->prefix_len;
+		uint64_t hi = c->key / 10000;
+		if (hi && hi == o->khi && o->klen) {
+			/* same leading digits: copy them, write the last four */
+			static const char pairs[] = "0001020304050607080910111213141516171819"
+						    "2021222324252627282930313233343536373839"
+						    "4041424344454647484950515253545556575859"
+						    "6061626364656667686970717273747576777879"
+						    "8081828384858687888990919293949596979899";
+			unsigned lo = (unsigned)(c->key % 10000);
+			memcpy(p, o->kdig, o->klen - 4);
+			p += o->klen - 4;
+			memcpy(p, pairs + 2 * (lo / 100), 2);
+			memcpy(p + 2, pairs + 2 * (lo % 100), 2);
+			p += 4;
+		} else {
+			char *q = p;
+			p = pv_u64(p, c->key);
+			if (hi && p - q <= (long)sizeof o->kdig) {
+				o->khi = hi;
+				o->klen = (unsigned)(p - q);
+				memcpy(o->kdig, q, o->klen);
+			} else
+				o->klen = 0;
+		}
 	}
 	switch (c->text[0]) {
 	case PV_OP_ENTER: {
@@ -553,6 +582,7 @@ static void *merge_worker(void *arg)
 		o.off = m->out_off[p];
 		o.used = 0;
 		o.error = 0;
+		o.klen = 0;
 		if (m->gz) {
 			memset(&o.z, 0, sizeof o.z);
 			/* 15 + 16: a gzip member per partition; readers (zlib's gzread,
