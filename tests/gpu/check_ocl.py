@@ -77,6 +77,7 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("-n", type=int, default=12)
     ap.add_argument("--no-prv", action="store_true", help="skip the Paraver checks")
+    ap.add_argument("--threads", action="store_true", help="launch on the second queue from a second thread")
     a = ap.parse_args()
 
     shutil.rmtree(a.dir, ignore_errors=True)
@@ -84,7 +85,8 @@ def main():
     trace = os.path.join(a.dir, "trace")
     env = dict(os.environ, LD_PRELOAD=a.lib, PARATRACE_DIR=trace,
                POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))
-    r = subprocess.run([a.prog, str(a.n)], env=env, capture_output=True, text=True, timeout=120)
+    args = [a.prog, str(a.n)] + (["threads"] if a.threads else [])
+    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         print("program failed under the preload (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
         return 1

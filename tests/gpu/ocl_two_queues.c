@@ -4,10 +4,12 @@
  * map/unmap; clFinish and clWaitForEvents. It checks its own results and
  * that tracing left the queue properties it asked for unchanged, then
  * prints what it did (one "key value" per line) for the checker.
- * Usage: ocl_two_queues [N] */
+ * Usage: ocl_two_queues [N [threads]]: with "threads", q2's launches come
+ * from a second host thread while the main thread launches on q1. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +29,33 @@ static const char *src =
 
 #define LEN 1024
 
+/* The `twice` launches on q2: interleaved with q1's by the main thread, or
+ * all from a second thread ("threads" mode), alternating local sizes. */
+struct q2_args {
+	cl_command_queue q;
+	cl_kernel k;
+	int n;
+	size_t global, local;
+};
+
+static void q2_enqueue(struct q2_args *a, int i)
+{
+	CHECK(clEnqueueNDRangeKernel(a->q, a->k, 1, NULL, &a->global, i % 2 ? &a->local : NULL, 0, NULL,
+				     NULL));
+}
+
+static void *q2_loop(void *arg)
+{
+	struct q2_args *a = arg;
+	for (int i = 0; i < a->n; i++)
+		q2_enqueue(a, i);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
+	int threads = argc > 2 && !strcmp(argv[2], "threads");
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
@@ -84,11 +110,16 @@ int main(int argc, char **argv)
 
 	size_t global = LEN, local = 64;
 	int with_event = 0;
+	pthread_t other;
+	struct q2_args q2a = {q2, kb, n, global, local};
+	if (threads && pthread_create(&other, NULL, q2_loop, &q2a) != 0)
+		return 2;
 	for (int i = 0; i < n; i++) {
 		if (i % 2 == 0) {
 			cl_event ev;
 			CHECK(clEnqueueNDRangeKernel(q1, ka, 1, NULL, &global, &local, 0, NULL, &ev));
-			CHECK(clEnqueueNDRangeKernel(q2, kb, 1, NULL, &global, NULL, 0, NULL, NULL));
+			if (!threads)
+				q2_enqueue(&q2a, i);
 			/* the program did not ask for profiling: it must not get it */
 			CHECK(clWaitForEvents(1, &ev));
 			cl_ulong t;
@@ -101,9 +132,12 @@ int main(int argc, char **argv)
 			with_event++;
 		} else {
 			CHECK(clEnqueueNDRangeKernel(q1, ka, 1, NULL, &global, NULL, 0, NULL, NULL));
-			CHECK(clEnqueueNDRangeKernel(q2, kb, 1, NULL, &global, &local, 0, NULL, NULL));
+			if (!threads)
+				q2_enqueue(&q2a, i);
 		}
 	}
+	if (threads)
+		pthread_join(other, NULL);
 	CHECK(clFinish(q1));
 	CHECK(clFinish(q2));
 	/* b := a (copy), then read a back, and map b */
