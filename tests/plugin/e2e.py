@@ -11,6 +11,8 @@ events of `paratrace dump` with the record the program kept of its own calls
 Exit status 0 = the trace matches the program's own record.
 """
 import argparse
+import csv
+import io
 import os
 import re
 import shlex
@@ -129,7 +131,8 @@ def trace(args, exe, status):
     if plain.returncode != status or plain.stdout != r.stdout:
         fail("untraced run differs: status %d, output:\n%s" % (plain.returncode, plain.stdout))
     dump = run([args.dump, "dump", tdir])
-    return r.stdout, dump
+    report = run([args.dump, "report", "--csv", tdir])
+    return r.stdout, dump, report
 
 
 def short_name(name):
@@ -191,7 +194,7 @@ def parse_dump(dump):
     return threads
 
 
-def check(stdout, dump):
+def check(stdout, dump, report):
     seq = counts = expect = None
     counts = {}
     for line in stdout.splitlines():
@@ -257,6 +260,17 @@ def check(stdout, dump):
     if resyncs != int(expect["resyncs"]) or still_open != int(expect["open"]):
         fail("trace needed %d resyncs and left %d frames open; program expects %s" %
              (resyncs, still_open, expect))
+    # The analyzer's profile (which applies the same resync rules) must
+    # count the same calls.
+    profiled = {}
+    for row in csv.reader(io.StringIO(report)):
+        if len(row) > 4 and row[0] == "function":
+            k = short_name(row[1])
+            if k in with_file:
+                k += "@" + os.path.basename(row[2])
+            profiled[k] = profiled.get(k, 0) + int(row[4])
+    if profiled != counts:
+        fail("paratrace report counts %s, program %s" % (profiled, counts))
     print("OK: %d events, %d functions, %d resyncs, %d open at end" %
           (len(events), len(counts), resyncs, still_open))
 
@@ -278,8 +292,8 @@ def main():
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     exe, status = build(args)
-    stdout, dump = trace(args, exe, status)
-    check(stdout, dump)
+    stdout, dump, report = trace(args, exe, status)
+    check(stdout, dump, report)
 
 
 if __name__ == "__main__":
