@@ -148,18 +148,26 @@ static int find_libcuda(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* PARATRACE_CUPTI, when set, is the only candidate (a user who names a
+ * library means that one); otherwise the usual names and CUDA locations. */
 static void *open_cupti(void)
 {
 	const char *env = getenv("PARATRACE_CUPTI");
-	const char *candidates[] = {env,
-				    "libcupti.so",
-				    "libcupti.so.13",
-				    "libcupti.so.12",
-				    "/usr/local/cuda/lib/libcupti.so",
-				    "/usr/local/cuda/lib64/libcupti.so",
-				    "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-				    NULL};
-	for (size_t i = env ? 0 : 1; candidates[i]; i++) {
+	if (env && *env) {
+		void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			pt_warn("PARATRACE_CUPTI=%s cannot be loaded (%s)", env, dlerror());
+		return h;
+	}
+	static const char *const candidates[] = {
+		"libcupti.so",
+		"libcupti.so.13",
+		"libcupti.so.12",
+		"/usr/local/cuda/lib/libcupti.so",
+		"/usr/local/cuda/lib64/libcupti.so",
+		"/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+	};
+	for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
 		void *h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
 		if (h)
 			return h;
@@ -190,8 +198,10 @@ static void attach(void)
 		return;
 	cupti_handle = open_cupti();
 	if (!cupti_handle) {
-		pt_warn("CUDA is in use but libcupti could not be loaded (set PARATRACE_CUPTI to its path); "
-			"CUDA kernels are not traced");
+		const char *env = getenv("PARATRACE_CUPTI");
+		if (!env || !*env) /* otherwise open_cupti said why */
+			pt_warn("CUDA is in use but libcupti could not be found (set PARATRACE_CUPTI to "
+				"its path); CUDA kernels are not traced");
 		atomic_store(&state, ST_FAILED);
 		return;
 	}
