@@ -84,8 +84,21 @@ static const uint32_t *op_func_table(const pt_trace_ctx *c, size_t process, size
 	*n = w->procs[process].nlocal;
 	return w->procs[process].local;
 }
+static void op_progress(const pt_trace_ctx *c, const char *what, uint64_t done, uint64_t total)
+{
+	fw *w = c->framework;
+	if (!w->o->progress)
+		return;
+	/* a new step starts its clock when its label changes */
+	if (!w->step || strcmp(w->step, what)) {
+		free(w->step);
+		w->step = strdup(what);
+		w->step_t0 = now_s();
+	}
+	w->o->progress(w->o->arg, what, done, total, now_s() - w->step_t0);
+}
 static const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
-				    op_func_table};
+				    op_func_table, op_progress};
 
 /* ---- scan and pre-pass ----------------------------------------------- */
 
@@ -603,7 +616,8 @@ static int run_shards(fw *w, unsigned nworkers)
 		/* report in small steps until every worker has finished */
 		for (;;) {
 			uint64_t done = __atomic_load_n(&w->done_bytes, __ATOMIC_RELAXED);
-			w->o->progress(w->o->arg, done, w->trace->total_bytes, now_s() - t_start);
+			w->o->progress(w->o->arg, "reading", done, w->trace->total_bytes,
+				       now_s() - t_start);
 			if (__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) >= started)
 				break;
 			struct timespec ts = {0, 200 * 1000 * 1000};
@@ -613,7 +627,7 @@ static int run_shards(fw *w, unsigned nworkers)
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	if (w->o->progress)
-		w->o->progress(w->o->arg, w->trace->total_bytes, w->trace->total_bytes,
+		w->o->progress(w->o->arg, "reading", w->trace->total_bytes, w->trace->total_bytes,
 			       now_s() - t_start);
 	free(th);
 	return w->error ? -1 : 0;
@@ -824,6 +838,7 @@ out_nofuncs:
 	free(w->last_ns);
 	free(w->tool_state);
 	free(w->error);
+	free(w->step);
 	if (w->trace)
 		pt_trace_free(w->trace);
 	pthread_mutex_destroy(&w->lock);

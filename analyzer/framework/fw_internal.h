@@ -73,6 +73,8 @@ typedef struct fw {
 	int abort;            /* atomic */
 	unsigned finished;    /* atomic: workers that returned */
 	char *error;          /* first fatal error (malloc'ed) */
+	char *step;           /* label of the last finish-step progress */
+	double step_t0;
 } fw;
 
 int fw_funcs_init(fw_funcs *f);

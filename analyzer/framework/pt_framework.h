@@ -30,8 +30,11 @@ typedef struct pt_fw_options {
 	FILE *out;            /* print_results / print_intervals; NULL = no printing */
 	/* One line per call, without trailing newline. */
 	void (*warn)(void *arg, const char *msg);
-	/* Called every ~0.2 s from the calling thread while shards run. */
-	void (*progress)(void *arg, uint64_t done_bytes, uint64_t total_bytes, double elapsed_s);
+	/* Called every ~0.2 s from the calling thread while shards run (what:
+	 * "reading", units: bytes of logs) and while tools finish (their own
+	 * label and units). elapsed_s: since that step began. */
+	void (*progress)(void *arg, const char *what, uint64_t done, uint64_t total,
+			 double elapsed_s);
 	void *arg;
 } pt_fw_options;
 

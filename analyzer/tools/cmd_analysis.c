@@ -46,11 +46,12 @@ static void warn_cb(void *arg, const char *msg)
 	fprintf(stderr, "%s: warning: %s\n", pt_cli_progname, msg);
 }
 
-static void progress_cb(void *arg, uint64_t done, uint64_t total, double elapsed)
+static void progress_cb(void *arg, const char *what, uint64_t done, uint64_t total,
+			double elapsed)
 {
 	cli *c = arg;
 	if (elapsed < 0.5 && done < total)
-		return; /* short runs print nothing */
+		return; /* short steps print nothing */
 	double frac = total ? (double)done / (double)total : 1.0;
 	if (frac > 1)
 		frac = 1;
@@ -61,7 +62,7 @@ static void progress_cb(void *arg, uint64_t done, uint64_t total, double elapsed
 	for (int i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : ' ';
 	bar[30] = 0;
-	fprintf(stderr, "\r[%s] %3d%%  %.0f/%.0f MB  %.0f MB/s  %.0fs left \033[K", bar,
+	fprintf(stderr, "\r%.40s [%s] %3d%%  %.0f/%.0f MB  %.0f MB/s  %.0fs left \033[K", what, bar,
 		(int)(frac * 100), (double)done / 1e6, (double)total / 1e6, rate / 1e6, left);
 	c->progress_shown = 1;
 	if (done >= total) {

@@ -121,6 +121,10 @@ typedef struct pt_trace_ops {
 	 * that is non-zero, else call func_id. Immutable once the pre-pass is
 	 * over (from the first shard callback on); NULL with *n = 0 if empty. */
 	const uint32_t *(*func_table)(const pt_trace_ctx *ctx, size_t process, size_t *n);
+	/* For a long finish() step: how far it is ("writing x.prv", done of
+	 * total units). The framework shows it only where the user sees a
+	 * progress bar. Call it from the thread that runs finish(). */
+	void (*progress)(const pt_trace_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 } pt_trace_ops;
 
 struct pt_trace_ctx {

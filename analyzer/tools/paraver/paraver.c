@@ -1225,6 +1225,15 @@ static int gz_member(const char *in, size_t n, char **out, size_t *outlen)
 	return rc == Z_STREAM_END ? 0 : -1;
 }
 
+static void merge_progress(void *arg, uint64_t done, uint64_t total)
+{
+	pv_tool *pv = arg;
+	char what[64];
+	const char *base = strrchr(pv->prv_path, '/');
+	snprintf(what, sizeof what, "writing %.48s", base ? base + 1 : pv->prv_path);
+	pv->ctx->ops->progress(pv->ctx, what, done, total);
+}
+
 static int pv_finish(void *tool, char *err, size_t errlen)
 {
 	pv_tool *pv = tool;
@@ -1281,7 +1290,8 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	if (pv_merge(streams, n, fd, hl, ctx->nworkers, pv->gz, err, errlen))
+	if (pv_merge_progress(streams, n, fd, hl, ctx->nworkers, pv->gz, merge_progress, pv, err,
+			      errlen))
 		goto out;
 	struct stat stt;
 	if (fstat(fd, &stt) == 0)

@@ -106,6 +106,11 @@ void pv_stream_free(pv_stream *s);  /* also removes the file */
  * gz: gzip members instead of plain text. */
 int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
 	     int gz, char *err, size_t errlen);
+/* Same, calling progress(arg, bytes of text written, total) every ~0.2 s
+ * from the calling thread. */
+int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t header_len,
+		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
+		      void *arg, char *err, size_t errlen);
 
 /* ---- formatting ------------------------------------------------------ */
 static inline unsigned pv_digits(uint64_t v)

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -271,6 +272,8 @@ typedef struct merge {
 	char **gzbuf;
 	size_t *gzlen;
 	int error; /* errno */
+	uint64_t written; /* atomic: text bytes merged, for progress */
+	unsigned finished; /* atomic: workers done */
 } merge;
 
 static int cmp_key(const void *a, const void *b)
@@ -595,6 +598,7 @@ static void *merge_worker(void *arg)
 			o.zlen = o.zcap = 0;
 		}
 		int err = merge_part(m, p, cur, &big, &small, bufs, &o);
+		__atomic_add_fetch(&m->written, m->out_off[p + 1] - m->out_off[p], __ATOMIC_RELAXED);
 		out_flush(&o, 1);
 		if (!err)
 			err = o.error;
@@ -619,6 +623,7 @@ static void *merge_worker(void *arg)
 		}
 	}
 out:
+	__atomic_add_fetch(&m->finished, 1, __ATOMIC_RELEASE);
 	free(cur);
 	for (int i = 0; i < 2; i++) {
 		free(trees[i]->key);
@@ -633,6 +638,13 @@ out:
 
 int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
 	     int gz, char *err, size_t errlen)
+{
+	return pv_merge_progress(streams, n, fd, header_len, nworkers, gz, NULL, NULL, err, errlen);
+}
+
+int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t header_len,
+		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
+		      void *arg, char *err, size_t errlen)
 {
 	merge m;
 	memset(&m, 0, sizeof m);
@@ -718,7 +730,7 @@ int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, u
 		m.off[np * n + s] = st->off;
 		m.text[np * n + s] = st->text;
 	}
-	for (size_t p = 0; p < np; p++) {
+	for (size_t p = 0; p <= np; p++) {
 		uint64_t t = 0;
 		for (size_t s = 0; s < n; s++)
 			t += m.text[p * n + s];
@@ -748,6 +760,13 @@ int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, u
 			break;
 	if (!started)
 		merge_worker(&m);
+	while (progress && started && __atomic_load_n(&m.finished, __ATOMIC_ACQUIRE) < started) {
+		progress(arg, __atomic_load_n(&m.written, __ATOMIC_RELAXED), total);
+		struct timespec ts = {0, 200 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (progress)
+		progress(arg, total, total);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);
