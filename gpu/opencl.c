@@ -311,6 +311,12 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 	REAL(clGetEventProfilingInfo);
 	REAL(clReleaseEvent);
 	pending *p = data;
+	/* Inside the runtime's region (when this thread can have one): the
+	 * locks the OpenCL implementation takes for our queries below are ours,
+	 * not the program's, and must not be recorded. NULL when the callback
+	 * runs inside our own enqueue (already in the region) or at shutdown;
+	 * the work is done either way. */
+	pt_thread *self = pt_enter();
 	cl_ulong queued = 0, start = 0, end = 0;
 	if (status == CL_COMPLETE && real_clGetEventProfilingInfo &&
 	    real_clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, NULL) ==
@@ -389,6 +395,8 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 		real_clReleaseEvent(ev);
 	free(p);
 	atomic_fetch_sub(&pending_ops, 1);
+	if (self)
+		pt_leave(self);
 }
 
 /* Before the real enqueue: the event slot to pass (ours if the program
