@@ -217,6 +217,12 @@ def check_prv(a, trace, pid, by_name):
     r = subprocess.run([a.paratrace, "analyze", trace, "-o", out, "--quiet"], capture_output=True, text=True)
     if not check(r.returncode == 0, "paratrace analyze failed: %s" % r.stderr[-2000:]):
         return
+    # the analyzer's structural checker (PARAVER.md rules: sorted, states
+    # not overlapping, every type and value named in the .pcf, ...)
+    checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer", "prv_check.py")
+    if os.path.exists(checker):
+        v = subprocess.run([sys.executable, checker, out + ".prv"], capture_output=True, text=True)
+        check(v.returncode == 0, "prv_check.py: %s%s" % (v.stdout, v.stderr))
     rows = open(out + ".row").read().splitlines()
     names = []
     i = 0
