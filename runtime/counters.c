@@ -78,6 +78,7 @@ typedef struct pt_cthread {
 	uint64_t mbase[PT_MAX_MANUAL];
 	int mindex[PT_MAX_MANUAL]; /* COUNTER_DEF index, -1 = not opened yet */
 	int next_index;
+	int listed;              /* in pt_threads_list (has or had an fd open) */
 	struct pt_cthread *next; /* pt_threads_list, for the fork child */
 } pt_cthread;
 
@@ -97,6 +98,19 @@ static void threads_lock(void)
 static void threads_unlock(void)
 {
 	atomic_flag_clear_explicit(&pt_threads_lock, memory_order_release);
+}
+
+/* Joins the list at its first counter fd: threads with none (no counters
+ * configured) never touch the list's lock. */
+static void list_add_once(pt_cthread *c)
+{
+	if (c->listed)
+		return;
+	threads_lock();
+	c->next = pt_threads_list;
+	pt_threads_list = c;
+	threads_unlock();
+	c->listed = 1;
 }
 
 static long perf_open(struct perf_event_attr *attr, int group_fd)
@@ -351,7 +365,8 @@ static void forget_parent_counters(void)
 	pt_threads_list = NULL;
 	if (pt_ct.active && pt_ct.pid == me) {
 		pt_ct.next = NULL;
-		pt_threads_list = &pt_ct;
+		if (pt_ct.listed)
+			pt_threads_list = &pt_ct;
 	} else {
 		reset_thread(&pt_ct);
 	}
@@ -385,10 +400,8 @@ void pt_counters_thread_start(pt_thread *t)
 		write_def(t, k, d, 0);
 	}
 	c->next_index = c->n;
-	threads_lock();
-	c->next = pt_threads_list;
-	pt_threads_list = c;
-	threads_unlock();
+	if (c->n)
+		list_add_once(c);
 	pt_sampling_thread_start(t);
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 }
@@ -435,13 +448,15 @@ void pt_counters_thread_end(pt_thread *t)
 	pt_sampling_thread_end(t);
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
-	threads_lock();
-	for (pt_cthread **p = &pt_threads_list; *p; p = &(*p)->next)
-		if (*p == c) {
-			*p = c->next;
-			break;
-		}
-	threads_unlock();
+	if (c->listed) {
+		threads_lock();
+		for (pt_cthread **p = &pt_threads_list; *p; p = &(*p)->next)
+			if (*p == c) {
+				*p = c->next;
+				break;
+			}
+		threads_unlock();
+	}
 	close_thread_fds(c);
 	reset_thread(c);
 	errno = saved;
@@ -511,6 +526,7 @@ int pt_counter_manual(pt_thread *t, const char *name)
 		}
 		c->mfd[i] = (int)fd;
 		c->mbase[i] = buf[1];
+		list_add_once(c);
 		c->mindex[i] = c->next_index++;
 		write_def(t, c->mindex[i], &pt_manual[i].d, PT_COUNTER_MANUAL);
 	} else if (read(c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
