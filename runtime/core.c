@@ -264,6 +264,8 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 		return pt_tls;
 	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING || !pt_initialized())
 		return NULL;
+	if (pt_tls) /* the init just run created this (main) thread's state */
+		return pt_tls;
 	int saved = errno;
 	pt_tls_state = PT_TLS_CREATING;
 	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
