@@ -2,7 +2,7 @@
 """End-to-end tests of `paratrace analyze` on synthetic logs (ptgen).
 
 Usage: test_analyze.py PARATRACE PTGEN WORKDIR CASE
-CASE: known | gz | jobs | corrupt | badinput | report | chrome | tool | interval
+CASE: known | gz | jobs | corrupt | badinput | report | chrome | tool | interval | many
 (tool: the example tool's path in $PT_EXAMPLE_TOOL)
 
 Expectations come from ptgen's `known` scenario (bench/analyzer/ptgen.c),
@@ -278,9 +278,26 @@ def case_interval():
         expect(int(r[2]) - int(r[1]) == 10000000, "interval length %r" % r)
 
 
+def case_many():
+    """600 threads (1,201 temporary streams) under a 1,024 descriptor limit."""
+    import resource
+    d = os.path.join(WORK, "many")
+    shutil.rmtree(d, ignore_errors=True)
+    run([PTGEN, "--out", d, "--scenario", "bench", "--threads", "600", "--events", "300000"])
+    out = os.path.join(WORK, "many")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    p = subprocess.run([PARATRACE, "analyze", "-q", "-j2", "-o", out, d], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    expect(p.returncode == 0, "analyze with 600 threads under 1024 fds: %s" % p.stderr[-500:])
+    s = checked(out + ".prv")
+    expect(s["threads"] == 600, "threads %d" % s["threads"])
+
+
 CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_corrupt,
          "badinput": case_badinput, "report": case_report, "chrome": case_chrome,
-         "tool": case_tool, "interval": case_interval}
+         "tool": case_tool, "interval": case_interval, "many": case_many}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)

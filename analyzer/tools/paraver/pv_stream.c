@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -170,6 +171,7 @@ typedef struct cursor {
 	uint16_t slen, tlen; /* stored bytes, expanded text */
 	const char *text;
 	size_t stream;
+	const char *path;
 	const char *prefix; /* NULL: the stored text is the whole line */
 	size_t prefix_len;
 	int error;
@@ -202,18 +204,29 @@ static int cursor_next(cursor *c)
 		size_t want = CURSOR_BUF - avail;
 		if (want > c->end - c->off)
 			want = (size_t)(c->end - c->off);
+		/* without a shared descriptor (too many streams for the fd limit)
+		 * the file is opened for each refill */
+		int fd = c->fd >= 0 ? c->fd : open(c->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			c->error = errno;
+			return 1;
+		}
 		while (want) {
-			ssize_t n = pread(c->fd, c->buf + c->len, want, (off_t)c->off);
+			ssize_t n = pread(fd, c->buf + c->len, want, (off_t)c->off);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
 				c->error = n < 0 ? errno : EIO;
-				return 1;
+				break;
 			}
 			c->len += (size_t)n;
 			c->off += (uint64_t)n;
 			want -= (size_t)n;
 		}
+		if (fd != c->fd)
+			close(fd);
+		if (c->error)
+			return 1;
 	}
 	return 1;
 }
@@ -273,6 +286,7 @@ typedef struct merge {
 	size_t *gzlen;
 	int error; /* errno */
 	uint64_t written; /* atomic: text bytes merged, for progress */
+	int *fds;         /* per stream, shared by the workers (pread); -1: open per refill */
 	unsigned finished; /* atomic: workers done */
 } merge;
 
@@ -498,11 +512,8 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 			continue;
 		cursor *c = &cur[nh];
 		memset(c, 0, sizeof *c);
-		c->fd = open(m->streams[s]->path, O_RDONLY | O_CLOEXEC);
-		if (c->fd < 0) {
-			err = errno;
-			break;
-		}
+		c->fd = m->fds[s];
+		c->path = m->streams[s]->path;
 		c->off = a;
 		c->end = b;
 		c->buf = bufs + nh * CURSOR_BUF;
@@ -511,7 +522,6 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 		c->prefix_len = m->streams[s]->prefix_len;
 		if (cursor_next(c)) {
 			err = c->error ? c->error : EIO;
-			close(c->fd);
 			break;
 		}
 		ltree *t = m->streams[s]->nrec * 64 >= most ? big : small;
@@ -541,8 +551,7 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 			lt_replay(t, c, ended);
 		}
 	}
-	for (size_t i = 0; i < opened; i++)
-		close(cur[i].fd);
+	(void)opened;
 	return err;
 }
 
@@ -747,6 +756,21 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 			goto oom;
 		m.write_off = header_len;
 	}
+	/* one descriptor per stream for all workers, when the limit allows */
+	m.fds = malloc((n ? n : 1) * sizeof *m.fds);
+	if (!m.fds)
+		goto oom;
+	for (size_t s = 0; s < n; s++)
+		m.fds[s] = -1;
+	struct rlimit rl;
+	int share = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > n + 64;
+	for (size_t s = 0; s < n; s++) {
+		m.fds[s] = share ? open(streams[s]->path, O_RDONLY | O_CLOEXEC) : -1;
+		if (share && m.fds[s] < 0) {
+			snprintf(err, errlen, "%s: %s", streams[s]->path, strerror(errno));
+			goto out;
+		}
+	}
 	if (nworkers > np)
 		nworkers = (unsigned)np;
 	if (nworkers < 1)
@@ -785,6 +809,11 @@ out:
 			free(m.gzbuf[p]);
 	free(m.gzbuf);
 	free(m.gzlen);
+	if (m.fds)
+		for (size_t s = 0; s < n; s++)
+			if (m.fds[s] >= 0)
+				close(m.fds[s]);
+	free(m.fds);
 	free(m.bounds);
 	free(m.off);
 	free(m.text);
