@@ -30,7 +30,9 @@
  * into the err buffer it was given (shard_event: through shard_error()). The
  * framework stops the analysis and reports "tool NAME: FILE: offset N: MSG"
  * with the shard's file and the offset of the record being processed. Tools
- * never print errors themselves.
+ * never print errors themselves. Damaged or truncated logs are not tool
+ * errors: the framework warns (file and offset), delivers every good record
+ * before the damage, and calls shard_exit with complete = 0.
  *
  * Times: pt_event.time_ns is CLOCK_MONOTONIC nanoseconds, the same clock for
  * every file of a run. ctx->t0_ns is the earliest time in the run; Paraver
@@ -71,7 +73,7 @@ typedef struct pt_func_info {
 typedef struct pt_process_info {
 	size_t index;       /* into ctx->processes */
 	uint32_t pid, ppid;
-	unsigned task;      /* Paraver task number, 1-based */
+	unsigned task;      /* Paraver task number, 1-based; 0 if it has no shard */
 	const char *program;
 	const char *exe;    /* "" if unknown */
 	const char *args;   /* command line, arguments separated by spaces; "" if unknown */
