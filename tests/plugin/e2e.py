@@ -29,6 +29,7 @@ SIMPLE = {
     "cxx": (["cxx_main.cpp", "selflog.c"], 0),
     "setjmp": (["sj_main.c", "selflog.c"], 0),
     "exit": (["exit_main.c", "selflog.c"], 3),
+    "cancel": (["cancel_main.c", "selflog.c"], 0),
 }
 
 
@@ -178,8 +179,9 @@ LINE = re.compile(r"^(\d+) (\d+) (\d+) (FUNC_ENTER|FUNC_EXIT) (.*)$")
 
 
 def parse_dump(dump):
-    """FUNC events per thread, in file order: (kind, id, short, file)."""
-    threads = {}
+    """FUNC events per thread in file order, threads ordered by the time of
+    their first FUNC event: [(kind, id, short, file)] lists."""
+    threads, first = {}, {}
     for line in dump.splitlines():
         m = LINE.match(line)
         if not m:
@@ -189,41 +191,17 @@ def parse_dump(dump):
         name = rest.split(" name=", 1)[1] if " name=" in rest else "?"
         at = fields.get("at", "?")
         file = os.path.basename(at.rsplit(":", 1)[0])
-        threads.setdefault((m.group(2), m.group(3)), []).append(
-            (m.group(4), int(fields["id"]), short_name(name), file))
-    return threads
+        key = (m.group(2), m.group(3))
+        first.setdefault(key, int(m.group(1)))
+        threads.setdefault(key, []).append((m.group(4), int(fields["id"]), short_name(name), file))
+    return [threads[k] for k in sorted(threads, key=lambda k: first[k])]
 
 
-def check(stdout, dump, report):
-    seq = counts = expect = None
-    counts = {}
-    for line in stdout.splitlines():
-        if line.startswith("SEQ"):
-            seq = line.split()[1:]
-        elif line.startswith("COUNT "):
-            _, n, c = line.split()
-            counts[n] = int(c)
-        elif line.startswith("EXPECT "):
-            expect = dict(kv.split("=") for kv in line.split()[1:])
-    if seq is None or expect is None:
-        fail("the program printed no SEQ/EXPECT lines")
-    threads = parse_dump(dump)
-    if len(threads) != 1:
-        fail("expected FUNC events from one thread, got %d" % len(threads))
-    events = next(iter(threads.values()))
-    with_file = {t[1:].split("@")[0] for t in seq if "@" in t}
-
-    def key(ev):
-        return ev[2] + ("@" + ev[3] if ev[2] in with_file else "")
-
-    # One id, one function: ids are unique across modules.
-    names = {}
-    for ev in events:
-        if names.setdefault(ev[1], (ev[2], ev[3])) != (ev[2], ev[3]):
-            fail("id %d names both %s and %s" % (ev[1], names[ev[1]], (ev[2], ev[3])))
-    # Replay as the analyzer does: an exit that does not match the innermost
-    # frame pops frames down to its own (longjmp); frames still open at the
-    # end are closed there (exit()).
+def replay(events, key):
+    """The normalised +/- sequence of one thread, as the analyzer sees it:
+    an exit that does not match the innermost frame pops frames down to its
+    own (longjmp); frames still open at the end are closed there (exit(),
+    cancellation). Returns (sequence, resyncs, frames open at the end)."""
     stack, got, resyncs = [], [], 0
     for ev in events:
         if ev[0] == "FUNC_ENTER":
@@ -243,23 +221,62 @@ def check(stdout, dump, report):
     still_open = len(stack)
     while stack:
         got.append("-" + key(stack.pop()))
-    if got != seq:
-        for i, (g, e) in enumerate(zip(got, seq)):
-            if g != e:
-                break
-        else:
-            i = min(len(got), len(seq))
-        fail("sequence differs at event %d:\n  trace:   %s\n  program: %s" %
-             (i, " ".join(got[max(0, i - 4):i + 6]), " ".join(seq[max(0, i - 4):i + 6])))
+    return got, resyncs, still_open
+
+
+def check(stdout, dump, report):
+    seqs, expects, counts = {}, {}, {}
+    for line in stdout.splitlines():
+        m = re.match(r"^(SEQ|EXPECT)(\d*)( .*|)$", line)
+        if m:
+            n = int(m.group(2) or 0)
+            if m.group(1) == "SEQ":
+                seqs[n] = m.group(3).split()
+            else:
+                expects[n] = dict(kv.split("=") for kv in m.group(3).split())
+        elif line.startswith("COUNT "):
+            _, n, c = line.split()
+            counts[n] = int(c)
+    if 0 not in seqs or sorted(seqs) != sorted(expects):
+        fail("the program printed no SEQ/EXPECT lines")
+    threads = parse_dump(dump)
+    if len(threads) != len(seqs):
+        fail("expected FUNC events from %d thread(s), got %d" % (len(seqs), len(threads)))
+    with_file = {t[1:].split("@")[0] for seq in seqs.values() for t in seq if "@" in t}
+
+    def key(ev):
+        return ev[2] + ("@" + ev[3] if ev[2] in with_file else "")
+
+    # One id, one function: ids are unique across modules.
+    names = {}
+    for events in threads:
+        for ev in events:
+            if names.setdefault(ev[1], (ev[2], ev[3])) != (ev[2], ev[3]):
+                fail("id %d names both %s and %s" % (ev[1], names[ev[1]], (ev[2], ev[3])))
+    total = 0
+    for n, events in enumerate(threads):
+        seq, expect = seqs[n], expects[n]
+        got, resyncs, still_open = replay(events, key)
+        if got != seq:
+            for i, (g, e) in enumerate(zip(got, seq)):
+                if g != e:
+                    break
+            else:
+                i = min(len(got), len(seq))
+            fail("thread %d: sequence differs at event %d:\n  trace:   %s\n  program: %s" %
+                 (n, i, " ".join(got[max(0, i - 4):i + 6]), " ".join(seq[max(0, i - 4):i + 6])))
+        if resyncs != int(expect["resyncs"]) or still_open != int(expect["open"]):
+            fail("thread %d: trace needed %d resyncs and left %d frames open; program expects %s" %
+                 (n, resyncs, still_open, expect))
+        print("thread %d: %d events, %d resyncs, %d open at end" % (n, len(events), resyncs, still_open))
+        total += len(events)
     entered = {}
-    for ev in events:
-        if ev[0] == "FUNC_ENTER":
-            entered[key(ev)] = entered.get(key(ev), 0) + 1
+    for events in threads:
+        for ev in events:
+            if ev[0] == "FUNC_ENTER":
+                entered[key(ev)] = entered.get(key(ev), 0) + 1
     if entered != counts:
         fail("call counts differ: trace %s, program %s" % (entered, counts))
-    if resyncs != int(expect["resyncs"]) or still_open != int(expect["open"]):
-        fail("trace needed %d resyncs and left %d frames open; program expects %s" %
-             (resyncs, still_open, expect))
     # The analyzer's profile (which applies the same resync rules) must
     # count the same calls.
     profiled = {}
@@ -271,8 +288,7 @@ def check(stdout, dump, report):
             profiled[k] = profiled.get(k, 0) + int(row[4])
     if profiled != counts:
         fail("paratrace report counts %s, program %s" % (profiled, counts))
-    print("OK: %d events, %d functions, %d resyncs, %d open at end" %
-          (len(events), len(counts), resyncs, still_open))
+    print("OK: %d events, %d functions, %d thread(s)" % (total, len(counts), len(threads)))
 
 
 def main():

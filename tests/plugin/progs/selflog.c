@@ -7,18 +7,21 @@
 
 #define MAX_EVENTS 4096
 #define MAX_NAMES 64
+#define MAX_THREADS 4
 
 static struct {
 	char sign;
+	unsigned char thread;
 	const char *name;
 } events[MAX_EVENTS];
+static __thread int current_thread;
 static int nevents, overflow;
 static struct {
 	const char *name;
 	int count;
 } names[MAX_NAMES];
 static int nnames;
-static int exp_resyncs, exp_open;
+static int exp_resyncs[MAX_THREADS], exp_open[MAX_THREADS], nthreads = 1;
 
 /* "helper@/some/dir/c_one.c" -> "helper@c_one.c" */
 NOINSTR static void put_name(const char *n)
@@ -39,6 +42,7 @@ NOINSTR static void record(char sign, const char *name)
 		return;
 	}
 	events[nevents].sign = sign;
+	events[nevents].thread = (unsigned char)current_thread;
 	events[nevents].name = name;
 	nevents++;
 }
@@ -60,10 +64,24 @@ NOINSTR void sl_exit(const char *name)
 	record('-', name);
 }
 
+NOINSTR void sl_expect_thread(int n, int resyncs, int open)
+{
+	if (n < 0 || n >= MAX_THREADS)
+		return;
+	exp_resyncs[n] = resyncs;
+	exp_open[n] = open;
+}
+
 NOINSTR void sl_expect(int resyncs, int open)
 {
-	exp_resyncs = resyncs;
-	exp_open = open;
+	sl_expect_thread(0, resyncs, open);
+}
+
+NOINSTR void sl_thread(int n)
+{
+	current_thread = n;
+	if (n >= nthreads && n < MAX_THREADS)
+		nthreads = n + 1;
 }
 
 NOINSTR static void print_all(void)
@@ -72,18 +90,30 @@ NOINSTR static void print_all(void)
 		puts("SELFLOG overflow");
 		return;
 	}
-	fputs("SEQ", stdout);
-	for (int i = 0; i < nevents; i++) {
-		printf(" %c", events[i].sign);
-		put_name(events[i].name);
+	for (int t = 0; t < nthreads; t++) {
+		if (t)
+			printf("SEQ%d", t);
+		else
+			fputs("SEQ", stdout);
+		for (int i = 0; i < nevents; i++) {
+			if (events[i].thread != t)
+				continue;
+			printf(" %c", events[i].sign);
+			put_name(events[i].name);
+		}
+		putchar('\n');
 	}
-	putchar('\n');
 	for (int i = 0; i < nnames; i++) {
 		fputs("COUNT ", stdout);
 		put_name(names[i].name);
 		printf(" %d\n", names[i].count);
 	}
-	printf("EXPECT resyncs=%d open=%d\n", exp_resyncs, exp_open);
+	for (int t = 0; t < nthreads; t++) {
+		if (t)
+			printf("EXPECT%d resyncs=%d open=%d\n", t, exp_resyncs[t], exp_open[t]);
+		else
+			printf("EXPECT resyncs=%d open=%d\n", exp_resyncs[t], exp_open[t]);
+	}
 	fflush(stdout);
 }
 

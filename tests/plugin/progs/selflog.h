@@ -5,6 +5,8 @@
  *   SEQ +name +name -name ...   its calls and returns, in order
  *   COUNT name N                how many times it entered each function
  *   EXPECT resyncs=R open=O     frames skipped by longjmp / left open by exit()
+ * and, for threads other than the main one (numbered with sl_thread(n) in
+ * order of their first call), SEQn and EXPECTn lines.
  * which tests/plugin/e2e.py compares with `paratrace dump`. A name may carry
  * "@file" to tell apart static functions of the same name. These helpers
  * are no_instrument_function: if the plugin ignored the attribute they
@@ -23,6 +25,10 @@ extern "C" {
 NOINSTR void sl_enter(const char *name);
 NOINSTR void sl_exit(const char *name);
 NOINSTR void sl_expect(int resyncs, int open);
+/* This thread is thread n (main: 0). Threads must not log at the same
+ * time: the tests hand over with barriers. */
+NOINSTR void sl_thread(int n);
+NOINSTR void sl_expect_thread(int n, int resyncs, int open);
 /* Registers the printer with atexit(); call first thing in main. */
 NOINSTR void sl_init(void);
 #ifdef __cplusplus
