@@ -702,8 +702,10 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		free(s);
 		return NULL;
 	}
-	/* before its first record the thread did not exist yet */
-	uint64_t first = rel(s, info->first_ns);
+	/* before its first record the thread did not exist yet; a GPU stream
+	 * row has none of that: its records carry device times that can be
+	 * earlier than the log (CUPTI delivers buffers after the work ran) */
+	uint64_t first = info->kind == PT_FILE_GPU ? 0 : rel(s, info->first_ns);
 	if (info->first_ns && first > 0)
 		state_line(s, 0, first, PV_STATE_NOT_CREATED);
 	s->state_begin = first;
