@@ -19,6 +19,7 @@ from wait4, plus the LTTng daemons' CPU read from /proc for LTTng).
 """
 
 import argparse
+import concurrent.futures
 import csv
 import os
 import random
@@ -545,9 +546,12 @@ def main():
     # Builds (one per source and flavour), checked against the counting hooks.
     binaries = {}
     errors = []
-    for src in sorted({w[1] for w in all_w}):
-        for flav in sorted({c.build for c in active} | {"count"}):
-            binaries[(src, flav)] = env.build(flav, src)
+    jobs = [(src, flav) for src in sorted({w[1] for w in all_w})
+            for flav in sorted({c.build for c in active} | {"count"})]
+    # Compiling is most of a smoke run's time: use the cores we are allowed.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("PT_JOBS", "2"))) as pool:
+        for job, binary in zip(jobs, pool.map(lambda j: env.build(j[1], j[0]), jobs)):
+            binaries[job] = binary
     expects = {}
     for name, src, threads, size in all_w:
         r = run_quiet([binaries[(src, "count")], str(threads), str(size)])
@@ -609,7 +613,7 @@ def main():
 
 def measure_analyzer(env, opts, tbase, workloads, active, errors):
     """`paratrace analyze` seconds per million records, on the plugin traces
-    left by the last repetition (median of 3 runs each)."""
+    left by the last repetition (median of 3 runs each, 1 in --smoke)."""
     if not any(c.name == "paratrace" for c in active):
         return {}
     res = {}
@@ -619,7 +623,7 @@ def measure_analyzer(env, opts, tbase, workloads, active, errors):
         r = run_quiet([env.paratrace, "dump", "--raw", tdir])
         nrec = sum(1 for line in r.stdout.splitlines() if re.match(r"^\d+ \d+ \d+ \S", line))
         times = []
-        for _ in range(3):
+        for _ in range(1 if opts.smoke else 3):
             outdir = os.path.join(opts.out, "analyze-" + name)
             shutil.rmtree(outdir, ignore_errors=True)
             os.makedirs(outdir)
