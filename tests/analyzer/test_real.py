@@ -51,8 +51,10 @@ def main():
     f = {x["name"]: x for x in rep["functions"]}
     sf = f.get("sleep_fixed")
     expect(sf is not None, "sleep_fixed not in the profile: %s" % list(f))
+    expect(params.get("child_ok") == "1", "the forked child did not run: %r" % params)
     if sf:
-        expect(sf["calls"] == T * N, "sleep_fixed calls %d, expected %d" % (sf["calls"], T * N))
+        # T workers and the forked child; one function id for both processes
+        expect(sf["calls"] == (T + 1) * N, "sleep_fixed calls %d, expected %d" % (sf["calls"], (T + 1) * N))
         expect(sleep <= sf["incl_mean_ns"] < sleep + 20000000,
                "sleep_fixed mean %d ns, expected %d..+20ms" % (sf["incl_mean_ns"], sleep))
         expect(sf["file"].endswith("timed.c"), "file %r" % sf["file"])
@@ -70,7 +72,7 @@ def main():
         expect(g["wait_ns"] >= (T - 1) * held, "total wait %d" % g["wait_ns"])
         expect(g["top_waiter"] == "hold_gate", "waited most in %r" % g["top_waiter"])
     th = [t for t in rep["threads"] if t["kind"] == "thread"]
-    expect(len(th) == T + 1, "threads %d" % len(th))
+    expect(len(th) == T + 2, "threads %d (T workers, main, the child)" % len(th))
     main_t = th[0]
     expect(main_t["wait_join_ns"] > 0, "main thread join wait")
 
@@ -82,9 +84,13 @@ def main():
     for m in P.items:
         expect(False, "prv_check: " + m)
     if s:
-        expect(s["threads"] == T + 1, "prv threads %d" % s["threads"])
+        expect(s["threads"] == T + 2, "prv threads %d" % s["threads"])
+        expect(len(s["task_labels"]) == 2, "tasks (processes) %r" % s["task_labels"])
         creations = [c for c in s["comms"] if c["tag"] == 1]
         expect(len(creations) == T, "thread creation comms %d" % len(creations))
+        forks = [c for c in s["comms"] if c["tag"] == 2]
+        expect(len(forks) == 1 and forks[0]["from"] == "1.1.1" and forks[0]["to"] == "1.2.1",
+               "fork comm %r" % forks)
         sync = sum(st.get("5", 0) for st in s["states"].values())
         expect(sync >= T * hold * 0.5, "synchronization state time %d" % sync)
         pcf = open(out + ".pcf").read()
@@ -95,7 +101,7 @@ def main():
                        stderr=subprocess.PIPE, text=True)
     expect(r.returncode == 0, "export failed: %s" % r.stderr)
     ev = json.load(open(js))["traceEvents"]
-    expect(sum(1 for e in ev if e.get("ph") == "B" and e.get("name") == "sleep_fixed") == T * N,
+    expect(sum(1 for e in ev if e.get("ph") == "B" and e.get("name") == "sleep_fixed") == (T + 1) * N,
            "chrome sleep_fixed slices")
     if FAILS:
         sys.exit(1)

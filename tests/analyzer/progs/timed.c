@@ -4,12 +4,16 @@
  *            each worker's first acquisition waits about HOLD_MS; each
  *            worker then holds it HELD_MS (so the others wait for that too);
  *   phase 2: each worker calls sleep_fixed() N times; it sleeps SLEEP_MS.
+ *   then main forks a child that calls sleep_fixed() N times and exits;
+ *   main waits for it.
  * Usage: timed T N   (prints the parameters it used, one "key value" a line)
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HOLD_MS 50
 #define HELD_MS 5
@@ -60,6 +64,17 @@ int main(int argc, char **argv)
 	pthread_mutex_unlock(&gate);
 	for (int i = 0; i < t; i++)
 		pthread_join(th[i], NULL);
+	fflush(stdout);
+	pid_t child = fork();
+	if (child == 0) {
+		for (int i = 0; i < calls; i++)
+			sleep_fixed();
+		_exit(0);
+	}
+	int status = 0;
+	if (child > 0)
+		waitpid(child, &status, 0);
+	printf("child_ok %d\n", child > 0 && WIFEXITED(status));
 	printf("threads %d\ncalls %d\nhold_ms %d\nheld_ms %d\nsleep_ms %d\n", t, calls, HOLD_MS,
 	       HELD_MS, SLEEP_MS);
 	return 0;
