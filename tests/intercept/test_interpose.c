@@ -1,0 +1,161 @@
+/* Unit tests (CUnit, also run under ASan+UBSan) for the interposition
+ * helpers that are pure logic: the environment given to exec'd and spawned
+ * images (exec.c) and the pthread_t -> create_seq table (threads.c).
+ * exec.c and threads.c are linked in with the core's functions replaced by
+ * the small doubles below; tracing is "off" for the wrappers they define
+ * (pt_tracing() == 0, pt_enter() == NULL), so the test program's own
+ * pthread and exec calls pass straight through to the real ones. */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <CUnit/Basic.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- doubles for the core ------------------------------------------- */
+static const char *run_string = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
+unsigned pt_counters_at_mask;
+pt_thread *pt_enter(void) { return NULL; }
+void pt_leave(pt_thread *t) { (void)t; }
+void pt_emit(pt_thread *t, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)k; (void)a; (void)p; (void)l; }
+void pt_emit_at(pt_thread *t, uint64_t x, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)x; (void)k; (void)a; (void)p; (void)l; }
+uint64_t pt_now(void) { return 0; }
+uint32_t pt_thread_tid(const pt_thread *t) { (void)t; return 0; }
+void *pt_real(const char *name) { return dlsym(RTLD_NEXT, name); }
+int pt_tracing(void) { return 0; }
+void pt_exec_prepare(void) {}
+void pt_flush_all(void) {}
+const char *pt_run_env_string(void) { return run_string; }
+void pt_thread_start(const pt_rec_thread_start *s) { (void)s; }
+void pt_thread_note_end(uint64_t r, uint32_t f) { (void)r; (void)f; }
+void pt_callstack_emit(pt_thread *t) { (void)t; }
+void pt_counters_emit(pt_thread *t) { (void)t; }
+
+static size_t count(char *const *e)
+{
+	size_t n = 0;
+	while (e[n])
+		n++;
+	return n;
+}
+
+static int has(char *const *e, const char *s)
+{
+	for (size_t i = 0; e[i]; i++)
+		if (strcmp(e[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static void test_env_without_preload_untouched(void)
+{
+	char *envp[] = {"HOME=/root", "PATH=/bin", NULL};
+	char *buf[16];
+	char *const *env = pt_env_with_run(envp, buf, 16);
+	CU_ASSERT_PTR_EQUAL(env, envp); /* the program meant its child to run untraced */
+	pt_env_free(env, envp, buf);
+}
+
+static void test_env_gets_run(void)
+{
+	char *envp[] = {"HOME=/root", "LD_PRELOAD=/x/libtrace.so", "PATH=/bin", NULL};
+	char *buf[16];
+	char *const *env = pt_env_with_run(envp, buf, 16);
+	CU_ASSERT_PTR_NOT_EQUAL(env, envp);
+	CU_ASSERT_EQUAL(count(env), 4);
+	CU_ASSERT(has(env, "HOME=/root") && has(env, "PATH=/bin"));
+	CU_ASSERT(has(env, "LD_PRELOAD=/x/libtrace.so"));
+	CU_ASSERT(has(env, run_string));
+	pt_env_free(env, envp, buf);
+}
+
+static void test_env_stale_run_replaced(void)
+{
+	char *envp[] = {"PARATRACE_RUN=v1:old", "LD_PRELOAD=/x/libtrace.so", NULL};
+	char *buf[16];
+	char *const *env = pt_env_with_run(envp, buf, 16);
+	CU_ASSERT_EQUAL(count(env), 2);
+	CU_ASSERT(!has(env, "PARATRACE_RUN=v1:old"));
+	CU_ASSERT(has(env, run_string));
+	pt_env_free(env, envp, buf);
+}
+
+static void test_env_current_run_kept(void)
+{
+	char *envp[] = {(char *)run_string, "LD_PRELOAD=/x/libtrace.so", NULL};
+	char *buf[16];
+	CU_ASSERT_PTR_EQUAL(pt_env_with_run(envp, buf, 16), envp);
+}
+
+static void test_env_large_uses_pages(void)
+{
+	enum { N = 3000 };
+	char **envp = calloc(N + 2, sizeof *envp);
+	static char vars[N][24];
+	for (int i = 0; i < N; i++) {
+		snprintf(vars[i], sizeof vars[i], "V%d=%d", i, i);
+		envp[i] = vars[i];
+	}
+	envp[N] = "LD_PRELOAD=/x/libtrace.so";
+	char *buf[16];
+	char *const *env = pt_env_with_run(envp, buf, 16);
+	CU_ASSERT_PTR_NOT_EQUAL(env, envp);
+	CU_ASSERT_EQUAL(count(env), N + 2);
+	CU_ASSERT(has(env, run_string) && has(env, "V2999=2999"));
+	pt_env_free(env, envp, buf); /* munmap: ASan sees a leak or a bad free otherwise */
+	free(envp);
+}
+
+static void test_env_null(void)
+{
+	char *buf[4];
+	CU_ASSERT_PTR_NULL(pt_env_with_run(NULL, buf, 4));
+}
+
+static void test_seq_table(void)
+{
+	/* Round trip, removal, unknown keys. */
+	pt_thread_seq_put(0x7f0000001000, 11);
+	pt_thread_seq_put(0x7f0000002000, 12);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7f0000001000, 0), 11);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7f0000002000, 1), 12);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7f0000002000, 0), 0);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7f0000003000, 0), 0);
+	/* A reused pthread_t takes its new seq. */
+	pt_thread_seq_put(0x7f0000001000, 21);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7f0000001000, 1), 21);
+	/* Many live threads (as pthread_t values are laid out: stacks 8 MiB
+	 * apart): all found while the table is not overfull. */
+	int found = 0;
+	for (uint64_t i = 0; i < 2000; i++)
+		pt_thread_seq_put(0x7e0000000000 + i * 0x801000, 100 + i);
+	for (uint64_t i = 0; i < 2000; i++)
+		found += pt_thread_seq_get(0x7e0000000000 + i * 0x801000, 1) == 100 + i;
+	CU_ASSERT(found >= 1990);
+	/* Far more than the table holds: bounded, the newest still found. */
+	for (uint64_t i = 0; i < 100000; i++)
+		pt_thread_seq_put(0x7d0000000000 + i * 0x1000, 1 + i);
+	CU_ASSERT_EQUAL(pt_thread_seq_get(0x7d0000000000 + 99999 * 0x1000, 0), 100000);
+	CU_ASSERT_EQUAL(pt_thread_next_seq() + 1, pt_thread_next_seq());
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("interpose", NULL, NULL);
+	CU_add_test(s, "env without LD_PRELOAD untouched", test_env_without_preload_untouched);
+	CU_add_test(s, "env gets PARATRACE_RUN", test_env_gets_run);
+	CU_add_test(s, "stale PARATRACE_RUN replaced", test_env_stale_run_replaced);
+	CU_add_test(s, "current PARATRACE_RUN kept", test_env_current_run_kept);
+	CU_add_test(s, "large env built in pages", test_env_large_uses_pages);
+	CU_add_test(s, "NULL env", test_env_null);
+	CU_add_test(s, "pthread_t -> seq table", test_seq_table);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
