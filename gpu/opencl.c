@@ -220,7 +220,8 @@ static ocl_queue *queue_lookup(cl_command_queue q)
 
 typedef struct host_call {
 	pt_rec_gpu_api api;
-	pt_thread *t; /* while inside the runtime's region */
+	pt_thread *t;   /* while inside the runtime's region */
+	int errno_in;   /* the program's errno at the call, given back to the real call */
 } host_call;
 
 static int gpu_enabled(void)
@@ -243,6 +244,7 @@ static uint64_t stream_hint(cl_command_queue q)
 static int call_begin(host_call *h, enum ocl_func f, uint16_t call, uint16_t flags, uint64_t stream,
 		      uint64_t bytes)
 {
+	int errno_in = errno;
 	if (!gpu_enabled())
 		return 0;
 	pt_thread *t = pt_enter();
@@ -254,6 +256,7 @@ static int call_begin(host_call *h, enum ocl_func f, uint16_t call, uint16_t fla
 	}
 	memset(h, 0, sizeof *h);
 	h->t = t;
+	h->errno_in = errno_in;
 	h->api.func = f;
 	h->api.call = call;
 	h->api.flags = flags;
@@ -271,7 +274,9 @@ static uint64_t call_go(host_call *h)
 {
 	pt_leave(h->t);
 	h->t = NULL;
-	return pt_now();
+	uint64_t t = pt_now();
+	errno = h->errno_in; /* our bookkeeping before the call leaves no trace */
+	return t;
 }
 
 /* Back inside the region after the real call (t may be NULL when the
