@@ -28,6 +28,7 @@
 
 #include <cupti.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -124,6 +125,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	uint32_t c = classify(domain, cbid, cb->functionName);
 	if (!(c & CLS_TRACED))
 		return;
+	int saved = errno; /* runs inside the program's CUDA call */
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	pt_rec_gpu_launch dims, *dp = NULL;
 	int layout = (int)(c >> 24 & 0xf);
@@ -132,6 +134,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	pt_cuda_api_event(enter, (uint32_t)domain << 16 | cbid, (uint16_t)(c & 0xffff), (uint16_t)(c >> 16 & 0xff),
 			  cb->correlationId, cb->symbolName, dp,
 			  !enter && cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0);
+	errno = saved;
 }
 
 /* ---- attach --------------------------------------------------------------- */
