@@ -122,10 +122,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	const CUpti_CallbackData *cb = data;
-	uint32_t c = classify(domain, cbid, cb->functionName);
-	if (!(c & CLS_TRACED))
-		return;
 	int saved = errno; /* runs inside the program's CUDA call */
+	uint32_t c = classify(domain, cbid, cb->functionName);
+	if (!(c & CLS_TRACED)) {
+		errno = saved;
+		return;
+	}
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	pt_rec_gpu_launch dims, *dp = NULL;
 	int layout = (int)(c >> 24 & 0xf);
