@@ -130,7 +130,8 @@ class Contender:
         return 0.0  # extra CPU seconds spent outside the process tree
 
     def count(self, binary, tdir, expect):
-        """Returns (recorded calls of the workload's functions, trace bytes)."""
+        """Returns ({function name: entries in the trace} -- or {"*": n}
+        when the reader cannot name functions -- and the trace's bytes)."""
         raise NotImplementedError
 
 
@@ -356,7 +357,6 @@ class Env:
         self.llvm_xray = shutil.which("llvm-xray-14") or shutil.which("llvm-xray")
         self.lttng = shutil.which("lttng")
         self.babeltrace2 = shutil.which("babeltrace2")
-        self.nm = shutil.which("nm")
         b = opts.paratrace_build
         self.libtrace = self._first(b, ["lib/libtrace.so", "runtime/libtrace.so"])
         self.instrument = self._first(b, ["lib/instrument.so", "pass/instrument.so"])
