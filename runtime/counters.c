@@ -37,7 +37,13 @@
 #define PT_MAX_MANUAL 8    /* distinct PT_COUNTER(name) names per process */
 #define PT_NAME_MAX 64
 
-enum { PT_GROUP_SW, PT_GROUP_OTHER, PT_NGROUPS };
+/* Groups read with one read(2) each. The clock events (task-clock,
+ * cpu-clock) each lead a group of their own: on Linux 6.18 a clock event
+ * read as a group sibling, or as a leader's siblings, reads 0 or a stale
+ * value whenever an exclude_* bit is set (libpfm4 always sets exclude_hv
+ * and exclude_guest), while the same event read alone is exact. */
+enum { PT_GROUP_SW, PT_GROUP_OTHER, PT_GROUP_CLOCK0,
+       PT_NGROUPS = PT_GROUP_CLOCK0 + PT_MAX_COUNTERS };
 
 typedef struct pt_cdesc {
 	char name[PT_NAME_MAX];
@@ -171,6 +177,11 @@ static void warn_open_failure(const char *name, int err, int user_only_tried)
 /* Encodes `name` with libpfm4 and opens it once to see whether this machine
  * and these permissions allow it. 0 with d filled, or negative errno
  * (warned). */
+static int is_clock(const struct perf_event_attr *a)
+{
+	return a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK;
+}
+
 static int encode_and_probe(const char *name, pt_cdesc *d)
 {
 	memset(d, 0, sizeof *d);
@@ -215,7 +226,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	d->attr.sample_type = 0;
 	if (d->attr.type == PERF_TYPE_SOFTWARE) {
 		d->flags |= PT_COUNTER_SOFTWARE;
-		d->group = PT_GROUP_SW;
+		d->group = is_clock(&d->attr) ? PT_GROUP_CLOCK0 : PT_GROUP_SW;
 	} else {
 		d->group = PT_GROUP_OTHER;
 	}
@@ -313,8 +324,12 @@ void pt_counters_init(void)
 			pt_warn("counter '%s' ignored: at most %d counters", name, PT_MAX_COUNTERS);
 			continue;
 		}
-		if (encode_and_probe(name, &pt_cdescs[pt_ncdescs]) == 0)
+		pt_cdesc *d = &pt_cdescs[pt_ncdescs];
+		if (encode_and_probe(name, d) == 0) {
+			if (d->group == PT_GROUP_CLOCK0)
+				d->group = PT_GROUP_CLOCK0 + pt_ncdescs;
 			pt_ncdescs++;
+		}
 	}
 	if (pt_ncdescs)
 		pt_counters_at_mask = mask;

@@ -22,6 +22,15 @@ run() {
 	shift
 	env PARATRACE_DIR="$work/tr" "${envs[@]}" LD_PRELOAD="$lib" "$prog" "$@" >"$work/out" 2>"$work/err"
 }
+# Context switches are counted in the kernel only: where perf_event_paranoid
+# and missing CAP_PERFMON refuse that (containers), the runtime says so once
+# and the case cannot be checked here.
+skip_if_refused() {
+	if grep -q "counter '$1' not available: permission denied" "$work/err"; then
+		echo "SKIP ($case): $(grep -m1 "counter '$1'" "$work/err")"
+		exit 77
+	fi
+}
 dump() { "$pt" dump "$work/tr" >"$work/dump" 2>>"$work/err" || fail "paratrace dump failed"; }
 # Value of counter NAME in the COUNTERS record that follows the first
 # record of kind KIND (the dump prints COUNTER_DEF index=I ... name=NAME).
@@ -45,6 +54,7 @@ page_faults)
 	;;
 context_switches)
 	run PARATRACE_COUNTERS=page-faults,context-switches -- sleep || fail "program failed"
+	skip_if_refused context-switches
 	dump
 	v=$(delta_after LOCK_RELEASED context-switches)
 	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "context-switches across 5 sleeps = '$v', want > 0"
@@ -125,6 +135,8 @@ fork)
 	run PARATRACE_SAMPLING=1ms PARATRACE_COUNTERS=page-faults,context-switches -- fork ||
 		fail "program failed"
 	grep -q "^child done" "$work/out" || fail "child output missing"
+	want=2
+	grep -q "counter 'context-switches' not available: permission denied" "$work/err" && want=1
 	dump
 	child=$(sed -n 's/.* FORK child=\([0-9]*\) .*/\1/p' "$work/dump" | head -1)
 	[ -n "$child" ] || fail "no FORK record"
@@ -132,7 +144,7 @@ fork)
 	defs=$(awk -v c="$child" '$3 == c && $4 == "COUNTER_DEF"' "$work/dump" | wc -l)
 	echo "fork child $child: $samples samples, $defs counters"
 	[ "$samples" -ge 10 ] || fail "child of fork got $samples samples over 0.2 s of CPU"
-	[ "$defs" = 2 ] || fail "child of fork opened $defs counters, want 2"
+	[ "$defs" = $want ] || fail "child of fork opened $defs counters, want $want"
 	;;
 functions)
 	n=400

@@ -112,7 +112,17 @@ static void test_context_switches(void)
 	pt_thread *t;
 	begin_thread(&t);
 	int idx = def_index(t, "context-switches", NULL);
-	CU_ASSERT_EQUAL_FATAL(idx, 1);
+	if (idx < 0 && strstr(fake_warnings, "permission denied")) {
+		/* Kernel-side only, refused without CAP_PERFMON under paranoid >= 2. */
+		printf("\n  SKIP context-switches: %s", fake_warnings);
+		pt_counters_thread_end(t);
+		return;
+	}
+	CU_ASSERT_EQUAL(idx, 1);
+	if (idx != 1) {
+		pt_counters_thread_end(t);
+		return;
+	}
 	pt_counters_emit(t);
 	sleep_several();
 	pt_counters_emit(t);
@@ -132,13 +142,21 @@ static void test_unknown_counter(void)
 	CU_ASSERT_EQUAL(def_index(t, "page-faults", NULL), 0);
 	CU_ASSERT_EQUAL(def_index(t, "task-clock", NULL), 1);
 	CU_ASSERT_EQUAL(def_index(t, "no-such-counter-xyz", NULL), -1);
+	struct timespec a, b;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	pt_counters_emit(t);
 	usleep(1000);
 	volatile unsigned x = 0;
-	for (unsigned i = 0; i < 1000000; i++)
+	for (unsigned i = 0; i < 10000000; i++)
 		x += i;
 	pt_counters_emit(t);
-	CU_ASSERT(last_delta(t, 1) > 100000); /* task-clock: ns on the CPU */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	/* task-clock is ns on the CPU: close to the thread's CPU time, not a
+	 * fraction of it (a clock event read as a group sibling lags or reads 0
+	 * on some kernels). */
+	int64_t cpu = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+	CU_ASSERT(last_delta(t, 1) > cpu * 8 / 10);
+	CU_ASSERT(last_delta(t, 1) <= cpu + 1000000);
 	pt_counters_thread_end(t);
 }
 
