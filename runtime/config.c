@@ -119,6 +119,7 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	c->enabled = 1;
 	c->buffer_size = 4u << 20;
 	c->gpu = 1;
+	c->prefault = -1;
 	pt_config_clock = "auto";
 	const char *v;
 #define BAD(name, expect)                                                                  \
@@ -164,6 +165,12 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	}
 	if ((v = get("PARATRACE_GPU")) && *v && parse_bool(v, &c->gpu))
 		BAD("PARATRACE_GPU", "1/0, yes/no, true/false or on/off");
+	if ((v = get("PARATRACE_PREFAULT")) && *v) {
+		if (!strcmp(v, "auto"))
+			c->prefault = -1;
+		else if (parse_bool(v, &c->prefault))
+			BAD("PARATRACE_PREFAULT", "auto, 1/0, yes/no, true/false or on/off");
+	}
 	if ((v = get("PARATRACE_CLOCK")) && *v) {
 		if (strcmp(v, "auto") && strcmp(v, "tsc") && strcmp(v, "monotonic"))
 			BAD("PARATRACE_CLOCK", "auto, tsc or monotonic");

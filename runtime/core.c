@@ -452,6 +452,7 @@ void pt_init(void)
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	pt_window_size = (pt_cfg.buffer_size + ps - 1) & ~(ps - 1);
 	pt_max_file_size = pt_cfg.max_size;
+	pt_prefault_mode = pt_cfg.prefault;
 
 	pt_run_info.pid = (uint32_t)getpid();
 	pt_run_info.ppid = (uint32_t)getppid();
@@ -636,6 +637,7 @@ void pt_fork_child(void)
 	int saved = errno;
 	pt_process_unlock_fork(1);
 	atomic_store(&pt_registry_lock, 0);
+	pt_prefault_fork_child();
 	uint32_t parent = pt_run_info.pid;
 	pt_run_info.pid = (uint32_t)getpid();
 	pt_run_info.ppid = parent;

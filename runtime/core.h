@@ -53,7 +53,7 @@ PT_HIDDEN int pt_clock_cal_measure(pt_clock_cal *cal, unsigned ms);
 
 /* ---- writer ---------------------------------------------------------- */
 /* One log file written through a shared mapping of a window of the file.
- * The file is reserved (fallocate) ahead of the data, so the bytes after
+ * The file is reserved (written zeros) ahead of the data, so the bytes after
  * the last record are zeros: the format's END marker, also after SIGKILL.
  *
  * Invariants: base <= cur <= end; [base, end) maps file bytes
@@ -62,6 +62,42 @@ PT_HIDDEN int pt_clock_cal_measure(pt_clock_cal *cal, unsigned ms);
  * previous record. `limit` is what the hot path compares against: equal to
  * `end` while the fast path may append, NULL to force every event through
  * the slow path (closed, closing, forking, no space). */
+/* A log's next window, prepared by the prefault helper (prefault.c). */
+enum { PT_PF_IDLE, PT_PF_QUEUED, PT_PF_PREPARING, PT_PF_MAPPED, PT_PF_DONE };
+typedef struct pt_prefault {
+	atomic_int state;
+	atomic_int cancel;
+	int fd;
+	uint64_t off;      /* file offset and length of the window */
+	size_t len;
+	uint64_t reserved; /* the log's reserved bytes, advanced by the helper */
+	char *base;        /* the mapping (the owner's to unmap), NULL if it failed;
+			    * set by the owner when it asks only for the touch */
+	struct pt_prefault *next; /* the helper's queue */
+} pt_prefault;
+
+/* Queues pf (fd, off, len, reserved filled in; base too when the window is
+ * mapped already) for the helper thread, started on first use. 0, or -1 when there is no helper. */
+PT_HIDDEN int pt_prefault_request(pt_prefault *pf);
+/* Waits until pf's window is mapped (the touch may go on: the owner can
+ * write into it meanwhile). A request the helper has not started is
+ * withdrawn (state DONE). 1 if the helper is still touching. */
+PT_HIDDEN int pt_prefault_mapped(pt_prefault *pf);
+/* Returns once the helper is done with pf, stopping a touch early and
+ * withdrawing a request not started; pf is then the caller's again (IDLE).
+ * Call before pf's window is unmapped or the file shrinks. */
+PT_HIDDEN void pt_prefault_wait(pt_prefault *pf);
+/* Fork child: no helper, no queue. */
+PT_HIDDEN void pt_prefault_fork_child(void);
+/* PARATRACE_PREFAULT: -1 auto, 0 off, 1 on. */
+extern PT_HIDDEN int pt_prefault_mode;
+/* Whether a log that just became busy should use the helper: with `auto`,
+ * only while fewer logs are busy than the process has CPUs, so that the
+ * helper runs on a CPU the program leaves idle instead of taking one from
+ * it. `busy` is the log's flag, counted once. */
+PT_HIDDEN int pt_prefault_worth_it(int *busy);
+PT_HIDDEN void pt_prefault_log_done(int *busy);
+
 typedef struct pt_wlog {
 	char *cur;
 	char *limit;
@@ -80,6 +116,13 @@ typedef struct pt_wlog {
 	uint32_t lost_reason;
 	uint32_t retry_countdown; /* events to drop before trying to map again */
 	atomic_int busy;          /* a non-hot-path writer is inside (pt_log_file, process log) */
+	/* The next window, asked of the prefault helper once the log is busy:
+	 * `ahead` says a request is out (or done and not yet taken). */
+	int ahead;
+	int map_self;   /* the helper fell behind: map ahead here, it only touches */
+	pt_prefault pf[2]; /* pf[cur_pf]: the current window's (its touch may go on) */
+	int busy_counted;  /* counted in the prefault helper's busy logs */
+	int cur_pf;
 } pt_wlog;
 
 typedef struct pt_file_params {

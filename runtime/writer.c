@@ -6,9 +6,11 @@
  * moment it is written: a SIGKILL or a crash loses nothing already
  * appended, and no thread ever copies its buffer out. The file is extended
  * ahead of the data with written zeros (see reserve()); the unwritten tail
- * reads as zeros, which the format defines as the end of the data. When a window is full the next one is mapped
- * starting at the page that holds the current position, so records never
- * straddle a gap. On close the file is trimmed to its data. */
+ * reads as zeros, which the format defines as the end of the data. When a
+ * window is full the next one is mapped starting at the page that holds the
+ * current position, so records never straddle a gap. Busy logs have that
+ * next window prepared ahead by a helper thread (prefault.c).
+ * On close the file is trimmed to its data. */
 #define _GNU_SOURCE
 #include "core.h"
 
@@ -71,6 +73,102 @@ static int reserve(pt_wlog *l, uint64_t size)
 	return 0;
 }
 
+static char *map_file(pt_wlog *l, uint64_t off, size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* A fork child must not scribble on the parent's files: it gets its own
+	 * logs (pt_fork_child), and the parent's windows simply vanish there. */
+	madvise(p, len, MADV_DONTFORK);
+	/* Map the whole window now, in one system call, instead of taking one
+	 * fault per page on the hot path. Best effort. */
+	madvise(p, len, MADV_POPULATE_WRITE);
+	return p;
+}
+
+static pt_prefault *next_pf(pt_wlog *l)
+{
+	return &l->pf[!l->cur_pf];
+}
+
+/* The helper must be done with every window before it is unmapped or the
+ * file shrinks under it (a touch past the end would raise SIGBUS in it). */
+static void drop_ahead(pt_wlog *l)
+{
+	pt_prefault_wait(&l->pf[l->cur_pf]);
+	if (!l->ahead)
+		return;
+	pt_prefault *pf = next_pf(l);
+	pt_prefault_wait(pf);
+	l->ahead = 0;
+	if (pf->reserved > l->reserved)
+		l->reserved = pf->reserved;
+	if (pf->base)
+		munmap(pf->base, pf->len);
+}
+
+/* Once a log has filled its first window it is a busy one: ask the helper
+ * for the next window (mapped here when the helper is behind, see
+ * map_self), twice the current one up to PARATRACE_BUFFER_SIZE, starting
+ * at the current window's last page, where the record that does not fit
+ * will start (unless it is larger than a page). The helper then pays for
+ * the system calls and the first touch of every page (prefault.c). Not
+ * with a size cap, whose window ends are computed at each switch. */
+static void map_ahead(pt_wlog *l)
+{
+	if (pt_max_file_size || l->ahead || l->map_len < 2 * PT_FIRST_WINDOW ||
+	    !pt_prefault_worth_it(&l->busy_counted))
+		return;
+	pt_prefault *pf = next_pf(l);
+	pt_prefault_wait(pf); /* the window before the current one: long done */
+	pf->fd = l->fd;
+	pf->off = l->win_off + l->map_len - page_size();
+	pf->len = l->map_len * 2 > pt_window_size ? pt_window_size : l->map_len * 2;
+	pf->base = NULL;
+	if (l->map_self) {
+		if (reserve(l, pf->off + pf->len) != 0)
+			return;
+		if (!(pf->base = map_file(l, pf->off, pf->len)))
+			return;
+	}
+	pf->reserved = l->reserved;
+	l->ahead = pt_prefault_request(pf) == 0;
+	if (!l->ahead && pf->base)
+		munmap(pf->base, pf->len);
+}
+
+/* The window asked for by map_ahead if it holds [data_off, + need): it
+ * becomes the current one. 0, or -1 (the caller maps one itself). */
+static int take_ahead(pt_wlog *l, uint64_t data_off, size_t need)
+{
+	pt_prefault *pf = next_pf(l);
+	int state = atomic_load_explicit(&pf->state, memory_order_acquire);
+	/* Not mapped yet: the helper did not keep up with this log; the next
+	 * window is mapped here and the helper only touches it. */
+	l->map_self = state == PT_PF_QUEUED || state == PT_PF_PREPARING;
+	pt_prefault_mapped(pf);
+	l->ahead = 0;
+	if (pf->reserved > l->reserved)
+		l->reserved = pf->reserved;
+	if (!pf->base || data_off < pf->off || data_off - pf->off + need > pf->len) {
+		pt_prefault_wait(pf);
+		if (pf->base)
+			munmap(pf->base, pf->len);
+		return -1;
+	}
+	pt_prefault_wait(&l->pf[l->cur_pf]);
+	munmap(l->base, l->map_len);
+	l->cur_pf = !l->cur_pf;
+	l->base = pf->base;
+	l->map_len = pf->len;
+	l->end = pf->base + pf->len;
+	l->win_off = pf->off;
+	__atomic_store_n(&l->cur, l->base + (data_off - l->win_off), __ATOMIC_RELEASE);
+	map_ahead(l);
+	return 0;
+}
+
 /* Maps a window holding file offset `data_off` with at least `need` bytes
  * after it. The old window is unmapped. 0, or a PT_LOST_* reason. */
 static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_limit)
@@ -78,6 +176,8 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	size_t ps = page_size();
 	if (!ignore_limit && pt_max_file_size && data_off + need > pt_max_file_size)
 		return PT_LOST_LIMIT;
+	if (l->ahead && take_ahead(l, data_off, need) == 0)
+		return 0;
 	uint64_t off = data_off & ~(uint64_t)(ps - 1);
 	/* Windows grow from 64 KiB to PARATRACE_BUFFER_SIZE, doubling: a
 	 * short-lived thread does not pay for a large reservation. */
@@ -95,22 +195,19 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	len = (usable + ps - 1) & ~(ps - 1);
 	if (reserve(l, off + usable) != 0)
 		return PT_LOST_NO_SPACE;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
-	if (p == MAP_FAILED)
+	char *p = map_file(l, off, len);
+	if (!p)
 		return PT_LOST_NO_MEMORY;
-	/* A fork child must not scribble on the parent's files: it gets its own
-	 * logs (pt_fork_child), and the parent's windows simply vanish there. */
-	madvise(p, len, MADV_DONTFORK);
-	/* Map the whole window now, in one system call, instead of taking one
-	 * fault per page on the hot path. Best effort. */
-	madvise(p, len, MADV_POPULATE_WRITE);
-	if (l->base)
+	if (l->base) {
+		pt_prefault_wait(&l->pf[l->cur_pf]);
 		munmap(l->base, l->map_len);
+	}
 	l->base = p;
 	l->map_len = len;
 	l->end = p + usable;
 	l->win_off = off;
 	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
+	map_ahead(l);
 	return 0;
 }
 
@@ -330,6 +427,10 @@ void pt_wlog_close(pt_wlog *l)
 	pt_rec_head h = {PT_REC_CLOSE, 0, (uint16_t)(pt_rec_size_for(sizeof pair) / 8), 0};
 	l->retry_countdown = 0;
 	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, pt_rec_size_for(sizeof pair), 1);
+	/* The helper must be done with our pages before the file shrinks under
+	 * them (a touch past the end would raise SIGBUS in it). */
+	drop_ahead(l);
+	pt_prefault_log_done(&l->busy_counted);
 	trim(l, pt_wlog_length(l));
 	l->dead = 1;
 	if (l->base)
@@ -356,6 +457,10 @@ void pt_wlog_seal_foreign(pt_wlog *l)
 	uint64_t len = pt_wlog_length(l);
 	if (len % page_size() == 0)
 		len += 8;
+	/* The owner is outside the runtime (the caller waited for that) and
+	 * cannot take the next window any more (dead): the helper must be done
+	 * with it before the file shrinks under it. */
+	drop_ahead(l);
 	trim(l, len);
 	errno = saved;
 }
@@ -367,4 +472,8 @@ void pt_wlog_forget(pt_wlog *l)
 	l->fd = -1;
 	l->dead = 1;
 	l->base = l->cur = l->end = l->limit = NULL;
+	/* Windows are MADV_DONTFORK and the helper does not exist here. */
+	l->ahead = 0;
+	l->busy_counted = 0;
+	memset(l->pf, 0, sizeof l->pf);
 }

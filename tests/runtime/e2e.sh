@@ -18,7 +18,15 @@ check() { "$CHECK" "$@" >"$work/check" 2>&1 || fail "check_trace failed: $(cat "
 expect_line() { grep -Eq -- "$1" "$work/check" || { cat "$work/check" >&2; fail "no line matching: $1"; }; }
 no_line() { ! grep -Eq -- "$1" "$work/check" || { grep -E -- "$1" "$work/check" >&2; fail "unexpected line: $1"; }; }
 
-case $case_name in
+# <case>_prefault: the same case with the prefault helper forced on and
+# small windows, so that it prepares many of them (runtime/prefault.c).
+test_case=$case_name
+if [ "${case_name%_prefault}" != "$case_name" ]; then
+	export PARATRACE_PREFAULT=on PARATRACE_BUFFER_SIZE=256K
+	test_case=${case_name%_prefault}
+fi
+
+case $test_case in
 threads8)
 	run "$work/tr" "$BIN/pt_threads8" 8 1000000
 	[ "$rc" = 0 ] || fail "exit status $rc"
@@ -155,6 +163,15 @@ max_size)
 		n=$((n + 1))
 	done < <(awk '$1 == "seq" { sub("count=", "", $4); print $2, $4 }' "$work/check")
 	[ "$n" = 4 ] || fail "expected 4 thread logs with events, got $n"
+	;;
+fork_busy)
+	run "$work/tr" "$BIN/pt_fork_busy" 300000
+	[ "$rc" = 0 ] || fail "exit status $rc: $(cat "$work/err")"
+	check "$work/tr" --seq seq
+	n=$(grep -c '^seq .* count=300000 inorder=1$' "$work/check")
+	[ "$n" = 2 ] || { grep '^seq' "$work/check" >&2; fail "$n of 2 processes have 300000 events in order"; }
+	no_line 'state=(error|more)'
+	no_line 'complete=0'
 	;;
 sigkill)
 	PARATRACE_DIR=$work/tr LD_PRELOAD=$LIBTRACE "$BIN/pt_sigkill" 200000 >"$work/out" 2>"$work/err" &
