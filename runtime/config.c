@@ -119,7 +119,7 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	c->enabled = 1;
 	c->buffer_size = 4u << 20;
 	c->gpu = 1;
-	c->prefault = -1;
+	c->prefault = 0;
 	pt_config_clock = "auto";
 	const char *v;
 #define BAD(name, expect)                                                                  \

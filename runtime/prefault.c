@@ -18,11 +18,14 @@
  * log that outruns the helper (it had to stop it short) maps its next
  * windows itself and leaves the helper only the touches, the larger part.
  *
- * It costs CPU time: the touches are not cheaper for the helper (process
- * CPU per traced call went up ~25% in bench/hooks while the traced
- * thread's went down ~33%). So with PARATRACE_PREFAULT=auto (the default)
- * it is used only while fewer logs are busy than the process has CPUs: on
- * a machine the program keeps full it would take a CPU from the program.
+ * It costs CPU time, more than it saves the traced thread: in bench/hooks
+ * (1 thread, 2M calls) the thread's CPU per call dropped 47 -> 27 ns while
+ * the process's rose 48 -> 55 ns; in bench/peers (shorter runs, 8 MB
+ * traces) the process's CPU per call rose by 25-60% and wall time improved
+ * only for one thread (-10%). So it is off by default: PARATRACE_PREFAULT=on
+ * asks for it, `auto` uses it only while fewer logs are busy than the
+ * process has CPUs, for users who want the least perturbation of the
+ * traced threads and have idle CPUs to pay for it.
  *
  * The helper is a raw clone(2) thread, not a pthread: it is started from
  * the writer's slow path, which may run in a signal handler, where
@@ -43,7 +46,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-int pt_prefault_mode = -1;
+int pt_prefault_mode = 0;
 static atomic_int pt_busy_logs;
 
 static int cpus_usable(void)

@@ -111,7 +111,7 @@ static void test_config_defaults(void)
 	CU_ASSERT_EQUAL(c.callstack_depth, 0);
 	CU_ASSERT_EQUAL(c.sampling_ns, 0);
 	CU_ASSERT_EQUAL(c.gpu, 1);
-	CU_ASSERT_EQUAL(c.prefault, -1);
+	CU_ASSERT_EQUAL(c.prefault, 0);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "auto");
 }
 
@@ -122,7 +122,7 @@ static void test_config_values(void)
 		"PARATRACE_BUFFER_SIZE", "64K", "PARATRACE_MAX_SIZE", "3MiB",
 		"PARATRACE_COUNTERS", "page-faults,task-clock", "PARATRACE_CALLSTACK", "8",
 		"PARATRACE_SAMPLING", "250us", "PARATRACE_GPU", "no", "PARATRACE_CLOCK", "monotonic",
-		"PARATRACE_PREFAULT", "off", NULL};
+		"PARATRACE_PREFAULT", "auto", NULL};
 	pt_config c;
 	char err[256];
 	env_table = env;
@@ -136,7 +136,7 @@ static void test_config_values(void)
 	CU_ASSERT_EQUAL(c.callstack_depth, 8);
 	CU_ASSERT_EQUAL(c.sampling_ns, 250000);
 	CU_ASSERT_EQUAL(c.gpu, 0);
-	CU_ASSERT_EQUAL(c.prefault, 0);
+	CU_ASSERT_EQUAL(c.prefault, -1);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "monotonic");
 	env_table = NULL;
 }
