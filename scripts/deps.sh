@@ -9,6 +9,7 @@ packages=(
   libomp-dev   # tests/intercept: OpenMP parallel-for built with clang -fopenmp
   libunwind-dev libpfm4-dev libdw-dev libelf-dev zlib1g-dev
   libcunit1-dev
+  autoconf   # tests/plugin: ./configure CC=paratrace-cc
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo   # OpenCL, tested on PoCL
   uftrace lttng-tools liblttng-ust-dev babeltrace2   # bench/peers: the tracers we compare with
   ${PT_EXTRA_PACKAGES:-}

@@ -97,12 +97,25 @@ def build(args):
         b.link(b.objects(["dl_main.c"], ['-DPLUGIN_PATH="%s"' % plug]), exe,
                ["-L" + args.work, "-ldlshared", "-ldl", "-Wl,-rpath," + args.work])
         return exe, 0
-    if args.case in ("make", "cmake"):
+    if args.case in ("make", "cmake", "autoconf"):
         # A project of its own, built through the wrappers in --bindir.
         src = os.path.join(args.work, "src")
         shutil.copytree(os.path.join(PROJECTS, args.case), src)
         for f in ("selflog.c", "selflog.h"):
             shutil.copy(os.path.join(PROGS, f), src)
+        if args.case == "autoconf":
+            # The make project's sources, with configure.ac and Makefile.in.
+            for f in os.listdir(os.path.join(PROJECTS, "make")):
+                if f.endswith((".c", ".h")):
+                    shutil.copy(os.path.join(PROJECTS, "make", f), src)
+            if not shutil.which("autoconf"):
+                print("SKIP: autoconf is not installed (scripts/deps.sh installs it)")
+                sys.exit(77)
+            run(["autoconf"], cwd=src)
+            run(["./configure", "CC=" + os.path.join(args.bindir, "paratrace-cc"),
+                 "CFLAGS=" + args.flags], cwd=src)
+            run(["make", "-C", src])
+            return os.path.join(src, "app"), 0
         if args.case == "make":
             run(["make", "-C", src, "CC=" + os.path.join(args.bindir, "paratrace-cc"),
                  "CFLAGS=" + args.flags])
