@@ -97,6 +97,18 @@ static inline void big_append(uint32_t id)
 	big_cur = cur + 1;
 }
 
+/* Called by the benchmark when a thread is done: a ring left mapped by each
+ * of the run's threads would add up to gigabytes and slow the variants
+ * measured after it (page reclaim, larger page tables). */
+void bench_release(void)
+{
+	if (big_base)
+		munmap(big_base, BIG_WORDS * sizeof *big_base);
+	big_base = big_cur = big_end = NULL;
+	free(min_base);
+	min_base = min_cur = min_end = NULL;
+}
+
 void bench_big_enter(uint32_t id)
 {
 	big_append(id);

@@ -329,6 +329,16 @@ class Paratrace(Contender):
         return self.env.paratrace_count(binary, tdir), dir_bytes(tdir)
 
 
+class ParatracePrefault(Paratrace):
+    """The plugin build with PARATRACE_PREFAULT=on: a helper thread prepares
+    each busy log's next window (docs/RUNTIME.md)."""
+    name = "paratrace-prefault"
+
+    def command(self, binary, args, tdir):
+        cmd, env = super().command(binary, args, tdir)
+        return cmd, dict(env, PARATRACE_PREFAULT="on")
+
+
 class ParatraceCyg(Paratrace):
     name = "paratrace-cyg"
     build = "cyg"
@@ -338,7 +348,7 @@ class ParatraceCyg(Paratrace):
 
 
 CONTENDERS = [
-    Baseline, EmptyHooks, TscHooks, Paratrace, ParatraceCyg, Uftrace, UftraceCyg,
+    Baseline, EmptyHooks, TscHooks, Paratrace, ParatracePrefault, ParatraceCyg, Uftrace, UftraceCyg,
     XrayOff, XrayPatched, XrayBasic, XrayFdr, Lttng,
 ]
 
@@ -357,7 +367,8 @@ class Env:
         self.llvm_xray = shutil.which("llvm-xray-14") or shutil.which("llvm-xray")
         self.lttng = shutil.which("lttng")
         self.babeltrace2 = shutil.which("babeltrace2")
-        b = opts.paratrace_build
+        # Absolute: the workloads run with the output folder as their cwd.
+        b = os.path.abspath(opts.paratrace_build)
         self.libtrace = self._first(b, ["lib/libtrace.so", "runtime/libtrace.so"])
         self.instrument = self._first(b, ["lib/instrument.so", "pass/instrument.so"])
         self.paratrace = self._first(b, ["bin/paratrace", "analyzer/cli/paratrace"])
@@ -520,6 +531,7 @@ def main():
     if opts.smoke:
         opts.reps = 1
         opts.scale = min(opts.scale, 0.002)
+    opts.out = os.path.abspath(opts.out)
     os.makedirs(opts.out, exist_ok=True)
     random.seed(opts.seed)
     opts.load_start = loadavg()
