@@ -14,15 +14,13 @@ PT_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *b)
 	pt_thread *t = pt_enter();
 	if (!t)
 		return real(b);
-	pt_rec_lock rec = {pt_ptr(b), 0, 0};
-	pt_emit(t, PT_REC_BARRIER_BEGIN, PT_LOCK_BARRIER, &rec, sizeof rec);
+	pt_lock_emit_at(t, pt_now(), PT_REC_BARRIER_BEGIN, PT_LOCK_BARRIER, b, 0);
 	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 	pt_leave(t);
 	int r = real(b);
 	t = pt_enter();
 	if (t) {
-		rec.result = r;
-		pt_emit(t, PT_REC_BARRIER_END, PT_LOCK_BARRIER, &rec, sizeof rec);
+		pt_lock_emit_at(t, pt_now(), PT_REC_BARRIER_END, PT_LOCK_BARRIER, b, r);
 		pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 		pt_leave(t);
 	}

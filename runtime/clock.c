@@ -35,15 +35,10 @@ static uint64_t real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t pt_now(void)
-{
-	return pt_now_inline();
-}
-
 void pt_clock_pair_now(pt_clock_pair *p)
 {
 	p->mono_ns = pt_mono_ns();
-	p->ticks = pt_now_inline();
+	p->ticks = pt_now();
 	p->real_ns = real_ns();
 }
 

@@ -9,9 +9,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #define PT_EXPORT __attribute__((visibility("default")))
 
@@ -23,19 +20,6 @@ typedef struct pt_clock_cal {
 } pt_clock_cal;
 
 extern PT_HIDDEN pt_clock_cal pt_clock;
-/* 1 when pt_clock.source is PT_CLOCK_TSC; read on every event. */
-extern PT_HIDDEN int pt_clock_use_tsc;
-
-PT_HIDDEN uint64_t pt_mono_ns(void);
-
-static inline __attribute__((always_inline)) uint64_t pt_now_inline(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (pt_likely(pt_clock_use_tsc))
-		return __rdtsc();
-#endif
-	return pt_mono_ns();
-}
 
 /* Chooses the clock and calibrates it. `want`: "auto", "tsc" or
  * "monotonic". `inherited` (may be NULL): a calibration handed down by the
@@ -137,6 +121,11 @@ PT_HIDDEN int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_f
 /* Appends one record (see pt_emit). `ticks` is clamped to >= l->last. */
 PT_HIDDEN void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
 			   const void *p1, size_t len1, const void *p2, size_t len2);
+/* A 16-byte record (head + one word of payload), the most common kind
+ * after FUNC records (locks): stored in place when the window has room,
+ * else through pt_wlog_put. */
+PT_HIDDEN void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
+				uint64_t word);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */

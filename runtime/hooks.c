@@ -28,7 +28,7 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 							     uint64_t pc)
 {
 	int saved = errno;
-	uint64_t now = pt_now_inline();
+	uint64_t now = pt_now();
 	pt_thread *t = pt_enter();
 	if (t) {
 		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT)

@@ -1,7 +1,8 @@
-/* pthread mutexes: every acquisition attempt is recorded as LOCK_REQUEST then
- * LOCK_ACQUIRED or LOCK_FAILED, every release as LOCK_RELEASED, so the
- * analyzer gets per-lock acquisitions, contention and wait time. Also hosts
- * the lock-record helpers the other lock families share (pt_interpose.h). */
+/* pthread mutexes: an acquisition that waits is recorded as LOCK_REQUEST then
+ * LOCK_ACQUIRED or LOCK_FAILED, one that does not as its result alone,
+ * every release as LOCK_RELEASED, so the analyzer gets per-lock
+ * acquisitions, contention and wait time. Also hosts the lock-record
+ * helpers the other lock families share (pt_interpose.h). */
 #define _GNU_SOURCE
 #include "pt_interpose.h"
 
@@ -13,8 +14,7 @@ void pt_lock_request(unsigned type, const volatile void *obj)
 	pt_thread *t = pt_enter();
 	if (!t)
 		return;
-	pt_rec_lock rec = {pt_ptr(obj), 0, 0};
-	pt_emit(t, PT_REC_LOCK_REQUEST, type, &rec, sizeof rec);
+	pt_lock_emit_at(t, pt_now(), PT_REC_LOCK_REQUEST, type, obj, 0);
 	pt_leave(t);
 }
 
@@ -23,9 +23,8 @@ void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int r
 	int saved = errno;
 	pt_thread *t = pt_enter();
 	if (t) {
-		pt_rec_lock rec = {pt_ptr(obj), result, 0};
-		pt_emit(t, acquired ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, &rec,
-			sizeof rec);
+		pt_lock_emit_at(t, pt_now(), acquired ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
+				type, obj, result);
 		pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 		pt_leave(t);
 	}
@@ -37,8 +36,7 @@ void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int r
  * succeeded: a failed unlock (EPERM) released nothing. */
 void pt_lock_released_at(pt_thread *t, uint64_t ticks, unsigned type, const volatile void *obj)
 {
-	pt_rec_lock rec = {pt_ptr(obj), 0, 0};
-	pt_emit_at(t, ticks, PT_REC_LOCK_RELEASED, type, &rec, sizeof rec);
+	pt_lock_emit_at(t, ticks, PT_REC_LOCK_RELEASED, type, obj, 0);
 	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 }
 
@@ -54,52 +52,27 @@ static int mutex_acquired(int r)
 	return r == 0 || r == EOWNERDEAD;
 }
 
+/* The trylock tells contention apart without changing the outcome: it takes
+ * a robust mutex with EOWNERDEAD as lock does, and any other failure falls
+ * through to the real lock, which then returns what it always would
+ * (EDEADLK, ENOTRECOVERABLE...). */
 PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_lock);
-	pt_thread *t = pt_enter();
-	if (!t)
-		return real(m);
-	pt_rec_lock rec = {pt_ptr(m), 0, 0};
-	/* A trylock first tells contention apart without changing the outcome:
-	 * it succeeds exactly when lock would not block, takes a robust mutex
-	 * with EOWNERDEAD as lock does, and any other failure falls through to
-	 * the real lock, which then returns what it always would (EDEADLK,
-	 * ENOTRECOVERABLE...). Uncontended, REQUEST and ACQUIRED share one
-	 * clock read (the wait is the trylock itself): the clock is the most
-	 * expensive part of this path. */
-	uint64_t ticks = pt_now();
-	int r = PT_REAL(pthread_mutex_trylock)(m);
-	pt_emit_at(t, ticks, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
-	if (!mutex_acquired(r)) {
-		pt_callstack_emit(t);
-		pt_leave(t);
-		r = real(m);
-		t = pt_enter();
-		if (!t)
-			return r;
-		ticks = pt_now();
-	}
-	rec.result = r;
-	pt_emit_at(t, ticks, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
-		   PT_LOCK_MUTEX, &rec, sizeof rec);
-	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
-	pt_leave(t);
-	return r;
+	PT_LOCK_TRY_FIRST(PT_LOCK_MUTEX, m, PT_REAL(pthread_mutex_trylock)(m),
+			  PT_REAL(pthread_mutex_lock)(m), mutex_acquired);
 }
 
+/* Never blocks: the result alone, stamped before the call. */
 PT_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_trylock);
 	pt_thread *t = pt_enter();
 	if (!t)
 		return real(m);
-	pt_rec_lock rec = {pt_ptr(m), 0, 0};
-	pt_emit(t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, &rec, sizeof rec);
+	uint64_t ticks = pt_now();
 	int r = real(m); /* never blocks: safe inside the runtime's region */
-	rec.result = r;
-	pt_emit(t, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_MUTEX,
-		&rec, sizeof rec);
+	pt_lock_emit_at(t, ticks, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
+			PT_LOCK_MUTEX, m, r);
 	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 	pt_leave(t);
 	return r;

@@ -31,7 +31,7 @@ static void process_put(unsigned kind, unsigned arg, const void *p1, size_t len1
 			size_t len2)
 {
 	pt_spin_lock(&pt_plock);
-	pt_wlog_put(&pt_plog, pt_now_inline(), kind, arg, p1, len1, p2, len2);
+	pt_wlog_put(&pt_plog, pt_now(), kind, arg, p1, len1, p2, len2);
 	pt_spin_unlock(&pt_plock);
 }
 
@@ -118,7 +118,7 @@ void pt_process_close(int how, int status)
 		return;
 	if (!pt_plog.dead) {
 		pt_rec_exit e = {status, (uint32_t)how};
-		pt_wlog_put_final(&pt_plog, pt_now_inline(), PT_REC_EXIT, 0, &e, sizeof e, NULL, 0);
+		pt_wlog_put_final(&pt_plog, pt_now(), PT_REC_EXIT, 0, &e, sizeof e, NULL, 0);
 		pt_wlog_close(&pt_plog);
 	}
 	pt_spin_unlock(&pt_plock);

@@ -46,12 +46,57 @@ static inline uint64_t pt_ptr(const volatile void *p)
 }
 
 /* Lock records shared by mutex, rwlock, spin, sem and C11 mtx wrappers.
- * Every acquisition attempt is LOCK_REQUEST then exactly one of
+ * An attempt that may wait is LOCK_REQUEST then exactly one of
  * LOCK_ACQUIRED (result 0, or EOWNERDEAD for a robust mutex that is now
- * held) or LOCK_FAILED (result = the error: EBUSY, ETIMEDOUT, EDEADLK...). */
+ * held) or LOCK_FAILED (result = the error: EBUSY, ETIMEDOUT, EDEADLK...).
+ * A call that returned without waiting (the try that precedes a mutex or
+ * spin lock succeeded, a trylock) is its ACQUIRED or FAILED alone. */
 PT_HIDDEN void pt_lock_request(unsigned type, const volatile void *obj);
 PT_HIDDEN void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int result);
 PT_HIDDEN void pt_lock_released_at(pt_thread *t, uint64_t ticks, unsigned type, const volatile void *obj);
+
+/* One lock record. The result is written only when it is not 0 (format
+ * 1.1): an uncontended lock+unlock costs 32 bytes of log, not 72. */
+static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
+				   const volatile void *obj, int result)
+{
+	if (pt_likely(result == 0)) {
+		pt_emit_word_at(t, ticks, kind, type, pt_ptr(obj));
+	} else {
+		pt_rec_lock rec = {pt_ptr(obj), result, 0};
+		pt_emit_at(t, ticks, kind, type, &rec, sizeof rec);
+	}
+}
+
+/* A lock call that may block, as a try first: the try succeeds exactly when
+ * the lock would not block, so the uncontended case is one clock read and
+ * one ACQUIRED record (the most common case by far, and the one whose
+ * cost matters). Otherwise REQUEST, stamped before the try, then the real
+ * lock outside the runtime's region, then its result. `acquired` says
+ * which results hold the lock. The body of the mutex and spin lock wrappers. */
+#define PT_LOCK_TRY_FIRST(type, obj, try_call, lock_call, acquired)                         \
+	do {                                                                                 \
+		pt_thread *t_ = pt_enter();                                                  \
+		if (!t_)                                                                     \
+			return lock_call;                                                    \
+		uint64_t ticks_ = pt_now();                                                  \
+		int r_ = try_call;                                                           \
+		if (!acquired(r_)) {                                                         \
+			pt_lock_emit_at(t_, ticks_, PT_REC_LOCK_REQUEST, type, obj, 0);     \
+			pt_callstack_emit(t_);                                               \
+			pt_leave(t_);                                                        \
+			r_ = lock_call;                                                      \
+			if (!(t_ = pt_enter()))                                              \
+				return r_;                                                   \
+			ticks_ = pt_now();                                                   \
+		}                                                                            \
+		pt_lock_emit_at(t_, ticks_,                                                  \
+				acquired(r_) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, obj, \
+				r_);                                                         \
+		pt_counters_at(t_, PT_COUNTERS_AT_SYNC);                                     \
+		pt_leave(t_);                                                                \
+		return r_;                                                                   \
+	} while (0)
 
 /* ---- process end (exit.c, signals.c, fork.c) -------------------------- */
 /* Set by the abort wrapper: the SIGABRT that follows ends the process with

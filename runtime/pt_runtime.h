@@ -16,6 +16,9 @@
 #include <paratrace/format.h>
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #define PT_HIDDEN __attribute__((visibility("hidden")))
 #define pt_likely(x) __builtin_expect(!!(x), 1)
@@ -24,9 +27,21 @@
 typedef struct pt_thread pt_thread;
 
 /* ---- clock ------------------------------------------------------------ */
+/* 1 when the run's clock is the invariant TSC (clock.c). */
+extern PT_HIDDEN int pt_clock_use_tsc;
+PT_HIDDEN uint64_t pt_mono_ns(void);
+
 /* Current time in ticks of the run's clock (rdtsc where the TSC is
- * invariant, CLOCK_MONOTONIC ns otherwise). No system call on x86-64. */
-PT_HIDDEN uint64_t pt_now(void);
+ * invariant, CLOCK_MONOTONIC ns otherwise). No system call on x86-64.
+ * Inline: on the wrappers' paths the clock is most of the cost. */
+static inline __attribute__((always_inline)) uint64_t pt_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (pt_likely(pt_clock_use_tsc))
+		return __rdtsc();
+#endif
+	return pt_mono_ns();
+}
 
 /* ---- per-thread logging ----------------------------------------------- */
 /* This thread's state, created (and its log opened) on first use. NULL when
@@ -49,6 +64,11 @@ PT_HIDDEN void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p
  * values are clamped to it so a file's times never decrease). */
 PT_HIDDEN void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
 			  const void *payload, size_t len);
+
+/* Same, for a record whose payload is one 8-byte word (short lock
+ * records): a faster path. */
+PT_HIDDEN void pt_emit_word_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
+			       uint64_t word);
 
 /* Linux thread id of t, and its tracing-side sequence number. */
 PT_HIDDEN uint32_t pt_thread_tid(const pt_thread *t);

@@ -1,4 +1,4 @@
-/* Spin locks: same records as mutexes with arg PT_LOCK_SPIN. */
+/* Spin locks: the same records as mutexes, with arg PT_LOCK_SPIN. */
 #define _GNU_SOURCE
 #include "pt_interpose.h"
 
@@ -8,21 +8,31 @@ PT_REAL_DECL(pthread_spin_lock);
 PT_REAL_DECL(pthread_spin_trylock);
 PT_REAL_DECL(pthread_spin_unlock);
 
-PT_INTERPOSE int pthread_spin_lock(pthread_spinlock_t *l)
+static int spin_acquired(int r)
 {
-	int (*real)(pthread_spinlock_t *) = PT_REAL(pthread_spin_lock);
-	pt_lock_request(PT_LOCK_SPIN, l);
-	int r = real(l);
-	pt_lock_result(PT_LOCK_SPIN, l, r == 0, r);
-	return r;
+	return r == 0;
 }
 
+/* The trylock succeeds exactly when the lock would not spin. */
+PT_INTERPOSE int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	PT_LOCK_TRY_FIRST(PT_LOCK_SPIN, l, PT_REAL(pthread_spin_trylock)(l),
+			  PT_REAL(pthread_spin_lock)(l), spin_acquired);
+}
+
+/* Never waits: the result alone, stamped before the call. */
 PT_INTERPOSE int pthread_spin_trylock(pthread_spinlock_t *l)
 {
 	int (*real)(pthread_spinlock_t *) = PT_REAL(pthread_spin_trylock);
-	pt_lock_request(PT_LOCK_SPIN, l);
+	pt_thread *t = pt_enter();
+	if (!t)
+		return real(l);
+	uint64_t ticks = pt_now();
 	int r = real(l);
-	pt_lock_result(PT_LOCK_SPIN, l, r == 0, r);
+	pt_lock_emit_at(t, ticks, r == 0 ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_SPIN,
+			l, r);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+	pt_leave(t);
 	return r;
 }
 

@@ -324,6 +324,24 @@ void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const 
 	put(l, ticks, h, p1, len1, p2, len2, size, 0);
 }
 
+void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, uint64_t word)
+{
+	char *cur = l->cur;
+	char *end = pt_wlog_fast_end(l);
+	if (pt_likely(cur && end && cur + 16 <= end && ticks >= l->last &&
+		      ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead)) {
+		pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, 2, (uint32_t)(ticks - l->last)};
+		uint64_t head;
+		memcpy(&head, &h, sizeof head);
+		__atomic_store_n((uint64_t *)(void *)(cur + 8), word, __ATOMIC_RELAXED);
+		__atomic_store_n((uint64_t *)(void *)cur, head, __ATOMIC_RELEASE);
+		l->last = ticks;
+		__atomic_store_n(&l->cur, cur + 16, __ATOMIC_RELEASE);
+		return;
+	}
+	pt_wlog_put(l, ticks, kind, arg, &word, sizeof word, NULL, 0);
+}
+
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
 		       size_t len1, const void *p2, size_t len2)
 {

@@ -262,7 +262,8 @@ static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st, const pt_
 	case PT_REC_LOCK_RELEASED:
 	case PT_REC_BARRIER_BEGIN:
 	case PT_REC_BARRIER_END: {
-		const pt_rec_lock *p = P(pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *p = pt_rec_lock_get(h, &lk);
 		fprintf(out, " obj=0x%" PRIx64, p->object);
 		put_lock_type(out, h->arg);
 		if (ev->kind == PT_REC_LOCK_FAILED || ev->kind == PT_REC_BARRIER_END ||

@@ -352,16 +352,17 @@ static long min_payload(const pt_rec_head *h)
 	case PT_REC_USER_TYPE:
 	case PT_REC_EXIT:
 		return 8;
-	case PT_REC_THREAD_END:
-	case PT_REC_USER_EVENT:
-	case PT_REC_USER_VALUE_NAME:
-	case PT_REC_COUNTER_DEF:
 	case PT_REC_LOCK_REQUEST:
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED:
 	case PT_REC_LOCK_RELEASED:
 	case PT_REC_BARRIER_BEGIN:
 	case PT_REC_BARRIER_END:
+		return PT_REC_LOCK_MIN_PAYLOAD; /* result optional since 1.1 */
+	case PT_REC_THREAD_END:
+	case PT_REC_USER_EVENT:
+	case PT_REC_USER_VALUE_NAME:
+	case PT_REC_COUNTER_DEF:
 	case PT_REC_PROCESS_INFO:
 	case PT_REC_FUNC_DEF:
 	case PT_REC_FORK:

@@ -252,7 +252,8 @@ static int ch_shard_event(void *st, const pt_event *ev)
 		break;
 	}
 	case PT_REC_LOCK_REQUEST: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (l)
 			wait_begin(s, 0, t, l->object, lock_what(ev->rec->arg));
 		break;
@@ -271,7 +272,8 @@ static int ch_shard_event(void *st, const pt_event *ev)
 	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, 2, t, 0, "join"); break;
 	case PT_REC_THREAD_JOIN_END: wait_end(s, 2, t); break;
 	case PT_REC_BARRIER_BEGIN: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (l)
 			wait_begin(s, 3, t, l->object, "barrier");
 		break;

@@ -322,7 +322,8 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		break;
 	}
 	case PT_REC_LOCK_REQUEST: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		s->req_lock = lock_slot(s, in->pid, l->object, ev->rec->arg);
@@ -338,7 +339,8 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		break;
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		size_t li = s->req_open ? s->req_lock : lock_slot(s, in->pid, l->object, ev->rec->arg);
@@ -373,7 +375,8 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		}
 		break;
 	case PT_REC_BARRIER_BEGIN: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		s->bar_lock = lock_slot(s, in->pid, l->object, PT_LOCK_BARRIER);

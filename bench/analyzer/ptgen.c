@@ -225,10 +225,10 @@ static void thread_end(gen_file *g, uint64_t t)
 	emit(g, t, PT_REC_THREAD_END, 0, &e, sizeof e);
 }
 
+/* As the runtime writes them: the short form (object only, result 0). */
 static void lock_rec(gen_file *g, uint64_t t, unsigned kind, unsigned type, uint64_t obj)
 {
-	pt_rec_lock l = {obj, 0, 0};
-	emit(g, t, kind, type, &l, sizeof l);
+	emit(g, t, kind, type, &obj, sizeof obj);
 }
 
 /* xorshift64*: fast, deterministic, good enough for shaping a workload. */
@@ -276,12 +276,16 @@ static void scenario_bench(const char *out, unsigned nthreads, uint64_t events)
 			uint64_t r = rnd();
 			t += 5 + (r & 63);
 			if ((r >> 8) % 1000 == 0 && depth == 0 && n + 3 <= per_thread) {
-				uint64_t w = (r >> 20) & 1023;
-				lock_rec(g, t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 0x601000);
+				/* Half the acquisitions wait (REQUEST first), half do not. */
+				uint64_t w = (r >> 20) & 1 ? (r >> 21) & 1023 : 0;
+				if (w) {
+					lock_rec(g, t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 0x601000);
+					n++;
+				}
 				lock_rec(g, t + w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0x601000);
 				t += w + 50;
 				lock_rec(g, t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0x601000);
-				n += 3;
+				n += 2;
 				continue;
 			}
 			int enter = depth == 0 || (depth < 12 && ((r >> 16) & 1));

@@ -35,9 +35,11 @@ extern "C" {
 #define PT_FORMAT_MAGIC "PTRCLOG1" /* 8 bytes, no NUL stored */
 #define PT_FORMAT_MAGIC_LEN 8
 /* A reader refuses a major version it does not know; minor versions only
- * add record kinds (unknown kinds are skipped using their size). */
+ * add record kinds (unknown kinds are skipped using their size) and
+ * optional trailing payload fields. 1.1: lock records may stop after the
+ * object (result 0), and a lock taken without waiting has no REQUEST. */
 #define PT_FORMAT_VERSION_MAJOR 1
-#define PT_FORMAT_VERSION_MINOR 0
+#define PT_FORMAT_VERSION_MINOR 1
 
 #define PT_BYTE_ORDER_LITTLE 1
 #define PT_BYTE_ORDER_BIG 2
@@ -267,11 +269,16 @@ typedef struct pt_rec_counter_def {
 	/* followed by NUL-terminated name as the user wrote it */
 } pt_rec_counter_def;
 
+/* LOCK_* and BARRIER_* records. `result` and `pad` are optional: a
+ * record of 16 bytes (head + object) has result 0, which is how the
+ * runtime writes every record whose result is 0. Read them with
+ * pt_rec_lock_get, not PT_REC_PAYLOAD. */
 typedef struct pt_rec_lock {
 	uint64_t object; /* address of the lock / semaphore / barrier */
 	int32_t result;  /* FAILED / BARRIER_END: the call's return or error number */
 	uint32_t pad;
 } pt_rec_lock;
+#define PT_REC_LOCK_MIN_PAYLOAD 8
 
 typedef struct pt_rec_cond {
 	uint64_t cond;
@@ -532,6 +539,24 @@ _Static_assert(sizeof(pt_rec_gpu_copy) == 40, "pt_rec_gpu_copy layout");
 	(pt_rec_size(head) >= sizeof(pt_rec_head) + sizeof(type) \
 		 ? (const type *)(const void *)((const pt_rec_head *)(head) + 1) \
 		 : (const type *)NULL)
+
+/* A lock record's payload, the optional result filled in (0 when absent).
+ * Returns out, or NULL if the record is too small to hold the object. */
+static inline const pt_rec_lock *pt_rec_lock_get(const pt_rec_head *h, pt_rec_lock *out)
+{
+	const pt_rec_lock *l = PT_REC_PAYLOAD(h, pt_rec_lock);
+	if (l) {
+		*out = *l;
+		return out;
+	}
+	const uint64_t *obj = PT_REC_PAYLOAD(h, uint64_t);
+	if (!obj)
+		return NULL;
+	out->object = *obj;
+	out->result = 0;
+	out->pad = 0;
+	return out;
+}
 
 /* Size of a record with `payload` bytes of payload, rounded up to 8. */
 static inline size_t pt_rec_size_for(size_t payload)

@@ -21,7 +21,8 @@ pt_thread *pt_enter(void) { return NULL; }
 void pt_leave(pt_thread *t) { (void)t; }
 void pt_emit(pt_thread *t, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)k; (void)a; (void)p; (void)l; }
 void pt_emit_at(pt_thread *t, uint64_t x, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)x; (void)k; (void)a; (void)p; (void)l; }
-uint64_t pt_now(void) { return 0; }
+int pt_clock_use_tsc; /* pt_now() is inline: it reads pt_mono_ns below */
+uint64_t pt_mono_ns(void) { return 0; }
 uint32_t pt_thread_tid(const pt_thread *t) { (void)t; return 0; }
 void *pt_real(const char *name) { return dlsym(RTLD_NEXT, name); }
 int pt_tracing(void) { return 0; }

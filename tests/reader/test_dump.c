@@ -110,8 +110,8 @@ static void make_trace(void)
 	pt_rec_pc pc = {(uint64_t)(uintptr_t)&dump_marker};
 	ptw_rec(&w, PT_REC_FUNC_ENTER_PC, 0, t += 10, &pc, sizeof pc);
 	ptw_rec(&w, PT_REC_FUNC_EXIT_PC, 0, t += 10, &pc, sizeof pc);
-	pt_rec_lock lk = {0x1234, 0, 0};
-	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 10, &lk, sizeof lk);
+	uint64_t lock_obj = 0x1234; /* the short form: result 0 implied */
+	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 10, &lock_obj, sizeof lock_obj);
 	ptw_func(&w, PT_REC_FUNC_EXIT, 3, t += 10);
 	ptw_close(&w, t += 1);
 	save("p4711/t4712.ptl", w.buf, w.len);

@@ -185,9 +185,23 @@ static void test_payloads_and_strings(void)
 	pt_log_feed(log, w.buf, w.len);
 	pt_log_feed(log, NULL, 0);
 	pt_event ev;
-	int names = 0, defs = 0, maps = 0, big_id = 0;
+	int names = 0, defs = 0, maps = 0, big_id = 0, short_locks = 0, long_locks = 0;
 	while (pt_log_read(log, &ev) == 0) {
 		CU_ASSERT_EQUAL((uintptr_t)ev.rec % 8, 0);
+		if (ev.kind == PT_REC_LOCK_ACQUIRED || ev.kind == PT_REC_LOCK_FAILED ||
+		    ev.kind == PT_REC_LOCK_RELEASED) {
+			/* Both forms read alike; the short one has result 0. */
+			pt_rec_lock lk = {0, -7, 0};
+			CU_ASSERT_PTR_EQUAL(pt_rec_lock_get(ev.rec, &lk), &lk);
+			CU_ASSERT_EQUAL(lk.object, 0x7ffd0000a000ull);
+			CU_ASSERT_EQUAL(lk.result, ev.kind == PT_REC_LOCK_FAILED ? 16 : 0);
+			if (ev.size == 16) {
+				CU_ASSERT_PTR_NULL(PT_REC_PAYLOAD(ev.rec, pt_rec_lock));
+				short_locks++;
+			} else {
+				long_locks++;
+			}
+		}
 		if (ev.kind == PT_REC_THREAD_NAME) {
 			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, 0), "main thread");
 			CU_ASSERT_PTR_NULL(pt_event_string(&ev, 16)); /* past the payload */
@@ -217,6 +231,8 @@ static void test_payloads_and_strings(void)
 	CU_ASSERT_EQUAL(defs, 1);
 	CU_ASSERT_EQUAL(maps, 1);
 	CU_ASSERT_EQUAL(big_id, 1);
+	CU_ASSERT_EQUAL(short_locks, 2);
+	CU_ASSERT_EQUAL(long_locks, 3);
 	const pt_file_header *h = pt_log_header(log);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT_EQUAL(h->tid, 4712);
@@ -405,7 +421,7 @@ static void test_header_errors(void)
 	h->version_minor = 3;
 	r = read_mem(b, w.len, 0, 1);
 	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
-	CU_ASSERT_STRING_EQUAL(r.error, "format version 2.3 is newer than this reader (1.0)");
+	CU_ASSERT_STRING_EQUAL(r.error, "format version 2.3 is newer than this reader (1.1)");
 	CU_ASSERT_EQUAL(r.n, 0);
 	free(r.ev);
 

@@ -275,6 +275,45 @@ static void test_delta_overflow(void)
 	CU_ASSERT(r[3].kind == PT_REC_FUNC_EXIT && r[3].ticks == r[2].ticks);
 }
 
+/* pt_wlog_put_word (short lock records): its in-place path and every case
+ * it hands to the general one (earlier time, delta overflow, full window)
+ * give the same records. */
+static void test_word_records(void)
+{
+	enum { N = 20000 }; /* 320 KB of 16-byte records through 64 KiB windows */
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tw.ptl", &thread_params), 0);
+	uint64_t t0 = l.last, t = t0;
+	for (uint32_t i = 0; i < N; i++) {
+		if (i == 100)
+			t += 1ull << 33; /* needs a TIME record first */
+		uint64_t at = i == 200 ? t - 5 : t + i; /* 200: earlier, clamped */
+		pt_wlog_put_word(&l, at, PT_REC_LOCK_ACQUIRED + (i & 1) * 2, PT_LOCK_MUTEX,
+				 0x7000 + i);
+	}
+	pt_wlog_close(&l);
+	static rec r[N + 8];
+	long n = read_all("tw.ptl", r, N + 8, NULL);
+	CU_ASSERT_EQUAL_FATAL(n, 1 + N + 1 + 1); /* TIME, N, the overflow's TIME, CLOSE */
+	uint64_t last = 0;
+	int ok = 1;
+	for (long i = 1, k = 0; i < n - 1; i++) {
+		if (r[i].kind == PT_REC_TIME)
+			continue;
+		ok &= r[i].kind == PT_REC_LOCK_ACQUIRED + (k & 1) * 2u;
+		ok &= r[i].a == 0x7000 + (uint64_t)k;
+		ok &= r[i].ticks >= last;
+		last = r[i].ticks;
+		k++;
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(r[1].ticks, t0);
+	CU_ASSERT_EQUAL(r[101].kind, PT_REC_TIME);
+	CU_ASSERT_EQUAL(r[102].ticks, t0 + 100 + (1ull << 33));
+	CU_ASSERT_EQUAL(r[202].ticks, r[201].ticks); /* clamped to the previous */
+}
+
 static void test_window_switch(void)
 {
 	enum { N = 200000 }; /* 1.6 MB of records through 64 KiB windows */
@@ -481,6 +520,7 @@ int main(void)
 	CU_add_test(s, "records and header", test_records_and_header);
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
+	CU_add_test(s, "one-word records", test_word_records);
 	CU_add_test(s, "lost accounting", test_lost_accounting);
 	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);

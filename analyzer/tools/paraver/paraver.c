@@ -518,7 +518,8 @@ static void core_event(pv_shard *s, const pt_event *ev)
 	}
 	case PT_REC_LOCK_REQUEST:
 	case PT_REC_BARRIER_BEGIN: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		unsigned type = ev->kind == PT_REC_BARRIER_BEGIN ? PT_LOCK_BARRIER : ev->rec->arg;
@@ -533,7 +534,8 @@ static void core_event(pv_shard *s, const pt_event *ev)
 	}
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		if (c->wait & WAIT_LOCK) {
@@ -559,7 +561,8 @@ static void core_event(pv_shard *s, const pt_event *ev)
 		}
 		break;
 	case PT_REC_LOCK_RELEASED: {
-		const pt_rec_lock *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lock);
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 		if (!l)
 			break;
 		uint32_t id = note_lock(s, l->object, ev->rec->arg);
