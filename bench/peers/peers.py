@@ -330,13 +330,14 @@ class Paratrace(Contender):
 
 
 class ParatracePrefault(Paratrace):
-    """The plugin build with PARATRACE_PREFAULT=on: a helper thread prepares
-    each busy log's next window (docs/RUNTIME.md)."""
+    """The plugin build with PARATRACE_PREFAULT=auto: a helper thread prepares
+    each busy log's next window while the process has idle CPUs
+    (docs/RUNTIME.md)."""
     name = "paratrace-prefault"
 
     def command(self, binary, args, tdir):
         cmd, env = super().command(binary, args, tdir)
-        return cmd, dict(env, PARATRACE_PREFAULT="on")
+        return cmd, dict(env, PARATRACE_PREFAULT="auto")
 
 
 class ParatraceCyg(Paratrace):
