@@ -266,13 +266,21 @@ void pt_gpu_stream_emit(pt_gpu_stream *s, uint64_t ticks, unsigned kind, const v
 	pthread_mutex_unlock(&s->lock);
 }
 
-void pt_gpu_streams_close(int forget)
+/* With `try`, a lock that is held (by a thread that crashed while holding
+ * it, possibly this one) is not waited for: that log is then sealed as it
+ * is by pt_shutdown, readable up to its last complete record. */
+static int lock_or_try(pthread_mutex_t *m, int try)
 {
-	pthread_mutex_lock(&streams_lock);
+	return try ? pthread_mutex_trylock(m) : pthread_mutex_lock(m);
+}
+
+void pt_gpu_streams_close(int forget, int try)
+{
+	if (lock_or_try(&streams_lock, try) != 0)
+		return;
 	for (pt_gpu_stream *s = streams, *n; s; s = n) {
 		n = s->next;
-		if (!forget && s->file) {
-			pthread_mutex_lock(&s->lock);
+		if (!forget && s->file && lock_or_try(&s->lock, try) == 0) {
 			pt_log_file_close(s->file);
 			s->file = NULL;
 			pthread_mutex_unlock(&s->lock);
@@ -331,15 +339,17 @@ void pt_gpu_fork_child(void)
 	streams_lock = fresh;
 	names_lock = fresh;
 	rate_lock = fresh;
-	pt_gpu_streams_close(1);
+	pt_gpu_streams_close(1, 0);
 	names_forget();
 }
 
-void pt_gpu_shutdown(void)
+void pt_gpu_shutdown(int in_signal)
 {
+	if (!in_signal) {
 #ifdef PT_HAVE_CUPTI
-	pt_cupti_shutdown();
+		pt_cupti_shutdown();
 #endif
-	pt_opencl_shutdown();
-	pt_gpu_streams_close(0);
+		pt_opencl_shutdown();
+	}
+	pt_gpu_streams_close(0, in_signal);
 }

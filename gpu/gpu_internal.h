@@ -76,8 +76,9 @@ PT_HIDDEN pt_gpu_stream *pt_gpu_stream_get(unsigned api, uint32_t device, uint64
 /* Appends one device record at `ticks` (the record's start). */
 PT_HIDDEN void pt_gpu_stream_emit(pt_gpu_stream *s, uint64_t ticks, unsigned kind,
 				  const void *payload, size_t len);
-/* Closes every stream log (shutdown) or forgets them (fork child). */
-PT_HIDDEN void pt_gpu_streams_close(int forget);
+/* Closes every stream log (forget: a fork child's, drops them without
+ * closing). try: only those whose locks are free now (signal handler). */
+PT_HIDDEN void pt_gpu_streams_close(int forget, int try);
 
 /* Process-unique correlation ids for APIs that have none of their own (OpenCL). */
 PT_HIDDEN uint64_t pt_gpu_next_correlation(void);

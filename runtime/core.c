@@ -603,7 +603,7 @@ void pt_shutdown(int how, int status)
 	int saved = errno;
 	/* GPU logs first, while tracing is still on: device records in flight
 	 * are drained into them. */
-	PT_CALL_WEAK(pt_gpu_shutdown);
+	PT_CALL_WEAK(pt_gpu_shutdown, how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
 	atomic_store(&pt_state, PT_STATE_CLOSING);
 	state_store_fence();
 	pt_thread *self = pt_tls;

@@ -204,7 +204,8 @@ PT_HIDDEN void pt_sampling_fork_child(void);
 
 /* ---- GPU (gpu/opencl.c, gpu/cupti.c) ----------------------------------
  * Who calls what (all are cheap no-ops when PARATRACE_GPU=0 or nothing GPU
- * is in use; none may be called from a signal handler):
+ * is in use; none may be called from a signal handler, except
+ * pt_gpu_shutdown(1)):
  *   core: pt_gpu_init() once at init, after the configuration is read;
  *         pt_gpu_modules_changed() at the end of every pt_modules_sync()
  *         (libcuda may just have been dlopen'ed: CUPTI is attached then);
@@ -215,7 +216,11 @@ PT_HIDDEN void pt_sampling_fork_child(void);
 PT_HIDDEN void pt_gpu_init(void);
 PT_HIDDEN void pt_gpu_modules_changed(void);
 PT_HIDDEN void pt_gpu_fork_child(void);
-PT_HIDDEN void pt_gpu_shutdown(void);
+/* in_signal: pt_shutdown runs from a fatal signal's handler. Then nothing
+ * may block or call into CUPTI (which takes its own locks, possibly held
+ * by the thread that crashed): the device records CUPTI still buffers are
+ * lost, and a stream log whose lock is held stays as written so far. */
+PT_HIDDEN void pt_gpu_shutdown(int in_signal);
 
 
 /* ---- added by the core (see docs/RUNTIME.md) -------------------------- */

@@ -20,6 +20,7 @@ import argparse
 import collections
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -78,6 +79,8 @@ def main():
     ap.add_argument("-n", type=int, default=12)
     ap.add_argument("--no-prv", action="store_true", help="skip the Paraver checks")
     ap.add_argument("--threads", action="store_true", help="launch on the second queue from a second thread")
+    ap.add_argument("--crash", action="store_true",
+                    help="the program ends with SIGSEGV while OpenCL is in use: same checks, plus the signal")
     a = ap.parse_args()
 
     shutil.rmtree(a.dir, ignore_errors=True)
@@ -85,9 +88,14 @@ def main():
     trace = os.path.join(a.dir, "trace")
     env = dict(os.environ, LD_PRELOAD=a.lib, PARATRACE_DIR=trace,
                POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))
-    args = [a.prog, str(a.n)] + (["threads"] if a.threads else [])
+    args = [a.prog, str(a.n)] + (["threads"] if a.threads else []) + (["crash"] if a.crash else [])
     r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
-    if r.returncode != 0:
+    if a.crash:
+        if r.returncode != -signal.SIGSEGV:
+            print("expected the program to die of SIGSEGV under the preload, got %d:\n%s%s" %
+                  (r.returncode, r.stdout, r.stderr))
+            return 1
+    elif r.returncode != 0:
         print("program failed under the preload (%d):\n%s%s" % (r.returncode, r.stdout, r.stderr))
         return 1
     warnings = [l for l in r.stderr.splitlines() if l.startswith("paratrace")]
@@ -185,9 +193,17 @@ def main():
     check(syncs["clFinish"] == 5 and syncs["clWaitForEvents"] == said["with_event"] + 1,
           "sync calls: %s" % dict(syncs))
 
+    if a.crash:
+        # One per delivery: PoCL's LLVM installs its own SIGSEGV handler,
+        # which restores the previous one and lets the fault happen again.
+        sigs = [x for x in recs if x["kind"] == "SIGNAL"]
+        check(sigs and all(x["f"].get("signo") == "11" for x in sigs), "SIGNAL records: %s" % sigs)
+        exits = [x for x in recs if x["kind"] == "EXIT"]
+        check(len(exits) == 1 and exits[0]["f"].get("how") == "signal", "EXIT records: %s" % exits)
     if not a.no_prv:
         check_prv(a, trace, pid, by_name)
-    check_gpu_off(a, env)
+    if not a.crash:
+        check_gpu_off(a, env)
 
     for m in failures:
         print("FAIL:", m)

@@ -10,6 +10,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +53,21 @@ static void *q2_loop(void *arg)
 	return NULL;
 }
 
+/* What the program did, for check_ocl.py. */
+static void report(int n, int with_event)
+{
+	printf("launches_add_one %d\nlaunches_twice %d\nwith_event %d\n", n, n, with_event);
+	printf("writes 1\nfills 1\ncopies 1\nreads 1\nmaps 1\nunmaps 1\n");
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10;
 	int threads = argc > 2 && !strcmp(argv[2], "threads");
+	/* crash: end with SIGSEGV while the context, queues and the
+	 * implementation's threads are alive (the runtime's fatal-signal path
+	 * with OpenCL in use). */
+	int crash = argc > 2 && !strcmp(argv[2], "crash");
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
@@ -156,6 +168,11 @@ int main(int argc, char **argv)
 		}
 	CHECK(clEnqueueUnmapMemObject(q2, b, m, 0, NULL, NULL));
 	CHECK(clFinish(q2));
+	if (crash) {
+		report(n, with_event);
+		fflush(stdout);
+		*(volatile int *)(uintptr_t)argc = 0; /* address 1, 2 or 3: SIGSEGV */
+	}
 
 	clReleaseMemObject(a);
 	clReleaseMemObject(b);
@@ -175,7 +192,6 @@ int main(int argc, char **argv)
 		}
 	if (maps)
 		fclose(maps);
-	printf("launches_add_one %d\nlaunches_twice %d\nwith_event %d\n", n, n, with_event);
-	printf("writes 1\nfills 1\ncopies 1\nreads 1\nmaps 1\nunmaps 1\n");
+	report(n, with_event);
 	return 0;
 }
