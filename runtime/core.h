@@ -154,6 +154,11 @@ static inline char *pt_wlog_fast_end(const pt_wlog *l)
 PT_HIDDEN void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
 				 const void *p1, size_t len1, const void *p2, size_t len2);
 
+/* Zeros to reserve log space with (writer.c): a read-only mapping of
+ * pt_zero_len bytes, set up by the first reservation of the process. */
+extern PT_HIDDEN const char *pt_zero_src;
+extern PT_HIDDEN size_t pt_zero_len;
+
 /* Writer-wide settings, from the configuration. */
 extern PT_HIDDEN size_t pt_window_size;
 extern PT_HIDDEN uint64_t pt_max_file_size;

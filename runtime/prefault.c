@@ -111,12 +111,17 @@ static inline PT_PF_NOINST long raw_syscall6(long n, long a, long b, long c, lon
  * reports what it could not get. */
 static PT_PF_NOINST void prepare(pt_prefault *pf)
 {
-	static const char zeros[64 * 1024];
 	if (pf->base)
 		goto touch; /* mapped by the owner: only the touch is asked */
+	/* The writer's zeros: set up by the log's first window, long before a
+	 * request can be made. */
+	const char *zeros = __atomic_load_n(&pt_zero_src, __ATOMIC_ACQUIRE);
+	uint64_t zlen = pt_zero_len;
+	if (!zeros)
+		return;
 	while (pf->reserved < pf->off + pf->len) {
 		uint64_t left = pf->off + pf->len - pf->reserved;
-		long n = left < sizeof zeros ? (long)left : (long)sizeof zeros;
+		long n = left < zlen ? (long)left : (long)zlen;
 		long w = raw_syscall4(SYS_pwrite64, pf->fd, (long)zeros, n, (long)pf->reserved);
 		if (w == -EINTR)
 			continue;
