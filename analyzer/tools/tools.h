@@ -8,5 +8,6 @@ const pt_tool *pt_tool_paraver(void);  /* paraver/paraver.c; options: "gz" */
 const pt_tool *pt_tool_profile(void);  /* profile.c; options: csv|json|short, top=N */
 const pt_tool *pt_tool_interval(void); /* interval.c; options: csv */
 const pt_tool *pt_tool_chrome(void);   /* chrome.c; writes ctx->output */
+const pt_tool *pt_tool_perfetto(void); /* perfetto.c; writes ctx->output */
 
 #endif

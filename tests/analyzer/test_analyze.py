@@ -2,7 +2,7 @@
 """End-to-end tests of `paratrace analyze` on synthetic logs (ptgen).
 
 Usage: test_analyze.py PARATRACE PTGEN WORKDIR CASE
-CASE: known | gz | jobs | corrupt | badinput | report | chrome | tool | interval | many
+CASE: known | gz | jobs | corrupt | badinput | report | chrome | perfetto | tool | interval | many
 (tool: the example tool's path in $PT_EXAMPLE_TOOL)
 
 Expectations come from ptgen's `known` scenario (bench/analyzer/ptgen.c),
@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto_read  # noqa: E402
 import prv_check  # noqa: E402
 
 PARATRACE, PTGEN, WORK, CASE = sys.argv[1:5]
@@ -154,6 +155,8 @@ def case_badinput():
     p = run([PARATRACE, "analyze", "-q", empty], rc=None)
     expect(p.returncode != 0 and "paratrace" in p.stderr and empty in p.stderr,
            "empty dir: rc %d, %r" % (p.returncode, p.stderr))
+    p = run([PARATRACE, "export", "--format", "svg", empty], rc=2)
+    expect("unknown format 'svg'" in p.stderr, "export --format svg: %r" % p.stderr)
     foreign = os.path.join(WORK, "foreign")
     shutil.rmtree(foreign, ignore_errors=True)
     os.makedirs(os.path.join(foreign, "p1"))
@@ -243,6 +246,46 @@ def case_chrome():
     expect(len(starts) == T + 1 and starts == ends, "flows: starts %s ends %s" % (starts, ends))
 
 
+def case_perfetto():
+    """The protobuf export holds what the JSON one holds (case_chrome's
+    checks), follows Perfetto's sequence and interning rules, and is smaller."""
+    d = gen("perfetto", "--fork")
+    out = os.path.join(WORK, "perfetto.pftrace")
+    js = os.path.join(WORK, "perfetto.json")
+    run([PARATRACE, "export", "--format", "perfetto", "-q", "-o", out, d])
+    run([PARATRACE, "export", "--format", "chrome", "-q", "-o", js, d])
+    try:
+        packets = perfetto_read.read(out)
+    except ValueError as e:
+        fail("not a valid protobuf stream: %s" % e)
+        return
+    problems, tracks, slices = perfetto_read.check(packets)
+    for m in problems:
+        fail("perfetto: " + m)
+    threads = {t["thread"]["tid"]: t for t in tracks.values() if t["thread"]}
+    procs = [t for t in tracks.values() if t["process"]]
+    expect(len(threads) == T + 2 and len(procs) == 2, "tracks: %d threads, %d processes" % (len(threads), len(procs)))
+    expect(all(t["parent"] in tracks and tracks[t["parent"]]["process"]["pid"] == t["thread"]["pid"]
+               for t in threads.values()), "thread tracks under their process")
+    count = {}
+    for sl in slices.values():
+        for name, *_ in sl:
+            count[name] = count.get(name, 0) + 1
+    expect(count.get("sleep_fixed") == T * N and count.get("work") == T * N, "slices %s" % count)
+    waits = [(b, e, ev) for sl in slices.values() for n, b, e, ev in sl if n == "wait mutex"]
+    expect(len(waits) == T * N and all(e - b == W and ev["categories"] == ["wait"]
+                                       and ev["annotations"].get("object", "").startswith("0x")
+                                       for b, e, ev in waits), "lock wait slices: %d" % len(waits))
+    sources = [f for sl in slices.values() for *_, ev in sl for f in ev["flows"]]
+    ends = [f for sl in slices.values() for *_, ev in sl for f in ev["terminating"]]
+    expect(len(sources) == T + 1 and sorted(sources) == sorted(ends), "flows: %s -> %s" % (sources, ends))
+    # the same flows as the JSON export
+    ev = json.load(open(js))["traceEvents"]
+    expect(sorted(e["id"] for e in ev if e["ph"] == "s") == sorted(sources), "flows differ from the JSON's")
+    expect(os.path.getsize(out) * 2 < os.path.getsize(js),
+           "protobuf %d bytes, JSON %d" % (os.path.getsize(out), os.path.getsize(js)))
+
+
 def case_tool():
     """The example tool runs in the same pass as the Paraver writer."""
     tool = os.environ.get("PT_EXAMPLE_TOOL")
@@ -297,6 +340,7 @@ def case_many():
 
 CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_corrupt,
          "badinput": case_badinput, "report": case_report, "chrome": case_chrome,
+         "perfetto": case_perfetto,
          "tool": case_tool, "interval": case_interval, "many": case_many}
 
 if __name__ == "__main__":

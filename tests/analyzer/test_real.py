@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto_read  # noqa: E402
 import prv_check  # noqa: E402
 
 T, N = 4, 10
@@ -103,6 +104,15 @@ def main():
     ev = json.load(open(js))["traceEvents"]
     expect(sum(1 for e in ev if e.get("ph") == "B" and e.get("name") == "sleep_fixed") == (T + 1) * N,
            "chrome sleep_fixed slices")
+    # Perfetto protobuf: the same slices, well formed
+    pf = os.path.join(a.work, "timed.pftrace")
+    r = subprocess.run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, tdir],
+                       stderr=subprocess.PIPE, text=True)
+    expect(r.returncode == 0, "perfetto export failed: %s" % r.stderr)
+    problems, _, slices = perfetto_read.check(perfetto_read.read(pf))
+    expect(not problems, "perfetto: %s" % problems[:5])
+    expect(sum(1 for sl in slices.values() for s in sl if s[0] == "sleep_fixed") == (T + 1) * N,
+           "perfetto sleep_fixed slices")
     if FAILS:
         sys.exit(1)
     print("ok")

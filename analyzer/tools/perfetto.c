@@ -1,0 +1,382 @@
+/* Perfetto's native trace format, an encoder of the timeline export
+ * (timeline.h): a stream of TracePacket messages, each one field 1 of the
+ * Trace message, so the file is written as it goes and the shards' parts
+ * are simply concatenated. About 4x smaller than the JSON and 4x faster to
+ * write (docs/ANALYZER.md); ui.perfetto.dev and trace_processor read it.
+ *
+ * Layout, after protos/perfetto/trace/ (the field numbers are below):
+ * - a TrackDescriptor per process (ProcessDescriptor: pid, name) and, as the
+ *   first packet of each shard's sequence, one for the shard's track: a
+ *   thread (ThreadDescriptor: pid, tid, name) or a GPU stream (a named
+ *   track under its process);
+ * - each shard is a packet sequence of its own (trusted_packet_sequence_id
+ *   = shard index + 1) whose TrackEvents all go to the shard's track;
+ *   function names are interned per sequence (EventName, iid = the
+ *   analyzer's function id), sent with the first event that uses them;
+ * - functions and waits are SLICE_BEGIN/SLICE_END pairs, thread creation
+ *   and fork are instants carrying flow ids (flow_ids at the source,
+ *   terminating_flow_ids at the destination).
+ * Timestamps are the trace's ns (CLOCK_MONOTONIC's time base) in the
+ * default clock domain. The protobuf wire format is written by hand: a few
+ * varint and length-delimited fields do not call for a protobuf library. */
+#define _GNU_SOURCE
+#include "timeline.h"
+#include "tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Field numbers (protos/perfetto/trace/...). */
+enum {
+	TRACE_PACKET = 1, /* Trace.packet */
+
+	PKT_TIMESTAMP = 8,
+	PKT_SEQUENCE_ID = 10, /* trusted_packet_sequence_id */
+	PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12,
+	PKT_SEQUENCE_FLAGS = 13,
+	PKT_TRACK_DESCRIPTOR = 60,
+
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	SEQ_NEEDS_INCREMENTAL_STATE = 2,
+
+	TE_DEBUG_ANNOTATIONS = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22,
+	TE_NAME = 23,
+	TE_FLOW_IDS = 47,             /* fixed64 */
+	TE_TERMINATING_FLOW_IDS = 48, /* fixed64 */
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+
+	INTERNED_EVENT_NAMES = 2, /* InternedData.event_names: EventName */
+	EVENT_NAME_IID = 1,
+	EVENT_NAME_NAME = 2,
+
+	DA_NAME = 10, /* DebugAnnotation */
+	DA_STRING_VALUE = 6,
+
+	TD_UUID = 1, /* TrackDescriptor */
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT_UUID = 5,
+	PD_PID = 1, /* ProcessDescriptor */
+	PD_PROCESS_NAME = 6,
+	THD_PID = 1, /* ThreadDescriptor */
+	THD_TID = 2,
+	THD_THREAD_NAME = 5,
+};
+
+/* ---- protobuf wire format ------------------------------------------------ */
+
+typedef struct pbuf {
+	uint8_t *d;
+	size_t len, cap;
+	int oom;
+} pbuf;
+
+static int pb_room(pbuf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return 1;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *d = realloc(b->d, cap);
+	if (!d) {
+		b->oom = 1;
+		return 0;
+	}
+	b->d = d;
+	b->cap = cap;
+	return 1;
+}
+
+static void pb_raw_varint(pbuf *b, uint64_t v)
+{
+	if (!pb_room(b, 10))
+		return;
+	while (v >= 0x80) {
+		b->d[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->d[b->len++] = (uint8_t)v;
+}
+
+static void pb_uint(pbuf *b, unsigned field, uint64_t v)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | 0);
+	pb_raw_varint(b, v);
+}
+
+static void pb_fixed64(pbuf *b, unsigned field, uint64_t v)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | 1);
+	if (!pb_room(b, 8))
+		return;
+	for (int i = 0; i < 8; i++)
+		b->d[b->len++] = (uint8_t)(v >> (8 * i));
+}
+
+static void pb_bytes(pbuf *b, unsigned field, const void *p, size_t n)
+{
+	pb_raw_varint(b, (uint64_t)field << 3 | 2);
+	pb_raw_varint(b, n);
+	if (!pb_room(b, n))
+		return;
+	memcpy(b->d + b->len, p, n);
+	b->len += n;
+}
+
+static void pb_str(pbuf *b, unsigned field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+static void pb_msg(pbuf *b, unsigned field, const pbuf *m)
+{
+	pb_bytes(b, field, m->d, m->len);
+}
+
+/* ---- per shard ------------------------------------------------------------ */
+
+typedef struct pf_shard {
+	uint32_t seq;   /* trusted_packet_sequence_id */
+	uint64_t track; /* the shard's track uuid */
+	uint8_t *named; /* bitmap: function ids already interned on this sequence */
+	size_t named_bits;
+	pbuf pkt, ev, aux, aux2; /* reused scratch buffers */
+} pf_shard;
+
+static uint64_t shard_track(size_t index)
+{
+	return (uint64_t)index + 1;
+}
+
+/* Process tracks after every shard's. */
+static uint64_t process_track(const pt_trace_ctx *ctx, size_t process)
+{
+	return (uint64_t)ctx->nshards + 1 + process;
+}
+
+/* One TracePacket (in pkt) as field 1 of Trace. */
+static void put_packet(FILE *f, const pbuf *pkt)
+{
+	pbuf head = {0};
+	uint8_t tmp[16];
+	head.d = tmp;
+	head.cap = sizeof tmp;
+	pb_raw_varint(&head, (uint64_t)TRACE_PACKET << 3 | 2);
+	pb_raw_varint(&head, pkt->len);
+	fwrite(head.d, 1, head.len, f);
+	fwrite(pkt->d, 1, pkt->len, f);
+}
+
+static void *pf_shard_init(tl_out *o)
+{
+	pf_shard *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	const pt_shard_info *in = o->info;
+	s->seq = (uint32_t)in->index + 1;
+	s->track = shard_track(in->index);
+	/* The sequence's first packet: clears its interned state and describes
+	 * its track. */
+	char name[256];
+	tl_thread_name(in, name, sizeof name);
+	pbuf *td = &s->aux, *th = &s->aux2, *p = &s->pkt;
+	td->len = th->len = p->len = 0;
+	pb_uint(td, TD_UUID, s->track);
+	pb_uint(td, TD_PARENT_UUID, process_track(o->ctx, in->process));
+	if (in->kind == PT_FILE_GPU) {
+		pb_str(td, TD_NAME, name);
+	} else {
+		pb_uint(th, THD_PID, in->pid);
+		pb_uint(th, THD_TID, in->tid);
+		pb_str(th, THD_THREAD_NAME, name);
+		pb_msg(td, TD_THREAD, th);
+	}
+	pb_uint(p, PKT_SEQUENCE_ID, s->seq);
+	pb_uint(p, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_msg(p, PKT_TRACK_DESCRIPTOR, td);
+	if (p->oom) {
+		free(s->pkt.d);
+		free(s->aux.d);
+		free(s->aux2.d);
+		free(s);
+		return NULL;
+	}
+	put_packet(o->f, p);
+	return s;
+}
+
+static void pf_shard_free(void *enc)
+{
+	pf_shard *s = enc;
+	free(s->named);
+	free(s->pkt.d);
+	free(s->ev.d);
+	free(s->aux.d);
+	free(s->aux2.d);
+	free(s);
+}
+
+/* Starts an event packet at t on the shard's sequence; the caller fills
+ * s->ev (the TrackEvent), then calls end_event. */
+static pbuf *begin_event(pf_shard *s, int type)
+{
+	s->pkt.len = s->ev.len = s->aux.len = 0;
+	pb_uint(&s->ev, TE_TYPE, (uint64_t)type);
+	pb_uint(&s->ev, TE_TRACK_UUID, s->track);
+	return &s->ev;
+}
+
+static void end_event(tl_out *o, pf_shard *s, uint64_t t)
+{
+	pb_uint(&s->pkt, PKT_TIMESTAMP, t);
+	pb_uint(&s->pkt, PKT_SEQUENCE_ID, s->seq);
+	pb_uint(&s->pkt, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	if (s->aux.len)
+		pb_msg(&s->pkt, PKT_INTERNED_DATA, &s->aux);
+	pb_msg(&s->pkt, PKT_TRACK_EVENT, &s->ev);
+	if (s->pkt.oom || s->ev.oom || s->aux.oom) {
+		/* Out of memory for one event: drop it. A lost END leaves its
+		 * slice open to the end of the thread, which the viewer shows. */
+		s->pkt.oom = s->ev.oom = s->aux.oom = 0;
+		return;
+	}
+	put_packet(o->f, &s->pkt);
+}
+
+/* Interns function `id` on this sequence unless done already: the EventName
+ * goes into this packet's InternedData (s->aux). 0 when out of memory. */
+static int intern_func(tl_out *o, pf_shard *s, uint32_t id)
+{
+	if (id >= s->named_bits) {
+		size_t bits = s->named_bits ? s->named_bits : 1024;
+		while (bits <= id)
+			bits *= 2;
+		uint8_t *n = realloc(s->named, bits / 8);
+		if (!n)
+			return 0;
+		memset(n + s->named_bits / 8, 0, (bits - s->named_bits) / 8);
+		s->named = n;
+		s->named_bits = bits;
+	}
+	if (s->named[id / 8] & (1u << (id % 8)))
+		return 1;
+	pbuf *en = &s->aux2;
+	en->len = 0;
+	pb_uint(en, EVENT_NAME_IID, id);
+	pb_str(en, EVENT_NAME_NAME, tl_func_name(o->ctx, id));
+	pb_msg(&s->aux, INTERNED_EVENT_NAMES, en);
+	if (en->oom || s->aux.oom)
+		return 0;
+	s->named[id / 8] |= (uint8_t)(1u << (id % 8));
+	return 1;
+}
+
+static void pf_slice_begin(tl_out *o, uint64_t t, uint32_t func)
+{
+	pf_shard *s = o->enc;
+	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
+	if (intern_func(o, s, func))
+		pb_uint(ev, TE_NAME_IID, func);
+	else
+		pb_str(ev, TE_NAME, tl_func_name(o->ctx, func));
+	end_event(o, s, t);
+}
+
+static void pf_slice_end(tl_out *o, uint64_t t)
+{
+	pf_shard *s = o->enc;
+	begin_event(s, TYPE_SLICE_END);
+	end_event(o, s, t);
+}
+
+static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
+{
+	pf_shard *s = o->enc;
+	char name[64];
+	snprintf(name, sizeof name, "wait %s", what);
+	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
+	pb_str(ev, TE_CATEGORIES, "wait");
+	pb_str(ev, TE_NAME, name);
+	if (obj) {
+		char hex[32];
+		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)obj);
+		pbuf *da = &s->aux2;
+		da->len = 0;
+		pb_str(da, DA_NAME, "object");
+		pb_str(da, DA_STRING_VALUE, hex);
+		pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
+	}
+	end_event(o, s, t);
+	begin_event(s, TYPE_SLICE_END);
+	end_event(o, s, t + dur);
+}
+
+static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
+{
+	pf_shard *s = o->enc;
+	pbuf *ev = begin_event(s, TYPE_INSTANT);
+	pb_str(ev, TE_CATEGORIES, "thread");
+	pb_str(ev, TE_NAME, name);
+	pb_fixed64(ev, out ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, flow);
+	end_event(o, s, t);
+}
+
+/* The process tracks, on a sequence of their own after the shards'. */
+static int pf_header(FILE *f, const pt_trace_ctx *ctx)
+{
+	pbuf p = {0}, td = {0}, pd = {0};
+	char name[512];
+	for (size_t i = 0; i < ctx->nprocesses; i++) {
+		const pt_process_info *pi = &ctx->processes[i];
+		tl_process_name(pi, name, sizeof name);
+		p.len = td.len = pd.len = 0;
+		pb_uint(&pd, PD_PID, pi->pid);
+		pb_str(&pd, PD_PROCESS_NAME, name);
+		pb_uint(&td, TD_UUID, process_track(ctx, i));
+		pb_msg(&td, TD_PROCESS, &pd);
+		pb_uint(&p, PKT_SEQUENCE_ID, (uint64_t)ctx->nshards + 1);
+		pb_msg(&p, PKT_TRACK_DESCRIPTOR, &td);
+		if (p.oom || td.oom || pd.oom)
+			break;
+		put_packet(f, &p);
+	}
+	int oom = p.oom || td.oom || pd.oom;
+	free(p.d);
+	free(td.d);
+	free(pd.d);
+	return oom || ferror(f) ? -1 : 0;
+}
+
+static int pf_footer(FILE *f, const pt_trace_ctx *ctx)
+{
+	(void)ctx;
+	return ferror(f) ? -1 : 0;
+}
+
+static const tl_encoder perfetto_pb = {
+	.name = "Perfetto trace",
+	.shard_init = pf_shard_init,
+	.shard_free = pf_shard_free,
+	.slice_begin = pf_slice_begin,
+	.slice_end = pf_slice_end,
+	.wait = pf_wait,
+	.flow_point = pf_flow_point,
+	.header = pf_header,
+	.footer = pf_footer,
+};
+
+TL_TOOL(perfetto_tool, perfetto_pb, "perfetto", "Perfetto protobuf trace");
+
+const pt_tool *pt_tool_perfetto(void)
+{
+	return &perfetto_tool;
+}

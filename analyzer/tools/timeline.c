@@ -1,0 +1,340 @@
+/* The timeline exports' shared part (timeline.h): records -> timeline
+ * events, one temporary file per shard, the final file assembled in
+ * finish. The encoders (chrome.c, perfetto.c) only write. */
+#define _GNU_SOURCE
+#include "timeline.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct tl_tool_state {
+	const tl_encoder *enc;
+	const pt_trace_ctx *ctx;
+	char *path;
+	char *tmpdir;
+	char **tmp; /* per shard */
+	uint64_t events;
+	pthread_mutex_t lock;
+} tl_tool_state;
+
+enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_KINDS };
+
+struct tl_shard {
+	tl_tool_state *tool;
+	tl_out out;
+	char *buf;
+	uint32_t *stack;
+	size_t depth, cap;
+	pt_func_lookup fl;
+	uint64_t wait_t[W_KINDS];
+	uint64_t wait_obj[W_KINDS];
+	const char *wait_what[W_KINDS];
+	int wait_open[W_KINDS];
+	uint64_t n;
+	char err[256];
+};
+
+void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t errlen)
+{
+	tl_tool_state *tl = calloc(1, sizeof *tl);
+	if (!tl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	tl->enc = enc;
+	tl->ctx = ctx;
+	pthread_mutex_init(&tl->lock, NULL);
+	tl->path = strdup(ctx->output ? ctx->output : "trace.out");
+	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
+	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
+	tl->tmpdir = n ? malloc(n) : NULL;
+	if (!tl->path || !tl->tmp || !tl->tmpdir) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	snprintf(tl->tmpdir, n, "%s.tmp-XXXXXX", tl->path);
+	if (!mkdtemp(tl->tmpdir)) {
+		snprintf(err, errlen, "cannot create %s: %s", tl->tmpdir, strerror(errno));
+		goto fail;
+	}
+	return tl;
+fail:
+	free(tl->path);
+	free(tl->tmp);
+	free(tl->tmpdir);
+	pthread_mutex_destroy(&tl->lock);
+	free(tl);
+	return NULL;
+}
+
+void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
+{
+	tl_tool_state *tl = tool;
+	tl_shard *s = calloc(1, sizeof *s);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%zu", tl->tmpdir, info->index);
+	if (!s || !(s->buf = malloc(1 << 16)) || !(tl->tmp[info->index] = strdup(path)) ||
+	    !(s->out.f = fopen(path, "w"))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOMEM));
+		if (s)
+			free(s->buf);
+		free(s);
+		return NULL;
+	}
+	setvbuf(s->out.f, s->buf, _IOFBF, 1 << 16);
+	s->tool = tl;
+	s->out.ctx = tl->ctx;
+	s->out.info = info;
+	if (tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out))) {
+		snprintf(err, errlen, "out of memory");
+		fclose(s->out.f);
+		free(s->buf);
+		free(s);
+		return NULL;
+	}
+	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
+	return s;
+}
+
+static void slice_begin(tl_shard *s, uint64_t t, uint32_t id)
+{
+	if (s->depth == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+		uint32_t *n = realloc(s->stack, ncap * sizeof *n);
+		if (!n)
+			return; /* the frame is dropped from the export; its exit is ignored */
+		s->stack = n;
+		s->cap = ncap;
+	}
+	s->stack[s->depth++] = id;
+	s->tool->enc->slice_begin(&s->out, t, id);
+	s->n++;
+}
+
+static void slice_end(tl_shard *s, uint64_t t)
+{
+	s->depth--;
+	s->tool->enc->slice_end(&s->out, t);
+	s->n++;
+}
+
+static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint64_t flow)
+{
+	s->tool->enc->flow_point(&s->out, t, name, out, flow);
+	s->n++;
+}
+
+static void wait_begin(tl_shard *s, int k, uint64_t t, uint64_t obj, const char *what)
+{
+	s->wait_open[k] = 1;
+	s->wait_t[k] = t;
+	s->wait_obj[k] = obj;
+	s->wait_what[k] = what;
+}
+
+static void wait_end(tl_shard *s, int k, uint64_t t)
+{
+	if (!s->wait_open[k])
+		return;
+	s->wait_open[k] = 0;
+	uint64_t t0 = s->wait_t[k];
+	s->tool->enc->wait(&s->out, t0, t > t0 ? t - t0 : 0, s->wait_what[k], s->wait_obj[k]);
+	s->n++;
+}
+
+static const char *lock_what(unsigned type)
+{
+	switch (type) {
+	case PT_LOCK_RWLOCK_READ:
+	case PT_LOCK_RWLOCK_WRITE: return "rwlock";
+	case PT_LOCK_SPIN: return "spinlock";
+	case PT_LOCK_SEMAPHORE: return "semaphore";
+	case PT_LOCK_C11_MTX: return "mtx_t";
+	default: return "mutex";
+	}
+}
+
+int tl_shard_event(void *st, const pt_event *ev)
+{
+	tl_shard *s = st;
+	const pt_shard_info *in = s->out.info;
+	if (in->kind != PT_FILE_THREAD)
+		return 0;
+	uint64_t t = ev->time_ns;
+	int is_enter;
+	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
+	if (id) {
+		if (is_enter)
+			slice_begin(s, t, id);
+		else
+			for (size_t i = s->depth; i-- > 0;)
+				if (s->stack[i] == id) {
+					while (s->depth > i)
+						slice_end(s, t);
+					break;
+				}
+		goto out;
+	}
+	switch (ev->kind) {
+	case PT_REC_THREAD_START: {
+		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
+		if (x && x->create_seq)
+			flow_point(s, t, "thread start", 0, ((uint64_t)in->pid << 20) + x->create_seq);
+		else if (x && (x->flags & PT_THREAD_MAIN) &&
+			 s->tool->ctx->processes[in->process].forked)
+			flow_point(s, t, "process start", 0, (1ull << 52) + in->pid);
+		break;
+	}
+	case PT_REC_THREAD_CREATE: {
+		const pt_rec_thread_create *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_create);
+		if (x && x->create_seq && x->result == 0)
+			flow_point(s, t, "pthread_create", 1, ((uint64_t)in->pid << 20) + x->create_seq);
+		break;
+	}
+	case PT_REC_FORK: {
+		const pt_rec_fork *x = PT_REC_PAYLOAD(ev->rec, pt_rec_fork);
+		if (x)
+			flow_point(s, t, "fork", 1, (1ull << 52) + x->child_pid);
+		break;
+	}
+	case PT_REC_LOCK_REQUEST: {
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
+		if (l)
+			wait_begin(s, W_LOCK, t, l->object, lock_what(ev->rec->arg));
+		break;
+	}
+	case PT_REC_LOCK_ACQUIRED:
+	case PT_REC_LOCK_FAILED: wait_end(s, W_LOCK, t); break;
+	case PT_REC_COND_WAIT_BEGIN: {
+		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
+		if (c)
+			wait_begin(s, W_COND, t, c->cond, "condition");
+		break;
+	}
+	case PT_REC_COND_WAIT_END: wait_end(s, W_COND, t); break;
+	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, W_JOIN, t, 0, "join"); break;
+	case PT_REC_THREAD_JOIN_END: wait_end(s, W_JOIN, t); break;
+	case PT_REC_BARRIER_BEGIN: {
+		pt_rec_lock lk;
+		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
+		if (l)
+			wait_begin(s, W_BARRIER, t, l->object, "barrier");
+		break;
+	}
+	case PT_REC_BARRIER_END: wait_end(s, W_BARRIER, t); break;
+	default: break;
+	}
+out:
+	if (ferror(s->out.f)) {
+		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[in->index],
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+const char *tl_shard_error(void *st)
+{
+	return ((tl_shard *)st)->err;
+}
+
+int tl_shard_exit(void *st, uint64_t last_ns, int complete)
+{
+	(void)complete;
+	tl_shard *s = st;
+	for (int k = 0; k < W_KINDS; k++)
+		wait_end(s, k, last_ns);
+	while (s->depth) /* frames still open end at the last record */
+		slice_end(s, last_ns);
+	int rc = fclose(s->out.f) ? -1 : 0;
+	if (rc)
+		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[s->out.info->index],
+			 strerror(errno));
+	pthread_mutex_lock(&s->tool->lock);
+	s->tool->events += s->n;
+	pthread_mutex_unlock(&s->tool->lock);
+	if (s->tool->enc->shard_free)
+		s->tool->enc->shard_free(s->out.enc);
+	free(s->buf);
+	free(s->stack);
+	pt_pc_cache_free(&s->fl.pcs);
+	free(s);
+	return rc;
+}
+
+static int copy_file(FILE *out, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	if (!in)
+		return -1;
+	char buf[1 << 16];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			fclose(in);
+			return -1;
+		}
+	int rc = ferror(in) ? -1 : 0;
+	fclose(in);
+	return rc;
+}
+
+int tl_finish(void *tool, char *err, size_t errlen)
+{
+	tl_tool_state *tl = tool;
+	const pt_trace_ctx *ctx = tl->ctx;
+	FILE *o = fopen(tl->path, "w");
+	if (!o) {
+		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		return -1;
+	}
+	if (tl->enc->header(o, ctx))
+		goto write_error;
+	for (size_t i = 0; i < ctx->nshards; i++)
+		if (tl->tmp[i] && copy_file(o, tl->tmp[i])) {
+			snprintf(err, errlen, "%s: %s", tl->tmp[i], strerror(errno));
+			fclose(o);
+			return -1;
+		}
+	if (tl->enc->footer(o, ctx) || ferror(o))
+		goto write_error;
+	if (fclose(o)) {
+		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+write_error:
+	snprintf(err, errlen, "%s: %s", tl->path, strerror(errno ? errno : EIO));
+	fclose(o);
+	return -1;
+}
+
+int tl_print(void *tool, FILE *out)
+{
+	tl_tool_state *tl = tool;
+	if (!tl->ctx->quiet)
+		fprintf(out, "%s: %s (%llu events)\n", tl->enc->name, tl->path,
+			(unsigned long long)tl->events);
+	return 0;
+}
+
+void tl_destroy(void *tool)
+{
+	tl_tool_state *tl = tool;
+	for (size_t i = 0; i < tl->ctx->nshards; i++) {
+		if (tl->tmp[i])
+			unlink(tl->tmp[i]);
+		free(tl->tmp[i]);
+	}
+	rmdir(tl->tmpdir);
+	free(tl->tmp);
+	free(tl->tmpdir);
+	free(tl->path);
+	pthread_mutex_destroy(&tl->lock);
+	free(tl);
+}

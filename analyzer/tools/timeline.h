@@ -1,0 +1,107 @@
+/* The timeline exports (paratrace export --format chrome|perfetto): one
+ * event model, two encoders.
+ *
+ * timeline.c turns each thread's records into timeline events — nested
+ * function slices (the Paraver writer's resync rules), lock / condition /
+ * join / barrier waits, and the instants that carry the flows of thread
+ * creation and fork — and an encoder (chrome.c: trace-event JSON,
+ * perfetto.c: Perfetto's protobuf TracePacket stream) writes them.
+ *
+ * Streaming with bounded memory: each shard writes its events to its own
+ * temporary file while the workers run; finish writes the encoder's header
+ * (processes and threads), the shards' files in order, then its footer.
+ * Flow ids need no matching across shards: both ends compute
+ * pid * 2^20 + create_seq (forks: 2^52 + child pid). */
+#ifndef PT_TIMELINE_H
+#define PT_TIMELINE_H
+
+#include "common.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct tl_shard tl_shard;
+
+/* What an encoder sees of a shard: where to write, and who it is. */
+typedef struct tl_out {
+	FILE *f;
+	const pt_trace_ctx *ctx;
+	const pt_shard_info *info;
+	void *enc; /* the encoder's per-shard state (shard_init's result) */
+} tl_out;
+
+typedef struct tl_encoder {
+	const char *name;        /* for messages: "Chrome trace", "Perfetto trace" */
+	/* Per shard (all optional but the events): state for one shard's file. */
+	void *(*shard_init)(tl_out *o);
+	void (*shard_free)(void *enc);
+	/* A function slice opens; `func` is the framework's function id. */
+	void (*slice_begin)(tl_out *o, uint64_t t, uint32_t func);
+	void (*slice_end)(tl_out *o, uint64_t t);
+	/* A wait on `what` ("mutex", "condition", ...) that lasted [t, t + dur];
+	 * obj: the lock's address, 0 when there is none (join). Written when the
+	 * wait ends, so after the records of the wait itself. */
+	void (*wait)(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
+	/* A zero-length slice `name` at t that starts (out = 1) or ends flow
+	 * `flow` ("thread creation", or "fork" when flow >> 52). */
+	void (*flow_point)(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow);
+	/* The whole file: written before and after the shards' files. */
+	int (*header)(FILE *f, const pt_trace_ctx *ctx);
+	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
+} tl_encoder;
+
+/* The tool over an encoder (writes ctx->output): each encoder file defines
+ * its pt_tool with TL_TOOL(variable, its tl_encoder, name, description). */
+void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t errlen);
+void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen);
+int tl_shard_event(void *st, const pt_event *ev);
+int tl_shard_exit(void *st, uint64_t last_ns, int complete);
+const char *tl_shard_error(void *st);
+int tl_finish(void *tool, char *err, size_t errlen);
+int tl_print(void *tool, FILE *out);
+void tl_destroy(void *tool);
+
+#define TL_TOOL(tool, encoder, tool_name, tool_description)                                 \
+	static void *tool##_init(const pt_trace_ctx *ctx, const char *options, char *err,  \
+				 size_t errlen)                                            \
+	{                                                                                  \
+		(void)options;                                                             \
+		return tl_init(&(encoder), ctx, err, errlen);                              \
+	}                                                                                  \
+	static const pt_tool tool = {                                                      \
+		.api_version = PT_TOOL_API_VERSION,                                        \
+		.name = tool_name,                                                         \
+		.description = tool_description,                                           \
+		.init = tool##_init,                                                       \
+		.shard_init = tl_shard_init,                                               \
+		.shard_event = tl_shard_event,                                             \
+		.shard_exit = tl_shard_exit,                                               \
+		.shard_error = tl_shard_error,                                             \
+		.finish = tl_finish,                                                       \
+		.print_results = tl_print,                                                 \
+		.destroy = tl_destroy,                                                     \
+	}
+
+/* Names shared by the encoders. */
+static inline const char *tl_func_name(const pt_trace_ctx *ctx, uint32_t id)
+{
+	const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+	return fi ? fi->name : "?";
+}
+
+/* "main 4711" / "thread 4712" / "GPU stream 7". */
+static inline void tl_thread_name(const pt_shard_info *s, char *buf, size_t len)
+{
+	if (s->kind == PT_FILE_GPU)
+		snprintf(buf, len, "GPU stream %llu", (unsigned long long)s->gpu_stream);
+	else
+		snprintf(buf, len, "%s%u", s->tid == s->pid ? "main " : "thread ", s->tid);
+}
+
+/* "program (pid 4711)". */
+static inline void tl_process_name(const pt_process_info *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (pid %u)", p->program, p->pid);
+}
+
+#endif /* PT_TIMELINE_H */
