@@ -14,6 +14,7 @@
 #define PT_RUNTIME_H
 
 #include <paratrace/format.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -201,6 +202,15 @@ PT_HIDDEN void pt_sampling_init(void);
 PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
 PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
 PT_HIDDEN void pt_sampling_fork_child(void);
+
+/* ---- signals the runtime uses itself (signals.c; sampling.c) ---------- */
+/* Installs h for sig (SA_SIGINFO | SA_RESTART, every signal blocked while
+ * it runs) and keeps whatever action was there, and whatever the program
+ * asks later through sigaction/signal, as the program's. 0, or -1 (errno). */
+PT_HIDDEN int pt_signal_adopt(int sig, void (*h)(int, siginfo_t *, void *));
+/* From h, for a delivery that is not the runtime's: does what the program's
+ * action for sig says (ignore, default, or its handler with its mask). */
+PT_HIDDEN void pt_signal_forward(int sig, siginfo_t *si, void *uc);
 
 /* ---- GPU (gpu/opencl.c, gpu/cupti.c) ----------------------------------
  * Who calls what (all are cheap no-ops when PARATRACE_GPU=0 or nothing GPU

@@ -47,9 +47,10 @@ static const char pt_sampling_cookie[] = "paratrace-sampling";
 
 static void sample_handler(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
-	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)pt_sampling_cookie)
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)pt_sampling_cookie) {
+		pt_signal_forward(sig, si, uc); /* the program's, not ours */
 		return;
+	}
 	int saved = errno;
 	/* Inside pt_enter's region (possibly mid-record, or unwinding for a
 	 * CALLSTACK): no unwinding and no record from here. */
@@ -92,28 +93,9 @@ void pt_sampling_init(void)
 						     : PT_SAMPLING_DEFAULT_DEPTH;
 	if (pt_sampling_depth > PT_CALLSTACK_MAX)
 		pt_sampling_depth = PT_CALLSTACK_MAX;
-	/* libc's own sigaction, past any interposed one: this handler is the
-	 * runtime's, not the program's. */
-	int (*real_sigaction)(int, const struct sigaction *, struct sigaction *) =
-		(int (*)(int, const struct sigaction *, struct sigaction *))pt_real("sigaction");
-	if (!real_sigaction)
-		real_sigaction = sigaction;
-	struct sigaction old;
-	if (real_sigaction(PT_SAMPLING_SIGNAL, NULL, &old) == 0 &&
-	    (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != sample_handler
-				       : old.sa_handler != SIG_DFL)) {
-		pt_warn("sampling off: signal %d (SIGRTMAX-4) already has a handler in this "
-			"program",
-			PT_SAMPLING_SIGNAL);
-		return;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = sample_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	/* Nothing else runs inside the handler: it is short and must not nest. */
-	sigfillset(&sa.sa_mask);
-	if (real_sigaction(PT_SAMPLING_SIGNAL, &sa, NULL) != 0) {
+	/* The program's action for the signal (SIG_DFL, or a handler a library
+	 * installed already, or one it installs later) is kept behind ours. */
+	if (pt_signal_adopt(PT_SAMPLING_SIGNAL, sample_handler) != 0) {
 		pt_warn("sampling off: cannot install the handler for signal %d: %s",
 			PT_SAMPLING_SIGNAL, strerror(errno));
 		return;

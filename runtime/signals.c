@@ -18,12 +18,20 @@
  *    SIG_DFL is installed and the signal raised again (a hardware fault is
  *    simply re-executed), so the process dies of the same signal with the
  *    same exit status and core dump as without tracing.
- * SIGKILL cannot be caught: what survives it is described in docs/INTERPOSE.md. */
+ * SIGKILL cannot be caught: what survives it is described in docs/INTERPOSE.md.
+ *
+ * The same table keeps the program's action for a signal the runtime uses
+ * itself (the sampling timers' real-time signal, pt_signal_adopt): the
+ * runtime's handler stays installed whatever the program asks, and hands
+ * every delivery that is not the runtime's to the program's action
+ * (pt_signal_forward), so a program that uses that signal too, or installs
+ * a handler for it later, sees what it would see untraced. */
 #define _GNU_SOURCE
 #include "pt_interpose.h"
 
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
 
@@ -38,12 +46,15 @@ typedef struct app_action {
 static app_action table[NSIG];
 static int table_lock;
 static int installed; /* handlers installed: sigaction goes through the table */
+static int adopted;   /* the runtime's own signal (pt_signal_adopt), 0 if none */
 PT_HIDDEN int pt_abort_called;
 
 PT_REAL_DECL(sigaction);
 
 static int managed(int sig)
 {
+	if (sig > 0 && sig == __atomic_load_n(&adopted, __ATOMIC_ACQUIRE))
+		return 1;
 	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE))
 		return 0;
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
@@ -202,7 +213,9 @@ PT_INTERPOSE int sigaction(int sig, const struct sigaction *restrict act,
 	int r = 0;
 	lock_table(&saved);
 	table_get(sig, &old);
-	if (act) {
+	if (act && sig == adopted) {
+		table_set(sig, act); /* the runtime's handler stays; it forwards */
+	} else if (act) {
 		struct sigaction k = ours_for(act);
 		r = real(sig, &k, NULL);
 		if (r == 0)
@@ -256,4 +269,70 @@ PT_INTERPOSE __sighandler_t sysv_signal(int sig, __sighandler_t h)
 	if (!managed(sig) || h == SIG_ERR)
 		return real(sig, h);
 	return signal_via_table(sig, h, SA_RESETHAND | SA_NODEFER, 0);
+}
+
+int pt_signal_adopt(int sig, void (*h)(int, siginfo_t *, void *))
+{
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	sigset_t saved;
+	struct sigaction cur, k;
+	memset(&k, 0, sizeof k);
+	k.sa_sigaction = h;
+	k.sa_flags = SA_SIGINFO | SA_RESTART;
+	/* Nothing else runs inside it: it is short and must not nest. */
+	sigfillset(&k.sa_mask);
+	lock_table(&saved);
+	int r = real(sig, NULL, &cur);
+	if (r == 0) {
+		table_set(sig, &cur); /* what the program (or a library) had */
+		r = real(sig, &k, NULL);
+	}
+	if (r == 0)
+		__atomic_store_n(&adopted, sig, __ATOMIC_RELEASE);
+	int e = errno;
+	unlock_table(&saved);
+	errno = e;
+	return r;
+}
+
+void pt_signal_forward(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction app;
+	table_get(sig, &app);
+	if (app.sa_handler == SIG_IGN)
+		return;
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	if (app.sa_handler == SIG_DFL) {
+		/* A real-time signal's default action ends the process: logs
+		 * closed, then the same death as untraced (the signal stays
+		 * pending until this handler returns). */
+		pt_shutdown(PT_EXIT_SIGNAL, sig);
+		real(sig, &app, NULL);
+		raise(sig);
+		return;
+	}
+	if (app.sa_flags & SA_RESETHAND) {
+		sigset_t saved;
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		lock_table(&saved);
+		table_set(sig, &dfl);
+		unlock_table(&saved);
+	}
+	/* The mask the program's handler would run with: the interrupted one,
+	 * plus its sa_mask, plus the signal itself unless SA_NODEFER (the
+	 * runtime's handler runs with everything blocked). */
+	sigset_t mask = ((ucontext_t *)uc)->uc_sigmask;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&app.sa_mask, s) == 1)
+			sigaddset(&mask, s);
+	if (!(app.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (app.sa_flags & SA_SIGINFO)
+		app.sa_sigaction(sig, si, uc);
+	else
+		app.sa_handler(sig);
 }

@@ -116,6 +116,22 @@ sigprof)
 	dump
 	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used SIGPROF"
 	;;
+rtsig)
+	run PARATRACE_SAMPLING=1ms -- rtsig || fail "program failed: $(cat "$work/out")"
+	grep -q "^rtsig 50 wrong 0 old default now ours" "$work/out" || fail "program saw: $(cat "$work/out")"
+	dump
+	grep -q " SAMPLE " "$work/dump" || fail "no samples while the program used the sampling signal"
+	;;
+rtdefault)
+	"$prog" rtdefault >/dev/null 2>&1
+	want=$?
+	run PARATRACE_SAMPLING=1ms -- rtdefault
+	got=$?
+	[ "$got" = "$want" ] && [ "$want" -gt 128 ] || fail "exit status $got traced, $want untraced"
+	dump
+	grep -q " EXIT .*how=signal" "$work/dump" || fail "no EXIT how=signal record"
+	grep -q " SAMPLE " "$work/dump" || fail "no samples before the signal"
+	;;
 manual)
 	n=250
 	run -- $n || fail "program failed"

@@ -7,7 +7,13 @@
  *   spin      ~0.3 s of CPU in spin_uninstrumented on the main thread
  *   sigprof   spin with the program's own SIGPROF handler and ITIMER_PROF;
  *             exits 3 if its handler never ran
- *   fork      the child of a fork spins ~0.2 s (its own counters and timer) */
+ *   fork      the child of a fork spins ~0.2 s (its own counters and timer)
+ *   rtsig     installs its own handler for SIGRTMAX-4 (the signal of the
+ *             runtime's sampling timers), spins while sending itself 50 of
+ *             them with values; exits 3 unless its handler got exactly its
+ *             50 (no timer signal of the runtime) and sigaction reported
+ *             SIG_DFL before and its own handler after
+ *   rtdefault sends itself SIGRTMAX-4 with the default action: dies of it */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -71,6 +77,16 @@ static void spin(double seconds)
 		sink += spin_uninstrumented(3000000);
 }
 
+static volatile sig_atomic_t rt_got, rt_wrong;
+static void on_rt(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (sig == SIGRTMAX - 4 && si->si_code == SI_QUEUE && si->si_value.sival_int == 1000 + rt_got)
+		rt_got++;
+	else
+		rt_wrong++;
+}
+
 static volatile sig_atomic_t profs;
 static void on_prof(int sig)
 {
@@ -120,6 +136,32 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_PROF, &off, NULL);
 		printf("sigprof %d\n", (int)profs);
 		return profs > 0 ? 0 : 3;
+	} else if (!strcmp(mode, "rtsig")) {
+		struct sigaction sa, old, now;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_rt;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		if (sigaction(SIGRTMAX - 4, &sa, &old) != 0)
+			return 1;
+		for (int i = 0; i < 50; i++) {
+			union sigval v = {.sival_int = 1000 + i};
+			if (sigqueue(getpid(), SIGRTMAX - 4, v) != 0)
+				return 1;
+			spin(0.004);
+		}
+		sigaction(SIGRTMAX - 4, NULL, &now);
+		printf("rtsig %d wrong %d old %s now %s\n", (int)rt_got, (int)rt_wrong,
+		       old.sa_handler == SIG_DFL ? "default" : "other",
+		       now.sa_sigaction == on_rt ? "ours" : "other");
+		return rt_got == 50 && !rt_wrong && old.sa_handler == SIG_DFL && now.sa_sigaction == on_rt
+			       ? 0
+			       : 3;
+	} else if (!strcmp(mode, "rtdefault")) {
+		spin(0.05);
+		fflush(stdout);
+		raise(SIGRTMAX - 4);
+		spin(0.05);
+		return 0; /* not reached: the default action ends the process */
 	} else if (!strcmp(mode, "fork")) {
 		spin(0.05);
 		fflush(stdout);

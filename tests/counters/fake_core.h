@@ -24,6 +24,8 @@ struct pt_thread {
 
 extern pt_config fake_config;
 extern char fake_warnings[8192];
+/* Deliveries of the sampling signal handed to the program (pt_signal_forward). */
+extern int fake_forwarded;
 
 /* The calling thread's fake state (created on first use). */
 pt_thread *fake_thread(void);

@@ -433,6 +433,23 @@ static void test_sampling_keeps_program_sigprof(void)
 	sigaction(SIGPROF, &old, NULL);
 }
 
+/* The sampling signal from anyone else than the runtime's timers (here
+ * sigqueue) is the program's: handed on, never recorded as a sample. */
+static void test_sampling_forwards_other_senders(void)
+{
+	setup(NULL, 0, 1000000);
+	pt_thread *t;
+	begin_thread(&t);
+	fake_forwarded = 0;
+	size_t before = t->nrecs;
+	union sigval v = {.sival_int = 7};
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sigqueue(getpid(), SIGRTMAX - 4, v), 0);
+	CU_ASSERT_EQUAL(fake_forwarded, 3);
+	CU_ASSERT_EQUAL(t->nrecs, before);
+	pt_counters_thread_end(t);
+}
+
 static void test_sample_inside_runtime_is_dropped(void)
 {
 	setup(NULL, 0, 1000000);
@@ -475,6 +492,8 @@ int main(void)
 		    test_sampling_cpu_loop);
 	CU_add_test(s, "sampling in a second thread", test_sampling_per_thread);
 	CU_add_test(s, "program's SIGPROF still delivered", test_sampling_keeps_program_sigprof);
+	CU_add_test(s, "other senders of the sampling signal are forwarded",
+		    test_sampling_forwards_other_senders);
 	CU_add_test(s, "sample inside the runtime is dropped and counted",
 		    test_sample_inside_runtime_is_dropped);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
