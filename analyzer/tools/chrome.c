@@ -1,7 +1,8 @@
 /* Chrome trace-event JSON (opens in ui.perfetto.dev and chrome://tracing),
  * an encoder of the timeline export (timeline.h): processes and threads
- * named; user functions as nested B/E slices; waits as X slices; thread
- * creation and fork as flows (s -> f) between 0-length slices. Times are
+ * named; user functions as nested B/E slices; waits, GPU kernels and
+ * copies as X slices; thread creation, fork and GPU launches as flows
+ * (s -> f). Times are
  * microseconds from the start of the trace, with ns precision. */
 #define _GNU_SOURCE
 #include "timeline.h"
@@ -71,8 +72,23 @@ static void js_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint
 	fprintf(o->f, ",\"dur\":0,\"cat\":\"thread\",\"name\":\"%s\"},\n", name);
 	head(o, out ? "s" : "f", t);
 	fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu%s},\n",
-		flow >> 52 ? "fork" : "thread creation", (unsigned long long)flow,
-		out ? "" : ",\"bp\":\"e\"");
+		tl_flow_name(flow), (unsigned long long)flow, out ? "" : ",\"bp\":\"e\"");
+}
+
+static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
+		      uint64_t flow)
+{
+	head(o, "X", t);
+	fputs(",\"dur\":", o->f);
+	us(o->f, dur);
+	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
+	json_str(o->f, name);
+	fputs("},\n", o->f);
+	if (flow) {
+		head(o, "f", t);
+		fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu,\"bp\":\"e\"},\n",
+			tl_flow_name(flow), (unsigned long long)flow);
+	}
 }
 
 static int js_header(FILE *o, const pt_trace_ctx *ctx)
@@ -119,6 +135,7 @@ static const tl_encoder chrome_json = {
 	.slice_end = js_slice_end,
 	.wait = js_wait,
 	.flow_point = js_flow_point,
+	.device = js_device,
 	.header = js_header,
 	.footer = js_footer,
 };

@@ -13,9 +13,10 @@
  *   = shard index + 1) whose TrackEvents all go to the shard's track;
  *   function names are interned per sequence (EventName, iid = the
  *   analyzer's function id), sent with the first event that uses them;
- * - functions and waits are SLICE_BEGIN/SLICE_END pairs, thread creation
- *   and fork are instants carrying flow ids (flow_ids at the source,
- *   terminating_flow_ids at the destination).
+ * - functions, waits and GPU kernels and copies are SLICE_BEGIN/SLICE_END
+ *   pairs; thread creation, fork and GPU launches are instants carrying
+ *   flow ids (flow_ids at the source, terminating_flow_ids at the
+ *   destination: the new thread's start, the kernel's slice).
  * Timestamps are the trace's ns (CLOCK_MONOTONIC's time base) in the
  * default clock domain. The protobuf wire format is written by hand: a few
  * varint and length-delimited fields do not call for a protobuf library. */
@@ -330,6 +331,20 @@ static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint
 	end_event(o, s, t);
 }
 
+static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
+		      uint64_t flow)
+{
+	pf_shard *s = o->enc;
+	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
+	pb_str(ev, TE_CATEGORIES, cat);
+	pb_str(ev, TE_NAME, name);
+	if (flow)
+		pb_fixed64(ev, TE_TERMINATING_FLOW_IDS, flow);
+	end_event(o, s, t);
+	begin_event(s, TYPE_SLICE_END);
+	end_event(o, s, t + dur);
+}
+
 /* The process tracks, on a sequence of their own after the shards'. */
 static int pf_header(FILE *f, const pt_trace_ctx *ctx)
 {
@@ -370,6 +385,7 @@ static const tl_encoder perfetto_pb = {
 	.slice_end = pf_slice_end,
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
+	.device = pf_device,
 	.header = pf_header,
 	.footer = pf_footer,
 };

@@ -3,6 +3,7 @@
  * finish. The encoders (chrome.c, perfetto.c) only write. */
 #define _GNU_SOURCE
 #include "timeline.h"
+#include "gpu_common.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +19,7 @@ typedef struct tl_tool_state {
 	char *tmpdir;
 	char **tmp; /* per shard */
 	uint64_t events;
+	gpu_names *names; /* kernel names, from the process logs */
 	pthread_mutex_t lock;
 } tl_tool_state;
 
@@ -34,6 +36,7 @@ struct tl_shard {
 	uint64_t wait_obj[W_KINDS];
 	const char *wait_what[W_KINDS];
 	int wait_open[W_KINDS];
+	uint64_t busy_until; /* GPU stream: end of the last device interval */
 	uint64_t n;
 	char err[256];
 };
@@ -50,9 +53,10 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	pthread_mutex_init(&tl->lock, NULL);
 	tl->path = strdup(ctx->output ? ctx->output : "trace.out");
 	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
+	tl->names = gpu_names_new(ctx->nprocesses);
 	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
 	tl->tmpdir = n ? malloc(n) : NULL;
-	if (!tl->path || !tl->tmp || !tl->tmpdir) {
+	if (!tl->path || !tl->tmp || !tl->names || !tl->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -66,9 +70,17 @@ fail:
 	free(tl->path);
 	free(tl->tmp);
 	free(tl->tmpdir);
+	if (tl->names)
+		gpu_names_free(tl->names);
 	pthread_mutex_destroy(&tl->lock);
 	free(tl);
 	return NULL;
+}
+
+int tl_process_event(void *tool, size_t process, const pt_event *ev)
+{
+	gpu_names_process_event(((tl_tool_state *)tool)->names, process, ev);
+	return 0;
 }
 
 void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
@@ -158,10 +170,83 @@ static const char *lock_what(unsigned type)
 	}
 }
 
+static const char *kernel_name(tl_shard *s, uint32_t local_id)
+{
+	const gpu_names *names = s->tool->names;
+	const char *n = gpu_names_kernel_name(names,
+					      gpu_names_kernel(names, s->out.info->process, local_id));
+	return n ? n : "kernel";
+}
+
+/* A GPU stream's log: its kernels and copies, at their device times. One
+ * interval at a time, as on the Paraver row: one that starts before the
+ * previous one ended (an out-of-order queue) starts at its end. */
+static void device_event(tl_shard *s, const pt_event *ev)
+{
+	const pt_shard_info *in = s->out.info;
+	uint64_t start, end, flow = 0;
+	const char *cat, *name;
+	char buf[64];
+	if (ev->kind == PT_REC_GPU_KERNEL) {
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		if (!k)
+			return;
+		start = gpu_ticks_ns(in, k->start);
+		end = gpu_ticks_ns(in, k->end);
+		cat = "kernel";
+		name = kernel_name(s, k->kernel);
+		flow = tl_flow_gpu(in->pid, ev->rec->arg, k->correlation);
+	} else if (ev->kind == PT_REC_GPU_MEMCPY || ev->kind == PT_REC_GPU_MEMSET) {
+		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
+		if (!c)
+			return;
+		start = gpu_ticks_ns(in, c->start);
+		end = gpu_ticks_ns(in, c->end);
+		cat = "transfer";
+		if (ev->kind == PT_REC_GPU_MEMSET)
+			snprintf(buf, sizeof buf, "memset %llu B", (unsigned long long)c->bytes);
+		else
+			snprintf(buf, sizeof buf, "%s %s %llu B", c->flags & PT_GPU_COPY_F_MAP ? "map" : "copy",
+				 gpu_copy_dir_name(c->direction), (unsigned long long)c->bytes);
+		name = buf;
+	} else {
+		return;
+	}
+	if (start < s->busy_until)
+		start = s->busy_until;
+	if (end < start)
+		end = start;
+	s->busy_until = end;
+	s->tool->enc->device(&s->out, start, end - start, cat, name, flow);
+	s->n++;
+}
+
+/* A kernel launch on the host: the source of the flow to its execution
+ * (CUDA: also the nested driver call's id, which device records may carry). */
+static void launch_event(tl_shard *s, const pt_event *ev)
+{
+	const pt_rec_gpu_launch *l = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_launch);
+	if (!l)
+		return;
+	char name[256];
+	if (l->kernel)
+		snprintf(name, sizeof name, "launch %s", kernel_name(s, l->kernel));
+	else
+		snprintf(name, sizeof name, "launch"); /* a graph: its kernels are on the device */
+	uint32_t pid = s->out.info->pid;
+	flow_point(s, ev->time_ns, name, 1, tl_flow_gpu(pid, ev->rec->arg, l->correlation));
+	if (l->correlation2 && l->correlation2 != l->correlation)
+		flow_point(s, ev->time_ns, name, 1, tl_flow_gpu(pid, ev->rec->arg, l->correlation2));
+}
+
 int tl_shard_event(void *st, const pt_event *ev)
 {
 	tl_shard *s = st;
 	const pt_shard_info *in = s->out.info;
+	if (in->kind == PT_FILE_GPU) {
+		device_event(s, ev);
+		goto out;
+	}
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	uint64_t t = ev->time_ns;
@@ -183,24 +268,25 @@ int tl_shard_event(void *st, const pt_event *ev)
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
 		if (x && x->create_seq)
-			flow_point(s, t, "thread start", 0, ((uint64_t)in->pid << 20) + x->create_seq);
+			flow_point(s, t, "thread start", 0, tl_flow_thread(in->pid, x->create_seq));
 		else if (x && (x->flags & PT_THREAD_MAIN) &&
 			 s->tool->ctx->processes[in->process].forked)
-			flow_point(s, t, "process start", 0, (1ull << 52) + in->pid);
+			flow_point(s, t, "process start", 0, tl_flow_fork(in->pid));
 		break;
 	}
 	case PT_REC_THREAD_CREATE: {
 		const pt_rec_thread_create *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_create);
 		if (x && x->create_seq && x->result == 0)
-			flow_point(s, t, "pthread_create", 1, ((uint64_t)in->pid << 20) + x->create_seq);
+			flow_point(s, t, "pthread_create", 1, tl_flow_thread(in->pid, x->create_seq));
 		break;
 	}
 	case PT_REC_FORK: {
 		const pt_rec_fork *x = PT_REC_PAYLOAD(ev->rec, pt_rec_fork);
 		if (x)
-			flow_point(s, t, "fork", 1, (1ull << 52) + x->child_pid);
+			flow_point(s, t, "fork", 1, tl_flow_fork(x->child_pid));
 		break;
 	}
+	case PT_REC_GPU_LAUNCH: launch_event(s, ev); break;
 	case PT_REC_LOCK_REQUEST: {
 		pt_rec_lock lk;
 		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
@@ -332,6 +418,7 @@ void tl_destroy(void *tool)
 		free(tl->tmp[i]);
 	}
 	rmdir(tl->tmpdir);
+	gpu_names_free(tl->names);
 	free(tl->tmp);
 	free(tl->tmpdir);
 	free(tl->path);

@@ -3,15 +3,16 @@
  *
  * timeline.c turns each thread's records into timeline events — nested
  * function slices (the Paraver writer's resync rules), lock / condition /
- * join / barrier waits, and the instants that carry the flows of thread
- * creation and fork — and an encoder (chrome.c: trace-event JSON,
+ * join / barrier waits, the instants that carry the flows of thread
+ * creation, fork and GPU launches, and the GPU streams' kernels and copies
+ * — and an encoder (chrome.c: trace-event JSON,
  * perfetto.c: Perfetto's protobuf TracePacket stream) writes them.
  *
  * Streaming with bounded memory: each shard writes its events to its own
  * temporary file while the workers run; finish writes the encoder's header
  * (processes and threads), the shards' files in order, then its footer.
- * Flow ids need no matching across shards: both ends compute
- * pid * 2^20 + create_seq (forks: 2^52 + child pid). */
+ * Flow ids need no matching across shards: both ends compute them
+ * (tl_flow_*), all below 2^53 so that JSON readers keep them exact. */
 #ifndef PT_TIMELINE_H
 #define PT_TIMELINE_H
 
@@ -43,8 +44,13 @@ typedef struct tl_encoder {
 	 * wait ends, so after the records of the wait itself. */
 	void (*wait)(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
 	/* A zero-length slice `name` at t that starts (out = 1) or ends flow
-	 * `flow` ("thread creation", or "fork" when flow >> 52). */
+	 * `flow` (tl_flow_name says what the flow stands for). */
 	void (*flow_point)(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow);
+	/* On a GPU stream's track: a kernel (cat "kernel") or a copy (cat
+	 * "transfer") over [t, t + dur]; flow: the launch's flow it ends, 0 none.
+	 * Never overlapping on one track (timeline.c clamps). */
+	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
+		       uint64_t flow);
 	/* The whole file: written before and after the shards' files. */
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
@@ -53,6 +59,7 @@ typedef struct tl_encoder {
 /* The tool over an encoder (writes ctx->output): each encoder file defines
  * its pt_tool with TL_TOOL(variable, its tl_encoder, name, description). */
 void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t errlen);
+int tl_process_event(void *tool, size_t process, const pt_event *ev);
 void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen);
 int tl_shard_event(void *st, const pt_event *ev);
 int tl_shard_exit(void *st, uint64_t last_ns, int complete);
@@ -73,6 +80,7 @@ void tl_destroy(void *tool);
 		.name = tool_name,                                                         \
 		.description = tool_description,                                           \
 		.init = tool##_init,                                                       \
+		.process_event = tl_process_event,                                         \
 		.shard_init = tl_shard_init,                                               \
 		.shard_event = tl_shard_event,                                             \
 		.shard_exit = tl_shard_exit,                                               \
@@ -81,6 +89,27 @@ void tl_destroy(void *tool);
 		.print_results = tl_print,                                                 \
 		.destroy = tl_destroy,                                                     \
 	}
+
+/* Flow ids: thread creation (pid * 2^20 + create_seq), fork (2^52 + child
+ * pid), GPU launch (3 * 2^51 + (pid mod 2^18) * 2^33 + api bit * 2^32 +
+ * correlation mod 2^32). */
+static inline uint64_t tl_flow_thread(uint32_t pid, uint64_t create_seq)
+{
+	return ((uint64_t)pid << 20) + create_seq;
+}
+static inline uint64_t tl_flow_fork(uint32_t child_pid)
+{
+	return (1ull << 52) + child_pid;
+}
+static inline uint64_t tl_flow_gpu(uint32_t pid, unsigned api, uint64_t correlation)
+{
+	return (3ull << 51) + ((uint64_t)(pid & 0x3ffff) << 33) + ((uint64_t)(api & 1) << 32) +
+	       (correlation & 0xffffffffu);
+}
+static inline const char *tl_flow_name(uint64_t flow)
+{
+	return flow >> 51 == 3 ? "GPU launch" : flow >> 52 ? "fork" : "thread creation";
+}
 
 /* Names shared by the encoders. */
 static inline const char *tl_func_name(const pt_trace_ctx *ctx, uint32_t id)

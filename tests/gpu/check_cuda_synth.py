@@ -82,6 +82,31 @@ check("axpy(float*, float*, float)" in pcf and "cudaGraphLaunch" in pcf, "kernel
 check("GPU: 3 launches" in an.stdout and "axpy(float*, float*, float)" in an.stdout
       and "HtoD" in an.stdout, "profile GPU section:\n%s" % an.stdout[-1500:])
 
+# The timeline export: kernels and copies on the two stream tracks, flows
+# from the launches (the nested driver launch through its second id; the
+# graph launch to its first kernel).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer"))
+import perfetto_read  # noqa: E402
+pf = os.path.join(a.dir, "cuda.pftrace")
+r = subprocess.run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, trace],
+                   capture_output=True, text=True)
+check(r.returncode == 0, "export perfetto: %s" % r.stderr[-1000:])
+if r.returncode == 0:
+    problems, tracks, slices = perfetto_read.check(perfetto_read.read(pf))
+    check(not problems, "perfetto: %s" % problems[:5])
+    by_track = {t["name"]: u for u, t in tracks.items() if t["name"]}
+    dev = {n: collections.Counter((ev["categories"][0], s) for s, b, e, ev in slices.get(u, []))
+           for n, u in by_track.items() if n.startswith("GPU stream")}
+    check(dev.get("GPU stream 7") == collections.Counter({("kernel", "axpy(float*, float*, float)"): 1,
+                                                          ("transfer", "copy HtoD 1048576 B"): 1}),
+          "stream 7 slices %s" % dev.get("GPU stream 7"))
+    check(dev.get("GPU stream 13") == collections.Counter({("kernel", "scale(float*)"): 1, ("kernel", "graph_node"): 3,
+                                                           ("transfer", "memset 4096 B"): 1}),
+          "stream 13 slices %s" % dev.get("GPU stream 13"))
+    src = {f for sl in slices.values() for *_, ev in sl for f in ev["flows"]}
+    end = {f for sl in slices.values() for *_, ev in sl for f in ev["terminating"]}
+    check(len(end) == 3 and end <= src, "launch flows: %d sources, ends %d, matched %d" % (len(src), len(end), len(src & end)))
+
 for f in fails:
     print("FAIL:", f)
 if not fails:

@@ -202,6 +202,7 @@ def main():
         check(len(exits) == 1 and exits[0]["f"].get("how") == "signal", "EXIT records: %s" % exits)
     if not a.no_prv:
         check_prv(a, trace, pid, by_name)
+        check_timeline(a, trace, by_name)
     if not a.crash:
         check_gpu_off(a, env)
 
@@ -225,6 +226,53 @@ def check_gpu_off(a, env):
     gpu = [x["kind"] for x in recs if x["kind"].startswith("GPU_")]
     check(not gpu, "PARATRACE_GPU=0 still wrote %d GPU records" % len(gpu))
     check(any(x["kind"] == "THREAD_START" for x in recs), "PARATRACE_GPU=0: host not traced")
+
+
+def check_timeline(a, trace, by_name):
+    """export --format perfetto / chrome: each queue's track has one kernel
+    slice per launch on it (named after the kernel), the copies as transfer
+    slices, and a flow from every launch to its kernel."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer"))
+    import perfetto_read
+    pf = os.path.join(a.dir, "ocl.pftrace")
+    r = subprocess.run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, trace],
+                       capture_output=True, text=True)
+    if not check(r.returncode == 0, "export perfetto failed: %s" % r.stderr[-2000:]):
+        return
+    problems, tracks, slices = perfetto_read.check(perfetto_read.read(pf))
+    check(not problems, "perfetto: %s" % problems[:5])
+    queues = [u for u, t in tracks.items() if t["name"] and t["name"].startswith("GPU stream")]
+    check(len(queues) == 2, "perfetto: %d GPU stream tracks" % len(queues))
+    kernels = collections.Counter()
+    ends = set()
+    for u in queues:
+        for name, b, e, ev in slices.get(u, []):
+            if ev["categories"] == ["kernel"]:
+                kernels[(u, name)] += 1
+                ends.update(ev["terminating"])
+                check(e >= b, "kernel slice ends before it begins")
+    per_queue = sorted(kernels.values())
+    check(per_queue == sorted([by_name["add_one"], by_name["twice"]]) and
+          {n for _, n in kernels} == {"add_one", "twice"}, "perfetto kernel slices %s" % dict(kernels))
+    launches = set()
+    for sl in slices.values():
+        for name, b, e, ev in sl:
+            if name.startswith("launch "):
+                launches.update(ev["flows"])
+    check(len(launches) == by_name["add_one"] + by_name["twice"] and ends == launches,
+          "perfetto launch flows: %d sources, %d ending at kernels" % (len(launches), len(ends & launches)))
+    js = os.path.join(a.dir, "ocl.json")
+    r = subprocess.run([a.paratrace, "export", "--format", "chrome", "-q", "-o", js, trace],
+                       capture_output=True, text=True)
+    if not check(r.returncode == 0, "export chrome failed: %s" % r.stderr[-2000:]):
+        return
+    import json
+    ev = json.load(open(js))["traceEvents"]
+    ks = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    check(len(ks) == by_name["add_one"] + by_name["twice"], "chrome kernel slices %d" % len(ks))
+    s_ids = {e["id"] for e in ev if e.get("ph") == "s" and e.get("name") == "GPU launch"}
+    f_ids = {e["id"] for e in ev if e.get("ph") == "f" and e.get("name") == "GPU launch"}
+    check(s_ids == launches and f_ids == launches, "chrome launch flows differ from perfetto's")
 
 
 def check_prv(a, trace, pid, by_name):
