@@ -30,3 +30,4 @@ set -x
 echo
 echo "Paraver trace: $out/demo.prv (.pcf, .row beside it) - open it with wxparaver"
 echo "Full profile:  $top/build/bin/paratrace report $out/trace"
+echo "Timeline:      $top/build/bin/paratrace export --format perfetto $out/trace   (open the .pftrace in ui.perfetto.dev)"
