@@ -62,20 +62,9 @@ PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
 			  PT_REAL(pthread_mutex_lock)(m), mutex_acquired);
 }
 
-/* Never blocks: the result alone, stamped before the call. */
 PT_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_trylock);
-	pt_thread *t = pt_enter();
-	if (!t)
-		return real(m);
-	uint64_t ticks = pt_now();
-	int r = real(m); /* never blocks: safe inside the runtime's region */
-	pt_lock_emit_at(t, ticks, mutex_acquired(r) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
-			PT_LOCK_MUTEX, m, r);
-	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
-	pt_leave(t);
-	return r;
+	PT_LOCK_TRY(PT_LOCK_MUTEX, m, PT_REAL(pthread_mutex_trylock), mutex_acquired);
 }
 
 PT_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *restrict m,

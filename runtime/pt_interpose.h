@@ -98,6 +98,24 @@ static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, 
 		return r_;                                                                   \
 	} while (0)
 
+/* A trylock: never waits, so its result alone, stamped before the call
+ * (which runs inside the runtime's region: it cannot block). The body of
+ * the mutex and spin trylock wrappers. */
+#define PT_LOCK_TRY(type, obj, real_fn, acquired)                                           \
+	do {                                                                                 \
+		pt_thread *t_ = pt_enter();                                                  \
+		if (!t_)                                                                     \
+			return real_fn(obj);                                                 \
+		uint64_t ticks_ = pt_now();                                                  \
+		int r_ = real_fn(obj);                                                       \
+		pt_lock_emit_at(t_, ticks_,                                                  \
+				acquired(r_) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, obj, \
+				r_);                                                         \
+		pt_counters_at(t_, PT_COUNTERS_AT_SYNC);                                     \
+		pt_leave(t_);                                                                \
+		return r_;                                                                   \
+	} while (0)
+
 /* ---- process end (exit.c, signals.c, fork.c) -------------------------- */
 /* Set by the abort wrapper: the SIGABRT that follows ends the process with
  * how = PT_EXIT_ABORT rather than PT_EXIT_SIGNAL. */

@@ -113,6 +113,47 @@ static struct sigaction ours_for(const struct sigaction *app)
 	return k;
 }
 
+static struct sigaction default_action(void)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	return dfl;
+}
+
+/* The program's default action for sig: logs closed, then the same death
+ * as untraced. A fault raised by the kernel happens again when the
+ * faulting instruction is re-executed on return; anything else (kill,
+ * raise, abort, a terminal's ^C, sigqueue) is sent again. It stays pending
+ * while the handler runs and kills the process on return. */
+static void die_by_default(int sig, int how, const siginfo_t *si)
+{
+	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
+	pt_shutdown(how, sig);
+	struct sigaction dfl = default_action();
+	real(sig, &dfl, NULL);
+	if (!(is_fault(sig) && si && si->si_code > 0))
+		raise(sig);
+}
+
+/* Runs the program's handler as the kernel would have (SA_RESETHAND: the
+ * disposition is reset to the default first). */
+static void run_program_handler(const struct sigaction *app, int sig, siginfo_t *si, void *uc)
+{
+	if (app->sa_flags & SA_RESETHAND) {
+		sigset_t saved;
+		struct sigaction dfl = default_action();
+		lock_table(&saved);
+		table_set(sig, &dfl);
+		unlock_table(&saved);
+	}
+	if (app->sa_flags & SA_SIGINFO)
+		app->sa_sigaction(sig, si, uc);
+	else
+		app->sa_handler(sig);
+}
+
 static void record_signal(int sig, const siginfo_t *si)
 {
 	pt_thread *t = pt_enter();
@@ -141,38 +182,14 @@ static void handler(int sig, siginfo_t *si, void *uc)
 			return;
 		}
 		int abort = sig == SIGABRT && __atomic_load_n(&pt_abort_called, __ATOMIC_RELAXED);
-		pt_shutdown(abort ? PT_EXIT_ABORT : PT_EXIT_SIGNAL, sig);
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		sigemptyset(&dfl.sa_mask);
-		real(sig, &dfl, NULL);
-		/* A fault raised by the kernel happens again when the faulting
-		 * instruction is re-executed on return; anything else (kill,
-		 * raise, abort, a terminal's ^C) is sent again. It stays pending
-		 * while this handler runs and kills the process on return. */
-		if (!(is_fault(sig) && si && si->si_code > 0))
-			raise(sig);
+		die_by_default(sig, abort ? PT_EXIT_ABORT : PT_EXIT_SIGNAL, si);
 		errno = e;
 		return;
 	}
 	pt_flush_all();
-	if (app.sa_flags & SA_RESETHAND) {
-		/* The kernel has just reset the disposition to SIG_DFL. */
-		sigset_t saved;
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		sigemptyset(&dfl.sa_mask);
-		lock_table(&saved);
-		table_set(sig, &dfl);
-		unlock_table(&saved);
-	}
 	errno = e;
-	if (app.sa_flags & SA_SIGINFO)
-		app.sa_sigaction(sig, si, uc);
-	else
-		app.sa_handler(sig);
+	/* (With SA_RESETHAND the kernel has just reset the disposition.) */
+	run_program_handler(&app, sig, si, uc);
 	/* errno is left as the program's handler left it, as without tracing. */
 }
 
@@ -301,25 +318,10 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	table_get(sig, &app);
 	if (app.sa_handler == SIG_IGN)
 		return;
-	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
 	if (app.sa_handler == SIG_DFL) {
-		/* A real-time signal's default action ends the process: logs
-		 * closed, then the same death as untraced (the signal stays
-		 * pending until this handler returns). */
-		pt_shutdown(PT_EXIT_SIGNAL, sig);
-		real(sig, &app, NULL);
-		raise(sig);
+		/* A real-time signal's default action ends the process. */
+		die_by_default(sig, PT_EXIT_SIGNAL, si);
 		return;
-	}
-	if (app.sa_flags & SA_RESETHAND) {
-		sigset_t saved;
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		sigemptyset(&dfl.sa_mask);
-		lock_table(&saved);
-		table_set(sig, &dfl);
-		unlock_table(&saved);
 	}
 	/* The mask the program's handler would run with: the interrupted one,
 	 * plus its sa_mask, plus the signal itself unless SA_NODEFER (the
@@ -331,8 +333,5 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	if (!(app.sa_flags & SA_NODEFER))
 		sigaddset(&mask, sig);
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	if (app.sa_flags & SA_SIGINFO)
-		app.sa_sigaction(sig, si, uc);
-	else
-		app.sa_handler(sig);
+	run_program_handler(&app, sig, si, uc);
 }

@@ -20,20 +20,9 @@ PT_INTERPOSE int pthread_spin_lock(pthread_spinlock_t *l)
 			  PT_REAL(pthread_spin_lock)(l), spin_acquired);
 }
 
-/* Never waits: the result alone, stamped before the call. */
 PT_INTERPOSE int pthread_spin_trylock(pthread_spinlock_t *l)
 {
-	int (*real)(pthread_spinlock_t *) = PT_REAL(pthread_spin_trylock);
-	pt_thread *t = pt_enter();
-	if (!t)
-		return real(l);
-	uint64_t ticks = pt_now();
-	int r = real(l);
-	pt_lock_emit_at(t, ticks, r == 0 ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, PT_LOCK_SPIN,
-			l, r);
-	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
-	pt_leave(t);
-	return r;
+	PT_LOCK_TRY(PT_LOCK_SPIN, l, PT_REAL(pthread_spin_trylock), spin_acquired);
 }
 
 PT_INTERPOSE int pthread_spin_unlock(pthread_spinlock_t *l)

@@ -55,40 +55,48 @@ static void js_slice_end(tl_out *o, uint64_t t)
 	fputs("},\n", o->f);
 }
 
-static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
-{
-	head(o, "X", t);
-	fputs(",\"dur\":", o->f);
-	us(o->f, dur);
-	fprintf(o->f, ",\"cat\":\"wait\",\"name\":\"wait %s\"", what);
-	if (obj)
-		fprintf(o->f, ",\"args\":{\"object\":\"0x%llx\"}", (unsigned long long)obj);
-	fputs("},\n", o->f);
-}
-
-static void js_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
-{
-	head(o, "X", t);
-	fprintf(o->f, ",\"dur\":0,\"cat\":\"thread\",\"name\":\"%s\"},\n", name);
-	head(o, out ? "s" : "f", t);
-	fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu%s},\n",
-		tl_flow_name(flow), (unsigned long long)flow, out ? "" : ",\"bp\":\"e\"");
-}
-
-static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
-		      uint64_t flow)
+/* An X slice, left open for more fields. */
+static void complete_slice(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name)
 {
 	head(o, "X", t);
 	fputs(",\"dur\":", o->f);
 	us(o->f, dur);
 	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
 	json_str(o->f, name);
+}
+
+static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
+{
+	char name[64];
+	snprintf(name, sizeof name, "wait %s", what);
+	complete_slice(o, t, dur, "wait", name);
+	if (obj)
+		fprintf(o->f, ",\"args\":{\"object\":\"0x%llx\"}", (unsigned long long)obj);
 	fputs("},\n", o->f);
-	if (flow) {
-		head(o, "f", t);
-		fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu,\"bp\":\"e\"},\n",
-			tl_flow_name(flow), (unsigned long long)flow);
-	}
+}
+
+/* The start (s) or end (f, bound to the enclosing slice) of a flow arrow. */
+static void flow_event(tl_out *o, uint64_t t, int out, uint64_t flow)
+{
+	head(o, out ? "s" : "f", t);
+	fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu%s},\n",
+		tl_flow_name(flow), (unsigned long long)flow, out ? "" : ",\"bp\":\"e\"");
+}
+
+static void js_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
+{
+	complete_slice(o, t, 0, "thread", name);
+	fputs("},\n", o->f);
+	flow_event(o, t, out, flow);
+}
+
+static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
+		      uint64_t flow)
+{
+	complete_slice(o, t, dur, cat, name);
+	fputs("},\n", o->f);
+	if (flow)
+		flow_event(o, t, 0, flow);
 }
 
 static int js_header(FILE *o, const pt_trace_ctx *ctx)

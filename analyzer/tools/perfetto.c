@@ -299,14 +299,21 @@ static void pf_slice_end(tl_out *o, uint64_t t)
 	end_event(o, s, t);
 }
 
+/* An event with a category and a name given inline (the rare kinds). */
+static pbuf *named_event(pf_shard *s, int type, const char *cat, const char *name)
+{
+	pbuf *ev = begin_event(s, type);
+	pb_str(ev, TE_CATEGORIES, cat);
+	pb_str(ev, TE_NAME, name);
+	return ev;
+}
+
 static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
 {
 	pf_shard *s = o->enc;
 	char name[64];
 	snprintf(name, sizeof name, "wait %s", what);
-	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
-	pb_str(ev, TE_CATEGORIES, "wait");
-	pb_str(ev, TE_NAME, name);
+	pbuf *ev = named_event(s, TYPE_SLICE_BEGIN, "wait", name);
 	if (obj) {
 		char hex[32];
 		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)obj);
@@ -317,16 +324,13 @@ static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint6
 		pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
 	}
 	end_event(o, s, t);
-	begin_event(s, TYPE_SLICE_END);
-	end_event(o, s, t + dur);
+	pf_slice_end(o, t + dur);
 }
 
 static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
 {
 	pf_shard *s = o->enc;
-	pbuf *ev = begin_event(s, TYPE_INSTANT);
-	pb_str(ev, TE_CATEGORIES, "thread");
-	pb_str(ev, TE_NAME, name);
+	pbuf *ev = named_event(s, TYPE_INSTANT, "thread", name);
 	pb_fixed64(ev, out ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, flow);
 	end_event(o, s, t);
 }
@@ -335,14 +339,11 @@ static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 		      uint64_t flow)
 {
 	pf_shard *s = o->enc;
-	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
-	pb_str(ev, TE_CATEGORIES, cat);
-	pb_str(ev, TE_NAME, name);
+	pbuf *ev = named_event(s, TYPE_SLICE_BEGIN, cat, name);
 	if (flow)
 		pb_fixed64(ev, TE_TERMINATING_FLOW_IDS, flow);
 	end_event(o, s, t);
-	begin_event(s, TYPE_SLICE_END);
-	end_event(o, s, t + dur);
+	pf_slice_end(o, t + dur);
 }
 
 /* The process tracks, on a sequence of their own after the shards'. */
