@@ -321,7 +321,7 @@ int pt_log_check_header(const void *data, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-uint64_t pt_ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
+static inline uint64_t ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
 {
 	/* Signed difference: a record may precede the header's reference pair
 	 * (another file's open), which must give an earlier time, not 2^64. */
@@ -333,6 +333,11 @@ uint64_t pt_ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
 	if (ns > (__int128)UINT64_MAX)
 		return UINT64_MAX;
 	return (uint64_t)ns;
+}
+
+uint64_t pt_ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
+{
+	return ticks_to_ns(hdr, ticks);
 }
 
 /* Smallest payload each known kind must carry, so consumers can read their
@@ -458,8 +463,43 @@ static int read_header(pt_log *log, pt_event *ev)
 	return 0;
 }
 
+/* A complete record at p (head h, size bytes) becomes the current event.
+ * Sets every field: the fast path below does not clear ev first. */
+static inline int deliver(pt_log *log, pt_event *ev, const uint8_t *p, pt_rec_head h, size_t size)
+{
+	if (h.kind == PT_REC_TIME)
+		memcpy(&log->ticks, p + sizeof h, sizeof log->ticks);
+	else
+		log->ticks += h.delta;
+	ev->state = PT_LOG_OK;
+	ev->kind = h.kind;
+	ev->offset = cur_offset(log);
+	ev->serial = log->serial++;
+	ev->ticks = log->ticks;
+	ev->time_ns = ticks_to_ns(&log->hdr, log->ticks);
+	ev->rec = (const pt_rec_head *)p;
+	ev->size = size;
+	ev->func_id = pt_rec_is_func(h.kind) ? pt_rec_func_id(&h) : 0;
+	ev->error = NULL;
+	ev->complete = 0;
+	ev->truncated_bytes = 0;
+	log->last_was_close = h.kind == PT_REC_CLOSE;
+	log->start += size;
+	return 0;
+}
+
 int pt_log_read(pt_log *log, pt_event *ev)
 {
+	/* Fast path: a function record, the bulk of every log, already
+	 * buffered. It needs none of the checks below (8 bytes, no payload). */
+	if (log->end - log->start >= sizeof(pt_rec_head) && log->have_header &&
+	    log->final == PT_LOG_OK) {
+		const uint8_t *p = log->buf + log->start;
+		pt_rec_head h;
+		memcpy(&h, p, sizeof h);
+		if (pt_rec_is_func(h.kind))
+			return deliver(log, ev, p, h, sizeof h);
+	}
 	memset(ev, 0, sizeof *ev);
 	if (log->final != PT_LOG_OK)
 		return finish(log, ev, log->final, log->final_offset);
@@ -511,23 +551,7 @@ int pt_log_read(pt_log *log, pt_event *ev)
 				    mm->build_id_len);
 	}
 
-	if (h.kind == PT_REC_TIME)
-		memcpy(&log->ticks, p + sizeof h, sizeof log->ticks);
-	else
-		log->ticks += h.delta;
-
-	ev->state = PT_LOG_OK;
-	ev->kind = h.kind;
-	ev->offset = off;
-	ev->serial = log->serial++;
-	ev->ticks = log->ticks;
-	ev->time_ns = pt_ticks_to_ns(&log->hdr, log->ticks);
-	ev->rec = (const pt_rec_head *)p;
-	ev->size = size;
-	ev->func_id = pt_rec_is_func(h.kind) ? pt_rec_func_id(&h) : 0;
-	log->last_was_close = h.kind == PT_REC_CLOSE;
-	log->start += size;
-	return 0;
+	return deliver(log, ev, p, h, size);
 }
 
 static const char *const kind_names[] = {

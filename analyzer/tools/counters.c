@@ -6,6 +6,7 @@
 #endif
 #include "counters.h"
 
+#include "common.h"
 #include "pt_symbols.h"
 
 #include <inttypes.h>
@@ -183,10 +184,8 @@ static void counters_free(ct_counters *cs)
 
 /* ---- small growable arrays -------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+static int grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
 	size_t n = *cap ? *cap : 16;
 	while (n < need)
 		n *= 2;
@@ -197,6 +196,12 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+/* Inline check: runs for every function record of every shard. */
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	return need <= *cap ? 0 : grow_slow(p, cap, need, elem);
 }
 
 /* ======================================================================= */
@@ -294,6 +299,7 @@ typedef struct ct_frame {
 typedef struct ct_shard {
 	ct_tool *tool;
 	const pt_shard_info *info;
+	pt_func_lookup fl;
 	int gidx[256]; /* COUNTER_DEF index -> global counter, -1 unknown */
 	ct_frame *stack;
 	size_t depth, stack_cap;
@@ -341,6 +347,7 @@ static void *ct_shard_init(void *tool, const pt_shard_info *shard, char *err, si
 	}
 	s->tool = tool;
 	s->info = shard;
+	pt_func_lookup_init(&s->fl, s->tool->ctx, shard->process);
 	for (int i = 0; i < 256; i++)
 		s->gidx[i] = -1;
 	return s;
@@ -448,19 +455,12 @@ static int ct_shard_event(void *state, const pt_event *ev)
 	}
 	if (kind != PT_REC_CALLSTACK)
 		apply_pending(s);
-	const pt_trace_ctx *ctx = s->tool->ctx;
 	switch (kind) {
 	case PT_REC_FUNC_ENTER:
 	case PT_REC_FUNC_ENTER_PC: {
-		uint32_t fid;
-		if (kind == PT_REC_FUNC_ENTER) {
-			fid = pt_ctx_func_id(ctx, s->info->process, ev->func_id);
-		} else {
-			const pt_rec_pc *p = PT_REC_PAYLOAD(h, pt_rec_pc);
-			fid = p ? pt_ctx_func_id_pc(ctx, s->info->process, p->pc) : 0;
-		}
+		int enter;
 		s->pending = 1;
-		s->pending_fid = fid;
+		s->pending_fid = pt_event_func(ev, &s->fl, &enter);
 		break;
 	}
 	case PT_REC_FUNC_EXIT:
@@ -616,6 +616,7 @@ static int ct_shard_exit(void *state, uint64_t last_ns, int complete)
 	free(s->incl);
 	free(s->sites);
 	free(s->samples.v);
+	pt_pc_cache_free(&s->fl.pcs);
 	if (ret)
 		snprintf(s->err, sizeof s->err, "out of memory");
 	free(s);

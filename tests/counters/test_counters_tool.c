@@ -36,10 +36,20 @@ static uint32_t op_func_count(const pt_trace_ctx *c)
 	(void)c;
 	return 2;
 }
+/* The table covers local id 1 only: id 2 takes the func_id fallback. */
+static const uint32_t func_table[] = {0, 1};
+static const uint32_t *op_func_table(const pt_trace_ctx *c, size_t p, size_t *n)
+{
+	(void)c;
+	(void)p;
+	*n = sizeof func_table / sizeof func_table[0];
+	return func_table;
+}
 static const pt_trace_ops ops = {.func_id = op_func_id,
 				  .func_id_pc = op_func_id_pc,
 				  .func_info = op_func_info,
-				  .func_count = op_func_count};
+				  .func_count = op_func_count,
+				  .func_table = op_func_table};
 static pt_shard_info shard = {.index = 0, .kind = PT_FILE_THREAD, .process = 0, .task = 1,
 			      .thread = 1, .row = 1};
 static pt_trace_ctx ctx = {.nshards = 1, .shards = &shard, .ops = &ops};
