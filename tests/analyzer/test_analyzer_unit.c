@@ -64,7 +64,7 @@ static char *read_all(const char *path, size_t *len, int gz)
 	return buf;
 }
 
-static void merge_case(unsigned nworkers, int gz, size_t per_stream)
+static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t first_key)
 {
 	enum { NS = 5 };
 	pv_stream st[NS];
@@ -82,7 +82,7 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream)
 		CU_ASSERT_EQUAL_FATAL(pv_stream_open(&st[s], path, whole ? NULL : prefix), 0);
 		sp[s] = &st[s];
 		/* keys cross 10^9: the merge's cache of leading digits must notice */
-		uint64_t key = 999990000;
+		uint64_t key = first_key;
 		/* stream 3 is sparse (like a states stream): the merge's small tree */
 		size_t cnt = s == 3 ? per_stream / 100 + 1 : per_stream;
 		for (size_t i = 0; i < cnt; i++) {
@@ -151,19 +151,24 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream)
 
 static void test_merge_one_worker(void)
 {
-	merge_case(1, 0, 20000);
+	merge_case(1, 0, 20000, 999990000);
+}
+/* Times too large to pack with the leaf number: the merge's other compare. */
+static void test_merge_huge_times(void)
+{
+	merge_case(2, 0, 60000, (uint64_t)1 << 62);
 }
 static void test_merge_workers(void)
 {
-	merge_case(3, 0, 60000); /* > 4 MB of text: several partitions */
+	merge_case(3, 0, 60000, 999990000); /* > 4 MB of text: several partitions */
 }
 static void test_merge_gz(void)
 {
-	merge_case(2, 1, 60000);
+	merge_case(2, 1, 60000, 999990000);
 }
 static void test_merge_small(void)
 {
-	merge_case(4, 0, 3);
+	merge_case(4, 0, 3, 999990000);
 }
 
 /* ---- framework --------------------------------------------------------- */
@@ -389,6 +394,7 @@ int main(void)
 	CU_add_test(s, "merge, several workers and partitions", test_merge_workers);
 	CU_add_test(s, "merge, gzip members", test_merge_gz);
 	CU_add_test(s, "merge, tiny streams", test_merge_small);
+	CU_add_test(s, "merge, times past the packed range", test_merge_huge_times);
 	CU_add_test(s, "framework: one pass, intervals", test_framework_pass);
 	CU_add_test(s, "framework: tool error names file and offset", test_framework_error);
 	CU_add_test(s, "--tool load errors", test_load_tool_errors);

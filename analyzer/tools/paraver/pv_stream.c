@@ -374,11 +374,14 @@ static inline void out_put(out_buf *o, const char *p, size_t n)
 /* One line of the cursor's current record. */
 static inline void out_line(out_buf *o, const cursor *c)
 {
-	if (o->used + c->prefix_len + 24 + c->tlen > o->cap)
+	/* Fixed-size copies of the prefix and the cached digits (whole
+	 * arrays, the excess overwritten next) avoid a libc call per line:
+	 * hence the room asked for is the arrays' sizes, not the lengths. */
+	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + c->tlen > o->cap)
 		out_flush(o, 0);
 	char *p = o->buf + o->used;
 	if (c->prefix) {
-		memcpy(p, c->prefix, c->prefix_len);
+		memcpy(p, c->prefix, sizeof((pv_stream *)0)->prefix);
 		p += c->prefix_len;
 		uint64_t hi = c->key / 10000;
 		if (hi && hi == o->khi && o->klen) {
@@ -389,7 +392,7 @@ static inline void out_line(out_buf *o, const cursor *c)
 						    "6061626364656667686970717273747576777879"
 						    "8081828384858687888990919293949596979899";
 			unsigned lo = (unsigned)(c->key % 10000);
-			memcpy(p, o->kdig, o->klen - 4);
+			memcpy(p, o->kdig, sizeof o->kdig);
 			p += o->klen - 4;
 			memcpy(p, pairs + 2 * (lo / 100), 2);
 			memcpy(p + 2, pairs + 2 * (lo % 100), 2);
@@ -429,44 +432,67 @@ static inline void out_line(out_buf *o, const cursor *c)
 
 /* Tournament (loser) trees over a partition's cursors: one comparison per
  * level when the winner advances. Keys live in the tree's own array, so
- * comparing does not chase cursor pointers; an exhausted cursor has key
- * UINT64_MAX (keys are ns since the start of the trace, never that large)
- * and loses to every live one. Ties go to the lower cursor index, i.e.
- * stream order. The cursors are split in two trees: the big streams (the
- * threads' events) and the small ones (states, communications, whose
- * records are rare), so most records climb a shallower tree and the pick
- * between the two trees' winners is a well-predicted branch. */
+ * comparing does not chase cursor pointers. Each key is packed with its
+ * leaf number, (key << bits) | leaf, so one unsigned comparison orders by
+ * time and breaks ties by leaf, i.e. by stream order; an exhausted cursor
+ * has UINT64_MAX, above every packed key. A tree whose keys do not fit
+ * the packing (times past 2^(64 - bits) ns, i.e. traces of weeks) compares
+ * the key and then the leaf instead. The cursors are split in two trees:
+ * the big streams (the threads' events) and the small ones (states,
+ * communications, whose records are rare), so most records climb a
+ * shallower tree and the pick between the two trees' winners is a
+ * well-predicted branch. */
 typedef struct ltree {
-	uint64_t *key;   /* [K]: key of leaf i */
+	uint64_t *key;   /* [K]: key of leaf i, packed when `packed` */
 	uint32_t *loser; /* [K]: internal nodes 1..K-1 */
 	uint32_t *win;   /* [2K]: scratch for building */
 	uint32_t *leaf;  /* [K]: cursor index of leaf i (increasing) */
 	size_t K, n, alive;
 	uint32_t w; /* winning leaf */
+	unsigned bits; /* log2(K) */
+	int packed;
 } ltree;
 
 /* Branch-free: which stream comes next is unpredictable, so branches on
  * it would mostly be mispredicted. Leaf order is cursor order. */
-static inline int lt_less(const uint64_t *key, uint32_t a, uint32_t b)
+static inline int lt_less(const ltree *t, uint32_t a, uint32_t b)
 {
-	uint64_t ka = key[a], kb = key[b];
+	uint64_t ka = t->key[a], kb = t->key[b];
+	if (t->packed)
+		return ka < kb;
 	return (ka < kb) | ((ka == kb) & (a < b));
 }
 
-static void lt_build(ltree *t, const cursor *cur)
+static inline uint64_t lt_key(const ltree *t, uint32_t leaf, uint64_t key)
+{
+	return t->packed ? key << t->bits | leaf : key;
+}
+
+/* The time of the winning leaf (the tree has a live leaf). */
+static inline uint64_t lt_win_key(const ltree *t)
+{
+	return t->packed ? t->key[t->w] >> t->bits : t->key[t->w];
+}
+
+static void lt_build(ltree *t, const cursor *cur, uint64_t max_key)
 {
 	size_t K = 1;
-	while (K < t->n)
+	unsigned bits = 0;
+	while (K < t->n) {
 		K <<= 1;
+		bits++;
+	}
 	t->K = K;
+	t->bits = bits;
+	t->packed = max_key < (UINT64_MAX >> bits);
 	t->alive = t->n;
 	for (size_t i = 0; i < K; i++) {
-		t->key[i] = i < t->n ? cur[t->leaf[i]].key : UINT64_MAX;
+		t->key[i] = i < t->n ? lt_key(t, (uint32_t)i, cur[t->leaf[i]].key) : UINT64_MAX;
 		t->win[K + i] = (uint32_t)i;
 	}
 	for (size_t n = K - 1; n >= 1; n--) {
 		uint32_t a = t->win[2 * n], b = t->win[2 * n + 1];
-		if (lt_less(t->key, a, b)) {
+		if (lt_less(t, a, b)) {
 			t->win[n] = a;
 			t->loser[n] = b;
 		} else {
@@ -485,13 +511,29 @@ static inline void lt_replay(ltree *t, const cursor *c, int ended)
 		t->key[w] = UINT64_MAX;
 		t->alive--;
 	} else
-		t->key[w] = c->key;
+		t->key[w] = lt_key(t, w, c->key);
 	uint32_t x = w;
-	for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
-		uint32_t l = t->loser[n];
-		uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(t->key, l, x); /* all ones: swap */
-		t->loser[n] = (x & sw) | (l & ~sw);
-		x = (l & sw) | (x & ~sw);
+	const uint64_t *key = t->key;
+	uint32_t *loser = t->loser;
+	if (t->packed) {
+		uint64_t kx = key[x];
+		for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
+			uint32_t l = loser[n];
+			uint64_t kl = key[l];
+			/* all ones when the loser there wins: they swap */
+			uint64_t sw = (uint64_t)0 - (uint64_t)(kl < kx);
+			uint32_t sw32 = (uint32_t)sw;
+			loser[n] = (x & sw32) | (l & ~sw32);
+			x = (l & sw32) | (x & ~sw32);
+			kx = (kl & sw) | (kx & ~sw);
+		}
+	} else {
+		for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
+			uint32_t l = loser[n];
+			uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(t, l, x); /* all ones: swap */
+			loser[n] = (x & sw) | (l & ~sw);
+			x = (l & sw) | (x & ~sw);
+		}
 	}
 	t->w = x;
 }
@@ -530,14 +572,18 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 	}
 	size_t opened = nh;
 	if (!err && nh) {
-		lt_build(big, cur);
-		lt_build(small, cur);
+		uint64_t max_key = 0;
+		for (size_t s = 0; s < m->n; s++)
+			if (m->streams[s]->last_key > max_key)
+				max_key = m->streams[s]->last_key;
+		lt_build(big, cur, max_key);
+		lt_build(small, cur, max_key);
 		while (big->alive + small->alive) {
 			ltree *t = big;
 			if (!big->alive)
 				t = small;
 			else if (small->alive) {
-				uint64_t kb = big->key[big->w], ks = small->key[small->w];
+				uint64_t kb = lt_win_key(big), ks = lt_win_key(small);
 				if (ks < kb || (ks == kb && small->leaf[small->w] < big->leaf[big->w]))
 					t = small;
 			}
