@@ -67,6 +67,7 @@ enum {
 /* ---- temporary streams ---------------------------------------------- */
 typedef struct pv_index_ent {
 	uint64_t key, off, text;
+	uint64_t prev; /* key of the record before off (keys are stored as deltas) */
 } pv_index_ent;
 
 typedef struct pv_stream {
@@ -83,6 +84,7 @@ typedef struct pv_stream {
 	uint64_t text; /* bytes of output text (prefix and key included) */
 	uint64_t nrec;
 	uint64_t last_key;
+	size_t text_at; /* buf offset of the text of the record being reserved */
 	uint64_t next_index;
 	pv_index_ent *idx;
 	size_t nidx, capidx;

@@ -1,18 +1,22 @@
 /* Temporary sorted streams of .prv lines, and their parallel k-way merge.
  *
- * A stream file is a sequence of records [u64 key][u16 stored][u16 text]
- * [stored bytes], keys non-decreasing. The stored bytes start with an op:
- * PV_OP_TEXT (the rest is the line's text), PV_OP_ENTER (u32 function id:
- * ":60000019:id:60000119:id\n") or PV_OP_EXIT (":60000019:0:60000119:0\n"),
- * so the most common lines take a few bytes on disk; `text` is the length
- * of the expanded text (without prefix and key). Every PV_INDEX_STEP bytes the writer notes (key,
- * offset, text bytes before) in memory: the merge uses these notes to cut
- * the whole time range into partitions of similar size and to find, for
- * each stream, the exact offset where each partition starts. Because the
- * text bytes before every cut are known, each partition's place in the
- * final file is known before merging, so workers merge partitions in
- * parallel and pwrite() them in place. Ties: equal keys come out in stream
- * order, then file order, so the result does not depend on -j.
+ * A stream file is a sequence of records, keys non-decreasing:
+ *   [op: 1 byte][key - previous key: LEB128] then, by op,
+ *   PV_OP_ENTER  [function id: LEB128]   -> ":60000019:id:60000119:id\n"
+ *   PV_OP_EXIT   (nothing)               -> ":60000019:0:60000119:0\n"
+ *   PV_OP_TEXT   [u16 length][the text]
+ * so the most common lines take 3 to 6 bytes on disk (the temporary files
+ * are written once and read back once: their size is CPU time). The
+ * line's text is the expansion (after prefix and key). Every
+ * PV_INDEX_STEP bytes the writer notes (key, offset, text bytes before,
+ * previous key) in memory: the merge uses these notes to cut the whole
+ * time range into partitions of similar size and to find, for each
+ * stream, the exact offset (and the key there, as deltas need it) where
+ * each partition starts. Because the text bytes before every cut are
+ * known, each partition's place in the final file is known before
+ * merging, so workers merge partitions in parallel and pwrite() them in
+ * place. Ties: equal keys come out in stream order, then file order, so
+ * the result does not depend on -j.
  */
 #define _GNU_SOURCE
 #include "pv.h"
@@ -28,11 +32,40 @@
 
 #define PV_INDEX_STEP (16u << 10)
 #define PV_STREAM_BUF (64u << 10)
-#define PV_REC_HEAD 12 /* key, stored length, text length */
+/* The longest record: op, a 64-bit delta, a text length and the text. */
+#define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
 
 enum { PV_OP_TEXT, PV_OP_ENTER, PV_OP_EXIT };
 static const char pv_exit_text[] = ":60000019:0:60000119:0\n";
 #define PV_EXIT_LEN (sizeof pv_exit_text - 1)
+static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+/* Room a function line's text needs at most (two 10-digit ids). */
+#define PV_FUNC_TEXT_MAX (sizeof ":60000019::60000119:\n" - 1 + 20)
+
+static inline uint8_t *put_leb(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* NULL when the number runs past e or past 64 bits (damage). */
+static inline const uint8_t *get_leb(const uint8_t *p, const uint8_t *e, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned sh = 0; p < e && sh < 64; sh += 7) {
+		uint8_t b = *p++;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
 
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 {
@@ -45,7 +78,7 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 		memcpy(s->prefix, prefix, s->prefix_len);
 	}
 	s->path = strdup(path);
-	s->cap = PV_STREAM_BUF + PV_LINE_MAX + PV_REC_HEAD + 8;
+	s->cap = PV_STREAM_BUF + PV_REC_MAX + 8;
 	s->buf = malloc(s->cap);
 	if (!s->path || !s->buf) {
 		s->error = ENOMEM;
@@ -75,63 +108,70 @@ static void flush(pv_stream *s)
 	s->used = 0;
 }
 
-char *pv_stream_reserve(pv_stream *s, uint64_t key)
+/* Starts a record at buf + used: op and key delta. Returns where its
+ * payload goes. The record is counted by end_rec(). */
+static inline uint8_t *begin_rec(pv_stream *s, uint64_t key, unsigned op)
 {
 	if (s->used > PV_STREAM_BUF)
 		flush(s);
-	if (key < s->last_key)
-		key = s->last_key;
+	uint64_t prev = s->last_key;
+	if (key < prev)
+		key = prev;
 	s->last_key = key;
 	if (s->off >= s->next_index) {
 		if (s->nidx == s->capidx) {
 			size_t ncap = s->capidx ? s->capidx * 2 : 64;
 			pv_index_ent *n = realloc(s->idx, ncap * sizeof *n);
 			if (!n) {
-				s->error = ENOMEM;
-				s->used = 0; /* keep going; the error is reported at finish */
-				return s->buf + PV_REC_HEAD;
+				s->error = ENOMEM; /* keep going; reported at finish */
+				s->next_index = UINT64_MAX;
+				goto head;
 			}
 			s->idx = n;
 			s->capidx = ncap;
 		}
-		s->idx[s->nidx++] = (pv_index_ent){key, s->off, s->text};
+		s->idx[s->nidx++] = (pv_index_ent){key, s->off, s->text, prev};
 		s->next_index = s->off + PV_INDEX_STEP;
 	}
-	memcpy(s->buf + s->used, &key, 8);
-	s->buf[s->used + PV_REC_HEAD] = PV_OP_TEXT;
-	return s->buf + s->used + PV_REC_HEAD + 1;
+head:;
+	uint8_t *p = (uint8_t *)s->buf + s->used;
+	*p++ = (uint8_t)op;
+	return put_leb(p, key - prev);
 }
 
-static inline void commit_rec(pv_stream *s, size_t stored, size_t text)
+static inline void end_rec(pv_stream *s, const uint8_t *end, size_t text)
 {
-	uint16_t l[2] = {(uint16_t)stored, (uint16_t)text};
-	memcpy(s->buf + s->used + 8, l, 4);
-	s->used += PV_REC_HEAD + stored;
-	s->off += PV_REC_HEAD + stored;
+	size_t n = (size_t)((const char *)end - (s->buf + s->used));
+	s->used += n;
+	s->off += n;
 	s->text += text;
 	if (s->prefix_len)
 		s->text += s->prefix_len + pv_digits(s->last_key);
 	s->nrec++;
 }
 
-void pv_stream_commit(pv_stream *s, size_t len)
+char *pv_stream_reserve(pv_stream *s, uint64_t key)
 {
-	commit_rec(s, len + 1, len);
+	uint8_t *p = begin_rec(s, key, PV_OP_TEXT);
+	s->text_at = (size_t)((char *)p - s->buf) + 2;
+	return s->buf + s->text_at;
 }
 
-static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+void pv_stream_commit(pv_stream *s, size_t len)
+{
+	uint16_t l = (uint16_t)len;
+	memcpy(s->buf + s->text_at - 2, &l, 2);
+	end_rec(s, (const uint8_t *)s->buf + s->text_at + len, len);
+}
 
 void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 {
-	char *p = pv_stream_reserve(s, key) - 1;
 	if (id) {
-		p[0] = PV_OP_ENTER;
-		memcpy(p + 1, &id, 4);
-		unsigned d = pv_digits(id);
-		commit_rec(s, 5, enter_fixed + 2 * d);
+		uint8_t *p = begin_rec(s, key, PV_OP_ENTER);
+		end_rec(s, put_leb(p, id), enter_fixed + 2 * pv_digits(id));
 	} else {
-		p[0] = PV_OP_EXIT;
-		commit_rec(s, 1, PV_EXIT_LEN);
+		uint8_t *p = begin_rec(s, key, PV_OP_EXIT);
+		end_rec(s, p, PV_EXIT_LEN);
 	}
 }
 
@@ -162,14 +202,75 @@ void pv_stream_free(pv_stream *s)
 }
 
 /* ---- reading --------------------------------------------------------- */
+
+/* One decoded record. */
+typedef struct rec {
+	uint64_t key;
+	unsigned op;
+	uint32_t id;      /* PV_OP_ENTER */
+	uint16_t tlen;    /* PV_OP_TEXT: length of text */
+	const char *text; /* PV_OP_TEXT */
+} rec;
+
+/* Decodes the record at p (ending before e) that follows key `prev`.
+ * Returns its size, 0 if it runs past e, -1 if it is not a record. */
+static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev, rec *r)
+{
+	const uint8_t *q = p;
+	if (q >= e)
+		return 0;
+	r->op = *q++;
+	uint64_t d;
+	if (!(q = get_leb(q, e, &d)))
+		return e - p < 11 ? 0 : -1;
+	r->key = prev + d;
+	switch (r->op) {
+	case PV_OP_ENTER: {
+		uint64_t id;
+		const uint8_t *x = get_leb(q, e, &id);
+		if (!x)
+			return e - q < 5 ? 0 : -1;
+		if (id == 0 || id > UINT32_MAX)
+			return -1;
+		r->id = (uint32_t)id;
+		q = x;
+		break;
+	}
+	case PV_OP_EXIT:
+		break;
+	case PV_OP_TEXT:
+		if (e - q < 2)
+			return 0;
+		memcpy(&r->tlen, q, 2);
+		q += 2;
+		if (r->tlen > PV_LINE_MAX)
+			return -1;
+		if (e - q < r->tlen)
+			return 0;
+		r->text = (const char *)q;
+		q += r->tlen;
+		break;
+	default:
+		return -1;
+	}
+	return q - p;
+}
+
+/* Bytes of output text of a record (prefix and key included). */
+static inline uint64_t rec_text(const rec *r, size_t prefix_len)
+{
+	uint64_t t = r->op == PV_OP_ENTER  ? enter_fixed + 2 * pv_digits(r->id)
+		     : r->op == PV_OP_EXIT ? PV_EXIT_LEN
+					   : r->tlen;
+	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
+}
+
 typedef struct cursor {
 	int fd;
 	uint64_t off, end; /* file range still to read */
 	char *buf;
 	size_t pos, len; /* unread bytes: buf[pos, len) */
-	uint64_t key;    /* of the current record */
-	uint16_t slen, tlen; /* stored bytes, expanded text */
-	const char *text;
+	rec r;           /* the current record; r.key starts as the key before the range */
 	size_t stream;
 	const char *path;
 	const char *prefix; /* NULL: the stored text is the whole line */
@@ -179,85 +280,87 @@ typedef struct cursor {
 
 #define CURSOR_BUF (32u << 10)
 
-/* Makes the next record current; 0, or 1 at the end of the range. */
-static int cursor_next(cursor *c)
+/* Reads more of the range, keeping the unread bytes. 0, or -1 (error set). */
+static int cursor_refill(cursor *c)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		size_t avail = c->len - c->pos;
-		if (avail >= PV_REC_HEAD) {
-			uint16_t l[2];
-			memcpy(l, c->buf + c->pos + 8, 4);
-			if (avail >= PV_REC_HEAD + (size_t)l[0]) {
-				memcpy(&c->key, c->buf + c->pos, 8);
-				c->slen = l[0];
-				c->tlen = l[1];
-				c->text = c->buf + c->pos + PV_REC_HEAD;
-				c->pos += PV_REC_HEAD + l[0];
-				return 0;
-			}
-		}
-		if (c->off >= c->end)
-			return 1;
-		memmove(c->buf, c->buf + c->pos, avail);
-		c->pos = 0;
-		c->len = avail;
-		size_t want = CURSOR_BUF - avail;
-		if (want > c->end - c->off)
-			want = (size_t)(c->end - c->off);
-		/* without a shared descriptor (too many streams for the fd limit)
-		 * the file is opened for each refill */
-		int fd = c->fd >= 0 ? c->fd : open(c->path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			c->error = errno;
-			return 1;
-		}
-		while (want) {
-			ssize_t n = pread(fd, c->buf + c->len, want, (off_t)c->off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				c->error = n < 0 ? errno : EIO;
-				break;
-			}
-			c->len += (size_t)n;
-			c->off += (uint64_t)n;
-			want -= (size_t)n;
-		}
-		if (fd != c->fd)
-			close(fd);
-		if (c->error)
-			return 1;
+	size_t avail = c->len - c->pos;
+	memmove(c->buf, c->buf + c->pos, avail);
+	c->pos = 0;
+	c->len = avail;
+	size_t want = CURSOR_BUF - avail;
+	if (want > c->end - c->off)
+		want = (size_t)(c->end - c->off);
+	/* without a shared descriptor (too many streams for the fd limit)
+	 * the file is opened for each refill */
+	int fd = c->fd >= 0 ? c->fd : open(c->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		c->error = errno;
+		return -1;
 	}
-	return 1;
+	while (want) {
+		ssize_t n = pread(fd, c->buf + c->len, want, (off_t)c->off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			c->error = n < 0 ? errno : EIO;
+			break;
+		}
+		c->len += (size_t)n;
+		c->off += (uint64_t)n;
+		want -= (size_t)n;
+	}
+	if (fd != c->fd)
+		close(fd);
+	return c->error ? -1 : 0;
 }
 
-/* First record with key >= bound at or after (off, text): updates both.
- * Reads in chunks: a cut is at most one index step past its note. */
-static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
-		      uint64_t *text)
+/* Makes the next record current; 0, or 1 at the end of the range (or on
+ * an error: c->error). */
+static inline int cursor_next(cursor *c)
 {
-	char buf[PV_INDEX_STEP + PV_LINE_MAX + 2 * PV_REC_HEAD];
+	if (c->len - c->pos < PV_REC_MAX && c->off < c->end && cursor_refill(c))
+		return 1;
+	if (c->pos == c->len)
+		return 1;
+	const uint8_t *p = (const uint8_t *)c->buf + c->pos;
+	long n = rec_decode(p, (const uint8_t *)c->buf + c->len, c->r.key, &c->r);
+	if (n <= 0) {
+		c->error = EIO; /* damaged, or cut short: the file was written whole */
+		return 1;
+	}
+	c->pos += (size_t)n;
+	return 0;
+}
+
+/* First record with key >= bound at or after (off, text, prev): updates
+ * all three. Reads in chunks: a cut is at most one index step past its
+ * note. */
+static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
+		      uint64_t *text, uint64_t *prev)
+{
+	uint8_t buf[PV_INDEX_STEP + 2 * PV_REC_MAX];
 	while (*off < end) {
 		size_t want = sizeof buf;
 		if (want > end - *off)
 			want = (size_t)(end - *off);
 		ssize_t n = pread(fd, buf, want, (off_t)*off);
-		if (n < PV_REC_HEAD)
+		if (n <= 0)
 			return -1;
 		size_t pos = 0;
-		while (pos + PV_REC_HEAD <= (size_t)n) {
-			uint64_t key;
-			uint16_t l[2];
-			memcpy(&key, buf + pos, 8);
-			memcpy(l, buf + pos + 8, 4);
-			if (key >= bound) {
+		for (;;) {
+			rec r = {0};
+			long len = rec_decode(buf + pos, buf + n, *prev, &r);
+			if (len < 0)
+				return -1;
+			if (len == 0)
+				break;
+			if (r.key >= bound) {
 				*off += pos;
 				return 0;
 			}
-			if (pos + PV_REC_HEAD + l[0] > (size_t)n)
-				break;
-			pos += PV_REC_HEAD + l[0];
-			*text += l[1] + (prefix_len ? prefix_len + pv_digits(key) : 0);
+			pos += (size_t)len;
+			*text += rec_text(&r, prefix_len);
+			*prev = r.key;
 		}
 		if (pos == 0)
 			return -1;
@@ -274,6 +377,7 @@ typedef struct merge {
 	uint64_t *bounds; /* nparts + 1: [0] = 0, [nparts] = max */
 	uint64_t *off;    /* [(nparts + 1) * n]: start offset of partition p in stream s */
 	uint64_t *text;   /* same, text bytes before it */
+	uint64_t *prev;   /* same, key of the record before it */
 	uint64_t *out_off; /* per partition, in the output */
 	int fd;
 	int gz;
@@ -377,13 +481,14 @@ static inline void out_line(out_buf *o, const cursor *c)
 	/* Fixed-size copies of the prefix and the cached digits (whole
 	 * arrays, the excess overwritten next) avoid a libc call per line:
 	 * hence the room asked for is the arrays' sizes, not the lengths. */
-	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + c->tlen > o->cap)
+	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX;
+	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + text_max > o->cap)
 		out_flush(o, 0);
 	char *p = o->buf + o->used;
 	if (c->prefix) {
 		memcpy(p, c->prefix, sizeof((pv_stream *)0)->prefix);
 		p += c->prefix_len;
-		uint64_t hi = c->key / 10000;
+		uint64_t key = c->r.key, hi = key / 10000;
 		if (hi && hi == o->khi && o->klen) {
 			/* same leading digits: copy them, write the last four */
 			static const char pairs[] = "0001020304050607080910111213141516171819"
@@ -391,7 +496,7 @@ static inline void out_line(out_buf *o, const cursor *c)
 						    "4041424344454647484950515253545556575859"
 						    "6061626364656667686970717273747576777879"
 						    "8081828384858687888990919293949596979899";
-			unsigned lo = (unsigned)(c->key % 10000);
+			unsigned lo = (unsigned)(key % 10000);
 			memcpy(p, o->kdig, sizeof o->kdig);
 			p += o->klen - 4;
 			memcpy(p, pairs + 2 * (lo / 100), 2);
@@ -399,7 +504,7 @@ static inline void out_line(out_buf *o, const cursor *c)
 			p += 4;
 		} else {
 			char *q = p;
-			p = pv_u64(p, c->key);
+			p = pv_u64(p, key);
 			if (hi && p - q <= (long)sizeof o->kdig) {
 				o->khi = hi;
 				o->klen = (unsigned)(p - q);
@@ -408,10 +513,9 @@ static inline void out_line(out_buf *o, const cursor *c)
 				o->klen = 0;
 		}
 	}
-	switch (c->text[0]) {
+	switch (c->r.op) {
 	case PV_OP_ENTER: {
-		uint32_t id;
-		memcpy(&id, c->text + 1, 4);
+		uint32_t id = c->r.id;
 		memcpy(p, ":60000019:", 10);
 		p = pv_u64(p + 10, id);
 		memcpy(p, ":60000119:", 10);
@@ -424,8 +528,8 @@ static inline void out_line(out_buf *o, const cursor *c)
 		p += PV_EXIT_LEN;
 		break;
 	default:
-		memcpy(p, c->text + 1, c->tlen);
-		p += c->tlen;
+		memcpy(p, c->r.text, c->r.tlen);
+		p += c->r.tlen;
 	}
 	o->used = (size_t)(p - o->buf);
 }
@@ -487,7 +591,7 @@ static void lt_build(ltree *t, const cursor *cur, uint64_t max_key)
 	t->packed = max_key < (UINT64_MAX >> bits);
 	t->alive = t->n;
 	for (size_t i = 0; i < K; i++) {
-		t->key[i] = i < t->n ? lt_key(t, (uint32_t)i, cur[t->leaf[i]].key) : UINT64_MAX;
+		t->key[i] = i < t->n ? lt_key(t, (uint32_t)i, cur[t->leaf[i]].r.key) : UINT64_MAX;
 		t->win[K + i] = (uint32_t)i;
 	}
 	for (size_t n = K - 1; n >= 1; n--) {
@@ -511,7 +615,7 @@ static inline void lt_replay(ltree *t, const cursor *c, int ended)
 		t->key[w] = UINT64_MAX;
 		t->alive--;
 	} else
-		t->key[w] = lt_key(t, w, c->key);
+		t->key[w] = lt_key(t, w, c->r.key);
 	uint32_t x = w;
 	const uint64_t *key = t->key;
 	uint32_t *loser = t->loser;
@@ -562,6 +666,7 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 		c->stream = s;
 		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
 		c->prefix_len = m->streams[s]->prefix_len;
+		c->r.key = m->prev[p * m->n + s]; /* the first delta's base */
 		if (cursor_next(c)) {
 			err = c->error ? c->error : EIO;
 			break;
@@ -746,13 +851,14 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 	m.bounds[np] = UINT64_MAX;
 	m.off = calloc((np + 1) * n + 1, sizeof *m.off);
 	m.text = calloc((np + 1) * n + 1, sizeof *m.text);
+	m.prev = calloc((np + 1) * n + 1, sizeof *m.prev);
 	m.out_off = calloc(np + 1, sizeof *m.out_off);
-	if (!m.off || !m.text || !m.out_off)
+	if (!m.off || !m.text || !m.prev || !m.out_off)
 		goto oom;
 	for (size_t s = 0; s < n; s++) {
 		const pv_stream *st = streams[s];
 		int sfd = -1;
-		uint64_t off = 0, text = 0;
+		uint64_t off = 0, text = 0, prev = 0;
 		size_t ix = 0;
 		for (size_t p = 1; p < np; p++) {
 			uint64_t b = m.bounds[p];
@@ -762,11 +868,13 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 			if (ix > 0 && st->idx[ix - 1].off > off) {
 				off = st->idx[ix - 1].off;
 				text = st->idx[ix - 1].text;
+				prev = st->idx[ix - 1].prev;
 			}
 			if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
 				if (sfd < 0)
 					sfd = open(st->path, O_RDONLY | O_CLOEXEC);
-				if (sfd < 0 || seek_bound(sfd, st->off, st->prefix_len, b, &off, &text)) {
+				if (sfd < 0 || seek_bound(sfd, st->off, st->prefix_len, b, &off, &text,
+								&prev)) {
 					if (sfd >= 0)
 						close(sfd);
 					snprintf(err, errlen, "%s: cannot read back: %s", st->path,
@@ -776,9 +884,11 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 			} else {
 				off = st->off;
 				text = st->text;
+				prev = st->last_key;
 			}
 			m.off[p * n + s] = off;
 			m.text[p * n + s] = text;
+			m.prev[p * n + s] = prev;
 		}
 		if (sfd >= 0)
 			close(sfd);
@@ -863,6 +973,7 @@ out:
 	free(m.bounds);
 	free(m.off);
 	free(m.text);
+	free(m.prev);
 	free(m.out_off);
 	pthread_mutex_destroy(&m.lock);
 	return rc;
