@@ -84,6 +84,8 @@ typedef struct pv_stream {
 	uint64_t text; /* bytes of output text (prefix and key included) */
 	uint64_t nrec;
 	uint64_t last_key;
+	unsigned key_digits;       /* of last_key, valid while it is below: */
+	uint64_t key_digits_below; /* 10^key_digits (0 before the first record) */
 	size_t text_at; /* buf offset of the text of the record being reserved */
 	uint64_t next_index;
 	pv_index_ent *idx;

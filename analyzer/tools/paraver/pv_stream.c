@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define PV_INDEX_STEP (16u << 10)
+#define PV_INDEX_STEP (4u << 10)
 #define PV_STREAM_BUF (64u << 10)
 /* The longest record: op, a 64-bit delta, a text length and the text. */
 #define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
@@ -108,6 +108,14 @@ static void flush(pv_stream *s)
 	s->used = 0;
 }
 
+static uint64_t pow10_u64(unsigned n)
+{
+	uint64_t p = 1;
+	while (n--)
+		p *= 10;
+	return p;
+}
+
 /* Starts a record at buf + used: op and key delta. Returns where its
  * payload goes. The record is counted by end_rec(). */
 static inline uint8_t *begin_rec(pv_stream *s, uint64_t key, unsigned op)
@@ -145,8 +153,14 @@ static inline void end_rec(pv_stream *s, const uint8_t *end, size_t text)
 	s->used += n;
 	s->off += n;
 	s->text += text;
-	if (s->prefix_len)
-		s->text += s->prefix_len + pv_digits(s->last_key);
+	if (s->prefix_len) {
+		/* keys never decrease: their digit count changes rarely */
+		if (s->last_key >= s->key_digits_below) {
+			s->key_digits = pv_digits(s->last_key);
+			s->key_digits_below = s->key_digits >= 20 ? UINT64_MAX : pow10_u64(s->key_digits);
+		}
+		s->text += s->prefix_len + s->key_digits;
+	}
 	s->nrec++;
 }
 
