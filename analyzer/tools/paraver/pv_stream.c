@@ -2,8 +2,9 @@
  *
  * A stream file is a sequence of records, keys non-decreasing:
  *   [op: 1 byte][key - previous key: LEB128] then, by op,
- *   PV_OP_ENTER  [function id: LEB128]   -> ":60000019:id:60000119:id\n"
- *   PV_OP_EXIT   (nothing)               -> ":60000019:0:60000119:0\n"
+ *   PV_OP_FUNC   [function id: LEB128]   -> ":60000019:id:60000119:id\n"
+ *                (id 0 is an exit: the same line with 0, which Paraver
+ *                 reads as "outside any function")
  *   PV_OP_TEXT   [u16 length][the text]
  * so the most common lines take 3 to 6 bytes on disk (the temporary files
  * are written once and read back once: their size is CPU time). The
@@ -35,9 +36,10 @@
 /* The longest record: op, a 64-bit delta, a text length and the text. */
 #define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
 
-enum { PV_OP_TEXT, PV_OP_ENTER, PV_OP_EXIT };
-static const char pv_exit_text[] = ":60000019:0:60000119:0\n";
-#define PV_EXIT_LEN (sizeof pv_exit_text - 1)
+/* Entries and exits share one op and one code path: which of the two
+ * comes next is as unpredictable as a random call tree, and a branch on
+ * it would be mispredicted about half the time. */
+enum { PV_OP_TEXT, PV_OP_FUNC };
 static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
 /* Room a function line's text needs at most (two 10-digit ids). */
 #define PV_FUNC_TEXT_MAX (sizeof ":60000019::60000119:\n" - 1 + 20)
@@ -180,13 +182,8 @@ void pv_stream_commit(pv_stream *s, size_t len)
 
 void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 {
-	if (id) {
-		uint8_t *p = begin_rec(s, key, PV_OP_ENTER);
-		end_rec(s, put_leb(p, id), enter_fixed + 2 * pv_digits(id));
-	} else {
-		uint8_t *p = begin_rec(s, key, PV_OP_EXIT);
-		end_rec(s, p, PV_EXIT_LEN);
-	}
+	uint8_t *p = begin_rec(s, key, PV_OP_FUNC);
+	end_rec(s, put_leb(p, id), enter_fixed + 2 * pv_digits(id));
 }
 
 int pv_stream_finish(pv_stream *s)
@@ -221,7 +218,7 @@ void pv_stream_free(pv_stream *s)
 typedef struct rec {
 	uint64_t key;
 	unsigned op;
-	uint32_t id;      /* PV_OP_ENTER */
+	uint32_t id;      /* PV_OP_FUNC; 0: exit */
 	uint16_t tlen;    /* PV_OP_TEXT: length of text */
 	const char *text; /* PV_OP_TEXT */
 } rec;
@@ -239,19 +236,17 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 		return e - p < 11 ? 0 : -1;
 	r->key = prev + d;
 	switch (r->op) {
-	case PV_OP_ENTER: {
+	case PV_OP_FUNC: {
 		uint64_t id;
 		const uint8_t *x = get_leb(q, e, &id);
 		if (!x)
 			return e - q < 5 ? 0 : -1;
-		if (id == 0 || id > UINT32_MAX)
+		if (id > UINT32_MAX)
 			return -1;
 		r->id = (uint32_t)id;
 		q = x;
 		break;
 	}
-	case PV_OP_EXIT:
-		break;
 	case PV_OP_TEXT:
 		if (e - q < 2)
 			return 0;
@@ -273,9 +268,7 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 /* Bytes of output text of a record (prefix and key included). */
 static inline uint64_t rec_text(const rec *r, size_t prefix_len)
 {
-	uint64_t t = r->op == PV_OP_ENTER  ? enter_fixed + 2 * pv_digits(r->id)
-		     : r->op == PV_OP_EXIT ? PV_EXIT_LEN
-					   : r->tlen;
+	uint64_t t = r->op == PV_OP_FUNC ? enter_fixed + 2 * pv_digits(r->id) : r->tlen;
 	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
 }
 
@@ -429,6 +422,13 @@ static int write_all(int fd, const char *p, size_t n, uint64_t off)
 	return 0;
 }
 
+/* "00".."99"; one extra byte so a one-digit number can be read at 2v + 1 */
+static const char pv_pairs[201] = "0001020304050607080910111213141516171819"
+				  "2021222324252627282930313233343536373839"
+				  "4041424344454647484950515253545556575859"
+				  "6061626364656667686970717273747576777879"
+				  "8081828384858687888990919293949596979899";
+
 typedef struct out_buf {
 	merge *m;
 	char *buf;
@@ -495,7 +495,7 @@ static inline void out_line(out_buf *o, const cursor *c)
 	/* Fixed-size copies of the prefix and the cached digits (whole
 	 * arrays, the excess overwritten next) avoid a libc call per line:
 	 * hence the room asked for is the arrays' sizes, not the lengths. */
-	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX;
+	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX + 16;
 	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + text_max > o->cap)
 		out_flush(o, 0);
 	char *p = o->buf + o->used;
@@ -505,16 +505,11 @@ static inline void out_line(out_buf *o, const cursor *c)
 		uint64_t key = c->r.key, hi = key / 10000;
 		if (hi && hi == o->khi && o->klen) {
 			/* same leading digits: copy them, write the last four */
-			static const char pairs[] = "0001020304050607080910111213141516171819"
-						    "2021222324252627282930313233343536373839"
-						    "4041424344454647484950515253545556575859"
-						    "6061626364656667686970717273747576777879"
-						    "8081828384858687888990919293949596979899";
 			unsigned lo = (unsigned)(key % 10000);
 			memcpy(p, o->kdig, sizeof o->kdig);
 			p += o->klen - 4;
-			memcpy(p, pairs + 2 * (lo / 100), 2);
-			memcpy(p + 2, pairs + 2 * (lo % 100), 2);
+			memcpy(p, pv_pairs + 2 * (lo / 100), 2);
+			memcpy(p + 2, pv_pairs + 2 * (lo % 100), 2);
 			p += 4;
 		} else {
 			char *q = p;
@@ -528,19 +523,24 @@ static inline void out_line(out_buf *o, const cursor *c)
 		}
 	}
 	switch (c->r.op) {
-	case PV_OP_ENTER: {
+	case PV_OP_FUNC: {
 		uint32_t id = c->r.id;
 		memcpy(p, ":60000019:", 10);
-		p = pv_u64(p + 10, id);
+		char *digits = p + 10;
+		if (id < 100) {
+			/* no branch on the digit count: exits (0) and small ids mix */
+			unsigned one = id < 10;
+			memcpy(digits, pv_pairs + 2 * id + one, 2);
+			p = digits + 2 - one;
+		} else
+			p = pv_u64(digits, id);
+		size_t nd = (size_t)(p - digits);
 		memcpy(p, ":60000119:", 10);
-		p = pv_u64(p + 10, id);
+		memcpy(p + 10, digits, 16); /* the same digits again (at most 10) */
+		p += 10 + nd;
 		*p++ = '\n';
 		break;
 	}
-	case PV_OP_EXIT:
-		memcpy(p, pv_exit_text, PV_EXIT_LEN);
-		p += PV_EXIT_LEN;
-		break;
 	default:
 		memcpy(p, c->r.text, c->r.tlen);
 		p += c->r.tlen;
