@@ -410,6 +410,32 @@ static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
 	/* no matching frame (the enter predates the log, or ids disagree): ignored */
 }
 
+/* FUNC_ENTER or FUNC_EXIT (enter: 1 or 0). The common cases, an entry and
+ * an exit of the innermost frame, take one path without branching on
+ * which of the two it is: that is as unpredictable as the call tree. */
+static inline void func_record(pv_shard *s, uint64_t t, uint32_t id, int enter)
+{
+	core *c = s->core;
+	size_t d = c->depth;
+	if (d >= c->cap) /* rare: the stack grows (or the first record) */
+		goto slow;
+	uint32_t top = c->stack[d ? d - 1 : 0];
+	int common = enter ? id != 0 : d != 0 && top == id;
+	if (!common)
+		goto slow;
+	c->stack[d] = id; /* an exit's write above the top is harmless */
+	c->depth = d + 2 * (size_t)enter - 1;
+	pv_stream_func(&s->ev, rel(s, t), id & (uint32_t)-enter);
+	if (s->ev.last_key > s->last)
+		s->last = s->ev.last_key;
+	return;
+slow:
+	if (enter)
+		func_enter(s, t, id);
+	else
+		func_exit(s, t, id);
+}
+
 static char *dup_str(const pt_event *ev, size_t off)
 {
 	const char *x = pt_event_string(ev, off);
@@ -420,13 +446,12 @@ static void core_event(pv_shard *s, const pt_event *ev)
 {
 	core *c = s->core;
 	uint64_t t = ev->time_ns;
+	if (ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT) {
+		func_record(s, t, pt_func_lookup_id(&c->fl, ev->func_id),
+			    ev->kind == PT_REC_FUNC_ENTER);
+		return;
+	}
 	switch (ev->kind) {
-	case PT_REC_FUNC_ENTER:
-		func_enter(s, t, pt_func_lookup_id(&c->fl, ev->func_id));
-		break;
-	case PT_REC_FUNC_EXIT:
-		func_exit(s, t, pt_func_lookup_id(&c->fl, ev->func_id));
-		break;
 	case PT_REC_FUNC_ENTER_PC:
 	case PT_REC_FUNC_EXIT_PC: {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
