@@ -465,13 +465,27 @@ static void take_snapshots(fw *w, size_t shard, void **st, uint64_t k)
 	}
 }
 
+/* A tool to call for every record of a shard. */
+typedef struct shard_call {
+	int (*event)(void *state, const pt_event *ev);
+	void *state;
+	size_t tool;
+} shard_call;
+
 static void run_shard(fw *w, size_t si)
 {
 	const pt_shard_info *sh = &w->shards[si];
 	void *stbuf[16];
+	shard_call callbuf[16];
 	void **st = w->ntools <= 16 ? stbuf : calloc(w->ntools, sizeof *st);
-	if (!st) {
+	shard_call *calls = w->ntools <= 16 ? callbuf : calloc(w->ntools, sizeof *calls);
+	size_t ncalls = 0;
+	if (!st || !calls) {
 		failf(w, "out of memory");
+		if (st != stbuf)
+			free(st);
+		if (calls != callbuf)
+			free(calls);
 		return;
 	}
 	memset(st, 0, w->ntools * sizeof *st);
@@ -492,6 +506,10 @@ static void run_shard(fw *w, size_t si)
 			goto out;
 		}
 	}
+	/* the per-record loop calls straight through this list */
+	for (size_t t = 0; t < w->ntools; t++)
+		if (st[t] && w->tools[t].tool->shard_event)
+			calls[ncalls++] = (shard_call){w->tools[t].tool->shard_event, st[t], t};
 	pt_event ev;
 	memset(&ev, 0, sizeof ev);
 	uint64_t n = 0, reported = 0, cur = 0;
@@ -507,9 +525,10 @@ static void run_shard(fw *w, size_t si)
 				cur = k;
 			}
 		}
-		for (size_t t = 0; t < w->ntools; t++) {
-			const pt_tool *tool = w->tools[t].tool;
-			if (st[t] && tool->shard_event && tool->shard_event(st[t], &ev)) {
+		for (size_t c = 0; c < ncalls; c++) {
+			if (calls[c].event(calls[c].state, &ev)) {
+				size_t t = calls[c].tool;
+				const pt_tool *tool = w->tools[t].tool;
 				const char *m = tool->shard_error ? tool->shard_error(st[t]) : NULL;
 				failf(w, "tool %s: %s: offset %llu: %s", tool->name, sh->path,
 				      (unsigned long long)ev.offset, m ? m : "failed");
@@ -568,6 +587,8 @@ out:
 			w->tools[t].tool->shard_exit(st[t], last_ns, 0);
 	if (st != stbuf)
 		free(st);
+	if (calls != callbuf)
+		free(calls);
 	if (log)
 		pt_log_close(log);
 }

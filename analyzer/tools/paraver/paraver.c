@@ -148,6 +148,7 @@ typedef struct role {
 
 typedef struct pv_tool {
 	const pt_trace_ctx *ctx;
+	unsigned ext_kind_min; /* the lowest record kind any extension takes */
 	char *name; /* output base */
 	int gz;
 	char *tmpdir;
@@ -650,6 +651,10 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	pv->ctx = ctx;
 	pthread_mutex_init(&pv->lock, NULL);
+	pv->ext_kind_min = UINT_MAX;
+	for (size_t i = 0; i < n_ext(); i++)
+		if (pv_extensions[i]->kind_first < pv->ext_kind_min)
+			pv->ext_kind_min = pv_extensions[i]->kind_first;
 	/* options: "gz" writes NAME.prv.gz */
 	pv->gz = options && strstr(options, "gz") != NULL;
 	pv->name = strdup(ctx->output ? ctx->output : "trace");
@@ -750,7 +755,9 @@ static int pv_shard_event(void *st, const pt_event *ev)
 	pv_shard *s = st;
 	if (s->info->kind == PT_FILE_THREAD)
 		core_event(s, ev);
-	for (size_t i = 0; pv_extensions[i] && i < PV_MAX_EXT; i++) {
+	/* function records, the bulk, are below every extension's kinds */
+	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && pv_extensions[i] && i < PV_MAX_EXT;
+	     i++) {
 		const pv_extension *x = pv_extensions[i];
 		if (ev->kind >= x->kind_first && ev->kind <= x->kind_last && x->event &&
 		    x->event(s->pv->ext[i], s->ext[i], s, ev))
