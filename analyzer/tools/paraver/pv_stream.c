@@ -276,8 +276,13 @@ typedef struct cursor {
 	int fd;
 	uint64_t off, end; /* file range still to read */
 	char *buf;
-	size_t pos, len; /* unread bytes: buf[pos, len) */
-	rec r;           /* the current record; r.key starts as the key before the range */
+	size_t pos, len; /* undecoded bytes: buf[pos, len) */
+	/* The current record and, decoded ahead, the one after it: the merge
+	 * replays its tree with nx's key while it writes r, so decoding is
+	 * off the chain of dependent steps from one line to the next. */
+	rec r, nx;
+	int has_nx;
+	size_t keep, nx_at; /* buf offsets where r and nx start (a refill keeps r) */
 	size_t stream;
 	const char *path;
 	const char *prefix; /* NULL: the stored text is the whole line */
@@ -287,12 +292,18 @@ typedef struct cursor {
 
 #define CURSOR_BUF (32u << 10)
 
-/* Reads more of the range, keeping the unread bytes. 0, or -1 (error set). */
+/* Reads more of the range, keeping the bytes from the current record on
+ * (its text may be written still). 0, or -1 (error set). */
 static int cursor_refill(cursor *c)
 {
-	size_t avail = c->len - c->pos;
-	memmove(c->buf, c->buf + c->pos, avail);
-	c->pos = 0;
+	size_t from = c->keep;
+	size_t avail = c->len - from;
+	memmove(c->buf, c->buf + from, avail);
+	if (c->r.op == PV_OP_TEXT && c->r.text)
+		c->r.text -= from;
+	c->pos -= from;
+	c->nx_at -= from; /* nx follows r: nx_at >= keep */
+	c->keep = 0;
 	c->len = avail;
 	size_t want = CURSOR_BUF - avail;
 	if (want > c->end - c->off)
@@ -321,22 +332,44 @@ static int cursor_refill(cursor *c)
 	return c->error ? -1 : 0;
 }
 
-/* Makes the next record current; 0, or 1 at the end of the range (or on
- * an error: c->error). */
-static inline int cursor_next(cursor *c)
+/* Decodes the record at pos (after key `prev`) into *into: 0, or 1 at the
+ * end of the range or on an error (c->error). */
+static inline int cursor_decode(cursor *c, rec *into, uint64_t prev)
 {
 	if (c->len - c->pos < PV_REC_MAX && c->off < c->end && cursor_refill(c))
 		return 1;
 	if (c->pos == c->len)
 		return 1;
 	const uint8_t *p = (const uint8_t *)c->buf + c->pos;
-	long n = rec_decode(p, (const uint8_t *)c->buf + c->len, c->r.key, &c->r);
+	long n = rec_decode(p, (const uint8_t *)c->buf + c->len, prev, into);
 	if (n <= 0) {
 		c->error = EIO; /* damaged, or cut short: the file was written whole */
 		return 1;
 	}
 	c->pos += (size_t)n;
 	return 0;
+}
+
+/* The range's first record and the one after it; r.key holds the key
+ * before the range. 0, or 1 (c->error) when there is no first record. */
+static int cursor_first(cursor *c)
+{
+	c->keep = c->nx_at = c->pos;
+	if (cursor_decode(c, &c->r, c->r.key))
+		return 1;
+	c->nx_at = c->pos;
+	c->has_nx = !cursor_decode(c, &c->nx, c->r.key);
+	return 0;
+}
+
+/* The decoded-ahead record becomes current, and the next one is decoded.
+ * Errors show in c->error. */
+static inline void cursor_next(cursor *c)
+{
+	c->r = c->nx;
+	c->keep = c->nx_at;
+	c->nx_at = c->pos;
+	c->has_nx = !cursor_decode(c, &c->nx, c->r.key);
 }
 
 /* First record with key >= bound at or after (off, text, prev): updates
@@ -495,7 +528,7 @@ static inline void out_line(out_buf *o, const cursor *c)
 	/* Fixed-size copies of the prefix and the cached digits (whole
 	 * arrays, the excess overwritten next) avoid a libc call per line:
 	 * hence the room asked for is the arrays' sizes, not the lengths. */
-	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX + 16;
+	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX;
 	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + text_max > o->cap)
 		out_flush(o, 0);
 	char *p = o->buf + o->used;
@@ -526,18 +559,24 @@ static inline void out_line(out_buf *o, const cursor *c)
 	case PV_OP_FUNC: {
 		uint32_t id = c->r.id;
 		memcpy(p, ":60000019:", 10);
-		char *digits = p + 10;
+		p += 10;
 		if (id < 100) {
-			/* no branch on the digit count: exits (0) and small ids mix */
+			/* No branch on the digit count (exits, 0, and small ids mix),
+			 * and both copies stored from a register: reading the first
+			 * copy back would stall on the store just made. */
 			unsigned one = id < 10;
-			memcpy(digits, pv_pairs + 2 * id + one, 2);
-			p = digits + 2 - one;
-		} else
-			p = pv_u64(digits, id);
-		size_t nd = (size_t)(p - digits);
-		memcpy(p, ":60000119:", 10);
-		memcpy(p + 10, digits, 16); /* the same digits again (at most 10) */
-		p += 10 + nd;
+			char two[2];
+			memcpy(two, pv_pairs + 2 * id + one, 2);
+			memcpy(p, two, 2);
+			p += 2 - one;
+			memcpy(p, ":60000119:", 10);
+			memcpy(p + 10, two, 2);
+			p += 12 - one;
+		} else {
+			p = pv_u64(p, id);
+			memcpy(p, ":60000119:", 10);
+			p = pv_u64(p + 10, id);
+		}
 		*p++ = '\n';
 		break;
 	}
@@ -621,15 +660,16 @@ static void lt_build(ltree *t, const cursor *cur, uint64_t max_key)
 	t->w = K > 1 ? t->win[1] : 0;
 }
 
-/* The winner's cursor moved on (or ended): replay its path. */
-static inline void lt_replay(ltree *t, const cursor *c, int ended)
+/* The winner's cursor moves on to a record with key `key`, or ended:
+ * replay its path. */
+static inline void lt_replay(ltree *t, uint64_t next_key, int ended)
 {
 	uint32_t w = t->w;
 	if (ended) {
 		t->key[w] = UINT64_MAX;
 		t->alive--;
 	} else
-		t->key[w] = lt_key(t, w, c->r.key);
+		t->key[w] = lt_key(t, w, next_key);
 	uint32_t x = w;
 	const uint64_t *key = t->key;
 	uint32_t *loser = t->loser;
@@ -681,7 +721,7 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
 		c->prefix_len = m->streams[s]->prefix_len;
 		c->r.key = m->prev[p * m->n + s]; /* the first delta's base */
-		if (cursor_next(c)) {
+		if (cursor_first(c)) {
 			err = c->error ? c->error : EIO;
 			break;
 		}
@@ -707,13 +747,15 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 					t = small;
 			}
 			cursor *c = &cur[t->leaf[t->w]];
+			int more = c->has_nx;
+			lt_replay(t, c->nx.key, !more);
 			out_line(o, c);
-			int ended = cursor_next(c);
-			if (ended && c->error) {
+			if (more)
+				cursor_next(c);
+			if (c->error) {
 				err = c->error;
 				break;
 			}
-			lt_replay(t, c, ended);
 		}
 	}
 	(void)opened;
