@@ -602,7 +602,7 @@ static void *worker(void *arg)
 			break;
 		run_shard(w, w->order[i]);
 	}
-	__atomic_add_fetch(&w->finished, 1, __ATOMIC_RELEASE);
+	pt_workers_done_one(&w->done);
 	return NULL;
 }
 
@@ -635,15 +635,11 @@ static int run_shards(fw *w, unsigned nworkers)
 	double t_start = now_s();
 	if (w->o->progress) {
 		/* report in small steps until every worker has finished */
-		for (;;) {
+		do {
 			uint64_t done = __atomic_load_n(&w->done_bytes, __ATOMIC_RELAXED);
 			w->o->progress(w->o->arg, "reading", done, w->trace->total_bytes,
 				       now_s() - t_start);
-			if (__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) >= started)
-				break;
-			struct timespec ts = {0, 200 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+		} while (!pt_workers_done_wait(&w->done, started, 200));
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
@@ -733,6 +729,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	w->tools = tools;
 	w->ntools = ntools;
 	pthread_mutex_init(&w->lock, NULL);
+	pt_workers_done_init(&w->done);
 	w->tool_state = calloc(ntools + 1, sizeof *w->tool_state);
 	if (!w->tool_state || fw_funcs_init(&w->funcs)) {
 		snprintf(err, errlen, "out of memory");
@@ -863,6 +860,7 @@ out_nofuncs:
 	if (w->trace)
 		pt_trace_free(w->trace);
 	pthread_mutex_destroy(&w->lock);
+	pt_workers_done_destroy(&w->done);
 	free(w);
 	return rc;
 }

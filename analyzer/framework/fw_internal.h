@@ -4,6 +4,7 @@
 
 #include "pt_framework.h"
 #include "pt_symbols.h"
+#include "pt_workers.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -71,7 +72,7 @@ typedef struct fw {
 	uint64_t events;      /* atomic */
 	unsigned data_errors; /* atomic: damaged logs */
 	int abort;            /* atomic */
-	unsigned finished;    /* atomic: workers that returned */
+	pt_workers_done done; /* workers that returned */
 	char *error;          /* first fatal error (malloc'ed) */
 	char *step;           /* label of the last finish-step progress */
 	double step_t0;

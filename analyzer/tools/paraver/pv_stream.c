@@ -21,13 +21,13 @@
  */
 #define _GNU_SOURCE
 #include "pv.h"
+#include "pt_workers.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -431,7 +431,7 @@ typedef struct merge {
 	int error; /* errno */
 	uint64_t written; /* atomic: text bytes merged, for progress */
 	int *fds;         /* per stream, shared by the workers (pread); -1: open per refill */
-	unsigned finished; /* atomic: workers done */
+	pt_workers_done done;
 } merge;
 
 static int cmp_key(const void *a, const void *b)
@@ -839,7 +839,7 @@ static void *merge_worker(void *arg)
 		}
 	}
 out:
-	__atomic_add_fetch(&m->finished, 1, __ATOMIC_RELEASE);
+	pt_workers_done_one(&m->done);
 	free(cur);
 	for (int i = 0; i < 2; i++) {
 		free(trees[i]->key);
@@ -869,6 +869,7 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 	m.fd = fd;
 	m.gz = gz;
 	pthread_mutex_init(&m.lock, NULL);
+	pt_workers_done_init(&m.done);
 	int rc = -1;
 	uint64_t total = 0;
 	size_t nkeys = 0;
@@ -996,11 +997,10 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 			break;
 	if (!started)
 		merge_worker(&m);
-	while (progress && started && __atomic_load_n(&m.finished, __ATOMIC_ACQUIRE) < started) {
-		progress(arg, __atomic_load_n(&m.written, __ATOMIC_RELAXED), total);
-		struct timespec ts = {0, 200 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	if (progress && started)
+		do
+			progress(arg, __atomic_load_n(&m.written, __ATOMIC_RELAXED), total);
+		while (!pt_workers_done_wait(&m.done, started, 200));
 	if (progress)
 		progress(arg, total, total);
 	for (unsigned i = 0; i < started; i++)
@@ -1032,5 +1032,6 @@ out:
 	free(m.prev);
 	free(m.out_off);
 	pthread_mutex_destroy(&m.lock);
+	pt_workers_done_destroy(&m.done);
 	return rc;
 }
