@@ -42,6 +42,7 @@ row() { # label mode count unit
 echo "interposition cost, median of $reps runs each (plain vs LD_PRELOAD=libtrace.so)"
 printf '%-40s %10s %10s %10s %8s\n' "operation" "plain" "preloaded" "added" "ratio"
 row "mutex lock+unlock, uncontended" mutex "$pairs" ns
+row "same, multithreaded process" mutex-mt "$pairs" ns
 row "spin lock+unlock, uncontended" spin "$pairs" ns
 row "pthread_create+join, empty thread" create "$threads" us
 row "clock read (rdtsc), for reference" clock "$pairs" ns
