@@ -15,9 +15,13 @@ build="${PT_BENCH_BUILD:-$repo/build-bench}"
 
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # Each target only if its part has landed; the driver reports what is missing.
+# (The list is read whole first: with pipefail, `grep -q` closing the pipe
+# early made cmake die of SIGPIPE and a present target look missing, so
+# a stale analyzer was benchmarked.)
 targets=()
+have="$(cmake --build "$build" --target help 2>/dev/null || true)"
 for t in trace instrument paratrace; do
-	if cmake --build "$build" --target help 2>/dev/null | grep -qw "$t"; then
+	if grep -qw "$t" <<<"$have"; then
 		targets+=(--target "$t")
 	fi
 done
