@@ -291,22 +291,25 @@ typedef struct ct_tool {
 	int has_callstacks;
 } ct_tool;
 
-typedef struct ct_frame {
-	uint32_t fid;
-	int outer; /* outermost activation of fid on this stack (inclusive counts) */
-} ct_frame;
-
 typedef struct ct_shard {
 	ct_tool *tool;
 	const pt_shard_info *info;
 	pt_func_lookup fl;
 	int gidx[256]; /* COUNTER_DEF index -> global counter, -1 unknown */
-	ct_frame *stack;
+	/* The call stack, function ids innermost last, updated at each
+	 * function record; stack[depth] still holds a frame just popped. */
+	uint32_t *stack;
 	size_t depth, stack_cap;
-	uint32_t *onstack; /* activations per fid */
-	size_t onstack_cap;
-	int pending;       /* 0, 1 push pending_fid, 2 pop */
-	uint32_t pending_fid;
+	/* What the last record other than a CALLSTACK did to the stack: 1 an
+	 * entry, 2 an exit that popped a frame, 0 anything else. A COUNTERS
+	 * record right after it counts the stack as it was before (see
+	 * add_counters). */
+	int pend;
+	/* add_counters' "seen in this read" marks per function, so a
+	 * recursive function's inclusive counts are added once */
+	uint64_t *mark;
+	size_t mark_cap;
+	uint64_t reads;
 	uint64_t *excl, *incl;
 	size_t fcap;
 	/* the sync record a CALLSTACK may follow */
@@ -371,28 +374,26 @@ static int fcap_for(ct_shard *s, uint32_t fid)
 	return 0;
 }
 
-static void apply_pending(ct_shard *s)
+/* A function record: the stack moves at once (no branch on entry vs exit,
+ * which is as unpredictable as the program's call tree). An exit pops the
+ * innermost frame whatever its id; at depth 0 it changes nothing. */
+static inline int stack_func(ct_shard *s, const pt_event *ev)
 {
-	if (s->pending == 1) {
-		uint32_t fid = s->pending_fid;
-		if (!grow((void **)&s->stack, &s->stack_cap, s->depth + 1, sizeof *s->stack) &&
-		    !grow((void **)&s->onstack, &s->onstack_cap, (size_t)fid + 1,
-			  sizeof *s->onstack)) {
-			s->stack[s->depth].fid = fid;
-			s->stack[s->depth].outer = s->onstack[fid] == 0;
-			s->onstack[fid]++;
-			s->depth++;
-		}
-	} else if (s->pending == 2 && s->depth > 0) {
-		s->depth--;
-		s->onstack[s->stack[s->depth].fid]--;
-	}
-	s->pending = 0;
+	int enter;
+	uint32_t fid = pt_event_func(ev, &s->fl, &enter);
+	size_t d = s->depth;
+	if (grow((void **)&s->stack, &s->stack_cap, d + 1, sizeof *s->stack))
+		return -1;
+	s->stack[d] = fid; /* an exit's write lands above the frame it pops */
+	size_t popped = (size_t)(!enter & (d > 0));
+	s->depth = d + (size_t)enter - popped;
+	s->pend = enter + 2 * (int)popped;
+	return 0;
 }
 
 /* Deltas cover the time since the previous read, spent by the stack as it
- * was before the record the COUNTERS record follows: a pending push is not
- * on it yet, a pending pop still is. */
+ * was before the record the COUNTERS record follows: an entry's frame is
+ * not on it yet, an exit's frame still is. */
 static int add_counters(ct_shard *s, const pt_event *ev)
 {
 	const pt_rec_head *h = ev->rec;
@@ -400,19 +401,32 @@ static int add_counters(ct_shard *s, const pt_event *ev)
 	unsigned n = h->arg;
 	if (ev->size < sizeof *h + (size_t)n * 8)
 		return shard_fail(s, "COUNTERS record shorter than its count");
-	uint32_t top = s->depth ? s->stack[s->depth - 1].fid : 0;
-	if (fcap_for(s, top))
+	size_t depth = s->depth - (s->pend == 1) + (s->pend == 2);
+	uint32_t top = depth ? s->stack[depth - 1] : 0, most = top;
+	for (size_t d = 0; d < depth; d++)
+		if (s->stack[d] > most)
+			most = s->stack[d];
+	if (fcap_for(s, most) ||
+	    grow((void **)&s->mark, &s->mark_cap, (size_t)most + 1, sizeof *s->mark))
 		return shard_fail(s, "out of memory");
+	uint64_t read = ++s->reads;
 	for (unsigned i = 0; i < n; i++) {
 		int g = s->gidx[i];
 		if (g < 0)
 			continue;
 		s->excl[(size_t)top * CT_MAXC + g] += v[i];
-		for (size_t d = 0; d < s->depth; d++)
-			if (s->stack[d].outer)
-				s->incl[(size_t)s->stack[d].fid * CT_MAXC + g] += v[i];
-		if (!s->depth)
+		if (!depth)
 			s->incl[g] += v[i];
+	}
+	/* inclusive: every function on the stack, once however often it recurs */
+	for (size_t d = 0; d < depth; d++) {
+		uint32_t f = s->stack[d];
+		if (s->mark[f] == read)
+			continue;
+		s->mark[f] = read;
+		for (unsigned i = 0; i < n; i++)
+			if (s->gidx[i] >= 0)
+				s->incl[(size_t)f * CT_MAXC + s->gidx[i]] += v[i];
 	}
 	return 0;
 }
@@ -448,25 +462,21 @@ static int ct_shard_event(void *state, const pt_event *ev)
 	ct_shard *s = state;
 	const pt_rec_head *h = ev->rec;
 	unsigned kind = ev->kind;
+	/* the four function kinds, consecutive (format.h): the bulk, first */
+	if (kind >= PT_REC_FUNC_ENTER && kind <= PT_REC_FUNC_EXIT_PC) {
+		if (stack_func(s, ev))
+			return shard_fail(s, "out of memory");
+		s->last_kind = kind;
+		return 0;
+	}
 	if (kind == PT_REC_COUNTERS) {
 		int r = add_counters(s, ev);
-		apply_pending(s);
+		s->pend = 0;
 		return r;
 	}
 	if (kind != PT_REC_CALLSTACK)
-		apply_pending(s);
+		s->pend = 0;
 	switch (kind) {
-	case PT_REC_FUNC_ENTER:
-	case PT_REC_FUNC_ENTER_PC: {
-		int enter;
-		s->pending = 1;
-		s->pending_fid = pt_event_func(ev, &s->fl, &enter);
-		break;
-	}
-	case PT_REC_FUNC_EXIT:
-	case PT_REC_FUNC_EXIT_PC:
-		s->pending = 2;
-		break;
 	case PT_REC_COUNTER_DEF: {
 		const pt_rec_counter_def *d = PT_REC_PAYLOAD(h, pt_rec_counter_def);
 		const char *name = d ? pt_event_string(ev, sizeof *d) : NULL;
@@ -611,7 +621,7 @@ static int ct_shard_exit(void *state, uint64_t last_ns, int complete)
 	}
 	pthread_mutex_unlock(&t->lock);
 	free(s->stack);
-	free(s->onstack);
+	free(s->mark);
 	free(s->excl);
 	free(s->incl);
 	free(s->sites);

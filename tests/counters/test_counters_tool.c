@@ -13,11 +13,14 @@
 static const pt_func_info funcs[] = {
 	{NULL, NULL, 0, NULL}, {"f_outer", "a.c", 10, ""}, {"f_inner", "a.c", 20, ""}};
 
+#define BIG_ID 150 /* a function id past the tool's first table growth */
+static const pt_func_info big_func = {"f_big", "b.c", 30, ""};
+
 static uint32_t op_func_id(const pt_trace_ctx *c, size_t p, uint32_t local)
 {
 	(void)c;
 	(void)p;
-	return local < 3 ? local : 0;
+	return local < 3 || local == BIG_ID ? local : 0;
 }
 static uint32_t op_func_id_pc(const pt_trace_ctx *c, size_t p, uint64_t pc)
 {
@@ -29,6 +32,8 @@ static uint32_t op_func_id_pc(const pt_trace_ctx *c, size_t p, uint64_t pc)
 static const pt_func_info *op_func_info(const pt_trace_ctx *c, uint32_t id)
 {
 	(void)c;
+	if (id == BIG_ID)
+		return &big_func;
 	return id >= 1 && id < 3 ? &funcs[id] : NULL;
 }
 static uint32_t op_func_count(const pt_trace_ctx *c)
@@ -136,7 +141,7 @@ static void feed(int (*event)(void *, const pt_event *), void *s)
 	event(s, rec(PT_REC_LOST, 0, 7000, &lost, sizeof lost));
 }
 
-static char *report(void)
+static char *report_of(void (*feeder)(int (*)(void *, const pt_event *), void *))
 {
 	const pt_tool *tool = pt_tool_counters();
 	char err[256] = "";
@@ -144,7 +149,7 @@ static char *report(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	void *s = tool->shard_init(t, &shard, err, sizeof err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	feed(tool->shard_event, s);
+	feeder(tool->shard_event, s);
 	CU_ASSERT_EQUAL(tool->shard_exit(s, 8000, 1), 0);
 	char *text = NULL;
 	size_t len = 0;
@@ -165,6 +170,51 @@ static char *row_of(char *text, const char *name)
 	}
 	return NULL;
 }
+
+static char *report(void)
+{
+	return report_of(feed);
+}
+
+/* f_big calls f_inner, which calls itself; counters read while the
+ * recursion is on the stack, and first while the innermost id is smaller
+ * than an outer one (the tool's per-function arrays must fit both). */
+static void feed_recursion(int (*event)(void *, const pt_event *), void *s)
+{
+	event(s, def(0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions"));
+	event(s, func(PT_REC_FUNC_ENTER, BIG_ID, 100));
+	event(s, func(PT_REC_FUNC_ENTER, 2, 200));
+	event(s, func(PT_REC_FUNC_ENTER, 2, 300));
+	event(s, counters(10, 0, 0)); /* the second f_inner is not on yet: f_big, f_inner */
+	event(s, func(PT_REC_FUNC_EXIT, 2, 400));
+	event(s, counters(5, 0, 0)); /* the popped f_inner still is: f_inner twice */
+	event(s, func(PT_REC_FUNC_EXIT, 2, 500));
+	event(s, func(PT_REC_FUNC_EXIT, BIG_ID, 600));
+	event(s, counters(1, 0, 0)); /* f_big's last stretch */
+	event(s, func(PT_REC_FUNC_EXIT, 1, 700)); /* an exit with nothing on the stack */
+	event(s, counters(3, 0, 0)); /* outside */
+}
+
+static void test_recursion_and_large_ids(void)
+{
+	char *text = report_of(feed_recursion);
+	char *inner = row_of(text, "f_inner"), *big = row_of(text, "f_big");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(inner);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	unsigned long e, i;
+	CU_ASSERT_EQUAL(sscanf(inner, " f_inner %lu [%lu]", &e, &i), 2);
+	CU_ASSERT_EQUAL(e, 15);
+	CU_ASSERT_EQUAL(i, 15); /* once per read, not once per activation */
+	CU_ASSERT_EQUAL(sscanf(big, " f_big %lu [%lu]", &e, &i), 2);
+	CU_ASSERT_EQUAL(e, 1);
+	CU_ASSERT_EQUAL(i, 16);
+	char *outside = strstr(text, "(outside traced functions)");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(outside);
+	CU_ASSERT_EQUAL(sscanf(outside, "(outside traced functions) %lu", &e), 1);
+	CU_ASSERT_EQUAL(e, 3);
+	free(text);
+}
+
 
 static void test_function_attribution(void)
 {
@@ -307,6 +357,8 @@ int main(void)
 	CU_add_test(s, "counters per function: exclusive, inclusive, IPC, MPKI",
 		    test_function_attribution);
 	CU_add_test(s, "contention sites and sampled flat profile", test_sites_and_samples);
+	CU_add_test(s, "recursion counted once, ids past the first growth",
+		    test_recursion_and_large_ids);
 	CU_add_test(s, "Paraver events and .pcf", test_paraver);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
