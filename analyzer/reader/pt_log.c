@@ -488,10 +488,13 @@ static inline int deliver(pt_log *log, pt_event *ev, const uint8_t *p, pt_rec_he
 	return 0;
 }
 
+static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
+
 int pt_log_read(pt_log *log, pt_event *ev)
 {
 	/* Fast path: a function record, the bulk of every log, already
-	 * buffered. It needs none of the checks below (8 bytes, no payload). */
+	 * buffered. It needs none of the checks of read_slow (8 bytes, no
+	 * payload), nor its stack frame. */
 	if (log->end - log->start >= sizeof(pt_rec_head) && log->have_header &&
 	    log->final == PT_LOG_OK) {
 		const uint8_t *p = log->buf + log->start;
@@ -500,6 +503,11 @@ int pt_log_read(pt_log *log, pt_event *ev)
 		if (pt_rec_is_func(h.kind))
 			return deliver(log, ev, p, h, sizeof h);
 	}
+	return read_slow(log, ev);
+}
+
+static int read_slow(pt_log *log, pt_event *ev)
+{
 	memset(ev, 0, sizeof *ev);
 	if (log->final != PT_LOG_OK)
 		return finish(log, ev, log->final, log->final_offset);
