@@ -276,7 +276,11 @@ static void test_cuda_launch_and_kernel(void)
 	CU_ASSERT(es > -2000 && es < 2000);
 	CU_ASSERT(ee > -2000 && ee < 2000);
 	CU_ASSERT(kr->start > before);
-	CU_ASSERT_EQUAL(sdiff(kr->end, kr->start) / 1000, 40); /* 20 us at 2 ticks/ns */
+	/* 20 us at 2 ticks/ns: 40000 ticks, within 1% (the mapping's rate is
+	 * fitted on clock samples taken as the test runs, so not exact; an
+	 * exact "/ 1000 == 40" failed on 39999 under load) */
+	int64_t dur = sdiff(kr->end, kr->start);
+	CU_ASSERT(dur > 39600 && dur < 40400);
 }
 
 /* Copies and memsets land on their own stream's log, with direction and
