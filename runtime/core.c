@@ -427,9 +427,10 @@ void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p1, size_t 
 	pt_wlog_put(&t->log, pt_now(), kind, arg, p1, len1, p2, len2);
 }
 
-void pt_emit_word_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg, uint64_t word)
+void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
+		     int result)
 {
-	pt_wlog_put_word(&t->log, ticks, kind, arg, word);
+	pt_wlog_put_lock(&t->log, ticks, kind, type, obj, result);
 }
 
 void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg, const void *payload,

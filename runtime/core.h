@@ -93,6 +93,9 @@ typedef struct pt_wlog {
 	uint64_t reserved; /* file bytes allocated so far */
 	int fd;
 	int dead;      /* closed or trimmed: never write again */
+	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
+	 * may have been lost): a release of it is written as its head alone. */
+	uint64_t last_acquired;
 	int slow;      /* keep limit NULL: every event takes the slow path */
 	uint32_t kind; /* enum pt_file_kind */
 	/* data that never reached the file, written as PT_REC_LOST when space returns */
@@ -126,6 +129,10 @@ PT_HIDDEN void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned a
  * else through pt_wlog_put. */
 PT_HIDDEN void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
 				uint64_t word);
+/* A lock record (see pt_lock_emit_at): a release of last_acquired is 8
+ * bytes, every other one 16 (24 with a non-zero result). */
+PT_HIDDEN void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type,
+				uint64_t obj, int result);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */

@@ -66,10 +66,9 @@ PT_HIDDEN void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p
 PT_HIDDEN void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
 			  const void *payload, size_t len);
 
-/* Same, for a record whose payload is one 8-byte word (short lock
- * records): a faster path. */
-PT_HIDDEN void pt_emit_word_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
-			       uint64_t word);
+/* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
+PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
+			       uint64_t obj, int result);
 
 /* Linux thread id of t, and its tracing-side sequence number. */
 PT_HIDDEN uint32_t pt_thread_tid(const pt_thread *t);

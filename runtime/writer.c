@@ -252,6 +252,7 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 {
 	l->lost_records += records;
 	l->lost_bytes += bytes;
+	l->last_acquired = 0; /* the lost record may have been an acquisition */
 	if (!l->lost_reason)
 		l->lost_reason = reason;
 	atomic_fetch_add(&pt_total_lost_records, records);
@@ -377,6 +378,38 @@ void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, u
 		return;
 	}
 	pt_wlog_put(l, ticks, kind, arg, &word, sizeof word, NULL, 0);
+}
+
+void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
+		      int result)
+{
+	if (kind == PT_REC_LOCK_RELEASED && obj && obj == l->last_acquired && result == 0) {
+		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, 1, 0};
+		char *cur = l->cur;
+		char *end = pt_wlog_fast_end(l);
+		if (pt_likely(cur && end && cur + 8 <= end && ticks >= l->last &&
+			      ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead)) {
+			h.delta = (uint32_t)(ticks - l->last);
+			uint64_t head;
+			memcpy(&head, &h, sizeof head);
+			__atomic_store_n((uint64_t *)(void *)cur, head, __ATOMIC_RELEASE);
+			l->last = ticks;
+			__atomic_store_n(&l->cur, cur + 8, __ATOMIC_RELEASE);
+			return;
+		}
+		if (!l->dead)
+			put(l, ticks, h, NULL, 0, NULL, 0, sizeof h, 0);
+		return;
+	}
+	/* set first: if the record is lost, note_lost clears it again */
+	if (kind == PT_REC_LOCK_ACQUIRED)
+		l->last_acquired = obj;
+	if (pt_likely(result == 0)) {
+		pt_wlog_put_word(l, ticks, kind, type, obj);
+	} else {
+		pt_rec_lock rec = {obj, result, 0};
+		pt_wlog_put(l, ticks, kind, type, &rec, sizeof rec, NULL, 0);
+	}
 }
 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,

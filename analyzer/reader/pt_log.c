@@ -40,6 +40,11 @@ struct pt_log {
 	uint64_t ticks;  /* time of the previous record */
 	uint64_t serial;
 	int last_was_close;
+	/* The object of the most recent LOCK_ACQUIRED, which a LOCK_RELEASED of
+	 * 8 bytes releases (1.2); such a record is delivered as `expanded`. */
+	int have_acquired;
+	uint64_t last_acquired;
+	uint64_t expanded[2];
 
 	enum pt_log_state final; /* PT_LOG_OK while not finished */
 	uint64_t final_offset;
@@ -357,10 +362,11 @@ static long min_payload(const pt_rec_head *h)
 	case PT_REC_USER_TYPE:
 	case PT_REC_EXIT:
 		return 8;
+	case PT_REC_LOCK_RELEASED:
+		return 0; /* the object is optional since 1.2 (see read_slow) */
 	case PT_REC_LOCK_REQUEST:
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED:
-	case PT_REC_LOCK_RELEASED:
 	case PT_REC_BARRIER_BEGIN:
 	case PT_REC_BARRIER_END:
 		return PT_REC_LOCK_MIN_PAYLOAD; /* result optional since 1.1 */
@@ -557,6 +563,21 @@ static int read_slow(pt_log *log, pt_event *ev)
 		if (mm->build_id_len > size - sizeof h - sizeof *mm)
 			return fail(log, ev, off, "MODULE_MAP build id length %u exceeds the record",
 				    mm->build_id_len);
+	}
+	if (h.kind == PT_REC_LOCK_ACQUIRED) {
+		memcpy(&log->last_acquired, p + sizeof h, sizeof log->last_acquired);
+		log->have_acquired = 1;
+	} else if (h.kind == PT_REC_LOCK_RELEASED && size == sizeof h) {
+		if (!log->have_acquired)
+			return fail(log, ev, off,
+				    "LOCK_RELEASED without an object and no LOCK_ACQUIRED before it");
+		pt_rec_head full = h;
+		full.size8 = 2;
+		memcpy(&log->expanded[0], &full, sizeof full);
+		log->expanded[1] = log->last_acquired;
+		deliver(log, ev, p, h, size);
+		ev->rec = (const pt_rec_head *)(const void *)log->expanded;
+		return 0;
 	}
 
 	return deliver(log, ev, p, h, size);

@@ -37,9 +37,11 @@ extern "C" {
 /* A reader refuses a major version it does not know; minor versions only
  * add record kinds (unknown kinds are skipped using their size) and
  * optional trailing payload fields. 1.1: lock records may stop after the
- * object (result 0), and a lock taken without waiting has no REQUEST. */
+ * object (result 0), and a lock taken without waiting has no REQUEST.
+ * 1.2: a LOCK_RELEASED of the object of the file's most recent
+ * LOCK_ACQUIRED may be its head alone (8 bytes); readers fill the object in. */
 #define PT_FORMAT_VERSION_MAJOR 1
-#define PT_FORMAT_VERSION_MINOR 1
+#define PT_FORMAT_VERSION_MINOR 2
 
 #define PT_BYTE_ORDER_LITTLE 1
 #define PT_BYTE_ORDER_BIG 2
@@ -271,8 +273,11 @@ typedef struct pt_rec_counter_def {
 
 /* LOCK_* and BARRIER_* records. `result` and `pad` are optional: a
  * record of 16 bytes (head + object) has result 0, which is how the
- * runtime writes every record whose result is 0. Read them with
- * pt_rec_lock_get, not PT_REC_PAYLOAD. */
+ * runtime writes every record whose result is 0. Since 1.2 a LOCK_RELEASED
+ * may also omit the object (8 bytes, head alone): it releases the object
+ * of the most recent LOCK_ACQUIRED record of the same file. libptlog
+ * delivers such a record as the 16-byte form, object filled in. Read them
+ * with pt_rec_lock_get, not PT_REC_PAYLOAD. */
 typedef struct pt_rec_lock {
 	uint64_t object; /* address of the lock / semaphore / barrier */
 	int32_t result;  /* FAILED / BARRIER_END: the call's return or error number */

@@ -209,6 +209,9 @@ static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
 	/* The short forms the runtime writes when the result is 0 (format 1.1). */
 	ptw_rec(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_SPIN, t += 1, &lk.object, sizeof lk.object);
 	ptw_rec(w, PT_REC_LOCK_RELEASED, PT_LOCK_SPIN, t += 1, &lk.object, sizeof lk.object);
+	/* 1.2: the release of the object acquired last, head alone. */
+	ptw_rec(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 1, &lk.object, sizeof lk.object);
+	ptw_rec(w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += 1, NULL, 0);
 	pt_rec_cond cv2 = {0x7ffd0000b000ull, 0x7ffd0000a000ull, 0, 0};
 	ptw_rec(w, PT_REC_COND_WAIT_BEGIN, 0, t += 1, &cv2, sizeof cv2);
 	cv2.result = 110;

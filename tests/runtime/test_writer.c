@@ -27,7 +27,8 @@ typedef struct rec {
 	unsigned kind;
 	uint64_t ticks;
 	uint32_t func_id;
-	uint64_t a, b; /* first two payload words */
+	size_t size;   /* in the file */
+	uint64_t a, b; /* first two payload words, as delivered */
 } rec;
 
 /* Reads every record of tmpdir/name; returns the count (max n), -1 on a
@@ -46,10 +47,14 @@ static long read_all(const char *name, rec *out, long n, int *complete)
 			out[i].kind = ev.kind;
 			out[i].ticks = ev.ticks;
 			out[i].func_id = ev.func_id;
+			out[i].size = ev.size;
 			out[i].a = out[i].b = 0;
-			if (ev.size >= 16)
+			/* the delivered record (a 1.2 lock release of 8 bytes comes
+			 * with its object filled in) */
+			size_t size = pt_rec_size(ev.rec);
+			if (size >= 16)
 				memcpy(&out[i].a, (const char *)ev.rec + 8, 8);
-			if (ev.size >= 24)
+			if (size >= 24)
 				memcpy(&out[i].b, (const char *)ev.rec + 16, 8);
 		}
 		i++;
@@ -314,6 +319,61 @@ static void test_word_records(void)
 	CU_ASSERT_EQUAL(r[202].ticks, r[201].ticks); /* clamped to the previous */
 }
 
+/* pt_wlog_put_lock: the release of the object acquired last is its head
+ * alone and reads back with that object; any other release, and the
+ * release of an acquisition that was lost, carries its object. */
+static void test_lock_records(void)
+{
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tl.ptl", &thread_params), 0);
+	uint64_t t = l.last;
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 8 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_SPIN, 0xb000, 0);
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_SPIN, 0xb000, 0);  /* 8 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 16 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xc000, 130); /* 24 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xc000, 0); /* 8 */
+	/* the log's size cap: records are lost, an acquisition among them */
+	pt_max_file_size = 64 * 1024;
+	for (uint32_t i = 0; i < 20000 && !l.lost_records; i++)
+		pt_wlog_put_func(&l, ++t, PT_REC_FUNC_ENTER, 1);
+	CU_ASSERT_FATAL(l.lost_records > 0);
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xd000, 0);
+	pt_max_file_size = 0;
+	l.retry_countdown = 0;
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xd000, 0); /* 16 */
+	pt_wlog_close(&l);
+	static rec r[20000];
+	long n = read_all("tl.ptl", r, 20000, NULL);
+	CU_ASSERT_FATAL(n > 12);
+	static const struct {
+		unsigned kind;
+		size_t size;
+		uint64_t obj;
+	} want[] = {
+		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_RELEASED, 8, 0xa000},
+		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_ACQUIRED, 16, 0xb000},
+		{PT_REC_LOCK_RELEASED, 8, 0xb000},  {PT_REC_LOCK_RELEASED, 16, 0xa000},
+		{PT_REC_LOCK_ACQUIRED, 24, 0xc000}, {PT_REC_LOCK_RELEASED, 8, 0xc000},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		CU_ASSERT_EQUAL(r[1 + i].kind, want[i].kind);
+		CU_ASSERT_EQUAL(r[1 + i].size, want[i].size);
+		CU_ASSERT_EQUAL(r[1 + i].a, want[i].obj);
+	}
+	CU_ASSERT_EQUAL(r[7].b & 0xffffffff, 130); /* the result of the 24-byte form */
+	/* after the LOST record: the release of the lost acquisition */
+	CU_ASSERT_EQUAL(r[n - 3].kind, PT_REC_LOST);
+	CU_ASSERT_EQUAL(r[n - 2].kind, PT_REC_LOCK_RELEASED);
+	CU_ASSERT_EQUAL(r[n - 2].size, 16);
+	CU_ASSERT_EQUAL(r[n - 2].a, 0xd000);
+	CU_ASSERT_EQUAL(r[n - 1].kind, PT_REC_CLOSE);
+}
+
 static void test_window_switch(void)
 {
 	enum { N = 200000 }; /* 1.6 MB of records through 64 KiB windows */
@@ -521,6 +581,8 @@ int main(void)
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "one-word records", test_word_records);
+	CU_add_test(s, "lock records: a release of the last acquisition is 8 bytes",
+		    test_lock_records);
 	CU_add_test(s, "lost accounting", test_lost_accounting);
 	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
