@@ -528,6 +528,24 @@ static void test_record_errors(void)
 	CU_ASSERT_EQUAL(r.offset, w.recs[lock].offset);
 	CU_ASSERT_EQUAL(r.n, lock);
 	free(r.ev);
+	/* A LOCK_RELEASED of 8 bytes (1.2) with no LOCK_ACQUIRED before it in
+	 * the file has no object to stand for. */
+	{
+		ptw s;
+		uint64_t t = 1000;
+		ptw_begin(&s, PT_FILE_THREAD, 1, 2, t, 5000000000ull, 3, 1);
+		ptw_time(&s, t);
+		ptw_func(&s, PT_REC_FUNC_ENTER, 1, t += 5);
+		ptw_rec(&s, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += 5, NULL, 0);
+		ptw_close(&s, t += 5);
+		r = read_mem(s.buf, s.len, 0, 1);
+		CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+		CU_ASSERT_EQUAL(r.offset, s.recs[2].offset);
+		CU_ASSERT_EQUAL(r.n, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "no LOCK_ACQUIRED before it"));
+		free(r.ev);
+		ptw_free(&s);
+	}
 	/* A size running past the end is a truncated last record. */
 	memcpy(b, w.buf, w.len);
 	size_t last = w.nrecs - 1;
