@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define PV_INDEX_STEP (4u << 10)
+#define PV_INDEX_STEP (16u << 10)
 #define PV_STREAM_BUF (64u << 10)
 /* The longest record: op, a 64-bit delta, a text length and the text. */
 #define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
