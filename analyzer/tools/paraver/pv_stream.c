@@ -373,12 +373,14 @@ static inline void cursor_next(cursor *c)
 }
 
 /* First record with key >= bound at or after (off, text, prev): updates
- * all three. Reads in chunks: a cut is at most one index step past its
- * note. */
+ * all three. A cut is at most one index step past its note, on average
+ * half of one: small reads (this runs serially before the merge, for
+ * every partition and stream) instead of a whole step at a time. */
+#define SEEK_CHUNK (4u << 10)
 static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
 		      uint64_t *text, uint64_t *prev)
 {
-	uint8_t buf[PV_INDEX_STEP + 2 * PV_REC_MAX];
+	uint8_t buf[SEEK_CHUNK + PV_REC_MAX];
 	while (*off < end) {
 		size_t want = sizeof buf;
 		if (want > end - *off)
@@ -418,6 +420,9 @@ typedef struct merge {
 	uint64_t *off;    /* [(nparts + 1) * n]: start offset of partition p in stream s */
 	uint64_t *text;   /* same, text bytes before it */
 	uint64_t *prev;   /* same, key of the record before it */
+	size_t next_cut;  /* atomic: next stream for find_cuts */
+	size_t cut_failed; /* a stream whose cuts could not be found */
+	int cut_errno;     /* its errno; 0: none failed (set under lock) */
 	uint64_t *out_off; /* per partition, in the output */
 	int fd;
 	int gz;
@@ -852,6 +857,88 @@ out:
 	return NULL;
 }
 
+/* The start of every partition in stream s: offset, text bytes before it
+ * and the key before it. 0, or an errno. */
+static int cut_stream(merge *m, size_t s)
+{
+	const pv_stream *st = m->streams[s];
+	size_t n = m->n, np = m->nparts;
+	int sfd = -1, rc = 0;
+	uint64_t off = 0, text = 0, prev = 0;
+	size_t ix = 0;
+	for (size_t p = 1; p < np; p++) {
+		uint64_t b = m->bounds[p];
+		/* jump ahead with the index: last note with key < b */
+		while (ix < st->nidx && st->idx[ix].key < b)
+			ix++;
+		if (ix > 0 && st->idx[ix - 1].off > off) {
+			off = st->idx[ix - 1].off;
+			text = st->idx[ix - 1].text;
+			prev = st->idx[ix - 1].prev;
+		}
+		if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
+			if (sfd < 0 && (sfd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0) {
+				rc = errno;
+				break;
+			}
+			errno = 0;
+			if (seek_bound(sfd, st->off, st->prefix_len, b, &off, &text, &prev)) {
+				rc = errno ? errno : EIO;
+				break;
+			}
+		} else {
+			off = st->off;
+			text = st->text;
+			prev = st->last_key;
+		}
+		m->off[p * n + s] = off;
+		m->text[p * n + s] = text;
+		m->prev[p * n + s] = prev;
+	}
+	if (sfd >= 0)
+		close(sfd);
+	m->off[np * n + s] = st->off;
+	m->text[np * n + s] = st->text;
+	return rc;
+}
+
+static void *cut_worker(void *arg)
+{
+	merge *m = arg;
+	for (;;) {
+		size_t s = __atomic_fetch_add(&m->next_cut, 1, __ATOMIC_RELAXED);
+		if (s >= m->n)
+			break;
+		int rc = cut_stream(m, s);
+		if (rc) {
+			pthread_mutex_lock(&m->lock);
+			if (!m->cut_errno) {
+				m->cut_errno = rc;
+				m->cut_failed = s;
+			}
+			pthread_mutex_unlock(&m->lock);
+		}
+	}
+	return NULL;
+}
+
+/* cut_stream for every stream, on up to nworkers threads. 0, or -1 with
+ * m->cut_failed and m->cut_errno set. */
+static int find_cuts(merge *m, unsigned nworkers)
+{
+	if (nworkers > m->n)
+		nworkers = (unsigned)m->n;
+	pthread_t th[64];
+	unsigned started = 0;
+	for (; started + 1 < nworkers && started < 64; started++)
+		if (pthread_create(&th[started], NULL, cut_worker, m))
+			break;
+	cut_worker(m); /* this thread is one of them */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	return m->cut_errno ? -1 : 0;
+}
+
 int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
 	     int gz, char *err, size_t errlen)
 {
@@ -912,45 +999,12 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 	m.out_off = calloc(np + 1, sizeof *m.out_off);
 	if (!m.off || !m.text || !m.prev || !m.out_off)
 		goto oom;
-	for (size_t s = 0; s < n; s++) {
-		const pv_stream *st = streams[s];
-		int sfd = -1;
-		uint64_t off = 0, text = 0, prev = 0;
-		size_t ix = 0;
-		for (size_t p = 1; p < np; p++) {
-			uint64_t b = m.bounds[p];
-			/* jump ahead with the index: last note with key < b */
-			while (ix < st->nidx && st->idx[ix].key < b)
-				ix++;
-			if (ix > 0 && st->idx[ix - 1].off > off) {
-				off = st->idx[ix - 1].off;
-				text = st->idx[ix - 1].text;
-				prev = st->idx[ix - 1].prev;
-			}
-			if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
-				if (sfd < 0)
-					sfd = open(st->path, O_RDONLY | O_CLOEXEC);
-				if (sfd < 0 || seek_bound(sfd, st->off, st->prefix_len, b, &off, &text,
-								&prev)) {
-					if (sfd >= 0)
-						close(sfd);
-					snprintf(err, errlen, "%s: cannot read back: %s", st->path,
-						 strerror(errno ? errno : EIO));
-					goto out;
-				}
-			} else {
-				off = st->off;
-				text = st->text;
-				prev = st->last_key;
-			}
-			m.off[p * n + s] = off;
-			m.text[p * n + s] = text;
-			m.prev[p * n + s] = prev;
-		}
-		if (sfd >= 0)
-			close(sfd);
-		m.off[np * n + s] = st->off;
-		m.text[np * n + s] = st->text;
+	/* Where each partition starts in each stream: streams are independent,
+	 * so the workers share them (this was the serial part of the merge). */
+	if (find_cuts(&m, nworkers)) {
+		const pv_stream *st = streams[m.cut_failed];
+		snprintf(err, errlen, "%s: cannot read back: %s", st->path, strerror(m.cut_errno));
+		goto out;
 	}
 	for (size_t p = 0; p <= np; p++) {
 		uint64_t t = 0;
