@@ -3,6 +3,7 @@
 
 Usage: test_analyze.py PARATRACE PTGEN WORKDIR CASE
 CASE: known | gz | jobs | corrupt | badinput | report | chrome | perfetto | tool | interval | many
+      | replace
 (tool: the example tool's path in $PT_EXAMPLE_TOOL)
 
 Expectations come from ptgen's `known` scenario (bench/analyzer/ptgen.c),
@@ -338,10 +339,40 @@ def case_many():
     expect(s["threads"] == 600, "threads %d" % s["threads"])
 
 
+def case_replace():
+    """A run that fails leaves the previous trace as it was (the new files
+    are written beside it and renamed into place only at the end)."""
+    import resource
+    import signal
+    out = os.path.join(WORK, "out")
+    small = gen("small")
+    run([PARATRACE, "analyze", "-q", "-o", out, small])
+    before = {ext: open(out + ext, "rb").read() for ext in (".prv", ".pcf", ".row")}
+    big = os.path.join(WORK, "big")
+    shutil.rmtree(big, ignore_errors=True)
+    run([PTGEN, "--out", big, "--scenario", "bench", "--threads", "2", "--events", "200000"])
+
+    def limit():  # the .prv (~8 MB) cannot be written; the temporary files (~1 MB) can
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 20, 4 << 20))
+    p = subprocess.run([PARATRACE, "analyze", "-q", "-o", out, big], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+    expect(p.returncode != 0 and "too large" in p.stderr.lower(),
+           "analyze past the file size limit: rc %d, %r" % (p.returncode, p.stderr[-500:]))
+    for ext, data in before.items():
+        expect(open(out + ext, "rb").read() == data, "%s changed by a failed run" % ext)
+    left = [f for f in os.listdir(WORK) if f.startswith("out.prv.tmp-")]
+    expect(not left, "temporary files left behind: %s" % left)
+    run([PARATRACE, "analyze", "-q", "-o", out, big])
+    expect(open(out + ".prv", "rb").read() != before[".prv"], "a good run did not replace the .prv")
+    checked(out + ".prv")
+
+
 CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_corrupt,
          "badinput": case_badinput, "report": case_report, "chrome": case_chrome,
          "perfetto": case_perfetto,
-         "tool": case_tool, "interval": case_interval, "many": case_many}
+         "tool": case_tool, "interval": case_interval, "many": case_many,
+         "replace": case_replace}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)

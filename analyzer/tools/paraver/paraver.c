@@ -1277,6 +1277,7 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
 	char path[PATH_MAX];
+	char tmp_prv[PATH_MAX] = "", tmp_pcf[PATH_MAX] = "", tmp_row[PATH_MAX] = "";
 	snprintf(path, sizeof path, "%s/comms", pv->tmpdir);
 	if (pv_stream_open(&comms, path, NULL)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
@@ -1309,9 +1310,16 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	streams[n++] = &comms;
 	size_t hlen = header(pv, hdr, 64 + 32 * ctx->nshards + 16 * ctx->nprocesses);
 	snprintf(pv->prv_path, sizeof pv->prv_path, "%s.prv%s", pv->name, pv->gz ? ".gz" : "");
-	fd = open(pv->prv_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* The three files are written in the temporary folder (beside the
+	 * output, so on its file system) and renamed into place at the end:
+	 * a run that fails leaves the previous trace as it was, and Paraver
+	 * never opens a half-written one. */
+	snprintf(tmp_prv, sizeof tmp_prv, "%s/out.prv", pv->tmpdir);
+	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
+	snprintf(tmp_row, sizeof tmp_row, "%s/out.row", pv->tmpdir);
+	fd = open(tmp_prv, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", tmp_prv, strerror(errno));
 		goto out;
 	}
 	const char *h = hdr;
@@ -1339,21 +1347,32 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		goto out;
 	}
 	fd = -1;
-	snprintf(path, sizeof path, "%s.pcf", pv->name);
-	if (write_pcf(pv, path)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (write_pcf(pv, tmp_pcf)) {
+		snprintf(err, errlen, "%s: %s", tmp_pcf, strerror(errno));
 		goto out;
 	}
-	snprintf(path, sizeof path, "%s.row", pv->name);
-	if (write_row(pv, path)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (write_row(pv, tmp_row)) {
+		snprintf(err, errlen, "%s: %s", tmp_row, strerror(errno));
 		goto out;
+	}
+	const char *tmps[3] = {tmp_prv, tmp_pcf, tmp_row};
+	const char *exts[3] = {pv->gz ? ".prv.gz" : ".prv", ".pcf", ".row"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s%s", pv->name, exts[i]);
+		if (rename(tmps[i], path)) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
 	}
 	pv->records += comms.nrec;
 	rc = 0;
 out:
 	if (fd >= 0)
 		close(fd);
+	if (rc && tmp_prv[0]) /* what was not renamed into place */
+		for (const char *const *t = (const char *const[]){tmp_prv, tmp_pcf, tmp_row, NULL}; *t;
+		     t++)
+			unlink(*t);
 	pv_stream_free(&comms);
 	free(streams);
 	free(hdr);
