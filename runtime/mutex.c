@@ -23,9 +23,7 @@ void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int r
 	int saved = errno;
 	pt_thread *t = pt_enter();
 	if (t) {
-		pt_lock_emit_at(t, pt_now(), acquired ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED,
-				type, obj, result);
-		pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+		pt_lock_outcome_at(t, pt_now(), type, obj, acquired, result);
 		pt_leave(t);
 	}
 	errno = saved;

@@ -64,6 +64,16 @@ static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, 
 	pt_emit_lock_at(t, ticks, kind, type, pt_ptr(obj), result);
 }
 
+/* The outcome of an acquisition attempt stamped at ticks: ACQUIRED, or
+ * FAILED with the error, then the counters read at synchronization. */
+static inline void pt_lock_outcome_at(pt_thread *t, uint64_t ticks, unsigned type,
+				      const volatile void *obj, int acquired, int result)
+{
+	pt_lock_emit_at(t, ticks, acquired ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, obj,
+			result);
+	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
+}
+
 /* A lock call that may block, as a try first: the try succeeds exactly when
  * the lock would not block, so the uncontended case is one clock read and
  * one ACQUIRED record (the most common case by far, and the one whose
@@ -86,10 +96,7 @@ static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, 
 				return r_;                                                   \
 			ticks_ = pt_now();                                                   \
 		}                                                                            \
-		pt_lock_emit_at(t_, ticks_,                                                  \
-				acquired(r_) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, obj, \
-				r_);                                                         \
-		pt_counters_at(t_, PT_COUNTERS_AT_SYNC);                                     \
+		pt_lock_outcome_at(t_, ticks_, type, obj, acquired(r_), r_);                 \
 		pt_leave(t_);                                                                \
 		return r_;                                                                   \
 	} while (0)
@@ -104,10 +111,7 @@ static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, 
 			return real_fn(obj);                                                 \
 		uint64_t ticks_ = pt_now();                                                  \
 		int r_ = real_fn(obj);                                                       \
-		pt_lock_emit_at(t_, ticks_,                                                  \
-				acquired(r_) ? PT_REC_LOCK_ACQUIRED : PT_REC_LOCK_FAILED, type, obj, \
-				r_);                                                         \
-		pt_counters_at(t_, PT_COUNTERS_AT_SYNC);                                     \
+		pt_lock_outcome_at(t_, ticks_, type, obj, acquired(r_), r_);                 \
 		pt_leave(t_);                                                                \
 		return r_;                                                                   \
 	} while (0)

@@ -362,22 +362,34 @@ void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const 
 	put(l, ticks, h, p1, len1, p2, len2, size, 0);
 }
 
-void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, uint64_t word)
+/* A record of its head and at most one word (h.size8 1 or 2), stored in
+ * place when the window has room and nothing else is pending (a LOST
+ * record, a TIME for a large delta): payload first, head last, as store()
+ * does. 1 when stored; 0: the caller takes the general path. */
+static inline int store_in_place(pt_wlog *l, uint64_t ticks, pt_rec_head h, uint64_t word)
 {
+	size_t size = (size_t)h.size8 * 8;
 	char *cur = l->cur;
 	char *end = pt_wlog_fast_end(l);
-	if (pt_likely(cur && end && cur + 16 <= end && ticks >= l->last &&
-		      ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead)) {
-		pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, 2, (uint32_t)(ticks - l->last)};
-		uint64_t head;
-		memcpy(&head, &h, sizeof head);
+	if (!pt_likely(cur && end && cur + size <= end && ticks >= l->last &&
+		       ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead))
+		return 0;
+	h.delta = (uint32_t)(ticks - l->last);
+	uint64_t head;
+	memcpy(&head, &h, sizeof head);
+	if (size == 16)
 		__atomic_store_n((uint64_t *)(void *)(cur + 8), word, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(void *)cur, head, __ATOMIC_RELEASE);
-		l->last = ticks;
-		__atomic_store_n(&l->cur, cur + 16, __ATOMIC_RELEASE);
-		return;
-	}
-	pt_wlog_put(l, ticks, kind, arg, &word, sizeof word, NULL, 0);
+	__atomic_store_n((uint64_t *)(void *)cur, head, __ATOMIC_RELEASE);
+	l->last = ticks;
+	__atomic_store_n(&l->cur, cur + size, __ATOMIC_RELEASE);
+	return 1;
+}
+
+void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, uint64_t word)
+{
+	pt_rec_head h = {(uint8_t)kind, (uint8_t)arg, 2, 0};
+	if (!store_in_place(l, ticks, h, word))
+		pt_wlog_put(l, ticks, kind, arg, &word, sizeof word, NULL, 0);
 }
 
 void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
@@ -385,19 +397,7 @@ void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, 
 {
 	if (kind == PT_REC_LOCK_RELEASED && obj && obj == l->last_acquired && result == 0) {
 		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, 1, 0};
-		char *cur = l->cur;
-		char *end = pt_wlog_fast_end(l);
-		if (pt_likely(cur && end && cur + 8 <= end && ticks >= l->last &&
-			      ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead)) {
-			h.delta = (uint32_t)(ticks - l->last);
-			uint64_t head;
-			memcpy(&head, &h, sizeof head);
-			__atomic_store_n((uint64_t *)(void *)cur, head, __ATOMIC_RELEASE);
-			l->last = ticks;
-			__atomic_store_n(&l->cur, cur + 8, __ATOMIC_RELEASE);
-			return;
-		}
-		if (!l->dead)
+		if (!store_in_place(l, ticks, h, 0) && !l->dead)
 			put(l, ticks, h, NULL, 0, NULL, 0, sizeof h, 0);
 		return;
 	}

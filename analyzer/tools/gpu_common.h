@@ -49,6 +49,18 @@ uint64_t gpu_ticks_ns(const pt_shard_info *shard, uint64_t ticks);
 
 const char *gpu_copy_dir_name(uint32_t dir);
 
+/* A device row shows one interval at a time: an interval that starts
+ * before the previous one ended (an out-of-order queue) starts at its end.
+ * Clamps [*start, *end) that way and moves *busy_until to its end. */
+static inline void gpu_one_at_a_time(uint64_t *busy_until, uint64_t *start, uint64_t *end)
+{
+	if (*start < *busy_until)
+		*start = *busy_until;
+	if (*end < *start)
+		*end = *start;
+	*busy_until = *end;
+}
+
 /* The GPU profile tool (gpu.c): the report's GPU section. */
 const pt_tool *pt_tool_gpu(void);
 const char *gpu_call_name(unsigned api, unsigned call);

@@ -212,11 +212,7 @@ static void device_event(tl_shard *s, const pt_event *ev)
 	} else {
 		return;
 	}
-	if (start < s->busy_until)
-		start = s->busy_until;
-	if (end < start)
-		end = start;
-	s->busy_until = end;
+	gpu_one_at_a_time(&s->busy_until, &start, &end);
 	s->tool->enc->device(&s->out, start, end - start, cat, name, flow);
 	s->n++;
 }

@@ -379,6 +379,14 @@ static void pop_frames(pv_shard *s, uint64_t t, size_t n)
 	}
 }
 
+/* The 60000019/60000119 line of an entry (id) or an exit (0) at t. */
+static inline void func_line(pv_shard *s, uint64_t t, uint32_t id)
+{
+	pv_stream_func(&s->ev, rel(s, t), id);
+	if (s->ev.last_key > s->last) /* the key, clamped so the stream stays sorted */
+		s->last = s->ev.last_key;
+}
+
 static void func_enter(pv_shard *s, uint64_t t, uint32_t id)
 {
 	core *c = s->core;
@@ -388,9 +396,7 @@ static void func_enter(pv_shard *s, uint64_t t, uint32_t id)
 		c->oom = 1;
 		return;
 	}
-	pv_stream_func(&s->ev, rel(s, t), id);
-	if (s->ev.last_key > s->last)
-		s->last = s->ev.last_key;
+	func_line(s, t, id);
 }
 
 static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
@@ -398,9 +404,7 @@ static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
 	core *c = s->core;
 	if (c->depth && c->stack[c->depth - 1] == id) {
 		c->depth--;
-		pv_stream_func(&s->ev, rel(s, t), 0);
-		if (s->ev.last_key > s->last)
-			s->last = s->ev.last_key;
+		func_line(s, t, 0);
 		return;
 	}
 	for (size_t i = c->depth; i-- > 0;)
@@ -426,9 +430,7 @@ static inline void func_record(pv_shard *s, uint64_t t, uint32_t id, int enter)
 		goto slow;
 	c->stack[d] = id; /* an exit's write above the top is harmless */
 	c->depth = d + 2 * (size_t)enter - 1;
-	pv_stream_func(&s->ev, rel(s, t), id & (uint32_t)-enter);
-	if (s->ev.last_key > s->last)
-		s->last = s->ev.last_key;
+	func_line(s, t, id & (uint32_t)-enter);
 	return;
 slow:
 	if (enter)

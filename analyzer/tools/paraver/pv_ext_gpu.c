@@ -264,19 +264,13 @@ static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_ev
 	} else {
 		return;
 	}
-	/* One row shows one interval at a time: an interval that starts before
-	 * the previous one ended (out-of-order queue) starts at its end. */
-	if (start < gs->busy_until)
-		start = gs->busy_until;
-	if (end < start)
-		end = start;
+	gpu_one_at_a_time(&gs->busy_until, &start, &end);
 	pv_set_state(s, start, state);
 	pv_events(s, start, n, types, values);
 	for (size_t i = 0; i < n; i++)
 		values[i] = 0;
 	pv_events(s, end, n, types, values);
 	pv_set_state(s, end, PV_STATE_IDLE);
-	gs->busy_until = end;
 }
 
 static int ext_event(void *global, void *shard_state, pv_shard *s, const pt_event *ev)

@@ -41,6 +41,12 @@
  * it would be mispredicted about half the time. */
 enum { PV_OP_TEXT, PV_OP_FUNC };
 static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+
+/* Text of a function line (id 0: an exit). */
+static inline size_t func_text_len(uint32_t id)
+{
+	return enter_fixed + 2 * pv_digits(id);
+}
 /* Room a function line's text needs at most (two 10-digit ids). */
 #define PV_FUNC_TEXT_MAX (sizeof ":60000019::60000119:\n" - 1 + 20)
 
@@ -183,7 +189,7 @@ void pv_stream_commit(pv_stream *s, size_t len)
 void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 {
 	uint8_t *p = begin_rec(s, key, PV_OP_FUNC);
-	end_rec(s, put_leb(p, id), enter_fixed + 2 * pv_digits(id));
+	end_rec(s, put_leb(p, id), func_text_len(id));
 }
 
 int pv_stream_finish(pv_stream *s)
@@ -268,7 +274,7 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 /* Bytes of output text of a record (prefix and key included). */
 static inline uint64_t rec_text(const rec *r, size_t prefix_len)
 {
-	uint64_t t = r->op == PV_OP_FUNC ? enter_fixed + 2 * pv_digits(r->id) : r->tlen;
+	uint64_t t = r->op == PV_OP_FUNC ? func_text_len(r->id) : r->tlen;
 	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
 }
 
@@ -283,7 +289,6 @@ typedef struct cursor {
 	rec r, nx;
 	int has_nx;
 	size_t keep, nx_at; /* buf offsets where r and nx start (a refill keeps r) */
-	size_t stream;
 	const char *path;
 	const char *prefix; /* NULL: the stored text is the whole line */
 	size_t prefix_len;
@@ -722,7 +727,6 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 		c->off = a;
 		c->end = b;
 		c->buf = bufs + nh * CURSOR_BUF;
-		c->stream = s;
 		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
 		c->prefix_len = m->streams[s]->prefix_len;
 		c->r.key = m->prev[p * m->n + s]; /* the first delta's base */
@@ -734,7 +738,6 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 		t->leaf[t->n++] = (uint32_t)nh;
 		nh++;
 	}
-	size_t opened = nh;
 	if (!err && nh) {
 		uint64_t max_key = 0;
 		for (size_t s = 0; s < m->n; s++)
@@ -763,7 +766,6 @@ static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small,
 			}
 		}
 	}
-	(void)opened;
 	return err;
 }
 
