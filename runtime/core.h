@@ -147,10 +147,17 @@ PT_HIDDEN void pt_wlog_forget(pt_wlog *l);
 PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
 
 /* The last bytes of every window are kept for the records that end a log
- * (a pending LOST, THREAD_END or EXIT, CLOSE, each possibly after a TIME):
- * even when no more space can be had (disk full, PARATRACE_MAX_SIZE), a log
- * still ends complete and says how much it lost. */
+ * (a pending LOST, THREAD_END or EXIT, CLOSE, each possibly after a TIME,
+ * and one pad word: 4 + 32 + 16 + 24 + 16 + 32 = 124 at most): even when no
+ * more space can be had (disk full, PARATRACE_MAX_SIZE), a log still ends
+ * complete and says how much it lost. */
 #define PT_TAIL_RESERVE 128
+/* Bytes a record may need beyond its size: the pad word that aligns it
+ * after a compact function record. */
+#define PT_REC_ALIGN_SLACK 4
+/* Compact function records are little-endian words (format.h); a
+ * big-endian writer keeps to the 8-byte form. */
+#define PT_WRITE_COMPACT (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 /* Where the fast path must stop: the window's end less the tail reserve. */
 static inline char *pt_wlog_fast_end(const pt_wlog *l)
 {

@@ -259,13 +259,26 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 	atomic_fetch_add(&pt_total_lost_bytes, bytes);
 }
 
+/* Where a record of `kind` starts if written at cur: function records at
+ * any 4-byte boundary, every other record at a multiple of 8, after a pad
+ * word (format 2.0; payloads stay aligned for readers). Stores the pad.
+ * Space for it is part of PT_REC_ALIGN_SLACK in every space check. */
+static inline char *align_for(char *cur, unsigned kind)
+{
+	if (pt_unlikely((uintptr_t)cur & 4) && !pt_rec_is_func(kind)) {
+		__atomic_store_n((uint32_t *)(void *)cur, PT_COMPACT_PAD, __ATOMIC_RELAXED);
+		cur += 4;
+	}
+	return cur;
+}
+
 /* Stores a record at l->cur: payload first, head last (one 8-byte store),
  * so a reader of the live file or of a killed writer's file sees either
  * nothing (zeros: end) or the whole record. Space was checked. */
 static void store(pt_wlog *l, pt_rec_head h, const void *p1, size_t len1, const void *p2,
 		  size_t len2, size_t size)
 {
-	char *p = l->cur;
+	char *p = align_for(l->cur, h.kind);
 	if (len1)
 		memcpy(p + sizeof h, p1, len1);
 	if (len2)
@@ -277,6 +290,14 @@ static void store(pt_wlog *l, pt_rec_head h, const void *p1, size_t len1, const 
 	memcpy(&word, &h, sizeof word);
 	__atomic_store_n((uint64_t *)(void *)p, word, __ATOMIC_RELEASE);
 	__atomic_store_n(&l->cur, p + size, __ATOMIC_RELEASE);
+}
+
+/* A compact function record (format 2.0), as the hooks store it. */
+static void store_compact(pt_wlog *l, uint32_t word)
+{
+	char *p = l->cur;
+	__atomic_store_n((uint32_t *)(void *)p, word, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->cur, p + 4, __ATOMIC_RELEASE);
 }
 
 static void store_time(pt_wlog *l, uint64_t ticks)
@@ -301,7 +322,8 @@ static void store_lost(pt_wlog *l)
  * cannot be had (the record is then counted as lost). */
 static int make_room(pt_wlog *l, size_t size, int overflow, int tail)
 {
-	size_t need = size + (overflow ? 16 : 0) + (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
+	size_t need = size + PT_REC_ALIGN_SLACK + (overflow ? 16 : 0) +
+		      (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
 	uintptr_t bound = (uintptr_t)(tail ? l->end : pt_wlog_fast_end(l));
 	if (pt_likely(l->cur && (uintptr_t)l->cur + need <= bound))
 		return 0;
@@ -343,8 +365,12 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 		store_time(l, ticks);
 		d = 0;
 	}
-	h.delta = (uint32_t)d;
-	store(l, h, p1, len1, p2, len2, size);
+	if (PT_WRITE_COMPACT && pt_rec_is_func(h.kind) && pt_compact_fits(pt_rec_func_id(&h), d)) {
+		store_compact(l, pt_compact_word(h.kind, pt_rec_func_id(&h), (uint32_t)d));
+	} else {
+		h.delta = (uint32_t)d;
+		store(l, h, p1, len1, p2, len2, size);
+	}
 	l->last = ticks;
 }
 
@@ -371,9 +397,10 @@ static inline int store_in_place(pt_wlog *l, uint64_t ticks, pt_rec_head h, uint
 	size_t size = (size_t)h.size8 * 8;
 	char *cur = l->cur;
 	char *end = pt_wlog_fast_end(l);
-	if (!pt_likely(cur && end && cur + size <= end && ticks >= l->last &&
+	if (!pt_likely(cur && end && cur + PT_REC_ALIGN_SLACK + size <= end && ticks >= l->last &&
 		       ticks - l->last <= UINT32_MAX && !l->lost_records && !l->dead))
 		return 0;
+	cur = align_for(cur, h.kind);
 	h.delta = (uint32_t)(ticks - l->last);
 	uint64_t head;
 	memcpy(&head, &h, sizeof head);

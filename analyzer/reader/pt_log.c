@@ -2,8 +2,10 @@
  *
  * One buffer holds the bytes not yet consumed: buf[0] is stream offset
  * base_off, records start at buf[start], valid data ends at buf[end].
- * base_off and start stay multiples of 8, so every record handed out is
- * 8-byte aligned (malloc alignment + the format's 8-byte record sizes).
+ * base_off stays a multiple of 8, so a record sits in buf with the
+ * alignment of its offset: every record with a payload 8-byte aligned
+ * (malloc alignment + the format's rule that only function records may
+ * start at 4 modulo 8).
  * The buffer is only compacted or grown inside read/feed, which is why a
  * delivered ev->rec stays valid until the next read/feed/close.
  */
@@ -36,6 +38,8 @@ struct pt_log {
 	uint64_t base_off;
 
 	int have_header;
+	int compact; /* format 2.0 or later: 4-byte function records and pads */
+	size_t pad;  /* a pad word consumed, its record not delivered yet */
 	pt_file_header hdr;
 	uint64_t ticks;  /* time of the previous record */
 	uint64_t serial;
@@ -111,17 +115,19 @@ const pt_file_header *pt_log_header(const pt_log *log)
 }
 
 /* Room for `more` bytes after end. Consumed bytes are only moved out of
- * the way when space runs out, so feeding a byte at a time stays linear;
- * base_off stays a multiple of 8 because start is one. */
+ * the way when space runs out, so feeding a byte at a time stays linear.
+ * They move by a multiple of 8, so base_off stays one and a record's
+ * address in buf has the alignment of its offset in the log. */
 static int reserve(pt_log *log, size_t more)
 {
 	if (log->cap - log->end >= more)
 		return 0;
-	if (log->start > 0) {
-		memmove(log->buf, log->buf + log->start, log->end - log->start);
-		log->base_off += log->start;
-		log->end -= log->start;
-		log->start = 0;
+	size_t drop = log->start & ~(size_t)7;
+	if (drop > 0) {
+		memmove(log->buf, log->buf + drop, log->end - drop);
+		log->base_off += drop;
+		log->end -= drop;
+		log->start -= drop;
 		if (log->cap - log->end >= more)
 			return 0;
 	}
@@ -252,7 +258,8 @@ static int need_more(pt_log *log, pt_event *ev, size_t partial)
 		ev->ticks = log->ticks;
 		return -1;
 	}
-	log->truncated_bytes = partial;
+	/* A pad belongs to the record cut short after it. */
+	log->truncated_bytes = partial + log->pad;
 	return finish(log, ev, PT_LOG_EOF, cur_offset(log));
 }
 
@@ -302,7 +309,7 @@ int pt_log_check_header(const void *data, size_t len, char *err, size_t errlen)
 			 PT_FORMAT_VERSION_MINOR);
 		return -1;
 	}
-	if (h->version_major < PT_FORMAT_VERSION_MAJOR) {
+	if (h->version_major < PT_FORMAT_VERSION_MAJOR_MIN) {
 		snprintf(err, errlen, "format version %u.%u is not supported by this reader (%d.%d)",
 			 h->version_major, h->version_minor, PT_FORMAT_VERSION_MAJOR,
 			 PT_FORMAT_VERSION_MINOR);
@@ -464,6 +471,7 @@ static int read_header(pt_log *log, pt_event *ev)
 	}
 	memcpy(&log->hdr, h, sizeof log->hdr);
 	log->have_header = 1;
+	log->compact = h->version_major >= 2;
 	log->ticks = log->hdr.open.ticks;
 	log->start += log->hdr.header_size;
 	return 0;
@@ -491,7 +499,17 @@ static inline int deliver(pt_log *log, pt_event *ev, const uint8_t *p, pt_rec_he
 	ev->truncated_bytes = 0;
 	log->last_was_close = h.kind == PT_REC_CLOSE;
 	log->start += size;
+	log->pad = 0;
 	return 0;
+}
+
+/* A compact function record: delivered as its 8-byte form (ev->rec points
+ * to the copy in `expanded`), with ev->size 4, the bytes it takes. */
+static inline int deliver_compact(pt_log *log, pt_event *ev, uint32_t word)
+{
+	pt_rec_head h = pt_compact_head(word);
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, 4);
 }
 
 static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
@@ -499,8 +517,8 @@ static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
 int pt_log_read(pt_log *log, pt_event *ev)
 {
 	/* Fast path: a function record, the bulk of every log, already
-	 * buffered. It needs none of the checks of read_slow (8 bytes, no
-	 * payload), nor its stack frame. */
+	 * buffered. It needs none of the checks of read_slow (4 or 8 bytes,
+	 * no payload), nor its stack frame. */
 	if (log->end - log->start >= sizeof(pt_rec_head) && log->have_header &&
 	    log->final == PT_LOG_OK) {
 		const uint8_t *p = log->buf + log->start;
@@ -508,6 +526,10 @@ int pt_log_read(pt_log *log, pt_event *ev)
 		memcpy(&h, p, sizeof h);
 		if (pt_rec_is_func(h.kind))
 			return deliver(log, ev, p, h, sizeof h);
+		uint32_t word;
+		memcpy(&word, p, sizeof word);
+		if (log->compact && pt_compact_is_func(word))
+			return deliver_compact(log, ev, word);
 	}
 	return read_slow(log, ev);
 }
@@ -520,11 +542,25 @@ static int read_slow(pt_log *log, pt_event *ev)
 	if (!log->have_header && read_header(log, ev) < 0)
 		return -1;
 
+again:
 	if (fill(log, sizeof(pt_rec_head)) < 0)
 		return finish(log, ev, PT_LOG_ERROR, cur_offset(log));
 	size_t n = avail(log);
 	uint64_t off = cur_offset(log);
 	const uint8_t *p = log->buf + log->start;
+	if (log->compact && n >= sizeof(uint32_t) && (p[0] & PT_COMPACT_FLAG)) {
+		uint32_t word;
+		memcpy(&word, p, sizeof word);
+		if (pt_compact_is_func(word))
+			return deliver_compact(log, ev, word);
+		if (word != PT_COMPACT_PAD)
+			return fail(log, ev, off, "unknown compact record 0x%08x", word);
+		if (!(off & 4))
+			return fail(log, ev, off, "pad word at an offset that is a multiple of 8");
+		log->start += sizeof word; /* filler before an aligned record */
+		log->pad = sizeof word;
+		goto again;
+	}
 	if (n < sizeof(pt_rec_head)) {
 		/* A short zero tail is the end marker cut by the file's end. */
 		int zeros = 1;
@@ -548,6 +584,11 @@ static int read_slow(pt_log *log, pt_event *ev)
 	size_t size = pt_rec_size(&h);
 	if (size == 0)
 		return fail(log, ev, off, "record of kind %u (%s) has size 0", h.kind,
+			    pt_rec_kind_name(h.kind));
+	/* Readers cast payloads to their structs: only function records, which
+	 * have none, may start between two multiples of 8. */
+	if ((off & 7) && !pt_rec_is_func(h.kind))
+		return fail(log, ev, off, "%s record at an offset that is not a multiple of 8",
 			    pt_rec_kind_name(h.kind));
 	if (fill(log, size) < 0)
 		return finish(log, ev, PT_LOG_ERROR, off);
@@ -579,7 +620,6 @@ static int read_slow(pt_log *log, pt_event *ev)
 		ev->rec = (const pt_rec_head *)(const void *)log->expanded;
 		return 0;
 	}
-
 	return deliver(log, ev, p, h, size);
 }
 

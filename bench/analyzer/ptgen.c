@@ -35,6 +35,7 @@ typedef struct gen_file {
 	char *path;
 	uint64_t last;  /* time of the previous record */
 	uint64_t nrecs; /* records written */
+	uint64_t pos;   /* file offset of the next byte */
 	char *buf;
 	size_t used, cap;
 } gen_file;
@@ -63,6 +64,17 @@ static void put(gen_file *g, const void *p, size_t n)
 		flush_buf(g);
 	memcpy(g->buf + g->used, p, n);
 	g->used += n;
+	g->pos += n;
+}
+
+/* Records with a payload start at a multiple of 8: a pad word after a
+ * compact function record (format 2.0), as the runtime writes it. */
+static void align8(gen_file *g)
+{
+	if (g->pos & 4) {
+		uint32_t pad = PT_COMPACT_PAD;
+		put(g, &pad, sizeof pad);
+	}
 }
 
 /* One record at absolute time t; a TIME record first when the delta does
@@ -73,6 +85,7 @@ static void emit2(gen_file *g, uint64_t t, unsigned kind, unsigned arg, const vo
 	if (t < g->last)
 		die("%s: time goes backwards (%llu < %llu)", g->path, (unsigned long long)t,
 		    (unsigned long long)g->last);
+	align8(g);
 	if (g->nrecs == 0 || t - g->last > UINT32_MAX) {
 		pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(8) / 8), 0};
 		pt_rec_time pl = {t};
@@ -105,11 +118,14 @@ static inline void emit_func(gen_file *g, uint64_t t, unsigned kind, uint32_t id
 	if (g->nrecs == 0 || t - g->last > UINT32_MAX || t < g->last) {
 		emit2(g, t, PT_REC_TIME, 0, &t, 8, NULL, 0); /* resync; harmless extra record */
 	}
-	pt_rec_head h = pt_rec_func(kind, id, (uint32_t)(t - g->last));
-	if (g->used + 8 > g->cap)
-		flush_buf(g);
-	memcpy(g->buf + g->used, &h, 8);
-	g->used += 8;
+	uint64_t d = t - g->last;
+	if (version_major >= 2 && pt_compact_fits(id, d)) {
+		uint32_t word = pt_compact_word(kind, id, (uint32_t)d);
+		put(g, &word, sizeof word);
+	} else {
+		pt_rec_head h = pt_rec_func(kind, id, (uint32_t)d);
+		put(g, &h, sizeof h);
+	}
 	g->last = t;
 	g->nrecs++;
 }

@@ -39,9 +39,13 @@ extern "C" {
  * optional trailing payload fields. 1.1: lock records may stop after the
  * object (result 0), and a lock taken without waiting has no REQUEST.
  * 1.2: a LOCK_RELEASED of the object of the file's most recent
- * LOCK_ACQUIRED may be its head alone (8 bytes); readers fill the object in. */
-#define PT_FORMAT_VERSION_MAJOR 1
-#define PT_FORMAT_VERSION_MINOR 2
+ * LOCK_ACQUIRED may be its head alone (8 bytes); readers fill the object in.
+ * 2.0: compact 4-byte function records (PT_COMPACT_*), so records start at
+ * 4-byte boundaries; a 1.x reader could not even find the next record. */
+#define PT_FORMAT_VERSION_MAJOR 2
+#define PT_FORMAT_VERSION_MINOR 0
+/* The oldest major version this reader still reads. */
+#define PT_FORMAT_VERSION_MAJOR_MIN 1
 
 #define PT_BYTE_ORDER_LITTLE 1
 #define PT_BYTE_ORDER_BIG 2
@@ -198,6 +202,42 @@ static inline pt_rec_head pt_rec_func(unsigned kind, uint32_t id, uint32_t delta
 {
 	pt_rec_head h = {(uint8_t)kind, (uint8_t)id, (uint16_t)(id >> 8), delta};
 	return h;
+}
+
+/* Compact function records (2.0). A FUNC_ENTER/EXIT whose id and delta are
+ * both below PT_COMPACT_LIMIT is one 32-bit little-endian word:
+ *   bits 0..7    PT_COMPACT_FLAG | kind   (0x81 enter, 0x82 exit)
+ *   bits 8..19   function id
+ *   bits 20..31  delta (ticks since the previous record of the file)
+ * The flag bit is never set in the kind of an 8-byte head, so the first
+ * byte tells the two apart. Only function records (compact or 8-byte) may
+ * start at an offset that is 4 modulo 8; every other record starts at a
+ * multiple of 8, after a PT_COMPACT_PAD word where needed, so payloads stay
+ * aligned. The hot loops of a program, where the bytes of a trace come
+ * from, call few functions at short intervals: nearly all their records fit. */
+#define PT_COMPACT_FLAG 0x80u
+#define PT_COMPACT_BITS 12
+#define PT_COMPACT_LIMIT (1u << PT_COMPACT_BITS)
+#define PT_COMPACT_PAD PT_COMPACT_FLAG /* the whole word: 4 bytes of filler, no time */
+
+static inline int pt_compact_fits(uint32_t id, uint64_t delta)
+{
+	return (id | delta) < PT_COMPACT_LIMIT;
+}
+static inline uint32_t pt_compact_word(unsigned kind, uint32_t id, uint32_t delta)
+{
+	return PT_COMPACT_FLAG | kind | id << 8 | delta << (8 + PT_COMPACT_BITS);
+}
+static inline int pt_compact_is_func(uint32_t word)
+{
+	return (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_FUNC_ENTER) ||
+	       (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_FUNC_EXIT);
+}
+/* The 8-byte form of a compact function record. */
+static inline pt_rec_head pt_compact_head(uint32_t word)
+{
+	return pt_rec_func(word & 0x7f, word >> 8 & (PT_COMPACT_LIMIT - 1),
+			   word >> (8 + PT_COMPACT_BITS));
 }
 
 enum pt_lock_type {

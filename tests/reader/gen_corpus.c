@@ -40,12 +40,15 @@ int main(int argc, char **argv)
 	((pt_rec_head *)(z + w.recs[4].offset))->size8 = 0x7fff;
 	save("thread-bad-size.ptl", z, w.len);
 	memcpy(z, w.buf, w.len);
-	((pt_file_header *)z)->version_major = 2;
-	save("thread-version2.ptl", z, 512);
+	((pt_file_header *)z)->version_major = PT_FORMAT_VERSION_MAJOR + 1;
+	save("thread-version-newer.ptl", z, 512);
 	memcpy(z, w.buf, w.len);
 	((pt_file_header *)z)->byte_order = PT_BYTE_ORDER_BIG;
 	save("thread-big-endian.ptl", z, 512);
 	free(z);
+	ptw_free(&w);
+	ptw_sample_thread_log_major(&w, 1, 1);
+	save("thread-version1.ptl", w.buf, w.len);
 	ptw_free(&w);
 
 	/* A process log: module map and function table. */
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
 	save("process.ptl", w.buf, w.len);
 	ptw_free(&w);
 
-	/* A hot-path log: many 8-byte function records. */
+	/* A hot-path log: many function records, compact and 8-byte. */
 	t = 7;
 	ptw_begin(&w, PT_FILE_THREAD, 10, 11, t, 0, 1, 0);
 	ptw_time(&w, t);

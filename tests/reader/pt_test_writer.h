@@ -86,12 +86,32 @@ static inline void ptw_begin(ptw *w, unsigned file_kind, uint32_t pid, uint32_t 
 	w->ticks = open_ticks;
 }
 
+/* Right after ptw_begin: write an older major version (1: no compact
+ * records, ptw_func writes 8 bytes). */
+static inline void ptw_set_major(ptw *w, unsigned major)
+{
+	w->hdr.version_major = (uint16_t)major;
+	((pt_file_header *)(void *)w->buf)->version_major = (uint16_t)major;
+}
+
+/* A pad word when the next record must start at a multiple of 8 (after a
+ * compact function record), as the runtime writes it. */
+static inline void ptw_align(ptw *w)
+{
+	if (w->len & 4) {
+		uint32_t pad = PT_COMPACT_PAD;
+		ptw_put(w, &pad, sizeof pad);
+	}
+}
+
 /* One record at absolute time `ticks` (>= the previous one); a TIME record
  * goes first when the delta does not fit in 32 bits, as the runtime does. */
 static inline void ptw_rec2(ptw *w, unsigned kind, unsigned arg, uint64_t ticks, const void *p1,
 			    size_t l1, const void *p2, size_t l2)
 {
 	uint64_t delta = ticks - w->ticks;
+	if (!pt_rec_is_func(kind))
+		ptw_align(w);
 	if (kind != PT_REC_TIME && delta > UINT32_MAX) {
 		pt_rec_head th = {PT_REC_TIME, 0, 2, 0};
 		ptw_note(w, PT_REC_TIME, ticks, w->len, 16, 0);
@@ -121,17 +141,30 @@ static inline void ptw_time(ptw *w, uint64_t ticks)
 	ptw_rec(w, PT_REC_TIME, 0, ticks, &ticks, 8);
 }
 
-static inline void ptw_func(ptw *w, unsigned kind, uint32_t id, uint64_t ticks)
+/* A function record: compact (4 bytes) when id and delta fit and the log's
+ * version has them, as the runtime writes it, unless `wide`. */
+static inline void ptw_func_form(ptw *w, unsigned kind, uint32_t id, uint64_t ticks, int wide)
 {
 	uint64_t delta = ticks - w->ticks;
 	if (delta > UINT32_MAX) {
 		ptw_time(w, ticks);
 		delta = 0;
 	}
-	pt_rec_head h = pt_rec_func(kind, id, (uint32_t)delta);
-	ptw_note(w, kind, ticks, w->len, 8, id);
-	ptw_put(w, &h, sizeof h);
+	if (!wide && w->hdr.version_major >= 2 && pt_compact_fits(id, delta)) {
+		uint32_t word = pt_compact_word(kind, id, (uint32_t)delta);
+		ptw_note(w, kind, ticks, w->len, 4, id);
+		ptw_put(w, &word, sizeof word);
+	} else {
+		pt_rec_head h = pt_rec_func(kind, id, (uint32_t)delta);
+		ptw_note(w, kind, ticks, w->len, 8, id);
+		ptw_put(w, &h, sizeof h);
+	}
 	w->ticks = ticks;
+}
+
+static inline void ptw_func(ptw *w, unsigned kind, uint32_t id, uint64_t ticks)
+{
+	ptw_func_form(w, kind, id, ticks, 0);
 }
 
 /* A payload struct followed by NUL-terminated strings. */
@@ -165,12 +198,14 @@ static inline void ptw_free(ptw *w)
 }
 
 /* A thread log with at least one record of every kind format.h defines,
- * one unknown kind (reserved GPU range), a delta overflow and a CLOSE.
+ * compact function records and pads, one unknown kind (from the range of
+ * later interposition families), a delta overflow and a CLOSE.
  * `seed` varies the values. */
-static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
+static inline void ptw_sample_thread_log_major(ptw *w, uint32_t seed, unsigned major)
 {
 	uint64_t t = 1000000 + seed;
 	ptw_begin(w, PT_FILE_THREAD, 4711, 4712 + seed, t, 5000000000ull + seed, 3, 1);
+	ptw_set_major(w, major);
 	ptw_time(w, t);
 	pt_rec_thread_start ts = {0, 0, PT_THREAD_MAIN, 0x401000};
 	ptw_rec(w, PT_REC_THREAD_START, 0, t += 10, &ts, sizeof ts);
@@ -179,6 +214,21 @@ static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
 		ptw_func(w, PT_REC_FUNC_ENTER, i * 0x10101 + seed, t += 7 * i);
 		ptw_func(w, PT_REC_FUNC_EXIT, i * 0x10101 + seed, t += 3);
 	}
+	/* Compact records (2.0): ids and deltas at the edges of the 12-bit
+	 * fields, an 8-byte record between two compact ones (at 4 modulo 8),
+	 * the 8-byte form of a record that would fit, and a payload record
+	 * after a compact one (a pad word before it). */
+	ptw_func(w, PT_REC_FUNC_ENTER, 1, t += 1);
+	ptw_func(w, PT_REC_FUNC_ENTER, PT_COMPACT_LIMIT, t += 2);
+	ptw_func(w, PT_REC_FUNC_ENTER, PT_COMPACT_LIMIT - 1, t += PT_COMPACT_LIMIT - 1);
+	ptw_func(w, PT_REC_FUNC_EXIT, PT_COMPACT_LIMIT - 1, t += seed);
+	ptw_func(w, PT_REC_FUNC_EXIT, PT_COMPACT_LIMIT, t += PT_COMPACT_LIMIT);
+	ptw_func_form(w, PT_REC_FUNC_EXIT, 1, t += 5, 1);
+	ptw_func(w, PT_REC_FUNC_ENTER, 2 + seed, t += 1);
+	ptw_func(w, PT_REC_FUNC_ENTER, 3, t += 1);
+	ptw_rec(w, PT_REC_THREAD_NAME, 0, t += 1, "worker", 7);
+	ptw_func(w, PT_REC_FUNC_EXIT, 3, t += 1);
+	ptw_func(w, PT_REC_FUNC_EXIT, 2 + seed, t += 1);
 	ptw_func(w, PT_REC_FUNC_ENTER, PT_FUNC_ID_MAX, t += 1);
 	t += 0x100000000ull; /* forces a TIME record */
 	ptw_func(w, PT_REC_FUNC_EXIT, PT_FUNC_ID_MAX, t);
@@ -247,7 +297,7 @@ static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
 	ptw_rec(w, PT_REC_SIGNAL, 0, t += 1, &sg, sizeof sg);
 	/* A kind no part defines (a later minor version): skipped by size. */
 	uint64_t unknown[3] = {1, 2, 3};
-	ptw_rec(w, 0xc5, 9, t += 1, unknown, sizeof unknown);
+	ptw_rec(w, 0x7e, 9, t += 1, unknown, sizeof unknown);
 	uint64_t frames[3] = {0x401150, 0x401250, 0x7f0000002000ull};
 	ptw_rec(w, PT_REC_CALLSTACK, 3, t, frames, sizeof frames);
 	ptw_rec(w, PT_REC_SAMPLE, 2, t += 1, frames, sizeof frames);
@@ -282,6 +332,11 @@ static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
 	pt_rec_exit ex = {3, PT_EXIT_NORMAL};
 	ptw_rec(w, PT_REC_EXIT, 0, t += 1, &ex, sizeof ex);
 	ptw_close(w, t += 1);
+}
+
+static inline void ptw_sample_thread_log(ptw *w, uint32_t seed)
+{
+	ptw_sample_thread_log_major(w, seed, PT_FORMAT_VERSION_MAJOR);
 }
 
 #endif

@@ -145,6 +145,7 @@ static void test_round_trip_every_kind(void)
 	CU_ASSERT_EQUAL(r.truncated, 0);
 	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
 	int kinds[256] = {0};
+	int compact = 0, unaligned_wide = 0, padded = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		const ptw_entry *e = &w.recs[i];
 		const seen *s = &r.ev[i];
@@ -164,9 +165,23 @@ static void test_round_trip_every_kind(void)
 			want.size8 = 2;
 			CU_ASSERT_EQUAL(memcmp(s->bytes, &want, 8), 0);
 			CU_ASSERT_EQUAL(memcmp(s->bytes + 8, w.buf + w.recs[i - 1].offset + 8, 8), 0);
+		} else if (e->size == 4) {
+			/* 2.0 compact: delivered as the 8-byte form */
+			uint32_t word;
+			memcpy(&word, w.buf + e->offset, sizeof word);
+			pt_rec_head want = pt_compact_head(word);
+			CU_ASSERT_EQUAL(memcmp(s->bytes, &want, 8), 0);
+			CU_ASSERT_EQUAL(want.kind, e->kind);
+			CU_ASSERT_EQUAL(pt_rec_func_id(&want), e->func_id);
+			compact++;
 		} else {
 			CU_ASSERT_EQUAL(memcmp(s->bytes, w.buf + e->offset, cmp), 0);
+			if (e->offset & 4)
+				unaligned_wide += pt_rec_is_func(e->kind);
 		}
+		if (i > 0 && !pt_rec_is_func(e->kind) && e->offset == w.recs[i - 1].offset + 8 &&
+		    w.recs[i - 1].size == 4)
+			padded++;
 		kinds[s->kind & 0xff]++;
 	}
 	/* Every kind format.h defines is in the sample, plus an unknown one. */
@@ -179,11 +194,14 @@ static void test_round_trip_every_kind(void)
 			    PT_REC_SAMPLING_START, PT_REC_GPU_STREAM_DEF, PT_REC_GPU_FUNC_DEF,
 			    PT_REC_GPU_KERNEL_DEF, PT_REC_GPU_API_BEGIN,  PT_REC_GPU_API_END,
 			    PT_REC_GPU_LAUNCH,	   PT_REC_GPU_KERNEL,	  PT_REC_GPU_MEMCPY,
-			    PT_REC_GPU_MEMSET,	   0xc5};
+			    PT_REC_GPU_MEMSET,	   0x7e};
 	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
 		CU_ASSERT(kinds[extra[i]] > 0);
 	CU_ASSERT(kinds[PT_REC_TIME] >= 2); /* first record + the delta overflow */
-	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(0xc5), "UNKNOWN");
+	CU_ASSERT(compact >= 6);
+	CU_ASSERT(unaligned_wide >= 2); /* 8-byte function records at 4 modulo 8 */
+	CU_ASSERT(padded >= 1);		/* a payload record after a compact one */
+	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(0x7e), "UNKNOWN");
 	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(PT_REC_LOCK_ACQUIRED), "LOCK_ACQUIRED");
 	free(r.ev);
 	ptw_free(&w);
@@ -201,7 +219,9 @@ static void test_payloads_and_strings(void)
 	int names = 0, defs = 0, maps = 0, big_id = 0, short_locks = 0, long_locks = 0;
 	int head_only_locks = 0;
 	while (pt_log_read(log, &ev) == 0) {
-		CU_ASSERT_EQUAL((uintptr_t)ev.rec % 8, 0);
+		/* payloads aligned; function records (none) may be at 4 mod 8 */
+		CU_ASSERT_EQUAL((uintptr_t)ev.rec % (pt_rec_is_func(ev.kind) ? 4 : 8), 0);
+		CU_ASSERT_EQUAL(ev.offset % (pt_rec_is_func(ev.kind) ? 4 : 8), 0);
 		if (ev.kind == PT_REC_LOCK_ACQUIRED || ev.kind == PT_REC_LOCK_FAILED ||
 		    ev.kind == PT_REC_LOCK_RELEASED) {
 			/* Both forms read alike; the short one has result 0. */
@@ -222,7 +242,8 @@ static void test_payloads_and_strings(void)
 			}
 		}
 		if (ev.kind == PT_REC_THREAD_NAME) {
-			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, 0), "main thread");
+			/* the second one follows a compact record and a pad */
+			CU_ASSERT_STRING_EQUAL(pt_event_string(&ev, 0), names ? "worker" : "main thread");
 			CU_ASSERT_PTR_NULL(pt_event_string(&ev, 16)); /* past the payload */
 			CU_ASSERT_PTR_NULL(pt_event_string(&ev, 1000));
 			names++;
@@ -246,7 +267,7 @@ static void test_payloads_and_strings(void)
 			big_id++;
 	}
 	CU_ASSERT_EQUAL(ev.state, PT_LOG_EOF);
-	CU_ASSERT_EQUAL(names, 1);
+	CU_ASSERT_EQUAL(names, 2);
 	CU_ASSERT_EQUAL(defs, 1);
 	CU_ASSERT_EQUAL(maps, 1);
 	CU_ASSERT_EQUAL(big_id, 1);
@@ -364,8 +385,8 @@ static void test_bit_flips_give_clean_states(void)
 		}
 		result r = read_mem(copy, w.len, (i % 4) == 0 ? -1 : 0, (unsigned)i);
 		CU_ASSERT(r.state == PT_LOG_EOF || r.state == PT_LOG_ERROR);
-		/* Records are at least 8 bytes: never more events than that. */
-		CU_ASSERT(r.n <= w.len / 8);
+		/* Records are at least 4 bytes: never more events than that. */
+		CU_ASSERT(r.n <= w.len / 4);
 		for (size_t k = 1; k < r.n; k++) {
 			CU_ASSERT(r.ev[k].offset > r.ev[k - 1].offset);
 			CU_ASSERT_EQUAL(r.ev[k].serial, k);
@@ -437,13 +458,13 @@ static void test_header_errors(void)
 	free(r.ev);
 
 	memcpy(b, w.buf, w.len);
-	h->version_major = 2;
+	h->version_major = PT_FORMAT_VERSION_MAJOR + 1;
 	h->version_minor = 3;
 	r = read_mem(b, w.len, 0, 1);
 	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
 	char want[96];
-	snprintf(want, sizeof want, "format version 2.3 is newer than this reader (%d.%d)",
-		 PT_FORMAT_VERSION_MAJOR, PT_FORMAT_VERSION_MINOR);
+	snprintf(want, sizeof want, "format version %d.3 is newer than this reader (%d.%d)",
+		 PT_FORMAT_VERSION_MAJOR + 1, PT_FORMAT_VERSION_MAJOR, PT_FORMAT_VERSION_MINOR);
 	CU_ASSERT_STRING_EQUAL(r.error, want);
 	CU_ASSERT_EQUAL(r.n, 0);
 	free(r.ev);
@@ -557,6 +578,88 @@ static void test_record_errors(void)
 	free(r.ev);
 	free(b);
 	ptw_free(&w);
+}
+
+/* Format 2.0's compact records and pads, and 1.x logs, which have neither. */
+static void test_compact_records(void)
+{
+	/* A 1.x log reads as before: the sample without compact records. */
+	ptw w;
+	ptw_sample_thread_log_major(&w, 5, 1);
+	result r = read_mem(w.buf, w.len, -1, 7);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.complete, 1);
+	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
+	for (size_t i = 0; i < r.n; i++) {
+		CU_ASSERT_EQUAL(r.ev[i].offset % 8, 0);
+		CU_ASSERT(r.ev[i].size >= 8);
+		CU_ASSERT_EQUAL(r.ev[i].func_id, w.recs[i].func_id);
+	}
+	free(r.ev);
+	ptw_free(&w);
+	/* In a 1.x log a first byte with bit 7 set is an unknown kind. */
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_set_major(&w, 1);
+	uint64_t v = 42;
+	ptw_rec(&w, 0xc5, 0, 101, &v, sizeof v);
+	ptw_close(&w, 102);
+	r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL_FATAL(r.n, 2);
+	CU_ASSERT_EQUAL(r.ev[0].kind, 0xc5);
+	CU_ASSERT_EQUAL(r.ev[0].size, 16);
+	free(r.ev);
+	ptw_free(&w);
+
+	/* 2.0 damage: one compact record, then what the test appends. */
+	struct {
+		const char *what;
+		uint32_t words[4];
+		int nwords;
+		int state, n;
+		const char *error;
+		int truncated; /* -1: not checked */
+	} cases[] = {
+		{"unknown compact kind", {0x00001c5}, 1, PT_LOG_ERROR, 1, "unknown compact record", -1},
+		{"pad at a multiple of 8", {PT_COMPACT_PAD, PT_COMPACT_PAD}, 2, PT_LOG_ERROR, 1, "pad word", -1},
+		{"pad with a delta", {PT_COMPACT_PAD | 5u << 20}, 1, PT_LOG_ERROR, 1, "unknown compact", -1},
+		{"payload record at 4 modulo 8", {PT_REC_THREAD_NAME | 2u << 16, 0, 0x41, 0}, 4,
+		 PT_LOG_ERROR, 1, "not a multiple of 8", -1},
+		{"pad, then the end-of-data zeros", {PT_COMPACT_PAD, 0, 0, 0}, 4, PT_LOG_EOF, 1, NULL, 0},
+		{"8-byte function record at 4 modulo 8", {PT_REC_FUNC_EXIT | 9u << 8, 77}, 2, PT_LOG_EOF, 2,
+		 NULL, 0},
+		{"compact record cut short", {0}, 0, PT_LOG_EOF, 0, NULL, 2},
+		/* found by the fuzzer: a pad's bytes counted for a later
+		 * truncation when fed in pieces, not when fed whole */
+		{"pad, compact record, record cut short", {PT_COMPACT_PAD, 0x00100981, 0x00000301}, 3,
+		 PT_LOG_EOF, 2, NULL, 4},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+		ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
+		CU_ASSERT_EQUAL(w.len % 8, 4);
+		ptw_put(&w, cases[c].words, (size_t)cases[c].nwords * 4);
+		size_t len = cases[c].nwords ? w.len : w.len - 2;
+		r = read_mem(w.buf, len, 0, 1);
+		if ((int)r.state != cases[c].state || (int)r.n != cases[c].n)
+			printf("\n%s: state %d, %zu records (%s)\n", cases[c].what, r.state, r.n, r.error);
+		CU_ASSERT_EQUAL(r.state, cases[c].state);
+		CU_ASSERT_EQUAL(r.n, cases[c].n);
+		if (cases[c].error)
+			CU_ASSERT_PTR_NOT_NULL(strstr(r.error, cases[c].error));
+		if (cases[c].truncated >= 0)
+			CU_ASSERT_EQUAL(r.truncated, (uint64_t)cases[c].truncated);
+		result bytes = read_mem(w.buf, len, 1, 1);
+		CU_ASSERT(same(&r, &bytes));
+		free(bytes.ev);
+		if (r.n == 2 && r.ev[1].size == 8) {
+			CU_ASSERT_EQUAL(r.ev[1].ticks, 110 + 77);
+			CU_ASSERT_EQUAL(r.ev[1].func_id, 9);
+			CU_ASSERT_EQUAL(r.ev[1].offset % 8, 4);
+		}
+		free(r.ev);
+		ptw_free(&w);
+	}
 }
 
 static void test_feed_contract(void)
@@ -796,6 +899,7 @@ int main(void)
 	CU_add_test(s, "end-of-data marker", test_end_of_data_marker);
 	CU_add_test(s, "header errors", test_header_errors);
 	CU_add_test(s, "record errors", test_record_errors);
+	CU_add_test(s, "compact records, pads, 1.x logs", test_compact_records);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

@@ -235,6 +235,8 @@ static void test_records_and_header(void)
 	CU_ASSERT(r[1].kind == PT_REC_FUNC_ENTER && r[1].func_id == 7 && r[1].ticks == t0 + 10);
 	CU_ASSERT(r[2].kind == PT_REC_FUNC_ENTER && r[2].func_id == 0xabcdef && r[2].ticks == t0 + 25);
 	CU_ASSERT(r[3].kind == PT_REC_FUNC_EXIT && r[3].func_id == 0xabcdef);
+	/* id 7 after 10 ticks is compact; 0xabcdef is not */
+	CU_ASSERT(r[1].size == 4 && r[2].size == 8 && r[3].size == 8);
 	CU_ASSERT(r[4].kind == PT_REC_USER_EVENT && r[4].ticks == t0 + 40 && r[4].a == 3 &&
 		  (int64_t)r[4].b == -5);
 	CU_ASSERT(r[5].kind == PT_REC_THREAD_NAME && r[5].ticks == t0 + 40);
@@ -258,7 +260,7 @@ static void test_records_and_header(void)
 	CU_ASSERT_EQUAL(h.clock_source, pt_clock.source);
 	CU_ASSERT_EQUAL(h.tick_mult, pt_clock.mult);
 	CU_ASSERT_STRING_EQUAL(h.program, "test_writer");
-	/* 256 header + TIME 16 + 3 FUNC 24 + USER 24 + NAME 16 + CLOSE 32 */
+	/* 256 header + TIME 16 + FUNC 4 + 2 FUNC 16 + pad 4 + USER 24 + NAME 16 + CLOSE 32 */
 	CU_ASSERT_EQUAL(st.st_size, 256 + 16 + 24 + 24 + 16 + 32);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
 }
@@ -453,7 +455,7 @@ static void test_lost_until_close(void)
 	pt_max_file_size = 64 * 1024;
 	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t8.ptl", &thread_params), 0);
 	uint64_t t = l.last;
-	enum { N = 10000 };
+	enum { N = 20000 }; /* 4 or 8 bytes each: more than 64 KiB */
 	for (uint32_t i = 0; i < N; i++)
 		pt_wlog_put_func(&l, t + i, PT_REC_FUNC_ENTER, i + 1);
 	uint64_t lost = l.lost_records;
@@ -508,6 +510,7 @@ static void test_hooks(void)
 		__paratrace_func_enter(i);
 		__paratrace_func_exit(i);
 	}
+	__paratrace_func_enter(3); /* compact: the PC record after it is padded */
 	__cyg_profile_func_enter((void *)test_hooks, NULL);
 	t.log.last -= 1ull << 40; /* the next delta cannot fit: TIME + record */
 	errno = 1234;
@@ -520,15 +523,21 @@ static void test_hooks(void)
 
 	static rec r[2 * N + 16];
 	long n = read_all("t7.ptl", r, 2 * N + 16, NULL);
-	CU_ASSERT_EQUAL_FATAL(n, 1 + 2 * N + 1 + 1 + 1 + 1 + 1);
-	int ok = 1;
+	CU_ASSERT_EQUAL_FATAL(n, 1 + 2 * N + 1 + 1 + 1 + 1 + 1 + 1);
+	int ok = 1, compact = 0;
 	for (uint32_t i = 1; i <= N; i++) {
 		ok &= r[2 * i - 1].kind == PT_REC_FUNC_ENTER && r[2 * i - 1].func_id == i;
 		ok &= r[2 * i].kind == PT_REC_FUNC_EXIT && r[2 * i].func_id == i;
 		ok &= r[2 * i].ticks >= r[2 * i - 1].ticks;
+		/* 4 bytes only when the id fits (and the delta, nearly always) */
+		ok &= r[2 * i].size == 8 || (r[2 * i].size == 4 && i < PT_COMPACT_LIMIT);
+		compact += r[2 * i].size == 4;
 	}
 	CU_ASSERT(ok);
+	CU_ASSERT(compact > (int)PT_COMPACT_LIMIT / 2);
 	long k = 2 * N + 1;
+	CU_ASSERT(r[k].kind == PT_REC_FUNC_ENTER && r[k].func_id == 3 && r[k].size == 4);
+	k++;
 	CU_ASSERT(r[k].kind == PT_REC_FUNC_ENTER_PC && r[k].a == (uint64_t)(uintptr_t)test_hooks);
 	CU_ASSERT_EQUAL(r[k + 1].kind, PT_REC_TIME);
 	CU_ASSERT(r[k + 2].kind == PT_REC_FUNC_ENTER && r[k + 2].func_id == 5);
