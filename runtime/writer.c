@@ -419,10 +419,33 @@ void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, u
 		pt_wlog_put(l, ticks, kind, arg, &word, sizeof word, NULL, 0);
 }
 
+/* A compact lock record (format 2.0) in place, under the conditions of
+ * store_in_place and a delta that fits. 1 when stored. */
+static inline int store_compact_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type)
+{
+	char *cur = l->cur;
+	char *end = pt_wlog_fast_end(l);
+	if (!pt_likely(cur && end && cur + 4 <= end && ticks >= l->last &&
+		       ticks - l->last < PT_COMPACT_LOCK_LIMIT && !l->lost_records && !l->dead))
+		return 0;
+	uint32_t word = pt_compact_lock_word(kind, type, (uint32_t)(ticks - l->last));
+	__atomic_store_n((uint32_t *)(void *)cur, word, __ATOMIC_RELEASE);
+	l->last = ticks;
+	__atomic_store_n(&l->cur, cur + 4, __ATOMIC_RELEASE);
+	return 1;
+}
+
 void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
 		      int result)
 {
-	if (kind == PT_REC_LOCK_RELEASED && obj && obj == l->last_acquired && result == 0) {
+	/* The lock acquired last, taken or released again: 4 bytes (2.0), or
+	 * for a release its head alone (1.2) when the delta is too large. */
+	int same = obj && obj == l->last_acquired && result == 0;
+	if (PT_WRITE_COMPACT && same &&
+	    (kind == PT_REC_LOCK_ACQUIRED || kind == PT_REC_LOCK_RELEASED) &&
+	    store_compact_lock(l, ticks, kind, type))
+		return;
+	if (kind == PT_REC_LOCK_RELEASED && same) {
 		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, 1, 0};
 		if (!store_in_place(l, ticks, h, 0) && !l->dead)
 			put(l, ticks, h, NULL, 0, NULL, 0, sizeof h, 0);

@@ -553,6 +553,16 @@ again:
 		memcpy(&word, p, sizeof word);
 		if (pt_compact_is_func(word))
 			return deliver_compact(log, ev, word);
+		if (pt_compact_is_lock(word)) {
+			/* the 16-byte form, with the object acquired last */
+			if (!log->have_acquired)
+				return fail(log, ev, off, "compact %s without a LOCK_ACQUIRED before it",
+					    pt_rec_kind_name(word & 0x7f));
+			pt_rec_head h = pt_compact_lock_head(word);
+			memcpy(&log->expanded[0], &h, sizeof h);
+			log->expanded[1] = log->last_acquired;
+			return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
+		}
 		if (word != PT_COMPACT_PAD)
 			return fail(log, ev, off, "unknown compact record 0x%08x", word);
 		if (!(off & 4))

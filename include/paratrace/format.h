@@ -40,8 +40,8 @@ extern "C" {
  * object (result 0), and a lock taken without waiting has no REQUEST.
  * 1.2: a LOCK_RELEASED of the object of the file's most recent
  * LOCK_ACQUIRED may be its head alone (8 bytes); readers fill the object in.
- * 2.0: compact 4-byte function records (PT_COMPACT_*), so records start at
- * 4-byte boundaries; a 1.x reader could not even find the next record. */
+ * 2.0: compact 4-byte function and lock records (PT_COMPACT_*), so records
+ * start at 4-byte boundaries; a 1.x reader could not find the next record. */
 #define PT_FORMAT_VERSION_MAJOR 2
 #define PT_FORMAT_VERSION_MINOR 0
 /* The oldest major version this reader still reads. */
@@ -238,6 +238,31 @@ static inline pt_rec_head pt_compact_head(uint32_t word)
 {
 	return pt_rec_func(word & 0x7f, word >> 8 & (PT_COMPACT_LIMIT - 1),
 			   word >> (8 + PT_COMPACT_BITS));
+}
+
+/* Compact lock records (2.0): a LOCK_ACQUIRED or LOCK_RELEASED with result 0
+ * of the object of the file's most recent LOCK_ACQUIRED (a loop taking one
+ * lock again and again) whose delta is below PT_COMPACT_LOCK_LIMIT:
+ *   bits 0..7    PT_COMPACT_FLAG | kind   (0x92 acquired, 0x94 released)
+ *   bits 8..15   lock type (the arg of the full record)
+ *   bits 16..31  delta
+ * Readers deliver the 16-byte form with that object filled in. */
+#define PT_COMPACT_LOCK_LIMIT (1u << 16)
+
+static inline int pt_compact_is_lock(uint32_t word)
+{
+	return (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_ACQUIRED) ||
+	       (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_RELEASED);
+}
+static inline uint32_t pt_compact_lock_word(unsigned kind, unsigned type, uint32_t delta)
+{
+	return PT_COMPACT_FLAG | kind | (type & 0xffu) << 8 | delta << 16;
+}
+/* The head of the 16-byte form; the object comes from the reader. */
+static inline pt_rec_head pt_compact_lock_head(uint32_t word)
+{
+	pt_rec_head h = {(uint8_t)(word & 0x7f), (uint8_t)(word >> 8), 2, word >> 16};
+	return h;
 }
 
 enum pt_lock_type {

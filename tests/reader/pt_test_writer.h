@@ -167,6 +167,16 @@ static inline void ptw_func(ptw *w, unsigned kind, uint32_t id, uint64_t ticks)
 	ptw_func_form(w, kind, id, ticks, 0);
 }
 
+/* A compact lock record (2.0): the object acquired last, again. The delta
+ * must fit (the caller's choice of times). */
+static inline void ptw_lock_compact(ptw *w, unsigned kind, unsigned type, uint64_t ticks)
+{
+	uint32_t word = pt_compact_lock_word(kind, type, (uint32_t)(ticks - w->ticks));
+	ptw_note(w, kind, ticks, w->len, 4, 0);
+	ptw_put(w, &word, sizeof word);
+	w->ticks = ticks;
+}
+
 /* A payload struct followed by NUL-terminated strings. */
 static inline void ptw_rec_strs(ptw *w, unsigned kind, unsigned arg, uint64_t ticks,
 				const void *p, size_t len, const char *s1, const char *s2)
@@ -262,6 +272,13 @@ static inline void ptw_sample_thread_log_major(ptw *w, uint32_t seed, unsigned m
 	/* 1.2: the release of the object acquired last, head alone. */
 	ptw_rec(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 1, &lk.object, sizeof lk.object);
 	ptw_rec(w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += 1, NULL, 0);
+	/* 2.0: the same lock taken and released again, 4 bytes each; the
+	 * record after them is padded. */
+	if (major >= 2) {
+		ptw_lock_compact(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 9);
+		ptw_lock_compact(w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += PT_COMPACT_LOCK_LIMIT - 1);
+		ptw_lock_compact(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 2);
+	}
 	pt_rec_cond cv2 = {0x7ffd0000b000ull, 0x7ffd0000a000ull, 0, 0};
 	ptw_rec(w, PT_REC_COND_WAIT_BEGIN, 0, t += 1, &cv2, sizeof cv2);
 	cv2.result = 110;

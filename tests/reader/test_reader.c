@@ -145,7 +145,7 @@ static void test_round_trip_every_kind(void)
 	CU_ASSERT_EQUAL(r.truncated, 0);
 	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
 	int kinds[256] = {0};
-	int compact = 0, unaligned_wide = 0, padded = 0;
+	int compact = 0, compact_locks = 0, unaligned_wide = 0, padded = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		const ptw_entry *e = &w.recs[i];
 		const seen *s = &r.ev[i];
@@ -165,6 +165,18 @@ static void test_round_trip_every_kind(void)
 			want.size8 = 2;
 			CU_ASSERT_EQUAL(memcmp(s->bytes, &want, 8), 0);
 			CU_ASSERT_EQUAL(memcmp(s->bytes + 8, w.buf + w.recs[i - 1].offset + 8, 8), 0);
+		} else if (e->size == 4 && !pt_rec_is_func(e->kind)) {
+			/* 2.0 compact lock record: the 16-byte form with the object
+			 * of the last full LOCK_ACQUIRED (the sample's 0x7ffd0000a000) */
+			uint32_t word;
+			memcpy(&word, w.buf + e->offset, sizeof word);
+			pt_rec_head want = pt_compact_lock_head(word);
+			CU_ASSERT_EQUAL(want.kind, e->kind);
+			CU_ASSERT_EQUAL(memcmp(s->bytes, &want, 8), 0);
+			uint64_t obj;
+			memcpy(&obj, s->bytes + 8, 8);
+			CU_ASSERT_EQUAL(obj, 0x7ffd0000a000ull);
+			compact_locks++;
 		} else if (e->size == 4) {
 			/* 2.0 compact: delivered as the 8-byte form */
 			uint32_t word;
@@ -199,6 +211,7 @@ static void test_round_trip_every_kind(void)
 		CU_ASSERT(kinds[extra[i]] > 0);
 	CU_ASSERT(kinds[PT_REC_TIME] >= 2); /* first record + the delta overflow */
 	CU_ASSERT(compact >= 6);
+	CU_ASSERT_EQUAL(compact_locks, 3);
 	CU_ASSERT(unaligned_wide >= 2); /* 8-byte function records at 4 modulo 8 */
 	CU_ASSERT(padded >= 1);		/* a payload record after a compact one */
 	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(0x7e), "UNKNOWN");
@@ -217,11 +230,12 @@ static void test_payloads_and_strings(void)
 	pt_log_feed(log, NULL, 0);
 	pt_event ev;
 	int names = 0, defs = 0, maps = 0, big_id = 0, short_locks = 0, long_locks = 0;
-	int head_only_locks = 0;
+	int head_only_locks = 0, compact_locks = 0;
 	while (pt_log_read(log, &ev) == 0) {
-		/* payloads aligned; function records (none) may be at 4 mod 8 */
+		/* payloads aligned; function records (none) and compact records
+		 * (delivered from an aligned copy) may be at 4 mod 8 */
 		CU_ASSERT_EQUAL((uintptr_t)ev.rec % (pt_rec_is_func(ev.kind) ? 4 : 8), 0);
-		CU_ASSERT_EQUAL(ev.offset % (pt_rec_is_func(ev.kind) ? 4 : 8), 0);
+		CU_ASSERT_EQUAL(ev.offset % (pt_rec_is_func(ev.kind) || ev.size == 4 ? 4 : 8), 0);
 		if (ev.kind == PT_REC_LOCK_ACQUIRED || ev.kind == PT_REC_LOCK_FAILED ||
 		    ev.kind == PT_REC_LOCK_RELEASED) {
 			/* Both forms read alike; the short one has result 0. */
@@ -229,7 +243,11 @@ static void test_payloads_and_strings(void)
 			CU_ASSERT_PTR_EQUAL(pt_rec_lock_get(ev.rec, &lk), &lk);
 			CU_ASSERT_EQUAL(lk.object, 0x7ffd0000a000ull);
 			CU_ASSERT_EQUAL(lk.result, ev.kind == PT_REC_LOCK_FAILED ? 16 : 0);
-			if (ev.size == 8) {
+			if (ev.size == 4) {
+				/* 2.0 compact: the 16-byte form, object filled in */
+				CU_ASSERT_EQUAL(pt_rec_size(ev.rec), 16);
+				compact_locks++;
+			} else if (ev.size == 8) {
 				/* delivered as the 16-byte form, object filled in */
 				CU_ASSERT_EQUAL(ev.kind, PT_REC_LOCK_RELEASED);
 				CU_ASSERT_EQUAL(pt_rec_size(ev.rec), 16);
@@ -274,6 +292,7 @@ static void test_payloads_and_strings(void)
 	CU_ASSERT_EQUAL(short_locks, 3);
 	CU_ASSERT_EQUAL(long_locks, 3);
 	CU_ASSERT_EQUAL(head_only_locks, 1);
+	CU_ASSERT_EQUAL(compact_locks, 3);
 	const pt_file_header *h = pt_log_header(log);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT_EQUAL(h->tid, 4712);
@@ -623,6 +642,8 @@ static void test_compact_records(void)
 		{"unknown compact kind", {0x00001c5}, 1, PT_LOG_ERROR, 1, "unknown compact record", -1},
 		{"pad at a multiple of 8", {PT_COMPACT_PAD, PT_COMPACT_PAD}, 2, PT_LOG_ERROR, 1, "pad word", -1},
 		{"pad with a delta", {PT_COMPACT_PAD | 5u << 20}, 1, PT_LOG_ERROR, 1, "unknown compact", -1},
+		{"compact release, nothing acquired before", {0x00050194}, 1, PT_LOG_ERROR, 1,
+		 "without a LOCK_ACQUIRED", -1},
 		{"payload record at 4 modulo 8", {PT_REC_THREAD_NAME | 2u << 16, 0, 0x41, 0}, 4,
 		 PT_LOG_ERROR, 1, "not a multiple of 8", -1},
 		{"pad, then the end-of-data zeros", {PT_COMPACT_PAD, 0, 0, 0}, 4, PT_LOG_EOF, 1, NULL, 0},

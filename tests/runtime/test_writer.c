@@ -332,13 +332,19 @@ static void test_lock_records(void)
 	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tl.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
-	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 8 */
-	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 4 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0); /* 4 */
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_SPIN, 0xb000, 0);
-	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_SPIN, 0xb000, 0);  /* 8 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_SPIN, 0xb000, 0);  /* 4 */
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 16 */
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xc000, 130); /* 24 */
-	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xc000, 0); /* 8 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xc000, 0); /* 4 */
+	t += PT_COMPACT_LOCK_LIMIT; /* a delta too large for the compact form */
+	pt_wlog_put_lock(&l, t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xc000, 0);  /* 16 */
+	t += PT_COMPACT_LOCK_LIMIT;
+	pt_wlog_put_lock(&l, t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xc000, 0);  /* 8 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_FAILED, PT_LOCK_MUTEX, 0xc000, 16); /* 24 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xc000, 0);  /* 4 */
 	/* the log's size cap: records are lost, an acquisition among them */
 	pt_max_file_size = 64 * 1024;
 	for (uint32_t i = 0; i < 20000 && !l.lost_records; i++)
@@ -351,16 +357,18 @@ static void test_lock_records(void)
 	pt_wlog_close(&l);
 	static rec r[20000];
 	long n = read_all("tl.ptl", r, 20000, NULL);
-	CU_ASSERT_FATAL(n > 12);
+	CU_ASSERT_FATAL(n > 16);
 	static const struct {
 		unsigned kind;
 		size_t size;
 		uint64_t obj;
 	} want[] = {
-		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_RELEASED, 8, 0xa000},
-		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_ACQUIRED, 16, 0xb000},
-		{PT_REC_LOCK_RELEASED, 8, 0xb000},  {PT_REC_LOCK_RELEASED, 16, 0xa000},
-		{PT_REC_LOCK_ACQUIRED, 24, 0xc000}, {PT_REC_LOCK_RELEASED, 8, 0xc000},
+		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_RELEASED, 4, 0xa000},
+		{PT_REC_LOCK_ACQUIRED, 4, 0xa000},  {PT_REC_LOCK_ACQUIRED, 16, 0xb000},
+		{PT_REC_LOCK_RELEASED, 4, 0xb000},  {PT_REC_LOCK_RELEASED, 16, 0xa000},
+		{PT_REC_LOCK_ACQUIRED, 24, 0xc000}, {PT_REC_LOCK_RELEASED, 4, 0xc000},
+		{PT_REC_LOCK_ACQUIRED, 16, 0xc000}, {PT_REC_LOCK_RELEASED, 8, 0xc000},
+		{PT_REC_LOCK_FAILED, 24, 0xc000},   {PT_REC_LOCK_ACQUIRED, 4, 0xc000},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		CU_ASSERT_EQUAL(r[1 + i].kind, want[i].kind);
@@ -368,6 +376,7 @@ static void test_lock_records(void)
 		CU_ASSERT_EQUAL(r[1 + i].a, want[i].obj);
 	}
 	CU_ASSERT_EQUAL(r[7].b & 0xffffffff, 130); /* the result of the 24-byte form */
+	CU_ASSERT_EQUAL(r[10].ticks, r[9].ticks + PT_COMPACT_LOCK_LIMIT);
 	/* after the LOST record: the release of the lost acquisition */
 	CU_ASSERT_EQUAL(r[n - 3].kind, PT_REC_LOST);
 	CU_ASSERT_EQUAL(r[n - 2].kind, PT_REC_LOCK_RELEASED);
@@ -590,7 +599,7 @@ int main(void)
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "one-word records", test_word_records);
-	CU_add_test(s, "lock records: a release of the last acquisition is 8 bytes",
+	CU_add_test(s, "lock records: the lock acquired last again in 4 bytes",
 		    test_lock_records);
 	CU_add_test(s, "lost accounting", test_lost_accounting);
 	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
