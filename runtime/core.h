@@ -91,6 +91,8 @@ typedef struct pt_wlog {
 	uint64_t win_off;
 	size_t map_len;    /* bytes mapped at base (end may stop short of it: the size cap) */
 	uint64_t reserved; /* file bytes allocated so far */
+	uint64_t written_back; /* writeback started for [0, written_back) */
+	uint64_t dropped;      /* page cache released for [0, dropped) */
 	int fd;
 	int dead;      /* closed or trimmed: never write again */
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one

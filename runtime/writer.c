@@ -175,6 +175,32 @@ static void map_ahead(pt_wlog *l)
 		munmap(pf->base, pf->len);
 }
 
+/* Called when a window becomes the current one: the file's pages before it
+ * are never written again. Start their writeback now, and drop from the
+ * page cache those whose writeback was started at the previous switch
+ * (done by now, unless the disk is slow: the kernel keeps pages that are
+ * dirty, under writeback or mapped). The next windows then reuse those
+ * pages instead of growing the page cache by the whole trace: fresh pages
+ * cost the kernel several times more to hand out than recycled ones
+ * (measured on the project's VMs, 128 MiB written through 4 MiB windows:
+ * 0.29-0.33 s of system time, 0.05-0.11 s with this), and a long trace no
+ * longer pushes the program's own data out of memory. Both calls are hints:
+ * nothing is lost if they fail; tmpfs ignores them. */
+static void release_behind(pt_wlog *l)
+{
+	uint64_t upto = l->win_off;
+	if (l->dropped < l->written_back) {
+		posix_fadvise(l->fd, (off_t)l->dropped, (off_t)(l->written_back - l->dropped),
+			      POSIX_FADV_DONTNEED);
+		l->dropped = l->written_back;
+	}
+	if (l->written_back < upto) {
+		sync_file_range(l->fd, (off_t)l->written_back, (off_t)(upto - l->written_back),
+				SYNC_FILE_RANGE_WRITE);
+		l->written_back = upto;
+	}
+}
+
 /* The window asked for by map_ahead if it holds [data_off, + need): it
  * becomes the current one. 0, or -1 (the caller maps one itself). */
 static int take_ahead(pt_wlog *l, uint64_t data_off, size_t need)
@@ -202,6 +228,7 @@ static int take_ahead(pt_wlog *l, uint64_t data_off, size_t need)
 	l->end = pf->base + pf->len;
 	l->win_off = pf->off;
 	__atomic_store_n(&l->cur, l->base + (data_off - l->win_off), __ATOMIC_RELEASE);
+	release_behind(l);
 	map_ahead(l);
 	return 0;
 }
@@ -244,6 +271,7 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	l->end = p + usable;
 	l->win_off = off;
 	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
+	release_behind(l);
 	map_ahead(l);
 	return 0;
 }
