@@ -86,6 +86,11 @@ typedef struct pt_wlog {
 	char *cur;
 	char *limit;
 	uint64_t last;
+	/* The function of the log's most recent function record, which a short
+	 * record (format 3.0) enters or exits again: an ABI function id, or a
+	 * -finstrument-functions address | PT_FUNC_KEY_PC; 0 when there is
+	 * none or one may have been lost. */
+	uint64_t last_func;
 	char *base;
 	char *end;
 	uint64_t win_off;
@@ -150,15 +155,16 @@ PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
 
 /* The last bytes of every window are kept for the records that end a log
  * (a pending LOST, THREAD_END or EXIT, CLOSE, each possibly after a TIME,
- * and one pad word: 4 + 32 + 16 + 24 + 16 + 32 = 124 at most): even when no
+ * and the pads before the first: 6 + 32 + 16 + 24 + 16 + 32 = 126 at most): even when no
  * more space can be had (disk full, PARATRACE_MAX_SIZE), a log still ends
  * complete and says how much it lost. */
 #define PT_TAIL_RESERVE 128
-/* Bytes a record may need beyond its size: the pad word that aligns it
- * after a compact function record. */
-#define PT_REC_ALIGN_SLACK 4
-/* Compact function records are little-endian words (format.h); a
- * big-endian writer keeps to the 8-byte form. */
+/* Bytes a record may need beyond its size: the pads that align it after a
+ * short or compact record. */
+#define PT_REC_ALIGN_SLACK 6
+#define PT_FUNC_KEY_PC (1ull << 63)
+/* Compact and short function records are little-endian words (format.h);
+ * a big-endian writer keeps to the 8-byte form. */
 #define PT_WRITE_COMPACT (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 /* Where the fast path must stop: the window's end less the tail reserve. */
 static inline char *pt_wlog_fast_end(const pt_wlog *l)

@@ -1,9 +1,9 @@
 /* The hot path: entry/exit hooks called by code compiled with instrument.so
  * (abi.h) and by -finstrument-functions builds (__cyg_profile_func_*).
  *
- * Fast path, per event: one initial-exec TLS load, one rdtsc, three compares,
- * one 8-byte store (a 4-byte compact record or an 8-byte one; 16 bytes for
- * the PC form), two stores of bookkeeping. No lock,
+ * Fast path, per event: one initial-exec TLS load, one rdtsc, four compares,
+ * one 8-byte store (a 2-byte short record, a 4-byte compact one or an
+ * 8-byte one; 16 bytes for the PC form), three stores of bookkeeping. No lock,
  * no system call, no call. Everything else — first event of a thread, a
  * full window, a delta that overflows 32 bits, tracing off, an event raised
  * while the thread is inside the runtime — falls to pt_hook_slow, out of
@@ -64,6 +64,27 @@ static inline __attribute__((always_inline)) uint64_t func_word(unsigned kind, u
 
 /* Fast paths, given the time. Every call out of them is a tail call, so
  * with the TSC the hooks are leaf functions with no prologue. */
+
+/* The short form (format 3.0, 2 bytes) when the previous function record
+ * was of the same function: every record of a loop calling one function,
+ * or of a recursion. Tried first, before any other form is computed. One
+ * 8-byte store: the zeros past the word land where nothing has been
+ * written yet. 1 when stored. */
+static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thread *t, char *cur,
+                                                                         uintptr_t limit,
+                                                                         uint64_t d, uint64_t now,
+                                                                         uint64_t func, int exit)
+{
+	if (!(PT_WRITE_COMPACT && func == t->log.last_func && d < PT_SHORT_LIMIT &&
+	      (uintptr_t)cur + sizeof(uint64_t) <= limit))
+		return 0;
+	__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)pt_short_word(exit, (uint32_t)d),
+	                 __ATOMIC_RELAXED);
+	t->log.last = now;
+	__atomic_store_n(&t->log.cur, cur + 2, __ATOMIC_RELAXED);
+	return 1;
+}
+
 static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigned kind, uint32_t id,
 									  uint64_t now)
 {
@@ -72,6 +93,8 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 		char *cur = t->log.cur;
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
+		if (hook_short_at(t, cur, limit, d, now, id, kind == PT_REC_FUNC_EXIT))
+			return;
 		if (pt_likely((uintptr_t)cur + sizeof(pt_rec_head) <= limit && (d >> 32) == 0)) {
 			uint64_t word = func_word(kind, id, d);
 			size_t size = sizeof(pt_rec_head);
@@ -89,6 +112,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 			}
 			__atomic_store_n((uint64_t *)(void *)cur, word, __ATOMIC_RELAXED);
 			t->log.last = now;
+			t->log.last_func = id;
 			__atomic_store_n(&t->log.cur, cur + size, __ATOMIC_RELAXED);
 			return;
 		}
@@ -104,16 +128,20 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 		char *cur = t->log.cur;
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
+		uint64_t func = (uint64_t)(uintptr_t)fn | PT_FUNC_KEY_PC;
+		if (hook_short_at(t, cur, limit, d, now, func, kind == PT_REC_FUNC_EXIT_PC))
+			return;
 		/* A record with a payload starts at a multiple of 8: after a
-		 * compact record the slow path pads. */
+		 * short or compact record the slow path pads. */
 		if (pt_likely((uintptr_t)cur + 16 <= limit && (d >> 32) == 0 &&
-			      ((uintptr_t)cur & 4) == 0)) {
+		              ((uintptr_t)cur & 7) == 0)) {
 			/* Payload before head: a reader never sees a head without it. */
 			__atomic_store_n((uint64_t *)(void *)(cur + 8), (uint64_t)(uintptr_t)fn,
 					 __ATOMIC_RELAXED);
 			__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)kind | 2u << 16 | d << 32,
 					 __ATOMIC_RELEASE);
 			t->log.last = now;
+			t->log.last_func = func;
 			__atomic_store_n(&t->log.cur, cur + 16, __ATOMIC_RELAXED);
 			return;
 		}

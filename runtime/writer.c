@@ -297,14 +297,16 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 }
 
 /* Where a record of `kind` starts if written at cur: function records at
- * any 4-byte boundary, every other record at a multiple of 8, after a pad
- * word (format 2.0; payloads stay aligned for readers). Stores the pad.
- * Space for it is part of PT_REC_ALIGN_SLACK in every space check. */
+ * any even offset, every other record at a multiple of 8, after 2-byte
+ * pads (format 3.0; payloads stay aligned for readers). Stores the pads.
+ * Space for them is part of PT_REC_ALIGN_SLACK in every space check. */
 static inline char *align_for(char *cur, unsigned kind)
 {
-	if (pt_unlikely((uintptr_t)cur & 4) && !pt_rec_is_func(kind)) {
-		__atomic_store_n((uint32_t *)(void *)cur, PT_COMPACT_PAD, __ATOMIC_RELAXED);
-		cur += 4;
+	if (pt_unlikely((uintptr_t)cur & 7) && !pt_rec_is_func(kind)) {
+		while ((uintptr_t)cur & 7) {
+			__atomic_store_n((uint16_t *)(void *)cur, PT_PAD16, __ATOMIC_RELAXED);
+			cur += 2;
+		}
 	}
 	return cur;
 }
@@ -337,6 +339,14 @@ static void store_compact(pt_wlog *l, uint32_t word)
 	__atomic_store_n(&l->cur, p + 4, __ATOMIC_RELEASE);
 }
 
+/* A short function record (format 3.0). */
+static void store_short(pt_wlog *l, uint16_t word)
+{
+	char *p = l->cur;
+	__atomic_store_n((uint16_t *)(void *)p, word, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->cur, p + 2, __ATOMIC_RELEASE);
+}
+
 static void store_time(pt_wlog *l, uint64_t ticks)
 {
 	pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(sizeof(pt_rec_time)) / 8), 0};
@@ -352,6 +362,7 @@ static void store_lost(pt_wlog *l)
 	store(l, h, &lost, sizeof lost, NULL, 0, pt_rec_size_for(sizeof lost));
 	l->lost_records = l->lost_bytes = 0;
 	l->lost_reason = 0;
+	l->last_func = 0; /* readers forget the previous function at a LOST */
 }
 
 /* Makes room for `size` bytes of record at l->cur (plus a TIME record when
@@ -402,12 +413,25 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 		store_time(l, ticks);
 		d = 0;
 	}
-	if (PT_WRITE_COMPACT && pt_rec_is_func(h.kind) && pt_compact_fits(pt_rec_func_id(&h), d)) {
-		store_compact(l, pt_compact_word(h.kind, pt_rec_func_id(&h), (uint32_t)d));
+	/* The function this record enters or exits, if it is a function record */
+	uint64_t func = 0;
+	if (pt_rec_is_func(h.kind)) {
+		func = pt_rec_func_id(&h);
+	} else if (pt_rec_is_func_pc(h.kind) && len1 >= sizeof func) {
+		memcpy(&func, p1, sizeof func);
+		func |= PT_FUNC_KEY_PC;
+	}
+	if (PT_WRITE_COMPACT && func && func == l->last_func && d < PT_SHORT_LIMIT) {
+		store_short(l, pt_short_word(pt_rec_is_exit(h.kind), (uint32_t)d));
+	} else if (PT_WRITE_COMPACT && pt_rec_is_func(h.kind) &&
+	           pt_compact_fits((uint32_t)func, d)) {
+		store_compact(l, pt_compact_word(h.kind, (uint32_t)func, (uint32_t)d));
 	} else {
 		h.delta = (uint32_t)d;
 		store(l, h, p1, len1, p2, len2, size);
 	}
+	if (func)
+		l->last_func = func;
 	l->last = ticks;
 }
 

@@ -4,8 +4,10 @@
  * base_off, records start at buf[start], valid data ends at buf[end].
  * base_off stays a multiple of 8, so a record sits in buf with the
  * alignment of its offset: every record with a payload 8-byte aligned
- * (malloc alignment + the format's rule that only function records may
- * start at 4 modulo 8).
+ * (malloc alignment + the format's rule that only records without a
+ * payload may start between two multiples of 8). Records delivered in
+ * another form than the file's (compact, short, head-only) come from the
+ * aligned copy `expanded`, as do 8-byte function records.
  * The buffer is only compacted or grown inside read/feed, which is why a
  * delivered ev->rec stays valid until the next read/feed/close.
  */
@@ -39,7 +41,8 @@ struct pt_log {
 
 	int have_header;
 	int compact; /* format 2.0 or later: 4-byte function records and pads */
-	size_t pad;  /* a pad word consumed, its record not delivered yet */
+	int shorts;  /* format 3.0 or later: 2-byte function records and pads */
+	size_t pad;  /* pad bytes consumed, their record not delivered yet */
 	pt_file_header hdr;
 	uint64_t ticks;  /* time of the previous record */
 	uint64_t serial;
@@ -48,6 +51,12 @@ struct pt_log {
 	 * 8 bytes releases (1.2); such a record is delivered as `expanded`. */
 	int have_acquired;
 	uint64_t last_acquired;
+	/* The function of the most recent function record, which a short
+	 * record (3.0) enters or exits again: an id, or the address of a PC
+	 * record. last_func_as: PT_REC_FUNC_ENTER (an id), PT_REC_FUNC_ENTER_PC
+	 * (an address), or 0 (none: at the start and after a LOST). */
+	int last_func_as;
+	uint64_t last_func;
 	uint64_t expanded[2];
 
 	enum pt_log_state final; /* PT_LOG_OK while not finished */
@@ -472,6 +481,7 @@ static int read_header(pt_log *log, pt_event *ev)
 	memcpy(&log->hdr, h, sizeof log->hdr);
 	log->have_header = 1;
 	log->compact = h->version_major >= 2;
+	log->shorts = h->version_major >= 3;
 	log->ticks = log->hdr.open.ticks;
 	log->start += log->hdr.header_size;
 	return 0;
@@ -493,7 +503,12 @@ static inline int deliver(pt_log *log, pt_event *ev, const uint8_t *p, pt_rec_he
 	ev->time_ns = ticks_to_ns(&log->hdr, log->ticks);
 	ev->rec = (const pt_rec_head *)p;
 	ev->size = size;
-	ev->func_id = pt_rec_is_func(h.kind) ? pt_rec_func_id(&h) : 0;
+	ev->func_id = 0;
+	if (pt_rec_is_func(h.kind)) {
+		ev->func_id = pt_rec_func_id(&h);
+		log->last_func = ev->func_id;
+		log->last_func_as = PT_REC_FUNC_ENTER;
+	}
 	ev->error = NULL;
 	ev->complete = 0;
 	ev->truncated_bytes = 0;
@@ -503,6 +518,14 @@ static inline int deliver(pt_log *log, pt_event *ev, const uint8_t *p, pt_rec_he
 	return 0;
 }
 
+/* An 8-byte function record, delivered from an aligned copy: since 3.0 it
+ * may start at any even offset, where its head is not 4-byte aligned. */
+static inline int deliver_func(pt_log *log, pt_event *ev, pt_rec_head h)
+{
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof h);
+}
+
 /* A compact function record: delivered as its 8-byte form (ev->rec points
  * to the copy in `expanded`), with ev->size 4, the bytes it takes. */
 static inline int deliver_compact(pt_log *log, pt_event *ev, uint32_t word)
@@ -510,6 +533,26 @@ static inline int deliver_compact(pt_log *log, pt_event *ev, uint32_t word)
 	pt_rec_head h = pt_compact_head(word);
 	memcpy(&log->expanded[0], &h, sizeof h);
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, 4);
+}
+
+/* A short function record (3.0): delivered as the full form of the
+ * previous function record's kind, its function again, with ev->size 2.
+ * The caller checked that there is a previous function record. */
+static inline int deliver_short(pt_log *log, pt_event *ev, uint16_t word)
+{
+	int exit = pt_short_exit(word);
+	uint32_t delta = pt_short_delta(word);
+	if (log->last_func_as == PT_REC_FUNC_ENTER_PC) {
+		pt_rec_head h = {(uint8_t)(exit ? PT_REC_FUNC_EXIT_PC : PT_REC_FUNC_ENTER_PC), 0, 2,
+		                 delta};
+		memcpy(&log->expanded[0], &h, sizeof h);
+		log->expanded[1] = log->last_func;
+		return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
+	}
+	pt_rec_head h = pt_rec_func(exit ? PT_REC_FUNC_EXIT : PT_REC_FUNC_ENTER,
+	                            (uint32_t)log->last_func, delta);
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
 }
 
 static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
@@ -525,7 +568,12 @@ int pt_log_read(pt_log *log, pt_event *ev)
 		pt_rec_head h;
 		memcpy(&h, p, sizeof h);
 		if (pt_rec_is_func(h.kind))
-			return deliver(log, ev, p, h, sizeof h);
+			return deliver_func(log, ev, h);
+		if (log->shorts && pt_short_is(h.kind) && log->last_func_as) {
+			uint16_t word;
+			memcpy(&word, p, sizeof word);
+			return deliver_short(log, ev, word);
+		}
 		uint32_t word;
 		memcpy(&word, p, sizeof word);
 		if (log->compact && pt_compact_is_func(word))
@@ -548,6 +596,25 @@ again:
 	size_t n = avail(log);
 	uint64_t off = cur_offset(log);
 	const uint8_t *p = log->buf + log->start;
+	if (log->shorts && n >= sizeof(uint16_t) && (p[0] & PT_COMPACT_FLAG)) {
+		uint16_t half;
+		memcpy(&half, p, sizeof half);
+		if (pt_short_is(p[0])) {
+			if (!log->last_func_as)
+				return fail(
+				    log, ev, off,
+				    "short function record without a function record before it");
+			return deliver_short(log, ev, half);
+		}
+		if (half == PT_PAD16) {
+			if (!(off & 7))
+				return fail(log, ev, off,
+				            "pad at an offset that is a multiple of 8");
+			log->start += sizeof half; /* filler before an aligned record */
+			log->pad += sizeof half;
+			goto again;
+		}
+	}
 	if (log->compact && n >= sizeof(uint32_t) && (p[0] & PT_COMPACT_FLAG)) {
 		uint32_t word;
 		memcpy(&word, p, sizeof word);
@@ -563,7 +630,7 @@ again:
 			log->expanded[1] = log->last_acquired;
 			return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
 		}
-		if (word != PT_COMPACT_PAD)
+		if (word != PT_COMPACT_PAD || log->shorts)
 			return fail(log, ev, off, "unknown compact record 0x%08x", word);
 		if (!(off & 4))
 			return fail(log, ev, off, "pad word at an offset that is a multiple of 8");
@@ -629,6 +696,14 @@ again:
 		deliver(log, ev, p, h, size);
 		ev->rec = (const pt_rec_head *)(const void *)log->expanded;
 		return 0;
+	}
+	if (pt_rec_is_func_pc(h.kind)) {
+		memcpy(&log->last_func, p + sizeof h, sizeof log->last_func);
+		log->last_func_as = PT_REC_FUNC_ENTER_PC;
+	} else if (h.kind == PT_REC_LOST) {
+		log->last_func_as = 0; /* what was lost may have been a function record */
+	} else if (pt_rec_is_func(h.kind)) {
+		return deliver_func(log, ev, h);
 	}
 	return deliver(log, ev, p, h, size);
 }

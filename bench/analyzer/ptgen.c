@@ -37,6 +37,7 @@ typedef struct gen_file {
 	uint64_t nrecs; /* records written */
 	uint64_t pos;   /* file offset of the next byte */
 	uint64_t last_acquired; /* object of the last LOCK_ACQUIRED, 0 if none */
+	uint32_t last_func;     /* id of the previous function record, 0 if none (3.0) */
 	char *buf;
 	size_t used, cap;
 } gen_file;
@@ -68,10 +69,15 @@ static void put(gen_file *g, const void *p, size_t n)
 	g->pos += n;
 }
 
-/* Records with a payload start at a multiple of 8: a pad word after a
- * compact function record (format 2.0), as the runtime writes it. */
+/* Records with a payload start at a multiple of 8: after a short or
+ * compact function record, 2-byte pads (format 3.0) or a pad word (2.0),
+ * as the runtime writes them. */
 static void align8(gen_file *g)
 {
+	while (version_major >= 3 && (g->pos & 7)) {
+		uint16_t pad = PT_PAD16;
+		put(g, &pad, sizeof pad);
+	}
 	if (g->pos & 4) {
 		uint32_t pad = PT_COMPACT_PAD;
 		put(g, &pad, sizeof pad);
@@ -120,13 +126,17 @@ static inline void emit_func(gen_file *g, uint64_t t, unsigned kind, uint32_t id
 		emit2(g, t, PT_REC_TIME, 0, &t, 8, NULL, 0); /* resync; harmless extra record */
 	}
 	uint64_t d = t - g->last;
-	if (version_major >= 2 && pt_compact_fits(id, d)) {
+	if (version_major >= 3 && id == g->last_func && d < PT_SHORT_LIMIT) {
+		uint16_t word = pt_short_word(kind == PT_REC_FUNC_EXIT, (uint32_t)d);
+		put(g, &word, sizeof word);
+	} else if (version_major >= 2 && pt_compact_fits(id, d)) {
 		uint32_t word = pt_compact_word(kind, id, (uint32_t)d);
 		put(g, &word, sizeof word);
 	} else {
 		pt_rec_head h = pt_rec_func(kind, id, (uint32_t)d);
 		put(g, &h, sizeof h);
 	}
+	g->last_func = id;
 	g->last = t;
 	g->nrecs++;
 }

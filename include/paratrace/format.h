@@ -9,8 +9,9 @@
  *   g<...>.ptl    one log per GPU stream/queue (file_kind PT_FILE_GPU)
  * Every file = a 256-byte pt_file_header followed by records.
  *
- * Records are 8-byte aligned, their size a multiple of 8, integers in the
- * writer's native byte order (the header says which; the reader accepts
+ * Records are 8-byte aligned, their size a multiple of 8 (but for the
+ * compact and short forms below, which start at any even offset), integers
+ * in the writer's native byte order (the header says which; the reader accepts
  * little-endian only and says so otherwise). Each starts with pt_rec_head.
  * Times are ticks of the clock named in the header; each record stores the
  * delta from the previous record's time in the same file (32 bits); a
@@ -41,8 +42,10 @@ extern "C" {
  * 1.2: a LOCK_RELEASED of the object of the file's most recent
  * LOCK_ACQUIRED may be its head alone (8 bytes); readers fill the object in.
  * 2.0: compact 4-byte function and lock records (PT_COMPACT_*), so records
- * start at 4-byte boundaries; a 1.x reader could not find the next record. */
-#define PT_FORMAT_VERSION_MAJOR 2
+ * start at 4-byte boundaries; a 1.x reader could not find the next record.
+ * 3.0: short 2-byte function records (PT_SHORT_*) and 2-byte pads, so
+ * records start at 2-byte boundaries. */
+#define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 0
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
@@ -185,6 +188,14 @@ static inline int pt_rec_is_func(unsigned kind)
 {
 	return kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT;
 }
+static inline int pt_rec_is_func_pc(unsigned kind)
+{
+	return kind == PT_REC_FUNC_ENTER_PC || kind == PT_REC_FUNC_EXIT_PC;
+}
+static inline int pt_rec_is_exit(unsigned kind)
+{
+	return kind == PT_REC_FUNC_EXIT || kind == PT_REC_FUNC_EXIT_PC;
+}
 static inline uint32_t pt_rec_func_id(const pt_rec_head *h)
 {
 	return (uint32_t)h->arg | (uint32_t)h->size8 << 8;
@@ -210,15 +221,16 @@ static inline pt_rec_head pt_rec_func(unsigned kind, uint32_t id, uint32_t delta
  *   bits 8..19   function id
  *   bits 20..31  delta (ticks since the previous record of the file)
  * The flag bit is never set in the kind of an 8-byte head, so the first
- * byte tells the two apart. Only function records (compact or 8-byte) may
- * start at an offset that is 4 modulo 8; every other record starts at a
- * multiple of 8, after a PT_COMPACT_PAD word where needed, so payloads stay
- * aligned. The hot loops of a program, where the bytes of a trace come
- * from, call few functions at short intervals: nearly all their records fit. */
+ * byte tells the two apart. Only function records (compact or 8-byte) and
+ * compact lock records may start at an offset that is not a multiple of 8
+ * (4 modulo 8 in 2.0; any even offset in 3.0); every other record starts at
+ * a multiple of 8, after a PT_COMPACT_PAD word (2.0) or PT_PAD16 pads (3.0)
+ * where needed, so payloads stay aligned. The hot loops of a program, where the bytes of a trace
+ * come from, call few functions at short intervals: nearly all their records fit. */
 #define PT_COMPACT_FLAG 0x80u
 #define PT_COMPACT_BITS 12
 #define PT_COMPACT_LIMIT (1u << PT_COMPACT_BITS)
-#define PT_COMPACT_PAD PT_COMPACT_FLAG /* the whole word: 4 bytes of filler, no time */
+#define PT_COMPACT_PAD PT_COMPACT_FLAG /* 2.0: the whole word, 4 bytes of filler, no time */
 
 static inline int pt_compact_fits(uint32_t id, uint64_t delta)
 {
@@ -238,6 +250,47 @@ static inline pt_rec_head pt_compact_head(uint32_t word)
 {
 	return pt_rec_func(word & 0x7f, word >> 8 & (PT_COMPACT_LIMIT - 1),
 			   word >> (8 + PT_COMPACT_BITS));
+}
+
+/* Short function records (3.0). A function record of the same function as
+ * the file's previous function record (FUNC_ENTER, FUNC_EXIT, FUNC_ENTER_PC
+ * or FUNC_EXIT_PC, in any form, short ones included), entered or exited
+ * again, whose delta is below PT_SHORT_LIMIT, is one 16-bit little-endian
+ * word:
+ *   bits 0..4    delta bits 0..4
+ *   bit 5        0 enter, 1 exit (PT_SHORT_EXIT)
+ *   bits 6..7    11 (PT_SHORT_TAG): no kind or compact flag byte has both
+ *   bits 8..15   delta bits 5..12
+ * A hot loop calling one function, or a recursion, writes nothing else: a
+ * traced call is 4 bytes. The reader delivers the full form of the kind
+ * of that previous record: FUNC_ENTER/EXIT with its id, or
+ * FUNC_ENTER_PC/EXIT_PC (16 bytes) with its address. A LOST record
+ * forgets the previous function (what was lost may have been one), so the
+ * next function record is a full one. Filler before a record that must
+ * start at a multiple of 8 is made of 2-byte pads, PT_PAD16 (bytes 0x80,
+ * 0x00), instead of 2.0's pad word. */
+#define PT_SHORT_TAG 0xc0u
+#define PT_SHORT_EXIT 0x20u
+#define PT_SHORT_BITS 13
+#define PT_SHORT_LIMIT (1u << PT_SHORT_BITS)
+#define PT_PAD16 0x0080u
+
+static inline int pt_short_is(uint8_t first_byte)
+{
+	return (first_byte & PT_SHORT_TAG) == PT_SHORT_TAG;
+}
+static inline uint16_t pt_short_word(int exit, uint32_t delta)
+{
+	return (uint16_t)(PT_SHORT_TAG | (exit ? PT_SHORT_EXIT : 0u) | (delta & 0x1fu) |
+	                  (delta >> 5) << 8);
+}
+static inline int pt_short_exit(uint16_t word)
+{
+	return (word & PT_SHORT_EXIT) != 0;
+}
+static inline uint32_t pt_short_delta(uint16_t word)
+{
+	return (word & 0x1fu) | (uint32_t)(word >> 8) << 5;
 }
 
 /* Compact lock records (2.0): a LOCK_ACQUIRED or LOCK_RELEASED with result 0

@@ -130,11 +130,20 @@ def case_corrupt():
     with open(t2, "r+b") as f:
         f.truncate(size // 2 + 3)
     t3 = os.path.join(d, "p7000", "t7003.ptl")
-    size3 = os.path.getsize(t3)
-    bad = 256 + ((size3 - 256) // 2) // 8 * 8
+    with open(t3, "rb") as f:
+        data = f.read()
+    # the first LOCK_REQUEST (kind 17, mutex, 16 bytes, on ptgen's mutex
+    # 0x601000) past the middle: a record start, whatever the records
+    # before it; its first byte becomes one no record starts with
+    # (0xa0: the compact flag with a kind that has no compact form)
+    req = b"\x11\x01\x02\x00"
+    bad = len(data) // 2 // 8 * 8
+    while not (data[bad:bad + 4] == req and data[bad + 8:bad + 16] == (0x601000).to_bytes(8, "little")):
+        bad += 8
+        expect(bad < len(data), "no LOCK_REQUEST in the second half of %s" % t3)
     with open(t3, "r+b") as f:
         f.seek(bad)
-        f.write(b"\xee\xee\x00\x00\x00\x00\x00\x00")
+        f.write(b"\xa0\xee\x00\x00\x00\x00\x00\x00")
     out = os.path.join(WORK, "corrupt")
     p = run([PARATRACE, "analyze", "-q", "-o", out, d], rc=1)
     expect("t7002.ptl" in p.stderr and "offset" in p.stderr, "truncation warning names file and offset: %r" % p.stderr)

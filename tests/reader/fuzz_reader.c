@@ -58,7 +58,7 @@ static summary run(const uint8_t *data, size_t size, int chunked, pt_symtab *st)
 	pt_event ev;
 	for (;;) {
 		while (pt_log_read(log, &ev) == 0) {
-			if (ev.serial != s.n || ev.size < 4 || ev.size % 4)
+			if (ev.serial != s.n || ev.size < 2 || ev.size % 2)
 				abort();
 			s.hash = mix(s.hash, ev.kind);
 			s.hash = mix(s.hash, ev.offset);

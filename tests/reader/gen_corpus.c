@@ -50,6 +50,9 @@ int main(int argc, char **argv)
 	ptw_sample_thread_log_major(&w, 1, 1);
 	save("thread-version1.ptl", w.buf, w.len);
 	ptw_free(&w);
+	ptw_sample_thread_log_major(&w, 2, 2);
+	save("thread-version2.ptl", w.buf, w.len);
+	ptw_free(&w);
 
 	/* A process log: module map and function table. */
 	uint64_t t = 50;
@@ -72,12 +75,14 @@ int main(int argc, char **argv)
 	save("process.ptl", w.buf, w.len);
 	ptw_free(&w);
 
-	/* A hot-path log: many function records, compact and 8-byte. */
+	/* A hot-path log: many function records, short, compact and 8-byte. */
 	t = 7;
 	ptw_begin(&w, PT_FILE_THREAD, 10, 11, t, 0, 1, 0);
 	ptw_time(&w, t);
 	for (uint32_t i = 0; i < 40; i++) {
 		ptw_func(&w, PT_REC_FUNC_ENTER, 1 + i % 5, t += 3);
+		ptw_func(&w, PT_REC_FUNC_ENTER, 1 + i % 5, t += 1); /* recursion: short */
+		ptw_func(&w, PT_REC_FUNC_EXIT, 1 + i % 5, t += 1);
 		ptw_func(&w, PT_REC_FUNC_EXIT, 1 + i % 5, t += (i == 20 ? 0x1ffffffffull : 2));
 	}
 	save("thread-hot.ptl", w.buf, w.len);

@@ -23,6 +23,9 @@ typedef struct ptw {
 	uint8_t *buf;
 	size_t len, cap;
 	uint64_t ticks; /* time of the last record */
+	/* The previous function record's function, as the runtime keeps it
+	 * for short records (3.0): an id, or an address | PT_FUNC_KEY_PC. */
+	uint64_t last_func;
 	ptw_entry *recs;
 	size_t nrecs, cap_recs;
 	pt_file_header hdr;
@@ -86,22 +89,46 @@ static inline void ptw_begin(ptw *w, unsigned file_kind, uint32_t pid, uint32_t 
 	w->ticks = open_ticks;
 }
 
+#define PTW_FUNC_KEY_PC (1ull << 63)
+
 /* Right after ptw_begin: write an older major version (1: no compact
- * records, ptw_func writes 8 bytes). */
+ * records, ptw_func writes 8 bytes; 2: no short records). */
 static inline void ptw_set_major(ptw *w, unsigned major)
 {
 	w->hdr.version_major = (uint16_t)major;
 	((pt_file_header *)(void *)w->buf)->version_major = (uint16_t)major;
 }
 
-/* A pad word when the next record must start at a multiple of 8 (after a
- * compact function record), as the runtime writes it. */
+/* Pads when the next record must start at a multiple of 8 (after a short
+ * or compact function record), as the runtime writes them: 2-byte pads
+ * (3.0) or one pad word (2.0). */
 static inline void ptw_align(ptw *w)
 {
-	if (w->len & 4) {
+	if (w->hdr.version_major >= 3) {
+		while (w->len & 7) {
+			uint16_t pad = PT_PAD16;
+			ptw_put(w, &pad, sizeof pad);
+		}
+	} else if (w->len & 4) {
 		uint32_t pad = PT_COMPACT_PAD;
 		ptw_put(w, &pad, sizeof pad);
 	}
+}
+
+/* A short function record (3.0) of the previous function record's function. */
+static inline void ptw_short(ptw *w, unsigned kind, uint64_t ticks)
+{
+	uint16_t word = pt_short_word(pt_rec_is_exit(kind), (uint32_t)(ticks - w->ticks));
+	uint32_t id = w->last_func & PTW_FUNC_KEY_PC ? 0 : (uint32_t)w->last_func;
+	ptw_note(w, kind, ticks, w->len, 2, id);
+	ptw_put(w, &word, sizeof word);
+	w->ticks = ticks;
+}
+
+static inline int ptw_short_fits(const ptw *w, uint64_t func, uint64_t ticks)
+{
+	return w->hdr.version_major >= 3 && func && func == w->last_func &&
+	       ticks - w->ticks < PT_SHORT_LIMIT;
 }
 
 /* One record at absolute time `ticks` (>= the previous one); a TIME record
@@ -110,6 +137,18 @@ static inline void ptw_rec2(ptw *w, unsigned kind, unsigned arg, uint64_t ticks,
 			    size_t l1, const void *p2, size_t l2)
 {
 	uint64_t delta = ticks - w->ticks;
+	if (pt_rec_is_func_pc(kind) && l1 >= 8) {
+		uint64_t func;
+		memcpy(&func, p1, sizeof func);
+		func |= PTW_FUNC_KEY_PC;
+		if (delta <= UINT32_MAX && ptw_short_fits(w, func, ticks)) {
+			ptw_short(w, kind, ticks);
+			return;
+		}
+		w->last_func = func;
+	} else if (kind == PT_REC_LOST) {
+		w->last_func = 0;
+	}
 	if (!pt_rec_is_func(kind))
 		ptw_align(w);
 	if (kind != PT_REC_TIME && delta > UINT32_MAX) {
@@ -141,8 +180,10 @@ static inline void ptw_time(ptw *w, uint64_t ticks)
 	ptw_rec(w, PT_REC_TIME, 0, ticks, &ticks, 8);
 }
 
-/* A function record: compact (4 bytes) when id and delta fit and the log's
- * version has them, as the runtime writes it, unless `wide`. */
+/* A function record: short (2 bytes) when it is of the previous function
+ * record's function and the delta fits, else compact (4 bytes) when id and
+ * delta fit, as the runtime writes it, if the log's version has them and
+ * not `wide`. */
 static inline void ptw_func_form(ptw *w, unsigned kind, uint32_t id, uint64_t ticks, int wide)
 {
 	uint64_t delta = ticks - w->ticks;
@@ -150,6 +191,11 @@ static inline void ptw_func_form(ptw *w, unsigned kind, uint32_t id, uint64_t ti
 		ptw_time(w, ticks);
 		delta = 0;
 	}
+	if (!wide && ptw_short_fits(w, id, ticks)) {
+		ptw_short(w, kind, ticks);
+		return;
+	}
+	w->last_func = id;
 	if (!wide && w->hdr.version_major >= 2 && pt_compact_fits(id, delta)) {
 		uint32_t word = pt_compact_word(kind, id, (uint32_t)delta);
 		ptw_note(w, kind, ticks, w->len, 4, id);
@@ -239,12 +285,26 @@ static inline void ptw_sample_thread_log_major(ptw *w, uint32_t seed, unsigned m
 	ptw_rec(w, PT_REC_THREAD_NAME, 0, t += 1, "worker", 7);
 	ptw_func(w, PT_REC_FUNC_EXIT, 3, t += 1);
 	ptw_func(w, PT_REC_FUNC_EXIT, 2 + seed, t += 1);
+	/* Short records (3.0): a loop calling one function, deltas at the edge
+	 * of the 13-bit field, a large id, the PC forms; a payload record
+	 * after an odd number of them (three pads before it). */
+	for (uint32_t i = 0; i < 3; i++) {
+		ptw_func(w, PT_REC_FUNC_ENTER, 2 + seed, t += 2 + i);
+		ptw_func(w, PT_REC_FUNC_EXIT, 2 + seed, t += 1);
+	}
+	ptw_func(w, PT_REC_FUNC_ENTER, 2 + seed, t += PT_SHORT_LIMIT - 1);
+	ptw_func(w, PT_REC_FUNC_EXIT, 2 + seed, t += PT_SHORT_LIMIT);
+	ptw_func(w, PT_REC_FUNC_ENTER, 2 + seed, t += 0);
+	ptw_rec(w, PT_REC_THREAD_NAME, 0, t += 1, "worker", 7);
+	ptw_func(w, PT_REC_FUNC_EXIT, 2 + seed, t += 1);
 	ptw_func(w, PT_REC_FUNC_ENTER, PT_FUNC_ID_MAX, t += 1);
-	t += 0x100000000ull; /* forces a TIME record */
+	t += 0x100000000ull; /* forces a TIME record; a short record after it */
 	ptw_func(w, PT_REC_FUNC_EXIT, PT_FUNC_ID_MAX, t);
 	pt_rec_pc pc = {0x401136 + seed};
 	ptw_rec(w, PT_REC_FUNC_ENTER_PC, 0, t += 2, &pc, sizeof pc);
 	ptw_rec(w, PT_REC_FUNC_EXIT_PC, 0, t += 2, &pc, sizeof pc);
+	ptw_rec(w, PT_REC_FUNC_ENTER_PC, 0, t += PT_SHORT_LIMIT, &pc, sizeof pc);
+	ptw_rec(w, PT_REC_FUNC_EXIT_PC, 0, t += 3, &pc, sizeof pc);
 	pt_rec_thread_create tc = {1, 0x401200, 0, 0};
 	ptw_rec(w, PT_REC_THREAD_CREATE, 0, t += 5, &tc, sizeof tc);
 	pt_rec_thread_join tj = {0x7f0000001000ull, 1, 0, 0};

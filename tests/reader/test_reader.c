@@ -145,7 +145,9 @@ static void test_round_trip_every_kind(void)
 	CU_ASSERT_EQUAL(r.truncated, 0);
 	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
 	int kinds[256] = {0};
-	int compact = 0, compact_locks = 0, unaligned_wide = 0, padded = 0;
+	int compact = 0, compact_locks = 0, unaligned_wide = 0, padded = 0, shorts = 0,
+	    short_pcs = 0;
+	int three_pads = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		const ptw_entry *e = &w.recs[i];
 		const seen *s = &r.ev[i];
@@ -157,7 +159,26 @@ static void test_round_trip_every_kind(void)
 		CU_ASSERT_EQUAL(s->size, e->size);
 		CU_ASSERT_EQUAL(s->func_id, e->func_id);
 		size_t cmp = e->size < sizeof s->bytes ? e->size : sizeof s->bytes;
-		if (e->kind == PT_REC_LOCK_RELEASED && e->size == 8) {
+		if (e->size == 2) {
+			/* 3.0 short: the full form of the previous function
+			 * record's kind, with its id or address */
+			uint16_t word;
+			memcpy(&word, w.buf + e->offset, sizeof word);
+			pt_rec_head got;
+			memcpy(&got, s->bytes, sizeof got);
+			CU_ASSERT_EQUAL(got.kind, e->kind);
+			CU_ASSERT_EQUAL(got.delta, pt_short_delta(word));
+			if (pt_rec_is_func_pc(e->kind)) {
+				uint64_t pc;
+				memcpy(&pc, s->bytes + 8, sizeof pc);
+				CU_ASSERT_EQUAL(got.size8, 2);
+				CU_ASSERT_EQUAL(pc, 0x401136 + 3);
+				short_pcs++;
+			} else {
+				CU_ASSERT_EQUAL(pt_rec_func_id(&got), e->func_id);
+				shorts++;
+			}
+		} else if (e->kind == PT_REC_LOCK_RELEASED && e->size == 8) {
 			/* 1.2 head alone: delivered as head (size 16) + the object of
 			 * the last LOCK_ACQUIRED, which the sample wrote just before */
 			pt_rec_head want;
@@ -188,12 +209,15 @@ static void test_round_trip_every_kind(void)
 			compact++;
 		} else {
 			CU_ASSERT_EQUAL(memcmp(s->bytes, w.buf + e->offset, cmp), 0);
-			if (e->offset & 4)
+			if (e->offset & 7)
 				unaligned_wide += pt_rec_is_func(e->kind);
 		}
-		if (i > 0 && !pt_rec_is_func(e->kind) && e->offset == w.recs[i - 1].offset + 8 &&
-		    w.recs[i - 1].size == 4)
+		if (i > 0 && e->offset > w.recs[i - 1].offset + w.recs[i - 1].size) {
+			/* pads only after a function or compact record */
+			CU_ASSERT(w.recs[i - 1].size <= 4 || pt_rec_is_func(w.recs[i - 1].kind));
 			padded++;
+			three_pads += e->offset == w.recs[i - 1].offset + w.recs[i - 1].size + 6;
+		}
 		kinds[s->kind & 0xff]++;
 	}
 	/* Every kind format.h defines is in the sample, plus an unknown one. */
@@ -210,10 +234,13 @@ static void test_round_trip_every_kind(void)
 	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
 		CU_ASSERT(kinds[extra[i]] > 0);
 	CU_ASSERT(kinds[PT_REC_TIME] >= 2); /* first record + the delta overflow */
-	CU_ASSERT(compact >= 6);
+	CU_ASSERT(compact >= 3);
 	CU_ASSERT_EQUAL(compact_locks, 3);
-	CU_ASSERT(unaligned_wide >= 2); /* 8-byte function records at 4 modulo 8 */
-	CU_ASSERT(padded >= 1);		/* a payload record after a compact one */
+	CU_ASSERT(unaligned_wide >= 2); /* 8-byte function records between multiples of 8 */
+	CU_ASSERT(padded >= 2);         /* payload records after compact and short ones */
+	CU_ASSERT(three_pads >= 1);
+	CU_ASSERT(shorts >= 8);
+	CU_ASSERT_EQUAL(short_pcs, 2);
 	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(0x7e), "UNKNOWN");
 	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(PT_REC_LOCK_ACQUIRED), "LOCK_ACQUIRED");
 	free(r.ev);
@@ -234,8 +261,8 @@ static void test_payloads_and_strings(void)
 	while (pt_log_read(log, &ev) == 0) {
 		/* payloads aligned; function records (none) and compact records
 		 * (delivered from an aligned copy) may be at 4 mod 8 */
-		CU_ASSERT_EQUAL((uintptr_t)ev.rec % (pt_rec_is_func(ev.kind) ? 4 : 8), 0);
-		CU_ASSERT_EQUAL(ev.offset % (pt_rec_is_func(ev.kind) || ev.size == 4 ? 4 : 8), 0);
+		CU_ASSERT_EQUAL((uintptr_t)ev.rec % (pt_rec_is_func(ev.kind) ? 2 : 8), 0);
+		CU_ASSERT_EQUAL(ev.offset % (pt_rec_is_func(ev.kind) || ev.size <= 4 ? 2 : 8), 0);
 		if (ev.kind == PT_REC_LOCK_ACQUIRED || ev.kind == PT_REC_LOCK_FAILED ||
 		    ev.kind == PT_REC_LOCK_RELEASED) {
 			/* Both forms read alike; the short one has result 0. */
@@ -285,7 +312,7 @@ static void test_payloads_and_strings(void)
 			big_id++;
 	}
 	CU_ASSERT_EQUAL(ev.state, PT_LOG_EOF);
-	CU_ASSERT_EQUAL(names, 2);
+	CU_ASSERT_EQUAL(names, 3);
 	CU_ASSERT_EQUAL(defs, 1);
 	CU_ASSERT_EQUAL(maps, 1);
 	CU_ASSERT_EQUAL(big_id, 1);
@@ -599,7 +626,8 @@ static void test_record_errors(void)
 	ptw_free(&w);
 }
 
-/* Format 2.0's compact records and pads, and 1.x logs, which have neither. */
+/* Format 2.0's compact records and pad words, and 1.x logs, which have
+ * neither. */
 static void test_compact_records(void)
 {
 	/* A 1.x log reads as before: the sample without compact records. */
@@ -657,6 +685,7 @@ static void test_compact_records(void)
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+		ptw_set_major(&w, 2);
 		ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
 		CU_ASSERT_EQUAL(w.len % 8, 4);
 		ptw_put(&w, cases[c].words, (size_t)cases[c].nwords * 4);
@@ -677,6 +706,157 @@ static void test_compact_records(void)
 			CU_ASSERT_EQUAL(r.ev[1].ticks, 110 + 77);
 			CU_ASSERT_EQUAL(r.ev[1].func_id, 9);
 			CU_ASSERT_EQUAL(r.ev[1].offset % 8, 4);
+		}
+		free(r.ev);
+		ptw_free(&w);
+	}
+}
+
+/* Format 3.0's short records and 2-byte pads; 2.0 logs, which have
+ * neither, read as before. */
+static void test_short_records(void)
+{
+	ptw w;
+	ptw_sample_thread_log_major(&w, 5, 2);
+	result r = read_mem(w.buf, w.len, -1, 7);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(r.complete, 1);
+	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
+	for (size_t i = 0; i < r.n; i++) {
+		CU_ASSERT_EQUAL(r.ev[i].offset % 4, 0);
+		CU_ASSERT(r.ev[i].size >= 4);
+		CU_ASSERT_EQUAL(r.ev[i].func_id, w.recs[i].func_id);
+	}
+	free(r.ev);
+	ptw_free(&w);
+	/* A 2.0 log may not hold a short record: its first byte is an
+	 * unknown compact record there. */
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_set_major(&w, 2);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
+	uint16_t again[2] = {pt_short_word(1, 5), 0};
+	ptw_put(&w, again, sizeof again);
+	r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_EQUAL(r.n, 1);
+	free(r.ev);
+	ptw_free(&w);
+
+	/* 3.0: one compact record of function 9 (ending at 4 modulo 8), then
+	 * what the case appends, in 16-bit halves. */
+	uint16_t head[4];
+	pt_rec_head h8 = pt_rec_func(PT_REC_FUNC_EXIT, 9, 4);
+	memcpy(head, &h8, sizeof head);
+	struct {
+		const char *what;
+		uint16_t halves[8];
+		int nhalves;
+		int lost_first; /* a LOST record between the compact record and the halves */
+		int state, n;
+		const char *error;
+		int truncated; /* -1: not checked */
+	} cases[] = {
+	    {"short exit, short enter at the delta limit",
+	     {pt_short_word(1, 5), pt_short_word(0, PT_SHORT_LIMIT - 1)},
+	     2,
+	     0,
+	     PT_LOG_EOF,
+	     3,
+	     NULL,
+	     0},
+	    {"short record after a LOST",
+	     {pt_short_word(1, 5)},
+	     1,
+	     1,
+	     PT_LOG_ERROR,
+	     2,
+	     "without a function record before it",
+	     -1},
+	    {"pad at a multiple of 8",
+	     {PT_PAD16, PT_PAD16, PT_PAD16},
+	     3,
+	     0,
+	     PT_LOG_ERROR,
+	     1,
+	     "pad at an offset that is a multiple of 8",
+	     -1},
+	    {"pads, then the end-of-data zeros",
+	     {PT_PAD16, PT_PAD16, 0, 0, 0, 0},
+	     6,
+	     0,
+	     PT_LOG_EOF,
+	     1,
+	     NULL,
+	     0},
+	    {"0x80 with a non-zero second byte",
+	     {0x0180, 0},
+	     2,
+	     0,
+	     PT_LOG_ERROR,
+	     1,
+	     "unknown compact record",
+	     -1},
+	    {"payload record at 6 modulo 8",
+	     {pt_short_word(1, 1), PT_REC_THREAD_NAME, 2, 0, 0, 0x41},
+	     6,
+	     0,
+	     PT_LOG_ERROR,
+	     2,
+	     "not a multiple of 8",
+	     -1},
+	    {"8-byte function record at 6 modulo 8",
+	     {pt_short_word(1, 1), head[0], head[1], head[2], head[3]},
+	     5,
+	     0,
+	     PT_LOG_EOF,
+	     3,
+	     NULL,
+	     0},
+	    {"short record cut short", {pt_short_word(1, 1)}, -1, 0, PT_LOG_EOF, 1, NULL, 1},
+	    {"pads, then a record cut short",
+	     {PT_PAD16, PT_PAD16, 0x0301},
+	     3,
+	     0,
+	     PT_LOG_EOF,
+	     1,
+	     NULL,
+	     6},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+		ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
+		CU_ASSERT_EQUAL(w.len % 8, 4);
+		if (cases[c].lost_first) {
+			pt_rec_lost lo = {1, 8, PT_LOST_NO_SPACE, 0};
+			ptw_rec(&w, PT_REC_LOST, 0, 111, &lo, sizeof lo);
+		}
+		int nh = cases[c].nhalves < 0 ? 1 : cases[c].nhalves;
+		ptw_put(&w, cases[c].halves, (size_t)nh * 2);
+		size_t len = cases[c].nhalves < 0 ? w.len - 1 : w.len;
+		r = read_mem(w.buf, len, 0, 1);
+		if ((int)r.state != cases[c].state || (int)r.n != cases[c].n)
+			printf("\n%s: state %d, %zu records (%s)\n", cases[c].what, r.state, r.n,
+			       r.error);
+		CU_ASSERT_EQUAL(r.state, cases[c].state);
+		CU_ASSERT_EQUAL(r.n, cases[c].n);
+		if (cases[c].error)
+			CU_ASSERT_PTR_NOT_NULL(strstr(r.error, cases[c].error));
+		if (cases[c].truncated >= 0)
+			CU_ASSERT_EQUAL(r.truncated, (uint64_t)cases[c].truncated);
+		result bytes = read_mem(w.buf, len, 1, 1);
+		CU_ASSERT(same(&r, &bytes));
+		free(bytes.ev);
+		if (c == 0 && r.n == 3) {
+			CU_ASSERT(r.ev[1].kind == PT_REC_FUNC_EXIT && r.ev[1].func_id == 9);
+			CU_ASSERT(r.ev[2].kind == PT_REC_FUNC_ENTER && r.ev[2].func_id == 9);
+			CU_ASSERT_EQUAL(r.ev[1].ticks, 115);
+			CU_ASSERT_EQUAL(r.ev[2].ticks, 115 + PT_SHORT_LIMIT - 1);
+			CU_ASSERT(r.ev[1].size == 2 && r.ev[1].offset % 8 == 4);
+		}
+		if (c == 6 && r.n == 3) {
+			CU_ASSERT(r.ev[2].kind == PT_REC_FUNC_EXIT && r.ev[2].func_id == 9);
+			CU_ASSERT_EQUAL(r.ev[2].offset % 8, 6);
+			CU_ASSERT_EQUAL(r.ev[2].ticks, 110 + 1 + 4);
 		}
 		free(r.ev);
 		ptw_free(&w);
@@ -707,7 +887,7 @@ static void test_follow_growing_file(void)
 {
 	ptw w;
 	ptw_sample_thread_log(&w, 0);
-	size_t cut1 = w.recs[6].offset + 3; /* inside record 6 */
+	size_t cut1 = w.recs[5].offset + 3; /* inside record 5 (8 bytes) */
 	size_t cut2 = w.recs[20].offset;
 	char path[64];
 	/* Phase 1: an appending writer has written part of record 6. */
@@ -719,8 +899,8 @@ static void test_follow_growing_file(void)
 	while (pt_log_read(log, &ev) == 0)
 		CU_ASSERT_EQUAL(ev.offset, w.recs[n++].offset);
 	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
-	CU_ASSERT_EQUAL(n, 6);
-	CU_ASSERT_EQUAL(ev.offset, w.recs[6].offset);
+	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(ev.offset, w.recs[5].offset);
 	/* Nothing new: still waiting. */
 	CU_ASSERT_EQUAL(pt_log_read(log, &ev), -1);
 	CU_ASSERT_EQUAL(ev.state, PT_LOG_REQUIRE_DATA);
@@ -921,6 +1101,7 @@ int main(void)
 	CU_add_test(s, "header errors", test_header_errors);
 	CU_add_test(s, "record errors", test_record_errors);
 	CU_add_test(s, "compact records, pads, 1.x logs", test_compact_records);
+	CU_add_test(s, "short records, 2-byte pads, 2.0 logs", test_short_records);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

@@ -235,8 +235,9 @@ static void test_records_and_header(void)
 	CU_ASSERT(r[1].kind == PT_REC_FUNC_ENTER && r[1].func_id == 7 && r[1].ticks == t0 + 10);
 	CU_ASSERT(r[2].kind == PT_REC_FUNC_ENTER && r[2].func_id == 0xabcdef && r[2].ticks == t0 + 25);
 	CU_ASSERT(r[3].kind == PT_REC_FUNC_EXIT && r[3].func_id == 0xabcdef);
-	/* id 7 after 10 ticks is compact; 0xabcdef is not */
-	CU_ASSERT(r[1].size == 4 && r[2].size == 8 && r[3].size == 8);
+	/* id 7 after 10 ticks is compact; 0xabcdef is not, but its exit right
+	 * after its entry is short */
+	CU_ASSERT(r[1].size == 4 && r[2].size == 8 && r[3].size == 2);
 	CU_ASSERT(r[4].kind == PT_REC_USER_EVENT && r[4].ticks == t0 + 40 && r[4].a == 3 &&
 		  (int64_t)r[4].b == -5);
 	CU_ASSERT(r[5].kind == PT_REC_THREAD_NAME && r[5].ticks == t0 + 40);
@@ -260,8 +261,9 @@ static void test_records_and_header(void)
 	CU_ASSERT_EQUAL(h.clock_source, pt_clock.source);
 	CU_ASSERT_EQUAL(h.tick_mult, pt_clock.mult);
 	CU_ASSERT_STRING_EQUAL(h.program, "test_writer");
-	/* 256 header + TIME 16 + FUNC 4 + 2 FUNC 16 + pad 4 + USER 24 + NAME 16 + CLOSE 32 */
-	CU_ASSERT_EQUAL(st.st_size, 256 + 16 + 24 + 24 + 16 + 32);
+	/* 256 header + TIME 16 + FUNC 4 + FUNC 8 + short FUNC 2 + pad 2 + USER 24 + NAME 16 +
+	 * CLOSE 32 */
+	CU_ASSERT_EQUAL(st.st_size, 256 + 16 + 4 + 8 + 2 + 2 + 24 + 16 + 32);
 	CU_ASSERT_EQUAL(st.st_mode & 0777, 0600);
 }
 
@@ -348,7 +350,7 @@ static void test_lock_records(void)
 	/* the log's size cap: records are lost, an acquisition among them */
 	pt_max_file_size = 64 * 1024;
 	for (uint32_t i = 0; i < 20000 && !l.lost_records; i++)
-		pt_wlog_put_func(&l, ++t, PT_REC_FUNC_ENTER, 1);
+		pt_wlog_put_func(&l, ++t, PT_REC_FUNC_ENTER, 1 + (i & 1)); /* 4 bytes each */
 	CU_ASSERT_FATAL(l.lost_records > 0);
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xd000, 0);
 	pt_max_file_size = 0;
@@ -529,32 +531,41 @@ static void test_hooks(void)
 	__paratrace_func_enter(5);
 	CU_ASSERT_EQUAL(errno, 1234);
 	__cyg_profile_func_exit((void *)test_hooks, NULL);
+	__cyg_profile_func_enter((void *)test_hooks, NULL); /* the same function again: short */
 	pt_tls = NULL;
 	atomic_store(&pt_state, old_state);
 	pt_wlog_close(&t.log);
 
 	static rec r[2 * N + 16];
 	long n = read_all("t7.ptl", r, 2 * N + 16, NULL);
-	CU_ASSERT_EQUAL_FATAL(n, 1 + 2 * N + 1 + 1 + 1 + 1 + 1 + 1);
-	int ok = 1, compact = 0;
+	CU_ASSERT_EQUAL_FATAL(n, 1 + 2 * N + 1 + 1 + 1 + 1 + 1 + 1 + 1);
+	int ok = 1, compact = 0, shorts = 0;
 	for (uint32_t i = 1; i <= N; i++) {
 		ok &= r[2 * i - 1].kind == PT_REC_FUNC_ENTER && r[2 * i - 1].func_id == i;
 		ok &= r[2 * i].kind == PT_REC_FUNC_EXIT && r[2 * i].func_id == i;
 		ok &= r[2 * i].ticks >= r[2 * i - 1].ticks;
-		/* 4 bytes only when the id fits (and the delta, nearly always) */
-		ok &= r[2 * i].size == 8 || (r[2 * i].size == 4 && i < PT_COMPACT_LIMIT);
-		compact += r[2 * i].size == 4;
+		/* An entry: 4 bytes only when the id fits (and the delta, nearly
+		 * always); the exit of the function just entered: 2 bytes unless
+		 * the delta is too large (a window switch between them). */
+		ok &= r[2 * i - 1].size == 8 || (r[2 * i - 1].size == 4 && i < PT_COMPACT_LIMIT);
+		compact += r[2 * i - 1].size == 4;
+		ok &= r[2 * i].size == 2 ||
+		      (r[2 * i].size != 4 && r[2 * i].ticks - r[2 * i - 1].ticks >= PT_SHORT_LIMIT);
+		shorts += r[2 * i].size == 2;
 	}
 	CU_ASSERT(ok);
 	CU_ASSERT(compact > (int)PT_COMPACT_LIMIT / 2);
+	CU_ASSERT(shorts > N * 9 / 10);
 	long k = 2 * N + 1;
 	CU_ASSERT(r[k].kind == PT_REC_FUNC_ENTER && r[k].func_id == 3 && r[k].size == 4);
 	k++;
 	CU_ASSERT(r[k].kind == PT_REC_FUNC_ENTER_PC && r[k].a == (uint64_t)(uintptr_t)test_hooks);
 	CU_ASSERT_EQUAL(r[k + 1].kind, PT_REC_TIME);
 	CU_ASSERT(r[k + 2].kind == PT_REC_FUNC_ENTER && r[k + 2].func_id == 5);
-	CU_ASSERT(r[k + 3].kind == PT_REC_FUNC_EXIT_PC);
-	CU_ASSERT_EQUAL(r[k + 4].kind, PT_REC_CLOSE);
+	CU_ASSERT(r[k + 3].kind == PT_REC_FUNC_EXIT_PC && r[k + 3].size == 16);
+	CU_ASSERT(r[k + 4].kind == PT_REC_FUNC_ENTER_PC && r[k + 4].size == 2 &&
+	          r[k + 4].a == (uint64_t)(uintptr_t)test_hooks);
+	CU_ASSERT_EQUAL(r[k + 5].kind, PT_REC_CLOSE);
 }
 
 
