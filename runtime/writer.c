@@ -499,11 +499,13 @@ static inline int store_compact_lock(pt_wlog *l, uint64_t ticks, unsigned kind, 
 void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
 		      int result)
 {
-	/* The lock acquired last, taken or released again: 4 bytes (2.0), or
-	 * for a release its head alone (1.2) when the delta is too large. */
+	/* The lock acquired last, asked for, taken or released again: 4 bytes
+	 * (2.0; the request 3.0), or for a release its head alone (1.2) when
+	 * the delta is too large. */
 	int same = obj && obj == l->last_acquired && result == 0;
 	if (PT_WRITE_COMPACT && same &&
-	    (kind == PT_REC_LOCK_ACQUIRED || kind == PT_REC_LOCK_RELEASED) &&
+	    (kind == PT_REC_LOCK_ACQUIRED || kind == PT_REC_LOCK_RELEASED ||
+	     kind == PT_REC_LOCK_REQUEST) &&
 	    store_compact_lock(l, ticks, kind, type))
 		return;
 	if (kind == PT_REC_LOCK_RELEASED && same) {

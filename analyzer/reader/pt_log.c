@@ -620,7 +620,7 @@ again:
 		memcpy(&word, p, sizeof word);
 		if (pt_compact_is_func(word))
 			return deliver_compact(log, ev, word);
-		if (pt_compact_is_lock(word)) {
+		if (pt_compact_is_lock(word, log->hdr.version_major)) {
 			/* the 16-byte form, with the object acquired last */
 			if (!log->have_acquired)
 				return fail(log, ev, off, "compact %s without a LOCK_ACQUIRED before it",

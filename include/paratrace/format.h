@@ -294,18 +294,21 @@ static inline uint32_t pt_short_delta(uint16_t word)
 }
 
 /* Compact lock records (2.0): a LOCK_ACQUIRED or LOCK_RELEASED with result 0
- * of the object of the file's most recent LOCK_ACQUIRED (a loop taking one
- * lock again and again) whose delta is below PT_COMPACT_LOCK_LIMIT:
- *   bits 0..7    PT_COMPACT_FLAG | kind   (0x92 acquired, 0x94 released)
+ * (and since 3.0 a LOCK_REQUEST) of the object of the file's most recent
+ * LOCK_ACQUIRED (a loop taking one lock again and again) whose delta is
+ * below PT_COMPACT_LOCK_LIMIT:
+ *   bits 0..7    PT_COMPACT_FLAG | kind   (0x92 acquired, 0x94 released,
+ *                0x91 request: 3.0 only)
  *   bits 8..15   lock type (the arg of the full record)
  *   bits 16..31  delta
  * Readers deliver the 16-byte form with that object filled in. */
 #define PT_COMPACT_LOCK_LIMIT (1u << 16)
 
-static inline int pt_compact_is_lock(uint32_t word)
+static inline int pt_compact_is_lock(uint32_t word, unsigned version_major)
 {
 	return (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_ACQUIRED) ||
-	       (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_RELEASED);
+	       (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_RELEASED) ||
+	       (version_major >= 3 && (word & 0xff) == (PT_COMPACT_FLAG | PT_REC_LOCK_REQUEST));
 }
 static inline uint32_t pt_compact_lock_word(unsigned kind, unsigned type, uint32_t delta)
 {

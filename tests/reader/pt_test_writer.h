@@ -213,7 +213,7 @@ static inline void ptw_func(ptw *w, unsigned kind, uint32_t id, uint64_t ticks)
 	ptw_func_form(w, kind, id, ticks, 0);
 }
 
-/* A compact lock record (2.0): the object acquired last, again. The delta
+/* A compact lock record (2.0; a request 3.0): the object acquired last, again. The delta
  * must fit (the caller's choice of times). */
 static inline void ptw_lock_compact(ptw *w, unsigned kind, unsigned type, uint64_t ticks)
 {
@@ -337,6 +337,8 @@ static inline void ptw_sample_thread_log_major(ptw *w, uint32_t seed, unsigned m
 	if (major >= 2) {
 		ptw_lock_compact(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 9);
 		ptw_lock_compact(w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += PT_COMPACT_LOCK_LIMIT - 1);
+		if (major >= 3) /* 3.0: the request too */
+			ptw_lock_compact(w, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, t += 3);
 		ptw_lock_compact(w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 2);
 	}
 	pt_rec_cond cv2 = {0x7ffd0000b000ull, 0x7ffd0000a000ull, 0, 0};

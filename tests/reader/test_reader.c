@@ -235,7 +235,7 @@ static void test_round_trip_every_kind(void)
 		CU_ASSERT(kinds[extra[i]] > 0);
 	CU_ASSERT(kinds[PT_REC_TIME] >= 2); /* first record + the delta overflow */
 	CU_ASSERT(compact >= 3);
-	CU_ASSERT_EQUAL(compact_locks, 3);
+	CU_ASSERT_EQUAL(compact_locks, 4); /* 3 of 2.0, a request of 3.0 */
 	CU_ASSERT(unaligned_wide >= 2); /* 8-byte function records between multiples of 8 */
 	CU_ASSERT(padded >= 2);         /* payload records after compact and short ones */
 	CU_ASSERT(three_pads >= 1);
@@ -729,8 +729,19 @@ static void test_short_records(void)
 	}
 	free(r.ev);
 	ptw_free(&w);
-	/* A 2.0 log may not hold a short record: its first byte is an
-	 * unknown compact record there. */
+	/* A 2.0 log may hold neither a short record nor a compact request:
+	 * both are unknown compact records there. */
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_set_major(&w, 2);
+	pt_rec_lock lk = {0x5000, 0, 0};
+	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 110, &lk.object, sizeof lk.object);
+	ptw_lock_compact(&w, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 111);
+	r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
+	CU_ASSERT_EQUAL(r.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "unknown compact record"));
+	free(r.ev);
+	ptw_free(&w);
 	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
 	ptw_set_major(&w, 2);
 	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);

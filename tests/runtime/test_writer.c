@@ -347,6 +347,8 @@ static void test_lock_records(void)
 	pt_wlog_put_lock(&l, t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xc000, 0);  /* 8 */
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_FAILED, PT_LOCK_MUTEX, 0xc000, 16); /* 24 */
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xc000, 0);  /* 4 */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 0xc000, 0);   /* 4 (3.0) */
+	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 0xe000, 0);   /* 16 */
 	/* the log's size cap: records are lost, an acquisition among them */
 	pt_max_file_size = 64 * 1024;
 	for (uint32_t i = 0; i < 20000 && !l.lost_records; i++)
@@ -365,12 +367,13 @@ static void test_lock_records(void)
 		size_t size;
 		uint64_t obj;
 	} want[] = {
-		{PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_RELEASED, 4, 0xa000},
-		{PT_REC_LOCK_ACQUIRED, 4, 0xa000},  {PT_REC_LOCK_ACQUIRED, 16, 0xb000},
-		{PT_REC_LOCK_RELEASED, 4, 0xb000},  {PT_REC_LOCK_RELEASED, 16, 0xa000},
-		{PT_REC_LOCK_ACQUIRED, 24, 0xc000}, {PT_REC_LOCK_RELEASED, 4, 0xc000},
-		{PT_REC_LOCK_ACQUIRED, 16, 0xc000}, {PT_REC_LOCK_RELEASED, 8, 0xc000},
-		{PT_REC_LOCK_FAILED, 24, 0xc000},   {PT_REC_LOCK_ACQUIRED, 4, 0xc000},
+	    {PT_REC_LOCK_ACQUIRED, 16, 0xa000}, {PT_REC_LOCK_RELEASED, 4, 0xa000},
+	    {PT_REC_LOCK_ACQUIRED, 4, 0xa000},  {PT_REC_LOCK_ACQUIRED, 16, 0xb000},
+	    {PT_REC_LOCK_RELEASED, 4, 0xb000},  {PT_REC_LOCK_RELEASED, 16, 0xa000},
+	    {PT_REC_LOCK_ACQUIRED, 24, 0xc000}, {PT_REC_LOCK_RELEASED, 4, 0xc000},
+	    {PT_REC_LOCK_ACQUIRED, 16, 0xc000}, {PT_REC_LOCK_RELEASED, 8, 0xc000},
+	    {PT_REC_LOCK_FAILED, 24, 0xc000},   {PT_REC_LOCK_ACQUIRED, 4, 0xc000},
+	    {PT_REC_LOCK_REQUEST, 4, 0xc000},   {PT_REC_LOCK_REQUEST, 16, 0xe000},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		CU_ASSERT_EQUAL(r[1 + i].kind, want[i].kind);
