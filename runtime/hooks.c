@@ -75,8 +75,8 @@ static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thre
                                                                          uint64_t d, uint64_t now,
                                                                          uint64_t func, int exit)
 {
-	if (!(PT_WRITE_COMPACT && func == t->log.last_func && d < PT_SHORT_LIMIT &&
-	      (uintptr_t)cur + sizeof(uint64_t) <= limit))
+	if (!pt_likely(PT_WRITE_COMPACT && func == t->log.last_func && d < PT_SHORT_LIMIT &&
+		       (uintptr_t)cur + sizeof(uint64_t) <= limit))
 		return 0;
 	__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)pt_short_word(exit, (uint32_t)d),
 	                 __ATOMIC_RELAXED);
