@@ -626,31 +626,65 @@ static void test_record_errors(void)
 	ptw_free(&w);
 }
 
-/* Format 2.0's compact records and pad words, and 1.x logs, which have
- * neither. */
-static void test_compact_records(void)
+/* A sample log of an older major version reads whole, each record at a
+ * multiple of `align` bytes and at least that long. */
+static void check_older_sample(unsigned major, size_t align)
 {
-	/* A 1.x log reads as before: the sample without compact records. */
 	ptw w;
-	ptw_sample_thread_log_major(&w, 5, 1);
+	ptw_sample_thread_log_major(&w, 5, major);
 	result r = read_mem(w.buf, w.len, -1, 7);
 	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
 	CU_ASSERT_EQUAL(r.complete, 1);
 	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
 	for (size_t i = 0; i < r.n; i++) {
-		CU_ASSERT_EQUAL(r.ev[i].offset % 8, 0);
-		CU_ASSERT(r.ev[i].size >= 8);
+		CU_ASSERT_EQUAL(r.ev[i].offset % align, 0);
+		CU_ASSERT(r.ev[i].size >= align);
 		CU_ASSERT_EQUAL(r.ev[i].func_id, w.recs[i].func_id);
 	}
 	free(r.ev);
 	ptw_free(&w);
+}
+
+typedef struct damage {
+	const char *what;
+	int state, n;      /* final state, records delivered before it */
+	const char *error; /* a part of the error message; NULL: not checked */
+	int truncated;     /* -1: not checked */
+} damage;
+
+/* Reads buf[0, len) whole and byte by byte: the same events both ways, and
+ * the final state the case expects. The caller frees r.ev. */
+static result check_damage(const uint8_t *buf, size_t len, const damage *d)
+{
+	result r = read_mem(buf, len, 0, 1);
+	if ((int)r.state != d->state || (int)r.n != d->n)
+		printf("\n%s: state %d, %zu records (%s)\n", d->what, r.state, r.n, r.error);
+	CU_ASSERT_EQUAL(r.state, d->state);
+	CU_ASSERT_EQUAL(r.n, d->n);
+	if (d->error)
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.error, d->error));
+	if (d->truncated >= 0)
+		CU_ASSERT_EQUAL(r.truncated, (uint64_t)d->truncated);
+	result bytes = read_mem(buf, len, 1, 1);
+	CU_ASSERT(same(&r, &bytes));
+	free(bytes.ev);
+	return r;
+}
+
+/* Format 2.0's compact records and pad words, and 1.x logs, which have
+ * neither. */
+static void test_compact_records(void)
+{
+	/* A 1.x log reads as before: the sample without compact records. */
+	check_older_sample(1, 8);
 	/* In a 1.x log a first byte with bit 7 set is an unknown kind. */
+	ptw w;
 	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
 	ptw_set_major(&w, 1);
 	uint64_t v = 42;
 	ptw_rec(&w, 0xc5, 0, 101, &v, sizeof v);
 	ptw_close(&w, 102);
-	r = read_mem(w.buf, w.len, 0, 1);
+	result r = read_mem(w.buf, w.len, 0, 1);
 	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
 	CU_ASSERT_EQUAL_FATAL(r.n, 2);
 	CU_ASSERT_EQUAL(r.ev[0].kind, 0xc5);
@@ -658,30 +692,29 @@ static void test_compact_records(void)
 	free(r.ev);
 	ptw_free(&w);
 
-	/* 2.0 damage: one compact record, then what the test appends. */
-	struct {
-		const char *what;
+	/* 2.0 damage: one compact record, then what the case appends. */
+	static const struct {
+		damage d;
 		uint32_t words[4];
 		int nwords;
-		int state, n;
-		const char *error;
-		int truncated; /* -1: not checked */
 	} cases[] = {
-		{"unknown compact kind", {0x00001c5}, 1, PT_LOG_ERROR, 1, "unknown compact record", -1},
-		{"pad at a multiple of 8", {PT_COMPACT_PAD, PT_COMPACT_PAD}, 2, PT_LOG_ERROR, 1, "pad word", -1},
-		{"pad with a delta", {PT_COMPACT_PAD | 5u << 20}, 1, PT_LOG_ERROR, 1, "unknown compact", -1},
-		{"compact release, nothing acquired before", {0x00050194}, 1, PT_LOG_ERROR, 1,
-		 "without a LOCK_ACQUIRED", -1},
-		{"payload record at 4 modulo 8", {PT_REC_THREAD_NAME | 2u << 16, 0, 0x41, 0}, 4,
-		 PT_LOG_ERROR, 1, "not a multiple of 8", -1},
-		{"pad, then the end-of-data zeros", {PT_COMPACT_PAD, 0, 0, 0}, 4, PT_LOG_EOF, 1, NULL, 0},
-		{"8-byte function record at 4 modulo 8", {PT_REC_FUNC_EXIT | 9u << 8, 77}, 2, PT_LOG_EOF, 2,
-		 NULL, 0},
-		{"compact record cut short", {0}, 0, PT_LOG_EOF, 0, NULL, 2},
+		{{"unknown compact kind", PT_LOG_ERROR, 1, "unknown compact record", -1}, {0x00001c5}, 1},
+		{{"pad at a multiple of 8", PT_LOG_ERROR, 1, "pad word", -1},
+		 {PT_COMPACT_PAD, PT_COMPACT_PAD}, 2},
+		{{"pad with a delta", PT_LOG_ERROR, 1, "unknown compact", -1},
+		 {PT_COMPACT_PAD | 5u << 20}, 1},
+		{{"compact release, nothing acquired before", PT_LOG_ERROR, 1, "without a LOCK_ACQUIRED",
+		  -1}, {0x00050194}, 1},
+		{{"payload record at 4 modulo 8", PT_LOG_ERROR, 1, "not a multiple of 8", -1},
+		 {PT_REC_THREAD_NAME | 2u << 16, 0, 0x41, 0}, 4},
+		{{"pad, then the end-of-data zeros", PT_LOG_EOF, 1, NULL, 0}, {PT_COMPACT_PAD, 0, 0, 0}, 4},
+		{{"8-byte function record at 4 modulo 8", PT_LOG_EOF, 2, NULL, 0},
+		 {PT_REC_FUNC_EXIT | 9u << 8, 77}, 2},
+		{{"compact record cut short", PT_LOG_EOF, 0, NULL, 2}, {0}, 0},
 		/* found by the fuzzer: a pad's bytes counted for a later
 		 * truncation when fed in pieces, not when fed whole */
-		{"pad, compact record, record cut short", {PT_COMPACT_PAD, 0x00100981, 0x00000301}, 3,
-		 PT_LOG_EOF, 2, NULL, 4},
+		{{"pad, compact record, record cut short", PT_LOG_EOF, 2, NULL, 4},
+		 {PT_COMPACT_PAD, 0x00100981, 0x00000301}, 3},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
@@ -690,18 +723,7 @@ static void test_compact_records(void)
 		CU_ASSERT_EQUAL(w.len % 8, 4);
 		ptw_put(&w, cases[c].words, (size_t)cases[c].nwords * 4);
 		size_t len = cases[c].nwords ? w.len : w.len - 2;
-		r = read_mem(w.buf, len, 0, 1);
-		if ((int)r.state != cases[c].state || (int)r.n != cases[c].n)
-			printf("\n%s: state %d, %zu records (%s)\n", cases[c].what, r.state, r.n, r.error);
-		CU_ASSERT_EQUAL(r.state, cases[c].state);
-		CU_ASSERT_EQUAL(r.n, cases[c].n);
-		if (cases[c].error)
-			CU_ASSERT_PTR_NOT_NULL(strstr(r.error, cases[c].error));
-		if (cases[c].truncated >= 0)
-			CU_ASSERT_EQUAL(r.truncated, (uint64_t)cases[c].truncated);
-		result bytes = read_mem(w.buf, len, 1, 1);
-		CU_ASSERT(same(&r, &bytes));
-		free(bytes.ev);
+		r = check_damage(w.buf, len, &cases[c].d);
 		if (r.n == 2 && r.ev[1].size == 8) {
 			CU_ASSERT_EQUAL(r.ev[1].ticks, 110 + 77);
 			CU_ASSERT_EQUAL(r.ev[1].func_id, 9);
@@ -716,122 +738,57 @@ static void test_compact_records(void)
  * neither, read as before. */
 static void test_short_records(void)
 {
-	ptw w;
-	ptw_sample_thread_log_major(&w, 5, 2);
-	result r = read_mem(w.buf, w.len, -1, 7);
-	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
-	CU_ASSERT_EQUAL(r.complete, 1);
-	CU_ASSERT_EQUAL_FATAL(r.n, w.nrecs);
-	for (size_t i = 0; i < r.n; i++) {
-		CU_ASSERT_EQUAL(r.ev[i].offset % 4, 0);
-		CU_ASSERT(r.ev[i].size >= 4);
-		CU_ASSERT_EQUAL(r.ev[i].func_id, w.recs[i].func_id);
-	}
-	free(r.ev);
-	ptw_free(&w);
+	check_older_sample(2, 4);
 	/* A 2.0 log may hold neither a short record nor a compact request:
 	 * both are unknown compact records there. */
+	static const damage unknown = {"3.0 records in a 2.0 log", PT_LOG_ERROR, 1,
+				       "unknown compact record", -1};
+	ptw w;
 	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
 	ptw_set_major(&w, 2);
 	pt_rec_lock lk = {0x5000, 0, 0};
 	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 110, &lk.object, sizeof lk.object);
 	ptw_lock_compact(&w, PT_REC_LOCK_REQUEST, PT_LOCK_MUTEX, 111);
-	r = read_mem(w.buf, w.len, 0, 1);
-	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
-	CU_ASSERT_EQUAL(r.n, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.error, "unknown compact record"));
-	free(r.ev);
+	free(check_damage(w.buf, w.len, &unknown).ev);
 	ptw_free(&w);
 	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
 	ptw_set_major(&w, 2);
 	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
 	uint16_t again[2] = {pt_short_word(1, 5), 0};
 	ptw_put(&w, again, sizeof again);
-	r = read_mem(w.buf, w.len, 0, 1);
-	CU_ASSERT_EQUAL(r.state, PT_LOG_ERROR);
-	CU_ASSERT_EQUAL(r.n, 1);
-	free(r.ev);
+	free(check_damage(w.buf, w.len, &unknown).ev);
 	ptw_free(&w);
 
 	/* 3.0: one compact record of function 9 (ending at 4 modulo 8), then
-	 * what the case appends, in 16-bit halves. */
+	 * what the case appends, in 16-bit halves (nhalves -1: one half, its
+	 * last byte cut off). */
 	uint16_t head[4];
 	pt_rec_head h8 = pt_rec_func(PT_REC_FUNC_EXIT, 9, 4);
 	memcpy(head, &h8, sizeof head);
-	struct {
-		const char *what;
+	const uint16_t short_exit = pt_short_word(1, 1);
+	const struct {
+		damage d;
 		uint16_t halves[8];
 		int nhalves;
 		int lost_first; /* a LOST record between the compact record and the halves */
-		int state, n;
-		const char *error;
-		int truncated; /* -1: not checked */
 	} cases[] = {
-	    {"short exit, short enter at the delta limit",
-	     {pt_short_word(1, 5), pt_short_word(0, PT_SHORT_LIMIT - 1)},
-	     2,
-	     0,
-	     PT_LOG_EOF,
-	     3,
-	     NULL,
-	     0},
-	    {"short record after a LOST",
-	     {pt_short_word(1, 5)},
-	     1,
-	     1,
-	     PT_LOG_ERROR,
-	     2,
-	     "without a function record before it",
-	     -1},
-	    {"pad at a multiple of 8",
-	     {PT_PAD16, PT_PAD16, PT_PAD16},
-	     3,
-	     0,
-	     PT_LOG_ERROR,
-	     1,
-	     "pad at an offset that is a multiple of 8",
-	     -1},
-	    {"pads, then the end-of-data zeros",
-	     {PT_PAD16, PT_PAD16, 0, 0, 0, 0},
-	     6,
-	     0,
-	     PT_LOG_EOF,
-	     1,
-	     NULL,
-	     0},
-	    {"0x80 with a non-zero second byte",
-	     {0x0180, 0},
-	     2,
-	     0,
-	     PT_LOG_ERROR,
-	     1,
-	     "unknown compact record",
-	     -1},
-	    {"payload record at 6 modulo 8",
-	     {pt_short_word(1, 1), PT_REC_THREAD_NAME, 2, 0, 0, 0x41},
-	     6,
-	     0,
-	     PT_LOG_ERROR,
-	     2,
-	     "not a multiple of 8",
-	     -1},
-	    {"8-byte function record at 6 modulo 8",
-	     {pt_short_word(1, 1), head[0], head[1], head[2], head[3]},
-	     5,
-	     0,
-	     PT_LOG_EOF,
-	     3,
-	     NULL,
-	     0},
-	    {"short record cut short", {pt_short_word(1, 1)}, -1, 0, PT_LOG_EOF, 1, NULL, 1},
-	    {"pads, then a record cut short",
-	     {PT_PAD16, PT_PAD16, 0x0301},
-	     3,
-	     0,
-	     PT_LOG_EOF,
-	     1,
-	     NULL,
-	     6},
+		{{"short exit, short enter at the delta limit", PT_LOG_EOF, 3, NULL, 0},
+		 {pt_short_word(1, 5), pt_short_word(0, PT_SHORT_LIMIT - 1)}, 2, 0},
+		{{"short record after a LOST", PT_LOG_ERROR, 2, "without a function record before it",
+		  -1}, {short_exit}, 1, 1},
+		{{"pad at a multiple of 8", PT_LOG_ERROR, 1, "pad at an offset that is a multiple of 8",
+		  -1}, {PT_PAD16, PT_PAD16, PT_PAD16}, 3, 0},
+		{{"pads, then the end-of-data zeros", PT_LOG_EOF, 1, NULL, 0},
+		 {PT_PAD16, PT_PAD16, 0, 0, 0, 0}, 6, 0},
+		{{"0x80 with a non-zero second byte", PT_LOG_ERROR, 1, "unknown compact record", -1},
+		 {0x0180, 0}, 2, 0},
+		{{"payload record at 6 modulo 8", PT_LOG_ERROR, 2, "not a multiple of 8", -1},
+		 {short_exit, PT_REC_THREAD_NAME, 2, 0, 0, 0x41}, 6, 0},
+		{{"8-byte function record at 6 modulo 8", PT_LOG_EOF, 3, NULL, 0},
+		 {short_exit, head[0], head[1], head[2], head[3]}, 5, 0},
+		{{"short record cut short", PT_LOG_EOF, 1, NULL, 1}, {short_exit}, -1, 0},
+		{{"pads, then a record cut short", PT_LOG_EOF, 1, NULL, 6},
+		 {PT_PAD16, PT_PAD16, 0x0301}, 3, 0},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
@@ -844,19 +801,7 @@ static void test_short_records(void)
 		int nh = cases[c].nhalves < 0 ? 1 : cases[c].nhalves;
 		ptw_put(&w, cases[c].halves, (size_t)nh * 2);
 		size_t len = cases[c].nhalves < 0 ? w.len - 1 : w.len;
-		r = read_mem(w.buf, len, 0, 1);
-		if ((int)r.state != cases[c].state || (int)r.n != cases[c].n)
-			printf("\n%s: state %d, %zu records (%s)\n", cases[c].what, r.state, r.n,
-			       r.error);
-		CU_ASSERT_EQUAL(r.state, cases[c].state);
-		CU_ASSERT_EQUAL(r.n, cases[c].n);
-		if (cases[c].error)
-			CU_ASSERT_PTR_NOT_NULL(strstr(r.error, cases[c].error));
-		if (cases[c].truncated >= 0)
-			CU_ASSERT_EQUAL(r.truncated, (uint64_t)cases[c].truncated);
-		result bytes = read_mem(w.buf, len, 1, 1);
-		CU_ASSERT(same(&r, &bytes));
-		free(bytes.ev);
+		result r = check_damage(w.buf, len, &cases[c].d);
 		if (c == 0 && r.n == 3) {
 			CU_ASSERT(r.ev[1].kind == PT_REC_FUNC_EXIT && r.ev[1].func_id == 9);
 			CU_ASSERT(r.ev[2].kind == PT_REC_FUNC_ENTER && r.ev[2].func_id == 9);
