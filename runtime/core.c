@@ -391,7 +391,10 @@ pt_thread *pt_enter(void)
 		if (!t)
 			return NULL;
 	}
-	if (atomic_load_explicit(&t->guard, memory_order_relaxed))
+	/* Also not from a signal handler that interrupted a hook's fast path
+	 * (in_hook): a record written now would land on the one in progress. */
+	if (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
+	    __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))
 		return NULL;
 	if (pt_likely(pt_asym_fence)) {
 		atomic_store_explicit(&t->guard, 1, memory_order_relaxed);
@@ -635,9 +638,10 @@ void pt_shutdown(int how, int status)
 	uint64_t lr = atomic_load(&pt_total_lost_records);
 	if (lr)
 		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
-			"PARATRACE_MAX_SIZE or out of memory); see the LOST records",
-			lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
-			pt_run_info.pdir_name);
+		        "PARATRACE_MAX_SIZE, out of memory, or raised by a signal handler that "
+		        "interrupted the tracer); see the LOST records",
+		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
+		        pt_run_info.pdir_name);
 	errno = saved;
 }
 

@@ -91,6 +91,17 @@ typedef struct pt_wlog {
 	 * -finstrument-functions address | PT_FUNC_KEY_PC; 0 when there is
 	 * none or one may have been lost. */
 	uint64_t last_func;
+	/* Set while a hook's fast path is between its first load of this log's
+	 * state and its last store (hooks.c): an event raised then by a signal
+	 * handler on this thread is dropped, not written over the record in
+	 * progress. */
+	int in_hook;
+	uint32_t nested_lost; /* see pt_wlog_note_nested */
+	/* Signals held back during a window switch (writer.c,
+	 * map_window_masked): defer_unmask asks to keep them so until
+	 * pt_wlog_unmask; masked says they are, saved_mask what to restore. */
+	int defer_unmask, masked;
+	uint64_t saved_mask;
 	char *base;
 	char *end;
 	uint64_t win_off;
@@ -140,6 +151,15 @@ PT_HIDDEN void pt_wlog_put_word(pt_wlog *l, uint64_t ticks, unsigned kind, unsig
  * bytes, every other one 16 (24 with a non-zero result). */
 PT_HIDDEN void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type,
 				uint64_t obj, int result);
+/* An event dropped because a signal handler raised it while this thread
+ * was inside a hook's fast path or the runtime: counted in nested_lost (an
+ * atomic add, whatever the interrupted code was doing with the log), which
+ * the next record written folds into a LOST record (reason REENTRANT). */
+PT_HIDDEN void pt_wlog_note_nested(pt_wlog *l);
+/* Restores the signal mask a window switch held back under defer_unmask
+ * (call once outside the runtime's region: a pending signal is delivered
+ * here), and ends the deferral. */
+PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */
@@ -314,7 +334,6 @@ PT_HIDDEN void pt_process_lock_fork(void);
 PT_HIDDEN void pt_process_unlock_fork(int child);
 PT_HIDDEN void pt_log_files_seal(void);
 PT_HIDDEN void pt_log_files_forget(void);
-extern PT_HIDDEN atomic_uint_fast64_t pt_total_reentrant;
 
 /* The other families, as weak references: the core files alone (the
  * pt_core_obj library of the unit tests) link and run without them. */

@@ -21,9 +21,19 @@
 #include <link.h>
 #include <string.h>
 
-atomic_uint_fast64_t pt_total_reentrant;
-
 #define PT_NOINST __attribute__((no_instrument_function))
+
+/* An event raised by a signal handler that interrupted a hook's fast path
+ * on this thread (in_hook set): written, it would land on the record in
+ * progress, and the interrupted hook would then move the log's position
+ * into the middle of the handler's records. Dropped, and counted in the
+ * log's next LOST record. */
+__attribute__((noinline, cold)) PT_NOINST static void pt_hook_nested(pt_thread *t)
+{
+	int saved = errno;
+	pt_wlog_note_nested(&t->log);
+	errno = saved;
+}
 
 __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint32_t id,
 							     uint64_t pc)
@@ -32,6 +42,9 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	uint64_t now = pt_now();
 	pt_thread *t = pt_enter();
 	if (t) {
+		/* A window switch holds signals back until we are out of the
+		 * runtime (writer.c, map_window_masked). */
+		t->log.defer_unmask = 1;
 		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT)
 			pt_wlog_put_func(&t->log, now, kind, id);
 		else
@@ -39,10 +52,11 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 		if (t->log.slow && pt_counters_emit && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
 			pt_counters_emit(t);
 		pt_leave(t);
+		pt_wlog_unmask(&t->log);
 	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
 		   atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
 		/* Raised inside the runtime (a signal handler interrupting it). */
-		atomic_fetch_add_explicit(&pt_total_reentrant, 1, memory_order_relaxed);
+		pt_wlog_note_nested(&pt_tls->log);
 	}
 	errno = saved;
 }
@@ -64,6 +78,27 @@ static inline __attribute__((always_inline)) uint64_t func_word(unsigned kind, u
 
 /* Fast paths, given the time. Every call out of them is a tail call, so
  * with the TSC the hooks are leaf functions with no prologue. */
+
+/* The fast path's guard against a signal handler on the same thread:
+ * everything between hook_begin and hook_end (loads of the position, the
+ * previous time and function, the record's store, their updates) happens
+ * either wholly before or wholly after any hook the handler runs. Only
+ * compiler barriers: a handler sees its own thread's stores in program
+ * order. 0 when the event must be dropped (a hook was interrupted). */
+static inline __attribute__((always_inline)) PT_NOINST int hook_begin(pt_thread *t)
+{
+	if (pt_unlikely(__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+		return 0;
+	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+}
 
 /* The short form (format 3.0, 2 bytes) when the previous function record
  * was of the same function: every record of a loop calling one function,
@@ -90,11 +125,17 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
+		if (!hook_begin(t)) {
+			pt_hook_nested(t);
+			return;
+		}
 		char *cur = t->log.cur;
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
-		if (hook_short_at(t, cur, limit, d, now, id, kind == PT_REC_FUNC_EXIT))
+		if (hook_short_at(t, cur, limit, d, now, id, kind == PT_REC_FUNC_EXIT)) {
+			hook_end(t);
 			return;
+		}
 		if (pt_likely((uintptr_t)cur + sizeof(pt_rec_head) <= limit && (d >> 32) == 0)) {
 			uint64_t word = func_word(kind, id, d);
 			size_t size = sizeof(pt_rec_head);
@@ -114,8 +155,10 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 			t->log.last = now;
 			t->log.last_func = id;
 			__atomic_store_n(&t->log.cur, cur + size, __ATOMIC_RELAXED);
+			hook_end(t);
 			return;
 		}
+		hook_end(t);
 	}
 	pt_hook_slow(kind, id, 0);
 }
@@ -125,12 +168,18 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
+		if (!hook_begin(t)) {
+			pt_hook_nested(t);
+			return;
+		}
 		char *cur = t->log.cur;
 		uint64_t d = now - t->log.last;
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
 		uint64_t func = (uint64_t)(uintptr_t)fn | PT_FUNC_KEY_PC;
-		if (hook_short_at(t, cur, limit, d, now, func, kind == PT_REC_FUNC_EXIT_PC))
+		if (hook_short_at(t, cur, limit, d, now, func, kind == PT_REC_FUNC_EXIT_PC)) {
+			hook_end(t);
 			return;
+		}
 		/* A record with a payload starts at a multiple of 8: after a
 		 * short or compact record the slow path pads. */
 		if (pt_likely((uintptr_t)cur + 16 <= limit && (d >> 32) == 0 &&
@@ -143,8 +192,10 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 			t->log.last = now;
 			t->log.last_func = func;
 			__atomic_store_n(&t->log.cur, cur + 16, __ATOMIC_RELAXED);
+			hook_end(t);
 			return;
 		}
+		hook_end(t);
 	}
 	pt_hook_slow(kind, 0, (uint64_t)(uintptr_t)fn);
 }
@@ -193,6 +244,13 @@ PT_EXPORT PT_NOINST void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
 	PT_HOOK(hook_pc_at, hook_pc_mono, PT_REC_FUNC_EXIT_PC, fn);
+}
+
+void pt_hooks_unwound(void)
+{
+	pt_thread *t = pt_tls;
+	if (t)
+		__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- module registration ------------------------------------------------ */

@@ -51,6 +51,9 @@ static inline __attribute__((always_inline)) uint64_t pt_now(void)
  * Never calls the program's malloc; preserves errno. */
 PT_HIDDEN pt_thread *pt_enter(void);
 PT_HIDDEN void pt_leave(pt_thread *t);
+/* No hook is running on this thread any more (a longjmp out of a signal
+ * handler abandoned the one it interrupted): clears the hooks' guard. */
+PT_HIDDEN void pt_hooks_unwound(void);
 
 /* Appends one record stamped now: head (kind, arg) + len bytes of payload,
  * padded with zeros to a multiple of 8. Takes no lock; on buffer switch

@@ -62,10 +62,10 @@ static void sample_handler(int sig, siginfo_t *si, void *uc)
 	}
 	uint64_t pcs[PT_CALLSTACK_MAX + 1];
 	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1);
-	/* The hooks' fast path writes a record without the recursion guard (it
-	 * checks and bumps the buffer's cursor only): a record written from
-	 * here while the thread is anywhere in libtrace.so's code could land
-	 * between its store and its cursor update. Dropped and counted too. */
+	/* A sample taken anywhere in libtrace.so's code is dropped and counted
+	 * too: pt_enter already refuses inside a hook's fast path (in_hook),
+	 * and the rest of the hooks' code is the tracer's cost, not the
+	 * program's profile. */
 	if (n > 0 && pt_callstack_in_runtime(pcs[0])) {
 		pt_leave(t);
 		pt_st.dropped++;

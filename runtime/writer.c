@@ -16,10 +16,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef MADV_POPULATE_WRITE
@@ -285,6 +287,43 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	return 0;
 }
 
+/* map_window with every signal held back. A window switch keeps the
+ * thread inside the runtime for a millisecond or so (zeros written, pages
+ * populated, the old window unmapped): where a signal handler of the
+ * program is most likely to interrupt the runtime. A handler that leaves
+ * by longjmp would abandon the switch half done, and with it the thread's
+ * tracing (its guard stays set: nothing is written, nothing breaks). Held
+ * back, the signal is delivered after the switch; only its timing changes.
+ * With l->defer_unmask (the hooks' slow path) the mask is restored only
+ * once the thread has left the runtime (pt_wlog_unmask after pt_leave), so
+ * the handler runs outside it; otherwise here. Raw system calls: the
+ * program's sigprocmask is interposed, and glibc's leaves its own signals
+ * out. */
+static int map_window_masked(pt_wlog *l, uint64_t data_off, size_t need, int ignore_limit)
+{
+	uint64_t all = ~(uint64_t)0, old;
+	int masked =
+	    !l->masked && syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old) == 0;
+	int reason = map_window(l, data_off, need, ignore_limit);
+	if (masked && l->defer_unmask) {
+		l->saved_mask = old;
+		l->masked = 1;
+	} else if (masked) {
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+	}
+	return reason;
+}
+
+void pt_wlog_unmask(pt_wlog *l)
+{
+	l->defer_unmask = 0;
+	if (l->masked) {
+		l->masked = 0;
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &l->saved_mask, NULL,
+		        sizeof l->saved_mask);
+	}
+}
+
 static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t reason)
 {
 	l->lost_records += records;
@@ -294,6 +333,22 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 		l->lost_reason = reason;
 	atomic_fetch_add(&pt_total_lost_records, records);
 	atomic_fetch_add(&pt_total_lost_bytes, bytes);
+}
+
+void pt_wlog_note_nested(pt_wlog *l)
+{
+	__atomic_fetch_add(&l->nested_lost, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add(&pt_total_lost_records, 1);
+}
+
+/* Events dropped by signal handlers become lost records of this log (the
+ * total for the warning at exit has them already). */
+static void fold_nested(pt_wlog *l)
+{
+	uint32_t n = __atomic_exchange_n(&l->nested_lost, 0, __ATOMIC_RELAXED);
+	l->lost_records += n;
+	if (n && !l->lost_reason)
+		l->lost_reason = PT_LOST_REENTRANT;
 }
 
 /* Where a record of `kind` starts if written at cur: function records at
@@ -383,7 +438,7 @@ static int make_room(pt_wlog *l, size_t size, int overflow, int tail)
 		return -1;
 	}
 	int saved = errno;
-	int reason = map_window(l, pt_wlog_length(l), need, tail);
+	int reason = map_window_masked(l, pt_wlog_length(l), need, tail);
 	errno = saved;
 	if (reason) {
 		if (!l->lost_reason)
@@ -401,6 +456,8 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 {
 	if (ticks < l->last)
 		ticks = l->last;
+	if (pt_unlikely(__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)))
+		fold_nested(l);
 	uint64_t d = ticks - l->last;
 	int overflow = d > UINT32_MAX;
 	if (make_room(l, size, overflow, tail) != 0) {

@@ -475,7 +475,7 @@ typedef struct pt_rec_lost {
 } pt_rec_lost;
 #define PT_LOST_NO_SPACE 1    /* could not extend/map the file (disk full…) */
 #define PT_LOST_NO_MEMORY 2
-#define PT_LOST_REENTRANT 3   /* event raised inside the runtime itself */
+#define PT_LOST_REENTRANT 3   /* raised by a signal handler inside a hook or the runtime */
 #define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
 
 /* Counters, call stacks and samples (issue 7), inside PT_REC_RANGE_SAMPLING.

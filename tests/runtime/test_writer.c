@@ -507,18 +507,36 @@ static void test_create_refuses_existing_and_symlinks(void)
 	CU_ASSERT_EQUAL(access(target, F_OK), -1); /* the link was not followed */
 }
 
+/* A thread state set up by hand, its log `name`, current for the hooks
+ * (pt_tls) with tracing on. 0, or the log's creation error. */
+static int hooks_thread_begin(pt_thread *t, const char *name, int *old_state)
+{
+	memset(t, 0, sizeof *t);
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	int r = pt_wlog_create(&t->log, tmpfd, name, &thread_params);
+	*old_state = atomic_load(&pt_state);
+	if (r == 0) {
+		atomic_store(&pt_state, PT_STATE_RUNNING);
+		pt_tls = t;
+	}
+	return r;
+}
+
+static void hooks_thread_end(pt_thread *t, int old_state)
+{
+	pt_tls = NULL;
+	atomic_store(&pt_state, old_state);
+	pt_wlog_close(&t->log);
+}
+
 /* The hook fast path and its slow path (first record after a switch, delta
  * overflow), driving a thread state set up by hand. */
 static void test_hooks(void)
 {
 	static pt_thread t;
-	memset(&t, 0, sizeof t);
-	pt_window_size = 64 * 1024;
-	pt_max_file_size = 0;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&t.log, tmpfd, "t7.ptl", &thread_params), 0);
-	int old_state = atomic_load(&pt_state);
-	atomic_store(&pt_state, PT_STATE_RUNNING);
-	pt_tls = &t;
+	int old_state;
+	CU_ASSERT_EQUAL_FATAL(hooks_thread_begin(&t, "t7.ptl", &old_state), 0);
 	enum { N = 30000 }; /* crosses several 64 KiB windows */
 	for (uint32_t i = 1; i <= N; i++) {
 		__paratrace_func_enter(i);
@@ -535,9 +553,7 @@ static void test_hooks(void)
 	CU_ASSERT_EQUAL(errno, 1234);
 	__cyg_profile_func_exit((void *)test_hooks, NULL);
 	__cyg_profile_func_enter((void *)test_hooks, NULL); /* the same function again: short */
-	pt_tls = NULL;
-	atomic_store(&pt_state, old_state);
-	pt_wlog_close(&t.log);
+	hooks_thread_end(&t, old_state);
 
 	static rec r[2 * N + 16];
 	long n = read_all("t7.ptl", r, 2 * N + 16, NULL);
@@ -571,6 +587,38 @@ static void test_hooks(void)
 	CU_ASSERT_EQUAL(r[k + 5].kind, PT_REC_CLOSE);
 }
 
+/* A signal handler's hooks while a hook of the interrupted code is between
+ * its loads and its stores (in_hook): dropped and counted in a LOST record,
+ * not written over the record in progress; interposed calls are not
+ * recorded either. A long jump out of the handler ends that state. */
+static void test_hooks_nested(void)
+{
+	static pt_thread t;
+	int old_state;
+	CU_ASSERT_EQUAL_FATAL(hooks_thread_begin(&t, "t9.ptl", &old_state), 0);
+	__paratrace_func_enter(1);
+	t.log.in_hook = 1; /* as the interrupted hook left it */
+	__paratrace_func_enter(2);
+	__paratrace_func_exit(2);
+	__cyg_profile_func_enter((void *)test_hooks_nested, NULL);
+	CU_ASSERT_PTR_NULL(pt_enter());
+	CU_ASSERT_EQUAL(t.log.nested_lost, 3);
+	pt_hooks_unwound(); /* what the longjmp wrappers do */
+	CU_ASSERT_EQUAL(t.log.in_hook, 0);
+	__paratrace_func_exit(1);
+	hooks_thread_end(&t, old_state);
+
+	rec r[16];
+	int complete = 0;
+	long n = read_all("t9.ptl", r, 16, &complete);
+	CU_ASSERT_EQUAL_FATAL(n, 5);
+	CU_ASSERT(complete);
+	CU_ASSERT(r[1].kind == PT_REC_FUNC_ENTER && r[1].func_id == 1);
+	CU_ASSERT(r[2].kind == PT_REC_FUNC_EXIT && r[2].func_id == 1);
+	CU_ASSERT(r[3].kind == PT_REC_LOST && r[3].a == 3);
+	CU_ASSERT_EQUAL(r[3].b, 0); /* no bytes */
+	CU_ASSERT_EQUAL(r[4].kind, PT_REC_CLOSE);
+}
 
 /* Module registration: consecutive ids, never reused; a module that would
  * pass the 24-bit id space, or speaks another ABI version, stays off. */
@@ -622,6 +670,7 @@ int main(void)
 	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
+	CU_add_test(s, "hooks raised by a signal handler inside a hook", test_hooks_nested);
 	CU_add_test(s, "module registration and ids", test_register_modules);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
