@@ -1,16 +1,18 @@
 /* The hot path: entry/exit hooks called by code compiled with instrument.so
  * (abi.h) and by -finstrument-functions builds (__cyg_profile_func_*).
  *
- * Fast path, per event: one initial-exec TLS load, one rdtsc, four compares,
+ * Fast path, per event: one initial-exec TLS load, one rdtsc, five compares,
  * one 8-byte store (a 2-byte short record, a 4-byte compact one or an
- * 8-byte one; 16 bytes for the PC form), three stores of bookkeeping. No lock,
- * no system call, no call. Everything else — first event of a thread, a
- * full window, a delta that overflows 32 bits, tracing off, an event raised
- * while the thread is inside the runtime — falls to pt_hook_slow, out of
- * line. The fast path writes only at t->log.cur and only when
- * cur + size <= limit; the runtime sets limit to NULL whenever the thread
- * is inside it (pt_enter), so a hook raised by a signal handler at that
- * moment cannot write into the bytes being written. */
+ * 8-byte one; 16 bytes for the PC form), three stores of bookkeeping and
+ * two of the in_hook guard. No lock, no system call, no call. Everything
+ * else — first event of a thread, a full window, a delta that overflows 32
+ * bits, tracing off, an event raised while the thread is inside the
+ * runtime — falls to pt_hook_slow, out of line. The fast path writes only
+ * at t->log.cur and only when cur + size <= limit; the runtime sets limit
+ * to NULL whenever the thread is inside it (pt_enter), and the fast path
+ * sets in_hook while it works, so a hook raised by a signal handler at
+ * either moment cannot write into the bytes being written (its event is
+ * dropped and counted). */
 #define _GNU_SOURCE
 #include "core.h"
 
