@@ -417,6 +417,9 @@ void pt_leave(pt_thread *t)
 	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0)
 		__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->guard, 0, memory_order_release);
+	/* Signals a window switch held back are delivered now, outside. */
+	if (pt_unlikely(t->log.masked))
+		pt_wlog_unmask(&t->log);
 }
 
 void pt_emit(pt_thread *t, unsigned kind, unsigned arg, const void *payload, size_t len)

@@ -97,10 +97,10 @@ typedef struct pt_wlog {
 	 * progress. */
 	int in_hook;
 	uint32_t nested_lost; /* see pt_wlog_note_nested */
-	/* Signals held back during a window switch (writer.c,
-	 * map_window_masked): defer_unmask asks to keep them so until
-	 * pt_wlog_unmask; masked says they are, saved_mask what to restore. */
-	int defer_unmask, masked;
+	/* Signals held back by a window switch of the thread's own log until
+	 * the thread leaves the runtime (writer.c, map_window_masked): masked
+	 * says they are, saved_mask what pt_wlog_unmask restores. */
+	int masked;
 	uint64_t saved_mask;
 	char *base;
 	char *end;
@@ -156,9 +156,9 @@ PT_HIDDEN void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsig
  * atomic add, whatever the interrupted code was doing with the log), which
  * the next record written folds into a LOST record (reason REENTRANT). */
 PT_HIDDEN void pt_wlog_note_nested(pt_wlog *l);
-/* Restores the signal mask a window switch held back under defer_unmask
- * (call once outside the runtime's region: a pending signal is delivered
- * here), and ends the deferral. */
+/* Restores the signal mask a window switch of the thread's own log held
+ * back, if it did: pt_leave calls it once the guard is down (a pending
+ * signal is delivered there), and so does the log's close. */
 PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);

@@ -25,18 +25,6 @@
 
 #define PT_NOINST __attribute__((no_instrument_function))
 
-/* An event raised by a signal handler that interrupted a hook's fast path
- * on this thread (in_hook set): written, it would land on the record in
- * progress, and the interrupted hook would then move the log's position
- * into the middle of the handler's records. Dropped, and counted in the
- * log's next LOST record. */
-__attribute__((noinline, cold)) PT_NOINST static void pt_hook_nested(pt_thread *t)
-{
-	int saved = errno;
-	pt_wlog_note_nested(&t->log);
-	errno = saved;
-}
-
 __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint32_t id,
 							     uint64_t pc)
 {
@@ -44,9 +32,6 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	uint64_t now = pt_now();
 	pt_thread *t = pt_enter();
 	if (t) {
-		/* A window switch holds signals back until we are out of the
-		 * runtime (writer.c, map_window_masked). */
-		t->log.defer_unmask = 1;
 		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT)
 			pt_wlog_put_func(&t->log, now, kind, id);
 		else
@@ -54,9 +39,8 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 		if (t->log.slow && pt_counters_emit && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
 			pt_counters_emit(t);
 		pt_leave(t);
-		pt_wlog_unmask(&t->log);
 	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
-		   atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
+	           atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
 		/* Raised inside the runtime (a signal handler interrupting it). */
 		pt_wlog_note_nested(&pt_tls->log);
 	}
@@ -86,7 +70,9 @@ static inline __attribute__((always_inline)) uint64_t func_word(unsigned kind, u
  * previous time and function, the record's store, their updates) happens
  * either wholly before or wholly after any hook the handler runs. Only
  * compiler barriers: a handler sees its own thread's stores in program
- * order. 0 when the event must be dropped (a hook was interrupted). */
+ * order. 0 when the event must be dropped: written, it would land on the
+ * record in progress, and the interrupted hook would then move the log's
+ * position into the middle of the handler's records. */
 static inline __attribute__((always_inline)) PT_NOINST int hook_begin(pt_thread *t)
 {
 	if (pt_unlikely(__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
@@ -128,7 +114,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
 		if (!hook_begin(t)) {
-			pt_hook_nested(t);
+			pt_wlog_note_nested(&t->log);
 			return;
 		}
 		char *cur = t->log.cur;
@@ -171,7 +157,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
 		if (!hook_begin(t)) {
-			pt_hook_nested(t);
+			pt_wlog_note_nested(&t->log);
 			return;
 		}
 		char *cur = t->log.cur;

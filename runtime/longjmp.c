@@ -30,26 +30,14 @@ __attribute__((constructor)) static void resolve_jumps(void)
 	(void)PT_REAL(__longjmp_chk);
 }
 
-PT_INTERPOSE void longjmp(struct __jmp_buf_tag env[1], int val)
-{
-	pt_hooks_unwound();
-	PT_REAL(longjmp)(env, val);
-}
+#define PT_JUMP_WRAPPER(fn)                                                                        \
+	PT_INTERPOSE void fn(struct __jmp_buf_tag env[1], int val)                                 \
+	{                                                                                          \
+		pt_hooks_unwound();                                                                \
+		PT_REAL(fn)(env, val);                                                             \
+	}
 
-PT_INTERPOSE void _longjmp(struct __jmp_buf_tag env[1], int val)
-{
-	pt_hooks_unwound();
-	PT_REAL(_longjmp)(env, val);
-}
-
-PT_INTERPOSE void siglongjmp(struct __jmp_buf_tag env[1], int val)
-{
-	pt_hooks_unwound();
-	PT_REAL(siglongjmp)(env, val);
-}
-
-PT_INTERPOSE void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
-{
-	pt_hooks_unwound();
-	PT_REAL(__longjmp_chk)(env, val);
-}
+PT_JUMP_WRAPPER(longjmp)
+PT_JUMP_WRAPPER(_longjmp)
+PT_JUMP_WRAPPER(siglongjmp)
+PT_JUMP_WRAPPER(__longjmp_chk)

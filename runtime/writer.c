@@ -294,18 +294,18 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
  * by longjmp would abandon the switch half done, and with it the thread's
  * tracing (its guard stays set: nothing is written, nothing breaks). Held
  * back, the signal is delivered after the switch; only its timing changes.
- * With l->defer_unmask (the hooks' slow path) the mask is restored only
- * once the thread has left the runtime (pt_wlog_unmask after pt_leave), so
- * the handler runs outside it; otherwise here. Raw system calls: the
- * program's sigprocmask is interposed, and glibc's leaves its own signals
- * out. */
+ * For the thread's own log, written only inside its runtime region (hooks'
+ * slow path, interposed calls, its close), the mask is restored when the
+ * region ends (pt_leave, pt_wlog_close), so the handler runs outside it;
+ * for any other log here. Raw system calls: the program's sigprocmask is
+ * interposed, and glibc's leaves its own signals out. */
 static int map_window_masked(pt_wlog *l, uint64_t data_off, size_t need, int ignore_limit)
 {
 	uint64_t all = ~(uint64_t)0, old;
 	int masked =
 	    !l->masked && syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old) == 0;
 	int reason = map_window(l, data_off, need, ignore_limit);
-	if (masked && l->defer_unmask) {
+	if (masked && pt_tls && l == &pt_tls->log) {
 		l->saved_mask = old;
 		l->masked = 1;
 	} else if (masked) {
@@ -316,7 +316,6 @@ static int map_window_masked(pt_wlog *l, uint64_t data_off, size_t need, int ign
 
 void pt_wlog_unmask(pt_wlog *l)
 {
-	l->defer_unmask = 0;
 	if (l->masked) {
 		l->masked = 0;
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &l->saved_mask, NULL,
@@ -696,6 +695,7 @@ void pt_wlog_close(pt_wlog *l)
 	l->base = l->cur = l->end = NULL;
 	close(l->fd);
 	l->fd = -1;
+	pt_wlog_unmask(l); /* the end of the owner's region, if it is its own log */
 	errno = saved;
 }
 
