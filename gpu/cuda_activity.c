@@ -381,8 +381,7 @@ void pt_cuda_activity(const CUpti_Activity *rec)
 void pt_cuda_fork_child(void)
 {
 	memset(&cur, 0, sizeof cur);
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	cuda_clock.lock = fresh;
+	pt_spin_reset(&cuda_clock.lock);
 }
 
 #endif /* PT_HAVE_CUPTI */

@@ -4,7 +4,6 @@
 #include "core.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -81,26 +80,4 @@ void *pt_real(const char *name)
 uint32_t pt_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
-}
-
-void pt_spin_lock(pt_spin *l)
-{
-	unsigned n = 0;
-	while (atomic_exchange_explicit(l, 1, memory_order_acquire)) {
-		/* Holders never block inside; yield so a preempted holder on a
-		 * 2-core machine can finish. */
-		if (++n > 64)
-			sched_yield();
-	}
-}
-
-int pt_spin_trylock_for(pt_spin *l, unsigned spins)
-{
-	for (unsigned n = 0; n <= spins; n++) {
-		if (!atomic_exchange_explicit(l, 1, memory_order_acquire))
-			return 0;
-		if (n > 64)
-			sched_yield();
-	}
-	return -1;
 }

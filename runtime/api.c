@@ -206,7 +206,7 @@ PT_EXPORT void paratrace_counter(const char *name)
 
 void pt_api_redefine_all(void)
 {
-	atomic_store(&pt_api_lock, 0);
+	pt_spin_reset(&pt_api_lock);
 	for (api_type *t = pt_types; t; t = t->next)
 		emit_type(t);
 	for (api_value_name *v = pt_value_names; v; v = v->next)

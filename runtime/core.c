@@ -684,7 +684,7 @@ void pt_fork_child(void)
 		return;
 	int saved = errno;
 	pt_process_unlock_fork(1);
-	atomic_store(&pt_registry_lock, 0);
+	pt_spin_reset(&pt_registry_lock);
 	pt_prefault_fork_child();
 	/* The registration belongs to the address space: the child has none
 	 * (and is single-threaded here, so switching modes is safe). */

@@ -267,17 +267,6 @@ static inline int pt_initialized(void)
 	return 0;
 }
 
-/* A small spin lock: the runtime never takes the program's (interposed)
- * pthread locks. */
-typedef atomic_int pt_spin;
-PT_HIDDEN void pt_spin_lock(pt_spin *l);
-/* Bounded attempt for exit and signal paths: 0 when taken. */
-PT_HIDDEN int pt_spin_trylock_for(pt_spin *l, unsigned spins);
-static inline void pt_spin_unlock(pt_spin *l)
-{
-	atomic_store_explicit(l, 0, memory_order_release);
-}
-
 extern PT_HIDDEN pt_spin pt_registry_lock;
 extern PT_HIDDEN pt_thread *pt_registry;
 

@@ -65,9 +65,8 @@ typedef struct pt_manual_desc {
 } pt_manual_desc;
 static pt_manual_desc pt_manual[PT_MAX_MANUAL];
 static _Atomic int pt_nmanual;
-/* A spin lock, not a pthread mutex: the runtime never takes the program's
- * (interposed) locks. Held only while a new name is encoded and probed. */
-static atomic_flag pt_manual_lock = ATOMIC_FLAG_INIT;
+/* Held only while a new name is encoded and probed. */
+static pt_spin pt_manual_lock;
 
 typedef struct pt_cthread {
 	int active;
@@ -91,20 +90,9 @@ typedef struct pt_cthread {
 static __thread pt_cthread pt_ct __attribute__((tls_model("initial-exec")));
 
 /* Every thread with open counters, so a fork child can close the fds the
- * other (vanished) threads left it. A spinlock because the child must be
- * able to reset it whatever state fork caught it in. */
+ * other (vanished) threads left it. */
 static pt_cthread *pt_threads_list;
-static atomic_flag pt_threads_lock = ATOMIC_FLAG_INIT;
-
-static void threads_lock(void)
-{
-	while (atomic_flag_test_and_set_explicit(&pt_threads_lock, memory_order_acquire))
-		;
-}
-static void threads_unlock(void)
-{
-	atomic_flag_clear_explicit(&pt_threads_lock, memory_order_release);
-}
+static pt_spin pt_threads_lock;
 
 /* Joins the list at its first counter fd: threads with none (no counters
  * configured) never touch the list's lock. */
@@ -112,10 +100,10 @@ static void list_add_once(pt_cthread *c)
 {
 	if (c->listed)
 		return;
-	threads_lock();
+	pt_spin_lock(&pt_threads_lock);
 	c->next = pt_threads_list;
 	pt_threads_list = c;
-	threads_unlock();
+	pt_spin_unlock(&pt_threads_lock);
 	c->listed = 1;
 }
 
@@ -373,7 +361,7 @@ static void reset_thread(pt_cthread *c)
 static void forget_parent_counters(void)
 {
 	pid_t me = getpid();
-	atomic_flag_clear(&pt_threads_lock);
+	pt_spin_reset(&pt_threads_lock);
 	for (pt_cthread *c = pt_threads_list; c; c = c->next)
 		if (c->pid != me)
 			close_thread_fds(c);
@@ -464,13 +452,13 @@ void pt_counters_thread_end(pt_thread *t)
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
 	if (c->listed) {
-		threads_lock();
+		pt_spin_lock(&pt_threads_lock);
 		for (pt_cthread **p = &pt_threads_list; *p; p = &(*p)->next)
 			if (*p == c) {
 				*p = c->next;
 				break;
 			}
-		threads_unlock();
+		pt_spin_unlock(&pt_threads_lock);
 	}
 	close_thread_fds(c);
 	reset_thread(c);
@@ -481,7 +469,7 @@ void pt_counters_fork_child(void)
 {
 	forget_parent_counters();
 	pt_sampling_fork_child();
-	atomic_flag_clear(&pt_manual_lock);
+	pt_spin_reset(&pt_manual_lock);
 }
 
 /* Index of `name` in pt_manual, encoding and probing it on first use. */
@@ -491,8 +479,7 @@ static int manual_lookup(const char *name)
 	for (int i = 0; i < n; i++)
 		if (!strcmp(pt_manual[i].d.name, name))
 			return i;
-	while (atomic_flag_test_and_set_explicit(&pt_manual_lock, memory_order_acquire))
-		;
+	pt_spin_lock(&pt_manual_lock);
 	n = atomic_load_explicit(&pt_nmanual, memory_order_relaxed);
 	int found = -1;
 	for (int i = 0; i < n && found < 0; i++)
@@ -511,7 +498,7 @@ static int manual_lookup(const char *name)
 			pt_warn("PT_COUNTER('%s') ignored: at most %d distinct PT_COUNTER names", name,
 				PT_MAX_MANUAL);
 	}
-	atomic_flag_clear_explicit(&pt_manual_lock, memory_order_release);
+	pt_spin_unlock(&pt_manual_lock);
 	return found;
 }
 

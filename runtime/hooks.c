@@ -356,7 +356,7 @@ PT_EXPORT PT_NOINST void __paratrace_unregister_module(pt_abi_module *m)
 /* Fork child: its process log is new; the ids in use are the parent's. */
 void pt_hooks_redefine_all(void)
 {
-	atomic_store(&pt_reg_lock, 0);
+	pt_spin_reset(&pt_reg_lock);
 	for (pt_reg *r = pt_regs; r; r = r->next)
 		if (r->module)
 			emit_defs(r);

@@ -22,7 +22,7 @@ static pt_spin pt_mods_lock;
 void pt_modules_reset(void)
 {
 	pt_nmods = 0;
-	atomic_store(&pt_mods_lock, 0);
+	pt_spin_reset(&pt_mods_lock);
 }
 
 static pt_mod *find(uint64_t base, uint64_t lo)

@@ -150,15 +150,14 @@ touch:
 /* Takes the next request, marking it PREPARING; NULL when none. */
 static PT_PF_NOINST pt_prefault *take(void)
 {
-	while (atomic_exchange_explicit(&pt_pf_lock, 1, memory_order_acquire))
-		__builtin_ia32_pause();
+	pt_spin_lock(&pt_pf_lock);
 	pt_prefault *pf = pt_pf_queue;
 	if (pf) {
 		pt_pf_queue = pf->next;
 		pf->next = NULL;
 		atomic_store_explicit(&pf->state, PT_PF_PREPARING, memory_order_relaxed);
 	}
-	atomic_store_explicit(&pt_pf_lock, 0, memory_order_release);
+	pt_spin_unlock(&pt_pf_lock);
 	return pf;
 }
 
@@ -275,7 +274,7 @@ void pt_prefault_wait(pt_prefault *pf)
 void pt_prefault_fork_child(void)
 {
 	atomic_store(&pt_busy_logs, 0);
-	atomic_store(&pt_pf_lock, 0);
+	pt_spin_reset(&pt_pf_lock);
 	pt_pf_queue = NULL;
 	atomic_store(&pt_pf_started, 0);
 }

@@ -211,7 +211,7 @@ void pt_log_files_seal(void)
 
 void pt_log_files_forget(void)
 {
-	atomic_store(&pt_files_lock, 0);
+	pt_spin_reset(&pt_files_lock);
 	for (pt_log_file *f = pt_files; f; f = f->next)
 		pt_wlog_forget(&f->log);
 	pt_files = NULL; /* the structures leak in the child: a few pages at most */

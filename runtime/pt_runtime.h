@@ -13,6 +13,8 @@
 #ifndef PT_RUNTIME_H
 #define PT_RUNTIME_H
 
+#include "pt_spin.h"
+
 #include <paratrace/format.h>
 #include <signal.h>
 #include <stddef.h>

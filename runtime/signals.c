@@ -44,7 +44,7 @@ typedef struct app_action {
 	int cur;
 } app_action;
 static app_action table[NSIG];
-static int table_lock;
+static pt_spin table_lock;
 static int installed; /* handlers installed: sigaction goes through the table */
 static int adopted;   /* the runtime's own signal (pt_signal_adopt), 0 if none */
 PT_HIDDEN int pt_abort_called;
@@ -73,14 +73,12 @@ static void lock_table(sigset_t *saved)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, saved);
-	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	pt_spin_lock(&table_lock);
 }
 
 static void unlock_table(const sigset_t *saved)
 {
-	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	pt_spin_unlock(&table_lock);
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 

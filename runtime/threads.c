@@ -49,7 +49,7 @@ typedef struct seq_slot {
 	uint64_t seq;
 } seq_slot;
 static seq_slot seq_table[SEQ_SLOTS];
-static int seq_lock;
+static pt_spin seq_lock;
 
 static size_t seq_home(uint64_t thread)
 {
@@ -61,14 +61,12 @@ static size_t seq_home(uint64_t thread)
 
 static void seq_lock_take(void)
 {
-	while (__atomic_exchange_n(&seq_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&seq_lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	pt_spin_lock(&seq_lock);
 }
 
 static void seq_lock_drop(void)
 {
-	__atomic_store_n(&seq_lock, 0, __ATOMIC_RELEASE);
+	pt_spin_unlock(&seq_lock);
 }
 
 void pt_thread_seq_put(uint64_t thread, uint64_t seq)

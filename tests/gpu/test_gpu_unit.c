@@ -18,11 +18,11 @@ static void test_shutdown_in_signal_skips_held_locks(void)
 	pt_gpu_stream *a = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 1, 0, "dev");
 	pt_gpu_stream *b = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 2, 0, "dev");
 	CU_ASSERT_FATAL(a && b && a->file && b->file);
-	pthread_mutex_lock(&b->lock);
+	pt_spin_lock(&b->lock);
 	pt_gpu_shutdown(1); /* a deadlock here fails the test by its timeout */
 	CU_ASSERT_PTR_NULL(a->file);
 	CU_ASSERT_PTR_NOT_NULL(b->file);
-	pthread_mutex_unlock(&b->lock);
+	pt_spin_unlock(&b->lock);
 	pt_gpu_shutdown(0);
 	CU_ASSERT_PTR_NULL(b->file);
 	pt_gpu_fork_child();
