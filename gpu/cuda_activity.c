@@ -1,6 +1,4 @@
 /* CUDA: host API events and activity-record conversion (see cuda_activity.h). */
-#ifdef PT_HAVE_CUPTI
-
 #include "cuda_activity.h"
 
 #include <stdio.h>
@@ -384,4 +382,3 @@ void pt_cuda_fork_child(void)
 	pt_spin_reset(&cuda_clock.lock);
 }
 
-#endif /* PT_HAVE_CUPTI */

@@ -1,5 +1,6 @@
-/* GPU tracing glue: entry points core calls (pt_runtime.h), device clock
- * alignment, name tables and per-stream logs shared by opencl.c and cupti.c. */
+/* What the GPU API parts (opencl.c, cupti.c) share: device clock alignment,
+ * name tables and per-stream logs; a part of the runtime of its own, which
+ * closes the stream logs at exit and forgets them in a fork child. */
 #include "gpu_internal.h"
 
 #include <stdatomic.h>
@@ -304,38 +305,10 @@ uint64_t pt_gpu_next_correlation(void)
 	return atomic_fetch_add_explicit(&correlation_seq, 1, memory_order_relaxed) + 1;
 }
 
-/* ---- entry points called by core ---------------------------------------- */
+/* ---- the part --------------------------------------------------------------- */
 
-#ifdef PT_HAVE_CUPTI
-static int gpu_on(void)
+static void gpu_fork_child(void)
 {
-	const pt_config *c = pt_config_get();
-	return c && c->gpu;
-}
-#endif
-
-void pt_gpu_init(void)
-{
-#ifdef PT_HAVE_CUPTI
-	if (gpu_on())
-		pt_cupti_attach_if_cuda();
-#endif
-}
-
-void pt_gpu_modules_changed(void)
-{
-#ifdef PT_HAVE_CUPTI
-	if (gpu_on())
-		pt_cupti_attach_if_cuda();
-#endif
-}
-
-void pt_gpu_fork_child(void)
-{
-#ifdef PT_HAVE_CUPTI
-	pt_cupti_fork_child();
-#endif
-	pt_opencl_fork_child();
 	/* Another parent thread may have held these locks at fork time. */
 	pt_spin_reset(&streams_lock);
 	pt_spin_reset(&names_lock);
@@ -344,13 +317,16 @@ void pt_gpu_fork_child(void)
 	names_forget();
 }
 
-void pt_gpu_shutdown(int in_signal)
+/* After the API parts (ordered after this one) have drained their device
+ * records into the stream logs. */
+static void gpu_shutdown(int in_signal)
 {
-	if (!in_signal) {
-#ifdef PT_HAVE_CUPTI
-		pt_cupti_shutdown();
-#endif
-		pt_opencl_shutdown();
-	}
 	pt_gpu_streams_close(0, in_signal);
 }
+
+PT_SUBSYSTEM(gpu_part) = {
+	.name = "gpu",
+	.order = PT_ORDER_GPU,
+	.fork_child = gpu_fork_child,
+	.shutdown = gpu_shutdown,
+};

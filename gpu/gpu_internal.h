@@ -82,13 +82,4 @@ PT_HIDDEN void pt_gpu_streams_close(int forget, int try);
 /* Process-unique correlation ids for APIs that have none of their own (OpenCL). */
 PT_HIDDEN uint64_t pt_gpu_next_correlation(void);
 
-/* ---- per-API parts -------------------------------------------------------- */
-PT_HIDDEN void pt_opencl_shutdown(void);
-PT_HIDDEN void pt_opencl_fork_child(void);
-#ifdef PT_HAVE_CUPTI
-PT_HIDDEN void pt_cupti_attach_if_cuda(void);
-PT_HIDDEN void pt_cupti_shutdown(void);
-PT_HIDDEN void pt_cupti_fork_child(void);
-#endif
-
 #endif /* PT_GPU_INTERNAL_H */

@@ -869,8 +869,12 @@ PT_EXPORT cl_int clWaitForEvents(cl_uint n, const cl_event *list)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
-void pt_opencl_shutdown(void)
+/* Not from a fatal signal's handler: nothing may wait there, and the
+ * callbacks may need locks the crashed thread holds. */
+static void opencl_shutdown(int in_signal)
 {
+	if (in_signal)
+		return;
 	/* Completion callbacks of commands the program did not wait for run on
 	 * the implementation's threads; give them a bounded moment so their
 	 * records land before the logs close (never block exit for long). */
@@ -886,7 +890,7 @@ void pt_opencl_shutdown(void)
 			left);
 }
 
-void pt_opencl_fork_child(void)
+static void opencl_fork_child(void)
 {
 	/* The child has no OpenCL runtime threads; queues stay usable only in
 	 * the parent. Forget the tables (their memory is the parent's copy). */
@@ -897,3 +901,10 @@ void pt_opencl_fork_child(void)
 	nqueues = 0;
 	atomic_store(&pending_ops, 0);
 }
+
+PT_SUBSYSTEM(opencl_part) = {
+	.name = "opencl",
+	.order = PT_ORDER_GPU_API,
+	.fork_child = opencl_fork_child,
+	.shutdown = opencl_shutdown,
+};

@@ -52,10 +52,9 @@ typedef struct pt_cdesc {
 	int group;
 } pt_cdesc;
 
-/* Configured counters that passed the probe, fixed after pt_counters_init. */
+/* Configured counters that passed the probe, fixed after counters_init. */
 static pt_cdesc pt_cdescs[PT_MAX_COUNTERS];
 static int pt_ncdescs;
-unsigned pt_counters_at_mask;
 
 /* PT_COUNTER names: appended under pt_manual_lock, never removed; readers
  * go by pt_nmanual (release/acquire) so a published entry is complete. */
@@ -112,7 +111,7 @@ static long perf_open(struct perf_event_attr *attr, int group_fd)
 	return syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* pfm_initialize once. Callers are serialised: pt_counters_init runs before
+/* pfm_initialize once. Callers are serialised: counters_init runs before
  * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
 static int pfm_ready(void)
 {
@@ -267,13 +266,15 @@ static unsigned parse_at(const char *s, int *ok)
 	return mask;
 }
 
-void pt_counters_init(void)
+static void counters_read(pt_thread *t);
+static int counter_manual(pt_thread *t, const char *name);
+
+static void counters_init(void)
 {
 	const pt_config *cfg = pt_config_get();
-	pt_callstack_init();
-	pt_sampling_init();
 	pt_ncdescs = 0;
-	pt_counters_at_mask = 0;
+	/* PT_COUNTER works whether or not counters are configured. */
+	pt_counters_provide(0, counters_read, counter_manual);
 	if (!cfg || !cfg->counters || !*cfg->counters)
 		return;
 
@@ -319,8 +320,7 @@ void pt_counters_init(void)
 			pt_ncdescs++;
 		}
 	}
-	if (pt_ncdescs)
-		pt_counters_at_mask = mask;
+	pt_counters_provide(pt_ncdescs ? mask : 0, counters_read, counter_manual);
 	pt_debug(1, "counters: %d open, read at mask %#x", pt_ncdescs, pt_counters_at_mask);
 }
 
@@ -354,10 +354,9 @@ static void reset_thread(pt_cthread *c)
 
 /* After fork: every counter fd this process inherited counts one of the
  * parent's threads (only the forking thread survives here, with the
- * parent's TLS). Closes them, keeping only state opened in this process.
- * Idempotent, so it does not matter whether the core starts the child's
- * thread before or after pt_counters_fork_child. The list's lock may have
- * been held by a thread that no longer exists here. */
+ * parent's TLS). Closes them, keeping only state opened in this process
+ * (idempotent). The list's lock may have been held by a thread that no
+ * longer exists here. */
 static void forget_parent_counters(void)
 {
 	pid_t me = getpid();
@@ -375,7 +374,7 @@ static void forget_parent_counters(void)
 	}
 }
 
-void pt_counters_thread_start(pt_thread *t)
+static void counters_thread_start(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (c->active && c->pid == getpid())
@@ -405,7 +404,6 @@ void pt_counters_thread_start(pt_thread *t)
 	c->next_index = c->n;
 	if (c->n)
 		list_add_once(c);
-	pt_sampling_thread_start(t);
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 }
 
@@ -426,7 +424,7 @@ static int read_all(pt_cthread *c, uint64_t *v)
 	return 0;
 }
 
-void pt_counters_emit(pt_thread *t)
+static void counters_read(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (!c->active || c->n == 0)
@@ -443,12 +441,11 @@ void pt_counters_emit(pt_thread *t)
 	errno = saved;
 }
 
-void pt_counters_thread_end(pt_thread *t)
+static void counters_thread_end(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (!c->active)
 		return;
-	pt_sampling_thread_end(t);
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
 	if (c->listed) {
@@ -465,10 +462,9 @@ void pt_counters_thread_end(pt_thread *t)
 	errno = saved;
 }
 
-void pt_counters_fork_child(void)
+static void counters_fork_child(void)
 {
 	forget_parent_counters();
-	pt_sampling_fork_child();
 	pt_spin_reset(&pt_manual_lock);
 }
 
@@ -502,7 +498,7 @@ static int manual_lookup(const char *name)
 	return found;
 }
 
-int pt_counter_manual(pt_thread *t, const char *name)
+static int counter_manual(pt_thread *t, const char *name)
 {
 	pt_cthread *c = &pt_ct;
 	if (!name || !c->active)
@@ -541,3 +537,12 @@ out:
 	errno = saved;
 	return ret;
 }
+
+PT_SUBSYSTEM(counters_part) = {
+	.name = "counters",
+	.order = PT_ORDER_COUNTERS,
+	.init = counters_init,
+	.thread_start = counters_thread_start,
+	.thread_end = counters_thread_end,
+	.fork_child = counters_fork_child,
+};

@@ -92,7 +92,7 @@ static void before_exec(const char *path)
 	int e = errno;
 	exec_record(path);
 	pt_exec_prepare();
-	pt_flush_all();
+	pt_publish_fence();
 	errno = e;
 }
 

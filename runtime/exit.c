@@ -65,6 +65,6 @@ PT_INTERPOSE void abort(void)
 {
 	void (*real)(void) __attribute__((noreturn)) = PT_REAL(abort);
 	__atomic_store_n(&pt_abort_called, 1, __ATOMIC_RELAXED);
-	pt_flush_all();
+	pt_publish_fence();
 	real();
 }

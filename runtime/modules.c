@@ -163,5 +163,5 @@ void pt_modules_sync(void)
 	if (!pt_tracing())
 		return;
 	pt_modules_scan(0);
-	PT_CALL_WEAK(pt_gpu_modules_changed);
+	pt_parts_modules_changed();
 }

@@ -271,7 +271,8 @@ void pt_prefault_wait(pt_prefault *pf)
 	atomic_store_explicit(&pf->state, PT_PF_IDLE, memory_order_relaxed);
 }
 
-void pt_prefault_fork_child(void)
+/* Fork child: no helper, no queue. */
+static void prefault_fork_child(void)
 {
 	atomic_store(&pt_busy_logs, 0);
 	pt_spin_reset(&pt_pf_lock);
@@ -298,9 +299,15 @@ void pt_prefault_wait(pt_prefault *pf)
 	(void)pf;
 }
 
-void pt_prefault_fork_child(void)
+static void prefault_fork_child(void)
 {
 	atomic_store(&pt_busy_logs, 0);
 }
 
 #endif
+
+PT_SUBSYSTEM(prefault_part) = {
+	.name = "prefault",
+	.order = PT_ORDER_PREFAULT,
+	.fork_child = prefault_fork_child,
+};

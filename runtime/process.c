@@ -105,10 +105,6 @@ int pt_process_open(int forked)
 	}
 	pt_modules_reset();
 	pt_modules_scan(1);
-	if (forked) {
-		pt_hooks_redefine_all();
-		pt_api_redefine_all();
-	}
 	return 0;
 }
 

@@ -184,7 +184,7 @@ static void handler(int sig, siginfo_t *si, void *uc)
 		errno = e;
 		return;
 	}
-	pt_flush_all();
+	pt_publish_fence();
 	errno = e;
 	/* (With SA_RESETHAND the kernel has just reset the disposition.) */
 	run_program_handler(&app, sig, si, uc);

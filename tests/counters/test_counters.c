@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include "fake_core.h"
+#include "callstack.h"
 
 #include <CUnit/Basic.h>
 #include <dlfcn.h>
@@ -26,7 +27,8 @@ static void setup(const char *counters, int depth, uint64_t sampling_ns)
 	fake_config.callstack_depth = depth;
 	fake_config.sampling_ns = sampling_ns;
 	fake_warnings[0] = 0;
-	pt_counters_init();
+	pt_parts_collect();
+	pt_parts_init();
 }
 
 /* Index of the COUNTER_DEF named `name` among t's records, -1 if none. */
@@ -61,7 +63,7 @@ static void begin_thread(pt_thread **tp)
 {
 	pt_thread *t = fake_thread();
 	fake_reset(t);
-	pt_counters_thread_start(t);
+	pt_parts_thread_start(t);
 	*tp = t;
 }
 
@@ -86,16 +88,16 @@ static void test_page_faults(void)
 	const size_t n = 200, page = (size_t)sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CU_ASSERT_FATAL(p != MAP_FAILED);
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	touch_pages(p, n, page);
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	int64_t d = last_delta(t, idx);
 	CU_ASSERT(d >= (int64_t)n);
 	/* Deltas, not running totals: nothing touched, (almost) nothing counted. */
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	CU_ASSERT(last_delta(t, idx) < (int64_t)n / 2);
 	munmap(p, n * page);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static __attribute__((noinline)) void sleep_several(void)
@@ -115,19 +117,19 @@ static void test_context_switches(void)
 	if (idx < 0 && strstr(fake_warnings, "permission denied")) {
 		/* Kernel-side only, refused without CAP_PERFMON under paranoid >= 2. */
 		printf("\n  SKIP context-switches: %s", fake_warnings);
-		pt_counters_thread_end(t);
+		pt_parts_thread_end(t);
 		return;
 	}
 	CU_ASSERT_EQUAL(idx, 1);
 	if (idx != 1) {
-		pt_counters_thread_end(t);
+		pt_parts_thread_end(t);
 		return;
 	}
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	sleep_several();
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	CU_ASSERT(last_delta(t, idx) >= 5);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static void test_unknown_counter(void)
@@ -144,12 +146,12 @@ static void test_unknown_counter(void)
 	CU_ASSERT_EQUAL(def_index(t, "no-such-counter-xyz", NULL), -1);
 	struct timespec a, b;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	usleep(1000);
 	volatile unsigned x = 0;
 	for (unsigned i = 0; i < 10000000; i++)
 		x += i;
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	/* task-clock is ns on the CPU: close to the thread's CPU time, not a
 	 * fraction of it (a clock event read as a group sibling lags or reads 0
@@ -157,7 +159,7 @@ static void test_unknown_counter(void)
 	int64_t cpu = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 	CU_ASSERT(last_delta(t, 1) > cpu * 8 / 10);
 	CU_ASSERT(last_delta(t, 1) <= cpu + 1000000);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static void test_counters_at_config(void)
@@ -177,7 +179,7 @@ static void test_counters_at_config(void)
 	begin_thread(&t);
 	pt_counters_at(t, PT_COUNTERS_AT_SYNC);
 	CU_ASSERT_EQUAL(t->nrecs, 0);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static void test_hardware_counters(void)
@@ -190,16 +192,16 @@ static void test_hardware_counters(void)
 		/* The warning must say why (these VMs: no PMU). */
 		CU_ASSERT(strstr(fake_warnings, "'instructions' not available") != NULL);
 		printf("\n  SKIP hardware counters: %s", fake_warnings);
-		pt_counters_thread_end(t);
+		pt_parts_thread_end(t);
 		return;
 	}
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	volatile unsigned x = 0;
 	for (unsigned i = 0; i < 1000000; i++)
 		x += i;
-	pt_counters_emit(t);
+	pt_counters_reader(t);
 	CU_ASSERT(last_delta(t, ins) >= 1000000);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static void test_manual_counter(void)
@@ -231,7 +233,7 @@ static void test_manual_counter(void)
 	CU_ASSERT(strstr(fake_warnings, "'not-a-counter-abc'") != NULL);
 	CU_ASSERT_PTR_NULL(strchr(strchr(fake_warnings, '\n') + 1, '\n'));
 	munmap(p, n * page);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 /* ---- call stacks ---- */
@@ -290,13 +292,13 @@ void test_callstack(void)
 	CU_ASSERT_EQUAL(t->recs[0].arg, 4); /* PARATRACE_CALLSTACK depth */
 	CU_ASSERT_EQUAL(t->recs[0].len, 4 * sizeof(uint64_t));
 	CU_ASSERT_STRING_EQUAL(sym_of(t->recs[0].payload[0]), "test_callstack");
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 
 	setup(NULL, 0, 0);
 	begin_thread(&t);
 	pt_callstack_emit(t);
 	CU_ASSERT_EQUAL(t->nrecs, 0);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 /* ---- sampling ---- */
@@ -354,7 +356,7 @@ static void test_sampling_cpu_loop(void)
 	pt_thread *t;
 	begin_thread(&t);
 	burn(0.4);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 	int total, in_spin, with_callers;
 	count_samples(t, &total, &in_spin, &with_callers);
 	printf("\n  samples %d, in spin_uninstrumented %d, caller burn %d ", total, in_spin,
@@ -380,7 +382,7 @@ static void *sampled_thread(void *arg)
 	pt_thread *t;
 	begin_thread(&t);
 	burn(0.2);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 	int total, in_spin, with_callers;
 	count_samples(t, &total, &in_spin, &with_callers);
 	fake_thread_free();
@@ -419,7 +421,7 @@ static void test_sampling_keeps_program_sigprof(void)
 	begin_thread(&t);
 	sigprof_count = 0;
 	burn(0.2);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 	setitimer(ITIMER_PROF, &off, NULL);
 
 	int total, in_spin, with_callers;
@@ -447,7 +449,7 @@ static void test_sampling_forwards_other_senders(void)
 		CU_ASSERT_EQUAL(sigqueue(getpid(), SIGRTMAX - 4, v), 0);
 	CU_ASSERT_EQUAL(fake_forwarded, 3);
 	CU_ASSERT_EQUAL(t->nrecs, before);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 }
 
 static void test_sample_inside_runtime_is_dropped(void)
@@ -460,7 +462,7 @@ static void test_sample_inside_runtime_is_dropped(void)
 	burn(0.2);
 	t->inside = 0;
 	burn(0.02);
-	pt_counters_thread_end(t);
+	pt_parts_thread_end(t);
 	size_t lost_at = SIZE_MAX;
 	int before = 0;
 	for (size_t i = 0; i < t->nrecs; i++) {

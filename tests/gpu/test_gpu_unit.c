@@ -8,24 +8,24 @@
 #include <CUnit/Basic.h>
 #include <string.h>
 
-/* The fatal-signal path (pt_gpu_shutdown(1)) must not wait for a stream
+/* The fatal-signal path (pt_parts_shutdown(1)) must not wait for a stream
  * lock: the thread that crashed may hold it (here: this thread). The other
  * logs are closed; the held one stays open, as written so far. */
 static void test_shutdown_in_signal_skips_held_locks(void)
 {
-	pt_gpu_fork_child(); /* forget streams of earlier tests */
+	pt_parts_fork_child(); /* forget streams of earlier tests */
 	fake_reset();
 	pt_gpu_stream *a = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 1, 0, "dev");
 	pt_gpu_stream *b = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 2, 0, "dev");
 	CU_ASSERT_FATAL(a && b && a->file && b->file);
 	pt_spin_lock(&b->lock);
-	pt_gpu_shutdown(1); /* a deadlock here fails the test by its timeout */
+	pt_parts_shutdown(1); /* a deadlock here fails the test by its timeout */
 	CU_ASSERT_PTR_NULL(a->file);
 	CU_ASSERT_PTR_NOT_NULL(b->file);
 	pt_spin_unlock(&b->lock);
-	pt_gpu_shutdown(0);
+	pt_parts_shutdown(0);
 	CU_ASSERT_PTR_NULL(b->file);
-	pt_gpu_fork_child();
+	pt_parts_fork_child();
 }
 
 #ifdef PT_HAVE_CUPTI
@@ -166,7 +166,7 @@ static void test_cuda_classify(void)
 
 static void fresh(void)
 {
-	pt_gpu_fork_child(); /* forget streams and names from earlier tests */
+	pt_parts_fork_child(); /* forget streams and names from earlier tests */
 	fake_reset();
 }
 
@@ -440,6 +440,7 @@ static void test_cuda_sync_call(void)
 
 int main(void)
 {
+	pt_parts_collect();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("gpu", NULL, NULL);

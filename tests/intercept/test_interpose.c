@@ -16,7 +16,6 @@
 
 /* ---- doubles for the core ------------------------------------------- */
 static const char *run_string = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
-unsigned pt_counters_at_mask;
 pt_thread *pt_enter(void) { return NULL; }
 void pt_leave(pt_thread *t) { (void)t; }
 void pt_emit(pt_thread *t, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)k; (void)a; (void)p; (void)l; }
@@ -27,12 +26,13 @@ uint32_t pt_thread_tid(const pt_thread *t) { (void)t; return 0; }
 void *pt_real(const char *name) { return dlsym(RTLD_NEXT, name); }
 int pt_tracing(void) { return 0; }
 void pt_exec_prepare(void) {}
-void pt_flush_all(void) {}
+void pt_publish_fence(void) {}
 const char *pt_run_env_string(void) { return run_string; }
 void pt_thread_start(const pt_rec_thread_start *s) { (void)s; }
 void pt_thread_note_end(uint64_t r, uint32_t f) { (void)r; (void)f; }
-void pt_callstack_emit(pt_thread *t) { (void)t; }
-void pt_counters_emit(pt_thread *t) { (void)t; }
+const pt_config *pt_config_get(void) { return NULL; }
+void pt_warn(const char *fmt, ...) { (void)fmt; }
+void pt_debug(int level, const char *fmt, ...) { (void)level; (void)fmt; }
 
 static size_t count(char *const *e)
 {
