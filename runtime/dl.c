@@ -342,3 +342,8 @@ PT_INTERPOSE int dlclose(void *handle)
 		after_map_change();
 	return r;
 }
+
+PT_SUBSYSTEM(dl_part) = {
+	.name = "dl",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -303,3 +303,8 @@ PT_INTERPOSE int execle(const char *path, const char *arg, ...)
 	ungather(argv, bytes);
 	return r;
 }
+
+PT_SUBSYSTEM(exec_part) = {
+	.name = "exec",
+	.order = PT_ORDER_INTERPOSE,
+};

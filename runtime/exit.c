@@ -68,3 +68,8 @@ PT_INTERPOSE void abort(void)
 	pt_publish_fence();
 	real();
 }
+
+PT_SUBSYSTEM(exit_part) = {
+	.name = "exit",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -191,15 +191,19 @@ static void handler(int sig, siginfo_t *si, void *uc)
 	/* errno is left as the program's handler left it, as without tracing. */
 }
 
-/* After the runtime's constructor (priority 101): only when tracing. The
- * current dispositions (SIG_DFL, or a handler a library constructor
- * installed already) become the program's table entries. */
-__attribute__((constructor(102))) static void signals_init(void)
+/* Resolved at load, traced or not, not in a handler (a program's handler
+ * may call sigaction, and dlsym is not async-signal-safe). */
+__attribute__((constructor(102))) static void signals_resolve(void)
 {
-	/* Resolved here, not in a handler (dlsym is not async-signal-safe). */
+	(void)PT_REAL(sigaction);
+}
+
+/* When tracing starts. The current dispositions (SIG_DFL, or a handler a
+ * library constructor installed already) become the program's table
+ * entries. */
+static void signals_init(void)
+{
 	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
-	if (!pt_tracing())
-		return;
 	sigset_t saved;
 	lock_table(&saved);
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
@@ -333,3 +337,9 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	run_program_handler(&app, sig, si, uc);
 }
+
+PT_SUBSYSTEM(signals_part) = {
+	.name = "signals",
+	.order = PT_ORDER_INTERPOSE,
+	.init = signals_init,
+};

@@ -69,6 +69,11 @@ static void seq_lock_drop(void)
 	pt_spin_unlock(&seq_lock);
 }
 
+PT_SUBSYSTEM(threads_part) = {
+	.name = "threads",
+	.order = PT_ORDER_INTERPOSE,
+};
+
 void pt_thread_seq_put(uint64_t thread, uint64_t seq)
 {
 	if (thread == 0 || thread == SEQ_TOMB)
