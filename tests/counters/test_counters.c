@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #endif
 #include "fake_core.h"
+#if PT_WITH_UNWIND
 #include "callstack.h"
+#endif
 
 #include <CUnit/Basic.h>
 #include <dlfcn.h>
@@ -31,6 +33,15 @@ static void setup(const char *counters, int depth, uint64_t sampling_ns)
 	pt_parts_init();
 }
 
+static void begin_thread(pt_thread **tp)
+{
+	pt_thread *t = fake_thread();
+	fake_reset(t);
+	pt_parts_thread_start(t);
+	*tp = t;
+}
+
+#if PT_WITH_PFM
 /* Index of the COUNTER_DEF named `name` among t's records, -1 if none. */
 static int def_index(pt_thread *t, const char *name, uint32_t *flags)
 {
@@ -57,14 +68,6 @@ static int64_t last_delta(pt_thread *t, int idx)
 			return idx < (int)r->arg ? (int64_t)r->payload[idx] : -1;
 	}
 	return -1;
-}
-
-static void begin_thread(pt_thread **tp)
-{
-	pt_thread *t = fake_thread();
-	fake_reset(t);
-	pt_parts_thread_start(t);
-	*tp = t;
 }
 
 static __attribute__((noinline)) void touch_pages(char *p, size_t n, size_t page)
@@ -236,6 +239,9 @@ static void test_manual_counter(void)
 	pt_parts_thread_end(t);
 }
 
+#endif /* PT_WITH_PFM */
+
+#if PT_WITH_UNWIND
 /* ---- call stacks ---- */
 
 /* Not static: dladdr() finds only exported symbols. */
@@ -478,17 +484,22 @@ static void test_sample_inside_runtime_is_dropped(void)
 	CU_ASSERT_EQUAL(l->reason, PT_LOST_REENTRANT);
 }
 
+#endif /* PT_WITH_UNWIND */
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("counters", NULL, NULL);
+#if PT_WITH_PFM
 	CU_add_test(s, "page-faults >= pages touched", test_page_faults);
 	CU_add_test(s, "context-switches across sleeps > 0", test_context_switches);
 	CU_add_test(s, "unknown counter: one clear warning, others kept", test_unknown_counter);
 	CU_add_test(s, "PARATRACE_COUNTERS_AT", test_counters_at_config);
 	CU_add_test(s, "hardware counters where a PMU exists", test_hardware_counters);
 	CU_add_test(s, "PT_COUNTER by name", test_manual_counter);
+#endif
+#if PT_WITH_UNWIND
 	CU_add_test(s, "call stack three calls deep", test_callstack);
 	CU_add_test(s, "sampling attributes a CPU loop to its function",
 		    test_sampling_cpu_loop);
@@ -498,6 +509,7 @@ int main(void)
 		    test_sampling_forwards_other_senders);
 	CU_add_test(s, "sample inside the runtime is dropped and counted",
 		    test_sample_inside_runtime_is_dropped);
+#endif
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

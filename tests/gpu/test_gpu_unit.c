@@ -28,7 +28,7 @@ static void test_shutdown_in_signal_skips_held_locks(void)
 	pt_parts_fork_child();
 }
 
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 #include "cuda_activity.h"
 #endif
 
@@ -112,7 +112,7 @@ static void test_clock_converts_device_times(void)
 	CU_ASSERT(err > -20000 && err < 20000); /* within 10 us */
 }
 
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 
 static void test_cuda_classify(void)
 {
@@ -436,7 +436,7 @@ static void test_cuda_sync_call(void)
 	CU_ASSERT_EQUAL(a->result, 700);
 	CU_ASSERT_EQUAL(a->correlation, 5);
 }
-#endif /* PT_HAVE_CUPTI */
+#endif /* PT_WITH_CUPTI */
 
 int main(void)
 {
@@ -450,7 +450,7 @@ int main(void)
 	CU_add_test(s, "clock_rate_matches_host", test_clock_rate_matches_host);
 	CU_add_test(s, "clock_converts_device_times", test_clock_converts_device_times);
 	CU_add_test(s, "shutdown_in_signal_skips_held_locks", test_shutdown_in_signal_skips_held_locks);
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 	CU_add_test(s, "cuda_classify", test_cuda_classify);
 	CU_add_test(s, "cuda_launch_and_kernel", test_cuda_launch_and_kernel);
 	CU_add_test(s, "cuda_streams_and_copies", test_cuda_streams_and_copies);
