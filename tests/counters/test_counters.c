@@ -1,5 +1,5 @@
-/* Unit tests of runtime/counters.c, callstack.c and sampling.c against a fake
- * core (fake_core.c): the records they would write are checked here. */
+/* Unit tests of runtime/counters.c, callstack.c and sampling.c against the
+ * fake core (tests/fake): the records they would write are checked here. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -36,7 +36,7 @@ static void setup(const char *counters, int depth, uint64_t sampling_ns)
 static void begin_thread(pt_thread **tp)
 {
 	pt_thread *t = fake_thread();
-	fake_reset(t);
+	fake_clear(t);
 	pt_parts_thread_start(t);
 	*tp = t;
 }
@@ -291,7 +291,7 @@ void test_callstack(void)
 
 	pt_thread *t;
 	begin_thread(&t);
-	fake_reset(t);
+	fake_clear(t);
 	pt_callstack_emit(t);
 	CU_ASSERT_EQUAL_FATAL(t->nrecs, 1);
 	CU_ASSERT_EQUAL(t->recs[0].kind, PT_REC_CALLSTACK);

@@ -1,8 +1,9 @@
 /* Unit tests of gpu/ without a GPU or libcupti: device clock alignment,
  * CUDA API classification, and the CUDA path from synthetic CUPTI callbacks
  * and activity records to GPU records (correlation, clock conversion, one
- * GPU log per stream). The runtime core is replaced by fake_runtime.c. */
-#include "fake_runtime.h"
+ * GPU log per stream). The runtime core is replaced by the fake core
+ * (tests/fake). */
+#include "fake_core.h"
 #include "gpu_internal.h"
 
 #include <CUnit/Basic.h>
@@ -182,8 +183,10 @@ static uint32_t kernel_def_id(const char *name)
 		const fake_rec *r = fake_find(FAKE_PROCESS, PT_REC_GPU_KERNEL_DEF, i);
 		if (!r)
 			return 0;
-		if (!strcmp((const char *)r->payload + sizeof(pt_rec_gpu_kernel_def), name))
-			return ((const pt_rec_gpu_kernel_def *)r->payload)->kernel;
+		pt_rec_gpu_kernel_def def;
+		memcpy(&def, r->payload, sizeof def);
+		if (!strcmp((const char *)r->payload + sizeof def, name))
+			return def.kernel;
 	}
 }
 
@@ -440,6 +443,7 @@ static void test_cuda_sync_call(void)
 
 int main(void)
 {
+	fake_auto_thread = 1; /* gpu/ records on whatever thread calls it */
 	pt_parts_collect();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
