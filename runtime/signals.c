@@ -338,8 +338,16 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	run_program_handler(&app, sig, si, uc);
 }
 
+/* The table's lock may have been held by a thread that is not in the
+ * child (it is held only with every signal blocked, so not by this one). */
+static void signals_fork_child(void)
+{
+	pt_spin_reset(&table_lock);
+}
+
 PT_SUBSYSTEM(signals_part) = {
 	.name = "signals",
 	.order = PT_ORDER_INTERPOSE,
 	.init = signals_init,
+	.fork_child = signals_fork_child,
 };

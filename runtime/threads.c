@@ -69,9 +69,16 @@ static void seq_lock_drop(void)
 	pt_spin_unlock(&seq_lock);
 }
 
+/* The table's lock may have been held by a thread that is not in the child. */
+static void threads_fork_child(void)
+{
+	pt_spin_reset(&seq_lock);
+}
+
 PT_SUBSYSTEM(threads_part) = {
 	.name = "threads",
 	.order = PT_ORDER_INTERPOSE,
+	.fork_child = threads_fork_child,
 };
 
 void pt_thread_seq_put(uint64_t thread, uint64_t seq)
