@@ -87,8 +87,8 @@ static atomic_uint pt_pf_seq;    /* bumped at every request: the futex word */
 static atomic_int pt_pf_started; /* 0 none, 1 starting or running, -1 failed */
 
 #define PT_PF_NOINST                                                                   \
-	__attribute__((no_instrument_function, no_sanitize("address", "undefined"),   \
-		       no_stack_protector))
+	__attribute__((no_instrument_function,                                          \
+		       no_sanitize("address", "undefined", "thread"), no_stack_protector))
 
 static inline PT_PF_NOINST long raw_syscall6(long n, long a, long b, long c, long d, long e,
 					      long f)

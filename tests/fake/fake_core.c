@@ -21,7 +21,7 @@ int fake_tracing = 1;
 int fake_auto_thread;
 char fake_warnings[8192];
 int fake_nwarnings;
-int fake_forwarded;
+_Atomic int fake_forwarded;
 const char *fake_run_env = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
 int fake_exec_prepared;
 int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;

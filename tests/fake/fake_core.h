@@ -64,7 +64,7 @@ extern int fake_auto_thread;
 extern char fake_warnings[8192];
 extern int fake_nwarnings;
 /* pt_signal_forward calls: deliveries the runtime's handler passed on. */
-extern int fake_forwarded;
+extern _Atomic int fake_forwarded;
 /* What pt_run_env_string() returns; pt_exec_prepare() calls. */
 extern const char *fake_run_env;
 extern int fake_exec_prepared;
