@@ -1,8 +1,9 @@
 /* Process end: exit, _exit, _Exit, quick_exit, abort.
  *
- * exit() (and return from main) close the logs in the runtime's destructor,
- * after the program's atexit handlers and static destructors have run and
- * been traced; the wrapper only notes the status for the EXIT record.
+ * exit() (and return from main) close the logs in the runtime's on_exit
+ * handler (core.c), which runs after the program's atexit handlers and
+ * static destructors have run and been traced; the wrapper only notes the
+ * status for the EXIT record.
  * _exit, _Exit and quick_exit run no destructor (quick_exit's
  * at_quick_exit handlers aside), so the logs are closed here, just before.
  * abort() raises SIGABRT: the signal handler (signals.c) closes the logs
