@@ -20,11 +20,16 @@ extern const pt_subsystem *const __stop_pt_subsys[] __attribute__((visibility("h
 /* An empty slot, skipped: the section, and so its bounds, exist in any
  * program that links this file, even with no part in it. */
 static const pt_subsystem *const pt_parts_none
-	__attribute__((used, section("pt_subsys"), aligned(sizeof(void *)))) = NULL;
+    __attribute__((used, section("pt_subsys"), aligned(sizeof(void *)))) = NULL;
 
 #define PT_MAX_PARTS 64
 static const pt_subsystem *pt_parts[PT_MAX_PARTS];
 static size_t pt_nparts;
+
+static int before(const pt_subsystem *a, const pt_subsystem *b)
+{
+	return a->order != b->order ? a->order < b->order : strcmp(a->name, b->name) < 0;
+}
 
 size_t pt_parts_collect(void)
 {
@@ -35,13 +40,14 @@ size_t pt_parts_collect(void)
 			continue;
 		if (n == PT_MAX_PARTS) {
 			pt_warn("more than %d parts in this build; part %s and the ones after it "
-				"are left out",
-				PT_MAX_PARTS, s->name);
+			        "are left out",
+			        PT_MAX_PARTS, s->name);
 			break;
 		}
-		/* Insertion: equal orders keep the section's (link) order. */
+		/* Insertion by order, then name: the section's own order (link
+		 * order, and within a file the compiler's) is not one to rely on. */
 		size_t i = n++;
-		for (; i > 0 && pt_parts[i - 1]->order > s->order; i--)
+		for (; i > 0 && before(s, pt_parts[i - 1]); i--)
 			pt_parts[i] = pt_parts[i - 1];
 		pt_parts[i] = s;
 	}
@@ -76,7 +82,8 @@ static void debug_list(void)
 	size_t len = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < pt_nparts && len + 1 < sizeof buf; i++) {
-		int n = snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "", pt_parts[i]->name);
+		int n =
+		    snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "", pt_parts[i]->name);
 		if (n < 0)
 			break;
 		len += (size_t)n;
@@ -142,7 +149,7 @@ static int (*pt_counter_by_name)(pt_thread *t, const char *name);
 void (*pt_callstack_emitter)(pt_thread *t);
 
 void pt_counters_provide(unsigned at_mask, void (*reader)(pt_thread *t),
-			 int (*manual)(pt_thread *t, const char *name))
+                         int (*manual)(pt_thread *t, const char *name))
 {
 	/* The functions before the mask: a thread that sees the mask set
 	 * finds the reader (the hot path reads the mask with a plain load). */
@@ -153,6 +160,7 @@ void pt_counters_provide(unsigned at_mask, void (*reader)(pt_thread *t),
 
 int pt_counter_manual(pt_thread *t, const char *name)
 {
-	int (*f)(pt_thread *, const char *) = __atomic_load_n(&pt_counter_by_name, __ATOMIC_ACQUIRE);
+	int (*f)(pt_thread *, const char *) =
+	    __atomic_load_n(&pt_counter_by_name, __ATOMIC_ACQUIRE);
 	return f ? f(t, name) : -ENOSYS;
 }

@@ -132,7 +132,7 @@ PT_HIDDEN void pt_modules_sync(void);
  * moment of the process's life (docs/RUNTIME.md, "Parts of the runtime"),
  * so a part is added or left out of the build without an edit elsewhere.
  * Callbacks may be NULL. Forward (ascending `order`; parts of equal order
- * in link order): init, thread_start, fork_child, exec, modules_changed.
+ * by name): init, thread_start, fork_child, exec, modules_changed.
  * Backward: thread_end, shutdown. None of them is called inside a signal
  * handler except shutdown with in_signal = 1. */
 typedef struct pt_subsystem {

@@ -51,7 +51,10 @@ PT_SPIN_INLINE void pt_cpu_yield(void)
 {
 #if defined(__x86_64__)
 	long ret;
-	__asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_sched_yield) : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+	                 : "=a"(ret)
+	                 : "a"((long)SYS_sched_yield)
+	                 : "rcx", "r11", "memory");
 	(void)ret;
 #else
 	sched_yield();

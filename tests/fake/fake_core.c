@@ -86,7 +86,7 @@ void fake_reset(void)
 }
 
 static void fill(fake_rec *r, int where, uint64_t ticks, unsigned kind, unsigned arg,
-		 const void *p1, size_t len1, const void *p2, size_t len2)
+                 const void *p1, size_t len1, const void *p2, size_t len2)
 {
 	memset(r, 0, sizeof *r);
 	r->where = where;
@@ -126,7 +126,7 @@ void pt_leave(pt_thread *t)
 /* The thread's own array, also from its signal handlers: the record is
  * complete before the count says so. */
 static void thread_put(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
-		       size_t len1, const void *p2, size_t len2)
+                       size_t len1, const void *p2, size_t len2)
 {
 	if (t->nrecs == FAKE_MAX_RECORDS)
 		return;
@@ -141,19 +141,19 @@ void pt_emit(pt_thread *t, unsigned kind, unsigned arg, const void *payload, siz
 }
 
 void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p1, size_t len1,
-	      const void *p2, size_t len2)
+              const void *p2, size_t len2)
 {
 	thread_put(t, pt_now(), kind, arg, p1, len1, p2, len2);
 }
 
 void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg, const void *payload,
-		size_t len)
+                size_t len)
 {
 	thread_put(t, ticks, kind, arg, payload, len, NULL, 0);
 }
 
 void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type, uint64_t obj,
-		     int result)
+                     int result)
 {
 	pt_rec_lock rec = {obj, result, 0};
 	thread_put(t, ticks, kind, type, &rec, sizeof rec, NULL, 0);
@@ -165,7 +165,7 @@ uint32_t pt_thread_tid(const pt_thread *t)
 }
 
 static void shared_put(int where, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
-		       size_t len1, const void *p2, size_t len2)
+                       size_t len1, const void *p2, size_t len2)
 {
 	pt_spin_lock(&shared_lock);
 	if (fake_nrecs < FAKE_MAX_SHARED)
@@ -174,7 +174,7 @@ static void shared_put(int where, uint64_t ticks, unsigned kind, unsigned arg, c
 }
 
 void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, const void *p2,
-		     size_t len2)
+                     size_t len2)
 {
 	shared_put(FAKE_PROCESS, pt_now(), kind, arg, p1, len1, p2, len2);
 }
@@ -198,7 +198,7 @@ pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream)
 }
 
 void pt_log_file_emit(pt_log_file *lf, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
-		      size_t len1, const void *p2, size_t len2)
+                      size_t len1, const void *p2, size_t len2)
 {
 	fake_file *f = (fake_file *)lf;
 	if (ticks < f->last)
@@ -214,7 +214,8 @@ void pt_log_file_close(pt_log_file *lf)
 
 const fake_rec *fake_find(int where, unsigned kind, size_t nth)
 {
-	const fake_rec *recs = where == FAKE_THREAD ? (fake_self ? fake_self->recs : NULL) : fake_recs;
+	const fake_rec *recs =
+	    where == FAKE_THREAD ? (fake_self ? fake_self->recs : NULL) : fake_recs;
 	size_t n = where == FAKE_THREAD ? (fake_self ? fake_self->nrecs : 0) : fake_nrecs;
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].where == where && recs[i].kind == kind && nth-- == 0)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- bump allocator ------------------------------------------------------ */
 
@@ -28,8 +29,8 @@
  * Every block is recorded; none may overlap another. */
 #define ALLOC_THREADS 4
 #define SMALL_BLOCKS (1u << 18) /* per thread, at most */
-#define HANDLER_BLOCKS 8    /* per signal at most: more than a chunk holds */
-#define SIGNALS 1000        /* per thread */
+#define HANDLER_BLOCKS 8        /* per signal at most: more than a chunk holds */
+#define SIGNALS 1000            /* per thread */
 
 typedef struct block {
 	char *p;
@@ -88,7 +89,7 @@ static void *take_small(void *arg)
 		record(self->small, &self->nsmall, SMALL_BLOCKS, pt_bump_alloc(size), size);
 	}
 	while (!atomic_load_explicit(&stop, memory_order_relaxed))
-		sched_yield();
+		usleep(100);
 	return NULL;
 }
 
@@ -107,7 +108,8 @@ static void test_bump_alloc_no_overlap(void)
 	sigemptyset(&sa.sa_mask);
 	CU_ASSERT_FATAL(sigaction(SIGRTMIN, &sa, NULL) == 0);
 	for (size_t t = 0; t < ALLOC_THREADS; t++)
-		CU_ASSERT_FATAL(pthread_create(&allocators[t].th, NULL, take_small, &allocators[t]) == 0);
+		CU_ASSERT_FATAL(
+		    pthread_create(&allocators[t].th, NULL, take_small, &allocators[t]) == 0);
 	/* One signal at a time per thread: a signal sent while the previous
 	 * one is still being handled would run at the same point of the
 	 * interrupted code (on the handler's return), not at a new one. */
@@ -213,7 +215,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("runtime_concurrency", NULL, NULL);
 	CU_add_test(s, "bump allocator: no block handed out twice across chunk switches",
-		    test_bump_alloc_no_overlap);
+	            test_bump_alloc_no_overlap);
 	CU_add_test(s, "lock: mutual exclusion", test_lock_excludes);
 	CU_add_test(s, "lock: bounded attempt, reset", test_lock_bounded_and_reset);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
