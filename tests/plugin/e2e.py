@@ -151,8 +151,8 @@ def trace(args, exe, status):
 
 def short_name(name):
     """Unqualified function name of a demangled name:
-    'int twice<int>(int)' -> 'twice', 'main::$_0::operator()(int) const'
-    -> 'operator()', 'Acc::Acc()' -> 'Acc', 'helper' -> 'helper'."""
+    'int twice<int>(int)' -> 'twice', 'main::<lambda at a.cpp:5>(int)'
+    -> 'lambda', 'Acc::Acc()' -> 'Acc', 'helper' -> 'helper'."""
     s = name.strip()
     if "(" not in s:
         return s
@@ -178,6 +178,8 @@ def short_name(name):
         elif depth == 0 and (c == " " or (c == ":" and s[i:i + 2] == "::")):
             start = i + (2 if c == ":" else 1)
     s = s[start:].lstrip(":")
+    if s.startswith("<lambda at "):
+        return "lambda"
     if s.endswith(">") and not s.startswith("operator"):
         depth = 0
         for i in range(len(s) - 1, -1, -1):
