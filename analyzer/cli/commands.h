@@ -23,7 +23,7 @@
 	X(dump, "print every event of a trace as one text line") \
 	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile") \
 	X(report, "print the profile: functions, locks, threads (--csv, --json)") \
-	X(export, "write another trace format (--format chrome: Perfetto/Chrome JSON)")
+	X(export, "write a timeline for ui.perfetto.dev (--format perfetto or chrome)")
 
 #define PT_DECLARE_COMMAND(name, summary) \
 	int pt_cmd_##name(int argc, char **argv); \
