@@ -84,6 +84,138 @@ static void run_free(run *r)
 	free(r->err);
 }
 
+/* ---- traces ------------------------------------------------------------- */
+
+static void path_of(char *out, size_t len, const char *rel)
+{
+	snprintf(out, len, "%s/%s", work, rel);
+}
+
+static void save(const char *rel, const uint8_t *data, size_t len)
+{
+	char p[512];
+	path_of(p, sizeof p, rel);
+	FILE *f = fopen(p, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT(fwrite(data, 1, len, f) == len);
+	fclose(f);
+}
+
+static void mkdirs(const char *rel)
+{
+	char p[512];
+	path_of(p, sizeof p, rel);
+	for (char *s = p + strlen(work) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+}
+
+/* What a process of a synthetic trace is made of. */
+typedef struct proc {
+	const char *dir; /* relative to work: <trace>/p<pid> */
+	uint32_t pid;
+	uint64_t run_id;
+	const char *program;
+	const char *module;        /* MODULE_MAP path, or NULL */
+	uint64_t base, lo, hi, pc; /* the module's mapping; pc: FUNC_ENTER_PC address */
+} proc;
+
+static void begin(ptw *w, unsigned kind, const proc *p, uint32_t tid, uint64_t t)
+{
+	ptw_begin(w, kind, p->pid, tid, t, 7000000000ull + t, 1, 0);
+	w->hdr.run_id = p->run_id;
+	memset(w->hdr.program, 0, sizeof w->hdr.program);
+	strcpy(w->hdr.program, p->program);
+	memcpy(w->buf, &w->hdr, sizeof w->hdr);
+	ptw_time(w, t);
+}
+
+/* p<pid>/process.ptl: PROCESS_INFO, MODULE_MAP, FUNC_DEF 3 = foo(int). */
+static void write_process_log(const proc *p)
+{
+	ptw w;
+	uint64_t t = 1000;
+	begin(&w, PT_FILE_PROCESS, p, 0, t);
+	pt_rec_process_info pi = {1, 0, 0};
+	char info[sizeof pi + 64];
+	memcpy(info, &pi, sizeof pi);
+	int n = snprintf(info + sizeof pi, 64, "/bin/%s%c%s", p->program, 0, p->program);
+	ptw_rec(&w, PT_REC_PROCESS_INFO, 0, ++t, info, sizeof pi + (size_t)n + 1);
+	if (p->module) {
+		size_t plen = strlen(p->module) + 1;
+		uint8_t mm[sizeof(pt_rec_module_map) + 512];
+		pt_rec_module_map map = {p->base, p->lo, p->hi, 0, PT_MODULE_MAIN};
+		memcpy(mm, &map, sizeof map);
+		memcpy(mm + sizeof map, p->module, plen);
+		ptw_rec(&w, PT_REC_MODULE_MAP, 0, ++t, mm, sizeof map + plen);
+	}
+	pt_rec_func_def fd = {3, 12, p->base};
+	ptw_rec_strs(&w, PT_REC_FUNC_DEF, 0, ++t, &fd, sizeof fd, "_Z3fooi", "main.c");
+	ptw_close(&w, ++t);
+	char rel[256];
+	snprintf(rel, sizeof rel, "%s/process.ptl", p->dir);
+	save(rel, w.buf, w.len);
+	ptw_free(&w);
+}
+
+/* p<pid>/t<pid>.ptl: foo(int) called twice, the module's pc entered, a lock. */
+static void write_thread_log(const proc *p)
+{
+	ptw w;
+	uint64_t t = 1500;
+	begin(&w, PT_FILE_THREAD, p, p->pid, t);
+	for (int i = 0; i < 2; i++) {
+		ptw_func(&w, PT_REC_FUNC_ENTER, 3, t += 10);
+		ptw_func(&w, PT_REC_FUNC_EXIT, 3, t += 100);
+	}
+	if (p->module) {
+		pt_rec_pc pc = {p->pc};
+		ptw_rec(&w, PT_REC_FUNC_ENTER_PC, 0, t += 10, &pc, sizeof pc);
+		ptw_rec(&w, PT_REC_FUNC_EXIT_PC, 0, t += 10, &pc, sizeof pc);
+	}
+	pt_rec_lock lk = {0x1234, 0, 0};
+	ptw_rec(&w, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, t += 10, &lk.object, sizeof lk.object);
+	ptw_rec(&w, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, t += 10, &lk.object, sizeof lk.object);
+	ptw_close(&w, t += 1);
+	char rel[256];
+	snprintf(rel, sizeof rel, "%s/t%u.ptl", p->dir, p->pid);
+	save(rel, w.buf, w.len);
+	ptw_free(&w);
+}
+
+static void write_proc(const proc *p)
+{
+	mkdirs(p->dir);
+	write_process_log(p);
+	write_thread_log(p);
+}
+
+/* A one-process trace at work/<rel>: p4711. */
+static void simple_trace(const char *rel)
+{
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/p4711", rel);
+	proc p = {dir, 4711, 0x1234abcd, "testprog", NULL, 0, 0, 0, 0};
+	write_proc(&p);
+}
+
+static int file_is(const char *path, const char *content)
+{
+	char *s = slurp(path);
+	int same = strcmp(s, content) == 0;
+	free(s);
+	return same;
+}
+
+static int is_regular_not_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_help(void)
@@ -102,6 +234,50 @@ static void test_help(void)
 	run_free(&r);
 }
 
+/* Issue 16 item 9: a symbolic link at an output path (to a file of
+ * someone else's) is replaced, never written through. */
+static void test_outputs_replace_links(void)
+{
+	simple_trace("links/tr");
+	char victim[256], tr[256], link[256];
+	path_of(victim, sizeof victim, "links/victim");
+	path_of(tr, sizeof tr, "links/tr");
+	static const char *const precious = "precious, mode 0600\n";
+	struct {
+		const char *link; /* relative to links/ */
+		const char *args; /* %s: the trace */
+	} cases[] = {
+	    {"tr.pftrace", "export --format perfetto -q %s"},
+	    {"tr.json", "export --format chrome -q %s"},
+	    {"out.pftrace", "export --format perfetto -q -o %s/../out.pftrace %s"},
+	    {"named.prv", "analyze -q -o %s/../named %s"},
+	    {"named.pcf", "analyze -q -o %s/../named %s"},
+	    {"named.row", "analyze -q -o %s/../named %s"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		FILE *f = fopen(victim, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fputs(precious, f);
+		fclose(f);
+		chmod(victim, 0600);
+		snprintf(link, sizeof link, "%s/links/%s", work, cases[i].link);
+		unlink(link);
+		CU_ASSERT_EQUAL_FATAL(symlink(victim, link), 0);
+		char args[1024];
+		if (strstr(cases[i].args, "-o"))
+			snprintf(args, sizeof args, cases[i].args, tr, tr);
+		else
+			snprintf(args, sizeof args, cases[i].args, tr);
+		run r = paratrace("%s", args);
+		CU_ASSERT_EQUAL(r.status, 0);
+		CU_ASSERT(file_is(victim, precious));
+		CU_ASSERT(is_regular_not_link(link));
+		if (r.status != 0 || !file_is(victim, precious))
+			fprintf(stderr, "\n%s: %s", cases[i].args, r.err);
+		run_free(&r);
+	}
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -111,6 +287,7 @@ int main(void)
 		return 1;
 	CU_pSuite s = CU_add_suite("paratrace command line", NULL, NULL);
 	CU_add_test(s, "help texts", test_help);
+	CU_add_test(s, "outputs replace links at their paths", test_outputs_replace_links);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
