@@ -26,6 +26,11 @@
 
 static char work[64];
 
+__attribute__((noinline)) int cli_marker(int x)
+{
+	return x * 3 + 1;
+}
+
 /* ---- running commands -------------------------------------------------- */
 
 typedef struct run {
@@ -278,6 +283,95 @@ static void test_outputs_replace_links(void)
 	}
 }
 
+static int main_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uint64_t *m = data; /* base, lo, hi */
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0;
+	m[0] = info->dlpi_addr;
+	m[1] = UINT64_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (lo < m[1])
+			m[1] = lo;
+		if (lo + ph->p_memsz > m[2])
+			m[2] = lo + ph->p_memsz;
+	}
+	return 1;
+}
+
+/* dump, analyze and report of a trace finish (the time limit kills them
+ * otherwise: status 124). */
+static void check_finishes(const char *tr, const char *why)
+{
+	char out[256];
+	path_of(out, sizeof out, "fifo/out");
+	run r = paratrace("dump %s", tr);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "FUNC_ENTER_PC"));
+	if (why)
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, why));
+	run_free(&r);
+	r = paratrace("analyze -q -o %s %s", out, tr);
+	CU_ASSERT_EQUAL(r.status, 0);
+	run_free(&r);
+	r = paratrace("report %s", tr);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "foo(int)"));
+	run_free(&r);
+}
+
+/* Issue 16 item 10: a module path of the trace naming a FIFO, and a FIFO
+ * where libdw looks for the module's separate debug file, do not hang. */
+static void test_fifo_paths(void)
+{
+	char fifo[256], tr[256];
+	mkdirs("fifo/mods");
+	path_of(fifo, sizeof fifo, "fifo/mods/libfifo.so");
+	CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0644), 0);
+	proc p = {"fifo/tr/p100", 100,      0x77,     "fifoprog", fifo,
+	          0x400000,       0x400000, 0x500000, 0x401000};
+	write_proc(&p);
+	path_of(tr, sizeof tr, "fifo/tr");
+	check_finishes(tr, "not a regular file");
+
+	/* This test binary, without its DWARF but with a debug link to a file
+	 * beside it; that file is a FIFO. Names come from its symbol table;
+	 * file:line would come from the debug file. */
+	char exe[4096] = {0}, copy[256], dbg[256], cmd[8192];
+	CU_ASSERT_FATAL(readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
+	path_of(copy, sizeof copy, "fifo/mods/cli_stripped");
+	path_of(dbg, sizeof dbg, "fifo/mods/cli_stripped.debug");
+	snprintf(cmd, sizeof cmd,
+	         "objcopy --only-keep-debug '%s' '%s' && objcopy --strip-debug "
+	         "--add-gnu-debuglink='%s' '%s' '%s'",
+	         exe, dbg, dbg, exe, copy);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	unlink(dbg);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(dbg, 0644), 0);
+	uint64_t m[3] = {0, 0, 0};
+	dl_iterate_phdr(main_module, m);
+	proc q = {"fifo/tr2/p200",
+	          200,
+	          0x78,
+	          "fifoprog",
+	          copy,
+	          m[0],
+	          m[1],
+	          m[2],
+	          (uint64_t)(uintptr_t)&cli_marker};
+	write_proc(&q);
+	path_of(tr, sizeof tr, "fifo/tr2");
+	check_finishes(tr, NULL);
+	run r = paratrace("dump %s", tr);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "name=cli_marker"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -288,6 +382,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("paratrace command line", NULL, NULL);
 	CU_add_test(s, "help texts", test_help);
 	CU_add_test(s, "outputs replace links at their paths", test_outputs_replace_links);
+	CU_add_test(s, "FIFOs named in a trace do not block", test_fifo_paths);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
