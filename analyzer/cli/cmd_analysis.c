@@ -90,7 +90,9 @@ static void common_help(FILE *out)
 	      "                       them print a time series)\n"
 	      "  --tool FILE.so[:OPT] also run a tool loaded from a shared object, in the same pass\n"
 	      "                       (may be repeated; see include/paratrace/tool.h)\n"
-	      "  -q, --quiet          no progress bar and no summary\n",
+	      "  -q, --quiet          no progress bar and no summary\n"
+	      "Exit status: 0 success, 1 damaged data (warned with file and offset), 2 usage\n"
+	      "error or no trace to read (missing, unreadable, no logs).\n",
 	      out);
 }
 
@@ -238,7 +240,7 @@ static int run(cli *c)
 		fputs("\r\033[K", stderr);
 	if (rc) {
 		pt_cli_error("%s", err);
-		return 1;
+		return rc == PT_FW_BAD_INPUT ? 2 : 1;
 	}
 	if (!c->quiet && !strcmp(c->cmd, "analyze"))
 		fprintf(stderr, "%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",

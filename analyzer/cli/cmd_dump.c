@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,7 +70,8 @@ void pt_cmd_dump_help(FILE *out)
 		"\n"
 		"Damaged data is reported on stderr with file and offset, and dumping goes on\n"
 		"with the other files. A log cut short (writer killed) gets a one-line note.\n"
-		"Exit status: 0 all files read cleanly, 1 some file had errors, 2 usage error.\n");
+		"Exit status: 0 all files read cleanly, 1 some file had errors or was skipped,\n"
+		"2 usage error or no trace to read (missing, unreadable, no logs).\n");
 }
 
 /* ---- files ----------------------------------------------------------------- */
@@ -382,7 +384,7 @@ int pt_cmd_dump(int argc, char **argv)
 	pt_trace *t = pt_trace_scan(arg, err, sizeof err);
 	if (!t) {
 		pt_cli_error("%s", err);
-		return 1;
+		return pt_cli_scan_status(errno);
 	}
 	print_warnings(t->warnings);
 	int errors = t->warnings != NULL;

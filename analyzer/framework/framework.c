@@ -742,8 +742,14 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		}
 	}
 	w->trace = pt_trace_scan(o->dir, err, errlen);
-	if (!w->trace)
+	if (!w->trace) {
+		if (errno != EBADMSG && errno != ENOMEM)
+			rc = PT_FW_BAD_INPUT;
 		goto out;
+	}
+	/* a log skipped whole is damaged data, as one cut short is */
+	for (const char *c = w->trace->warnings; c && *c; c++)
+		w->data_errors += *c == '\n';
 	if (w->trace->warnings && o->warn) {
 		char *ws = strdup(w->trace->warnings);
 		for (char *line = ws ? strtok(ws, "\n") : NULL; line; line = strtok(NULL, "\n"))

@@ -25,6 +25,8 @@ typedef struct scan {
 	char *warn;
 	size_t warn_len;
 	int oom;
+	int damaged;    /* files skipped because their header is bad */
+	int read_errno; /* the first error reading a file or folder (EACCES...) */
 } scan;
 
 static void warnf(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -121,12 +123,14 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-/* Names in dir that pass `want`, sorted with cmp. */
+/* Names in dir that pass `want`, sorted with cmp. *err: 0, or the error
+ * that kept dir from being read (EACCES...). */
 static char **list_dir(const char *dir, int (*want)(const char *dir, const char *name),
-		       int (*cmp)(const void *, const void *), size_t *count)
+		       int (*cmp)(const void *, const void *), size_t *count, int *err)
 {
 	DIR *d = opendir(dir);
 	*count = 0;
+	*err = d ? 0 : errno;
 	if (!d)
 		return NULL;
 	char **names = NULL;
@@ -182,30 +186,49 @@ static int is_process_dir(const char *dir, const char *name)
 	return ok;
 }
 
+/* Reads a file's header, opening it only if it is a regular file and
+ * without blocking (a FIFO where a log should be would block the open).
+ * Returns the bytes read, or -1 with errno set; st gets its size. */
+static ssize_t read_header(const char *path, pt_file_header *h, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = -1;
+	if (fstat(fd, st) < 0)
+		goto out;
+	if (!S_ISREG(st->st_mode)) {
+		errno = EINVAL;
+		goto out;
+	}
+	n = pread(fd, h, sizeof *h, 0);
+out:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n;
+}
+
 /* Reads and checks one header; appends the file to the trace. */
 static int add_file(scan *s, const char *path, int process)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		warnf(s, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	pt_file_header h;
 	struct stat st;
-	ssize_t n = pread(fd, &h, sizeof h, 0);
-	int err_no = errno;
-	int have_stat = fstat(fd, &st) == 0;
-	close(fd);
+	ssize_t n = read_header(path, &h, &st);
 	if (n < 0) {
-		warnf(s, "%s: %s", path, strerror(err_no));
+		if (!s->read_errno)
+			s->read_errno = errno;
+		warnf(s, "%s: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -1;
 	}
 	char why[256];
 	if (n == 0) {
+		s->damaged = 1;
 		warnf(s, "%s: empty file: no log header", path);
 		return -1;
 	}
 	if (pt_log_check_header(&h, (size_t)n, why, sizeof why) < 0) {
+		s->damaged = 1;
 		warnf(s, "%s: %s", path, why);
 		return -1;
 	}
@@ -230,7 +253,7 @@ static int add_file(scan *s, const char *path, int process)
 	f->kind = h.file_kind;
 	f->pid = h.pid;
 	f->tid = h.tid;
-	f->size = have_stat ? (uint64_t)st.st_size : 0;
+	f->size = (uint64_t)st.st_size;
 	f->process = process;
 	t->total_bytes += f->size;
 	t->nfiles++;
@@ -283,19 +306,22 @@ static void end_process(scan *s)
 	int ref = p->process_log >= 0 ? p->process_log : p->first_file;
 	p->pid = t->files[ref].pid;
 	/* ppid is only in headers; re-read it from the reference file. */
-	int fd = open(t->files[ref].path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		pt_file_header h;
-		if (pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h)
-			p->ppid = h.ppid;
-		close(fd);
-	}
+	pt_file_header h;
+	struct stat st;
+	if (read_header(t->files[ref].path, &h, &st) == (ssize_t)sizeof h)
+		p->ppid = h.ppid;
 }
 
 static void scan_process_dir(scan *s, const char *dir)
 {
 	size_t n;
-	char **names = list_dir(dir, is_log_file, cmp_log_names, &n);
+	int err;
+	char **names = list_dir(dir, is_log_file, cmp_log_names, &n, &err);
+	if (err) {
+		if (!s->read_errno)
+			s->read_errno = err;
+		warnf(s, "%s: %s", dir, strerror(err));
+	}
 	if (!n) {
 		free_names(names, n);
 		return;
@@ -317,11 +343,32 @@ static void scan_process_dir(scan *s, const char *dir)
 	free_names(names, n);
 }
 
+/* The scan's error for a trace with no usable log, errno set as log.h says. */
+static void no_logs(const scan *s, const char *path, size_t nlogs, size_t nprocdirs, char *err,
+		    size_t errlen)
+{
+	if (s->warn && (s->damaged || s->read_errno)) {
+		snprintf(err, errlen, "no usable logs in %s: %.*s", path, (int)strcspn(s->warn, "\n"),
+			 s->warn);
+		errno = s->damaged ? EBADMSG : s->read_errno;
+	} else if (nlogs == 0 && nprocdirs == 0) {
+		snprintf(err, errlen,
+			 "%s: no paratrace logs here (expected p<pid>/ folders holding .ptl files)",
+			 path);
+		errno = ENODATA;
+	} else {
+		snprintf(err, errlen, "%s: process folders hold no .ptl files", path);
+		errno = ENODATA;
+	}
+}
+
 pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
 		return NULL;
 	}
 	scan s = {0};
@@ -329,9 +376,11 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 	if (!s.t || !(s.t->dir = strdup(path))) {
 		free(s.t);
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		errno = ENOMEM;
 		return NULL;
 	}
 	size_t nlogs = 0, nprocdirs = 0;
+	int dir_err = 0;
 	if (S_ISREG(st.st_mode)) {
 		char *dir = strdup(path);
 		char *slash = dir ? strrchr(dir, '/') : NULL;
@@ -345,11 +394,12 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 		nlogs = 1;
 	} else if (S_ISDIR(st.st_mode)) {
 		/* A process folder given directly has its .ptl files at top level. */
-		char **logs = list_dir(path, is_log_file, cmp_log_names, &nlogs);
+		char **logs = list_dir(path, is_log_file, cmp_log_names, &nlogs, &dir_err);
 		free_names(logs, nlogs);
 		if (nlogs)
 			scan_process_dir(&s, path);
-		char **procs = list_dir(path, is_process_dir, cmp_names, &nprocdirs);
+		char **procs =
+		    dir_err ? NULL : list_dir(path, is_process_dir, cmp_names, &nprocdirs, &dir_err);
 		for (size_t i = 0; i < nprocdirs && !s.oom; i++) {
 			char *p = join(path, procs[i]);
 			if (!p) {
@@ -363,25 +413,21 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 	} else {
 		snprintf(err, errlen, "%s: not a trace directory or a .ptl file", path);
 		pt_trace_free(s.t);
+		errno = EINVAL;
 		return NULL;
 	}
 	s.t->warnings = s.warn;
-	if (s.oom) {
-		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	if (s.oom || dir_err) {
+		snprintf(err, errlen, "%s: %s", path, strerror(s.oom ? ENOMEM : dir_err));
 		pt_trace_free(s.t);
+		errno = s.oom ? ENOMEM : dir_err;
 		return NULL;
 	}
 	if (s.t->nfiles == 0) {
-		if (nlogs == 0 && nprocdirs == 0)
-			snprintf(err, errlen,
-				 "%s: no paratrace logs here (expected p<pid>/ folders holding .ptl files)",
-				 path);
-		else if (s.warn)
-			snprintf(err, errlen, "no usable logs in %s: %.*s", path,
-				 (int)strcspn(s.warn, "\n"), s.warn);
-		else
-			snprintf(err, errlen, "%s: process folders hold no .ptl files", path);
+		no_logs(&s, path, nlogs, nprocdirs, err, errlen);
+		int e = errno;
 		pt_trace_free(s.t);
+		errno = e;
 		return NULL;
 	}
 	return s.t;

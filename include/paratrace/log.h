@@ -122,8 +122,13 @@ typedef struct pt_trace {
 } pt_trace;
 
 /* Scans a trace directory (or a single .ptl file). Files whose header cannot
- * be read are skipped, each with one line in trace->warnings.
- * Returns NULL with a message in err when nothing usable is there. */
+ * be read are skipped, each with one line in trace->warnings; so are files
+ * that are not regular files (never opened in a way that could block).
+ * Returns NULL with a message in err when nothing usable is there, and
+ * errno says why: EBADMSG when logs are there but every one is damaged;
+ * ENODATA when there are none; otherwise the error of the path itself or of
+ * reading it (ENOENT, EACCES, ENOTDIR...; EINVAL: neither a folder nor a
+ * regular file; ENOMEM). */
 pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen);
 void pt_trace_free(pt_trace *trace);
 

@@ -372,6 +372,78 @@ static void test_fifo_paths(void)
 	run_free(&r);
 }
 
+/* Issue 16 item 12: 0 success, 1 damaged data, 2 usage or no trace. */
+static void test_exit_status(void)
+{
+	static const char *const cmds[] = {"dump", "analyze -q -o %s/es/o", "report",
+	                                   "export --format chrome -q -o %s/es/o.json"};
+	char missing[256], cmd[512];
+	path_of(missing, sizeof missing, "es/does-not-exist");
+	mkdirs("es");
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		snprintf(cmd, sizeof cmd, cmds[i], work);
+		run r = paratrace("%s %s", cmd, missing);
+		CU_ASSERT_EQUAL(r.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "No such file or directory"));
+		run_free(&r);
+	}
+
+	/* A log dropped whole (empty, or a header cut short): damaged data. */
+	char tr[256];
+	simple_trace("es/empty");
+	save("es/empty/p4711/t9.ptl", (const uint8_t *)"", 0);
+	simple_trace("es/cut");
+	{
+		ptw w;
+		ptw_begin(&w, PT_FILE_THREAD, 4711, 10, 1, 1, 1, 0);
+		save("es/cut/p4711/t10.ptl", w.buf, 100);
+		ptw_free(&w);
+	}
+	for (int k = 0; k < 2; k++) {
+		path_of(tr, sizeof tr, k ? "es/cut" : "es/empty");
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+			snprintf(cmd, sizeof cmd, cmds[i], work);
+			run r = paratrace("%s %s", cmd, tr);
+			CU_ASSERT_EQUAL(r.status, 1);
+			CU_ASSERT_PTR_NOT_NULL(
+			    strstr(r.err, k ? "t10.ptl: truncated header" : "t9.ptl: empty file"));
+			run_free(&r);
+		}
+	}
+
+	/* A trace another user cannot read: the permission error, status 2. */
+	simple_trace("es/private");
+	char priv[256], procdir[256];
+	path_of(priv, sizeof priv, "es/private");
+	path_of(procdir, sizeof procdir, "es/private/p4711");
+	chmod(work, 0755);
+	char es[256];
+	path_of(es, sizeof es, "es");
+	chmod(es, 0777);
+	const char *user = geteuid() == 0 ? "65534" : NULL; /* nobody */
+	for (int k = 0; k < 3; k++) {
+		/* the trace folder, a process folder, the logs */
+		chmod(priv, k == 0 ? 0700 : 0755);
+		chmod(procdir, k == 1 ? 0700 : 0755);
+		char logs[600];
+		snprintf(logs, sizeof logs, "chmod %s '%s'/*.ptl", k == 2 ? "600" : "644", procdir);
+		CU_ASSERT_EQUAL(system(logs), 0);
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+			snprintf(cmd, sizeof cmd, cmds[i], work);
+			run r = paratrace_as(user, "%s %s", cmd, priv);
+			CU_ASSERT_EQUAL(r.status, 2);
+			CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "Permission denied"));
+			CU_ASSERT_PTR_NULL(strstr(r.err, "no paratrace logs"));
+			if (r.status != 2 || !strstr(r.err, "Permission denied"))
+				fprintf(stderr, "\n[%d] %s: %d %s", k, cmd, r.status, r.err);
+			run_free(&r);
+		}
+	}
+	chmod(priv, 0755);
+	chmod(procdir, 0755);
+	chmod(work, 0700);
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -383,6 +455,7 @@ int main(void)
 	CU_add_test(s, "help texts", test_help);
 	CU_add_test(s, "outputs replace links at their paths", test_outputs_replace_links);
 	CU_add_test(s, "FIFOs named in a trace do not block", test_fifo_paths);
+	CU_add_test(s, "exit statuses", test_exit_status);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
