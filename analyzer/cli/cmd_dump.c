@@ -176,42 +176,29 @@ static uint64_t earliest_open(const pt_trace *t)
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* A thread log given alone: its sibling process.ptl still names functions. */
-static pt_symtab *sibling_symtab(const char *file)
+/* The names of a process log read on its own: for a thread log given
+ * alone, from the process.ptl beside it. */
+static pt_symtab *symtab_of(const char *process_log)
 {
-	char *dir = strdup(file);
-	if (!dir)
+	pt_log *log = pt_log_open_path(process_log, 0, NULL, 0);
+	if (!log)
 		return NULL;
-	char *slash = strrchr(dir, '/');
-	char *path = NULL;
-	if (asprintf(&path, "%s/process.ptl", slash ? (*slash = '\0', dir) : ".") < 0)
-		path = NULL;
-	free(dir);
-	pt_symtab *st = NULL;
-	pt_log *log = path ? pt_log_open_path(path, 0, NULL, 0) : NULL;
-	if (log) {
-		st = pt_symtab_new();
-		pt_event ev;
-		while (st && pt_log_read(log, &ev) == 0)
-			pt_symtab_add(st, &ev);
-		pt_log_close(log);
-	}
-	free(path);
+	pt_symtab *st = pt_symtab_new();
+	pt_event ev;
+	while (st && pt_log_read(log, &ev) == 0)
+		pt_symtab_add(st, &ev);
+	pt_log_close(log);
 	return st;
 }
 
-static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o, const char *arg)
+static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o)
 {
 	int errors = 0;
 	uint64_t base = earliest_open(t);
 	for (size_t p = 0; p < t->nprocesses; p++) {
 		const pt_trace_process *pr = &t->processes[p];
-		pt_symtab *st = pt_symtab_new();
-		int single = t->nfiles == 1 && pr->process_log < 0;
-		if (single && !o->raw) {
-			pt_symtab_free(st);
-			st = sibling_symtab(arg);
-		}
+		const char *beside = pr->process_log < 0 ? pt_trace_process_log(t, p) : NULL;
+		pt_symtab *st = beside && !o->raw ? symtab_of(beside) : pt_symtab_new();
 		for (int i = pr->first_file; i < pr->first_file + pr->nfiles; i++) {
 			const pt_trace_file *tf = &t->files[i];
 			open_file f = {.tf = tf, .pid = tf->pid, .st = st};
@@ -393,7 +380,7 @@ int pt_cmd_dump(int argc, char **argv)
 	if (o.follow) {
 		errors |= dump_follow(stdout, arg, t, &o);
 	} else {
-		errors |= dump_once(stdout, t, &o, arg);
+		errors |= dump_once(stdout, t, &o);
 		pt_trace_free(t);
 	}
 	if (fflush(stdout) != 0) {

@@ -408,12 +408,14 @@ static int prepass(fw *w)
 	for (size_t pi = 0; pi < w->nprocs; pi++) {
 		fw_process *p = &w->procs[pi];
 		const pt_trace_process *tp = &w->trace->processes[p->scan_index];
-		if (tp->process_log < 0) {
+		/* a thread log given alone: the process.ptl beside it */
+		const char *plog = pt_trace_process_log(w->trace, (size_t)p->scan_index);
+		if (!plog) {
 			warnf(w, "%s: no process.ptl (function names and process facts unknown)",
 			      tp->dir);
 			continue;
 		}
-		if (prepass_process(w, pi, w->trace->files[tp->process_log].path))
+		if (prepass_process(w, pi, plog))
 			return -1;
 	}
 	for (size_t pi = 0; pi < w->nprocs; pi++) {

@@ -19,6 +19,18 @@
 
 #include "pt_log_internal.h"
 
+/* What the scan keeps beyond the public pt_trace (which is always this
+ * struct's first member: the library allocates every pt_trace). */
+typedef struct trace_ext {
+	pt_trace pub;
+	char *sibling_log; /* single-file scan: the process.ptl beside it */
+} trace_ext;
+
+static trace_ext *ext_of(const pt_trace *t)
+{
+	return (trace_ext *)(void *)(uintptr_t)t;
+}
+
 typedef struct scan {
 	pt_trace *t;
 	size_t cap_files, cap_procs;
@@ -343,6 +355,26 @@ static void scan_process_dir(scan *s, const char *dir)
 	free_names(names, n);
 }
 
+/* A thread or GPU log given alone: the process.ptl beside it, if it is the
+ * process log of the same process of the same run. */
+static char *sibling_process_log(const char *path, const pt_trace_file *f)
+{
+	const char *slash = strrchr(path, '/');
+	char *p = NULL;
+	if (asprintf(&p, "%.*sprocess.ptl", slash ? (int)(slash + 1 - path) : 0, path) < 0)
+		return NULL;
+	pt_file_header h, own;
+	struct stat st;
+	char why[256];
+	if (read_header(p, &h, &st) == (ssize_t)sizeof h &&
+	    pt_log_check_header(&h, sizeof h, why, sizeof why) == 0 &&
+	    h.file_kind == PT_FILE_PROCESS && h.pid == f->pid &&
+	    read_header(path, &own, &st) == (ssize_t)sizeof own && own.run_id == h.run_id)
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* The scan's error for a trace with no usable log, errno set as log.h says. */
 static void no_logs(const scan *s, const char *path, size_t nlogs, size_t nprocdirs, char *err,
 		    size_t errlen)
@@ -372,9 +404,10 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	scan s = {0};
-	s.t = calloc(1, sizeof *s.t);
+	trace_ext *x = calloc(1, sizeof *x);
+	s.t = x ? &x->pub : NULL;
 	if (!s.t || !(s.t->dir = strdup(path))) {
-		free(s.t);
+		free(x);
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		errno = ENOMEM;
 		return NULL;
@@ -387,7 +420,8 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 		if (slash)
 			*slash = '\0';
 		if (new_process(&s, dir && slash ? dir : ".")) {
-			add_file(&s, path, 0);
+			if (add_file(&s, path, 0) == 0 && s.t->files[0].kind != PT_FILE_PROCESS)
+				x->sibling_log = sibling_process_log(path, &s.t->files[0]);
 			end_process(&s);
 		}
 		free(dir);
@@ -433,6 +467,16 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 	return s.t;
 }
 
+const char *pt_trace_process_log(const pt_trace *t, size_t process)
+{
+	if (!t || process >= t->nprocesses)
+		return NULL;
+	const pt_trace_process *p = &t->processes[process];
+	if (p->process_log >= 0)
+		return t->files[p->process_log].path;
+	return t->nprocesses == 1 ? ext_of(t)->sibling_log : NULL;
+}
+
 void pt_trace_free(pt_trace *trace)
 {
 	if (!trace)
@@ -445,5 +489,7 @@ void pt_trace_free(pt_trace *trace)
 	free(trace->processes);
 	free(trace->warnings);
 	free(trace->dir);
-	free(trace);
+	trace_ext *x = ext_of(trace);
+	free(x->sibling_log);
+	free(x);
 }

@@ -132,6 +132,11 @@ typedef struct pt_trace {
 pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen);
 void pt_trace_free(pt_trace *trace);
 
+/* The process log of processes[process]: its own process.ptl, or for a
+ * thread or GPU log scanned alone, the process.ptl beside it when that is
+ * the log of the same process and run. NULL if there is none. */
+const char *pt_trace_process_log(const pt_trace *t, size_t process);
+
 #ifdef __cplusplus
 }
 #endif

@@ -444,6 +444,46 @@ static void test_exit_status(void)
 	chmod(work, 0700);
 }
 
+/* Issue 16 item 13: a thread log given alone is named through the
+ * process.ptl beside it, by every command. */
+static void test_single_log(void)
+{
+	simple_trace("single/tr");
+	char t[256], out[256];
+	path_of(t, sizeof t, "single/tr/p4711/t4711.ptl");
+	path_of(out, sizeof out, "single/out");
+	run r = paratrace("report %s", t);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "foo(int)"));
+	CU_ASSERT_PTR_NULL(strstr(r.out, "no definition"));
+	CU_ASSERT_PTR_NULL(strstr(r.err, "no process.ptl"));
+	run_free(&r);
+	r = paratrace("analyze -q -o %s %s", out, t);
+	CU_ASSERT_EQUAL(r.status, 0);
+	run_free(&r);
+	char pcf[300];
+	snprintf(pcf, sizeof pcf, "%s.pcf", out);
+	char *s = slurp(pcf);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "foo(int)"));
+	free(s);
+	r = paratrace("dump %s", t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "FUNC_ENTER id=3 at=main.c:12 name=foo(int)"));
+	run_free(&r);
+
+	/* A process.ptl of another process is not this log's. */
+	proc other = {"single/mixed", 4800, 0x1234abcd, "testprog", NULL, 0, 0, 0, 0};
+	write_proc(&other);
+	char from[256], to[256], cp[600];
+	path_of(from, sizeof from, "single/tr/p4711/t4711.ptl");
+	path_of(to, sizeof to, "single/mixed/t4711.ptl");
+	snprintf(cp, sizeof cp, "cp '%s' '%s'", from, to);
+	CU_ASSERT_EQUAL(system(cp), 0);
+	r = paratrace("report %s", to);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "no definition"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no process.ptl"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -456,6 +496,7 @@ int main(void)
 	CU_add_test(s, "outputs replace links at their paths", test_outputs_replace_links);
 	CU_add_test(s, "FIFOs named in a trace do not block", test_fifo_paths);
 	CU_add_test(s, "exit statuses", test_exit_status);
+	CU_add_test(s, "a thread log alone gets its names", test_single_log);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
