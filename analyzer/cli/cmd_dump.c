@@ -28,6 +28,7 @@
 typedef struct dump_opts {
 	int raw;
 	int follow;
+	const char *run; /* --run: the run to dump, of a trace holding several */
 	uint8_t want[256]; /* kinds to print; all when !filter */
 	int filter;
 } dump_opts;
@@ -45,7 +46,8 @@ typedef struct open_file {
 void pt_cmd_dump_help(FILE *out)
 {
 	fprintf(out,
-		"usage: paratrace dump [--raw] [--kind K[,K...]] [--follow] <trace-dir | file.ptl>\n"
+		"usage: paratrace dump [--raw] [--kind K[,K...]] [--follow] [--run ID]\n"
+		"                      <trace-dir | file.ptl>\n"
 		"\n"
 		"Prints every event of a trace as one line:\n"
 		"  <time_ns> <pid> <tid> <KIND> [key=value ...] [name=<rest of line>]\n"
@@ -66,12 +68,15 @@ void pt_cmd_dump_help(FILE *out)
 		"                case-insensitive, or numbers)\n"
 		"  --follow      follow logs still being written: keep reading as they grow\n"
 		"                and as new logs appear, until every log is closed (Ctrl-C ends)\n"
+		"  --run ID      the run to dump when the trace directory holds several\n"
+		"                (programs started separately with one PARATRACE_DIR; without\n"
+		"                --run such a trace is refused with the list of its runs)\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Damaged data is reported on stderr with file and offset, and dumping goes on\n"
 		"with the other files. A log cut short (writer killed) gets a one-line note.\n"
 		"Exit status: 0 all files read cleanly, 1 some file had errors or was skipped,\n"
-		"2 usage error or no trace to read (missing, unreadable, no logs).\n");
+		"2 usage error or no trace to read (missing, unreadable, several runs).\n");
 }
 
 /* ---- files ----------------------------------------------------------------- */
@@ -224,6 +229,8 @@ static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts 
 	pt_symtab **tabs = NULL; /* one per pid seen */
 	uint32_t *tab_pids = NULL;
 	size_t ntabs = 0;
+	char run[24];
+	snprintf(run, sizeof run, "%" PRIx64, pt_trace_run_id(t, 0));
 	for (;;) {
 		for (size_t i = 0; i < t->nfiles; i++) {
 			const pt_trace_file *tf = &t->files[i];
@@ -283,9 +290,12 @@ static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts 
 		usleep(200 * 1000);
 		char err[512];
 		pt_trace *nt = pt_trace_scan(arg, err, sizeof err);
-		if (nt) {
+		/* logs of another run started meanwhile are not this trace's */
+		if (nt && pt_trace_pick_run(nt, run, err, sizeof err) == 0) {
 			pt_trace_free(t);
 			t = nt;
+		} else {
+			pt_trace_free(nt);
 		}
 	}
 	for (size_t j = 0; j < nfiles; j++)
@@ -335,6 +345,7 @@ int pt_cmd_dump(int argc, char **argv)
 		{"raw", no_argument, NULL, 'r'},
 		{"kind", required_argument, NULL, 'k'},
 		{"follow", no_argument, NULL, 'f'},
+		{"run", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -352,6 +363,9 @@ int pt_cmd_dump(int argc, char **argv)
 			break;
 		case 'f':
 			o.follow = 1;
+			break;
+		case 'R':
+			o.run = optarg;
 			break;
 		case 'h':
 			pt_cmd_dump_help(stdout);
@@ -372,6 +386,11 @@ int pt_cmd_dump(int argc, char **argv)
 	if (!t) {
 		pt_cli_error("%s", err);
 		return pt_cli_scan_status(errno);
+	}
+	if (pt_trace_pick_run(t, o.run, err, sizeof err) < 0) {
+		pt_cli_error("%s", err);
+		pt_trace_free(t);
+		return 2;
 	}
 	print_warnings(t->warnings);
 	int errors = t->warnings != NULL;

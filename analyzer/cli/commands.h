@@ -13,7 +13,7 @@
  * Exit status convention for every command: 0 success, 1 the data had
  * errors (reported on stderr, naming file and offset; a log skipped whole
  * counts), 2 usage error or no trace to read (a path that does not exist or
- * cannot be read, no logs there).
+ * cannot be read, no logs there, several runs and no --run).
  */
 #ifndef PT_CLI_COMMANDS_H
 #define PT_CLI_COMMANDS_H

@@ -744,7 +744,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		}
 	}
 	w->trace = pt_trace_scan(o->dir, err, errlen);
-	if (!w->trace) {
+	if (!w->trace || pt_trace_pick_run(w->trace, o->run, err, errlen)) {
 		if (errno != EBADMSG && errno != ENOMEM)
 			rc = PT_FW_BAD_INPUT;
 		goto out;

@@ -10,10 +10,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +25,8 @@
  * struct's first member: the library allocates every pt_trace). */
 typedef struct trace_ext {
 	pt_trace pub;
+	uint64_t *proc_run; /* [nprocesses]: run id of each process */
+	char (*proc_program)[sizeof(((pt_file_header *)0)->program) + 1];
 	char *sibling_log; /* single-file scan: the process.ptl beside it */
 } trace_ext;
 
@@ -283,6 +287,16 @@ static pt_trace_process *new_process(scan *s, const char *dir)
 			return NULL;
 		}
 		t->processes = np;
+		trace_ext *x = ext_of(t);
+		uint64_t *nr = realloc(x->proc_run, cap * sizeof *nr);
+		if (nr)
+			x->proc_run = nr;
+		void *npg = nr ? realloc(x->proc_program, cap * sizeof *x->proc_program) : NULL;
+		if (!npg) {
+			s->oom = 1;
+			return NULL;
+		}
+		x->proc_program = npg;
 		s->cap_procs = cap;
 	}
 	pt_trace_process *p = &t->processes[t->nprocesses];
@@ -317,11 +331,17 @@ static void end_process(scan *s)
 	}
 	int ref = p->process_log >= 0 ? p->process_log : p->first_file;
 	p->pid = t->files[ref].pid;
-	/* ppid is only in headers; re-read it from the reference file. */
+	/* ppid, run and program are only in headers: re-read the reference
+	 * file's. */
+	trace_ext *x = ext_of(t);
 	pt_file_header h;
 	struct stat st;
+	memset(&h, 0, sizeof h);
 	if (read_header(t->files[ref].path, &h, &st) == (ssize_t)sizeof h)
 		p->ppid = h.ppid;
+	x->proc_run[idx] = h.run_id;
+	snprintf(x->proc_program[idx], sizeof x->proc_program[idx], "%.*s", (int)sizeof h.program,
+		 h.program);
 }
 
 static void scan_process_dir(scan *s, const char *dir)
@@ -477,6 +497,126 @@ const char *pt_trace_process_log(const pt_trace *t, size_t process)
 	return t->nprocesses == 1 ? ext_of(t)->sibling_log : NULL;
 }
 
+uint64_t pt_trace_run_id(const pt_trace *t, size_t process)
+{
+	return t && process < t->nprocesses ? ext_of(t)->proc_run[process] : 0;
+}
+
+/* Whether `id` (hex digits, "0x" allowed) begins the run id in hex. */
+static int run_matches(uint64_t run, const char *id)
+{
+	char hex[17];
+	snprintf(hex, sizeof hex, "%" PRIx64, run);
+	if (id[0] == '0' && (id[1] == 'x' || id[1] == 'X'))
+		id += 2;
+	size_t n = strlen(id);
+	return n > 0 && n <= 16 && strncasecmp(hex, id, n) == 0;
+}
+
+/* One line per run: id, program, process folders. */
+static void describe_runs(const pt_trace *t, char *buf, size_t len)
+{
+	const trace_ext *x = ext_of(t);
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		size_t first;
+		for (first = 0; x->proc_run[first] != x->proc_run[i]; first++)
+			;
+		if (first != i)
+			continue; /* listed with its run's first process */
+		int n = snprintf(buf + used, len - used, "\n  run %" PRIx64 "  %s:", x->proc_run[i],
+				 x->proc_program[i][0] ? x->proc_program[i] : "?");
+		used += n > 0 && (size_t)n < len - used ? (size_t)n : 0;
+		size_t shown = 0, total = 0;
+		for (size_t j = i; j < t->nprocesses; j++) {
+			if (x->proc_run[j] != x->proc_run[i])
+				continue;
+			total++;
+			if (++shown > 6)
+				continue;
+			const char *base = strrchr(t->processes[j].dir, '/');
+			n = snprintf(buf + used, len - used, " %s", base ? base + 1 : t->processes[j].dir);
+			used += n > 0 && (size_t)n < len - used ? (size_t)n : 0;
+		}
+		if (total > 6) {
+			n = snprintf(buf + used, len - used, " ... (%zu folders)", total);
+			used += n > 0 && (size_t)n < len - used ? (size_t)n : 0;
+		}
+	}
+}
+
+/* Keeps the processes of one run (and their files). */
+static void keep_run(pt_trace *t, uint64_t run)
+{
+	trace_ext *x = ext_of(t);
+	size_t np = 0, nf = 0;
+	t->total_bytes = 0;
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		pt_trace_process p = t->processes[i];
+		int keep = x->proc_run[i] == run;
+		for (int f = p.first_file; f < p.first_file + p.nfiles; f++) {
+			if (!keep) {
+				free(t->files[f].path);
+				continue;
+			}
+			t->files[nf] = t->files[f];
+			t->files[nf].process = (int)np;
+			t->total_bytes += t->files[nf].size;
+			nf++;
+		}
+		if (!keep) {
+			free(p.dir);
+			continue;
+		}
+		if (p.process_log >= 0)
+			p.process_log += (int)nf - p.nfiles - p.first_file;
+		p.first_file = (int)nf - p.nfiles;
+		t->processes[np] = p;
+		x->proc_run[np] = x->proc_run[i];
+		memcpy(x->proc_program[np], x->proc_program[i], sizeof x->proc_program[np]);
+		np++;
+	}
+	t->nprocesses = np;
+	t->nfiles = nf;
+}
+
+int pt_trace_pick_run(pt_trace *t, const char *id, char *err, size_t errlen)
+{
+	const trace_ext *x = ext_of(t);
+	size_t nruns = 0, nmatch = 0;
+	uint64_t match = 0;
+	for (size_t i = 0; i < t->nprocesses; i++) {
+		size_t first;
+		for (first = 0; x->proc_run[first] != x->proc_run[i]; first++)
+			;
+		if (first != i)
+			continue;
+		nruns++;
+		if (id && run_matches(x->proc_run[i], id)) {
+			nmatch++;
+			match = x->proc_run[i];
+		}
+	}
+	if ((!id && nruns <= 1) || (id && nmatch == 1)) {
+		if (id && nruns > 1)
+			keep_run(t, match);
+		return 0;
+	}
+	char runs[1024];
+	describe_runs(t, runs, sizeof runs);
+	if (!id)
+		snprintf(err, errlen,
+			 "%s holds %zu unrelated runs (programs started separately with one trace "
+			 "directory); pick one with --run ID:%s",
+			 t->dir, nruns, runs);
+	else
+		snprintf(err, errlen, "%s: %s run '%s'; its runs:%s", t->dir,
+			 nmatch ? "more than one" : "no", id, runs);
+	errno = EINVAL;
+	return -1;
+}
+
 void pt_trace_free(pt_trace *trace)
 {
 	if (!trace)
@@ -490,6 +630,8 @@ void pt_trace_free(pt_trace *trace)
 	free(trace->warnings);
 	free(trace->dir);
 	trace_ext *x = ext_of(trace);
+	free(x->proc_run);
+	free(x->proc_program);
 	free(x->sibling_log);
 	free(x);
 }

@@ -89,6 +89,14 @@ static void run_free(run *r)
 	free(r->err);
 }
 
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
 /* ---- traces ------------------------------------------------------------- */
 
 static void path_of(char *out, size_t len, const char *rel)
@@ -236,6 +244,10 @@ static void test_help(void)
 	r = paratrace("export --help");
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--format chrome|perfetto"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--run ID"));
+	run_free(&r);
+	r = paratrace("help dump");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "--run ID"));
 	run_free(&r);
 }
 
@@ -484,6 +496,62 @@ static void test_single_log(void)
 	run_free(&r);
 }
 
+/* Issue 16 item 17: unrelated runs in one trace directory are refused
+ * with their list, and --run picks one; a run's forked child is its. */
+static void test_runs(void)
+{
+	proc a = {"runs/tr/p100", 100, 0xaaaa1111bbbb2222ull, "alpha", NULL, 0, 0, 0, 0};
+	proc b = {"runs/tr/p200", 200, 0xcccc3333dddd4444ull, "beta", NULL, 0, 0, 0, 0};
+	proc a2 = {"runs/tr/p300", 300, 0xaaaa1111bbbb2222ull, "alpha", NULL, 0, 0, 0, 0};
+	write_proc(&a);
+	write_proc(&b);
+	write_proc(&a2);
+	char tr[256], o[256];
+	path_of(tr, sizeof tr, "runs/tr");
+	path_of(o, sizeof o, "runs/o");
+	static const char *const cmds[] = {"dump", "analyze -q -o %s", "report",
+	                                   "export --format perfetto -q -o %s.pftrace"};
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, cmds[i], o);
+		run r = paratrace("%s %s", cmd, tr);
+		CU_ASSERT_EQUAL(r.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "2 unrelated runs"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "aaaa1111bbbb2222  alpha: p100 p300"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "cccc3333dddd4444  beta: p200"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--run"));
+		CU_ASSERT_EQUAL(r.out[0], '\0');
+		run_free(&r);
+		r = paratrace("%s --run cccc %s", cmd, tr);
+		CU_ASSERT_EQUAL(r.status, 0);
+		run_free(&r);
+		r = paratrace("%s --run 0xffff %s", cmd, tr);
+		CU_ASSERT_EQUAL(r.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no run '0xffff'"));
+		run_free(&r);
+	}
+	run r = paratrace("dump --run aaaa %s", tr);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_EQUAL(count(r.out, " 200 "), 0);
+	CU_ASSERT(count(r.out, " 100 100 ") > 0 && count(r.out, " 300 300 ") > 0);
+	run_free(&r);
+	r = paratrace("report --json --run 0xCCCC3333DDDD4444 %s", tr);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "foo(int)"));
+	run_free(&r);
+
+	/* one run of two processes: no --run needed */
+	char one[256];
+	path_of(one, sizeof one, "runs/one");
+	proc c = {"runs/one/p100", 100, 0x42, "alpha", NULL, 0, 0, 0, 0};
+	proc c2 = {"runs/one/p101", 101, 0x42, "alpha", NULL, 0, 0, 0, 0};
+	write_proc(&c);
+	write_proc(&c2);
+	r = paratrace("report %s", one);
+	CU_ASSERT_EQUAL(r.status, 0);
+	run_free(&r);
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -497,6 +565,7 @@ int main(void)
 	CU_add_test(s, "FIFOs named in a trace do not block", test_fifo_paths);
 	CU_add_test(s, "exit statuses", test_exit_status);
 	CU_add_test(s, "a thread log alone gets its names", test_single_log);
+	CU_add_test(s, "unrelated runs in one trace directory", test_runs);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
