@@ -218,74 +218,93 @@ static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o)
 	return errors;
 }
 
+/* --follow: every log seen so far, and one symbol table per process. */
+typedef struct follow {
+	open_file *files;
+	size_t nfiles;
+	pt_symtab **tabs;
+	uint32_t *tab_pids;
+	size_t ntabs;
+} follow;
+
+/* The symbol table of process pid (made at its first log); NULL on ENOMEM. */
+static pt_symtab *follow_symtab(follow *fl, uint32_t pid)
+{
+	for (size_t k = 0; k < fl->ntabs; k++)
+		if (fl->tab_pids[k] == pid)
+			return fl->tabs[k];
+	pt_symtab **nt = realloc(fl->tabs, (fl->ntabs + 1) * sizeof *nt);
+	if (nt)
+		fl->tabs = nt;
+	uint32_t *np = nt ? realloc(fl->tab_pids, (fl->ntabs + 1) * sizeof *np) : NULL;
+	if (!np)
+		return NULL;
+	fl->tab_pids = np;
+	fl->tabs[fl->ntabs] = pt_symtab_new();
+	fl->tab_pids[fl->ntabs] = pid;
+	return fl->tabs[fl->ntabs++];
+}
+
+/* Opens the logs of the scan t not seen before. */
+static void follow_open_new(follow *fl, const pt_trace *t, int *errors)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const pt_trace_file *tf = &t->files[i];
+		size_t j;
+		for (j = 0; j < fl->nfiles; j++)
+			if (strcmp(fl->files[j].path ? fl->files[j].path : "", tf->path) == 0)
+				break;
+		if (j < fl->nfiles)
+			continue;
+		open_file *nf = realloc(fl->files, (fl->nfiles + 1) * sizeof *nf);
+		if (!nf)
+			break;
+		fl->files = nf;
+		open_file *f = &fl->files[fl->nfiles++];
+		memset(f, 0, sizeof *f);
+		f->pid = tf->pid;
+		f->process_log = tf->kind == PT_FILE_PROCESS;
+		f->tid = f->process_log ? 0 : tf->tid;
+		f->st = follow_symtab(fl, tf->pid);
+		open_one(f, tf->path, PT_LOG_FOLLOW, errors); /* on failure: done, not retried */
+	}
+}
+
+/* Prints what every open log has now. Returns how many are still open. */
+static int follow_drain(follow *fl, FILE *out, const dump_opts *o, uint64_t base, int *errors)
+{
+	int open_left = 0;
+	/* Process logs first so names are known before thread events. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t j = 0; j < fl->nfiles; j++) {
+			open_file *f = &fl->files[j];
+			if (f->done || f->process_log != !pass)
+				continue;
+			f->done = drain(out, f, o, base, 1, errors);
+			if (f->done) {
+				pt_log_close(f->log);
+				f->log = NULL;
+			} else {
+				open_left++;
+			}
+		}
+	}
+	fflush(out);
+	return open_left;
+}
+
 /* --follow: round-robin over every log, rescanning for new ones, until all
  * are finished. Lines of different files interleave as data arrives. */
 static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts *o)
 {
 	int errors = 0;
 	uint64_t base = earliest_open(t);
-	open_file *files = NULL;
-	size_t nfiles = 0;
-	pt_symtab **tabs = NULL; /* one per pid seen */
-	uint32_t *tab_pids = NULL;
-	size_t ntabs = 0;
+	follow fl = {0};
 	char run[24];
 	snprintf(run, sizeof run, "%" PRIx64, pt_trace_run_id(t, 0));
 	for (;;) {
-		for (size_t i = 0; i < t->nfiles; i++) {
-			const pt_trace_file *tf = &t->files[i];
-			size_t j;
-			for (j = 0; j < nfiles; j++)
-				if (strcmp(files[j].path ? files[j].path : "", tf->path) == 0)
-					break;
-			if (j < nfiles)
-				continue;
-			open_file *nf = realloc(files, (nfiles + 1) * sizeof *nf);
-			if (!nf)
-				break;
-			files = nf;
-			open_file *f = &files[nfiles++];
-			memset(f, 0, sizeof *f);
-			f->pid = tf->pid;
-			f->process_log = tf->kind == PT_FILE_PROCESS;
-			f->tid = f->process_log ? 0 : tf->tid;
-			size_t k;
-			for (k = 0; k < ntabs && tab_pids[k] != tf->pid; k++)
-				;
-			if (k == ntabs) {
-				pt_symtab **nt = realloc(tabs, (ntabs + 1) * sizeof *nt);
-				uint32_t *np = nt ? realloc(tab_pids, (ntabs + 1) * sizeof *np) : NULL;
-				if (nt)
-					tabs = nt;
-				if (np)
-					tab_pids = np;
-				if (nt && np) {
-					tabs[ntabs] = pt_symtab_new();
-					tab_pids[ntabs] = tf->pid;
-					ntabs++;
-				}
-			}
-			f->st = k < ntabs ? tabs[k] : NULL;
-			open_one(f, tf->path, PT_LOG_FOLLOW, &errors); /* on failure: done, not retried */
-		}
-		int open_left = 0;
-		/* Process logs first so names are known before thread events. */
-		for (int pass = 0; pass < 2; pass++) {
-			for (size_t j = 0; j < nfiles; j++) {
-				open_file *f = &files[j];
-				if (f->done || f->process_log != !pass)
-					continue;
-				f->done = drain(out, f, o, base, 1, &errors);
-				if (f->done) {
-					pt_log_close(f->log);
-					f->log = NULL;
-				} else {
-					open_left++;
-				}
-			}
-		}
-		fflush(out);
-		if (!open_left)
+		follow_open_new(&fl, t, &errors);
+		if (!follow_drain(&fl, out, o, base, &errors))
 			break;
 		usleep(200 * 1000);
 		char err[512];
@@ -298,13 +317,13 @@ static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts 
 			pt_trace_free(nt);
 		}
 	}
-	for (size_t j = 0; j < nfiles; j++)
-		close_one(&files[j]);
-	free(files);
-	for (size_t k = 0; k < ntabs; k++)
-		pt_symtab_free(tabs[k]);
-	free(tabs);
-	free(tab_pids);
+	for (size_t j = 0; j < fl.nfiles; j++)
+		close_one(&fl.files[j]);
+	free(fl.files);
+	for (size_t k = 0; k < fl.ntabs; k++)
+		pt_symtab_free(fl.tabs[k]);
+	free(fl.tabs);
+	free(fl.tab_pids);
 	pt_trace_free(t);
 	return errors;
 }
