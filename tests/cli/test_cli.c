@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pt_test_run.h"
 #include "pt_test_writer.h"
 
 #ifndef PARATRACE_BIN
@@ -33,30 +34,9 @@ __attribute__((noinline)) int cli_marker(int x)
 
 /* ---- running commands -------------------------------------------------- */
 
-typedef struct run {
-	int status; /* exit status; 124: killed by timeout */
-	char *out, *err;
-} run;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return strdup("");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	fclose(mem);
-	fclose(f);
-	return buf;
-}
-
 /* Runs `paratrace ARGS` (printf-style) under a time limit, as `user` when
- * not NULL (setpriv: the tests run as root, permissions need another one). */
+ * not NULL (setpriv: the tests run as root, permissions need another one).
+ * Status 124: killed by the time limit. */
 static run paratrace_as(const char *user, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static run paratrace_as(const char *user, const char *fmt, ...)
@@ -69,25 +49,10 @@ static run paratrace_as(const char *user, const char *fmt, ...)
 	if (user)
 		snprintf(priv, sizeof priv, "setpriv --reuid=%s --regid=%s --clear-groups ", user,
 		         user);
-	snprintf(cmd, sizeof cmd, "%stimeout -k 5 30 '%s' %s >'%s/out' 2>'%s/err'", priv,
-	         PARATRACE_BIN, args, work, work);
-	int st = system(cmd);
-	run r;
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	char p[128];
-	snprintf(p, sizeof p, "%s/out", work);
-	r.out = slurp(p);
-	snprintf(p, sizeof p, "%s/err", work);
-	r.err = slurp(p);
-	return r;
+	snprintf(cmd, sizeof cmd, "%stimeout -k 5 30 '%s' %s", priv, PARATRACE_BIN, args);
+	return run_in(work, cmd);
 }
 #define paratrace(...) paratrace_as(NULL, __VA_ARGS__)
-
-static void run_free(run *r)
-{
-	free(r->out);
-	free(r->err);
-}
 
 static int count(const char *s, const char *needle)
 {
@@ -293,27 +258,6 @@ static void test_outputs_replace_links(void)
 			fprintf(stderr, "\n%s: %s", cases[i].args, r.err);
 		run_free(&r);
 	}
-}
-
-static int main_module(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	uint64_t *m = data; /* base, lo, hi */
-	if (info->dlpi_name && info->dlpi_name[0])
-		return 0;
-	m[0] = info->dlpi_addr;
-	m[1] = UINT64_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (lo < m[1])
-			m[1] = lo;
-		if (lo + ph->p_memsz > m[2])
-			m[2] = lo + ph->p_memsz;
-	}
-	return 1;
 }
 
 /* dump, analyze and report of a trace finish (the time limit kills them
