@@ -88,24 +88,10 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-int main(int argc, char **argv)
+/* Compares the table in the document with the generated one, or replaces
+ * it. Returns the exit status. */
+static int check_or_update(const char *path, int update, const char *table, size_t table_len)
 {
-	char *table = NULL;
-	size_t table_len = 0;
-	FILE *mem = open_memstream(&table, &table_len);
-	if (!mem || print_table(mem) || fclose(mem)) {
-		fprintf(stderr, "pt_format_doc: a kind of the schema has no dump fields\n");
-		return 1;
-	}
-	if (argc == 1) {
-		fputs(table, stdout);
-		return 0;
-	}
-	if (argc != 3 || (strcmp(argv[1], "--check") && strcmp(argv[1], "--update"))) {
-		fprintf(stderr, "usage: pt_format_doc [--check|--update FORMAT.md]\n");
-		return 2;
-	}
-	const char *path = argv[2];
 	size_t len;
 	char *doc = slurp(path, &len);
 	char *begin = doc ? strstr(doc, BEGIN_MARK) : NULL;
@@ -115,29 +101,60 @@ int main(int argc, char **argv)
 		        "pt_format_doc: %s: no generated table (between the lines %.*s and %.*s)\n",
 		        path, (int)strlen(BEGIN_MARK) - 1, BEGIN_MARK, (int)strlen(END_MARK) - 1,
 		        END_MARK);
+		free(doc);
 		return 2;
 	}
 	begin += strlen(BEGIN_MARK);
-	if ((size_t)(end - begin) == table_len && !memcmp(begin, table, table_len))
-		return 0;
-	if (!strcmp(argv[1], "--check")) {
+	int rc = 0;
+	if ((size_t)(end - begin) == table_len && !memcmp(begin, table, table_len)) {
+		rc = 0;
+	} else if (!update) {
 		fprintf(stderr,
 		        "pt_format_doc: %s: the table of record kinds differs from the schema in "
 		        "include/paratrace/format.h; regenerate it with\n"
 		        "  build/bin/pt_format_doc --update docs/FORMAT.md\n"
 		        "The table the schema gives:\n%s",
 		        path, table);
-		return 1;
-	}
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(doc, 1, (size_t)(begin - doc), f) != (size_t)(begin - doc) ||
-	    fwrite(table, 1, table_len, f) != table_len ||
-	    fwrite(end, 1, len - (size_t)(end - doc), f) != len - (size_t)(end - doc) ||
-	    fclose(f)) {
-		perror(path);
-		return 1;
+		rc = 1;
+	} else {
+		size_t head = (size_t)(begin - doc), tail = len - (size_t)(end - doc);
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(doc, 1, head, f) != head ||
+		    fwrite(table, 1, table_len, f) != table_len ||
+		    fwrite(end, 1, tail, f) != tail) {
+			perror(path);
+			rc = 1;
+		}
+		if (f && fclose(f)) {
+			perror(path);
+			rc = 1;
+		}
 	}
 	free(doc);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char *table = NULL;
+	size_t table_len = 0;
+	FILE *mem = open_memstream(&table, &table_len);
+	int bad = !mem || print_table(mem);
+	if ((mem && fclose(mem)) || bad) {
+		fprintf(stderr, "pt_format_doc: a kind of the schema has no dump fields\n");
+		free(table);
+		return 1;
+	}
+	int rc;
+	if (argc == 1) {
+		fputs(table, stdout);
+		rc = 0;
+	} else if (argc != 3 || (strcmp(argv[1], "--check") && strcmp(argv[1], "--update"))) {
+		fprintf(stderr, "usage: pt_format_doc [--check|--update FORMAT.md]\n");
+		rc = 2;
+	} else {
+		rc = check_or_update(argv[2], !strcmp(argv[1], "--update"), table, table_len);
+	}
 	free(table);
-	return 0;
+	return rc;
 }
