@@ -403,17 +403,17 @@ static void store_short(pt_wlog *l, uint16_t word)
 
 static void store_time(pt_wlog *l, uint64_t ticks)
 {
-	pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(sizeof(pt_rec_time)) / 8), 0};
+	pt_rec_head h = {PT_REC_TIME, 0, PT_REC_SIZE(TIME) / 8, 0};
 	pt_rec_time t = {ticks};
-	store(l, h, &t, sizeof t, NULL, 0, pt_rec_size_for(sizeof t));
+	store(l, h, &t, sizeof t, NULL, 0, PT_REC_SIZE(TIME));
 	l->last = ticks;
 }
 
 static void store_lost(pt_wlog *l)
 {
 	pt_rec_lost lost = {l->lost_records, l->lost_bytes, l->lost_reason, 0};
-	pt_rec_head h = {PT_REC_LOST, 0, (uint16_t)(pt_rec_size_for(sizeof lost) / 8), 0};
-	store(l, h, &lost, sizeof lost, NULL, 0, pt_rec_size_for(sizeof lost));
+	pt_rec_head h = {PT_REC_LOST, 0, PT_REC_SIZE(LOST) / 8, 0};
+	store(l, h, &lost, sizeof lost, NULL, 0, PT_REC_SIZE(LOST));
 	l->lost_records = l->lost_bytes = 0;
 	l->lost_reason = 0;
 	l->last_func = 0; /* readers forget the previous function at a LOST */
@@ -424,8 +424,8 @@ static void store_lost(pt_wlog *l)
  * cannot be had (the record is then counted as lost). */
 static int make_room(pt_wlog *l, size_t size, int overflow, int tail)
 {
-	size_t need = size + PT_REC_ALIGN_SLACK + (overflow ? 16 : 0) +
-		      (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
+	size_t need = size + PT_REC_ALIGN_SLACK + (overflow ? PT_REC_SIZE(TIME) : 0) +
+		      (l->lost_records ? PT_REC_SIZE(LOST) : 0);
 	uintptr_t bound = (uintptr_t)(tail ? l->end : pt_wlog_fast_end(l));
 	if (pt_likely(l->cur && (uintptr_t)l->cur + need <= bound))
 		return 0;
@@ -565,9 +565,9 @@ void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, 
 	    store_compact_lock(l, ticks, kind, type))
 		return;
 	if (kind == PT_REC_LOCK_RELEASED && same) {
-		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, 1, 0};
+		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, PT_REC_SIZE(LOCK_RELEASED) / 8, 0};
 		if (!store_in_place(l, ticks, h, 0) && !l->dead)
-			put(l, ticks, h, NULL, 0, NULL, 0, sizeof h, 0);
+			put(l, ticks, h, NULL, 0, NULL, 0, PT_REC_SIZE(LOCK_RELEASED), 0);
 		return;
 	}
 	/* set first: if the record is lost, note_lost clears it again */
@@ -600,7 +600,7 @@ void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id)
 {
 	if (l->dead)
 		return;
-	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, sizeof(pt_rec_head), 0);
+	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, PT_REC_SIZE(FUNC_ENTER), 0);
 }
 
 static void fill_header(pt_file_header *h, const pt_file_params *p)
@@ -681,9 +681,9 @@ void pt_wlog_close(pt_wlog *l)
 	/* CLOSE (after a pending LOST) comes out of the tail reserve; it may
 	 * exceed PARATRACE_MAX_SIZE by those few bytes: a complete log that
 	 * says what it lost is worth more than the cap's last 128 bytes. */
-	pt_rec_head h = {PT_REC_CLOSE, 0, (uint16_t)(pt_rec_size_for(sizeof pair) / 8), 0};
+	pt_rec_head h = {PT_REC_CLOSE, 0, PT_REC_SIZE(CLOSE) / 8, 0};
 	l->retry_countdown = 0;
-	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, pt_rec_size_for(sizeof pair), 1);
+	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, PT_REC_SIZE(CLOSE), 1);
 	/* The helper must be done with our pages before the file shrinks under
 	 * them (a touch past the end would raise SIGBUS in it). */
 	drop_ahead(l);

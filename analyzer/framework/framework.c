@@ -408,12 +408,14 @@ static int prepass(fw *w)
 	for (size_t pi = 0; pi < w->nprocs; pi++) {
 		fw_process *p = &w->procs[pi];
 		const pt_trace_process *tp = &w->trace->processes[p->scan_index];
-		if (tp->process_log < 0) {
+		/* a thread log given alone: the process.ptl beside it */
+		const char *plog = pt_trace_process_log(w->trace, (size_t)p->scan_index);
+		if (!plog) {
 			warnf(w, "%s: no process.ptl (function names and process facts unknown)",
 			      tp->dir);
 			continue;
 		}
-		if (prepass_process(w, pi, w->trace->files[tp->process_log].path))
+		if (prepass_process(w, pi, plog))
 			return -1;
 	}
 	for (size_t pi = 0; pi < w->nprocs; pi++) {
@@ -742,8 +744,14 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		}
 	}
 	w->trace = pt_trace_scan(o->dir, err, errlen);
-	if (!w->trace)
+	if (!w->trace || pt_trace_pick_run(w->trace, o->run, err, errlen)) {
+		if (errno != EBADMSG && errno != ENOMEM)
+			rc = PT_FW_BAD_INPUT;
 		goto out;
+	}
+	/* a log skipped whole is damaged data, as one cut short is */
+	for (const char *c = w->trace->warnings; c && *c; c++)
+		w->data_errors += *c == '\n';
 	if (w->trace->warnings && o->warn) {
 		char *ws = strdup(w->trace->warnings);
 		for (char *line = ws ? strtok(ws, "\n") : NULL; line; line = strtok(NULL, "\n"))

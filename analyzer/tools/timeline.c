@@ -6,6 +6,7 @@
 #include "gpu_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -370,9 +371,19 @@ int tl_finish(void *tool, char *err, size_t errlen)
 {
 	tl_tool_state *tl = tool;
 	const pt_trace_ctx *ctx = tl->ctx;
-	FILE *o = fopen(tl->path, "w");
+	/* Written in the temporary folder beside the output and renamed into
+	 * place, as analyze writes its files: never through whatever was at
+	 * the output path (a symbolic link to someone else's file), and never
+	 * half-written. */
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s/out", tl->tmpdir);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o) {
-		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
 		return -1;
 	}
 	if (tl->enc->header(o, ctx))
@@ -381,18 +392,26 @@ int tl_finish(void *tool, char *err, size_t errlen)
 		if (tl->tmp[i] && copy_file(o, tl->tmp[i])) {
 			snprintf(err, errlen, "%s: %s", tl->tmp[i], strerror(errno));
 			fclose(o);
+			unlink(tmp);
 			return -1;
 		}
 	if (tl->enc->footer(o, ctx) || ferror(o))
 		goto write_error;
 	if (fclose(o)) {
 		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, tl->path)) {
+		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;
 write_error:
 	snprintf(err, errlen, "%s: %s", tl->path, strerror(errno ? errno : EIO));
 	fclose(o);
+	unlink(tmp);
 	return -1;
 }
 

@@ -28,6 +28,7 @@ typedef struct cli {
 	const char *format; /* report: text/csv/json; export: chrome */
 	unsigned top;
 	int no_profile;
+	const char *run; /* --run */
 	pt_fw_tool tools[MAX_TOOLS];
 	size_t ntools;
 	const char *loaded[MAX_TOOLS];
@@ -90,7 +91,12 @@ static void common_help(FILE *out)
 	      "                       them print a time series)\n"
 	      "  --tool FILE.so[:OPT] also run a tool loaded from a shared object, in the same pass\n"
 	      "                       (may be repeated; see include/paratrace/tool.h)\n"
-	      "  -q, --quiet          no progress bar and no summary\n",
+	      "  --run ID             the run to read when the trace directory holds several\n"
+	      "                       (programs started separately with one PARATRACE_DIR;\n"
+	      "                       without --run such a trace is refused with its runs)\n"
+	      "  -q, --quiet          no progress bar and no summary\n"
+	      "Exit status: 0 success, 1 damaged data (warned with file and offset), 2 usage\n"
+	      "error or no trace to read (missing, unreadable, no logs, several runs).\n",
 	      out);
 }
 
@@ -126,7 +132,7 @@ void pt_cmd_export_help(FILE *out)
 	common_help(out);
 }
 
-enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE };
+enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE, OPT_RUN };
 
 static int parse(cli *c, int argc, char **argv)
 {
@@ -137,6 +143,7 @@ static int parse(cli *c, int argc, char **argv)
 		{"tool", required_argument, 0, OPT_TOOL}, {"csv", no_argument, 0, OPT_CSV},
 		{"json", no_argument, 0, OPT_JSON},     {"top", required_argument, 0, OPT_TOP},
 		{"no-profile", no_argument, 0, OPT_NO_PROFILE}, {"help", no_argument, 0, 'h'},
+		{"run", required_argument, 0, OPT_RUN},
 		{0, 0, 0, 0}};
 	int o;
 	uint64_t v;
@@ -179,6 +186,7 @@ static int parse(cli *c, int argc, char **argv)
 			c->top = (unsigned)v;
 			break;
 		case OPT_NO_PROFILE: c->no_profile = 1; break;
+		case OPT_RUN: c->run = optarg; break;
 		case 'h':
 			return -1;
 		default:
@@ -228,6 +236,7 @@ static int run(cli *c)
 		.warn = warn_cb,
 		.progress = !c->quiet && isatty(2) ? progress_cb : NULL,
 		.arg = c,
+		.run = c->run,
 	};
 	pt_fw_stats st;
 	memset(&st, 0, sizeof st);
@@ -238,7 +247,7 @@ static int run(cli *c)
 		fputs("\r\033[K", stderr);
 	if (rc) {
 		pt_cli_error("%s", err);
-		return 1;
+		return rc == PT_FW_BAD_INPUT ? 2 : 1;
 	}
 	if (!c->quiet && !strcmp(c->cmd, "analyze"))
 		fprintf(stderr, "%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",
