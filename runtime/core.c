@@ -2,6 +2,7 @@
  * thread), the trace directory, per-thread state, exit, fork and exec. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,9 +87,9 @@ static void make_parents(char *path)
 }
 
 /* Opens (creating it 0700 if missing) the trace directory `path` without
- * following a symlink at its last component. A directory that already
- * exists must belong to us. Returns an fd or -1 with err set. */
-static int open_trace_dir(const char *path, char *err, size_t errlen)
+ * following a symlink at its last component, into *slot. A directory that
+ * already exists must belong to us. 0, or -1 with err set. */
+static int open_trace_dir(const char *path, int *slot, char *err, size_t errlen)
 {
 	char buf[sizeof pt_run_info.dir];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -96,78 +97,79 @@ static int open_trace_dir(const char *path, char *err, size_t errlen)
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
 	char *slash = strrchr(buf, '/');
-	const char *name = buf;
-	int pfd;
+	const char *name = buf, *parent = ".";
 	if (slash) {
 		*slash = '\0';
 		name = slash + 1;
-		const char *parent = slash == buf ? "/" : buf;
+		parent = slash == buf ? "/" : buf;
 		char tmp[sizeof buf + 2];
 		snprintf(tmp, sizeof tmp, "%s/", parent);
 		make_parents(tmp);
-		pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
-	if (pfd < 0) {
+	int pfd = -1;
+	int r = pt_fd_openat(&pfd, NULL, parent, O_RDONLY | O_DIRECTORY, 0);
+	if (r != 0) {
 		snprintf(err, errlen, "cannot open the parent of trace directory %.300s: %s", path,
-			 strerror(errno));
+			 strerror(-r));
 		return -1;
 	}
-	int created = mkdirat(pfd, name, 0700) == 0;
-	if (!created && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create trace directory %.300s: %s", path, strerror(errno));
-		close(pfd);
+	r = pt_fd_mkdirat(&pfd, name, 0700);
+	int created = r == 0;
+	if (!created && r != -EEXIST) {
+		snprintf(err, errlen, "cannot create trace directory %.300s: %s", path, strerror(-r));
+		pt_fd_close(&pfd);
 		return -1;
 	}
-	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int e = errno;
-	close(pfd);
-	if (fd < 0) {
-		if (e == ELOOP || e == ENOTDIR)
+	r = pt_fd_openat(slot, &pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	pt_fd_close(&pfd);
+	if (r != 0) {
+		if (r == -ELOOP || r == -ENOTDIR)
 			snprintf(err, errlen,
 				 "trace directory %.300s is a symbolic link or not a directory; refusing it",
 				 path);
 		else
-			snprintf(err, errlen, "cannot open trace directory %.300s: %s", path, strerror(e));
+			snprintf(err, errlen, "cannot open trace directory %.300s: %s", path, strerror(-r));
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+	pt_fd_use_begin();
+	int owned = fstat(*slot, &st) == 0 && st.st_uid == geteuid();
+	if (owned && created)
+		fchmod(*slot, 0700); /* exactly 0700 whatever the umask */
+	pt_fd_use_end();
+	if (!owned) {
 		snprintf(err, errlen, "trace directory %.300s belongs to another user; refusing it", path);
-		close(fd);
+		pt_fd_close(slot);
 		return -1;
 	}
-	if (created)
-		fchmod(fd, 0700); /* exactly 0700 whatever the umask */
-	return fd;
+	return 0;
 }
 
 /* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec). */
 static int make_process_dir(char *err, size_t errlen)
 {
+	pt_fd_close(&pt_run_info.pdirfd);
 	for (unsigned n = 0; n < 1000; n++) {
 		char name[sizeof pt_run_info.pdir_name];
 		if (n)
 			snprintf(name, sizeof name, "p%u.%u", pt_run_info.pid, n);
 		else
 			snprintf(name, sizeof name, "p%u", pt_run_info.pid);
-		if (mkdirat(pt_run_info.dirfd, name, 0700) != 0) {
-			if (errno == EEXIST)
+		int r = pt_fd_mkdirat(&pt_run_info.dirfd, name, 0700);
+		if (r != 0) {
+			if (r == -EEXIST)
 				continue;
 			snprintf(err, errlen, "cannot create %.300s/%s: %s", pt_run_info.dir, name,
-				 strerror(errno));
+				 strerror(-r));
 			return -1;
 		}
-		int fd = openat(pt_run_info.dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
+		r = pt_fd_openat(&pt_run_info.pdirfd, &pt_run_info.dirfd, name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (r != 0) {
 			snprintf(err, errlen, "cannot open %.300s/%s: %s", pt_run_info.dir, name,
-				 strerror(errno));
+				 strerror(-r));
 			return -1;
 		}
-		if (pt_run_info.pdirfd >= 0)
-			close(pt_run_info.pdirfd);
-		pt_run_info.pdirfd = fd;
 		memcpy(pt_run_info.pdir_name, name, sizeof name);
 		return 0;
 	}
@@ -237,7 +239,7 @@ static int open_thread_log(pt_thread *t)
 			snprintf(name, sizeof name, "t%u.%u.ptl", t->tid, k);
 		else
 			snprintf(name, sizeof name, "t%u.ptl", t->tid);
-		r = pt_wlog_create(&t->log, pt_run_info.pdirfd, name, &p);
+		r = pt_wlog_create(&t->log, &pt_run_info.pdirfd, name, &p);
 	}
 	return r;
 }
@@ -533,8 +535,7 @@ void pt_init(void)
 		fail_init(err);
 		goto out;
 	}
-	pt_run_info.dirfd = open_trace_dir(pt_run_info.dir, err, sizeof err);
-	if (pt_run_info.dirfd < 0) {
+	if (open_trace_dir(pt_run_info.dir, &pt_run_info.dirfd, err, sizeof err) != 0) {
 		fail_init(err);
 		goto out;
 	}
@@ -662,12 +663,14 @@ void pt_fork_prepare(void)
 	}
 	pt_spin_lock(&pt_registry_lock);
 	pt_process_lock_fork();
+	pt_fd_fork_prepare();
 }
 
 void pt_fork_parent(void)
 {
 	if (!pt_tracing())
 		return;
+	pt_fd_fork_parent();
 	pt_process_unlock_fork(0);
 	pt_spin_unlock(&pt_registry_lock);
 	pt_thread *t = pt_tls;
@@ -683,6 +686,7 @@ void pt_fork_child(void)
 	if (!pt_tracing())
 		return;
 	int saved = errno;
+	pt_fd_fork_child();
 	pt_process_unlock_fork(1);
 	atomic_store(&pt_registry_lock, 0);
 	pt_prefault_fork_child();

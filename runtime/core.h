@@ -51,7 +51,7 @@ enum { PT_PF_IDLE, PT_PF_QUEUED, PT_PF_PREPARING, PT_PF_MAPPED, PT_PF_DONE };
 typedef struct pt_prefault {
 	atomic_int state;
 	atomic_int cancel;
-	int fd;
+	const int *fd;     /* the log's descriptor slot (pt_fd.h) */
 	uint64_t off;      /* file offset and length of the window */
 	size_t len;
 	uint64_t reserved; /* the log's reserved bytes, advanced by the helper */
@@ -136,9 +136,12 @@ typedef struct pt_file_params {
 	uint64_t gpu_stream;
 } pt_file_params;
 
-/* Creates `name` in dirfd (O_EXCL, O_NOFOLLOW, 0600), maps the first window,
- * writes the header and the first PT_REC_TIME. 0, or -errno. */
-PT_HIDDEN int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p);
+/* Creates `name` in the folder whose descriptor is in *dirfd (O_EXCL,
+ * O_NOFOLLOW, 0600), maps the first window, writes the header and the
+ * first PT_REC_TIME. l must stay where it is until closed or forgotten: it
+ * keeps the file's descriptor (pt_fd.h). 0, or -errno. */
+PT_HIDDEN int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name,
+			     const pt_file_params *p);
 /* Appends one record (see pt_emit). `ticks` is clamped to >= l->last. */
 PT_HIDDEN void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
 			   const void *p1, size_t len1, const void *p2, size_t len2);

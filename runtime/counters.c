@@ -18,6 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "pt_fd.h"
 #include "pt_runtime.h"
 
 #include <errno.h>
@@ -74,7 +75,7 @@ typedef struct pt_cthread {
 	pid_t pid;                      /* process that opened these counters */
 	int n;                          /* counters open on this thread */
 	int fd[PT_MAX_COUNTERS];        /* by index; group leaders first in their group */
-	int leader[PT_NGROUPS];         /* fd, -1 when the group is empty */
+	int leader[PT_NGROUPS];         /* index of the leader in fd[], -1 when the group is empty */
 	int nmembers[PT_NGROUPS];
 	int slot[PT_MAX_COUNTERS];      /* index -> position in its group's read */
 	int group[PT_MAX_COUNTERS];
@@ -119,11 +120,6 @@ static void list_add_once(pt_cthread *c)
 	c->listed = 1;
 }
 
-static long perf_open(struct perf_event_attr *attr, int group_fd)
-{
-	return syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* pfm_initialize once. Callers are serialised: pt_counters_init runs before
  * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
 static int pfm_ready(void)
@@ -138,11 +134,8 @@ static int pfm_ready(void)
 
 static int paranoid_level(void)
 {
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
 	char buf[16];
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
+	ssize_t n = pt_fd_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf - 1);
 	if (n <= 0)
 		return -99;
 	buf[n] = 0;
@@ -235,25 +228,25 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	int kernel_only = d->attr.type == PERF_TYPE_SOFTWARE &&
 			  (d->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
 			   d->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
-	long fd = perf_open(&d->attr, -1);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !kernel_only) {
+	int fd = -1;
+	int r = pt_fd_perf_open(&fd, &d->attr, NULL);
+	if ((r == -EACCES || r == -EPERM) && !kernel_only) {
 		/* perf_event_paranoid >= 2 still lets a user count its own user space. */
 		d->attr.exclude_kernel = 1;
 		d->attr.exclude_hv = 1;
-		fd = perf_open(&d->attr, -1);
-		if (fd >= 0)
+		r = pt_fd_perf_open(&fd, &d->attr, NULL);
+		if (r == 0)
 			d->flags |= PT_COUNTER_USER_ONLY;
-		else if (errno == EACCES || errno == EPERM) {
-			warn_open_failure(name, errno, 1);
+		else if (r == -EACCES || r == -EPERM) {
+			warn_open_failure(name, -r, 1);
 			return -EACCES;
 		}
 	}
-	if (fd < 0) {
-		int err = errno;
-		warn_open_failure(name, err, 0);
-		return -err;
+	if (r != 0) {
+		warn_open_failure(name, -r, 0);
+		return r;
 	}
-	close((int)fd);
+	pt_fd_close(&fd);
 	return 0;
 }
 
@@ -346,11 +339,10 @@ static void write_def(pt_thread *t, int index, const pt_cdesc *d, uint32_t extra
 static void close_thread_fds(pt_cthread *c)
 {
 	for (int i = 0; i < c->n; i++)
-		if (c->fd[i] >= 0)
-			close(c->fd[i]);
+		pt_fd_close(&c->fd[i]);
 	for (int i = 0; i < PT_MAX_MANUAL; i++)
-		if (c->mindex[i] >= 0 && c->mfd[i] >= 0)
-			close(c->mfd[i]);
+		if (c->mindex[i] >= 0)
+			pt_fd_close(&c->mfd[i]);
 }
 
 static void reset_thread(pt_cthread *c)
@@ -399,18 +391,18 @@ void pt_counters_thread_start(pt_thread *t)
 	c->pid = getpid();
 	for (int i = 0; i < pt_ncdescs; i++) {
 		pt_cdesc *d = &pt_cdescs[i];
-		long fd = perf_open(&d->attr, c->leader[d->group]);
-		if (fd < 0) {
+		int k = c->n, lead = c->leader[d->group];
+		int r = pt_fd_perf_open(&c->fd[k], &d->attr, lead >= 0 ? &c->fd[lead] : NULL);
+		if (r != 0) {
 			/* Passed the probe, so this is a per-thread limit (fds). */
 			pt_debug(1, "counter '%s' not opened on thread %u: %s", d->name,
-				 pt_thread_tid(t), strerror(errno));
+				 pt_thread_tid(t), strerror(-r));
 			continue;
 		}
-		int k = c->n++;
-		c->fd[k] = (int)fd;
+		c->n++;
 		c->group[k] = d->group;
-		if (c->leader[d->group] < 0)
-			c->leader[d->group] = (int)fd;
+		if (lead < 0)
+			c->leader[d->group] = k;
 		c->slot[k] = c->nmembers[d->group]++;
 		write_def(t, k, d, 0);
 	}
@@ -429,7 +421,8 @@ static int read_all(pt_cthread *c, uint64_t *v)
 			continue;
 		uint64_t buf[1 + PT_MAX_COUNTERS];
 		ssize_t want = (ssize_t)((1 + c->nmembers[g]) * sizeof(uint64_t));
-		if (read(c->leader[g], buf, sizeof buf) < want || buf[0] != (uint64_t)c->nmembers[g])
+		if (pt_fd_read(&c->fd[c->leader[g]], buf, sizeof buf) < want ||
+		    buf[0] != (uint64_t)c->nmembers[g])
 			return -1;
 		for (int k = 0; k < c->n; k++)
 			if (c->group[k] == g)
@@ -529,22 +522,19 @@ int pt_counter_manual(pt_thread *t, const char *name)
 	uint64_t buf[2];
 	if (c->mindex[i] < 0) {
 		/* On its own, not in a group: PT_COUNTER reads one value. */
-		long fd = perf_open(&pt_manual[i].d.attr, -1);
-		if (fd < 0) {
-			ret = -errno;
+		ret = pt_fd_perf_open(&c->mfd[i], &pt_manual[i].d.attr, NULL);
+		if (ret != 0)
 			goto out;
-		}
-		if (read((int)fd, buf, sizeof buf) < (ssize_t)sizeof buf) {
-			close((int)fd);
+		if (pt_fd_read(&c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
+			pt_fd_close(&c->mfd[i]);
 			ret = -EIO;
 			goto out;
 		}
-		c->mfd[i] = (int)fd;
 		c->mbase[i] = buf[1];
 		list_add_once(c);
 		c->mindex[i] = c->next_index++;
 		write_def(t, c->mindex[i], &pt_manual[i].d, PT_COUNTER_MANUAL);
-	} else if (read(c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
+	} else if (pt_fd_read(&c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
 		ret = -EIO;
 		goto out;
 	}

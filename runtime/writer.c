@@ -13,6 +13,7 @@
  * On close the file is trimmed to its data. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,11 +103,11 @@ static int reserve(pt_wlog *l, uint64_t size)
 	const char *zeros = zero_source(&zlen);
 	while (l->reserved < size) {
 		size_t n = size - l->reserved < zlen ? (size_t)(size - l->reserved) : zlen;
-		ssize_t w = pwrite(l->fd, zeros, n, (off_t)l->reserved);
-		if (w < 0 && errno == EINTR)
+		ssize_t w = pt_fd_pwrite(&l->fd, zeros, n, l->reserved);
+		if (w == -EINTR)
 			continue;
 		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
+			return w < 0 ? (int)w : -ENOSPC;
 		l->reserved += (uint64_t)w;
 	}
 	return 0;
@@ -114,7 +115,7 @@ static int reserve(pt_wlog *l, uint64_t size)
 
 static char *map_file(pt_wlog *l, uint64_t off, size_t len)
 {
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
+	char *p = pt_fd_mmap(&l->fd, len, PROT_READ | PROT_WRITE, MAP_SHARED, off);
 	if (p == MAP_FAILED)
 		return NULL;
 	/* A fork child must not scribble on the parent's files: it gets its own
@@ -161,7 +162,7 @@ static void map_ahead(pt_wlog *l)
 		return;
 	pt_prefault *pf = next_pf(l);
 	pt_prefault_wait(pf); /* the window before the current one: long done */
-	pf->fd = l->fd;
+	pf->fd = &l->fd;
 	pf->off = l->win_off + l->map_len - page_size();
 	pf->len = l->map_len * 2 > pt_window_size ? pt_window_size : l->map_len * 2;
 	pf->base = NULL;
@@ -201,13 +202,11 @@ static void release_behind(pt_wlog *l)
 		return;
 	uint64_t upto = l->win_off - keep;
 	if (l->dropped < l->written_back) {
-		posix_fadvise(l->fd, (off_t)l->dropped, (off_t)(l->written_back - l->dropped),
-			      POSIX_FADV_DONTNEED);
+		pt_fd_drop_cache(&l->fd, l->dropped, l->written_back - l->dropped);
 		l->dropped = l->written_back;
 	}
 	if (l->written_back < upto) {
-		sync_file_range(l->fd, (off_t)l->written_back, (off_t)(upto - l->written_back),
-				SYNC_FILE_RANGE_WRITE);
+		pt_fd_start_writeback(&l->fd, l->written_back, upto - l->written_back);
 		l->written_back = upto;
 	}
 }
@@ -629,24 +628,22 @@ static void fill_header(pt_file_header *h, const pt_file_params *p)
 	memcpy(h->program, pt_run_info.program, strnlen(pt_run_info.program, sizeof h->program - 1));
 }
 
-int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p)
+int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file_params *p)
 {
 	int saved = errno;
 	memset(l, 0, sizeof *l);
 	l->fd = -1;
 	l->kind = p->kind;
-	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int e = -errno;
+	int e = pt_fd_openat(&l->fd, dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (e != 0) {
 		errno = saved;
 		return e;
 	}
-	l->fd = fd;
 	int reason = map_window(l, 0, sizeof(pt_file_header) + 64, 0);
 	if (reason) {
-		int e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
-		close(fd);
-		unlinkat(dirfd, name, 0);
+		e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
+		pt_fd_close(&l->fd);
+		pt_fd_unlinkat(dirfd, name);
 		memset(l, 0, sizeof *l);
 		l->fd = -1;
 		l->dead = 1;
@@ -665,7 +662,7 @@ int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params
 
 static void trim(pt_wlog *l, uint64_t len)
 {
-	if (ftruncate(l->fd, (off_t)len) == 0)
+	if (pt_fd_ftruncate(&l->fd, len) == 0)
 		l->reserved = len;
 }
 
@@ -693,8 +690,7 @@ void pt_wlog_close(pt_wlog *l)
 	if (l->base)
 		munmap(l->base, l->map_len);
 	l->base = l->cur = l->end = NULL;
-	close(l->fd);
-	l->fd = -1;
+	pt_fd_close(&l->fd);
 	pt_wlog_unmask(l); /* the end of the owner's region, if it is its own log */
 	errno = saved;
 }
@@ -725,9 +721,7 @@ void pt_wlog_seal_foreign(pt_wlog *l)
 
 void pt_wlog_forget(pt_wlog *l)
 {
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	pt_fd_close(&l->fd);
 	l->dead = 1;
 	l->base = l->cur = l->end = l->limit = NULL;
 	/* Windows are MADV_DONTFORK and the helper does not exist here. */

@@ -215,7 +215,7 @@ static void test_records_and_header(void)
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t1.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t1.ptl", &thread_params), 0);
 	uint64_t t0 = l.last;
 	pt_wlog_put_func(&l, t0 + 10, PT_REC_FUNC_ENTER, 7);
 	pt_wlog_put_func(&l, t0 + 25, PT_REC_FUNC_ENTER, 0xabcdef);
@@ -270,7 +270,7 @@ static void test_records_and_header(void)
 static void test_delta_overflow(void)
 {
 	pt_wlog l;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t2.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t2.ptl", &thread_params), 0);
 	uint64_t t0 = l.last;
 	pt_wlog_put_func(&l, t0 + UINT32_MAX, PT_REC_FUNC_ENTER, 1); /* still fits */
 	pt_wlog_put_func(&l, t0 + UINT32_MAX + 1 + (1ull << 33), PT_REC_FUNC_EXIT, 1);
@@ -292,7 +292,7 @@ static void test_word_records(void)
 	enum { N = 20000 }; /* 320 KB of 16-byte records through 64 KiB windows */
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tw.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tw.ptl", &thread_params), 0);
 	uint64_t t0 = l.last, t = t0;
 	for (uint32_t i = 0; i < N; i++) {
 		if (i == 100)
@@ -331,7 +331,7 @@ static void test_lock_records(void)
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tl.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tl.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 4 */
@@ -395,7 +395,7 @@ static void test_window_switch(void)
 	enum { N = 200000 }; /* 1.6 MB of records through 64 KiB windows */
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t3.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t3.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	for (uint32_t i = 0; i < N; i++) {
 		pt_wlog_put_func(&l, t + i, (i & 1) ? PT_REC_FUNC_EXIT : PT_REC_FUNC_ENTER, i + 1);
@@ -427,7 +427,7 @@ static void test_lost_accounting(void)
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 64 * 1024;
 	uint64_t lost0 = atomic_load(&pt_total_lost_records);
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t4.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t4.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	enum { N = 20000 }; /* 160 KB: more than the cap */
 	for (uint32_t i = 0; i < N; i++)
@@ -467,7 +467,7 @@ static void test_lost_until_close(void)
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t8.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t8.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	enum { N = 20000 }; /* 4 or 8 bytes each: more than 64 KiB */
 	for (uint32_t i = 0; i < N; i++)
@@ -497,13 +497,13 @@ static void test_lost_until_close(void)
 static void test_create_refuses_existing_and_symlinks(void)
 {
 	pt_wlog l;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t5.ptl", &thread_params), 0);
 	pt_wlog_close(&l);
-	CU_ASSERT_EQUAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), -EEXIST);
+	CU_ASSERT_EQUAL(pt_wlog_create(&l, &tmpfd, "t5.ptl", &thread_params), -EEXIST);
 	char target[512];
 	snprintf(target, sizeof target, "%s/victim", tmpdir);
 	CU_ASSERT_EQUAL_FATAL(symlinkat(target, tmpfd, "t6.ptl"), 0);
-	CU_ASSERT(pt_wlog_create(&l, tmpfd, "t6.ptl", &thread_params) < 0);
+	CU_ASSERT(pt_wlog_create(&l, &tmpfd, "t6.ptl", &thread_params) < 0);
 	CU_ASSERT_EQUAL(access(target, F_OK), -1); /* the link was not followed */
 }
 
@@ -514,7 +514,7 @@ static int hooks_thread_begin(pt_thread *t, const char *name, int *old_state)
 	memset(t, 0, sizeof *t);
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	int r = pt_wlog_create(&t->log, tmpfd, name, &thread_params);
+	int r = pt_wlog_create(&t->log, &tmpfd, name, &thread_params);
 	*old_state = atomic_load(&pt_state);
 	if (r == 0) {
 		atomic_store(&pt_state, PT_STATE_RUNNING);
