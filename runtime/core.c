@@ -46,27 +46,40 @@ uint32_t pt_thread_tid(const pt_thread *t)
 
 int pt_run_env_format(char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v1:%016" PRIx64 ":%u:%" PRIu64 ":%u:%s", pt_run_info.run_id,
-			 pt_clock.source, pt_clock.mult, pt_clock.shift, pt_run_info.dir);
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	int n = snprintf(buf, len, "v2:%016" PRIx64 ":%u:%" PRIu64 ":%u:%" PRIu64 ":%" PRIu64 ":%s",
+			 pt_run_info.run_id, cal.source, cal.mult, cal.shift, cal.anchor_ticks,
+			 cal.anchor_ns, pt_run_info.dir);
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 int pt_run_env_parse(const char *s, uint64_t *run_id, pt_clock_cal *cal, char *dir, size_t dirlen)
 {
 	unsigned src, shift;
-	uint64_t id, mult;
+	uint64_t id, mult, aticks = 0, ans = 0;
 	int off = 0;
-	if (sscanf(s, "v1:%16" SCNx64 ":%u:%" SCNu64 ":%u:%n", &id, &src, &mult, &shift, &off) != 4 ||
-	    !off)
+	if (!strncmp(s, "v2:", 3)) {
+		if (sscanf(s, "v2:%16" SCNx64 ":%u:%" SCNu64 ":%u:%" SCNu64 ":%" SCNu64 ":%n", &id, &src,
+			   &mult, &shift, &aticks, &ans, &off) != 6 ||
+		    !off)
+			return -1;
+	} else if (sscanf(s, "v1:%16" SCNx64 ":%u:%" SCNu64 ":%u:%n", &id, &src, &mult, &shift,
+			  &off) != 4 ||
+		   !off) {
 		return -1;
+	}
 	const char *d = s + off;
 	if ((src != PT_CLOCK_TSC && src != PT_CLOCK_MONOTONIC) || !mult || shift > 63 || d[0] != '/' ||
-	    strlen(d) >= dirlen)
+	    strlen(d) >= dirlen || (!aticks) != (!ans))
 		return -1;
 	*run_id = id;
 	cal->source = src;
 	cal->mult = mult;
 	cal->shift = shift;
+	cal->anchor_ticks = aticks;
+	cal->anchor_ns = ans;
 	strcpy(dir, d);
 	return 0;
 }

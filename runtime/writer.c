@@ -113,6 +113,32 @@ static int reserve(pt_wlog *l, uint64_t size)
 	return 0;
 }
 
+/* When the calibration measured at `at` is next refreshed: once the run
+ * is a quarter older (pt_clock_current says why). */
+static uint64_t next_refresh(uint64_t at)
+{
+	return at ? at + (at - pt_clock.anchor_ticks) / 4 : UINT64_MAX;
+}
+
+/* Rewrites the header's tick_shift and tick_mult with the calibration of
+ * now (measured over a longer span than the one there). */
+static void refresh_clock(pt_wlog *l)
+{
+	_Static_assert(offsetof(pt_file_header, tick_mult) ==
+			       offsetof(pt_file_header, tick_shift) + sizeof(uint32_t),
+		       "tick_shift and tick_mult are adjacent");
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	l->next_cal = next_refresh(at);
+	if (!at)
+		return;
+	char b[sizeof(uint32_t) + sizeof(uint64_t)];
+	memcpy(b, &cal.shift, sizeof(uint32_t));
+	memcpy(b + sizeof(uint32_t), &cal.mult, sizeof(uint64_t));
+	pt_fd_pwrite(&l->fd, b, sizeof b, offsetof(pt_file_header, tick_shift));
+}
+
 static char *map_file(pt_wlog *l, uint64_t off, size_t len)
 {
 	char *p = pt_fd_mmap(&l->fd, len, PROT_READ | PROT_WRITE, MAP_SHARED, off);
@@ -240,6 +266,8 @@ static int take_ahead(pt_wlog *l, uint64_t data_off, size_t need)
 	__atomic_store_n(&l->cur, l->base + (data_off - l->win_off), __ATOMIC_RELEASE);
 	release_behind(l);
 	map_ahead(l);
+	if (pt_now() >= l->next_cal) /* hooks' records do not pass through put() */
+		refresh_clock(l);
 	return 0;
 }
 
@@ -283,6 +311,8 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
 	release_behind(l);
 	map_ahead(l);
+	if (pt_now() >= l->next_cal) /* hooks' records do not pass through put() */
+		refresh_clock(l);
 	return 0;
 }
 
@@ -456,6 +486,8 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 		ticks = l->last;
 	if (pt_unlikely(__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)))
 		fold_nested(l);
+	if (pt_unlikely(ticks >= l->next_cal))
+		refresh_clock(l);
 	uint64_t d = ticks - l->last;
 	int overflow = d > UINT32_MAX;
 	if (make_room(l, size, overflow, tail) != 0) {
@@ -602,7 +634,7 @@ void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id)
 	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, sizeof(pt_rec_head), 0);
 }
 
-static void fill_header(pt_file_header *h, const pt_file_params *p)
+static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 {
 	memset(h, 0, sizeof *h);
 	memcpy(h->magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
@@ -619,9 +651,13 @@ static void fill_header(pt_file_header *h, const pt_file_params *p)
 	h->pid = pt_run_info.pid;
 	h->tid = p->tid;
 	h->ppid = pt_run_info.ppid;
-	h->clock_source = pt_clock.source;
-	h->tick_shift = pt_clock.shift;
-	h->tick_mult = pt_clock.mult;
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	l->next_cal = next_refresh(at);
+	h->clock_source = cal.source;
+	h->tick_shift = cal.shift;
+	h->tick_mult = cal.mult;
 	pt_clock_pair_now(&h->open);
 	h->run_id = pt_run_info.run_id;
 	h->gpu_stream = p->gpu_stream;
@@ -634,6 +670,7 @@ int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file
 	memset(l, 0, sizeof *l);
 	l->fd = -1;
 	l->kind = p->kind;
+	l->next_cal = UINT64_MAX; /* fill_header sets it */
 	int e = pt_fd_openat(&l->fd, dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 	if (e != 0) {
 		errno = saved;
@@ -651,7 +688,7 @@ int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file
 		return e;
 	}
 	pt_file_header h;
-	fill_header(&h, p);
+	fill_header(l, &h, p);
 	memcpy(l->base, &h, sizeof h);
 	l->cur = l->base + sizeof h;
 	store_time(l, h.open.ticks);
@@ -685,6 +722,7 @@ void pt_wlog_close(pt_wlog *l)
 	 * them (a touch past the end would raise SIGBUS in it). */
 	drop_ahead(l);
 	pt_prefault_log_done(&l->busy_counted);
+	refresh_clock(l);
 	trim(l, pt_wlog_length(l));
 	l->dead = 1;
 	if (l->base)
@@ -715,6 +753,7 @@ void pt_wlog_seal_foreign(pt_wlog *l)
 	 * cannot take the next window any more (dead): the helper must be done
 	 * with it before the file shrinks under it. */
 	drop_ahead(l);
+	refresh_clock(l);
 	trim(l, len);
 	errno = saved;
 }

@@ -12,10 +12,12 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[256];
@@ -202,6 +204,15 @@ static void test_run_env_roundtrip(void)
 	CU_ASSERT_EQUAL(cal.mult, pt_clock.mult);
 	CU_ASSERT_EQUAL(cal.shift, pt_clock.shift);
 	CU_ASSERT_STRING_EQUAL(dir, pt_run_info.dir);
+	CU_ASSERT_EQUAL(cal.anchor_ticks, pt_clock.anchor_ticks);
+	CU_ASSERT_EQUAL(cal.anchor_ns, pt_clock.anchor_ns);
+	/* an older runtime's v1: no anchor */
+	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:5:32:/x", &id, &cal, dir, sizeof dir), 0);
+	CU_ASSERT(cal.mult == 5 && cal.shift == 32 && cal.anchor_ticks == 0 && cal.anchor_ns == 0);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:7:9:/x", &id, &cal, dir, sizeof dir), 0);
+	CU_ASSERT(cal.anchor_ticks == 7 && cal.anchor_ns == 9 && !strcmp(dir, "/x"));
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:7:0:/x", &id, &cal, dir, sizeof dir), -1);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:/x", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:zz", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:0:0:/x", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:5:0:relative", &id, &cal, dir, sizeof dir), -1);
@@ -209,6 +220,39 @@ static void test_run_env_roundtrip(void)
 }
 
 /* ---- writer ------------------------------------------------------------- */
+
+/* With the TSC, a header's calibration is refreshed when the log closes:
+ * it then converts the file's own span (open pair in the header, CLOSE
+ * pair at its end) to the CLOCK_MONOTONIC interval that was read. */
+static void test_clock_refreshed_at_close(void)
+{
+	if (pt_clock.source != PT_CLOCK_TSC)
+		return; /* nothing to calibrate */
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tc.ptl", &thread_params), 0);
+	struct timespec req = {0, 50 * 1000 * 1000};
+	while (nanosleep(&req, &req) != 0)
+		;
+	pt_wlog_close(&l);
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/tc.ptl", tmpdir);
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	pt_file_header h;
+	pt_clock_pair close;
+	CU_ASSERT_EQUAL(fread(&h, sizeof h, 1, f), 1);
+	CU_ASSERT_EQUAL(fseek(f, -(long)sizeof close, SEEK_END), 0);
+	CU_ASSERT_EQUAL(fread(&close, sizeof close, 1, f), 1);
+	fclose(f);
+	long double per_tick = (long double)h.tick_mult / (long double)(1ull << h.tick_shift);
+	long double span_ns = (long double)(close.ticks - h.open.ticks) * per_tick;
+	long double mono_ns = (long double)(close.mono_ns - h.open.mono_ns);
+	CU_ASSERT(mono_ns > 45e6);
+	/* 20 ns for each pair's reading, against 50 ms */
+	CU_ASSERT(span_ns > mono_ns - 1000 && span_ns < mono_ns + 1000);
+}
 
 static void test_records_and_header(void)
 {
@@ -661,6 +705,7 @@ int main(void)
 	CU_add_test(s, "sizes and durations", test_parse_size_duration);
 	CU_add_test(s, "PARATRACE_RUN round trip", test_run_env_roundtrip);
 	CU_add_test(s, "records and header", test_records_and_header);
+	CU_add_test(s, "TSC calibration refreshed at close", test_clock_refreshed_at_close);
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "one-word records", test_word_records);
