@@ -21,6 +21,7 @@
 #include "pt_fd.h"
 #include "pt_runtime.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -120,16 +121,38 @@ static void list_add_once(pt_cthread *c)
 	c->listed = 1;
 }
 
+/* libpfm4, loaded the first time a counter is asked for: its event tables
+ * cost every program about 1 ms of relocations at start-up (41,000 of them)
+ * when it is linked in. */
+static struct {
+	pfm_err_t (*initialize)(void);
+	const char *(*strerror)(int);
+	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
+} pfm;
+
 /* pfm_initialize once. Callers are serialised: pt_counters_init runs before
  * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
 static int pfm_ready(void)
 {
 	static int done, status;
 	if (!done) {
-		status = pfm_initialize();
+		void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+		if (h) {
+			pfm.initialize = (pfm_err_t(*)(void))dlsym(h, "pfm_initialize");
+			pfm.strerror = (const char *(*)(int))dlsym(h, "pfm_strerror");
+			pfm.encode = (pfm_err_t(*)(const char *, int, pfm_os_t, void *))dlsym(
+				h, "pfm_get_os_event_encoding");
+		}
+		status = pfm.initialize && pfm.strerror && pfm.encode ? pfm.initialize()
+								     : PFM_ERR_NOINIT;
 		done = 1;
 	}
 	return status;
+}
+
+static const char *pfm_message(int err)
+{
+	return pfm.strerror ? pfm.strerror(err) : "libpfm.so.4 cannot be loaded";
 }
 
 static int paranoid_level(void)
@@ -189,7 +212,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	if (ret != PFM_SUCCESS) {
 		pt_warn("counter '%s' not available: libpfm4 failed to initialise (%s); tracing "
 			"goes on without it",
-			name, pfm_strerror(ret));
+			name, pfm_message(ret));
 		return -ENOSYS;
 	}
 	pfm_perf_encode_arg_t arg;
@@ -198,7 +221,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	arg.size = sizeof arg;
 	/* User and kernel: software events such as context-switches happen in
 	 * the kernel and would always read 0 counted in user space only. */
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = pfm.encode(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		if (ret == PFM_ERR_NOTFOUND)
 			pt_warn("counter '%s' not available: unknown event name (not a libpfm4 "
@@ -208,7 +231,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 		else
 			pt_warn("counter '%s' not available: libpfm4 cannot encode it (%s); "
 				"tracing goes on without it",
-				name, pfm_strerror(ret));
+				name, pfm_message(ret));
 		return -EINVAL;
 	}
 	d->attr.size = sizeof d->attr;
