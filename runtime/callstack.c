@@ -85,12 +85,10 @@ __attribute__((noinline)) int pt_callstack_capture(uint64_t *pcs, int max)
 }
 
 /* Async-signal-safe: libunwind's local unwinder takes no lock and does not
- * allocate from the program's heap. */
+ * allocate from the program's heap. pcs holds max entries. */
 int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max)
 {
 	unw_cursor_t cur;
-	if (max > PT_CALLSTACK_MAX + 1)
-		max = PT_CALLSTACK_MAX + 1;
 	if (max <= 0 || unw_init_local2(&cur, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
 	int k = 0;

@@ -195,7 +195,8 @@ PT_HIDDEN void pt_callstack_init(void);
  * the runtime, innermost first. Async-signal-unsafe (libunwind's
  * unw_backtrace); not for signal handlers. */
 PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
-/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers. */
+/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers;
+ * at most max (pcs holds that many). */
 PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
 /* Is pc in libtrace.so's own code? (Always 0 when the runtime's files are
  * linked into an executable, as in unit tests.) */

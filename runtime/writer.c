@@ -519,6 +519,8 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 	}
 	if (func)
 		l->last_func = func;
+	else if (h.kind == PT_REC_LOST)
+		l->last_func = 0; /* readers forget the previous function at a LOST */
 	l->last = ticks;
 }
 

@@ -476,6 +476,28 @@ static void test_sample_inside_runtime_is_dropped(void)
 	CU_ASSERT_EQUAL(l->reason, PT_LOST_REENTRANT);
 }
 
+/* Samples dropped up to the thread's end (no later sample carries their
+ * count) are reported then, before the thread's last records. */
+static void test_dropped_samples_reported_at_end(void)
+{
+	setup(NULL, 0, 1000000);
+	pt_thread *t;
+	begin_thread(&t);
+	t->inside = 1;
+	burn(0.2);
+	t->inside = 0;
+	pt_counters_thread_end(t);
+	uint64_t lost = 0;
+	int samples = 0;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		if (t->recs[i].kind == PT_REC_LOST)
+			lost += ((const pt_rec_lost *)(const void *)t->recs[i].payload)->records;
+		samples += t->recs[i].kind == PT_REC_SAMPLE;
+	}
+	CU_ASSERT_EQUAL(samples, 0);
+	CU_ASSERT(lost >= 10); /* 200 ms of CPU at 1 ms, one per tick at least */
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -496,6 +518,8 @@ int main(void)
 		    test_sampling_forwards_other_senders);
 	CU_add_test(s, "sample inside the runtime is dropped and counted",
 		    test_sample_inside_runtime_is_dropped);
+	CU_add_test(s, "samples dropped until the end are reported at the end",
+		    test_dropped_samples_reported_at_end);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
