@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #define UNW_LOCAL_ONLY
+#include "pt_fd.h"
 #include "pt_runtime.h"
 
 #include <dlfcn.h>
@@ -108,7 +109,9 @@ __attribute__((noinline)) void pt_callstack_emit(pt_thread *t)
 		return;
 	int saved = errno;
 	uint64_t pcs[PT_CALLSTACK_MAX];
+	int cancel = pt_nocancel_begin(); /* libunwind may read or write a pipe */
 	int n = capture(pcs, cfg->callstack_depth, 2);
+	pt_nocancel_end(cancel);
 	if (n > 0)
 		pt_emit(t, PT_REC_CALLSTACK, (unsigned)n, pcs, (size_t)n * sizeof pcs[0]);
 	errno = saved;

@@ -284,11 +284,13 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	if (pt_tls) /* the init just run created this (main) thread's state */
 		return pt_tls;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_CREATING;
 	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
 	if (!t) {
 		atomic_fetch_add(&pt_total_lost_records, 1);
 		pt_tls_state = PT_TLS_NEW;
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return NULL;
 	}
@@ -303,6 +305,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 				t->tid, pt_run_info.dir, pt_run_info.pdir_name, strerror(-r));
 		pt_pages_free(t, PT_THREAD_ALLOC);
 		pt_tls_state = PT_TLS_FINISHED;
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return NULL;
 	}
@@ -316,6 +319,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	emit_thread_start(t, start);
 	PT_CALL_WEAK(pt_counters_thread_start, t);
 	pt_leave(t);
+	pt_nocancel_end(cancel);
 	errno = saved;
 	return t;
 }
@@ -345,18 +349,22 @@ static void close_own(pt_thread *t, uint32_t extra_flags)
 	pt_wlog_close(&t->log);
 }
 
-/* pthread key destructor: runs at thread exit (return or pthread_exit),
- * after the thread's last user code and before its TLS goes away. */
+/* pthread key destructor: runs at thread exit (return, pthread_exit or
+ * cancellation), after the thread's last user code and before its TLS goes
+ * away. Never a cancellation point: a thread that returns while a cancel
+ * is pending ends with its own return value, as untraced. */
 static void thread_destructor(void *arg)
 {
 	pt_thread *t = arg;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
 		/* Shutdown owns the remaining logs now. */
 		pt_tls = NULL;
 		atomic_store(&t->guard, 0);
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return;
 	}
@@ -367,6 +375,7 @@ static void thread_destructor(void *arg)
 	registry_remove_locked(t);
 	pt_spin_unlock(&pt_registry_lock);
 	pt_pages_free(t, PT_THREAD_ALLOC);
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 
@@ -499,6 +508,7 @@ void pt_init(void)
 	if (!atomic_compare_exchange_strong(&pt_state, &expect, PT_STATE_INITIALIZING))
 		return;
 	int saved = errno;
+	int cancel = pt_nocancel_begin(); /* init may run in any thread's first event */
 	pt_init_tid = (int)pt_gettid();
 	char err[512];
 	if (pt_config_parse(&pt_cfg, env_get, err, sizeof err) != 0) {
@@ -573,6 +583,7 @@ void pt_init(void)
 	 * is its first event even if it never calls an instrumented function. */
 	pt_thread_create(NULL);
 out:
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 
@@ -622,6 +633,7 @@ void pt_shutdown(int how, int status)
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_exchange(&started, 1))
 		return;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	/* GPU logs first, while tracing is still on: device records in flight
 	 * are drained into them. */
 	PT_CALL_WEAK(pt_gpu_shutdown, how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
@@ -659,6 +671,7 @@ void pt_shutdown(int how, int status)
 		        "interrupted the tracer); see the LOST records",
 		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
 		        pt_run_info.pdir_name);
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 

@@ -537,6 +537,7 @@ int pt_counter_manual(pt_thread *t, const char *name)
 	if (!name || !c->active)
 		return -EINVAL;
 	int saved = errno, ret = 0;
+	int cancel = pt_nocancel_begin(); /* libpfm4 reads sysfs with stdio */
 	int i = manual_lookup(name);
 	if (i < 0 || pt_manual[i].error) {
 		ret = i < 0 ? -ENOSPC : pt_manual[i].error;
@@ -564,6 +565,7 @@ int pt_counter_manual(pt_thread *t, const char *name)
 	pt_rec_counter_value val = {buf[1] - c->mbase[i]};
 	pt_emit(t, PT_REC_COUNTER_VALUE, (unsigned)c->mindex[i], &val, sizeof val);
 out:
+	pt_nocancel_end(cancel);
 	errno = saved;
 	return ret;
 }
