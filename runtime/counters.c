@@ -273,28 +273,6 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	return 0;
 }
 
-static unsigned parse_at(const char *s, int *ok)
-{
-	unsigned mask = 0;
-	*ok = 1;
-	while (s && *s) {
-		const char *end = strchr(s, ',');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		if (len == 9 && !strncmp(s, "functions", len))
-			mask |= PT_COUNTERS_AT_FUNCTIONS;
-		else if (len == 4 && !strncmp(s, "sync", len))
-			mask |= PT_COUNTERS_AT_SYNC;
-		else if (len == 7 && !strncmp(s, "threads", len))
-			mask |= PT_COUNTERS_AT_THREADS;
-		else if (len == 3 && !strncmp(s, "all", len))
-			mask |= PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
-		else if (len != 0)
-			*ok = 0;
-		s = end ? end + 1 : NULL;
-	}
-	return mask;
-}
-
 void pt_counters_init(void)
 {
 	const pt_config *cfg = pt_config_get();
@@ -305,19 +283,8 @@ void pt_counters_init(void)
 	if (!cfg || !cfg->counters || !*cfg->counters)
 		return;
 
-	/* Read once, here, like every PARATRACE_* variable. */
-	const char *at = getenv("PARATRACE_COUNTERS_AT");
-	unsigned mask = PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
-	if (at && *at) {
-		int ok;
-		unsigned m = parse_at(at, &ok);
-		if (!ok || !m)
-			pt_warn("PARATRACE_COUNTERS_AT='%s' not understood (expected a comma-separated "
-				"list of functions, sync, threads, all); using sync,threads",
-				at);
-		else
-			mask = m;
-	}
+	unsigned mask = cfg->counters_at ? cfg->counters_at
+					 : PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
 
 	const char *s = cfg->counters;
 	while (*s) {

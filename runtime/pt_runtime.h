@@ -127,6 +127,7 @@ typedef struct pt_config {
 	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
 	/* later parts add their own fields here (counters, callstack, sampling, gpu) */
 	const char *counters;  /* PARATRACE_COUNTERS */
+	unsigned counters_at;  /* PARATRACE_COUNTERS_AT: PT_COUNTERS_AT_*, 0 = default */
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */

@@ -153,7 +153,7 @@ bad_config)
 	"$BIN/pt_plain" >"$work/out.untraced"
 	for kv in PARATRACE_BUFFER_SIZE=abc PARATRACE_BUFFER_SIZE=1K PARATRACE_ENABLE=maybe \
 		PARATRACE_VERBOSE=7 PARATRACE_MAX_SIZE=12 PARATRACE_SAMPLING=fast PARATRACE_CLOCK=hpet \
-		PARATRACE_CALLSTACK=x PARATRACE_GPU=2; do
+		PARATRACE_CALLSTACK=x PARATRACE_GPU=2 PARATRACE_COUNTERS_AT=nonsense; do
 		env "$kv" PARATRACE_DIR="$work/tr" LD_PRELOAD="$LIBTRACE" "$BIN/pt_plain" >"$work/out" 2>"$work/err"
 		rc=$?
 		[ "$rc" = 42 ] || fail "$kv: exit status $rc, expected 42"

@@ -129,7 +129,7 @@ static void test_config_values(void)
 		"PARATRACE_BUFFER_SIZE", "64K", "PARATRACE_MAX_SIZE", "3MiB",
 		"PARATRACE_COUNTERS", "page-faults,task-clock", "PARATRACE_CALLSTACK", "8",
 		"PARATRACE_SAMPLING", "250us", "PARATRACE_GPU", "no", "PARATRACE_CLOCK", "monotonic",
-		"PARATRACE_PREFAULT", "auto", NULL};
+		"PARATRACE_PREFAULT", "auto", "PARATRACE_COUNTERS_AT", "functions,sync", NULL};
 	pt_config c;
 	char err[256];
 	env_table = env;
@@ -144,6 +144,7 @@ static void test_config_values(void)
 	CU_ASSERT_EQUAL(c.sampling_ns, 250000);
 	CU_ASSERT_EQUAL(c.gpu, 0);
 	CU_ASSERT_EQUAL(c.prefault, -1);
+	CU_ASSERT_EQUAL(c.counters_at, PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "monotonic");
 	env_table = NULL;
 }
@@ -158,7 +159,8 @@ static void test_config_bad(void)
 		{"PARATRACE_CALLSTACK", "-1"},    {"PARATRACE_SAMPLING", "1h"},
 		{"PARATRACE_SAMPLING", "5us"},    {"PARATRACE_GPU", "2"},
 		{"PARATRACE_CLOCK", "hpet"},      {"PARATRACE_DIR", ""},
-		{"PARATRACE_PREFAULT", "always"},
+		{"PARATRACE_PREFAULT", "always"}, {"PARATRACE_COUNTERS_AT", "nonsense"},
+		{"PARATRACE_COUNTERS_AT", "sync,bogus"}, {"PARATRACE_COUNTERS_AT", ",,"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *env[] = {bad[i][0], bad[i][1], NULL};
