@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -511,6 +512,15 @@ void pt_init(void)
 	int cancel = pt_nocancel_begin(); /* init may run in any thread's first event */
 	pt_init_tid = (int)pt_gettid();
 	char err[512];
+	/* setuid, setgid or file capabilities (libtrace.so reached through
+	 * DT_NEEDED or /etc/ld.so.preload): the environment is the invoking
+	 * user's, and acting on it with the program's privileges would create
+	 * directories and files wherever PARATRACE_DIR says. */
+	if (getauxval(AT_SECURE)) {
+		fail_init("a privileged program (setuid, setgid or file capabilities) is never "
+			  "traced");
+		goto out;
+	}
 	if (pt_config_parse(&pt_cfg, env_get, err, sizeof err) != 0) {
 		fail_init(err);
 		goto out;

@@ -149,6 +149,40 @@ startup)
 	ls "$work"/tr/p*/process.ptl >/dev/null 2>&1 || fail "no trace was written"
 	[ ! -s "$work/strace" ] || fail "the traced program waited: $(head -3 "$work/strace")"
 	;;
+secure)
+	# A program that loads libtrace.so while privileged (setuid root, or a
+	# file capability) run by an unprivileged user: never traced, one line
+	# on stderr, and nothing created where that user's PARATRACE_DIR says.
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make a setuid copy"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) is missing"; exit 77; }
+	id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+	d=$(mktemp -d /tmp/pt-secure-XXXXXX)
+	trap 'rm -rf "$d"' EXIT
+	chmod 755 "$d"
+	cp "$BIN/pt_secure" "$d/suid"
+	chmod 4755 "$d/suid"
+	privileged() { # <copy>: run by nobody, checked
+		local prog=$1 dir=$d/trace-$(basename "$1")
+		env PARATRACE_DIR="$dir" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$d/$prog" >"$work/out" 2>"$work/err"
+		rc=$?
+		if ! grep -q '^secure 1$' "$work/out"; then
+			echo "SKIP: $prog did not run in secure-execution mode here (nosuid mount?): $(cat "$work/out" "$work/err")"
+			exit 77
+		fi
+		[ "$rc" = 42 ] || fail "$prog: exit status $rc: $(cat "$work/err")"
+		[ ! -e "$dir" ] || fail "$prog: the trace directory was created: $(ls -ld "$dir")"
+		[ "$(wc -l <"$work/err")" = 1 ] || fail "$prog: want one line on stderr, got: $(cat "$work/err")"
+		grep -q "privileged program .* never traced" "$work/err" || fail "$prog: $(cat "$work/err")"
+	}
+	privileged suid
+	cp "$BIN/pt_secure" "$d/cap"
+	if command -v setcap >/dev/null && setcap cap_net_bind_service+ep "$d/cap" 2>/dev/null; then
+		privileged cap
+	else
+		echo "file capabilities cannot be set here: only the setuid copy was checked"
+	fi
+	;;
 bad_config)
 	"$BIN/pt_plain" >"$work/out.untraced"
 	for kv in PARATRACE_BUFFER_SIZE=abc PARATRACE_BUFFER_SIZE=1K PARATRACE_ENABLE=maybe \
