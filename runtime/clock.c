@@ -80,8 +80,9 @@ static void tight_pair(uint64_t *tsc, uint64_t *mono)
  * slope's error is that over the span: the longer the run has gone, the
  * better, and a file whose header is refreshed once the run has aged by a
  * quarter since its last refresh (at its next record after that) never
- * holds a time converted with an error much above those 20 ns. pt_clock.mult keeps the measurement over the longest
- * span so far: what a child or an exec'd image starts from. */
+ * holds a time converted with an error much above those 20 ns.
+ * pt_clock.mult keeps the measurement over the longest span so far: what a
+ * child or an exec'd image starts from (never 0 once the TSC is chosen). */
 static int pt_clock_refine;            /* TSC with a known anchor */
 static _Atomic uint64_t pt_clock_span; /* ticks behind pt_clock.mult */
 /* The shortest span measured: 50 us keep the first headers within ~2e-4. */
@@ -145,18 +146,24 @@ int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, si
 		}
 	}
 	if (use_tsc) {
+		/* A first slope over the microsecond the two pairs take, only to
+		 * see that the TSC advances; files measure theirs when they need
+		 * one, by then usually more than PT_CAL_MIN_NS later: nothing
+		 * waits here. */
+		uint64_t t, m;
 		pt_clock = (pt_clock_cal){PT_CLOCK_TSC, 32, 0, 0, 0};
 		tight_pair(&pt_clock.anchor_ticks, &pt_clock.anchor_ns);
-		pt_clock_refine = 1;
-		atomic_store(&pt_clock_span, 0);
-		pt_clock_cal cal;
-		uint64_t at;
-		pt_clock_current(&cal, &at);
-		if (at) {
+		tight_pair(&t, &m);
+		if (t > pt_clock.anchor_ticks && m > pt_clock.anchor_ns) {
+			pt_clock.mult = (uint64_t)(((unsigned __int128)(m - pt_clock.anchor_ns) << 32) /
+						   (t - pt_clock.anchor_ticks));
+			atomic_store(&pt_clock_span, t - pt_clock.anchor_ticks);
+		}
+		if (pt_clock.mult) {
+			pt_clock_refine = 1;
 			pt_clock_use_tsc = 1;
 			return 0;
 		}
-		pt_clock_refine = 0;
 	}
 	pt_clock = (pt_clock_cal){PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
 	pt_clock_use_tsc = 0;
