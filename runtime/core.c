@@ -362,7 +362,10 @@ static void thread_destructor(void *arg)
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
-		/* Shutdown owns the remaining logs now. */
+		/* Shutdown owns the remaining logs now: nothing is written. The
+		 * thread's counters go (their descriptors are kept in its TLS,
+		 * which goes away with it). */
+		PT_CALL_WEAK(pt_counters_thread_end, NULL);
 		pt_tls = NULL;
 		atomic_store(&t->guard, 0);
 		pt_nocancel_end(cancel);

@@ -444,7 +444,8 @@ void pt_counters_thread_end(pt_thread *t)
 	if (!c->active)
 		return;
 	pt_sampling_thread_end(t);
-	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
+	if (t)
+		pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
 	if (c->listed) {
 		threads_lock();

@@ -151,7 +151,9 @@ PT_HIDDEN void *pt_real(const char *name);
  *   core:      pt_counters_init() once at init, after the configuration is
  *              read and before any thread log exists; pt_counters_thread_start(t)
  *              right after a thread's log is opened (THREAD_START written);
- *              pt_counters_thread_end(t) before THREAD_END is written;
+ *              pt_counters_thread_end(t) before THREAD_END is written
+ *              (NULL when the thread ends during shutdown: its log is
+ *              not written any more, its counters and timer still go);
  *              pt_counters_fork_child() in the child after fork (inherited
  *              counters and timers belong to the parent's thread);
  *              pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS) after FUNC_ENTER/EXIT;
@@ -204,6 +206,7 @@ PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max
 PT_HIDDEN int pt_callstack_in_runtime(uint64_t pc);
 PT_HIDDEN void pt_sampling_init(void);
 PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
+/* t NULL: the timer goes, the count of dropped samples is not written. */
 PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
 PT_HIDDEN void pt_sampling_fork_child(void);
 

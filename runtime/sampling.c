@@ -178,7 +178,8 @@ void pt_sampling_thread_end(pt_thread *t)
 	 * is inside the runtime) and after the thread's log is closed. */
 	pt_st.active = 0;
 	timer_delete(pt_st.timer);
-	report_dropped(t);
+	if (t)
+		report_dropped(t);
 	errno = saved;
 }
 
