@@ -442,6 +442,15 @@ static void move_away(int fd)
 	atomic_store(&pt_fd_moving, 0);
 }
 
+/* A runtime descriptor as the program must see it: not open (EBADF). */
+static int not_open(int fd)
+{
+	if (pt_likely(!any_ours()) || !is_ours(fd))
+		return 0;
+	errno = EBADF;
+	return 1;
+}
+
 PT_REAL_DECL(close);
 PT_REAL_DECL(close_range);
 PT_REAL_DECL(dup);
@@ -452,10 +461,8 @@ PT_REAL_DECL(fcntl);
 /* dup2/dup3 (dup2: flags < 0) of the program onto newfd. */
 static int dup_onto(int oldfd, int newfd, int flags)
 {
-	if (is_ours(oldfd)) {
-		errno = EBADF;
+	if (not_open(oldfd))
 		return -1;
-	}
 	int (*real2)(int, int) = PT_REAL(dup2);
 	int (*real3)(int, int, int) = PT_REAL(dup3);
 	if (fd_lock_depth || fd_use_depth) {
@@ -486,11 +493,7 @@ static int dup_onto(int oldfd, int newfd, int flags)
 
 PT_INTERPOSE int close(int fd)
 {
-	if (pt_unlikely(any_ours()) && is_ours(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	return PT_REAL(close)(fd);
+	return not_open(fd) ? -1 : PT_REAL(close)(fd);
 }
 
 /* The first runtime descriptor in [from, to], or to + 1 if there is none. */
@@ -561,11 +564,7 @@ PT_INTERPOSE void closefrom(int lowfd)
 
 PT_INTERPOSE int dup(int fd)
 {
-	if (pt_unlikely(any_ours()) && is_ours(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	return PT_REAL(dup)(fd);
+	return not_open(fd) ? -1 : PT_REAL(dup)(fd);
 }
 
 PT_INTERPOSE int dup2(int oldfd, int newfd)
@@ -590,11 +589,7 @@ PT_INTERPOSE int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	void *arg = va_arg(ap, void *); /* as glibc reads it: int, long or pointer */
 	va_end(ap);
-	if (pt_unlikely(any_ours()) && is_ours(fd)) {
-		errno = EBADF;
-		return -1;
-	}
-	return PT_REAL(fcntl)(fd, cmd, arg);
+	return not_open(fd) ? -1 : PT_REAL(fcntl)(fd, cmd, arg);
 }
 
 /* The same functions under glibc's other names. */

@@ -452,15 +452,22 @@ static void test_sampling_forwards_other_senders(void)
 	pt_counters_thread_end(t);
 }
 
-static void test_sample_inside_runtime_is_dropped(void)
+/* A thread sampled at 1 ms while it is inside the runtime for `seconds`
+ * of CPU, as if it were writing a record the whole time. */
+static pt_thread *sampled_inside(double seconds)
 {
 	setup(NULL, 0, 1000000);
 	pt_thread *t;
 	begin_thread(&t);
-	/* As if the thread were writing a record for the whole time. */
 	t->inside = 1;
-	burn(0.2);
+	burn(seconds);
 	t->inside = 0;
+	return t;
+}
+
+static void test_sample_inside_runtime_is_dropped(void)
+{
+	pt_thread *t = sampled_inside(0.2);
 	burn(0.02);
 	pt_counters_thread_end(t);
 	size_t lost_at = SIZE_MAX;
@@ -482,12 +489,7 @@ static void test_sample_inside_runtime_is_dropped(void)
  * count) are reported then, before the thread's last records. */
 static void test_dropped_samples_reported_at_end(void)
 {
-	setup(NULL, 0, 1000000);
-	pt_thread *t;
-	begin_thread(&t);
-	t->inside = 1;
-	burn(0.2);
-	t->inside = 0;
+	pt_thread *t = sampled_inside(0.2);
 	pt_counters_thread_end(t);
 	uint64_t lost = 0;
 	int samples = 0;
