@@ -473,11 +473,13 @@ static int dup_onto(int oldfd, int newfd, int flags)
 		}
 		return flags < 0 ? real2(oldfd, newfd) : real3(oldfd, newfd, flags);
 	}
-	uint64_t mask = block_signals();
-	fd_lock();
+	fd_lock(); /* not while the runtime opens a descriptor: newfd may be it */
 	int taken = is_ours(newfd) && oldfd != newfd;
-	if (taken)
+	if (taken) {
+		uint64_t mask = block_signals();
 		move_away(newfd);
+		restore_signals(mask);
+	}
 	int r = flags < 0 ? real2(oldfd, newfd) : real3(oldfd, newfd, flags);
 	int e = errno;
 	if (taken) {
@@ -486,7 +488,6 @@ static int dup_onto(int oldfd, int newfd, int flags)
 			raw_close(newfd);
 	}
 	fd_unlock();
-	restore_signals(mask);
 	errno = e;
 	return r;
 }

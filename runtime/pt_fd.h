@@ -53,8 +53,8 @@ PT_HIDDEN void pt_fd_start_writeback(const int *slot, uint64_t off, uint64_t len
 
 /* Around any other use of a kept descriptor: between the two, the number
  * read from its slot stays the runtime's. Uses are short (one system call)
- * and may nest; they may be made with signals blocked or not, but a use
- * that writes to a file must be made with them blocked (see fds.c). */
+ * and may nest, with signals blocked or not (a signal handler that then
+ * makes the program dup2 onto that descriptor gets EBUSY, see fds.c). */
 PT_HIDDEN void pt_fd_use_begin(void);
 PT_HIDDEN void pt_fd_use_end(void);
 
