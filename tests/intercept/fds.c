@@ -10,6 +10,8 @@
  *   dup2        dup2/dup3 of one of its files onto each runtime descriptor
  *               (found in /proc/self/fd: links into PARATRACE_DIR), after
  *               checking that close/dup/fcntl on them fail with EBADF
+ *   dup2threads the same, one descriptor at a time, 300 times, while three
+ *               threads keep their logs switching windows
  *   daemon      daemon(3), then closeloop, in the daemon; the original
  *               process waits for it (child subreaper)
  * Prints "expect" lines for check.sh: exit status 0 means the files were
@@ -20,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +209,76 @@ static void onto_runtime(void)
 	busy_io(fds, paths, n);
 }
 
+/* Threads keep their logs busy (window switches, each a use of the log's
+ * descriptor) while the main thread takes runtime descriptors over with
+ * dup2, one at a time, ITERATIONS times, writing a file through each. */
+#define ITERATIONS 300
+static atomic_int stop;
+static atomic_long worker_pairs;
+
+static void *locker(void *arg)
+{
+	pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	long n = 0;
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		for (int k = 0; k < 1000; k++) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+		}
+		n += 1000;
+		usleep(100); /* a window switch every 8 batches, a trace of moderate size */
+	}
+	atomic_fetch_add(&worker_pairs, n);
+	return NULL;
+}
+
+static void onto_runtime_busy(void)
+{
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, locker, NULL);
+	char buf[4096], back[4096 + 1];
+	for (int i = 0; i < ITERATIONS; i++) {
+		int ours[64];
+		int n = runtime_fds(ours, 64);
+		if (n < 4) {
+			fprintf(stderr, "FAIL: found %d runtime descriptors\n", n);
+			failures++;
+			break;
+		}
+		char path[PATH_MAX];
+		int fd = open_out(path, i);
+		int to = ours[i % n];
+		if (dup2(fd, to) != to) {
+			fail("dup2 onto a runtime descriptor");
+			continue;
+		}
+		close(fd);
+		chunk_of(buf, sizeof buf, 0, i);
+		if (write(to, buf, sizeof buf) != (ssize_t)sizeof buf)
+			fail("write");
+		close(to);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < ITERATIONS; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/out%d.%d", workdir, (int)getpid(), i);
+		int fd = open(path, O_RDONLY);
+		chunk_of(buf, sizeof buf, 0, i);
+		ssize_t got = fd >= 0 ? read(fd, back, sizeof back) : -1;
+		if (got != (ssize_t)sizeof buf || memcmp(buf, back, sizeof buf) != 0) {
+			fprintf(stderr, "FAIL: %s: %zd bytes or different bytes\n", path, got);
+			failures++;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("expect count LOCK_ACQUIRED >= %ld type=mutex\n", atomic_load(&worker_pairs));
+}
+
 static void run_daemon(void)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -242,13 +315,16 @@ static void run_daemon(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s closerange|closefrom|closeloop|dup2|daemon WORKDIR\n",
-		        argv[0]);
+		fprintf(
+		    stderr,
+		    "usage: %s closerange|closefrom|closeloop|dup2|dup2threads|daemon WORKDIR\n",
+		    argv[0]);
 		return 2;
 	}
 	workdir = argv[2];
 	const char *mode = argv[1];
-	printf("expect count LOCK_ACQUIRED >= %d type=mutex\n", PAIRS);
+	if (strcmp(mode, "dup2threads") != 0)
+		printf("expect count LOCK_ACQUIRED >= %d type=mutex\n", PAIRS);
 	printf("expect count LOST == 0\n");
 	printf("expect clean\n");
 	fflush(stdout);
@@ -264,6 +340,8 @@ int main(int argc, char **argv)
 		own_files();
 	} else if (!strcmp(mode, "dup2")) {
 		onto_runtime();
+	} else if (!strcmp(mode, "dup2threads")) {
+		onto_runtime_busy();
 	} else if (!strcmp(mode, "daemon")) {
 		run_daemon();
 	} else {
