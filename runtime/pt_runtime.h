@@ -127,6 +127,7 @@ typedef struct pt_config {
 	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
 	/* later parts add their own fields here (counters, callstack, sampling, gpu) */
 	const char *counters;  /* PARATRACE_COUNTERS */
+	unsigned counters_at;  /* PARATRACE_COUNTERS_AT: PT_COUNTERS_AT_*, 0 = default */
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */
@@ -150,7 +151,9 @@ PT_HIDDEN void *pt_real(const char *name);
  *   core:      pt_counters_init() once at init, after the configuration is
  *              read and before any thread log exists; pt_counters_thread_start(t)
  *              right after a thread's log is opened (THREAD_START written);
- *              pt_counters_thread_end(t) before THREAD_END is written;
+ *              pt_counters_thread_end(t) before THREAD_END is written
+ *              (NULL when the thread ends during shutdown: its log is
+ *              not written any more, its counters and timer still go);
  *              pt_counters_fork_child() in the child after fork (inherited
  *              counters and timers belong to the parent's thread);
  *              pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS) after FUNC_ENTER/EXIT;
@@ -195,13 +198,15 @@ PT_HIDDEN void pt_callstack_init(void);
  * the runtime, innermost first. Async-signal-unsafe (libunwind's
  * unw_backtrace); not for signal handlers. */
 PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
-/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers. */
+/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers;
+ * at most max (pcs holds that many). */
 PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
 /* Is pc in libtrace.so's own code? (Always 0 when the runtime's files are
  * linked into an executable, as in unit tests.) */
 PT_HIDDEN int pt_callstack_in_runtime(uint64_t pc);
 PT_HIDDEN void pt_sampling_init(void);
 PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
+/* t NULL: the timer goes, the count of dropped samples is not written. */
 PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
 PT_HIDDEN void pt_sampling_fork_child(void);
 

@@ -75,9 +75,11 @@ _Static_assert(sizeof(pt_clock_pair) == 24, "pt_clock_pair layout");
 
 /* Conversion, done once, in the reader:
  *   ns = ref.mono_ns + (((int128)(ticks - ref.ticks) * tick_mult) >> tick_shift)
- * where ref is the header's `open` pair. All processes of one run use the
- * same mult/shift (children inherit it), so all their times land on
- * CLOCK_MONOTONIC nanoseconds. */
+ * where ref is the header's `open` pair. With the TSC, the writer measures
+ * mult (shift 32) from the run's first clock pair to the file's latest and
+ * rewrites the two fields as the file grows and at its close, so all files
+ * of a run land on CLOCK_MONOTONIC nanoseconds (to a few tens of ns) while
+ * their mults may differ in the last digits. */
 typedef struct pt_file_header {
 	char magic[PT_FORMAT_MAGIC_LEN];
 	uint16_t version_major;

@@ -2,13 +2,18 @@
 #define _GNU_SOURCE
 #endif
 #include "fake_core.h"
+#include "pt_fd.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 pt_config fake_config;
@@ -136,4 +141,37 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	(void)si;
 	(void)uc;
 	fake_forwarded++;
+}
+
+/* fds.c's descriptor calls, as plain system calls: these tests do not
+ * exercise the protection (tests/intercept/fds.py does). */
+int pt_fd_perf_open(int *slot, void *attr, const int *group)
+{
+	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group ? *group : -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	*slot = fd < 0 ? -1 : (int)fd;
+	return fd < 0 ? -errno : 0;
+}
+
+void pt_fd_close(int *slot)
+{
+	if (*slot >= 0)
+		close(*slot);
+	*slot = -1;
+}
+
+ssize_t pt_fd_read(const int *slot, void *buf, size_t len)
+{
+	ssize_t r = read(*slot, buf, len);
+	return r < 0 ? -errno : r;
+}
+
+ssize_t pt_fd_read_file(const char *path, void *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r = read(fd, buf, len);
+	close(fd);
+	return r;
 }
