@@ -6,7 +6,7 @@
 #endif
 #include "counters.h"
 
-#include "common.h"
+#include "pt_func_lookup.h"
 #include "pt_symbols.h"
 
 #include <inttypes.h>
@@ -626,7 +626,7 @@ static int ct_shard_exit(void *state, uint64_t last_ns, int complete)
 	free(s->incl);
 	free(s->sites);
 	free(s->samples.v);
-	pt_pc_cache_free(&s->fl.pcs);
+	pt_func_lookup_free(&s->fl);
 	if (ret)
 		snprintf(s->err, sizeof s->err, "out of memory");
 	free(s);

@@ -3,8 +3,8 @@
  *   functions: calls; inclusive and exclusive time (total, mean, max);
  *     share of all threads' lifetime. A function active several times on
  *     one stack (recursion) counts its inclusive time once, for the
- *     outermost activation. Same call-stack resync rules as the Paraver
- *     writer (analyzer/tools/paraver/paraver.c).
+ *     outermost activation. Calls as the framework's call-stack tracker
+ *     says (analyzer/framework/pt_callstack.h).
  *   locks (mutex, rwlock, spinlock, semaphore, mtx_t, barrier, condition):
  *     acquisitions (condition: waits; barrier: arrivals), contended ones,
  *     total / max wait, and the function that waited longest for it (top
@@ -17,7 +17,8 @@
  * prints), "top=N" rows per table (0 = all).
  */
 #define _GNU_SOURCE
-#include "common.h"
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
 #include "tools.h"
 
 #include <pthread.h>
@@ -32,12 +33,6 @@
 typedef struct fstat {
 	uint64_t calls, incl, incl_max, excl, excl_max;
 } fstat;
-
-typedef struct frame {
-	uint32_t id;
-	uint64_t t;     /* entry */
-	uint64_t child; /* time in callees */
-} frame;
 
 typedef struct caller_wait {
 	uint32_t id;
@@ -83,8 +78,7 @@ typedef struct pf_shard {
 	fstat *f;
 	uint32_t *active; /* per id: activations on the stack */
 	size_t nf;
-	frame *stack;
-	size_t depth, cap;
+	pt_callstack calls; /* frames' aux: time in callees */
 	lstat *l;
 	size_t nl, capl;
 	size_t *lmap; /* open addressing over l: index + 1 */
@@ -100,10 +94,8 @@ typedef struct pf_shard {
 	char err[128];
 } pf_shard;
 
-static int grow_funcs(pf_shard *s, uint32_t id)
+static int grow_funcs_slow(pf_shard *s, uint32_t id)
 {
-	if (id < s->nf)
-		return 0;
 	size_t n = s->nf ? s->nf : 64;
 	while (n <= id)
 		n *= 2;
@@ -121,53 +113,69 @@ static int grow_funcs(pf_shard *s, uint32_t id)
 	return 0;
 }
 
-static void enter(pf_shard *s, uint32_t id, uint64_t t)
+static inline int grow_funcs(pf_shard *s, uint32_t id)
+{
+	return id < s->nf ? 0 : grow_funcs_slow(s, id);
+}
+
+/* A call of function id began. */
+static inline void call_begins(pf_shard *s, uint32_t id)
 {
 	if (grow_funcs(s, id)) {
 		s->oom = 1;
 		return;
 	}
-	if (s->depth == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		frame *n = realloc(s->stack, ncap * sizeof *n);
-		if (!n) {
-			s->oom = 1;
-			return;
-		}
-		s->stack = n;
-		s->cap = ncap;
-	}
-	s->stack[s->depth++] = (frame){id, t, 0};
 	s->active[id]++;
 	s->f[id].calls++;
 }
 
-static void leave_top(pf_shard *s, uint64_t t)
+/* Frame i of the stack ended at t; its caller, if any, is frame i - 1
+ * (whose aux sums the time of its callees). */
+static inline void call_ends(pf_shard *s, pt_callstack *cs, size_t i, uint64_t t)
 {
-	frame *fr = &s->stack[--s->depth];
-	uint64_t incl = t > fr->t ? t - fr->t : 0;
-	uint64_t excl = incl > fr->child ? incl - fr->child : 0;
-	fstat *f = &s->f[fr->id];
-	if (--s->active[fr->id] == 0)
+	const pt_frame_at *at = &cs->at[i];
+	uint32_t id = cs->ids[i];
+	uint64_t incl = t > at->t ? t - at->t : 0;
+	uint64_t excl = incl > at->aux ? incl - at->aux : 0;
+	fstat *f = &s->f[id];
+	if (--s->active[id] == 0)
 		f->incl += incl;
 	if (incl > f->incl_max)
 		f->incl_max = incl;
 	f->excl += excl;
 	if (excl > f->excl_max)
 		f->excl_max = excl;
-	if (s->depth)
-		s->stack[s->depth - 1].child += incl;
+	if (i)
+		cs->at[i - 1].aux += incl;
 }
 
-static void leave(pf_shard *s, uint32_t id, uint64_t t)
+static void calls_push(void *arg, pt_callstack *cs)
 {
-	for (size_t i = s->depth; i-- > 0;)
-		if (s->stack[i].id == id) {
-			while (s->depth > i)
-				leave_top(s, t);
+	call_begins(arg, cs->ids[cs->depth - 1]);
+}
+
+static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
+{
+	(void)how;
+	for (size_t i = cs->depth + n; i-- > cs->depth;)
+		call_ends(arg, cs, i, t);
+}
+
+static const pt_callstack_ops pf_calls = {calls_push, calls_pop};
+
+static void func_record(pf_shard *s, uint32_t id, int enter, uint64_t t)
+{
+	pt_callstack *cs = &s->calls;
+	if (enter) {
+		if (pt_callstack_enter_fast(cs, id, t)) {
+			call_begins(s, id);
 			return;
 		}
-	/* an exit without its entry: ignored (see the Paraver writer) */
+	} else if (pt_callstack_exit_fast(cs, id)) {
+		call_ends(s, cs, cs->depth, t);
+		return;
+	}
+	pt_callstack_func(cs, id, enter, t, &pf_calls, s);
 }
 
 static size_t lock_slot(pf_shard *s, uint32_t pid, uint64_t addr, unsigned what)
@@ -243,7 +251,7 @@ static void waited(pf_shard *s, size_t li, uint64_t wait, uint32_t caller, int c
 
 static uint32_t top_id(pf_shard *s)
 {
-	return s->depth ? s->stack[s->depth - 1].id : 0;
+	return s->calls.depth ? s->calls.ids[s->calls.depth - 1] : 0;
 }
 
 /* ---- callbacks --------------------------------------------------------- */
@@ -284,6 +292,7 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->pf = tool;
 	s->info = info;
 	pt_func_lookup_init(&s->fl, s->pf->ctx, info->process);
+	pt_callstack_init(&s->calls);
 	s->ts.shard = info->index;
 	s->ts.first = info->first_ns;
 	return s;
@@ -300,11 +309,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	int is_enter;
 	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
-		if (is_enter)
-			enter(s, id, t);
-		else
-			leave(s, id, t);
-		return s->oom ? (snprintf(s->err, sizeof s->err, "out of memory"), -1) : 0;
+		func_record(s, id, is_enter, t);
+		if (s->oom || s->calls.oom)
+			return snprintf(s->err, sizeof s->err, "out of memory"), -1;
+		return 0;
 	}
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
@@ -423,9 +431,8 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	(void)complete;
 	pf_shard *s = st;
 	pf_tool *pf = s->pf;
-	/* frames still open end at the last record (longjmp, exit, killed) */
-	while (s->depth)
-		leave_top(s, last_ns);
+	/* frames still open end at the last record (exit, killed) */
+	pt_callstack_end(&s->calls, last_ns, &pf_calls, s);
 	if (s->req_open)
 		s->ts.wait[W_LOCK] += last_ns - s->req_t;
 	if (s->cond_open)
@@ -492,10 +499,10 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_unlock(&pf->lock);
 	free(s->f);
 	free(s->active);
-	free(s->stack);
+	pt_callstack_free(&s->calls);
 	free(s->l);
 	free(s->lmap);
-	pt_pc_cache_free(&s->fl.pcs);
+	pt_func_lookup_free(&s->fl);
 	free(s);
 	return rc;
 }

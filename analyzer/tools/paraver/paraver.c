@@ -19,7 +19,8 @@
  */
 #define _GNU_SOURCE
 #include "pv.h"
-#include "../common.h"
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,16 +57,6 @@ static int vec_grow(void **v, size_t *cap, size_t n, size_t elem)
 #define VEC_PUSH(vec, x) \
 	(vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (x), 0))
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb3fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 /* set of (a, b) pairs, a/b != (0,0); open addressing */
 typedef struct pairset {
 	uint64_t *k; /* 2 per slot */
@@ -87,7 +78,7 @@ static int pairset_add(pairset *s, uint64_t a, uint64_t b, uint32_t aux)
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->k[2 * i] && !s->k[2 * i + 1])
 				continue;
-			size_t j = mix64(s->k[2 * i] * 31 + s->k[2 * i + 1]) & (ncap - 1);
+			size_t j = pt_mix64(s->k[2 * i] * 31 + s->k[2 * i + 1]) & (ncap - 1);
 			while (k[2 * j] || k[2 * j + 1])
 				j = (j + 1) & (ncap - 1);
 			k[2 * j] = s->k[2 * i];
@@ -100,7 +91,7 @@ static int pairset_add(pairset *s, uint64_t a, uint64_t b, uint32_t aux)
 		s->aux = x;
 		s->cap = ncap;
 	}
-	size_t j = mix64(a * 31 + b) & (s->cap - 1);
+	size_t j = pt_mix64(a * 31 + b) & (s->cap - 1);
 	for (; s->k[2 * j] || s->k[2 * j + 1]; j = (j + 1) & (s->cap - 1))
 		if (s->k[2 * j] == a && s->k[2 * j + 1] == b)
 			return 0;
@@ -178,8 +169,7 @@ typedef struct pv_tool {
 #define WAIT_BARRIER 8u
 
 typedef struct core {
-	uint32_t *stack;
-	size_t depth, cap;
+	pt_callstack calls;
 	unsigned wait;
 	unsigned req_value; /* 61000000 value of the pending lock request */
 	uint64_t req_id;
@@ -290,7 +280,7 @@ static uint32_t lock_id(uint32_t pid, uint64_t addr)
 {
 	/* 31 bits, never 0: a .pcf label only holds int32 values, and ids
 	 * must not depend on which worker saw a lock first */
-	uint32_t id = (uint32_t)(mix64(addr ^ ((uint64_t)pid << 48)) & 0x7fffffff);
+	uint32_t id = (uint32_t)(pt_mix64(addr ^ ((uint64_t)pid << 48)) & 0x7fffffff);
 	return id ? id : 1;
 }
 
@@ -346,32 +336,16 @@ static unsigned lock_value(unsigned type, int release)
 	}
 }
 
-static int push_frame(core *c, uint32_t id)
-{
-	if (c->depth == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64;
-		uint32_t *n = realloc(c->stack, ncap * sizeof *n);
-		if (!n)
-			return -1;
-		c->stack = n;
-		c->cap = ncap;
-	}
-	c->stack[c->depth++] = id;
-	return 0;
-}
-
 /* Ends `n` frames at time t: one (60000019 0, 60000119 0) pair each, so
  * Paraver's stacked view pops them all. */
 static void pop_frames(pv_shard *s, uint64_t t, size_t n)
 {
-	core *c = s->core;
 	uint32_t types[64];
 	int64_t values[64] = {0};
 	for (int i = 0; i < 64; i += 2) {
 		types[i] = PV_EV_USER_FUNC;
 		types[i + 1] = PV_EV_USER_FUNC_LINE;
 	}
-	c->depth -= n;
 	while (n) {
 		size_t k = n > 32 ? 32 : n;
 		pv_events(s, t, 2 * k, types, values);
@@ -387,56 +361,35 @@ static inline void func_line(pv_shard *s, uint64_t t, uint32_t id)
 		s->last = s->ev.last_key;
 }
 
-static void func_enter(pv_shard *s, uint64_t t, uint32_t id)
+static void calls_push(void *arg, pt_callstack *cs)
 {
-	core *c = s->core;
-	if (!id) /* a record with function id 0, which the format never uses */
-		return;
-	if (push_frame(c, id)) {
-		c->oom = 1;
-		return;
-	}
-	func_line(s, t, id);
+	func_line(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
 }
 
-static void func_exit(pv_shard *s, uint64_t t, uint32_t id)
+static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
-	core *c = s->core;
-	if (c->depth && c->stack[c->depth - 1] == id) {
-		c->depth--;
-		func_line(s, t, 0);
-		return;
-	}
-	for (size_t i = c->depth; i-- > 0;)
-		if (c->stack[i] == id) {
-			pop_frames(s, t, c->depth - i);
-			return;
-		}
-	/* no matching frame (the enter predates the log, or ids disagree): ignored */
+	(void)cs;
+	(void)how;
+	if (n == 1)
+		func_line(arg, t, 0);
+	else
+		pop_frames(arg, t, n);
 }
 
-/* FUNC_ENTER or FUNC_EXIT (enter: 1 or 0). The common cases, an entry and
- * an exit of the innermost frame, take one path without branching on
+static const pt_callstack_ops pv_calls = {calls_push, calls_pop};
+
+/* A function record (enter: 1 or 0). The common cases, an entry and an
+ * exit of the innermost frame, write their line without branching on
  * which of the two it is: that is as unpredictable as the call tree. */
 static inline void func_record(pv_shard *s, uint64_t t, uint32_t id, int enter)
 {
 	core *c = s->core;
-	size_t d = c->depth;
-	if (d >= c->cap) /* rare: the stack grows (or the first record) */
-		goto slow;
-	uint32_t top = c->stack[d ? d - 1 : 0];
-	int common = enter ? id != 0 : d != 0 && top == id;
-	if (!common)
-		goto slow;
-	c->stack[d] = id; /* an exit's write above the top is harmless */
-	c->depth = d + 2 * (size_t)enter - 1;
-	func_line(s, t, id & (uint32_t)-enter);
-	return;
-slow:
-	if (enter)
-		func_enter(s, t, id);
-	else
-		func_exit(s, t, id);
+	if (pt_callstack_step(&c->calls, id, enter)) {
+		func_line(s, t, id & (uint32_t)-enter);
+	} else {
+		pt_callstack_func(&c->calls, id, enter, t, &pv_calls, s);
+		c->oom |= c->calls.oom;
+	}
 }
 
 static char *dup_str(const pt_event *ev, size_t off)
@@ -458,13 +411,9 @@ static void core_event(pv_shard *s, const pt_event *ev)
 	case PT_REC_FUNC_ENTER_PC:
 	case PT_REC_FUNC_EXIT_PC: {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
-		if (!pc)
-			break;
-		uint32_t id = pt_pc_cache_func(&c->fl.pcs, s->ctx, s->info->process, pc->pc);
-		if (ev->kind == PT_REC_FUNC_ENTER_PC)
-			func_enter(s, t, id);
-		else
-			func_exit(s, t, id);
+		if (pc)
+			func_record(s, t, pt_func_lookup_pc(&c->fl, pc->pc),
+				    ev->kind == PT_REC_FUNC_ENTER_PC);
 		break;
 	}
 	case PT_REC_THREAD_START: {
@@ -718,6 +667,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->t0 = pv->ctx->t0_ns;
 	s->core = c;
 	pt_func_lookup_init(&c->fl, pv->ctx, info->process);
+	pt_callstack_init(&c->calls);
 	s->ev.fd = s->st.fd = -1;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
@@ -797,9 +747,8 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	uint64_t last = rel(s, last_ns);
 	if (last < s->last)
 		last = s->last;
-	/* frames still open (longjmp, exit, cancellation, killed) end here */
-	if (c->depth)
-		pop_frames(s, s->t0 + last, c->depth);
+	/* frames still open (exit, cancellation, killed) end here */
+	pt_callstack_end(&c->calls, s->t0 + last, &pv_calls, s);
 	if (c->wait & (WAIT_LOCK | WAIT_COND | WAIT_BARRIER))
 		pv_events(s, s->t0 + last, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
 			  (int64_t[]){0, 0});
@@ -834,8 +783,8 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	free(c->locks.v);
 	pairset_free(&c->lock_seen);
 	pairset_free(&c->used);
-	free(c->stack);
-	pt_pc_cache_free(&c->fl.pcs);
+	pt_callstack_free(&c->calls);
+	pt_func_lookup_free(&c->fl);
 	free(c);
 	s->core = NULL;
 	int rc = pv_stream_finish(&s->ev);

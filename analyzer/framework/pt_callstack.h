@@ -1,0 +1,129 @@
+/* The analyzer's call-stack tracker: what a thread's function records mean,
+ * in one place. Every tool that follows calls (the Paraver writer, the
+ * profile, the counters, the timeline exports) keeps one per shard and
+ * feeds it the shard's records, so all of them see the same calls.
+ *
+ * The rule (docs/ANALYZER.md, "Call stacks"; docs/ABI.md says what the
+ * pass and the runtime guarantee):
+ *   - an ENTER opens a frame (a call) on top of the stack;
+ *   - an EXIT of the innermost frame's function closes it (a return);
+ *   - an EXIT of a function further down closes every frame above its
+ *     innermost frame, then that frame, all at the EXIT's time (frames a
+ *     longjmp skipped, an exception through a frame without exit hook);
+ *   - an EXIT that matches no open frame is ignored (its entry predates
+ *     the log);
+ *   - records of function id 0 (nothing names the function) are ignored;
+ *   - frames still open when the log ends close at its last record.
+ *
+ * Cost: the common records (an entry, an exit of the innermost frame) take
+ * pt_callstack_step(), inline, a few instructions with the same work for
+ * an entry and an exit; the rest goes through pt_callstack_func(), which
+ * reports what happened through the tool's callbacks. A frame is ids[i]
+ * (its function) and, for tools that read them, at[i] (entry time and a
+ * word of the tool's own); a closed frame stays readable just above depth
+ * until a later entry reuses its slot.
+ *
+ *   if (!pt_callstack_step_timed(&cs, id, enter, t))
+ *           pt_callstack_func(&cs, id, enter, t, &my_ops, me);
+ *   else if (enter)  ... the new frame is cs.ids[cs.depth - 1]
+ *   else             ... the closed frame is cs.ids[cs.depth]
+ */
+#ifndef PT_CALLSTACK_H
+#define PT_CALLSTACK_H
+
+#include <paratrace/log.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pt_frame_at {
+	uint64_t t;   /* when the call began (pt_event time_ns) */
+	uint64_t aux; /* the tool's own word, 0 at entry (the profile: time in callees) */
+} pt_frame_at;
+
+/* How frames ended (the `how` of pop). */
+enum pt_call_end {
+	PT_CALL_RETURNED,    /* its EXIT record */
+	PT_CALL_UNWOUND,     /* closed by the EXIT of a frame below it */
+	PT_CALL_LOG_END,     /* still open when the log ended */
+};
+
+typedef struct pt_callstack {
+	uint32_t *ids;   /* analyzer function id of each frame, outermost first */
+	pt_frame_at *at; /* same index: set by pt_callstack_func and _step_timed */
+	size_t depth;
+	/* pt_callstack_step works while depth < fast_limit (= cap) */
+	size_t fast_limit;
+	size_t cap;
+	int oom; /* an entry was dropped for want of memory */
+} pt_callstack;
+
+typedef struct pt_callstack_ops {
+	/* A call began: the new innermost frame is index cs->depth - 1. */
+	void (*push)(void *arg, pt_callstack *cs);
+	/* n frames ended at t: indices cs->depth .. cs->depth + n - 1, the
+	 * innermost last; they ended innermost first. */
+	void (*pop)(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how);
+} pt_callstack_ops;
+
+void pt_callstack_init(pt_callstack *cs);
+void pt_callstack_free(pt_callstack *cs);
+
+/* The common case: an entry (id != 0), or the exit of the innermost frame,
+ * with room on the stack. Returns 1 when done (the stack moved by one;
+ * the caller does its own work for that frame), 0 when the record needs
+ * pt_callstack_func. Leaves at[] alone: for tools that read no times. */
+static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter)
+{
+	size_t d = cs->depth;
+	if (d >= cs->fast_limit)
+		return 0;
+	uint32_t top = cs->ids[d ? d - 1 : 0];
+	int common = enter ? id != 0 : d != 0 && top == id;
+	if (!common)
+		return 0;
+	cs->ids[d] = id; /* an exit writes the slot above the frame it closes: harmless */
+	cs->depth = d + 2 * (size_t)enter - 1;
+	return 1;
+}
+
+/* The same for tools that read at[]: an entry's time is noted. */
+static inline int pt_callstack_step_timed(pt_callstack *cs, uint32_t id, int enter, uint64_t t)
+{
+	size_t d = cs->depth;
+	if (!pt_callstack_step(cs, id, enter))
+		return 0;
+	cs->at[d] = (pt_frame_at){t, 0};
+	return 1;
+}
+
+/* For tools that branch on entry vs exit anyway: the common entry (noting
+ * its time), and the common exit. 1 when done, 0: use pt_callstack_func. */
+static inline int pt_callstack_enter_fast(pt_callstack *cs, uint32_t id, uint64_t t)
+{
+	size_t d = cs->depth;
+	if (d >= cs->fast_limit || !id)
+		return 0;
+	cs->ids[d] = id;
+	cs->at[d] = (pt_frame_at){t, 0};
+	cs->depth = d + 1;
+	return 1;
+}
+
+static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id)
+{
+	size_t d = cs->depth;
+	/* d - 1 wraps at depth 0 */
+	if (d - 1 >= cs->fast_limit || cs->ids[d - 1] != id)
+		return 0;
+	cs->depth = d - 1;
+	return 1;
+}
+
+/* Any function record (id 0: ignored), with the tool's callbacks. */
+void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
+		       const pt_callstack_ops *ops, void *arg);
+
+/* The log ended at t: every open frame closes there (PT_CALL_LOG_END). */
+void pt_callstack_end(pt_callstack *cs, uint64_t t, const pt_callstack_ops *ops, void *arg);
+
+#endif
