@@ -565,7 +565,8 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  * cond-woken COND MUTEX; cond-signal COND; barrier-begin OBJ; barrier-end
  * OBJ; user-type TYPE NAME [scope]; user-value TYPE VALUE NAME; user-event
  * TYPE VALUE; fork CHILD; lost RECORDS REASON (no_space no_memory
- * reentrant limit). Every log ends with a CLOSE at its last time.
+ * reentrant limit); counter-def INDEX NAME PERF_TYPE PERF_CONFIG; counters
+ * DELTA...; Every log ends with a CLOSE at its last time.
  * A thread's records must come in time order. */
 typedef struct script_log {
 	char id[16]; /* "7001" (thread) or "p7000" (process) */
@@ -747,6 +748,17 @@ static void scenario_script(const char *out, const char *path)
 			emit(g, t, PT_REC_LOST, 0, &lo, sizeof lo);
 			g->last_func = 0; /* readers forget the previous function at a LOST */
 			g->last_acquired = 0;
+		} else if (!strcmp(what, "counter-def")) {
+			NEED(7);
+			pt_rec_counter_def d = {num(tok[6]), (uint32_t)num(tok[5]), 0};
+			emit2(g, t, PT_REC_COUNTER_DEF, (unsigned)num(tok[3]), &d, sizeof d, tok[4],
+			      strlen(tok[4]) + 1);
+		} else if (!strcmp(what, "counters")) {
+			uint64_t v[12];
+			unsigned nv = 0;
+			for (int k = 3; k < n && nv < 12; k++)
+				v[nv++] = num(tok[k]);
+			emit(g, t, PT_REC_COUNTERS, nv, v, nv * sizeof v[0]);
 		} else if (!strcmp(what, "exited")) {
 			NEED(4);
 			pt_rec_exit ex = {(int32_t)num(tok[3]), PT_EXIT_NORMAL};
