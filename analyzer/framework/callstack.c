@@ -41,7 +41,8 @@ static void push(pt_callstack *cs, uint32_t id, uint64_t t, const pt_callstack_o
 	}
 	cs->ids[cs->depth] = id;
 	cs->at[cs->depth++] = (pt_frame_at){t, 0};
-	ops->push(arg, cs);
+	if (ops->push)
+		ops->push(arg, cs);
 }
 
 static void pop(pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how,
@@ -50,7 +51,8 @@ static void pop(pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how,
 	if (!n)
 		return;
 	cs->depth -= n;
-	ops->pop(arg, cs, n, t, how);
+	if (ops->pop)
+		ops->pop(arg, cs, n, t, how);
 }
 
 /* The innermost open frame of function id, as an index; -1 if none. */

@@ -57,6 +57,7 @@ typedef struct pt_callstack {
 	int oom; /* an entry was dropped for want of memory */
 } pt_callstack;
 
+/* Either callback may be NULL. */
 typedef struct pt_callstack_ops {
 	/* A call began: the new innermost frame is index cs->depth - 1. */
 	void (*push)(void *arg, pt_callstack *cs);

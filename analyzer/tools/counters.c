@@ -6,6 +6,7 @@
 #endif
 #include "counters.h"
 
+#include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_symbols.h"
 
@@ -296,15 +297,12 @@ typedef struct ct_shard {
 	const pt_shard_info *info;
 	pt_func_lookup fl;
 	int gidx[256]; /* COUNTER_DEF index -> global counter, -1 unknown */
-	/* The call stack, function ids innermost last, updated at each
-	 * function record; stack[depth] still holds a frame just popped. */
-	uint32_t *stack;
-	size_t depth, stack_cap;
-	/* What the last record other than a CALLSTACK did to the stack: 1 an
-	 * entry, 2 an exit that popped a frame, 0 anything else. A COUNTERS
-	 * record right after it counts the stack as it was before (see
-	 * add_counters). */
-	int pend;
+	pt_callstack calls;
+	/* The stack's depth before the last record other than a CALLSTACK,
+	 * when that record was a function record (frames it closed are still
+	 * readable above the depth); SIZE_MAX otherwise. A COUNTERS record
+	 * right after it counts the stack as it was before (see add_counters). */
+	size_t count_depth;
 	/* add_counters' "seen in this read" marks per function, so a
 	 * recursive function's inclusive counts are added once */
 	uint64_t *mark;
@@ -351,6 +349,8 @@ static void *ct_shard_init(void *tool, const pt_shard_info *shard, char *err, si
 	s->tool = tool;
 	s->info = shard;
 	pt_func_lookup_init(&s->fl, s->tool->ctx, shard->process);
+	pt_callstack_init(&s->calls);
+	s->count_depth = SIZE_MAX;
 	for (int i = 0; i < 256; i++)
 		s->gidx[i] = -1;
 	return s;
@@ -374,20 +374,19 @@ static int fcap_for(ct_shard *s, uint32_t fid)
 	return 0;
 }
 
-/* A function record: the stack moves at once (no branch on entry vs exit,
- * which is as unpredictable as the program's call tree). An exit pops the
- * innermost frame whatever its id; at depth 0 it changes nothing. */
+/* The counters read nothing when frames begin or end: only the stack. */
+static const pt_callstack_ops ct_calls = {NULL, NULL};
+
 static inline int stack_func(ct_shard *s, const pt_event *ev)
 {
 	int enter;
 	uint32_t fid = pt_event_func(ev, &s->fl, &enter);
-	size_t d = s->depth;
-	if (grow((void **)&s->stack, &s->stack_cap, d + 1, sizeof *s->stack))
-		return -1;
-	s->stack[d] = fid; /* an exit's write lands above the frame it pops */
-	size_t popped = (size_t)(!enter & (d > 0));
-	s->depth = d + (size_t)enter - popped;
-	s->pend = enter + 2 * (int)popped;
+	s->count_depth = s->calls.depth;
+	if (!pt_callstack_step(&s->calls, fid, enter)) {
+		pt_callstack_func(&s->calls, fid, enter, ev->time_ns, &ct_calls, s);
+		if (s->calls.oom)
+			return -1;
+	}
 	return 0;
 }
 
@@ -401,11 +400,12 @@ static int add_counters(ct_shard *s, const pt_event *ev)
 	unsigned n = h->arg;
 	if (ev->size < sizeof *h + (size_t)n * 8)
 		return shard_fail(s, "COUNTERS record shorter than its count");
-	size_t depth = s->depth - (s->pend == 1) + (s->pend == 2);
-	uint32_t top = depth ? s->stack[depth - 1] : 0, most = top;
+	size_t depth = s->count_depth != SIZE_MAX ? s->count_depth : s->calls.depth;
+	const uint32_t *stack = s->calls.ids;
+	uint32_t top = depth ? stack[depth - 1] : 0, most = top;
 	for (size_t d = 0; d < depth; d++)
-		if (s->stack[d] > most)
-			most = s->stack[d];
+		if (stack[d] > most)
+			most = stack[d];
 	if (fcap_for(s, most) ||
 	    grow((void **)&s->mark, &s->mark_cap, (size_t)most + 1, sizeof *s->mark))
 		return shard_fail(s, "out of memory");
@@ -420,7 +420,7 @@ static int add_counters(ct_shard *s, const pt_event *ev)
 	}
 	/* inclusive: every function on the stack, once however often it recurs */
 	for (size_t d = 0; d < depth; d++) {
-		uint32_t f = s->stack[d];
+		uint32_t f = stack[d];
 		if (s->mark[f] == read)
 			continue;
 		s->mark[f] = read;
@@ -471,11 +471,11 @@ static int ct_shard_event(void *state, const pt_event *ev)
 	}
 	if (kind == PT_REC_COUNTERS) {
 		int r = add_counters(s, ev);
-		s->pend = 0;
+		s->count_depth = SIZE_MAX;
 		return r;
 	}
 	if (kind != PT_REC_CALLSTACK)
-		s->pend = 0;
+		s->count_depth = SIZE_MAX;
 	switch (kind) {
 	case PT_REC_COUNTER_DEF: {
 		const pt_rec_counter_def *d = PT_REC_PAYLOAD(h, pt_rec_counter_def);
@@ -620,7 +620,7 @@ static int ct_shard_exit(void *state, uint64_t last_ns, int complete)
 		t->sampled_threads++;
 	}
 	pthread_mutex_unlock(&t->lock);
-	free(s->stack);
+	pt_callstack_free(&s->calls);
 	free(s->mark);
 	free(s->excl);
 	free(s->incl);
