@@ -32,8 +32,7 @@ static int grow(pt_callstack *cs)
 	return 0;
 }
 
-static void push(pt_callstack *cs, uint32_t id, uint64_t t, const pt_callstack_ops *ops,
-		 void *arg)
+static void push(pt_callstack *cs, uint32_t id, uint64_t t, const pt_callstack_ops *ops, void *arg)
 {
 	if (cs->depth == cs->cap && grow(cs)) {
 		cs->oom = 1;
@@ -46,7 +45,7 @@ static void push(pt_callstack *cs, uint32_t id, uint64_t t, const pt_callstack_o
 }
 
 static void pop(pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how,
-		const pt_callstack_ops *ops, void *arg)
+                const pt_callstack_ops *ops, void *arg)
 {
 	if (!n)
 		return;
@@ -65,7 +64,7 @@ static long innermost(const pt_callstack *cs, uint32_t id)
 }
 
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
-		       const pt_callstack_ops *ops, void *arg)
+                       const pt_callstack_ops *ops, void *arg)
 {
 	if (!id)
 		return;

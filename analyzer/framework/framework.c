@@ -259,23 +259,11 @@ static int cmp_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int build_model(fw *w, char *err, size_t errlen)
+/* Processes and shards from the scanned files; each log's first record
+ * and header are read here (t0: the earliest time of the run). */
+static int read_logs(fw *w, uint64_t *t0, uint64_t *real0)
 {
 	pt_trace *tr = w->trace;
-	w->nprocs = tr->nprocesses;
-	w->procs = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->procs);
-	if (!w->procs)
-		goto oom;
-	uint64_t t0 = UINT64_MAX, real0 = 0;
-	size_t nshards = 0;
-	for (size_t i = 0; i < tr->nfiles; i++)
-		if (tr->files[i].kind == PT_FILE_THREAD || tr->files[i].kind == PT_FILE_GPU)
-			nshards++;
-	w->shards = calloc(nshards ? nshards : 1, sizeof *w->shards);
-	w->headers = calloc(nshards ? nshards : 1, sizeof *w->headers);
-	if (!w->shards || !w->headers)
-		goto oom;
-
 	for (size_t pi = 0; pi < tr->nprocesses; pi++) {
 		fw_process *p = &w->procs[pi];
 		const pt_trace_process *tp = &tr->processes[pi];
@@ -287,7 +275,7 @@ static int build_model(fw *w, char *err, size_t errlen)
 		p->start_ns = UINT64_MAX;
 		p->symtab = pt_symtab_new();
 		if (!p->symtab)
-			goto oom;
+			return -1;
 		for (int f = tp->first_file; f < tp->first_file + tp->nfiles; f++) {
 			const pt_trace_file *tf = &tr->files[f];
 			pt_file_header h;
@@ -295,9 +283,9 @@ static int build_model(fw *w, char *err, size_t errlen)
 			uint64_t t = first_time(tf->path, &h);
 			if (t && t < p->start_ns)
 				p->start_ns = t;
-			if (t && t < t0) {
-				t0 = t;
-				real0 = h.open.real_ns - h.open.mono_ns + t;
+			if (t && t < *t0) {
+				*t0 = t;
+				*real0 = h.open.real_ns - h.open.mono_ns + t;
 			}
 			if (!p->program && h.program[0])
 				p->program = strndup(h.program, sizeof h.program);
@@ -318,20 +306,21 @@ static int build_model(fw *w, char *err, size_t errlen)
 			w->nshards++;
 		}
 	}
-	if (w->nshards == 0) {
-		snprintf(err, errlen, "%s: no thread or GPU logs in this trace", w->o->dir);
-		return -1;
-	}
-	if (t0 == UINT64_MAX)
-		t0 = 0;
+	return 0;
+}
 
-	/* processes in order of birth: tasks 1..n; forked children after parents */
+/* Processes in order of birth (forked children after their parents), their
+ * shards in row order, each shard's header moved along with it. */
+static int sort_model(fw *w)
+{
 	fw_process *sorted = malloc(w->nprocs * sizeof *sorted);
 	size_t *pos = malloc(w->nprocs * sizeof *pos);
-	if (!sorted || !pos) {
+	pt_file_header *hdrs = malloc(w->nshards * sizeof *hdrs);
+	if (!sorted || !pos || !hdrs) {
 		free(sorted);
 		free(pos);
-		goto oom;
+		free(hdrs);
+		return -1;
 	}
 	memcpy(sorted, w->procs, w->nprocs * sizeof *sorted);
 	qsort(sorted, w->nprocs, sizeof *sorted, cmp_proc);
@@ -341,23 +330,25 @@ static int build_model(fw *w, char *err, size_t errlen)
 	free(sorted);
 	for (size_t i = 0; i < w->nshards; i++)
 		w->shards[i].process = pos[w->shards[i].process];
+	free(pos);
 	/* headers travel with their shard through the sort */
 	for (size_t i = 0; i < w->nshards; i++)
 		w->shards[i].header = &w->headers[i];
 	qsort(w->shards, w->nshards, sizeof *w->shards, cmp_shard);
-	pt_file_header *hdrs = malloc(w->nshards * sizeof *hdrs);
-	if (!hdrs) {
-		free(pos);
-		goto oom;
-	}
 	for (size_t i = 0; i < w->nshards; i++) {
 		hdrs[i] = *w->shards[i].header;
 		w->shards[i].header = &hdrs[i];
 	}
 	free(w->headers);
 	w->headers = hdrs;
-	free(pos);
+	return 0;
+}
 
+/* Parents; Paraver tasks (processes with at least one shard, in birth
+ * order: a task cannot have zero threads; the others keep task 0), and
+ * each shard's task, thread and row. */
+static void number_model(fw *w)
+{
 	for (size_t pi = 0; pi < w->nprocs; pi++) {
 		fw_process *p = &w->procs[pi];
 		p->info.index = pi;
@@ -366,8 +357,6 @@ static int build_model(fw *w, char *err, size_t errlen)
 				p->parent = p->info.parent = (int)q;
 		p->info.first_shard = SIZE_MAX;
 	}
-	/* Paraver tasks: processes with at least one shard, in birth order (a
-	 * task cannot have zero threads); the others keep task 0 */
 	unsigned row = 0, ntasks = 0;
 	for (size_t i = 0; i < w->nshards; i++) {
 		pt_shard_info *s = &w->shards[i];
@@ -385,6 +374,31 @@ static int build_model(fw *w, char *err, size_t errlen)
 	for (size_t pi = 0; pi < w->nprocs; pi++)
 		if (w->procs[pi].info.first_shard == SIZE_MAX)
 			w->procs[pi].info.first_shard = 0;
+}
+
+static int build_model(fw *w, char *err, size_t errlen)
+{
+	pt_trace *tr = w->trace;
+	w->nprocs = tr->nprocesses;
+	w->procs = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->procs);
+	size_t nshards = 0;
+	for (size_t i = 0; i < tr->nfiles; i++)
+		if (tr->files[i].kind == PT_FILE_THREAD || tr->files[i].kind == PT_FILE_GPU)
+			nshards++;
+	w->shards = calloc(nshards ? nshards : 1, sizeof *w->shards);
+	w->headers = calloc(nshards ? nshards : 1, sizeof *w->headers);
+	uint64_t t0 = UINT64_MAX, real0 = 0;
+	if (!w->procs || !w->shards || !w->headers || read_logs(w, &t0, &real0))
+		goto oom;
+	if (w->nshards == 0) {
+		snprintf(err, errlen, "%s: no thread or GPU logs in this trace", w->o->dir);
+		return -1;
+	}
+	if (t0 == UINT64_MAX)
+		t0 = 0;
+	if (sort_model(w))
+		goto oom;
+	number_model(w);
 	w->pinfo = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->pinfo);
 	if (!w->pinfo)
 		goto oom;
@@ -715,6 +729,114 @@ out:
 	return rc;
 }
 
+/* Every tool's init (process facts known so far are in ctx). */
+static int init_tools(fw *w, char *err, size_t errlen)
+{
+	for (size_t pi = 0; pi < w->nprocs; pi++) {
+		w->procs[pi].info.program = w->procs[pi].program ? w->procs[pi].program : "?";
+		w->procs[pi].info.exe = w->procs[pi].info.args = "";
+		w->pinfo[pi] = w->procs[pi].info;
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		char msg[512] = "";
+		if (!tool->init)
+			continue;
+		w->tool_state[t] = tool->init(&w->ctx, w->tools[t].options, msg, sizeof msg);
+		if (!w->tool_state[t]) {
+			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "init failed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The latest record of the run: its shards' last records, the processes'
+ * exits. */
+static uint64_t end_time(const fw *w)
+{
+	uint64_t tend = w->ctx.t0_ns;
+	for (size_t i = 0; i < w->nshards; i++)
+		if (w->last_ns[i] > tend)
+			tend = w->last_ns[i];
+	for (size_t pi = 0; pi < w->nprocs; pi++)
+		if (w->pinfo[pi].exit_ns > tend)
+			tend = w->pinfo[pi].exit_ns;
+	return tend;
+}
+
+/* After the shards: intervals, then every tool's finish, then results. */
+static int finish_tools(fw *w, char *err, size_t errlen)
+{
+	const pt_fw_options *o = w->o;
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (o->interval_ns && tool_has_intervals(tool) && combine_intervals(w, t)) {
+			snprintf(err, errlen, "tool %s: printing intervals failed", tool->name);
+			return -1;
+		}
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		char msg[512] = "";
+		if (tool->finish && tool->finish(w->tool_state[t], msg, sizeof msg)) {
+			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "failed");
+			return -1;
+		}
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (o->out && tool->print_results && tool->print_results(w->tool_state[t], o->out)) {
+			snprintf(err, errlen, "tool %s: printing results failed", tool->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Everything pt_fw_run made, the tools' states included. */
+static void fw_free(fw *w)
+{
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (w->snaps && tool && tool_has_intervals(tool))
+			for (size_t s = 0; s < w->nshards; s++) {
+				fw_snaps *sn = &w->snaps[t * w->nshards + s];
+				for (size_t i = 0; i < sn->n; i++)
+					tool->release_interval(w->tool_state[t], sn->v[i]);
+				free(sn->v);
+			}
+		if (w->tool_state && w->tool_state[t] && tool->destroy)
+			tool->destroy(w->tool_state[t]);
+	}
+	for (size_t pi = 0; pi < w->nprocs; pi++) {
+		fw_process *p = &w->procs[pi];
+		if (p->symtab)
+			pt_symtab_free(p->symtab);
+		free(p->local);
+		free(p->cache);
+		free(p->program);
+		free(p->exe);
+		free(p->args);
+	}
+	fw_funcs_free(&w->funcs);
+	free(w->procs);
+	free(w->pinfo);
+	free(w->shards);
+	free(w->headers);
+	free(w->order);
+	free(w->snaps);
+	free(w->last_ns);
+	free(w->tool_state);
+	free(w->error);
+	free(w->step);
+	if (w->trace)
+		pt_trace_free(w->trace);
+	pthread_mutex_destroy(&w->lock);
+	pt_workers_done_destroy(&w->done);
+	free(w);
+}
+
 int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_stats *stats,
 	      char *err, size_t errlen)
 {
@@ -733,7 +855,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	w->tool_state = calloc(ntools + 1, sizeof *w->tool_state);
 	if (!w->tool_state || fw_funcs_init(&w->funcs)) {
 		snprintf(err, errlen, "out of memory");
-		goto out_nofuncs;
+		goto out;
 	}
 	for (size_t t = 0; t < ntools; t++) {
 		if (!tools[t].tool || tools[t].tool->api_version != PT_TOOL_API_VERSION) {
@@ -757,58 +879,20 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	w->ctx.interval_ns = o->interval_ns;
 	w->ctx.output = o->output;
 	w->ctx.quiet = o->quiet;
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		w->procs[pi].info.program = w->procs[pi].program ? w->procs[pi].program : "?";
-		w->procs[pi].info.exe = w->procs[pi].info.args = "";
-		w->pinfo[pi] = w->procs[pi].info;
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		char msg[512] = "";
-		if (!tool->init)
-			continue;
-		w->tool_state[t] = tool->init(&w->ctx, tools[t].options, msg, sizeof msg);
-		if (!w->tool_state[t]) {
-			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "init failed");
-			goto out;
-		}
-	}
-	if (prepass(w))
-		goto fail;
+	if (init_tools(w, err, errlen))
+		goto out;
+	int failed = prepass(w);
 	double t_shards = now_s();
-	if (run_shards(w, nworkers))
-		goto fail;
+	if (!failed)
+		failed = run_shards(w, nworkers);
+	if (failed) {
+		snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
+		goto out;
+	}
 	t_shards = now_s() - t_shards;
-	uint64_t tend = w->ctx.t0_ns;
-	for (size_t i = 0; i < w->nshards; i++)
-		if (w->last_ns[i] > tend)
-			tend = w->last_ns[i];
-	for (size_t pi = 0; pi < w->nprocs; pi++)
-		if (w->pinfo[pi].exit_ns > tend)
-			tend = w->pinfo[pi].exit_ns;
-	w->ctx.t_end_ns = tend;
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		if (o->interval_ns && tool_has_intervals(tool) && combine_intervals(w, t)) {
-			snprintf(err, errlen, "tool %s: printing intervals failed", tool->name);
-			goto out;
-		}
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		char msg[512] = "";
-		if (tool->finish && tool->finish(w->tool_state[t], msg, sizeof msg)) {
-			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "failed");
-			goto out;
-		}
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		if (o->out && tool->print_results && tool->print_results(w->tool_state[t], o->out)) {
-			snprintf(err, errlen, "tool %s: printing results failed", tool->name);
-			goto out;
-		}
-	}
+	w->ctx.t_end_ns = end_time(w);
+	if (finish_tools(w, err, errlen))
+		goto out;
 	if (stats) {
 		stats->events = w->events;
 		stats->data_errors = w->data_errors;
@@ -820,48 +904,8 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		stats->seconds_total = now_s() - t_begin;
 	}
 	rc = 0;
-	goto out;
-fail:
-	snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
 out:
-	for (size_t t = 0; t < ntools; t++) {
-		if (w->snaps && tools[t].tool && tool_has_intervals(tools[t].tool))
-			for (size_t s = 0; s < w->nshards; s++) {
-				fw_snaps *sn = &w->snaps[t * w->nshards + s];
-				for (size_t i = 0; i < sn->n; i++)
-					tools[t].tool->release_interval(w->tool_state[t], sn->v[i]);
-				free(sn->v);
-			}
-		if (w->tool_state[t] && tools[t].tool->destroy)
-			tools[t].tool->destroy(w->tool_state[t]);
-	}
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		fw_process *p = &w->procs[pi];
-		if (p->symtab)
-			pt_symtab_free(p->symtab);
-		free(p->local);
-		free(p->cache);
-		free(p->program);
-		free(p->exe);
-		free(p->args);
-	}
-	fw_funcs_free(&w->funcs);
-out_nofuncs:
-	free(w->procs);
-	free(w->pinfo);
-	free(w->shards);
-	free(w->headers);
-	free(w->order);
-	free(w->snaps);
-	free(w->last_ns);
-	free(w->tool_state);
-	free(w->error);
-	free(w->step);
-	if (w->trace)
-		pt_trace_free(w->trace);
-	pthread_mutex_destroy(&w->lock);
-	pt_workers_done_destroy(&w->done);
-	free(w);
+	fw_free(w);
 	return rc;
 }
 

@@ -42,9 +42,9 @@ typedef struct pt_frame_at {
 
 /* How frames ended (the `how` of pop). */
 enum pt_call_end {
-	PT_CALL_RETURNED,    /* its EXIT record */
-	PT_CALL_UNWOUND,     /* closed by the EXIT of a frame below it */
-	PT_CALL_LOG_END,     /* still open when the log ended */
+	PT_CALL_RETURNED, /* its EXIT record */
+	PT_CALL_UNWOUND,  /* closed by the EXIT of a frame below it */
+	PT_CALL_LOG_END,  /* still open when the log ended */
 };
 
 typedef struct pt_callstack {
@@ -122,7 +122,7 @@ static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id)
 
 /* Any function record (id 0: ignored), with the tool's callbacks. */
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
-		       const pt_callstack_ops *ops, void *arg);
+                       const pt_callstack_ops *ops, void *arg);
 
 /* The log ended at t: every open frame closes there (PT_CALL_LOG_END). */
 void pt_callstack_end(pt_callstack *cs, uint64_t t, const pt_callstack_ops *ops, void *arg);

@@ -17,12 +17,12 @@ typedef struct pt_pc_cache {
 	struct {
 		uint64_t pc;
 		uint32_t id;
-	} *v;
+	} * v;
 	size_t cap, n;
 } pt_pc_cache;
 
 static inline uint32_t pt_pc_cache_func(pt_pc_cache *c, const pt_trace_ctx *ctx, size_t process,
-					uint64_t pc)
+                                        uint64_t pc)
 {
 	if (c->cap) {
 		for (size_t j = pt_mix64(pc) & (c->cap - 1); c->v[j].pc; j = (j + 1) & (c->cap - 1))

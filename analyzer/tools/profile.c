@@ -640,221 +640,273 @@ static void csv_str(FILE *o, const char *s)
 	fputc('"', o);
 }
 
-static int pf_print(void *tool, FILE *o)
+/* What every format prints from: totals and the order of the rows. */
+typedef struct pf_view {
+	uint64_t total, waiting, wait_kind[W_N];
+	size_t nthreads;
+	uint32_t *ids; /* functions called, by exclusive time */
+	size_t nids, nf_show, nl_show;
+	double tot; /* total, never 0: shares divide by it */
+} pf_view;
+
+static int view_prepare(pf_tool *pf, pf_view *v)
 {
-	pf_tool *pf = tool;
 	const pt_trace_ctx *ctx = pf->ctx;
-	if (ctx->quiet && pf->short_form)
-		return 0;
-	uint64_t total = 0, waiting = 0, wait_kind[W_N] = {0};
-	size_t nthreads = 0;
+	memset(v, 0, sizeof *v);
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		const tstat *t = &pf->t[i];
 		if (ctx->shards[i].kind != PT_FILE_THREAD || t->last < t->first)
 			continue;
-		nthreads++;
-		total += t->last - t->first;
+		v->nthreads++;
+		v->total += t->last - t->first;
 		for (int k = 0; k < W_N; k++) {
-			waiting += t->wait[k];
-			wait_kind[k] += t->wait[k];
+			v->waiting += t->wait[k];
+			v->wait_kind[k] += t->wait[k];
 		}
 	}
-	uint32_t *ids = malloc((pf->nf + 1) * sizeof *ids);
-	if (!ids)
+	v->ids = malloc((pf->nf + 1) * sizeof *v->ids);
+	if (!v->ids)
 		return -1;
-	size_t nids = 0;
 	for (uint32_t i = 1; i < pf->nf; i++)
 		if (pf->f[i].calls)
-			ids[nids++] = i;
+			v->ids[v->nids++] = i;
 	sort_pf = pf;
-	pt_qsort(ids, nids, sizeof *ids, cmp_func);
+	pt_qsort(v->ids, v->nids, sizeof *v->ids, cmp_func);
 	pt_qsort(pf->l, pf->nl, sizeof *pf->l, cmp_lockwait);
-	size_t nf_show = pf->top && pf->top < nids ? pf->top : nids;
-	size_t nl_show = pf->top && pf->top < pf->nl ? pf->top : pf->nl;
-	if (pf->short_form && nl_show > 5)
-		nl_show = 5;
-	double tot = total ? (double)total : 1.0;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], name[512];
+	v->nf_show = pf->top && pf->top < v->nids ? pf->top : v->nids;
+	v->nl_show = pf->top && pf->top < pf->nl ? pf->top : pf->nl;
+	if (pf->short_form && v->nl_show > 5)
+		v->nl_show = 5;
+	v->tot = v->total ? (double)v->total : 1.0;
+	return 0;
+}
 
-	if (pf->format == 2) { /* JSON: everything, no truncation */
-		fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [", (unsigned long long)total);
-		for (size_t i = 0; i < nids; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fprintf(o, "%s\n  {\"name\": ", i ? "," : "");
-			json_str(o, fi->name);
-			fputs(", \"file\": ", o);
-			json_str(o, fi->file);
-			fprintf(o, ", \"line\": %u, \"calls\": %llu, \"incl_ns\": %llu, \"incl_mean_ns\": %llu, "
-				   "\"incl_max_ns\": %llu, \"excl_ns\": %llu, \"excl_mean_ns\": %llu, "
-				   "\"excl_max_ns\": %llu, \"share\": %.6f}",
-				fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
-				(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-				(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-				(unsigned long long)x->excl_max, (double)x->excl / tot);
-		}
-		fputs("\n ],\n \"locks\": [", o);
-		for (size_t i = 0; i < pf->nl; i++) {
-			const lstat *l = &pf->l[i];
-			fprintf(o, "%s\n  {\"kind\": \"%s\", \"address\": \"0x%llx\", \"pid\": %u, "
-				   "\"acquisitions\": %llu, \"contended\": %llu, \"failed\": %llu, "
-				   "\"wait_ns\": %llu, \"wait_max_ns\": %llu, \"top_waiter\": ",
-				i ? "," : "", what_name(l->what), (unsigned long long)l->addr, l->pid,
-				(unsigned long long)l->acq, (unsigned long long)l->contended,
-				(unsigned long long)l->failed, (unsigned long long)l->wait,
-				(unsigned long long)l->wait_max);
-			json_str(o, func_name(pf, top_caller(l)));
-			fputc('}', o);
-		}
-		fputs("\n ],\n \"threads\": [", o);
-		int first = 1;
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			const pt_shard_info *s = &ctx->shards[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			fprintf(o, "%s\n  {\"pid\": %u, \"tid\": %u, \"kind\": \"%s\", \"name\": ",
-				first ? "" : ",", s->pid, s->tid, s->kind == PT_FILE_GPU ? "gpu" : "thread");
-			first = 0;
-			thread_label(pf, t, name, sizeof name);
-			json_str(o, name);
-			fprintf(o, ", \"start_ns\": %llu, \"lifetime_ns\": %llu, \"running_ns\": %llu, "
-				   "\"wait_lock_ns\": %llu, \"wait_cond_ns\": %llu, \"wait_join_ns\": %llu, "
-				   "\"wait_barrier_ns\": %llu, \"events\": %llu}",
-				(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
-				(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-				(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-				(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
-				(unsigned long long)t->events);
-		}
-		fputs("\n ]\n}\n", o);
-		free(ids);
-		return 0;
-	}
-	if (pf->format == 1) { /* CSV: one table per section, first column names it */
-		fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
-		      "excl_max_ns,share\n",
-		      o);
-		for (size_t i = 0; i < nids; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fputs("function,", o);
-			csv_str(o, fi->name);
-			fputc(',', o);
-			csv_str(o, fi->file);
-			fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n", fi->line,
-				(unsigned long long)x->calls, (unsigned long long)x->incl,
-				(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-				(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-				(unsigned long long)x->excl_max, (double)x->excl / tot);
-		}
-		fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_waiter\n",
-		      o);
-		for (size_t i = 0; i < pf->nl; i++) {
-			const lstat *l = &pf->l[i];
-			fprintf(o, "lock,%s,0x%llx,%u,%llu,%llu,%llu,%llu,%llu,", what_name(l->what),
-				(unsigned long long)l->addr, l->pid, (unsigned long long)l->acq,
-				(unsigned long long)l->contended, (unsigned long long)l->failed,
-				(unsigned long long)l->wait, (unsigned long long)l->wait_max);
-			csv_str(o, func_name(pf, top_caller(l)));
-			fputc('\n', o);
-		}
-		fputs("\ntable,pid,tid,name,start_ns,lifetime_ns,running_ns,wait_lock_ns,wait_cond_ns,"
-		      "wait_join_ns,wait_barrier_ns,events\n",
-		      o);
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			const pt_shard_info *s = &ctx->shards[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			thread_label(pf, t, name, sizeof name);
-			fprintf(o, "thread,%u,%u,", s->pid, s->tid);
-			csv_str(o, name);
-			fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-				(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
-				(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-				(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-				(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
-				(unsigned long long)t->events);
-		}
-		free(ids);
-		return 0;
-	}
+/* A thread's lifetime and the time it waited. */
+static void thread_times(const tstat *t, uint64_t *life, uint64_t *wait)
+{
+	*life = t->last > t->first ? t->last - t->first : 0;
+	*wait = 0;
+	for (int k = 0; k < W_N; k++)
+		*wait += t->wait[k];
+}
 
-	/* text: columns of 8 after the name; the name takes what is left */
-	unsigned width = term_width(o);
-	unsigned nw = width > 70 + 12 ? width - 70 : 12;
-	if (nw > 60)
-		nw = 60;
+/* JSON: everything, no truncation. */
+static void print_json(pf_tool *pf, const pf_view *v, FILE *o)
+{
+	const pt_trace_ctx *ctx = pf->ctx;
+	char name[512];
+	fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [", (unsigned long long)v->total);
+	for (size_t i = 0; i < v->nids; i++) {
+		const fstat *x = &pf->f[v->ids[i]];
+		const pt_func_info *fi = pt_ctx_func_info(ctx, v->ids[i]);
+		fprintf(o, "%s\n  {\"name\": ", i ? "," : "");
+		json_str(o, fi->name);
+		fputs(", \"file\": ", o);
+		json_str(o, fi->file);
+		fprintf(o, ", \"line\": %u, \"calls\": %llu, \"incl_ns\": %llu, \"incl_mean_ns\": %llu, "
+			   "\"incl_max_ns\": %llu, \"excl_ns\": %llu, \"excl_mean_ns\": %llu, "
+			   "\"excl_max_ns\": %llu, \"share\": %.6f}",
+			fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
+			(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
+			(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
+			(unsigned long long)x->excl_max, (double)x->excl / v->tot);
+	}
+	fputs("\n ],\n \"locks\": [", o);
+	for (size_t i = 0; i < pf->nl; i++) {
+		const lstat *l = &pf->l[i];
+		fprintf(o, "%s\n  {\"kind\": \"%s\", \"address\": \"0x%llx\", \"pid\": %u, "
+			   "\"acquisitions\": %llu, \"contended\": %llu, \"failed\": %llu, "
+			   "\"wait_ns\": %llu, \"wait_max_ns\": %llu, \"top_waiter\": ",
+			i ? "," : "", what_name(l->what), (unsigned long long)l->addr, l->pid,
+			(unsigned long long)l->acq, (unsigned long long)l->contended,
+			(unsigned long long)l->failed, (unsigned long long)l->wait,
+			(unsigned long long)l->wait_max);
+		json_str(o, func_name(pf, top_caller(l)));
+		fputc('}', o);
+	}
+	fputs("\n ],\n \"threads\": [", o);
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		const tstat *t = &pf->t[i];
+		const pt_shard_info *s = &ctx->shards[i];
+		uint64_t life, w;
+		thread_times(t, &life, &w);
+		fprintf(o, "%s\n  {\"pid\": %u, \"tid\": %u, \"kind\": \"%s\", \"name\": ", i ? "," : "",
+			s->pid, s->tid, s->kind == PT_FILE_GPU ? "gpu" : "thread");
+		thread_label(pf, t, name, sizeof name);
+		json_str(o, name);
+		fprintf(o, ", \"start_ns\": %llu, \"lifetime_ns\": %llu, \"running_ns\": %llu, "
+			   "\"wait_lock_ns\": %llu, \"wait_cond_ns\": %llu, \"wait_join_ns\": %llu, "
+			   "\"wait_barrier_ns\": %llu, \"events\": %llu}",
+			(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
+			(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
+			(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
+			(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
+			(unsigned long long)t->events);
+	}
+	fputs("\n ]\n}\n", o);
+}
+
+/* CSV: one table per section, the first column names it. */
+static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
+{
+	const pt_trace_ctx *ctx = pf->ctx;
+	char name[512];
+	fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
+	      "excl_max_ns,share\n",
+	      o);
+	for (size_t i = 0; i < v->nids; i++) {
+		const fstat *x = &pf->f[v->ids[i]];
+		const pt_func_info *fi = pt_ctx_func_info(ctx, v->ids[i]);
+		fputs("function,", o);
+		csv_str(o, fi->name);
+		fputc(',', o);
+		csv_str(o, fi->file);
+		fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n", fi->line,
+			(unsigned long long)x->calls, (unsigned long long)x->incl,
+			(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
+			(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
+			(unsigned long long)x->excl_max, (double)x->excl / v->tot);
+	}
+	fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_waiter\n",
+	      o);
+	for (size_t i = 0; i < pf->nl; i++) {
+		const lstat *l = &pf->l[i];
+		fprintf(o, "lock,%s,0x%llx,%u,%llu,%llu,%llu,%llu,%llu,", what_name(l->what),
+			(unsigned long long)l->addr, l->pid, (unsigned long long)l->acq,
+			(unsigned long long)l->contended, (unsigned long long)l->failed,
+			(unsigned long long)l->wait, (unsigned long long)l->wait_max);
+		csv_str(o, func_name(pf, top_caller(l)));
+		fputc('\n', o);
+	}
+	fputs("\ntable,pid,tid,name,start_ns,lifetime_ns,running_ns,wait_lock_ns,wait_cond_ns,"
+	      "wait_join_ns,wait_barrier_ns,events\n",
+	      o);
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		const tstat *t = &pf->t[i];
+		const pt_shard_info *s = &ctx->shards[i];
+		uint64_t life, w;
+		thread_times(t, &life, &w);
+		thread_label(pf, t, name, sizeof name);
+		fprintf(o, "thread,%u,%u,", s->pid, s->tid);
+		csv_str(o, name);
+		fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+			(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
+			(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
+			(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
+			(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
+			(unsigned long long)t->events);
+	}
+}
+
+static void text_summary(const pf_view *v, FILE *o)
+{
+	char a[32], b[32], c[32];
+	uint64_t total = v->total, waiting = v->waiting;
+	double tot = v->tot;
 	fmt_dur(a, sizeof a, total);
 	fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
 	fmt_dur(c, sizeof c, waiting);
 	fprintf(o, "\nProfile: %zu threads, %s of thread time\n  running %s (%.1f%%), waiting %s"
 		   " (%.1f%%): locks %.1f%%, conds %.1f%%, joins %.1f%%, barriers %.1f%%\n",
-		nthreads, a, b, 100.0 * (double)(total - (waiting < total ? waiting : total)) / tot, c,
-		100.0 * (double)waiting / tot, 100.0 * (double)wait_kind[W_LOCK] / tot,
-		100.0 * (double)wait_kind[W_COND] / tot, 100.0 * (double)wait_kind[W_JOIN] / tot,
-		100.0 * (double)wait_kind[W_BARRIER] / tot);
-	if (nids) {
-		fprintf(o, "\nFunctions by exclusive time (%zu of %zu)\n", nf_show, nids);
-		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %6s\n", (int)nw, "function", "calls",
-			"incl", "mean", "max", "excl", "mean", "max", "%time");
-		for (size_t i = 0; i < nf_show; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fit(name, sizeof name, fi->name, nw);
-			fmt_dur(a, sizeof a, x->incl);
-			fmt_dur(b, sizeof b, x->incl / x->calls);
-			fmt_dur(c, sizeof c, x->incl_max);
-			fmt_dur(d, sizeof d, x->excl);
-			fmt_dur(e, sizeof e, x->excl / x->calls);
-			fmt_dur(f, sizeof f, x->excl_max);
-			fprintf(o, "%-*s %8llu %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name,
-				(unsigned long long)x->calls, a, b, c, d, e, f,
-				100.0 * (double)x->excl / tot);
-		}
+		v->nthreads, a, b, 100.0 * (double)(total - (waiting < total ? waiting : total)) / tot,
+		c, 100.0 * (double)waiting / tot, 100.0 * (double)v->wait_kind[W_LOCK] / tot,
+		100.0 * (double)v->wait_kind[W_COND] / tot, 100.0 * (double)v->wait_kind[W_JOIN] / tot,
+		100.0 * (double)v->wait_kind[W_BARRIER] / tot);
+}
+
+static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], name[512];
+	if (!v->nids)
+		return;
+	fprintf(o, "\nFunctions by exclusive time (%zu of %zu)\n", v->nf_show, v->nids);
+	fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %6s\n", (int)nw, "function", "calls", "incl",
+		"mean", "max", "excl", "mean", "max", "%time");
+	for (size_t i = 0; i < v->nf_show; i++) {
+		const fstat *x = &pf->f[v->ids[i]];
+		const pt_func_info *fi = pt_ctx_func_info(pf->ctx, v->ids[i]);
+		fit(name, sizeof name, fi->name, nw);
+		fmt_dur(a, sizeof a, x->incl);
+		fmt_dur(b, sizeof b, x->incl / x->calls);
+		fmt_dur(c, sizeof c, x->incl_max);
+		fmt_dur(d, sizeof d, x->excl);
+		fmt_dur(e, sizeof e, x->excl / x->calls);
+		fmt_dur(f, sizeof f, x->excl_max);
+		fprintf(o, "%-*s %8llu %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name,
+			(unsigned long long)x->calls, a, b, c, d, e, f, 100.0 * (double)x->excl / v->tot);
 	}
-	if (pf->nl) {
-		fprintf(o, "\nLocks by wait time (%zu of %zu)\n", nl_show, pf->nl);
-		unsigned lw = nw > 22 ? nw - 8 : 14;
-		fprintf(o, "%-10s %-18s %8s %8s %8s %8s %8s  %s\n", "kind", "object", "acquired",
-			"contend", "wait", "mean", "max", "waited most in");
-		for (size_t i = 0; i < nl_show; i++) {
-			const lstat *l = &pf->l[i];
-			fmt_dur(a, sizeof a, l->wait);
-			fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
-			fmt_dur(c, sizeof c, l->wait_max);
-			snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
-			fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
-			fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
-				(unsigned long long)l->acq, (unsigned long long)l->contended, a, b, c,
-				name);
-		}
+}
+
+static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
+{
+	char a[32], b[32], c[32], g[32], name[512];
+	if (!pf->nl)
+		return;
+	fprintf(o, "\nLocks by wait time (%zu of %zu)\n", v->nl_show, pf->nl);
+	unsigned lw = nw > 22 ? nw - 8 : 14;
+	fprintf(o, "%-10s %-18s %8s %8s %8s %8s %8s  %s\n", "kind", "object", "acquired", "contend",
+		"wait", "mean", "max", "waited most in");
+	for (size_t i = 0; i < v->nl_show; i++) {
+		const lstat *l = &pf->l[i];
+		fmt_dur(a, sizeof a, l->wait);
+		fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
+		fmt_dur(c, sizeof c, l->wait_max);
+		snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
+		fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
+		fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
+			(unsigned long long)l->acq, (unsigned long long)l->contended, a, b, c, name);
 	}
-	if (!pf->short_form) {
-		fprintf(o, "\nThreads\n%-*s %10s %8s %8s %8s %8s %8s %6s\n", (int)nw, "thread", "lifetime",
-			"running", "locks", "conds", "joins", "barrier", "%wait");
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			char label[256];
-			thread_label(pf, t, label, sizeof label);
-			fit(name, sizeof name, label, nw);
-			fmt_dur(a, sizeof a, life);
-			fmt_dur(b, sizeof b, life > w ? life - w : 0);
-			fmt_dur(c, sizeof c, t->wait[W_LOCK]);
-			fmt_dur(d, sizeof d, t->wait[W_COND]);
-			fmt_dur(e, sizeof e, t->wait[W_JOIN]);
-			fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
-			fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e,
-				f, life ? 100.0 * (double)w / (double)life : 0.0);
-		}
+}
+
+static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
+{
+	const pt_trace_ctx *ctx = pf->ctx;
+	char a[32], b[32], c[32], d[32], e[32], f[32], name[512];
+	fprintf(o, "\nThreads\n%-*s %10s %8s %8s %8s %8s %8s %6s\n", (int)nw, "thread", "lifetime",
+		"running", "locks", "conds", "joins", "barrier", "%wait");
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		const tstat *t = &pf->t[i];
+		uint64_t life, w;
+		thread_times(t, &life, &w);
+		char label[256];
+		thread_label(pf, t, label, sizeof label);
+		fit(name, sizeof name, label, nw);
+		fmt_dur(a, sizeof a, life);
+		fmt_dur(b, sizeof b, life > w ? life - w : 0);
+		fmt_dur(c, sizeof c, t->wait[W_LOCK]);
+		fmt_dur(d, sizeof d, t->wait[W_COND]);
+		fmt_dur(e, sizeof e, t->wait[W_JOIN]);
+		fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
+		fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e, f,
+			life ? 100.0 * (double)w / (double)life : 0.0);
 	}
-	free(ids);
+}
+
+static int pf_print(void *tool, FILE *o)
+{
+	pf_tool *pf = tool;
+	if (pf->ctx->quiet && pf->short_form)
+		return 0;
+	pf_view v;
+	if (view_prepare(pf, &v))
+		return -1;
+	if (pf->format == 2) {
+		print_json(pf, &v, o);
+	} else if (pf->format == 1) {
+		print_csv(pf, &v, o);
+	} else {
+		/* columns of 8 after the name; the name takes what is left */
+		unsigned width = term_width(o);
+		unsigned nw = width > 70 + 12 ? width - 70 : 12;
+		if (nw > 60)
+			nw = 60;
+		text_summary(&v, o);
+		text_functions(pf, &v, nw, o);
+		text_locks(pf, &v, nw, o);
+		if (!pf->short_form)
+			text_threads(pf, nw, o);
+	}
+	free(v.ids);
 	return 0;
 }
 

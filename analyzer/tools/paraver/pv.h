@@ -27,7 +27,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 
-/* Extrae's numbering (../shared/PARAVER.md) and ours. */
+/* Extrae's numbering (its merger's labels.h and events.h) and ours. */
 enum {
 	PV_STATE_IDLE = 0,
 	PV_STATE_RUNNING = 1,
