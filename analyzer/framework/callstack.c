@@ -16,6 +16,12 @@ void pt_callstack_free(pt_callstack *cs)
 	memset(cs, 0, sizeof *cs);
 }
 
+/* fast_limit, which keeps the inline paths off while a landing waits */
+static void open_fast_paths(pt_callstack *cs)
+{
+	cs->fast_limit = cs->landing ? 0 : cs->cap;
+}
+
 static int grow(pt_callstack *cs)
 {
 	size_t ncap = cs->cap ? cs->cap * 2 : 64;
@@ -28,7 +34,7 @@ static int grow(pt_callstack *cs)
 		return -1;
 	cs->at = at;
 	cs->cap = ncap;
-	cs->fast_limit = ncap;
+	open_fast_paths(cs);
 	return 0;
 }
 
@@ -63,9 +69,26 @@ static long innermost(const pt_callstack *cs, uint32_t id)
 	return -1;
 }
 
+/* The landing frame's EXIT was its return after all: it ends then. */
+static void close_landing(pt_callstack *cs, const pt_callstack_ops *ops, void *arg)
+{
+	cs->landing = 0;
+	open_fast_paths(cs);
+	pop(cs, 1, cs->landing_t, PT_CALL_RETURNED, ops, arg);
+}
+
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
                        const pt_callstack_ops *ops, void *arg)
 {
+	if (cs->landing) {
+		if (enter && id == cs->ids[cs->landing - 1]) {
+			/* a longjmp landed in it: the same call goes on */
+			cs->landing = 0;
+			open_fast_paths(cs);
+			return;
+		}
+		close_landing(cs, ops, arg);
+	}
 	if (!id)
 		return;
 	if (enter) {
@@ -75,11 +98,34 @@ void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
 	long i = innermost(cs, id);
 	if (i < 0)
 		return; /* its entry predates the log */
-	size_t n = cs->depth - (size_t)i;
-	pop(cs, n, t, n == 1 ? PT_CALL_RETURNED : PT_CALL_UNWOUND, ops, arg);
+	size_t above = cs->depth - 1 - (size_t)i;
+	if (!above) {
+		pop(cs, 1, t, PT_CALL_RETURNED, ops, arg);
+		return;
+	}
+	pop(cs, above, t, PT_CALL_UNWOUND, ops, arg);
+	cs->landing = cs->depth;
+	cs->landing_t = t;
+	open_fast_paths(cs);
+}
+
+void pt_callstack_record_slow(pt_callstack *cs, const pt_event *ev, const pt_callstack_ops *ops,
+                              void *arg)
+{
+	switch (ev->kind) {
+	case PT_REC_TIME: /* what may come between a landing's two hooks */
+	case PT_REC_COUNTERS:
+	case PT_REC_COUNTER_VALUE:
+	case PT_REC_SAMPLE:
+		return;
+	default:
+		close_landing(cs, ops, arg);
+	}
 }
 
 void pt_callstack_end(pt_callstack *cs, uint64_t t, const pt_callstack_ops *ops, void *arg)
 {
+	if (cs->landing)
+		close_landing(cs, ops, arg);
 	pop(cs, cs->depth, t, PT_CALL_LOG_END, ops, arg);
 }

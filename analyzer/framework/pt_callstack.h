@@ -8,17 +8,29 @@
  *   - an ENTER opens a frame (a call) on top of the stack;
  *   - an EXIT of the innermost frame's function closes it (a return);
  *   - an EXIT of a function further down closes every frame above its
- *     innermost frame, then that frame, all at the EXIT's time (frames a
- *     longjmp skipped, an exception through a frame without exit hook);
+ *     innermost frame at the EXIT's time (frames a longjmp skipped, or an
+ *     exception through frames without exit hook: PT_CALL_UNWOUND). If the
+ *     next function record is an ENTER of that same function, that is the
+ *     pass's report of a longjmp landing in it ("exit f, enter f" right
+ *     after setjmp returned again, docs/ABI.md): the frame stays open, the
+ *     call goes on, and the ENTER is no new call. Otherwise the frame
+ *     closed at the EXIT's time. Records other than function records do
+ *     not decide, but close it first (except those that may come between
+ *     the two hooks: TIME, COUNTERS, COUNTER_VALUE, SAMPLE);
  *   - an EXIT that matches no open frame is ignored (its entry predates
  *     the log);
  *   - records of function id 0 (nothing names the function) are ignored;
  *   - frames still open when the log ends close at its last record.
+ * A longjmp that lands in the innermost traced frame (jumping from code
+ * without hooks) shows as a plain "exit f, enter f", which a log cannot
+ * tell from a return and a new call: it counts as one.
  *
  * Cost: the common records (an entry, an exit of the innermost frame) take
  * pt_callstack_step(), inline, a few instructions with the same work for
  * an entry and an exit; the rest goes through pt_callstack_func(), which
- * reports what happened through the tool's callbacks. A frame is ids[i]
+ * reports what happened through the tool's callbacks; every other record
+ * goes through pt_callstack_record(), a test and a store unless something
+ * waits for it. A frame is ids[i]
  * (its function) and, for tools that read them, at[i] (entry time and a
  * word of the tool's own); a closed frame stays readable just above depth
  * until a later entry reuses its slot.
@@ -51,9 +63,15 @@ typedef struct pt_callstack {
 	uint32_t *ids;   /* analyzer function id of each frame, outermost first */
 	pt_frame_at *at; /* same index: set by pt_callstack_func and _step_timed */
 	size_t depth;
-	/* pt_callstack_step works while depth < fast_limit (= cap) */
+	/* the inline paths work while depth < fast_limit: cap, or 0 while a
+	 * landing waits for its re-entry */
 	size_t fast_limit;
 	size_t cap;
+	/* A landing: the innermost frame's EXIT came after frames above it;
+	 * the next function record says whether it was a longjmp landing
+	 * (frame landing - 1 goes on) or a return (it ends at landing_t). */
+	size_t landing;
+	uint64_t landing_t;
 	int oom; /* an entry was dropped for want of memory */
 } pt_callstack;
 
@@ -123,6 +141,18 @@ static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id)
 /* Any function record (id 0: ignored), with the tool's callbacks. */
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
                        const pt_callstack_ops *ops, void *arg);
+
+void pt_callstack_record_slow(pt_callstack *cs, const pt_event *ev, const pt_callstack_ops *ops,
+                              void *arg);
+
+/* Every record that is not a function record, before the tool handles it:
+ * a frame waiting since a landing closes first. */
+static inline void pt_callstack_record(pt_callstack *cs, const pt_event *ev,
+                                       const pt_callstack_ops *ops, void *arg)
+{
+	if (cs->landing)
+		pt_callstack_record_slow(cs, ev, ops, arg);
+}
 
 /* The log ended at t: every open frame closes there (PT_CALL_LOG_END). */
 void pt_callstack_end(pt_callstack *cs, uint64_t t, const pt_callstack_ops *ops, void *arg);

@@ -309,6 +309,7 @@ static int ct_shard_event(void *state, const pt_event *ev)
 		s->last_kind = kind;
 		return 0;
 	}
+	pt_callstack_record(&s->calls, ev, &ct_calls, s);
 	if (kind == PT_REC_COUNTERS) {
 		rc = add_counters(s, ev);
 		s->count_depth = SIZE_MAX;

@@ -314,6 +314,7 @@ static int pf_shard_event(void *st, const pt_event *ev)
 			return snprintf(s->err, sizeof s->err, "out of memory"), -1;
 		return 0;
 	}
+	pt_callstack_record(&s->calls, ev, &pf_calls, s);
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);

@@ -264,6 +264,7 @@ int tl_shard_event(void *st, const pt_event *ev)
 			slice_end(s, t);
 		goto out;
 	}
+	pt_callstack_record(&s->calls, ev, &tl_calls, s);
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);

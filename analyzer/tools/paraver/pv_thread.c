@@ -322,15 +322,15 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 {
 	pv_thread *c = s->core;
 	uint64_t t = ev->time_ns;
-	switch (ev->kind) {
-	case PT_REC_FUNC_ENTER_PC:
-	case PT_REC_FUNC_EXIT_PC: {
+	if (ev->kind == PT_REC_FUNC_ENTER_PC || ev->kind == PT_REC_FUNC_EXIT_PC) {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
 		if (pc)
 			pv_thread_func(s, t, pt_func_lookup_pc(&c->fl, pc->pc),
 			               ev->kind == PT_REC_FUNC_ENTER_PC);
-		break;
+		return;
 	}
+	pt_callstack_record(&c->calls, ev, &pv_calls, s);
+	switch (ev->kind) {
 	case PT_REC_THREAD_START:
 	case PT_REC_THREAD_END:
 	case PT_REC_THREAD_NAME:
