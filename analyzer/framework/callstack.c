@@ -80,6 +80,7 @@ static void close_landing(pt_callstack *cs, const pt_callstack_ops *ops, void *a
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
                        const pt_callstack_ops *ops, void *arg)
 {
+	cs->last_t = t;
 	if (cs->landing) {
 		if (enter && id == cs->ids[cs->landing - 1]) {
 			/* a longjmp landed in it: the same call goes on */
@@ -118,6 +119,15 @@ void pt_callstack_record_slow(pt_callstack *cs, const pt_event *ev, const pt_cal
 	case PT_REC_COUNTER_VALUE:
 	case PT_REC_SAMPLE:
 		return;
+	case PT_REC_LOST: {
+		const pt_rec_lost *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lost);
+		if (l && l->reason == PT_LOST_REENTRANT)
+			return; /* a signal handler's records: the thread's own are all there */
+		if (cs->landing)
+			close_landing(cs, ops, arg);
+		pop(cs, cs->depth, cs->last_t, PT_CALL_CUT, ops, arg);
+		return;
+	}
 	default:
 		close_landing(cs, ops, arg);
 	}

@@ -20,6 +20,11 @@
  *   - an EXIT that matches no open frame is ignored (its entry predates
  *     the log);
  *   - records of function id 0 (nothing names the function) are ignored;
+ *   - a LOST record of data the runtime could not write (disk full, no
+ *     memory, size limit) cuts every open frame: each ends at the last
+ *     record before the gap (PT_CALL_CUT; how long it really ran is
+ *     unknown), and the exits that come after the gap find no frame. A
+ *     signal handler's dropped events (reason reentrant) cut nothing;
  *   - frames still open when the log ends close at its last record.
  * A longjmp that lands in the innermost traced frame (jumping from code
  * without hooks) shows as a plain "exit f, enter f", which a log cannot
@@ -57,6 +62,7 @@ enum pt_call_end {
 	PT_CALL_RETURNED, /* its EXIT record */
 	PT_CALL_UNWOUND,  /* closed by the EXIT of a frame below it */
 	PT_CALL_LOG_END,  /* still open when the log ended */
+	PT_CALL_CUT,      /* open when data was lost: ended at the gap, duration unknown */
 };
 
 typedef struct pt_callstack {
@@ -72,7 +78,8 @@ typedef struct pt_callstack {
 	 * (frame landing - 1 goes on) or a return (it ends at landing_t). */
 	size_t landing;
 	uint64_t landing_t;
-	int oom; /* an entry was dropped for want of memory */
+	uint64_t last_t; /* the last record's time (TIME records aside): a gap starts there */
+	int oom;         /* an entry was dropped for want of memory */
 } pt_callstack;
 
 /* Either callback may be NULL. */
@@ -91,7 +98,7 @@ void pt_callstack_free(pt_callstack *cs);
  * with room on the stack. Returns 1 when done (the stack moved by one;
  * the caller does its own work for that frame), 0 when the record needs
  * pt_callstack_func. Leaves at[] alone: for tools that read no times. */
-static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter)
+static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter, uint64_t t)
 {
 	size_t d = cs->depth;
 	if (d >= cs->fast_limit)
@@ -102,6 +109,7 @@ static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter)
 		return 0;
 	cs->ids[d] = id; /* an exit writes the slot above the frame it closes: harmless */
 	cs->depth = d + 2 * (size_t)enter - 1;
+	cs->last_t = t;
 	return 1;
 }
 
@@ -109,7 +117,7 @@ static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter)
 static inline int pt_callstack_step_timed(pt_callstack *cs, uint32_t id, int enter, uint64_t t)
 {
 	size_t d = cs->depth;
-	if (!pt_callstack_step(cs, id, enter))
+	if (!pt_callstack_step(cs, id, enter, t))
 		return 0;
 	cs->at[d] = (pt_frame_at){t, 0};
 	return 1;
@@ -125,16 +133,18 @@ static inline int pt_callstack_enter_fast(pt_callstack *cs, uint32_t id, uint64_
 	cs->ids[d] = id;
 	cs->at[d] = (pt_frame_at){t, 0};
 	cs->depth = d + 1;
+	cs->last_t = t;
 	return 1;
 }
 
-static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id)
+static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id, uint64_t t)
 {
 	size_t d = cs->depth;
 	/* d - 1 wraps at depth 0 */
 	if (d - 1 >= cs->fast_limit || cs->ids[d - 1] != id)
 		return 0;
 	cs->depth = d - 1;
+	cs->last_t = t;
 	return 1;
 }
 
@@ -146,12 +156,14 @@ void pt_callstack_record_slow(pt_callstack *cs, const pt_event *ev, const pt_cal
                               void *arg);
 
 /* Every record that is not a function record, before the tool handles it:
- * a frame waiting since a landing closes first. */
+ * a frame waiting since a landing closes first, a LOST record cuts. */
 static inline void pt_callstack_record(pt_callstack *cs, const pt_event *ev,
                                        const pt_callstack_ops *ops, void *arg)
 {
-	if (cs->landing)
+	if (cs->landing || ev->kind == PT_REC_LOST)
 		pt_callstack_record_slow(cs, ev, ops, arg);
+	if (ev->kind != PT_REC_TIME)
+		cs->last_t = ev->time_ns;
 }
 
 /* The log ended at t: every open frame closes there (PT_CALL_LOG_END). */

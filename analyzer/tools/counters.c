@@ -134,7 +134,7 @@ static inline int stack_func(ct_shard *s, const pt_event *ev)
 	int enter;
 	uint32_t fid = pt_event_func(ev, &s->fl, &enter);
 	s->count_depth = s->calls.depth;
-	if (!pt_callstack_step(&s->calls, fid, enter)) {
+	if (!pt_callstack_step(&s->calls, fid, enter, ev->time_ns)) {
 		pt_callstack_func(&s->calls, fid, enter, ev->time_ns, &ct_calls, s);
 		if (s->calls.oom)
 			return -1;

@@ -32,7 +32,20 @@
 
 typedef struct fstat {
 	uint64_t calls, incl, incl_max, excl, excl_max;
+	uint64_t cut; /* calls cut by lost data: counted, not timed */
 } fstat;
+
+/* Calls whose times are known: the means divide by them. */
+static inline uint64_t timed_calls(const fstat *x)
+{
+	return x->calls > x->cut ? x->calls - x->cut : 0;
+}
+
+static inline uint64_t mean(uint64_t total, const fstat *x)
+{
+	uint64_t n = timed_calls(x);
+	return n ? total / n : 0;
+}
 
 typedef struct caller_wait {
 	uint32_t id;
@@ -154,11 +167,21 @@ static void calls_push(void *arg, pt_callstack *cs)
 	call_begins(arg, cs->ids[cs->depth - 1]);
 }
 
+/* Frame i was open when data was lost: how long it ran is unknown. */
+static void call_cut(pf_shard *s, pt_callstack *cs, size_t i)
+{
+	uint32_t id = cs->ids[i];
+	s->active[id]--;
+	s->f[id].cut++;
+}
+
 static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
-	(void)how;
 	for (size_t i = cs->depth + n; i-- > cs->depth;)
-		call_ends(arg, cs, i, t);
+		if (how == PT_CALL_CUT)
+			call_cut(arg, cs, i);
+		else
+			call_ends(arg, cs, i, t);
 }
 
 static const pt_callstack_ops pf_calls = {calls_push, calls_pop};
@@ -171,7 +194,7 @@ static void func_record(pf_shard *s, uint32_t id, int enter, uint64_t t)
 			call_begins(s, id);
 			return;
 		}
-	} else if (pt_callstack_exit_fast(cs, id)) {
+	} else if (pt_callstack_exit_fast(cs, id, t)) {
 		call_ends(s, cs, cs->depth, t);
 		return;
 	}
@@ -458,6 +481,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (size_t i = 0; i < s->nf && i < pf->nf; i++) {
 		fstat *a = &pf->f[i], *b = &s->f[i];
 		a->calls += b->calls;
+		a->cut += b->cut;
 		a->incl += b->incl;
 		a->excl += b->excl;
 		if (b->incl_max > a->incl_max)
@@ -706,11 +730,12 @@ static void print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		json_str(o, fi->file);
 		fprintf(o, ", \"line\": %u, \"calls\": %llu, \"incl_ns\": %llu, \"incl_mean_ns\": %llu, "
 			   "\"incl_max_ns\": %llu, \"excl_ns\": %llu, \"excl_mean_ns\": %llu, "
-			   "\"excl_max_ns\": %llu, \"share\": %.6f}",
+			   "\"excl_max_ns\": %llu, \"share\": %.6f, \"cut_calls\": %llu}",
 			fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
-			(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-			(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-			(unsigned long long)x->excl_max, (double)x->excl / v->tot);
+			(unsigned long long)mean(x->incl, x), (unsigned long long)x->incl_max,
+			(unsigned long long)x->excl, (unsigned long long)mean(x->excl, x),
+			(unsigned long long)x->excl_max, (double)x->excl / v->tot,
+			(unsigned long long)x->cut);
 	}
 	fputs("\n ],\n \"locks\": [", o);
 	for (size_t i = 0; i < pf->nl; i++) {
@@ -753,7 +778,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	const pt_trace_ctx *ctx = pf->ctx;
 	char name[512];
 	fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
-	      "excl_max_ns,share\n",
+	      "excl_max_ns,share,cut_calls\n",
 	      o);
 	for (size_t i = 0; i < v->nids; i++) {
 		const fstat *x = &pf->f[v->ids[i]];
@@ -762,11 +787,12 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		csv_str(o, fi->name);
 		fputc(',', o);
 		csv_str(o, fi->file);
-		fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n", fi->line,
+		fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%llu\n", fi->line,
 			(unsigned long long)x->calls, (unsigned long long)x->incl,
-			(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-			(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-			(unsigned long long)x->excl_max, (double)x->excl / v->tot);
+			(unsigned long long)mean(x->incl, x), (unsigned long long)x->incl_max,
+			(unsigned long long)x->excl, (unsigned long long)mean(x->excl, x),
+			(unsigned long long)x->excl_max, (double)x->excl / v->tot,
+			(unsigned long long)x->cut);
 	}
 	fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_waiter\n",
 	      o);
@@ -823,19 +849,27 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	fprintf(o, "\nFunctions by exclusive time (%zu of %zu)\n", v->nf_show, v->nids);
 	fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %6s\n", (int)nw, "function", "calls", "incl",
 		"mean", "max", "excl", "mean", "max", "%time");
+	uint64_t cut = 0;
 	for (size_t i = 0; i < v->nf_show; i++) {
 		const fstat *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(pf->ctx, v->ids[i]);
+		char calls[32];
+		snprintf(calls, sizeof calls, "%llu%s", (unsigned long long)x->calls, x->cut ? "*" : "");
+		cut += x->cut;
 		fit(name, sizeof name, fi->name, nw);
 		fmt_dur(a, sizeof a, x->incl);
-		fmt_dur(b, sizeof b, x->incl / x->calls);
+		fmt_dur(b, sizeof b, mean(x->incl, x));
 		fmt_dur(c, sizeof c, x->incl_max);
 		fmt_dur(d, sizeof d, x->excl);
-		fmt_dur(e, sizeof e, x->excl / x->calls);
+		fmt_dur(e, sizeof e, mean(x->excl, x));
 		fmt_dur(f, sizeof f, x->excl_max);
-		fprintf(o, "%-*s %8llu %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name,
-			(unsigned long long)x->calls, a, b, c, d, e, f, 100.0 * (double)x->excl / v->tot);
+		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, calls, a, b, c,
+			d, e, f, 100.0 * (double)x->excl / v->tot);
 	}
+	if (cut)
+		fprintf(o, "* %llu of these calls were open when the runtime lost data: they end where"
+			   " the data\n  stops; their times are unknown, left out of the times above\n",
+			(unsigned long long)cut);
 }
 
 static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)

@@ -256,7 +256,7 @@ int tl_shard_event(void *st, const pt_event *ev)
 	if (id) {
 		/* a frame dropped for want of memory is dropped from the export */
 		pt_callstack *cs = &s->calls;
-		if (!pt_callstack_step(cs, id, is_enter))
+		if (!pt_callstack_step(cs, id, is_enter, t))
 			pt_callstack_func(cs, id, is_enter, t, &tl_calls, s);
 		else if (is_enter)
 			slice_begin(s, t, id);

@@ -154,6 +154,23 @@ static void test_unwound_then_return(void)
 	expect("e1@0 e2@10 e3@20 x2@30 end@40", "+1@0  +2@10  +3@20  -3@30:u -2@30:r -1@40:e");
 }
 
+static void test_lost_data(void)
+{
+	/* the disk filled after 20 and space came back at 50000: the calls
+	 * open then end at 20 (the last record before the gap), the exits
+	 * after the gap find no frame, new calls are timed again */
+	expect("e1@0 e2@10 e3@20 l@50000 x3@50100 x2@50200 e3@50300 x3@50400 x1@51000",
+	       "+1@0  +2@10  +3@20  -3@20:c -2@20:c -1@20:c +3@50300  -3@50400:r");
+	/* the gap starts at the last record of any kind (TIME records aside) */
+	expect("e1@0 o@15 t@90 l@100 x1@200", "+1@0  -1@15:c");
+	/* a signal handler's dropped records cut nothing */
+	expect("e1@0 e2@10 r@20 x2@30 x1@40", "+1@0  +2@10  -2@30:r -1@40:r");
+	/* data lost right after an exit that skipped frames: that frame
+	 * ended at its exit */
+	expect("e1@0 e2@10 e3@15 x2@20 l@30 e2@30 x2@40 x1@50",
+	       "+1@0  +2@10  +3@15  -3@20:u -2@20:r -1@20:c +2@30  -2@40:r");
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -164,6 +181,7 @@ int main(void)
 	CU_add_test(s, "frames open at the end of the log", test_log_end);
 	CU_add_test(s, "longjmp landing: no new call", test_longjmp_landing);
 	CU_add_test(s, "exit through frames without hook", test_unwound_then_return);
+	CU_add_test(s, "lost data cuts the open calls", test_lost_data);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

@@ -38,6 +38,7 @@ enum {
 #define PV_EV_USER_FUNC_LINE 60000119u /* function id (label: line and file), 0 = exit */
 #define PV_EV_PTHREAD 61000000u        /* Extrae pthread call values, 0 = outside */
 #define PV_EV_SYNC_OBJECT 61000010u    /* ours: lock/cond/barrier identity, 0 = none */
+#define PV_EV_FUNC_CUT 61000020u       /* ours: a call cut by lost data (function id), 0 = gap end */
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {

@@ -86,6 +86,7 @@ typedef struct pv_found {
 	pv_pairset used;      /* (type, value) of USER_EVENTs */
 	VEC(pv_lock_obj) locks;
 	pv_pairset lock_seen; /* (pid, addr) of locks */
+	int cuts;             /* a call was cut by lost data (PV_EV_FUNC_CUT written) */
 } pv_found;
 
 /* Moves src's content into dst (src is left empty). -1 on ENOMEM. */
@@ -149,6 +150,7 @@ typedef struct pv_thread {
 	unsigned wait;     /* what the thread waits for (pv_thread.c) */
 	pv_found found;
 	pv_role role;
+	int gap_open; /* calls were cut at a gap: PV_EV_FUNC_CUT 0 at its LOST record */
 	int oom;
 } pv_thread;
 
@@ -164,7 +166,7 @@ void pv_thread_other(pv_shard *s, const pt_event *ev);
 static inline void pv_thread_func(pv_shard *s, uint64_t t, uint32_t id, int enter)
 {
 	pv_thread *c = s->core;
-	if (pt_callstack_step(&c->calls, id, enter))
+	if (pt_callstack_step(&c->calls, id, enter, t))
 		pv_func_line(s, t, id & (uint32_t)-enter);
 	else
 		pv_thread_func_slow(s, t, id, enter);

@@ -130,10 +130,10 @@ static void pcf_defaults_and_states(FILE *f)
 	      f);
 }
 
-/* 60000019 (name [file:line]) and 60000119 (line (file)) labels. */
-static void pcf_functions(const pt_trace_ctx *ctx, FILE *f)
+/* The VALUES of a type whose values are function ids: "name [file:line]". */
+static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
 {
-	fprintf(f, "EVENT_TYPE\n0    %u    User function\nVALUES\n0      End\n", PV_EV_USER_FUNC);
+	fputs("VALUES\n0      End\n", f);
 	uint32_t nf = pt_ctx_func_count(ctx);
 	for (uint32_t id = 1; id <= nf; id++) {
 		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
@@ -148,14 +148,28 @@ static void pcf_functions(const pt_trace_ctx *ctx, FILE *f)
 		}
 		fputc('\n', f);
 	}
+}
+
+/* 60000019 (name [file:line]) and 60000119 (line (file)) labels, and
+ * 61000020 when calls were cut by lost data. */
+static void pcf_functions(const pt_trace_ctx *ctx, const pv_found *found, FILE *f)
+{
+	fprintf(f, "EVENT_TYPE\n0    %u    User function\n", PV_EV_USER_FUNC);
+	pcf_function_values(ctx, f);
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function line\nVALUES\n0      End\n",
 	        PV_EV_USER_FUNC_LINE);
+	uint32_t nf = pt_ctx_func_count(ctx);
 	for (uint32_t id = 1; id <= nf; id++) {
 		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
 		/* Extrae's label shape: "<line> (<file>)" */
 		fprintf(f, "%-6u %u (", id, fi->line);
 		pcf_escape_line(f, fi->file[0] ? fi->file : "?");
 		fputs(")\n", f);
+	}
+	if (found->cuts) {
+		fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function cut by lost data\n",
+		        PV_EV_FUNC_CUT);
+		pcf_function_values(ctx, f);
 	}
 }
 
@@ -266,7 +280,7 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 	if (!f)
 		return -1;
 	pcf_defaults_and_states(f);
-	pcf_functions(pv->ctx, f);
+	pcf_functions(pv->ctx, &pv->found, f);
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pv_n_ext(); i++)

@@ -54,11 +54,36 @@ static void calls_push(void *arg, pt_callstack *cs)
 	pv_func_line(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
 }
 
+/* Calls open when the runtime lost data end where the data stops, each
+ * marked with PV_EV_FUNC_CUT = its function, innermost first; the gap's
+ * LOST record sets PV_EV_FUNC_CUT back to 0. */
+static void cut_frames(pv_shard *s, pt_callstack *cs, size_t n, uint64_t t)
+{
+	pv_thread *c = s->core;
+	uint32_t types[63];
+	int64_t values[63];
+	size_t k = 0;
+	for (size_t i = cs->depth + n; i-- > cs->depth;) {
+		types[k] = PV_EV_USER_FUNC;
+		values[k++] = 0;
+		types[k] = PV_EV_USER_FUNC_LINE;
+		values[k++] = 0;
+		types[k] = PV_EV_FUNC_CUT;
+		values[k++] = cs->ids[i];
+		if (k == 63 || i == cs->depth) {
+			pv_events(s, t, k, types, values);
+			k = 0;
+		}
+	}
+	c->gap_open = 1;
+	c->found.cuts = 1;
+}
+
 static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
-	(void)cs;
-	(void)how;
-	if (n == 1)
+	if (how == PT_CALL_CUT)
+		cut_frames(arg, cs, n, t);
+	else if (n == 1)
 		pv_func_line(arg, t, 0);
 	else
 		pop_frames(arg, t, n);
@@ -331,6 +356,11 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 	}
 	pt_callstack_record(&c->calls, ev, &pv_calls, s);
 	switch (ev->kind) {
+	case PT_REC_LOST:
+		if (c->gap_open)
+			pv_event(s, t, PV_EV_FUNC_CUT, 0);
+		c->gap_open = 0;
+		break;
 	case PT_REC_THREAD_START:
 	case PT_REC_THREAD_END:
 	case PT_REC_THREAD_NAME:
@@ -450,6 +480,7 @@ int pv_found_move(pv_found *dst, pv_found *src)
 	MOVE_VEC(dst->forks, src->forks);
 	MOVE_VEC(dst->types, src->types);
 	MOVE_VEC(dst->values, src->values);
+	dst->cuts |= src->cuts;
 	for (size_t i = 0; i < src->used.cap; i++)
 		if ((src->used.k[2 * i] || src->used.k[2 * i + 1]) &&
 		    pv_pairset_add(&dst->used, src->used.k[2 * i], src->used.k[2 * i + 1]) < 0)
