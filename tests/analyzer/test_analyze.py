@@ -75,10 +75,14 @@ def case_known():
     expect(ev.get("61000000:8") == T * N, "mutex lock events %s" % ev.get("61000000:8"))
     expect(ev.get("61000000:2") == T, "pthread_create events %s" % ev.get("61000000:2"))
     expect(sum(v for k, v in ev.items() if k.startswith("1000:")) == T * N, "user events")
-    # states: each worker waits N*W ns for the mutex; the main thread waits in joins
+    # states: each worker waits N*W ns for the mutex, less 1 ns per wait: its
+    # request shares a time with sleep_fixed's exit, and in the .prv a tie
+    # moves the later event and the state that begins there by 1 ns
+    # (docs/ANALYZER.md); the main thread waits in joins
     for th in range(2, T + 2):
         st = s["states"].get("1.1.%d" % th, {})
-        expect(st.get("5") == N * W, "worker 1.1.%d sync time %s, expected %d" % (th, st.get("5"), N * W))
+        expect(st.get("5") == N * (W - 1),
+               "worker 1.1.%d sync time %s, expected %d" % (th, st.get("5"), N * (W - 1)))
         expect(st.get("2") == 1000 * (th - 1) + 500, "worker 1.1.%d not-created time %s" % (th, st.get("2")))
     # thread creations (tag 1) from main to each worker, the fork (tag 2) to the child
     tags = sorted(c["tag"] for c in s["comms"])
@@ -152,10 +156,10 @@ def case_corrupt():
     # every thread is there, and the good part of the damaged logs converted
     expect(s["threads"] == T + 1, "threads %d" % s["threads"])
     ok = s["states"].get("1.1.2", {}).get("5")
-    expect(ok == N * W, "undamaged worker sync time %s" % ok)
+    expect(ok == N * (W - 1), "undamaged worker sync time %s" % ok)  # (ties: see case_known)
     for th in ("1.1.3", "1.1.4"):
         part = s["states"].get(th, {}).get("5", 0)
-        expect(0 < part < N * W, "damaged worker %s kept part of its waits (%s)" % (th, part))
+        expect(0 < part < N * (W - 1), "damaged worker %s kept part of its waits (%s)" % (th, part))
 
 
 def case_badinput():

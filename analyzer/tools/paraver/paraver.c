@@ -112,6 +112,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
 					    info->row, info->task, info->thread);
 	int rc = pv_stream_open(&s->ev, path, s->ev_prefix);
+	s->ev.strict = 1; /* a row's event lines: strictly increasing times (pv.h) */
 	snprintf(path, sizeof path, "%s/%zu.st", pv->tmpdir, info->index);
 	if (!rc)
 		rc = pv_stream_open(&s->st, path, s->st_prefix);

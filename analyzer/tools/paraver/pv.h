@@ -85,6 +85,8 @@ typedef struct pv_stream {
 	uint64_t text; /* bytes of output text (prefix and key included) */
 	uint64_t nrec;
 	uint64_t last_key;
+	uint64_t min_key; /* the next record's key is at least this */
+	unsigned strict;  /* 1: keys strictly increase (pv_stream_open_strict) */
 	unsigned key_digits;       /* of last_key, valid while it is below: */
 	uint64_t key_digits_below; /* 10^key_digits (0 before the first record) */
 	size_t text_at; /* buf offset of the text of the record being reserved */
@@ -98,7 +100,8 @@ typedef struct pv_stream {
 
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix);
 /* Room for one line with sort key `key` (clamped to the stream's last key:
- * a stream stays sorted). Returns where to write the text. */
+ * a stream stays sorted; for a strict stream, to the last key + 1). Returns
+ * where to write the text. */
 char *pv_stream_reserve(pv_stream *s, uint64_t key);
 void pv_stream_commit(pv_stream *s, size_t len);
 /* The two most common lines, stored in a few bytes: a function entry
@@ -221,12 +224,16 @@ struct pv_shard {
 };
 
 /* Writers for extensions and the core. Times are absolute ns (pt_event
- * time_ns); they are made relative to t0 here. */
+ * time_ns); they are made relative to t0 here. A row's event lines have
+ * strictly increasing times (Paraver drops a call whose entry and exit
+ * share a time): a line at or before the previous one goes 1 ns after it,
+ * and a state never begins before the row's last event line. */
 void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value);
 void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
 	       const int64_t *values);
 /* Closes the open state at time_ns and opens `state` (PV_STATE_IDLE: none
- * open). Times before the open state's begin are clamped. */
+ * open). Times before the open state's begin or the row's last event line
+ * (which a tie may have moved) are clamped. */
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
 int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

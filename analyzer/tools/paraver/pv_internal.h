@@ -135,11 +135,12 @@ static inline uint64_t pv_rel(const pv_shard *s, uint64_t t)
 /* A state line [b, e) (relative ns), whatever the open state. */
 void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state);
 
-/* The 60000019/60000119 line of an entry (id) or an exit (0) at t. */
+/* The 60000019/60000119 line of an entry (id) or an exit (0) at t (the
+ * event stream is strict: a tie goes 1 ns later, pv.h). */
 static inline void pv_func_line(pv_shard *s, uint64_t t, uint32_t id)
 {
 	pv_stream_func(&s->ev, pv_rel(s, t), id);
-	if (s->ev.last_key > s->last) /* the key, clamped so the stream stays sorted */
+	if (s->ev.last_key > s->last)
 		s->last = s->ev.last_key;
 }
 

@@ -87,9 +87,10 @@ static inline uint8_t *begin_rec(pv_stream *s, uint64_t key, unsigned op)
 	if (s->used > PV_STREAM_BUF)
 		flush(s);
 	uint64_t prev = s->last_key;
-	if (key < prev)
-		key = prev;
+	if (key < s->min_key)
+		key = s->min_key;
 	s->last_key = key;
+	s->min_key = key + s->strict;
 	if (s->off >= s->next_index) {
 		if (s->nidx == s->capidx) {
 			size_t ncap = s->capidx ? s->capidx * 2 : 64;

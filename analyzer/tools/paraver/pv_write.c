@@ -68,6 +68,8 @@ void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state)
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state)
 {
 	uint64_t t = pv_rel(s, time_ns);
+	if (t < s->ev.last_key)
+		t = s->ev.last_key; /* not before an event line a tie moved */
 	if (t < s->state_begin)
 		t = s->state_begin;
 	if (state == s->state)

@@ -13,6 +13,7 @@ files: literal, except that `{{REGEX}}` in a line matches REGEX (Python
 syntax) there. What differs from machine to machine is normalised before
 the comparison: the host name (in the .row) becomes `<host>`, the work
 directory `<work>`; times are printed in UTC (TZ=UTC), workers are -j1.
+Each .prv is also checked by prv_check.py (structure, sorting, labels).
 
 --update rewrites expected/ from the current outputs (update.sh beside
 this file does it for every case); review `git diff` before committing.
@@ -28,6 +29,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import prv_check  # noqa: E402
 OUTPUTS = ("dump.txt", "report.txt", "trace.prv", "trace.pcf", "trace.row")
 
 
@@ -68,7 +71,10 @@ def outputs(a, case):
     for ext in ("prv", "pcf", "row"):
         with open(base + "." + ext) as f:
             got["trace." + ext] = f.read()
-    return {k: normalise(v, work) for k, v in got.items()}
+    P, _ = prv_check.check(base + ".prv")
+    for m in P.items:
+        print("golden %s: prv_check: %s" % (case, m))
+    return {k: normalise(v, work) for k, v in got.items()}, not P.items
 
 
 def line_matches(want, got):
@@ -101,7 +107,7 @@ def main():
                               if f.endswith(".trace"))
     ok = True
     for case in cases:
-        got = outputs(a, case)
+        got, valid = outputs(a, case)
         exp = os.path.join(HERE, "expected", case)
         if a.update:
             os.makedirs(exp, exist_ok=True)
@@ -109,8 +115,9 @@ def main():
                 with open(os.path.join(exp, name), "w") as f:
                     f.write(got[name])
             print("golden %s: expected/%s updated" % (case, case))
+            ok = ok and valid
             continue
-        same = True
+        same = valid
         for name in OUTPUTS:
             path = os.path.join(exp, name)
             if not os.path.exists(path):
