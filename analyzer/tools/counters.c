@@ -9,6 +9,7 @@
 
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_names.h"
 
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -485,7 +486,10 @@ static void print_counters(ct_tool *t, FILE *out)
 	for (size_t r = 0; r < nrows; r++) {
 		uint32_t f = rows[r].fid;
 		const pt_func_info *fi = f ? pt_ctx_func_info(t->ctx, f) : NULL;
-		fprintf(out, "  %-32.32s", f == 0 ? "(outside traced functions)" : fi ? fi->name : "?");
+		char name[64];
+		pt_name_fit(name, sizeof name,
+			    f == 0 ? "(outside traced functions)" : fi ? fi->name : "?", 32);
+		fprintf(out, "  %-32s", name);
 		const uint64_t *e = &t->excl[(size_t)f * CT_MAXC], *in = &t->incl[(size_t)f * CT_MAXC];
 		for (int c = 0; c < cs->n; c++) {
 			if (cs->v[c].flags & PT_COUNTER_MANUAL)

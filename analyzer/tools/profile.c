@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_names.h"
 #include "tools.h"
 
 #include <pthread.h>
@@ -551,22 +552,15 @@ static void fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
 }
 
-/* Fits a name in w columns: parameters first become "(..)", then the
- * start is cut (the end - the function's own name - says most). */
-static void fit(char *out, size_t outlen, const char *name, size_t w)
+/* Fits a thread's label in w columns: its start is cut (the end, the
+ * thread's name, says most). Function names: pt_name_fit. */
+static void fit_label(char *out, size_t outlen, const char *label, size_t w)
 {
-	char tmp[1024];
-	snprintf(tmp, sizeof tmp, "%s", name);
-	if (strlen(tmp) > w) {
-		char *par = strchr(tmp, '(');
-		if (par && par != tmp)
-			strcpy(par, "(..)");
-	}
-	size_t n = strlen(tmp);
+	size_t n = strlen(label);
 	if (n > w && w > 2)
-		snprintf(out, outlen, "..%s", tmp + (n - (w - 2)));
+		snprintf(out, outlen, "..%s", label + (n - (w - 2)));
 	else
-		snprintf(out, outlen, "%s", tmp);
+		snprintf(out, outlen, "%s", label);
 }
 
 static unsigned term_width(FILE *out)
@@ -856,7 +850,7 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		char calls[32];
 		snprintf(calls, sizeof calls, "%llu%s", (unsigned long long)x->calls, x->cut ? "*" : "");
 		cut += x->cut;
-		fit(name, sizeof name, fi->name, nw);
+		pt_name_fit(name, sizeof name, fi->name, nw);
 		fmt_dur(a, sizeof a, x->incl);
 		fmt_dur(b, sizeof b, mean(x->incl, x));
 		fmt_dur(c, sizeof c, x->incl_max);
@@ -887,7 +881,7 @@ static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
 		fmt_dur(c, sizeof c, l->wait_max);
 		snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
-		fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
+		pt_name_fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
 		fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
 			(unsigned long long)l->acq, (unsigned long long)l->contended, a, b, c, name);
 	}
@@ -905,7 +899,7 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 		thread_times(t, &life, &w);
 		char label[256];
 		thread_label(pf, t, label, sizeof label);
-		fit(name, sizeof name, label, nw);
+		fit_label(name, sizeof name, label, nw);
 		fmt_dur(a, sizeof a, life);
 		fmt_dur(b, sizeof b, life > w ? life - w : 0);
 		fmt_dur(c, sizeof c, t->wait[W_LOCK]);
