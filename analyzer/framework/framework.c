@@ -259,11 +259,81 @@ static int cmp_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A log whose header and first record time are read (first_time). */
+typedef struct first_read {
+	const char *path;
+	pt_file_header *h;
+	uint64_t t;
+} first_read;
+
+typedef struct first_reads {
+	first_read *v;
+	size_t n;
+	size_t next; /* atomic */
+} first_reads;
+
+static void *first_reader(void *arg)
+{
+	first_reads *r = arg;
+	for (;;) {
+		size_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+		if (i >= r->n)
+			return NULL;
+		r->v[i].t = first_time(r->v[i].path, r->v[i].h);
+	}
+}
+
+/* Every log's header and first record, on up to nworkers threads: a trace
+ * of 100,000 threads has as many files to open. */
+static void read_first_records(first_reads *r, unsigned nworkers)
+{
+	pthread_t th[64];
+	unsigned started = 0;
+	for (; started + 1 < nworkers && started < 64; started++)
+		if (pthread_create(&th[started], NULL, first_reader, r))
+			break;
+	first_reader(r); /* this thread is one of them */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
 /* Processes and shards from the scanned files; each log's first record
  * and header are read here (t0: the earliest time of the run). */
-static int read_logs(fw *w, uint64_t *t0, uint64_t *real0)
+static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 {
 	pt_trace *tr = w->trace;
+	first_reads r = {calloc(tr->nfiles + 1, sizeof *r.v), 0, 0};
+	pt_file_header *other = calloc(tr->nfiles + 1, sizeof *other); /* process logs */
+	if (!r.v || !other) {
+		free(r.v);
+		free(other);
+		return -1;
+	}
+	/* the shards in file order; every file's header where it will stay */
+	for (size_t pi = 0; pi < tr->nprocesses; pi++) {
+		const pt_trace_process *tp = &tr->processes[pi];
+		for (int f = tp->first_file; f < tp->first_file + tp->nfiles; f++) {
+			const pt_trace_file *tf = &tr->files[f];
+			first_read *fr = &r.v[r.n++];
+			fr->path = tf->path;
+			fr->h = &other[r.n - 1];
+			if (tf->kind != PT_FILE_THREAD && tf->kind != PT_FILE_GPU)
+				continue;
+			pt_shard_info *s = &w->shards[w->nshards];
+			fr->h = &w->headers[w->nshards];
+			s->path = tf->path;
+			s->kind = tf->kind;
+			s->pid = tf->pid;
+			s->tid = tf->tid;
+			s->process = pi;
+			s->bytes = tf->size;
+			w->nshards++;
+		}
+	}
+	read_first_records(&r, nworkers);
+	/* what they say, in file order (the first program name, the earliest
+	 * time, as when they were read one by one) */
+	size_t k = 0, shard = 0;
 	for (size_t pi = 0; pi < tr->nprocesses; pi++) {
 		fw_process *p = &w->procs[pi];
 		const pt_trace_process *tp = &tr->processes[pi];
@@ -275,38 +345,30 @@ static int read_logs(fw *w, uint64_t *t0, uint64_t *real0)
 		p->start_ns = UINT64_MAX;
 		p->symtab = pt_symtab_new();
 		if (!p->symtab)
-			return -1;
+			break;
 		for (int f = tp->first_file; f < tp->first_file + tp->nfiles; f++) {
 			const pt_trace_file *tf = &tr->files[f];
-			pt_file_header h;
-			memset(&h, 0, sizeof h);
-			uint64_t t = first_time(tf->path, &h);
+			const pt_file_header *h = r.v[k].h;
+			uint64_t t = r.v[k++].t;
 			if (t && t < p->start_ns)
 				p->start_ns = t;
 			if (t && t < *t0) {
 				*t0 = t;
-				*real0 = h.open.real_ns - h.open.mono_ns + t;
+				*real0 = h->open.real_ns - h->open.mono_ns + t;
 			}
-			if (!p->program && h.program[0])
-				p->program = strndup(h.program, sizeof h.program);
-			if (h.flags & PT_HDR_FLAG_FORKED)
+			if (!p->program && h->program[0])
+				p->program = strndup(h->program, sizeof h->program);
+			if (h->flags & PT_HDR_FLAG_FORKED)
 				p->info.forked = 1;
 			if (tf->kind != PT_FILE_THREAD && tf->kind != PT_FILE_GPU)
 				continue;
-			pt_shard_info *s = &w->shards[w->nshards];
-			w->headers[w->nshards] = h;
-			s->path = tf->path;
-			s->kind = tf->kind;
-			s->pid = tf->pid;
-			s->tid = tf->tid;
-			s->gpu_stream = h.gpu_stream;
-			s->process = pi;
-			s->first_ns = t;
-			s->bytes = tf->size;
-			w->nshards++;
+			w->shards[shard].gpu_stream = h->gpu_stream;
+			w->shards[shard++].first_ns = t;
 		}
 	}
-	return 0;
+	free(r.v);
+	free(other);
+	return shard == w->nshards ? 0 : -1;
 }
 
 /* Processes in order of birth (forked children after their parents), their
@@ -376,7 +438,7 @@ static void number_model(fw *w)
 			w->procs[pi].info.first_shard = 0;
 }
 
-static int build_model(fw *w, char *err, size_t errlen)
+static int build_model(fw *w, unsigned nworkers, char *err, size_t errlen)
 {
 	pt_trace *tr = w->trace;
 	w->nprocs = tr->nprocesses;
@@ -388,7 +450,7 @@ static int build_model(fw *w, char *err, size_t errlen)
 	w->shards = calloc(nshards ? nshards : 1, sizeof *w->shards);
 	w->headers = calloc(nshards ? nshards : 1, sizeof *w->headers);
 	uint64_t t0 = UINT64_MAX, real0 = 0;
-	if (!w->procs || !w->shards || !w->headers || read_logs(w, &t0, &real0))
+	if (!w->procs || !w->shards || !w->headers || read_logs(w, nworkers, &t0, &real0))
 		goto oom;
 	if (w->nshards == 0) {
 		snprintf(err, errlen, "%s: no thread or GPU logs in this trace", w->o->dir);
@@ -624,8 +686,9 @@ static int run_shards(fw *w, unsigned nworkers)
 {
 	w->order = malloc(w->nshards * sizeof *w->order);
 	w->last_ns = calloc(w->nshards, sizeof *w->last_ns);
-	w->snaps = calloc(w->ntools * w->nshards + 1, sizeof *w->snaps);
-	if (!w->order || !w->last_ns || !w->snaps) {
+	if (w->o->interval_ns)
+		w->snaps = calloc(w->ntools * w->nshards + 1, sizeof *w->snaps);
+	if (!w->order || !w->last_ns || (w->o->interval_ns && !w->snaps)) {
 		failf(w, "out of memory");
 		return -1;
 	}
@@ -872,9 +935,9 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 			o->warn(o->arg, line);
 		free(ws);
 	}
-	if (build_model(w, err, errlen))
-		goto out;
 	unsigned nworkers = o->jobs ? o->jobs : pt_fw_default_jobs();
+	if (build_model(w, nworkers, err, errlen))
+		goto out;
 	w->ctx.nworkers = nworkers;
 	w->ctx.interval_ns = o->interval_ns;
 	w->ctx.output = o->output;

@@ -30,6 +30,17 @@
 #include <zlib.h>
 
 /* ---- tool callbacks -------------------------------------------------- */
+
+/* A thread row is Not created from 0 to its first record (relative ns);
+ * 0 if it has no such state. A GPU stream row has none of that: its
+ * records carry device times that can be earlier than the log (CUPTI
+ * delivers buffers after the work ran). */
+static uint64_t not_created_until(const pv_tool *pv, const pt_shard_info *info)
+{
+	if (info->kind == PT_FILE_GPU || !info->first_ns || info->first_ns <= pv->ctx->t0_ns)
+		return 0;
+	return info->first_ns - pv->ctx->t0_ns;
+}
 static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pv_tool *pv = calloc(1, sizeof *pv);
@@ -48,9 +59,10 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pv->name = strdup(ctx->output ? ctx->output : "trace");
 	pv->shards = calloc(ctx->nshards + 1, sizeof *pv->shards);
 	pv->roles = calloc(ctx->nshards + 1, sizeof *pv->roles);
+	pv->runs = calloc(2 * ctx->nshards + 2, sizeof *pv->runs);
 	size_t tl = strlen(pv->name) + 32;
 	pv->tmpdir = malloc(tl);
-	if (!pv->name || !pv->shards || !pv->roles || !pv->tmpdir) {
+	if (!pv->name || !pv->shards || !pv->roles || !pv->runs || !pv->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -59,6 +71,15 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		snprintf(err, errlen, "cannot create %s: %s", pv->tmpdir, strerror(errno));
 		free(pv->tmpdir);
 		pv->tmpdir = NULL;
+		goto fail;
+	}
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/pool", pv->tmpdir);
+	if (pv_pool_open(&pv->pool, path)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		pv_pool_free(&pv->pool);
+		rmdir(pv->tmpdir);
+		free(pv->tmpdir);
 		goto fail;
 	}
 	/* the merge keeps every stream of a time range open at once */
@@ -74,6 +95,7 @@ fail:
 	free(pv->name);
 	free(pv->shards);
 	free(pv->roles);
+	free(pv->runs);
 	free(pv);
 	return NULL;
 }
@@ -120,16 +142,15 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		snprintf(err, errlen, "%s: %s", path, strerror(s->ev.error ? s->ev.error : s->st.error));
 		pv_stream_free(&s->ev);
 		pv_stream_free(&s->st);
-		pv_thread_exit(s, pv);
+		pv_thread_free(s);
 		free(s);
 		return NULL;
 	}
-	/* before its first record the thread did not exist yet; a GPU stream
-	 * row has none of that: its records carry device times that can be
-	 * earlier than the log (CUPTI delivers buffers after the work ran) */
-	uint64_t first = info->kind == PT_FILE_GPU ? 0 : pv_rel(s, info->first_ns);
-	if (info->first_ns && first > 0)
-		pv_state_line(s, 0, first, PV_STATE_NOT_CREATED);
+	/* before its first record the thread did not exist yet (the Not
+	 * created state, written at finish: not_created_lines) */
+	uint64_t first = not_created_until(pv, info);
+	if (first > s->last)
+		s->last = first;
 	s->state_begin = first;
 	s->state = info->kind == PT_FILE_THREAD ? PV_STATE_RUNNING : PV_STATE_IDLE;
 	for (size_t i = 0; i < pv_n_ext(); i++)
@@ -184,13 +205,21 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 		pv->max_time = s->last;
 	pv->records += s->ev.nrec + s->st.nrec;
 	pthread_mutex_unlock(&pv->lock);
-	int rc = pv_stream_finish(&s->ev);
-	if (pv_stream_finish(&s->st))
+	/* what the merge needs stays (pv->runs); the shard goes */
+	size_t i = s->info->index;
+	int rc = pv_stream_finish(&s->st, &pv->pool, &pv->runs[2 * i]);
+	int e = s->st.error;
+	if (pv_stream_finish(&s->ev, &pv->pool, &pv->runs[2 * i + 1])) {
 		rc = -1;
+		e = s->ev.error;
+	}
 	if (rc)
-		pv_fail(s, "writing temporary files: %s",
-			strerror(s->ev.error ? s->ev.error : s->st.error));
-	return rc || oom ? -1 : 0;
+		pv_fail(s, "writing temporary files: %s", strerror(e));
+	if (rc || oom)
+		return -1; /* the framework asks for the message: s stays until destroy */
+	pv->shards[i] = NULL;
+	free(s);
+	return 0;
 }
 
 /* ---- finish: comms, header, merge, .pcf, .row ------------------------ */
@@ -255,11 +284,47 @@ static void merge_progress(void *arg, uint64_t done, uint64_t total)
 	pv->ctx->ops->progress(pv->ctx, what, done, total);
 }
 
+/* The Not created state of every thread row, all at time 0: one run after
+ * the shards' (so that at time 0 they come where each shard's own did,
+ * after the lines of the rows that begin at 0), instead of one line at
+ * the head of each shard's states, which would put every shard in the
+ * merge's first partition. */
+static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	pv_stream st;
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/notcreated", pv->tmpdir);
+	if (pv_stream_open(&st, path, NULL)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(st.error));
+		pv_stream_free(&st);
+		return -1;
+	}
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		const pt_shard_info *in = &ctx->shards[i];
+		uint64_t first = not_created_until(pv, in);
+		if (!first)
+			continue;
+		char *start = pv_stream_reserve(&st, 0), *p = start;
+		p += sprintf(p, "1:%u:1:%u:%u:0:", in->row, in->task, in->thread);
+		p = pv_u64(p, first);
+		p += sprintf(p, ":%u\n", PV_STATE_NOT_CREATED);
+		pv_stream_commit(&st, (size_t)(p - start));
+	}
+	pv->records += st.nrec;
+	if (pv_stream_finish(&st, NULL, run)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(st.error));
+		return -1;
+	}
+	return 0;
+}
+
 static int pv_finish(void *tool, char *err, size_t errlen)
 {
 	pv_tool *pv = tool;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
+	pv_run *comms_run = &pv->runs[2 * ctx->nshards + 1];
 	char path[PATH_MAX];
 	char tmp_prv[PATH_MAX] = "", tmp_pcf[PATH_MAX] = "", tmp_row[PATH_MAX] = "";
 	snprintf(path, sizeof path, "%s/comms", pv->tmpdir);
@@ -269,30 +334,28 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		return -1;
 	}
 	int rc = -1;
-	pv_stream **streams = calloc(2 * ctx->nshards + 1, sizeof *streams);
-	char *hdr = malloc(64 + 32 * ctx->nshards + 16 * ctx->nprocesses);
+	/* the date, three numbers, then "n:1," per task (header()) */
+	size_t hsize = 256 + 32 * ctx->nprocesses;
+	char *hdr = malloc(hsize);
 	char *gzh = NULL;
 	int fd = -1;
-	if (!streams || !hdr) {
+	if (!hdr) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (pv_write_comms(pv, &comms, err, errlen))
-		goto out;
-	if (pv_stream_finish(&comms)) {
-		snprintf(err, errlen, "%s: %s", comms.path, strerror(comms.error));
+	if (pv_pool_flush(&pv->pool)) {
+		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
 		goto out;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < ctx->nshards; i++) {
-		pv_shard *s = pv->shards[i];
-		if (!s)
-			continue;
-		streams[n++] = &s->st;
-		streams[n++] = &s->ev;
+	if (not_created_lines(pv, &pv->runs[2 * ctx->nshards], err, errlen) ||
+	    pv_write_comms(pv, &comms, err, errlen))
+		goto out;
+	uint64_t comm_records = comms.nrec;
+	if (pv_stream_finish(&comms, NULL, comms_run)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
+		goto out;
 	}
-	streams[n++] = &comms;
-	size_t hlen = header(pv, hdr, 64 + 32 * ctx->nshards + 16 * ctx->nprocesses);
+	size_t hlen = header(pv, hdr, hsize);
 	snprintf(pv->prv_path, sizeof pv->prv_path, "%s.prv%s", pv->name, pv->gz ? ".gz" : "");
 	/* The three files are written in the temporary folder (beside the
 	 * output, so on its file system) and renamed into place at the end:
@@ -319,8 +382,8 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	if (pv_merge_progress(streams, n, fd, hl, ctx->nworkers, pv->gz, merge_progress, pv, err,
-			      errlen))
+	if (pv_merge_progress(pv->runs, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
+			      merge_progress, pv, err, errlen))
 		goto out;
 	struct stat stt;
 	if (fstat(fd, &stt) == 0)
@@ -348,7 +411,7 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 			goto out;
 		}
 	}
-	pv->records += comms.nrec;
+	pv->records += comm_records;
 	rc = 0;
 out:
 	if (fd >= 0)
@@ -358,7 +421,6 @@ out:
 		     t++)
 			unlink(*t);
 	pv_stream_free(&comms);
-	free(streams);
 	free(hdr);
 	free(gzh);
 	return rc;
@@ -379,16 +441,21 @@ static void pv_destroy(void *tool)
 	pv_tool *pv = tool;
 	for (size_t i = 0; i < pv->ctx->nshards; i++) {
 		pv_shard *s = pv->shards[i];
-		if (!s)
-			continue;
-		pv_stream_free(&s->ev);
-		pv_stream_free(&s->st);
-		free(s);
+		if (s) { /* a shard that failed */
+			pv_thread_free(s);
+			pv_stream_free(&s->ev);
+			pv_stream_free(&s->st);
+			free(s);
+		}
 		free(pv->roles[i].name);
 	}
+	for (size_t i = 0; i < 2 * pv->ctx->nshards + 2; i++)
+		pv_run_free(&pv->runs[i]);
+	free(pv->runs);
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->destroy)
 			pv_extensions[i]->destroy(pv->ext[i]);
+	pv_pool_free(&pv->pool);
 	if (pv->tmpdir)
 		rmdir(pv->tmpdir);
 	pv_found_free(&pv->found);

@@ -107,7 +107,11 @@ typedef struct pv_tool {
 	char *name;            /* output base */
 	int gz;
 	char *tmpdir;
-	pv_shard **shards;
+	pv_shard **shards; /* while they run */
+	/* finished streams: [2i] shard i's states, [2i + 1] its events; then
+	 * the Not created states, the communications */
+	pv_run *runs;
+	pv_pool pool;         /* the streams that never filled their buffer */
 	pthread_mutex_t lock; /* below, updated at shard exit */
 	pv_found found;
 	pv_role *roles;    /* per shard */
@@ -191,6 +195,8 @@ void pv_thread_end(pv_shard *s, uint64_t last);
 /* Under the tool's lock: what the thread found goes to the tool; frees
  * s->core. -1 on ENOMEM. */
 int pv_thread_exit(pv_shard *s, pv_tool *pv);
+/* Frees s->core, what it found with it. */
+void pv_thread_free(pv_shard *s);
 
 /* ---- pv_comms.c, pv_labels.c ------------------------------------------ */
 int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen);

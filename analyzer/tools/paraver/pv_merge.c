@@ -23,7 +23,9 @@
 
 typedef struct cursor {
 	int fd;
-	uint64_t off, end; /* file range still to read */
+	size_t cap;        /* of buf: the range, up to CURSOR_BUF */
+	uint64_t base;     /* where the stream starts in fd's file */
+	uint64_t off, end; /* stream range still to read */
 	char *buf;
 	size_t pos, len; /* undecoded bytes: buf[pos, len) */
 	/* The current record and, decoded ahead, the one after it: the merge
@@ -33,8 +35,10 @@ typedef struct cursor {
 	int has_nx;
 	size_t keep, nx_at; /* buf offsets where r and nx start (a refill keeps r) */
 	const char *path;
-	const char *prefix; /* NULL: the stored text is the whole line */
+	const char *prefix; /* NULL: the stored text is the whole line; else prefix_buf */
 	size_t prefix_len;
+	/* out_line copies it whole, a fixed size, whatever its length */
+	char prefix_buf[sizeof((pv_stream *)0)->prefix];
 	int error;
 } cursor;
 
@@ -53,7 +57,7 @@ static int cursor_refill(cursor *c)
 	c->nx_at -= from; /* nx follows r: nx_at >= keep */
 	c->keep = 0;
 	c->len = avail;
-	size_t want = CURSOR_BUF - avail;
+	size_t want = c->cap - avail;
 	if (want > c->end - c->off)
 		want = (size_t)(c->end - c->off);
 	/* without a shared descriptor (too many streams for the fd limit)
@@ -64,7 +68,7 @@ static int cursor_refill(cursor *c)
 		return -1;
 	}
 	while (want) {
-		ssize_t n = pread(fd, c->buf + c->len, want, (off_t)c->off);
+		ssize_t n = pread(fd, c->buf + c->len, want, (off_t)(c->base + c->off));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -121,19 +125,19 @@ static inline void cursor_next(cursor *c)
 }
 
 /* First record with key >= bound at or after (off, text, prev): updates
- * all three. A cut is at most one index step past its note, on average
- * half of one: small reads (this runs serially before the merge, for
- * every partition and stream) instead of a whole step at a time. */
+ * all three, and *key is its key (none: off is end). A cut is at most one index step past its note,
+ * on average half of one: small reads (this runs serially before the merge, for every partition and
+ * stream) instead of a whole step at a time. */
 #define SEEK_CHUNK (4u << 10)
-static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
-                      uint64_t *text, uint64_t *prev)
+static int seek_bound(int fd, uint64_t base, uint64_t end, size_t prefix_len, uint64_t bound,
+                      uint64_t *off, uint64_t *text, uint64_t *prev, uint64_t *key)
 {
 	uint8_t buf[SEEK_CHUNK + PV_REC_MAX];
 	while (*off < end) {
 		size_t want = sizeof buf;
 		if (want > end - *off)
 			want = (size_t)(end - *off);
-		ssize_t n = pread(fd, buf, want, (off_t)*off);
+		ssize_t n = pread(fd, buf, want, (off_t)(base + *off));
 		if (n <= 0)
 			return -1;
 		size_t pos = 0;
@@ -146,6 +150,7 @@ static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, u
 				break;
 			if (r.key >= bound) {
 				*off += pos;
+				*key = r.key;
 				return 0;
 			}
 			pos += (size_t)len;
@@ -160,14 +165,41 @@ static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, u
 }
 
 /* ---- merge ----------------------------------------------------------- */
+/* Where a partition starts in a stream: offset, text bytes before it and
+ * the key before it. */
+typedef struct cut {
+	uint64_t off, text, prev;
+} cut;
+
+/* A partition q after a run's first that holds records of the run, and
+ * where they start: the run also starts there in every partition since the
+ * one before (none of them holds a record of it). */
+typedef struct cut_ent {
+	uint32_t q;
+	cut c;
+} cut_ent;
+
+/* Run s's first record is in partition p_lo[s]: it starts in every
+ * partition up to that one (cut 0). Then ents[s] lists the partitions
+ * that hold more of its records, ascending; past the last it has ended.
+ * So a short thread's runs need no entry or one (a row's "Not created"
+ * state begins at 0, its other states where the thread lived), whatever
+ * the number of partitions (cut_at). The runs with records in partition p
+ * are in[in_first[p] .. in_first[p + 1]), in run order (which breaks ties
+ * between equal keys). */
+#define PART_RUNS 1000
 typedef struct merge {
-	pv_stream *const *streams;
+	const pv_run *runs;
 	size_t n;
 	size_t nparts;
-	uint64_t *bounds;  /* nparts + 1: [0] = 0, [nparts] = max */
-	uint64_t *off;     /* [(nparts + 1) * n]: start offset of partition p in stream s */
-	uint64_t *text;    /* same, text bytes before it */
-	uint64_t *prev;    /* same, key of the record before it */
+	uint64_t *bounds; /* nparts + 1: [0] = 0, [nparts] = max */
+	uint32_t *p_lo;
+	cut_ent **ents;
+	uint32_t *nents;
+	size_t *in_first;
+	uint32_t *in;
+	uint64_t most;     /* records of the longest run */
+	uint64_t max_key;  /* of all runs */
 	size_t next_cut;   /* atomic: next stream for find_cuts */
 	size_t cut_failed; /* a stream whose cuts could not be found */
 	int cut_errno;     /* its errno; 0: none failed (set under lock) */
@@ -449,43 +481,139 @@ static inline void lt_replay(ltree *t, uint64_t next_key, int ended)
 	t->w = x;
 }
 
-static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small, char *bufs,
-                      out_buf *o)
+/* Where partition p starts in stream s. */
+static inline cut cut_at(const merge *m, size_t p, size_t s)
 {
-	size_t nh = 0;
-	int err = 0;
-	uint64_t most = 0;
-	for (size_t s = 0; s < m->n; s++)
-		if (m->streams[s]->nrec > most)
-			most = m->streams[s]->nrec;
+	const pv_run *st = &m->runs[s];
+	if (p <= m->p_lo[s])
+		return (cut){0, 0, 0};
+	const cut_ent *e = m->ents[s];
+	size_t lo = 0, hi = m->nents[s]; /* the first entry with q >= p */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (e[mid].q < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nents[s])
+		return e[lo].c;
+	return (cut){st->off, st->text, st->last_key};
+}
+
+/* A worker's room for one partition: its cursors, their buffers (each the
+ * size of the cursor's range, up to CURSOR_BUF: a partition of 25,000
+ * short streams takes what they hold, not 25,000 times 32 KB), the trees. */
+typedef struct merge_space {
+	cursor *cur;
+	size_t ncur;
+	char *bufs;
+	size_t nbufs;
+	ltree big, small;
+	size_t K;
+} merge_space;
+
+static int grow_space(merge_space *sp, size_t nh, size_t bytes)
+{
+	if (nh > sp->ncur) {
+		cursor *c = realloc(sp->cur, nh * sizeof *c);
+		if (!c)
+			return -1;
+		sp->cur = c;
+		sp->ncur = nh;
+	}
+	if (bytes > sp->nbufs) {
+		char *b = realloc(sp->bufs, bytes);
+		if (!b)
+			return -1;
+		sp->bufs = b;
+		sp->nbufs = bytes;
+	}
+	size_t K = 1;
+	while (K < nh)
+		K <<= 1;
+	for (ltree *t = &sp->big; K > sp->K && t; t = t == &sp->big ? &sp->small : NULL) {
+		uint64_t *key = realloc(t->key, K * sizeof *key);
+		if (key)
+			t->key = key;
+		uint32_t *loser = realloc(t->loser, K * sizeof *loser);
+		if (loser)
+			t->loser = loser;
+		uint32_t *win = realloc(t->win, 2 * K * sizeof *win);
+		if (win)
+			t->win = win;
+		uint32_t *leaf = realloc(t->leaf, K * sizeof *leaf);
+		if (leaf)
+			t->leaf = leaf;
+		if (!key || !loser || !win || !leaf)
+			return -1;
+	}
+	if (K > sp->K)
+		sp->K = K;
+	return 0;
+}
+
+static void free_space(merge_space *sp)
+{
+	free(sp->cur);
+	free(sp->bufs);
+	for (ltree *t = &sp->big; t; t = t == &sp->big ? &sp->small : NULL) {
+		free(t->key);
+		free(t->loser);
+		free(t->win);
+		free(t->leaf);
+	}
+}
+
+static int merge_part(merge *m, size_t p, merge_space *sp, out_buf *o)
+{
+	size_t nh = 0, bytes = 0;
+	uint64_t most = m->most, max_key = m->max_key;
+	for (size_t i = m->in_first[p]; i < m->in_first[p + 1]; i++) {
+		size_t s = m->in[i];
+		uint64_t len = cut_at(m, p + 1, s).off - cut_at(m, p, s).off;
+		if (len) {
+			nh++;
+			bytes += len < CURSOR_BUF ? (size_t)len : CURSOR_BUF;
+		}
+	}
+	if (grow_space(sp, nh, bytes))
+		return ENOMEM;
+	ltree *big = &sp->big, *small = &sp->small;
 	big->n = small->n = 0;
-	for (size_t s = 0; s < m->n; s++) {
-		uint64_t a = m->off[p * m->n + s], b = m->off[(p + 1) * m->n + s];
-		if (a >= b)
+	nh = bytes = 0;
+	int err = 0;
+	for (size_t i = m->in_first[p]; i < m->in_first[p + 1]; i++) {
+		size_t s = m->in[i];
+		const pv_run *st = &m->runs[s];
+		cut a = cut_at(m, p, s);
+		uint64_t b = cut_at(m, p + 1, s).off;
+		if (a.off >= b)
 			continue;
-		cursor *c = &cur[nh];
+		cursor *c = &sp->cur[nh];
 		memset(c, 0, sizeof *c);
 		c->fd = m->fds[s];
-		c->path = m->streams[s]->path;
-		c->off = a;
+		c->base = st->base;
+		c->path = st->path;
+		c->off = a.off;
 		c->end = b;
-		c->buf = bufs + nh * CURSOR_BUF;
-		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
-		c->prefix_len = m->streams[s]->prefix_len;
-		c->r.key = m->prev[p * m->n + s]; /* the first delta's base */
+		c->cap = b - a.off < CURSOR_BUF ? (size_t)(b - a.off) : CURSOR_BUF;
+		c->buf = sp->bufs + bytes;
+		bytes += c->cap;
+		memcpy(c->prefix_buf, st->prefix, st->prefix_len);
+		c->prefix = st->prefix_len ? c->prefix_buf : NULL;
+		c->prefix_len = st->prefix_len;
+		c->r.key = a.prev; /* the first delta's base */
 		if (cursor_first(c)) {
 			err = c->error ? c->error : EIO;
 			break;
 		}
-		ltree *t = m->streams[s]->nrec * 64 >= most ? big : small;
+		ltree *t = st->nrec * 64 >= most ? big : small;
 		t->leaf[t->n++] = (uint32_t)nh;
 		nh++;
 	}
 	if (!err && nh) {
-		uint64_t max_key = 0;
-		for (size_t s = 0; s < m->n; s++)
-			if (m->streams[s]->last_key > max_key)
-				max_key = m->streams[s]->last_key;
+		cursor *cur = sp->cur;
 		lt_build(big, cur, max_key);
 		lt_build(small, cur, max_key);
 		while (big->alive + small->alive) {
@@ -520,28 +648,14 @@ typedef struct worker_arg {
 static void *merge_worker(void *arg)
 {
 	merge *m = arg;
-	cursor *cur = calloc(m->n ? m->n : 1, sizeof *cur);
-	ltree big, small;
-	size_t K = 1;
-	while (K < m->n)
-		K <<= 1;
-	int tree_oom = 0;
-	ltree *trees[2] = {&big, &small};
-	for (int i = 0; i < 2; i++) {
-		trees[i]->key = calloc(K, sizeof *trees[i]->key);
-		trees[i]->loser = calloc(K, sizeof *trees[i]->loser);
-		trees[i]->win = calloc(2 * K, sizeof *trees[i]->win);
-		trees[i]->leaf = calloc(K, sizeof *trees[i]->leaf);
-		if (!trees[i]->key || !trees[i]->loser || !trees[i]->win || !trees[i]->leaf)
-			tree_oom = 1;
-	}
-	char *bufs = malloc((m->n ? m->n : 1) * (size_t)CURSOR_BUF);
+	merge_space sp;
+	memset(&sp, 0, sizeof sp);
 	out_buf o;
 	memset(&o, 0, sizeof o);
 	o.m = m;
 	o.cap = 1u << 20;
 	o.buf = malloc(o.cap);
-	if (!cur || tree_oom || !bufs || !o.buf) {
+	if (!o.buf) {
 		__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
 		goto out;
 	}
@@ -565,7 +679,7 @@ static void *merge_worker(void *arg)
 			o.zout = NULL;
 			o.zlen = o.zcap = 0;
 		}
-		int err = merge_part(m, p, cur, &big, &small, bufs, &o);
+		int err = merge_part(m, p, &sp, &o);
 		__atomic_add_fetch(&m->written, m->out_off[p + 1] - m->out_off[p],
 		                   __ATOMIC_RELAXED);
 		out_flush(&o, 1);
@@ -593,28 +707,120 @@ static void *merge_worker(void *arg)
 	}
 out:
 	pt_workers_done_one(&m->done);
-	free(cur);
-	for (int i = 0; i < 2; i++) {
-		free(trees[i]->key);
-		free(trees[i]->loser);
-		free(trees[i]->win);
-		free(trees[i]->leaf);
-	}
-	free(bufs);
+	free_space(&sp);
 	free(o.buf);
 	return NULL;
 }
 
-/* The start of every partition in stream s: offset, text bytes before it
- * and the key before it. 0, or an errno. */
+/* Partition of a key: the last p with bounds[p] <= key. */
+static uint32_t partition_of(const merge *m, uint64_t key)
+{
+	size_t lo = 0, hi = m->nparts - 1;
+	while (lo < hi) {
+		size_t mid = (lo + hi + 1) / 2;
+		if (m->bounds[mid] <= key)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return (uint32_t)lo;
+}
+
+/* Each run's first partition, the longest run, the latest key. 0, or -1
+ * (ENOMEM). */
+static int place_runs(merge *m)
+{
+	m->p_lo = calloc(m->n + 1, sizeof *m->p_lo);
+	m->ents = calloc(m->n + 1, sizeof *m->ents);
+	m->nents = calloc(m->n + 1, sizeof *m->nents);
+	if (!m->p_lo || !m->ents || !m->nents)
+		return -1;
+	for (size_t s = 0; s < m->n; s++) {
+		const pv_run *st = &m->runs[s];
+		if (!st->nrec)
+			continue;
+		m->p_lo[s] = partition_of(m, st->first_key);
+		if (st->nrec > m->most)
+			m->most = st->nrec;
+		if (st->last_key > m->max_key)
+			m->max_key = st->last_key;
+	}
+	return 0;
+}
+
+/* After the cuts: the runs of each partition, counted then placed. 0, or
+ * -1 (ENOMEM). */
+static int list_partition_runs(merge *m)
+{
+	size_t total = 0;
+	for (size_t s = 0; s < m->n; s++)
+		total += m->runs[s].nrec ? 1 + m->nents[s] : 0;
+	m->in_first = calloc(m->nparts + 2, sizeof *m->in_first);
+	m->in = malloc((total + 1) * sizeof *m->in);
+	if (!m->in_first || !m->in)
+		return -1;
+	for (size_t s = 0; s < m->n; s++) {
+		if (!m->runs[s].nrec)
+			continue;
+		m->in_first[m->p_lo[s] + 2]++;
+		for (uint32_t k = 0; k < m->nents[s]; k++)
+			m->in_first[m->ents[s][k].q + 2]++;
+	}
+	for (size_t p = 2; p <= m->nparts + 1; p++)
+		m->in_first[p] += m->in_first[p - 1];
+	for (size_t s = 0; s < m->n; s++) {
+		if (!m->runs[s].nrec)
+			continue;
+		m->in[m->in_first[m->p_lo[s] + 1]++] = (uint32_t)s;
+		for (uint32_t k = 0; k < m->nents[s]; k++)
+			m->in[m->in_first[m->ents[s][k].q + 1]++] = (uint32_t)s;
+	}
+	return 0;
+}
+
+/* Text bytes before each partition's start, over all runs (then the
+ * partition's place in the output is known before merging): a run's
+ * share is constant between its entries, so it is added as differences
+ * where it changes, then summed along (modulo 2^64, which the sum undoes). */
+static int text_before(const merge *m, uint64_t *t)
+{
+	uint64_t *diff = calloc(m->nparts + 2, sizeof *diff);
+	if (!diff)
+		return -1;
+	for (size_t s = 0; s < m->n; s++) {
+		const pv_run *st = &m->runs[s];
+		if (!st->nrec)
+			continue;
+		uint64_t had = 0;
+		size_t at = m->p_lo[s] + 1;
+		for (uint32_t k = 0; k < m->nents[s]; k++) {
+			diff[at] += m->ents[s][k].c.text - had;
+			had = m->ents[s][k].c.text;
+			at = m->ents[s][k].q + 1;
+		}
+		diff[at] += st->text - had;
+	}
+	uint64_t sum = 0;
+	for (size_t p = 0; p <= m->nparts; p++) {
+		sum += diff[p];
+		t[p] = sum;
+	}
+	free(diff);
+	return 0;
+}
+
+/* Where run s starts in each partition after its first that holds records
+ * of it (m->ents[s]). 0, or an errno. */
 static int cut_stream(merge *m, size_t s)
 {
-	const pv_stream *st = m->streams[s];
-	size_t n = m->n, np = m->nparts;
+	const pv_run *st = &m->runs[s];
+	if (!st->nrec)
+		return 0;
 	int sfd = -1, rc = 0;
 	uint64_t off = 0, text = 0, prev = 0;
-	size_t ix = 0;
-	for (size_t p = 1; p < np; p++) {
+	size_t ix = 0, cap = 0;
+	uint32_t last = partition_of(m, st->last_key);
+	for (size_t p = m->p_lo[s] + 1; p <= last;) {
 		uint64_t b = m->bounds[p];
 		/* jump ahead with the index: last note with key < b */
 		while (ix < st->nidx && st->idx[ix].key < b)
@@ -624,29 +830,35 @@ static int cut_stream(merge *m, size_t s)
 			text = st->idx[ix - 1].text;
 			prev = st->idx[ix - 1].prev;
 		}
-		if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
-			if (sfd < 0 && (sfd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0) {
-				rc = errno;
-				break;
-			}
-			errno = 0;
-			if (seek_bound(sfd, st->off, st->prefix_len, b, &off, &text, &prev)) {
-				rc = errno ? errno : EIO;
-				break;
-			}
-		} else {
-			off = st->off;
-			text = st->text;
-			prev = st->last_key;
+		if (st->pool)
+			sfd = st->pool->fd;
+		else if (sfd < 0 && (sfd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0) {
+			rc = errno;
+			break;
 		}
-		m->off[p * n + s] = off;
-		m->text[p * n + s] = text;
-		m->prev[p * n + s] = prev;
+		errno = 0;
+		uint64_t key = 0;
+		if (seek_bound(sfd, st->base, st->off, st->prefix_len, b, &off, &text, &prev,
+		               &key)) {
+			rc = errno ? errno : EIO;
+			break;
+		}
+		if (m->nents[s] == cap) {
+			cap = cap ? 2 * cap : 1;
+			cut_ent *e = realloc(m->ents[s], cap * sizeof *e);
+			if (!e) {
+				rc = ENOMEM;
+				break;
+			}
+			m->ents[s] = e;
+		}
+		/* the record there is in partition q: the run starts there in p..q */
+		uint32_t q = partition_of(m, key);
+		m->ents[s][m->nents[s]++] = (cut_ent){q, {off, text, prev}};
+		p = (size_t)q + 1;
 	}
-	if (sfd >= 0)
+	if (sfd >= 0 && !st->pool)
 		close(sfd);
-	m->off[np * n + s] = st->off;
-	m->text[np * n + s] = st->text;
 	return rc;
 }
 
@@ -687,10 +899,10 @@ static int find_cuts(merge *m, unsigned nworkers)
 	return m->cut_errno ? -1 : 0;
 }
 
-int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
-             int gz, char *err, size_t errlen)
+int pv_merge(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers, int gz,
+             char *err, size_t errlen)
 {
-	return pv_merge_progress(streams, n, fd, header_len, nworkers, gz, NULL, NULL, err, errlen);
+	return pv_merge_progress(runs, n, fd, header_len, nworkers, gz, NULL, NULL, err, errlen);
 }
 
 /* The partitions' bounds: keys cutting the whole time range into pieces
@@ -698,12 +910,17 @@ int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, u
  * at most one per index note. 0, or -1 (ENOMEM). */
 static int choose_bounds(merge *m, uint64_t total, unsigned nworkers)
 {
+	/* a pooled run has no notes: its first key stands for it */
 	size_t nkeys = 0;
 	for (size_t s = 0; s < m->n; s++)
-		nkeys += m->streams[s]->nidx;
+		nkeys += m->runs[s].nidx ? m->runs[s].nidx : m->runs[s].nrec != 0;
 	size_t want = (size_t)(total / (8u << 20)) + 1;
 	if (total > (4u << 20) && want < 4 * (size_t)nworkers)
 		want = 4 * (size_t)nworkers;
+	/* and at most ~1,000 runs starting in each: a worker holds a buffer per
+	 * run of its partition (100,000 short threads: 200 partitions) */
+	if (want < nkeys / PART_RUNS)
+		want = nkeys / PART_RUNS;
 	if (want > 4096)
 		want = 4096;
 	if (want > nkeys)
@@ -715,9 +932,13 @@ static int choose_bounds(merge *m, uint64_t total, unsigned nworkers)
 		return -1;
 	}
 	size_t k = 0;
-	for (size_t s = 0; s < m->n; s++)
-		for (size_t i = 0; i < m->streams[s]->nidx; i++)
-			keys[k++] = m->streams[s]->idx[i].key;
+	for (size_t s = 0; s < m->n; s++) {
+		const pv_run *r = &m->runs[s];
+		for (size_t i = 0; i < r->nidx; i++)
+			keys[k++] = r->idx[i].key;
+		if (!r->nidx && r->nrec)
+			keys[k++] = r->first_key;
+	}
 	qsort(keys, nkeys, sizeof *keys, cmp_key);
 	m->bounds[0] = 0;
 	size_t np = 1;
@@ -742,11 +963,20 @@ static int open_shared_fds(merge *m, size_t *failed)
 		return ENOMEM;
 	for (size_t s = 0; s < m->n; s++)
 		m->fds[s] = -1;
+	size_t own = 0;
+	for (size_t s = 0; s < m->n; s++) {
+		if (m->runs[s].pool)
+			m->fds[s] = m->runs[s].pool->fd;
+		else
+			own++;
+	}
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur <= m->n + 64)
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur <= own + 64)
 		return 0;
 	for (size_t s = 0; s < m->n; s++) {
-		m->fds[s] = open(m->streams[s]->path, O_RDONLY | O_CLOEXEC);
+		if (m->runs[s].pool)
+			continue;
+		m->fds[s] = open(m->runs[s].path, O_RDONLY | O_CLOEXEC);
 		if (m->fds[s] < 0) {
 			*failed = s;
 			return errno;
@@ -785,13 +1015,13 @@ static int run_merge_workers(merge *m, unsigned nworkers, uint64_t total,
 	return 0;
 }
 
-int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t header_len,
-                      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
-                      void *arg, char *err, size_t errlen)
+int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+                      int gz, void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
+                      size_t errlen)
 {
 	merge m;
 	memset(&m, 0, sizeof m);
-	m.streams = streams;
+	m.runs = runs;
 	m.n = n;
 	m.fd = fd;
 	m.gz = gz;
@@ -800,29 +1030,25 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 	int rc = -1;
 	uint64_t total = 0;
 	for (size_t s = 0; s < n; s++)
-		total += streams[s]->text;
+		total += runs[s].text;
 	if (choose_bounds(&m, total, nworkers))
 		goto oom;
 	size_t np = m.nparts;
-	m.off = calloc((np + 1) * n + 1, sizeof *m.off);
-	m.text = calloc((np + 1) * n + 1, sizeof *m.text);
-	m.prev = calloc((np + 1) * n + 1, sizeof *m.prev);
 	m.out_off = calloc(np + 1, sizeof *m.out_off);
-	if (!m.off || !m.text || !m.prev || !m.out_off)
+	if (!m.out_off || place_runs(&m))
 		goto oom;
 	/* Where each partition starts in each stream: streams are independent,
 	 * so the workers share them (this was the serial part of the merge). */
 	if (find_cuts(&m, nworkers)) {
-		const pv_stream *st = streams[m.cut_failed];
-		snprintf(err, errlen, "%s: cannot read back: %s", st->path, strerror(m.cut_errno));
+		const pv_run *st = &runs[m.cut_failed];
+		snprintf(err, errlen, "%s: cannot read back: %s",
+		         st->pool ? st->pool->path : st->path, strerror(m.cut_errno));
 		goto out;
 	}
-	for (size_t p = 0; p <= np; p++) {
-		uint64_t t = 0;
-		for (size_t s = 0; s < n; s++)
-			t += m.text[p * n + s];
-		m.out_off[p] = header_len + t;
-	}
+	if (list_partition_runs(&m) || text_before(&m, m.out_off))
+		goto oom;
+	for (size_t p = 0; p <= np; p++)
+		m.out_off[p] += header_len;
 	if (!gz && ftruncate(fd, (off_t)(header_len + total))) {
 		snprintf(err, errlen, "cannot size the output: %s", strerror(errno));
 		goto out;
@@ -839,7 +1065,7 @@ int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t head
 	if (e == ENOMEM)
 		goto oom;
 	if (e) {
-		snprintf(err, errlen, "%s: %s", streams[failed]->path, strerror(e));
+		snprintf(err, errlen, "%s: %s", runs[failed].path, strerror(e));
 		goto out;
 	}
 	if (run_merge_workers(&m, nworkers, total, progress, arg))
@@ -860,13 +1086,17 @@ out:
 	free(m.gzlen);
 	if (m.fds)
 		for (size_t s = 0; s < n; s++)
-			if (m.fds[s] >= 0)
+			if (m.fds[s] >= 0 && !runs[s].pool)
 				close(m.fds[s]);
 	free(m.fds);
 	free(m.bounds);
-	free(m.off);
-	free(m.text);
-	free(m.prev);
+	for (size_t s = 0; m.ents && s < n; s++)
+		free(m.ents[s]);
+	free(m.ents);
+	free(m.nents);
+	free(m.p_lo);
+	free(m.in_first);
+	free(m.in);
 	free(m.out_off);
 	pthread_mutex_destroy(&m.lock);
 	pt_workers_done_destroy(&m.done);

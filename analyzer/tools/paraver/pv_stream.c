@@ -26,10 +26,79 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #define PV_INDEX_STEP (16u << 10)
 #define PV_STREAM_BUF (64u << 10)
+
+#define PV_POOL_BUF (1u << 20)
+
+int pv_pool_open(pv_pool *p, const char *path)
+{
+	memset(p, 0, sizeof *p);
+	pthread_mutex_init(&p->lock, NULL);
+	p->path = strdup(path);
+	p->fd = p->path ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	return p->fd < 0 ? -1 : 0;
+}
+
+static int write_all_at(int fd, const char *p, size_t n, uint64_t off);
+
+/* Under p->lock. */
+static void pool_write_buffer(pv_pool *p)
+{
+	if (p->used && !p->error)
+		p->error = write_all_at(p->fd, p->buf, p->used, p->size - p->used);
+	p->used = 0;
+}
+
+int pv_pool_flush(pv_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	pool_write_buffer(p);
+	int rc = p->error ? -1 : 0;
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+/* Appends n bytes; returns where they start in the pool's file. Small
+ * runs of many threads are gathered into large writes. */
+static uint64_t pool_append(pv_pool *p, const char *data, size_t n, int *error)
+{
+	pthread_mutex_lock(&p->lock);
+	uint64_t at = p->size;
+	if (!p->buf && !(p->buf = malloc(PV_POOL_BUF)))
+		p->error = ENOMEM;
+	else
+		p->cap = PV_POOL_BUF;
+	if (p->used + n > p->cap)
+		pool_write_buffer(p);
+	if (p->error) {
+		*error = p->error;
+	} else if (n > p->cap) {
+		*error = write_all_at(p->fd, data, n, at);
+	} else {
+		memcpy(p->buf + p->used, data, n);
+		p->used += n;
+	}
+	p->size += n;
+	pthread_mutex_unlock(&p->lock);
+	return at;
+}
+
+void pv_pool_free(pv_pool *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->path)
+		unlink(p->path);
+	free(p->path);
+	free(p->buf);
+	pthread_mutex_destroy(&p->lock);
+	memset(p, 0, sizeof *p);
+	p->fd = -1;
+}
 
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 {
@@ -37,8 +106,10 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 	s->fd = -1;
 	if (prefix) {
 		s->prefix_len = strlen(prefix);
-		if (s->prefix_len >= sizeof s->prefix)
-			s->prefix_len = sizeof s->prefix - 1;
+		if (s->prefix_len > PV_RUN_PREFIX_MAX) {
+			s->error = EINVAL;
+			return -1;
+		}
 		memcpy(s->prefix, prefix, s->prefix_len);
 	}
 	s->path = strdup(path);
@@ -48,27 +119,34 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 		s->error = ENOMEM;
 		return -1;
 	}
-	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (s->fd < 0) {
-		s->error = errno;
-		return -1;
+	return 0;
+}
+
+static int write_all_at(int fd, const char *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
 	}
 	return 0;
 }
 
 static void flush(pv_stream *s)
 {
-	size_t done = 0;
-	while (done < s->used && !s->error) {
-		ssize_t n = write(s->fd, s->buf + done, s->used - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	if (s->fd < 0 && !s->error) {
+		s->fd = open(s->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (s->fd < 0)
 			s->error = errno;
-			break;
-		}
-		done += (size_t)n;
+		s->created = s->fd >= 0;
 	}
+	if (!s->error)
+		s->error = write_all_at(s->fd, s->buf, s->used, s->off - s->used);
 	s->used = 0;
 }
 
@@ -93,7 +171,8 @@ static inline uint8_t *begin_rec(pv_stream *s, uint64_t key, unsigned op)
 	s->min_key = key + s->strict;
 	if (s->off >= s->next_index) {
 		if (s->nidx == s->capidx) {
-			size_t ncap = s->capidx ? s->capidx * 2 : 64;
+			/* most streams (short threads) have one or two notes */
+			size_t ncap = s->capidx ? s->capidx * 2 : 2;
 			pv_index_ent *n = realloc(s->idx, ncap * sizeof *n);
 			if (!n) {
 				s->error = ENOMEM; /* keep going; reported at finish */
@@ -149,28 +228,61 @@ void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 	end_rec(s, put_leb(p, id), func_text_len(id));
 }
 
-int pv_stream_finish(pv_stream *s)
+int pv_stream_finish(pv_stream *s, pv_pool *pool, pv_run *run)
 {
-	if (s->fd >= 0) {
+	memset(run, 0, sizeof *run);
+	if (s->buf && s->fd < 0 && pool && !s->error) {
+		/* never flushed: to the pool, read from its start by the merge */
+		run->pool = pool;
+		run->base = pool_append(pool, s->buf, s->used, &s->error);
+	} else if (s->buf && !s->error) {
 		flush(s);
+	}
+	if (s->fd >= 0) {
 		if (close(s->fd) && !s->error)
 			s->error = errno;
 		s->fd = -1;
 	}
-	free(s->buf);
-	s->buf = NULL;
-	return s->error ? -1 : 0;
+	run->off = s->off;
+	run->text = s->text;
+	run->nrec = s->nrec;
+	run->first_key = s->nidx ? s->idx[0].key : 0;
+	run->last_key = s->last_key;
+	run->prefix_len = (uint8_t)s->prefix_len;
+	memcpy(run->prefix, s->prefix, s->prefix_len);
+	if (!run->pool) {
+		run->path = s->path; /* the file is the run's now */
+		s->path = NULL;
+		s->created = 0;
+		run->idx = s->idx;
+		run->nidx = (uint32_t)s->nidx;
+		s->idx = NULL;
+	}
+	int rc = s->error ? -1 : 0;
+	int e = s->error;
+	pv_stream_free(s);
+	s->error = e;
+	return rc;
 }
 
 void pv_stream_free(pv_stream *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->path)
+	if (s->created)
 		unlink(s->path);
 	free(s->path);
 	free(s->buf);
 	free(s->idx);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
+}
+
+void pv_run_free(pv_run *r)
+{
+	if (r->path)
+		unlink(r->path);
+	free(r->path);
+	free(r->idx);
+	memset(r, 0, sizeof *r);
 }

@@ -410,18 +410,28 @@ void pv_thread_end(pv_shard *s, uint64_t last)
 		pv_event(s, s->t0 + last, PV_EV_PTHREAD, 0);
 }
 
+void pv_thread_free(pv_shard *s)
+{
+	pv_thread *c = s->core;
+	if (!c)
+		return;
+	free(c->role.name);
+	pv_found_free(&c->found);
+	pt_callstack_free(&c->calls);
+	pt_func_lookup_free(&c->fl);
+	free(c);
+	s->core = NULL;
+}
+
 int pv_thread_exit(pv_shard *s, pv_tool *pv)
 {
 	pv_thread *c = s->core;
 	int rc = pv_found_move(&pv->found, &c->found);
 	if (c->oom)
 		rc = -1;
-	pv->roles[s->info->index] = c->role;
-	pv_found_free(&c->found);
-	pt_callstack_free(&c->calls);
-	pt_func_lookup_free(&c->fl);
-	free(c);
-	s->core = NULL;
+	pv->roles[s->info->index] = c->role; /* the name is the tool's now */
+	c->role.name = NULL;
+	pv_thread_free(s);
 	return rc;
 }
 
