@@ -283,20 +283,6 @@ static void *first_reader(void *arg)
 	}
 }
 
-/* Every log's header and first record, on up to nworkers threads: a trace
- * of 100,000 threads has as many files to open. */
-static void read_first_records(first_reads *r, unsigned nworkers)
-{
-	pthread_t th[64];
-	unsigned started = 0;
-	for (; started + 1 < nworkers && started < 64; started++)
-		if (pthread_create(&th[started], NULL, first_reader, r))
-			break;
-	first_reader(r); /* this thread is one of them */
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-}
-
 /* Processes and shards from the scanned files; each log's first record
  * and header are read here (t0: the earliest time of the run). */
 static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
@@ -330,7 +316,8 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 			w->nshards++;
 		}
 	}
-	read_first_records(&r, nworkers);
+	/* on the workers: a trace of 100,000 threads has as many files to open */
+	pt_workers_run(nworkers, first_reader, &r);
 	/* what they say, in file order (the first program name, the earliest
 	 * time, as when they were read one by one) */
 	size_t k = 0, shard = 0;

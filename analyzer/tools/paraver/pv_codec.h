@@ -109,4 +109,7 @@ static inline uint64_t rec_text(const rec *r, size_t prefix_len)
 	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
 }
 
+/* pwrite of n bytes at off, whole: 0, or an errno. */
+int pv_write_at(int fd, const char *p, size_t n, uint64_t off);
+
 #endif

@@ -225,21 +225,6 @@ static int cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int write_all(int fd, const char *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /* "00".."99"; one extra byte so a one-digit number can be read at 2v + 1 */
 static const char pv_pairs[201] = "0001020304050607080910111213141516171819"
                                   "2021222324252627282930313233343536373839"
@@ -267,7 +252,7 @@ static void out_flush(out_buf *o, int finish)
 {
 	if (!o->m->gz) {
 		if (o->used && !o->error)
-			o->error = write_all(o->m->fd, o->buf, o->used, o->off);
+			o->error = pv_write_at(o->m->fd, o->buf, o->used, o->off);
 		o->off += o->used;
 		o->used = 0;
 		return;
@@ -692,7 +677,7 @@ static void *merge_worker(void *arg)
 			m->gzlen[p] = o.zlen;
 			while (!err && m->next_write < m->nparts && m->gzbuf[m->next_write]) {
 				size_t q = m->next_write;
-				err = write_all(m->fd, m->gzbuf[q], m->gzlen[q], m->write_off);
+				err = pv_write_at(m->fd, m->gzbuf[q], m->gzlen[q], m->write_off);
 				m->write_off += m->gzlen[q];
 				free(m->gzbuf[q]);
 				m->gzbuf[q] = NULL;
@@ -888,14 +873,7 @@ static int find_cuts(merge *m, unsigned nworkers)
 {
 	if (nworkers > m->n)
 		nworkers = (unsigned)m->n;
-	pthread_t th[64];
-	unsigned started = 0;
-	for (; started + 1 < nworkers && started < 64; started++)
-		if (pthread_create(&th[started], NULL, cut_worker, m))
-			break;
-	cut_worker(m); /* this thread is one of them */
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	pt_workers_run(nworkers, cut_worker, m);
 	return m->cut_errno ? -1 : 0;
 }
 

@@ -43,13 +43,12 @@ int pv_pool_open(pv_pool *p, const char *path)
 	return p->fd < 0 ? -1 : 0;
 }
 
-static int write_all_at(int fd, const char *p, size_t n, uint64_t off);
 
 /* Under p->lock. */
 static void pool_write_buffer(pv_pool *p)
 {
 	if (p->used && !p->error)
-		p->error = write_all_at(p->fd, p->buf, p->used, p->size - p->used);
+		p->error = pv_write_at(p->fd, p->buf, p->used, p->size - p->used);
 	p->used = 0;
 }
 
@@ -77,7 +76,7 @@ static uint64_t pool_append(pv_pool *p, const char *data, size_t n, int *error)
 	if (p->error) {
 		*error = p->error;
 	} else if (n > p->cap) {
-		*error = write_all_at(p->fd, data, n, at);
+		*error = pv_write_at(p->fd, data, n, at);
 	} else {
 		memcpy(p->buf + p->used, data, n);
 		p->used += n;
@@ -122,7 +121,7 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 	return 0;
 }
 
-static int write_all_at(int fd, const char *p, size_t n, uint64_t off)
+int pv_write_at(int fd, const char *p, size_t n, uint64_t off)
 {
 	while (n) {
 		ssize_t w = pwrite(fd, p, n, (off_t)off);
@@ -146,7 +145,7 @@ static void flush(pv_stream *s)
 		s->created = s->fd >= 0;
 	}
 	if (!s->error)
-		s->error = write_all_at(s->fd, s->buf, s->used, s->off - s->used);
+		s->error = pv_write_at(s->fd, s->buf, s->used, s->off - s->used);
 	s->used = 0;
 }
 
