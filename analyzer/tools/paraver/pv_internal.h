@@ -6,7 +6,9 @@
  *                user events, Running/Synchronization states
  *   pv_comms.c   thread creation, fork and extension links -> comm lines
  *   pv_labels.c  NAME.pcf and NAME.row
- *   pv_stream.c  temporary streams; pv_merge.c merges them into NAME.prv
+ *   pv_stream.c  temporary streams (and the pool file short ones share)
+ *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
+ *                pv_partition.c places in each run
  *   pv_ext*.c    extensions (counters, GPU): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
