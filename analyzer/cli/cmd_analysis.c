@@ -29,6 +29,7 @@ typedef struct cli {
 	unsigned top;
 	int no_profile;
 	const char *run; /* --run */
+	int png; /* plot --png */
 	pt_fw_tool tools[MAX_TOOLS];
 	size_t ntools;
 	const char *loaded[MAX_TOOLS];
@@ -116,7 +117,10 @@ void pt_cmd_report_help(FILE *out)
 	fputs("usage: paratrace report [options] TRACE_DIR\n"
 	      "Prints the profile: functions, locks and threads.\n"
 	      "  --csv | --json       machine-readable output instead of tables\n"
-	      "  --top N              rows per table (default 25; 0 = all)\n",
+	      "  --top N              rows per table (default 25; 0 = all)\n"
+	      "  --html               one self-contained HTML file instead: sortable tables, the\n"
+	      "                       timeline and the flame graph of 'plot' (no network needed)\n"
+	      "  -o, --output FILE    with --html: the file (default: TRACE_DIR.html)\n",
 	      out);
 	common_help(out);
 }
@@ -132,7 +136,19 @@ void pt_cmd_export_help(FILE *out)
 	common_help(out);
 }
 
-enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE, OPT_RUN };
+void pt_cmd_plot_help(FILE *out)
+{
+	fputs("usage: paratrace plot [options] TRACE_DIR\n"
+	      "Draws the run without a GUI, as SVG: a timeline (one row per thread and GPU stream,\n"
+	      "coloured by function, waits and lost data marked) and a flame graph of inclusive time.\n"
+	      "  -o, --output FILE    the SVG (default: TRACE_DIR.svg)\n"
+	      "  --png                also FILE.png (FILE without .svg), drawn by rsvg-convert\n",
+	      out);
+	common_help(out);
+}
+
+enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE,
+       OPT_HTML, OPT_PNG, OPT_RUN };
 
 static int parse(cli *c, int argc, char **argv)
 {
@@ -144,6 +160,7 @@ static int parse(cli *c, int argc, char **argv)
 		{"json", no_argument, 0, OPT_JSON},     {"top", required_argument, 0, OPT_TOP},
 		{"no-profile", no_argument, 0, OPT_NO_PROFILE}, {"help", no_argument, 0, 'h'},
 		{"run", required_argument, 0, OPT_RUN},
+		{"html", no_argument, 0, OPT_HTML},     {"png", no_argument, 0, OPT_PNG},
 		{0, 0, 0, 0}};
 	int o;
 	uint64_t v;
@@ -187,6 +204,8 @@ static int parse(cli *c, int argc, char **argv)
 			break;
 		case OPT_NO_PROFILE: c->no_profile = 1; break;
 		case OPT_RUN: c->run = optarg; break;
+		case OPT_HTML: c->format = "html"; break;
+		case OPT_PNG: c->png = 1; break;
 		case 'h':
 			return -1;
 		default:
@@ -305,8 +324,18 @@ int pt_cmd_report(int argc, char **argv)
 	if (rc)
 		return rc;
 	const char *fmt = c.format ? c.format : "text";
+	if (!strcmp(fmt, "html")) {
+		/* a file, not stdout: progress on a terminal, as for plot */
+		char *name = NULL;
+		if (!c.output)
+			c.output = name = default_name(c.dir, ".html");
+		add_builtin(&c, pt_tool_plot(), "html");
+		rc = run(&c);
+		free(name);
+		return rc;
+	}
 	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
-		pt_cli_error("report: unknown format '%s' (text, csv or json)", fmt);
+		pt_cli_error("report: unknown format '%s' (text, csv, json or html)", fmt);
 		return 2;
 	}
 	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
@@ -348,6 +377,27 @@ int pt_cmd_export(int argc, char **argv)
 	if (!c.output)
 		c.output = name = default_name(c.dir, perfetto ? ".pftrace" : ".json");
 	add_builtin(&c, perfetto ? pt_tool_perfetto() : pt_tool_chrome(), NULL);
+	rc = run(&c);
+	free(name);
+	return rc;
+}
+
+int pt_cmd_plot(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "plot";
+	int rc = parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_plot_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	char *name = NULL;
+	if (!c.output)
+		c.output = name = default_name(c.dir, ".svg");
+	add_builtin(&c, pt_tool_plot(), c.png ? "png" : NULL);
 	rc = run(&c);
 	free(name);
 	return rc;

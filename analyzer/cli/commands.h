@@ -24,8 +24,9 @@
 #define PT_COMMANDS(X) \
 	X(dump, "print every event of a trace as one text line") \
 	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile") \
-	X(report, "print the profile: functions, locks, threads (--csv, --json)") \
-	X(export, "write a timeline for ui.perfetto.dev (--format perfetto or chrome)")
+	X(report, "print the profile: functions, locks, threads (--csv, --json, --html)") \
+	X(export, "write a timeline for ui.perfetto.dev (--format perfetto or chrome)") \
+	X(plot, "draw the timeline and a flame graph as SVG (--png), without a GUI")
 
 #define PT_DECLARE_COMMAND(name, summary) \
 	int pt_cmd_##name(int argc, char **argv); \

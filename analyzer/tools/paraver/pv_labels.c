@@ -2,6 +2,7 @@
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
+#include "row_label.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -293,36 +294,16 @@ static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	const pt_shard_info *s = &ctx->shards[i];
-	const pt_process_info *p = &ctx->processes[s->process];
 	for (size_t k = 0; k < pv_n_ext(); k++)
 		if (pv_extensions[k]->row_label &&
 		    pv_extensions[k]->row_label(pv->ext[k], s, buf, len) == 0)
 			return;
 	if (s->kind == PT_FILE_GPU) {
-		snprintf(buf, len, "%s pid %u GPU stream %llu", p->program, s->pid,
-		         (unsigned long long)s->gpu_stream);
+		pt_gpu_row_label(ctx, s, buf, len);
 		return;
 	}
 	const pv_role *r = &pv->roles[i];
-	char what[256];
-	if (r->name)
-		snprintf(what, sizeof what, "%s", r->name);
-	else if (r->main || s->tid == s->pid)
-		snprintf(what, sizeof what, "main");
-	else {
-		uint32_t id = r->routine ? pt_ctx_func_id_pc(ctx, s->process, r->routine) : 0;
-		const pt_func_info *fi = id ? pt_ctx_func_info(ctx, id) : NULL;
-		if (fi && fi->name[0] && strncmp(fi->name, "0x", 2))
-			snprintf(what, sizeof what, "%s", fi->name);
-		else if (r->creator)
-			snprintf(what, sizeof what, "created by %u", r->creator);
-		else
-			snprintf(what, sizeof what, "thread");
-	}
-	for (char *c = what; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
-	snprintf(buf, len, "%s pid %u tid %u (%s)", p->program, s->pid, s->tid, what);
+	pt_thread_row_label(ctx, s, r->name, r->main, r->routine, r->creator, buf, len);
 }
 
 int pv_write_row(pv_tool *pv, const char *path)
