@@ -6,14 +6,17 @@
 //   - adds this very shared object to the backend's pass plugins, so that the
 //     IR pass half (Instrument.cpp) gets registered with the new pass manager,
 //   - records what only the AST knows: no_instrument_function, system
-//     headers, implicit (compiler-generated) functions, and source locations
-//     when there is no debug info.
+//     headers, implicit (compiler-generated) functions, source locations
+//     when there is no debug info, the closure types a lambda is nested in,
+//     and the OpenMP directives and blocks of each function, in source
+//     order (how the pass names outlined code without -g: Names.cpp).
 #include "Shared.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Mangle.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/OpenMPKinds.h>
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendPluginRegistry.h>
@@ -58,6 +61,14 @@ std::string normalisePath(const std::string &path)
 	return std::string(p.str());
 }
 
+std::string lambdaTag(const std::string &file, unsigned line)
+{
+	std::string at = llvm::sys::path::filename(file).str();
+	if (line)
+		at += ":" + std::to_string(line);
+	return "<lambda at " + at + ">";
+}
+
 namespace {
 
 void reportError(DiagnosticsEngine &diags, const std::string &msg)
@@ -65,6 +76,67 @@ void reportError(DiagnosticsEngine &diags, const std::string &msg)
 	unsigned id = diags.getCustomDiagID(DiagnosticsEngine::Error, "%0");
 	diags.Report(id) << msg;
 }
+
+// OpenMP directives and block literals of one function body, in source
+// order. Lambdas and local classes are functions of their own (the
+// Collector visits them); directives inside a block belong to the block.
+class BodyScanner : public RecursiveASTVisitor<BodyScanner> {
+public:
+	BodyScanner(SourceManager &sm, DeclInfo &info) : sm(sm), info(info) {}
+
+	bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+
+	bool TraverseDecl(Decl *d)
+	{
+		if (d && (isa<CXXRecordDecl>(d) || isa<FunctionDecl>(d)))
+			return true;
+		return RecursiveASTVisitor::TraverseDecl(d);
+	}
+
+	bool TraverseBlockExpr(BlockExpr *e)
+	{
+		SourcePoint p;
+		if (locate(e->getBlockDecl()->getCaretLocation(), p.file, p.line))
+			info.blocks.push_back(p);
+		blockDepth++;
+		bool ok = RecursiveASTVisitor::TraverseBlockExpr(e);
+		blockDepth--;
+		return ok;
+	}
+
+	bool VisitOMPExecutableDirective(OMPExecutableDirective *d)
+	{
+		if (blockDepth)
+			return true;
+		OpenMPDirectiveKind k = d->getDirectiveKind();
+		OmpDirective od;
+		od.kind = llvm::omp::getOpenMPDirectiveName(k).str();
+		auto role = [](bool has, OmpRole r) { return has ? unsigned(r) : 0u; };
+		od.roles = role(isOpenMPParallelDirective(k), kOmpParallel) |
+			   role(isOpenMPTeamsDirective(k), kOmpTeams) |
+			   role(k == llvm::omp::OMPD_task, kOmpTask) |
+			   role(isOpenMPTaskLoopDirective(k), kOmpTaskloop) |
+			   role(isOpenMPTargetExecutionDirective(k), kOmpTarget);
+		if (od.roles && locate(d->getBeginLoc(), od.file, od.line))
+			info.directives.push_back(od);
+		return true;
+	}
+
+private:
+	bool locate(SourceLocation loc, std::string &file, unsigned &line)
+	{
+		PresumedLoc pl = sm.getPresumedLoc(sm.getExpansionLoc(loc));
+		if (!pl.isValid())
+			return false;
+		file = normalisePath(pl.getFilename());
+		line = pl.getLine();
+		return true;
+	}
+
+	SourceManager &sm;
+	DeclInfo &info;
+	unsigned blockDepth = 0;
+};
 
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
@@ -92,11 +164,33 @@ public:
 		}
 		info.systemHeader = sm.isInSystemHeader(loc);
 		info.implicit = fd->isImplicit();
+		if (auto *md = dyn_cast<CXXMethodDecl>(fd); md && md->getParent()->isLambda()) {
+			info.lambdaChain = lambdaChain(md->getParent());
+			const CXXRecordDecl *cls = md->getParent();
+			if (!cls->isDependentType() && cls->isCompleteDefinition())
+				info.closureSize = ctx.getTypeSizeInChars(ctx.getRecordType(cls)).getQuantity();
+		}
+		if (ctx.getLangOpts().OpenMP || ctx.getLangOpts().Blocks)
+			BodyScanner(sm, info).TraverseStmt(fd->getBody());
 		// The attribute may sit on any redeclaration (a prototype in a header).
 		for (const FunctionDecl *r : fd->redecls())
 			info.noInstrument = info.noInstrument || r->hasAttr<NoInstrumentFunctionAttr>();
 		for (const std::string &n : linkageNames(fd))
 			record(n, info);
+		return true;
+	}
+
+	// A block literal in a global's initialiser: clang names its function
+	// after the variable ("g_block_invoke").
+	bool VisitVarDecl(VarDecl *vd)
+	{
+		if (!ctx.getLangOpts().Blocks || !vd->hasGlobalStorage() || vd->isLocalVarDecl() ||
+		    !vd->getInit() || vd->isInvalidDecl() || vd->getDeclContext()->isDependentContext())
+			return true;
+		DeclInfo info;
+		BodyScanner(sm, info).TraverseStmt(vd->getInit());
+		if (!info.blocks.empty())
+			record(names.getName(vd), info);
 		return true;
 	}
 
@@ -120,27 +214,26 @@ private:
 		// Unnamed internal entities (lambdas in non-inline functions) are
 		// numbered $_0, $_1... by each mangler in the order it meets them,
 		// and CodeGen's order is not ours: such names are only looked up
-		// with the number erased (normaliseName), merging their flags.
+		// with the number erased (normaliseName), and told apart by line.
 		if (name.find("$_") == std::string::npos) {
 			state.decls[name] = info;
 			return;
 		}
-		merge(state.unnumbered, normaliseName(name), info);
+		state.unnumbered.emplace(normaliseName(name), info);
 	}
 
-	static void merge(std::map<std::string, DeclInfo> &map, const std::string &key, const DeclInfo &info)
+	// "<lambda at file:line>" of cls and of every closure type around it.
+	std::vector<std::string> lambdaChain(const CXXRecordDecl *cls)
 	{
-		auto [it, fresh] = map.emplace(key, info);
-		if (fresh)
-			return;
-		DeclInfo &d = it->second;
-		d.noInstrument = d.noInstrument && info.noInstrument;
-		d.systemHeader = d.systemHeader && info.systemHeader;
-		d.implicit = d.implicit && info.implicit;
-		if (d.file != info.file || d.line != info.line)
-			d.line = 0; // ambiguous: keep the file only if all agree
-		if (d.file != info.file)
-			d.file.clear();
+		std::vector<std::string> chain;
+		for (const DeclContext *dc = cls; dc; dc = dc->getParent())
+			if (const auto *rd = dyn_cast<CXXRecordDecl>(dc); rd && rd->isLambda()) {
+				PresumedLoc pl = sm.getPresumedLoc(sm.getExpansionLoc(rd->getLocation()));
+				if (!pl.isValid())
+					return {};
+				chain.insert(chain.begin(), lambdaTag(pl.getFilename(), pl.getLine()));
+			}
+		return chain;
 	}
 
 	// Constructors and destructors have several symbols (complete, base,

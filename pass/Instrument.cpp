@@ -5,7 +5,7 @@
 // Registered through llvmGetPassPluginInfo, which clang calls when it loads
 // this object as a pass plugin: either because the frontend half added us to
 // CodeGenOpts.PassPlugins (-fplugin=) or because the user said -fpass-plugin=.
-#include "Shared.h"
+#include "Names.h"
 
 #include <llvm/ADT/SCCIterator.h>
 #include <llvm/Config/llvm-config.h>
@@ -47,37 +47,21 @@ PointerType *bytePtrTy(LLVMContext &ctx)
 #endif
 }
 
-std::string demangled(const std::string &name)
-{
-#if LLVM_VERSION_MAJOR >= 17
-	return llvm::demangle(std::string_view(name));
-#else
-	return llvm::demangle(name);
-#endif
-}
-
-// Optimisation clones keep the original linkage name before a '.'
-// (foo.constprop.0, _Z3barv.cold): report them under the source function's
-// name so the analyzer merges them. Linkage names never contain '.'.
-std::string sourceName(StringRef irName)
-{
-	return irName.split('.').first.str();
-}
-
 // Helpers the compiler synthesises: static initialisers, TLS wrappers,
-// thunks, OpenMP outlined bodies, sanitizer constructors.
+// thunks, sanitizer constructors. (OpenMP's and other '.'-named functions
+// are sorted out by nameOutlinedCode.)
 bool compilerGeneratedName(StringRef n)
 {
 	static const char *const prefixes[] = {
 		"__cxx_global_var_init", "__cxx_global_array_dtor", "_GLOBAL__", "__clang_call_terminate",
-		"__dtor_", "_ZTW", "_ZTH", "_ZThn", "_ZTv", "_ZTc", "__tls_init", ".omp_outlined",
-		"__omp_offloading", "__copy_helper_block", "__destroy_helper_block", "__paratrace",
-		"llvm.", "asan.", "tsan.", "msan.", "sancov.", "__cfi_",
+		"__dtor_", "_ZTW", "_ZTH", "_ZThn", "_ZTv", "_ZTc", "__tls_init", "__copy_helper_block",
+		"__destroy_helper_block", "__paratrace", "llvm.", "asan.", "tsan.", "msan.", "sancov.",
+		"__cfi_",
 	};
 	for (const char *p : prefixes)
 		if (n.startswith(p))
 			return true;
-	return n.contains(".omp_outlined") || n.endswith(".module_ctor") || n.endswith(".module_dtor");
+	return n.endswith(".module_ctor") || n.endswith(".module_dtor");
 }
 
 bool hasLoop(Function &f)
@@ -112,14 +96,19 @@ public:
 	{
 	}
 
-	bool run()
+	// The runtime itself (or a module that defines the hooks) must not
+	// call itself.
+	static bool definesHooks(Module &m)
 	{
-		// The runtime itself (or a module that defines the hooks) must not
-		// call itself.
 		for (const char *h : {"__paratrace_func_enter", "__paratrace_func_exit",
 				      "__paratrace_register_module"})
 			if (Function *f = m.getFunction(h); f && !f->isDeclaration())
-				return false;
+				return true;
+		return false;
+	}
+
+	bool run()
+	{
 		if (fe && opts.verbose >= 2)
 			for (const auto &d : fe->decls)
 				errs() << "paratrace: frontend knows " << d.first << " (" << d.second.file << ":"
@@ -141,54 +130,63 @@ private:
 	{
 		if (f.isDeclaration() || f.hasFnAttribute(kDoneAttr) || f.hasAvailableExternallyLinkage())
 			return;
-		std::string base = sourceName(f.getName());
-		std::string why;
-		const DeclInfo *decl = nullptr;
-		if (fe) {
-			bool numbered = base.find("$_") != std::string::npos;
-			const auto &map = numbered ? fe->unnumbered : fe->decls;
-			auto it = map.find(numbered ? normaliseName(base) : base);
-			if (it != map.end())
-				decl = &it->second;
-		}
-		std::string file, dir;
+		// name: what the table carries; match: what MANGLED filter rules
+		// see; dname: what the other filters and verbose=1 see.
+		std::string name = sourceName(f.getName()), match = name, dname, file;
 		unsigned line = 0;
-		if (decl && !decl->file.empty()) {
-			file = decl->file;
-			line = decl->line;
-		} else if (DISubprogram *sp = f.getSubprogram()) {
-			dir = sp->getDirectory().str();
-			file = sp->getFilename().str();
-			if (!file.empty() && !sys::path::is_absolute(file) && !dir.empty())
-				file = dir + "/" + file;
-			file = normalisePath(file);
-			line = sp->getLine();
+		StringRef role = f.getFnAttribute(kRoleAttr).getValueAsString();
+		DeclInfo scratch;
+		const DeclInfo *decl = nullptr;
+		if (!role.empty()) {
+			name = dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
+			match = f.getFnAttribute(kMatchAttr).getValueAsString().str();
+			file = f.getFnAttribute(kFileAttr).getValueAsString().str();
+			f.getFnAttribute(kLineAttr).getValueAsString().getAsInteger(10, line);
 		} else {
-			file = normalisePath(m.getSourceFileName());
+			decl = findDecl(fe, f, scratch);
+			if (f.hasFnAttribute(kNameAttr)) {
+				// A lambda or a block, named at the pipeline's start.
+				name = dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
+				file = f.getFnAttribute(kFileAttr).getValueAsString().str();
+				f.getFnAttribute(kLineAttr).getValueAsString().getAsInteger(10, line);
+			} else {
+				subprogramLocation(f, file, line);
+				if (decl && !decl->file.empty()) {
+					file = decl->file;
+					line = decl->line ? decl->line : line;
+				} else if (file.empty()) {
+					file = normalisePath(m.getSourceFileName());
+				}
+				dname = demangleLLVM(name);
+			}
 		}
-		std::string dname = demangled(base);
+		bool body = role == "body";
 
+		std::string why;
 		if (f.hasFnAttribute(Attribute::Naked))
 			why = "naked";
-		else if (f.hasFnAttribute(Attribute::AlwaysInline))
+		else if (role == "part")
+			why = "inner function " + f.getName().str() + " of this body, counted with it";
+		else if (f.hasFnAttribute(Attribute::AlwaysInline) && !body)
 			why = "always_inline";
 		else if (decl && decl->noInstrument)
 			why = "no_instrument_function";
-		else if (!opts.compilerGenerated && (compilerGeneratedName(f.getName()) || (decl && decl->implicit)))
+		else if (!opts.compilerGenerated &&
+			 (role == "helper" || compilerGeneratedName(f.getName()) || (decl && decl->implicit)))
 			why = "compiler-generated";
 		else if (!opts.systemHeaders && isSystem(decl, file, dname))
 			why = "system header";
-		else if (opts.minSize && instructionCount(f) < opts.minSize && !hasLoop(f))
+		else if (opts.minSize && !body && instructionCount(f) < opts.minSize && !hasLoop(f))
 			why = "loop-free and below min-size=" + std::to_string(opts.minSize);
 		else
-			why = userFilter(opts, base, dname, file);
+			why = userFilter(opts, match, dname, file);
 
 		if (opts.verbose)
 			errs() << "paratrace: " << (why.empty() ? "instrument " : "skip ") << dname << " ("
 			       << file << ":" << line << ", size " << instructionCount(f)
 			       << (hasLoop(f) ? ", loop" : "") << ")" << (why.empty() ? "" : ": ") << why << "\n";
 		if (why.empty())
-			todo.push_back({&f, base, file, line});
+			todo.push_back({&f, name, file, line});
 	}
 
 	bool isSystem(const DeclInfo *decl, const std::string &file, const std::string &dname)
@@ -451,13 +449,17 @@ struct InstrumentPass : PassInfoMixin<InstrumentPass> {
 				return PreservedAnalyses::all();
 			}
 		}
-		if (at == At::Start && opts->stage != Stage::Start)
+		if (Instrumenter::definesHooks(m))
 			return PreservedAnalyses::all();
-		if (at == At::Last && opts->stage != Stage::Last)
-			return PreservedAnalyses::all();
-		if (!Instrumenter(m, *opts, fe).run())
-			return PreservedAnalyses::all();
-		return PreservedAnalyses::none();
+		// Outlined code is named before anything is inlined (the first run
+		// is at the pipeline's start whatever the stage): afterwards the
+		// function that encloses a region may be gone.
+		bool changed = nameOutlinedCode(m, fe);
+		if ((at == At::Start && opts->stage != Stage::Start) ||
+		    (at == At::Last && opts->stage != Stage::Last))
+			return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+		changed = Instrumenter(m, *opts, fe).run() || changed;
+		return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 	}
 
 	// Must also run at -O0, where every function is optnone.

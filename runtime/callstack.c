@@ -11,6 +11,7 @@
 #endif
 #define UNW_LOCAL_ONLY
 #include "callstack.h"
+#include "pt_fd.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -92,12 +93,10 @@ __attribute__((noinline)) int pt_callstack_capture(uint64_t *pcs, int max)
 }
 
 /* Async-signal-safe: libunwind's local unwinder takes no lock and does not
- * allocate from the program's heap. */
+ * allocate from the program's heap. pcs holds max entries. */
 int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max)
 {
 	unw_cursor_t cur;
-	if (max > PT_CALLSTACK_MAX + 1)
-		max = PT_CALLSTACK_MAX + 1;
 	if (max <= 0 || unw_init_local2(&cur, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
 	int k = 0;
@@ -116,7 +115,9 @@ static __attribute__((noinline)) void callstack_emit(pt_thread *t)
 {
 	int saved = errno;
 	uint64_t pcs[PT_CALLSTACK_MAX];
+	int cancel = pt_nocancel_begin(); /* libunwind may read or write a pipe */
 	int n = capture(pcs, pt_callstack_depth, 2);
+	pt_nocancel_end(cancel);
 	if (n > 0)
 		pt_emit(t, PT_REC_CALLSTACK, (unsigned)n, pcs, (size_t)n * sizeof pcs[0]);
 	errno = saved;

@@ -1,24 +1,20 @@
 /* The run's clock: the invariant TSC where CPUID promises one (rdtsc costs
  * ~9 ns and no system call), CLOCK_MONOTONIC nanoseconds otherwise. The
- * TSC -> ns conversion (mult/shift, see format.h) is calibrated without
- * sysfs: the kernel's own conversion from a perf_event mmap page when the
- * kernel exposes it (cap_user_time), else a short measurement against
- * CLOCK_MONOTONIC. */
+ * TSC -> ns conversion (mult/shift, see format.h) is measured against
+ * CLOCK_MONOTONIC from pairs of readings, without sysfs and without
+ * sleeping (see pt_clock_current). */
 #define _GNU_SOURCE
 #include "core.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
-pt_clock_cal pt_clock = {PT_CLOCK_MONOTONIC, 0, 1};
+pt_clock_cal pt_clock = {PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
 int pt_clock_use_tsc;
 
 uint64_t pt_mono_ns(void)
@@ -56,49 +52,6 @@ int pt_clock_tsc_invariant(void)
 #endif
 }
 
-int pt_clock_cal_perf(pt_clock_cal *cal)
-{
-#if defined(__x86_64__)
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	long page = sysconf(_SC_PAGESIZE);
-	struct perf_event_mmap_page *pg =
-		mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, (int)fd, 0);
-	close((int)fd);
-	if (pg == MAP_FAILED)
-		return -1;
-	uint32_t seq, mult = 0, shift = 0;
-	uint64_t cap = 0;
-	int tries = 0;
-	do {
-		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
-		cap = pg->cap_user_time;
-		mult = pg->time_mult;
-		shift = pg->time_shift;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (__atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE) != seq && ++tries < 1000);
-	munmap(pg, (size_t)page);
-	if (!cap || !mult || shift > 63)
-		return -1;
-	cal->source = PT_CLOCK_TSC;
-	cal->mult = mult;
-	cal->shift = shift;
-	return 0;
-#else
-	(void)cal;
-	return -1;
-#endif
-}
-
 /* A (mono, tsc) pair read as tightly as the machine allows: the narrowest
  * of a few bracketing attempts, tsc taken in the middle. */
 static void tight_pair(uint64_t *tsc, uint64_t *mono)
@@ -120,42 +73,50 @@ static void tight_pair(uint64_t *tsc, uint64_t *mono)
 #endif
 }
 
-int pt_clock_cal_measure(pt_clock_cal *cal, unsigned ms)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	uint64_t t0, m0, t1, m1;
-	tight_pair(&t0, &m0);
-	struct timespec req = {0, (long)ms * 1000000L};
-	while (nanosleep(&req, &req) != 0 && errno == EINTR)
-		;
-	tight_pair(&t1, &m1);
-	if (t1 <= t0 || m1 <= m0)
-		return -1;
-	/* ns per tick in 32.32 fixed point: exact enough (error < 1e-9 of
-	 * the ratio) and the product fits the reader's 128-bit multiply. */
-	cal->source = PT_CLOCK_TSC;
-	cal->shift = 32;
-	cal->mult = (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
-	return cal->mult ? 0 : -1;
-#else
-	(void)cal;
-	(void)ms;
-	return -1;
-#endif
-}
+/* TSC calibration without waiting: the run's anchor pair is read once at
+ * its start, and the conversion is the slope from it to a pair read when
+ * a file needs one (its header when it is created, refreshed as it grows
+ * and when it closes, writer.c). Each pair is off by ~10-20 ns, so the
+ * slope's error is that over the span: the longer the run has gone, the
+ * better, and a file whose header is refreshed once the run has aged by a
+ * quarter since its last refresh (at its next record after that) never
+ * holds a time converted with an error much above those 20 ns.
+ * pt_clock.mult keeps the measurement over the longest span so far: what a
+ * child or an exec'd image starts from (never 0 once the TSC is chosen). */
+static int pt_clock_refine;            /* TSC with a known anchor */
+static _Atomic uint64_t pt_clock_span; /* ticks behind pt_clock.mult */
+/* The shortest span measured: 50 us keep the first headers within ~2e-4. */
+#define PT_CAL_MIN_NS 50000u
 
-/* Does cal agree with the TSC's rate against CLOCK_MONOTONIC over a few
- * ms? Guards against a perf page describing another clock (e.g. a kernel
- * whose clocksource is not the TSC). */
-static int cal_plausible(const pt_clock_cal *cal)
+void pt_clock_current(pt_clock_cal *cal, uint64_t *at)
 {
-	pt_clock_cal m;
-	if (pt_clock_cal_measure(&m, 3) != 0)
-		return 0;
-	long double a = (long double)cal->mult / (long double)((unsigned __int128)1 << cal->shift);
-	long double b = (long double)m.mult / (long double)((unsigned __int128)1 << m.shift);
-	long double r = a / b;
-	return r > 0.995L && r < 1.005L;
+	*cal = pt_clock;
+	cal->mult = __atomic_load_n(&pt_clock.mult, __ATOMIC_RELAXED);
+	*at = 0;
+	if (!pt_clock_refine)
+		return;
+	uint64_t t, m;
+	tight_pair(&t, &m);
+	while (m < pt_clock.anchor_ns + PT_CAL_MIN_NS)
+		tight_pair(&t, &m);
+	if (t <= pt_clock.anchor_ticks)
+		return; /* a TSC behind the anchor's: keep what there is */
+	uint64_t span = t - pt_clock.anchor_ticks;
+	/* ns per tick in 32.32 fixed point: exact enough (error < 1e-9 of the
+	 * ratio) and the product fits the reader's 128-bit multiply. */
+	uint64_t mult = (uint64_t)(((unsigned __int128)(m - pt_clock.anchor_ns) << 32) / span);
+	if (!mult)
+		return;
+	cal->shift = 32;
+	cal->mult = mult;
+	*at = t;
+	uint64_t best = atomic_load_explicit(&pt_clock_span, memory_order_relaxed);
+	while (span > best) {
+		if (atomic_compare_exchange_weak(&pt_clock_span, &best, span)) {
+			__atomic_store_n(&pt_clock.mult, mult, __ATOMIC_RELAXED);
+			break;
+		}
+	}
 }
 
 int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, size_t errlen)
@@ -167,29 +128,44 @@ int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, si
 			 "PARATRACE_CLOCK=tsc: this CPU has no invariant TSC (use auto or monotonic)");
 		return -1;
 	}
+	pt_clock_refine = 0;
 	if (inherited) {
-		/* Every process of a run must share one conversion. */
+		/* Every process of a run measures from the run's anchor; an
+		 * older runtime passed no anchor: its conversion is kept. */
 		if (inherited->source == PT_CLOCK_TSC && tsc_ok) {
 			pt_clock = *inherited;
 			pt_clock_use_tsc = 1;
+			pt_clock_refine = inherited->anchor_ticks != 0;
+			atomic_store(&pt_clock_span, 0);
 			return 0;
 		}
 		if (inherited->source == PT_CLOCK_MONOTONIC) {
-			pt_clock = (pt_clock_cal){PT_CLOCK_MONOTONIC, 0, 1};
+			pt_clock = (pt_clock_cal){PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
 			pt_clock_use_tsc = 0;
 			return 0;
 		}
 	}
 	if (use_tsc) {
-		pt_clock_cal cal;
-		if ((pt_clock_cal_perf(&cal) == 0 && cal_plausible(&cal)) ||
-		    pt_clock_cal_measure(&cal, 10) == 0) {
-			pt_clock = cal;
+		/* A first slope over the microsecond the two pairs take, only to
+		 * see that the TSC advances; files measure theirs when they need
+		 * one, by then usually more than PT_CAL_MIN_NS later: nothing
+		 * waits here. */
+		uint64_t t, m;
+		pt_clock = (pt_clock_cal){PT_CLOCK_TSC, 32, 0, 0, 0};
+		tight_pair(&pt_clock.anchor_ticks, &pt_clock.anchor_ns);
+		tight_pair(&t, &m);
+		if (t > pt_clock.anchor_ticks && m > pt_clock.anchor_ns) {
+			pt_clock.mult = (uint64_t)(((unsigned __int128)(m - pt_clock.anchor_ns) << 32) /
+						   (t - pt_clock.anchor_ticks));
+			atomic_store(&pt_clock_span, t - pt_clock.anchor_ticks);
+		}
+		if (pt_clock.mult) {
+			pt_clock_refine = 1;
 			pt_clock_use_tsc = 1;
 			return 0;
 		}
 	}
-	pt_clock = (pt_clock_cal){PT_CLOCK_MONOTONIC, 0, 1};
+	pt_clock = (pt_clock_cal){PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
 	pt_clock_use_tsc = 0;
 	return 0;
 }

@@ -110,6 +110,30 @@ static int parse_int_range(const char *s, long lo, long hi, int *out)
 	return 0;
 }
 
+/* PARATRACE_COUNTERS_AT: a comma-separated list of functions, sync,
+ * threads, all. 0 with the mask, or -1. */
+static int parse_counters_at(const char *s, unsigned *out)
+{
+	unsigned mask = 0;
+	while (*s) {
+		const char *end = strchr(s, ',');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (len == 9 && !strncmp(s, "functions", len))
+			mask |= PT_COUNTERS_AT_FUNCTIONS;
+		else if (len == 4 && !strncmp(s, "sync", len))
+			mask |= PT_COUNTERS_AT_SYNC;
+		else if (len == 7 && !strncmp(s, "threads", len))
+			mask |= PT_COUNTERS_AT_THREADS;
+		else if (len == 3 && !strncmp(s, "all", len))
+			mask |= PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
+		else if (len != 0)
+			return -1;
+		s += len + (end != NULL);
+	}
+	*out = mask;
+	return mask ? 0 : -1;
+}
+
 #define PT_MIN_BUFFER (64u << 10)
 #define PT_MAX_BUFFER (1u << 30)
 
@@ -153,6 +177,8 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	}
 	if ((v = get("PARATRACE_COUNTERS")) && *v)
 		c->counters = v;
+	if ((v = get("PARATRACE_COUNTERS_AT")) && *v && parse_counters_at(v, &c->counters_at))
+		BAD("PARATRACE_COUNTERS_AT", "a comma-separated list of functions, sync, threads, all");
 	if ((v = get("PARATRACE_CALLSTACK")) && *v && parse_int_range(v, 0, 256, &c->callstack_depth))
 		BAD("PARATRACE_CALLSTACK", "a call-stack depth from 0 (off) to 256");
 	if ((v = get("PARATRACE_SAMPLING")) && *v) {

@@ -2,6 +2,7 @@
  * thread), the trace directory, per-thread state, exit, fork and exec. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -45,27 +47,40 @@ uint32_t pt_thread_tid(const pt_thread *t)
 
 int pt_run_env_format(char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v1:%016" PRIx64 ":%u:%" PRIu64 ":%u:%s", pt_run_info.run_id,
-			 pt_clock.source, pt_clock.mult, pt_clock.shift, pt_run_info.dir);
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	int n = snprintf(buf, len, "v2:%016" PRIx64 ":%u:%" PRIu64 ":%u:%" PRIu64 ":%" PRIu64 ":%s",
+			 pt_run_info.run_id, cal.source, cal.mult, cal.shift, cal.anchor_ticks,
+			 cal.anchor_ns, pt_run_info.dir);
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 int pt_run_env_parse(const char *s, uint64_t *run_id, pt_clock_cal *cal, char *dir, size_t dirlen)
 {
 	unsigned src, shift;
-	uint64_t id, mult;
+	uint64_t id, mult, aticks = 0, ans = 0;
 	int off = 0;
-	if (sscanf(s, "v1:%16" SCNx64 ":%u:%" SCNu64 ":%u:%n", &id, &src, &mult, &shift, &off) != 4 ||
-	    !off)
+	if (!strncmp(s, "v2:", 3)) {
+		if (sscanf(s, "v2:%16" SCNx64 ":%u:%" SCNu64 ":%u:%" SCNu64 ":%" SCNu64 ":%n", &id, &src,
+			   &mult, &shift, &aticks, &ans, &off) != 6 ||
+		    !off)
+			return -1;
+	} else if (sscanf(s, "v1:%16" SCNx64 ":%u:%" SCNu64 ":%u:%n", &id, &src, &mult, &shift,
+			  &off) != 4 ||
+		   !off) {
 		return -1;
+	}
 	const char *d = s + off;
 	if ((src != PT_CLOCK_TSC && src != PT_CLOCK_MONOTONIC) || !mult || shift > 63 || d[0] != '/' ||
-	    strlen(d) >= dirlen)
+	    strlen(d) >= dirlen || (!aticks) != (!ans))
 		return -1;
 	*run_id = id;
 	cal->source = src;
 	cal->mult = mult;
 	cal->shift = shift;
+	cal->anchor_ticks = aticks;
+	cal->anchor_ns = ans;
 	strcpy(dir, d);
 	return 0;
 }
@@ -86,9 +101,9 @@ static void make_parents(char *path)
 }
 
 /* Opens (creating it 0700 if missing) the trace directory `path` without
- * following a symlink at its last component. A directory that already
- * exists must belong to us. Returns an fd or -1 with err set. */
-static int open_trace_dir(const char *path, char *err, size_t errlen)
+ * following a symlink at its last component, into *slot. A directory that
+ * already exists must belong to us. 0, or -1 with err set. */
+static int open_trace_dir(const char *path, int *slot, char *err, size_t errlen)
 {
 	char buf[sizeof pt_run_info.dir];
 	snprintf(buf, sizeof buf, "%s", path);
@@ -96,78 +111,79 @@ static int open_trace_dir(const char *path, char *err, size_t errlen)
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
 	char *slash = strrchr(buf, '/');
-	const char *name = buf;
-	int pfd;
+	const char *name = buf, *parent = ".";
 	if (slash) {
 		*slash = '\0';
 		name = slash + 1;
-		const char *parent = slash == buf ? "/" : buf;
+		parent = slash == buf ? "/" : buf;
 		char tmp[sizeof buf + 2];
 		snprintf(tmp, sizeof tmp, "%s/", parent);
 		make_parents(tmp);
-		pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		pfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
-	if (pfd < 0) {
+	int pfd = -1;
+	int r = pt_fd_openat(&pfd, NULL, parent, O_RDONLY | O_DIRECTORY, 0);
+	if (r != 0) {
 		snprintf(err, errlen, "cannot open the parent of trace directory %.300s: %s", path,
-			 strerror(errno));
+			 strerror(-r));
 		return -1;
 	}
-	int created = mkdirat(pfd, name, 0700) == 0;
-	if (!created && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create trace directory %.300s: %s", path, strerror(errno));
-		close(pfd);
+	r = pt_fd_mkdirat(&pfd, name, 0700);
+	int created = r == 0;
+	if (!created && r != -EEXIST) {
+		snprintf(err, errlen, "cannot create trace directory %.300s: %s", path, strerror(-r));
+		pt_fd_close(&pfd);
 		return -1;
 	}
-	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int e = errno;
-	close(pfd);
-	if (fd < 0) {
-		if (e == ELOOP || e == ENOTDIR)
+	r = pt_fd_openat(slot, &pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+	pt_fd_close(&pfd);
+	if (r != 0) {
+		if (r == -ELOOP || r == -ENOTDIR)
 			snprintf(err, errlen,
 				 "trace directory %.300s is a symbolic link or not a directory; refusing it",
 				 path);
 		else
-			snprintf(err, errlen, "cannot open trace directory %.300s: %s", path, strerror(e));
+			snprintf(err, errlen, "cannot open trace directory %.300s: %s", path, strerror(-r));
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
+	pt_fd_use_begin();
+	int owned = fstat(*slot, &st) == 0 && st.st_uid == geteuid();
+	if (owned && created)
+		fchmod(*slot, 0700); /* exactly 0700 whatever the umask */
+	pt_fd_use_end();
+	if (!owned) {
 		snprintf(err, errlen, "trace directory %.300s belongs to another user; refusing it", path);
-		close(fd);
+		pt_fd_close(slot);
 		return -1;
 	}
-	if (created)
-		fchmod(fd, 0700); /* exactly 0700 whatever the umask */
-	return fd;
+	return 0;
 }
 
 /* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec). */
 static int make_process_dir(char *err, size_t errlen)
 {
+	pt_fd_close(&pt_run_info.pdirfd);
 	for (unsigned n = 0; n < 1000; n++) {
 		char name[sizeof pt_run_info.pdir_name];
 		if (n)
 			snprintf(name, sizeof name, "p%u.%u", pt_run_info.pid, n);
 		else
 			snprintf(name, sizeof name, "p%u", pt_run_info.pid);
-		if (mkdirat(pt_run_info.dirfd, name, 0700) != 0) {
-			if (errno == EEXIST)
+		int r = pt_fd_mkdirat(&pt_run_info.dirfd, name, 0700);
+		if (r != 0) {
+			if (r == -EEXIST)
 				continue;
 			snprintf(err, errlen, "cannot create %.300s/%s: %s", pt_run_info.dir, name,
-				 strerror(errno));
+				 strerror(-r));
 			return -1;
 		}
-		int fd = openat(pt_run_info.dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
+		r = pt_fd_openat(&pt_run_info.pdirfd, &pt_run_info.dirfd, name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (r != 0) {
 			snprintf(err, errlen, "cannot open %.300s/%s: %s", pt_run_info.dir, name,
-				 strerror(errno));
+				 strerror(-r));
 			return -1;
 		}
-		if (pt_run_info.pdirfd >= 0)
-			close(pt_run_info.pdirfd);
-		pt_run_info.pdirfd = fd;
 		memcpy(pt_run_info.pdir_name, name, sizeof name);
 		return 0;
 	}
@@ -237,7 +253,7 @@ static int open_thread_log(pt_thread *t)
 			snprintf(name, sizeof name, "t%u.%u.ptl", t->tid, k);
 		else
 			snprintf(name, sizeof name, "t%u.ptl", t->tid);
-		r = pt_wlog_create(&t->log, pt_run_info.pdirfd, name, &p);
+		r = pt_wlog_create(&t->log, &pt_run_info.pdirfd, name, &p);
 	}
 	return r;
 }
@@ -270,11 +286,13 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	if (pt_tls) /* the init just run created this (main) thread's state */
 		return pt_tls;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_CREATING;
 	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
 	if (!t) {
 		atomic_fetch_add(&pt_total_lost_records, 1);
 		pt_tls_state = PT_TLS_NEW;
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return NULL;
 	}
@@ -289,6 +307,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 				t->tid, pt_run_info.dir, pt_run_info.pdir_name, strerror(-r));
 		pt_pages_free(t, PT_THREAD_ALLOC);
 		pt_tls_state = PT_TLS_FINISHED;
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return NULL;
 	}
@@ -302,6 +321,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	emit_thread_start(t, start);
 	pt_parts_thread_start(t);
 	pt_leave(t);
+	pt_nocancel_end(cancel);
 	errno = saved;
 	return t;
 }
@@ -331,18 +351,26 @@ static void close_own(pt_thread *t, uint32_t extra_flags)
 	pt_wlog_close(&t->log);
 }
 
-/* pthread key destructor: runs at thread exit (return or pthread_exit),
- * after the thread's last user code and before its TLS goes away. */
+/* pthread key destructor: runs at thread exit (return, pthread_exit or
+ * cancellation), after the thread's last user code and before its TLS goes
+ * away. Never a cancellation point: a thread that returns while a cancel
+ * is pending ends with its own return value, as untraced. */
 static void thread_destructor(void *arg)
 {
 	pt_thread *t = arg;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
-		/* Shutdown owns the remaining logs now. */
+		/* Shutdown owns the remaining logs now: nothing is written.
+		 * What the parts hold for the thread goes (its counters'
+		 * descriptors, its sampling timer: kept in its TLS, which goes
+		 * away with it). */
+		pt_parts_thread_end(NULL);
 		pt_tls = NULL;
 		atomic_store(&t->guard, 0);
+		pt_nocancel_end(cancel);
 		errno = saved;
 		return;
 	}
@@ -353,6 +381,7 @@ static void thread_destructor(void *arg)
 	registry_remove_locked(t);
 	pt_spin_unlock(&pt_registry_lock);
 	pt_pages_free(t, PT_THREAD_ALLOC);
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 
@@ -503,10 +532,20 @@ void pt_init(void)
 	if (!atomic_compare_exchange_strong(&pt_state, &expect, PT_STATE_INITIALIZING))
 		return;
 	int saved = errno;
+	int cancel = pt_nocancel_begin(); /* init may run in any thread's first event */
 	pt_init_tid = (int)pt_gettid();
 	/* Before any thread can find the state RUNNING and walk it. */
 	pt_parts_collect();
 	char err[512];
+	/* setuid, setgid or file capabilities (libtrace.so reached through
+	 * DT_NEEDED or /etc/ld.so.preload): the environment is the invoking
+	 * user's, and acting on it with the program's privileges would create
+	 * directories and files wherever PARATRACE_DIR says. */
+	if (getauxval(AT_SECURE)) {
+		fail_init("a privileged program (setuid, setgid or file capabilities) is never "
+			  "traced");
+		goto out;
+	}
 	if (pt_config_parse(&pt_cfg, env_get, err, sizeof err) != 0) {
 		fail_init(err);
 		goto out;
@@ -554,8 +593,7 @@ void pt_init(void)
 		fail_init(err);
 		goto out;
 	}
-	pt_run_info.dirfd = open_trace_dir(pt_run_info.dir, err, sizeof err);
-	if (pt_run_info.dirfd < 0) {
+	if (open_trace_dir(pt_run_info.dir, &pt_run_info.dirfd, err, sizeof err) != 0) {
 		fail_init(err);
 		goto out;
 	}
@@ -580,6 +618,7 @@ void pt_init(void)
 	 * is its first event even if it never calls an instrumented function. */
 	pt_thread_create(NULL);
 out:
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 
@@ -629,6 +668,7 @@ void pt_shutdown(int how, int status)
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_exchange(&started, 1))
 		return;
 	int saved = errno;
+	int cancel = pt_nocancel_begin();
 	pt_end_how = how;
 	pt_end_status = status;
 	/* Backward: the GPU parts first, while tracing is still on (device
@@ -641,6 +681,7 @@ void pt_shutdown(int how, int status)
 		        "interrupted the tracer); see the LOST records",
 		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
 		        pt_run_info.pdir_name);
+	pt_nocancel_end(cancel);
 	errno = saved;
 }
 
@@ -692,12 +733,14 @@ void pt_fork_prepare(void)
 	}
 	pt_spin_lock(&pt_registry_lock);
 	pt_process_lock_fork();
+	pt_fd_fork_prepare();
 }
 
 void pt_fork_parent(void)
 {
 	if (!pt_tracing())
 		return;
+	pt_fd_fork_parent();
 	pt_process_unlock_fork(0);
 	pt_spin_unlock(&pt_registry_lock);
 	pt_thread *t = pt_tls;
@@ -776,6 +819,9 @@ void pt_fork_child(void)
 	if (!pt_tracing())
 		return;
 	int saved = errno;
+	/* The descriptor lock pt_fork_prepare took (the registry's and the
+	 * process log's are the logs part's). */
+	pt_fd_fork_child();
 	pt_parts_fork_child();
 	restart_thread_in_child();
 	errno = saved;

@@ -17,6 +17,10 @@ typedef struct pt_clock_cal {
 	uint32_t source; /* enum pt_clock_source */
 	uint32_t shift;
 	uint64_t mult;
+	/* TSC: the (ticks, CLOCK_MONOTONIC ns) pair read when the run started,
+	 * which mult is measured from; 0 when not known (inherited from a
+	 * runtime that did not pass it). */
+	uint64_t anchor_ticks, anchor_ns;
 } pt_clock_cal;
 
 extern PT_HIDDEN pt_clock_cal pt_clock;
@@ -30,10 +34,10 @@ PT_HIDDEN int pt_clock_init(const char *want, const pt_clock_cal *inherited, cha
 PT_HIDDEN void pt_clock_pair_now(pt_clock_pair *p);
 /* Is the invariant-TSC bit set in CPUID (x86 only)? */
 PT_HIDDEN int pt_clock_tsc_invariant(void);
-/* The kernel's TSC->ns conversion from a perf_event mmap page. 0 on success. */
-PT_HIDDEN int pt_clock_cal_perf(pt_clock_cal *cal);
-/* TSC against CLOCK_MONOTONIC over `ms` milliseconds. 0 on success. */
-PT_HIDDEN int pt_clock_cal_measure(pt_clock_cal *cal, unsigned ms);
+/* The best calibration now (TSC: measured from the run's anchor to a pair
+ * read here, which *at is set to; 0 when nothing was measured: the
+ * monotonic clock, or a calibration inherited without an anchor). */
+PT_HIDDEN void pt_clock_current(pt_clock_cal *cal, uint64_t *at);
 
 /* ---- writer ---------------------------------------------------------- */
 /* One log file written through a shared mapping of a window of the file.
@@ -51,7 +55,7 @@ enum { PT_PF_IDLE, PT_PF_QUEUED, PT_PF_PREPARING, PT_PF_MAPPED, PT_PF_DONE };
 typedef struct pt_prefault {
 	atomic_int state;
 	atomic_int cancel;
-	int fd;
+	const int *fd;     /* the log's descriptor slot (pt_fd.h) */
 	uint64_t off;      /* file offset and length of the window */
 	size_t len;
 	uint64_t reserved; /* the log's reserved bytes, advanced by the helper */
@@ -118,6 +122,9 @@ typedef struct pt_wlog {
 	uint64_t lost_records, lost_bytes;
 	uint32_t lost_reason;
 	uint32_t retry_countdown; /* events to drop before trying to map again */
+	/* Time (ticks) after which the next record refreshes the header's
+	 * calibration (writer.c, refresh_clock); UINT64_MAX: never. */
+	uint64_t next_cal;
 	atomic_int busy;          /* a non-hot-path writer is inside (pt_log_file, process log) */
 	/* The next window, asked of the prefault helper once the log is busy:
 	 * `ahead` says a request is out (or done and not yet taken). */
@@ -134,9 +141,12 @@ typedef struct pt_file_params {
 	uint64_t gpu_stream;
 } pt_file_params;
 
-/* Creates `name` in dirfd (O_EXCL, O_NOFOLLOW, 0600), maps the first window,
- * writes the header and the first PT_REC_TIME. 0, or -errno. */
-PT_HIDDEN int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p);
+/* Creates `name` in the folder whose descriptor is in *dirfd (O_EXCL,
+ * O_NOFOLLOW, 0600), maps the first window, writes the header and the
+ * first PT_REC_TIME. l must stay where it is until closed or forgotten: it
+ * keeps the file's descriptor (pt_fd.h). 0, or -errno. */
+PT_HIDDEN int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name,
+			     const pt_file_params *p);
 /* Appends one record (see pt_emit). `ticks` is clamped to >= l->last. */
 PT_HIDDEN void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,
 			   const void *p1, size_t len1, const void *p2, size_t len2);
@@ -296,7 +306,8 @@ PT_HIDDEN void pt_modules_scan(int initial);
 
 /* ---- PARATRACE_RUN ---------------------------------------------------- */
 #define PT_RUN_ENV "PARATRACE_RUN"
-/* Parses "v1:<run_id hex>:<source>:<mult>:<shift>:<dir>". 0 on success. */
+/* Parses "v2:<run_id hex>:<source>:<mult>:<shift>:<anchor ticks>:<anchor ns>:<dir>"
+ * (and v1, without the anchor). 0 on success. */
 PT_HIDDEN int pt_run_env_parse(const char *s, uint64_t *run_id, pt_clock_cal *cal, char *dir,
 			       size_t dirlen);
 PT_HIDDEN int pt_run_env_format(char *buf, size_t len);

@@ -18,8 +18,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "pt_fd.h"
 #include "pt_runtime.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -72,7 +74,7 @@ typedef struct pt_cthread {
 	pid_t pid;                      /* process that opened these counters */
 	int n;                          /* counters open on this thread */
 	int fd[PT_MAX_COUNTERS];        /* by index; group leaders first in their group */
-	int leader[PT_NGROUPS];         /* fd, -1 when the group is empty */
+	int leader[PT_NGROUPS];         /* index of the leader in fd[], -1 when the group is empty */
 	int nmembers[PT_NGROUPS];
 	int slot[PT_MAX_COUNTERS];      /* index -> position in its group's read */
 	int group[PT_MAX_COUNTERS];
@@ -106,10 +108,14 @@ static void list_add_once(pt_cthread *c)
 	c->listed = 1;
 }
 
-static long perf_open(struct perf_event_attr *attr, int group_fd)
-{
-	return syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
+/* libpfm4, loaded the first time a counter is asked for: its event tables
+ * cost every program about 1 ms of relocations at start-up (41,000 of them)
+ * when it is linked in. */
+static struct {
+	pfm_err_t (*initialize)(void);
+	const char *(*strerror)(int);
+	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
+} pfm;
 
 /* pfm_initialize once. Callers are serialised: counters_init runs before
  * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
@@ -117,19 +123,29 @@ static int pfm_ready(void)
 {
 	static int done, status;
 	if (!done) {
-		status = pfm_initialize();
+		void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+		if (h) {
+			pfm.initialize = (pfm_err_t(*)(void))dlsym(h, "pfm_initialize");
+			pfm.strerror = (const char *(*)(int))dlsym(h, "pfm_strerror");
+			pfm.encode = (pfm_err_t(*)(const char *, int, pfm_os_t, void *))dlsym(
+				h, "pfm_get_os_event_encoding");
+		}
+		status = pfm.initialize && pfm.strerror && pfm.encode ? pfm.initialize()
+								     : PFM_ERR_NOINIT;
 		done = 1;
 	}
 	return status;
 }
 
+static const char *pfm_message(int err)
+{
+	return pfm.strerror ? pfm.strerror(err) : "libpfm.so.4 cannot be loaded";
+}
+
 static int paranoid_level(void)
 {
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
 	char buf[16];
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
+	ssize_t n = pt_fd_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf - 1);
 	if (n <= 0)
 		return -99;
 	buf[n] = 0;
@@ -183,7 +199,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	if (ret != PFM_SUCCESS) {
 		pt_warn("counter '%s' not available: libpfm4 failed to initialise (%s); tracing "
 			"goes on without it",
-			name, pfm_strerror(ret));
+			name, pfm_message(ret));
 		return -ENOSYS;
 	}
 	pfm_perf_encode_arg_t arg;
@@ -192,7 +208,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	arg.size = sizeof arg;
 	/* User and kernel: software events such as context-switches happen in
 	 * the kernel and would always read 0 counted in user space only. */
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = pfm.encode(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS) {
 		if (ret == PFM_ERR_NOTFOUND)
 			pt_warn("counter '%s' not available: unknown event name (not a libpfm4 "
@@ -202,7 +218,7 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 		else
 			pt_warn("counter '%s' not available: libpfm4 cannot encode it (%s); "
 				"tracing goes on without it",
-				name, pfm_strerror(ret));
+				name, pfm_message(ret));
 		return -EINVAL;
 	}
 	d->attr.size = sizeof d->attr;
@@ -222,48 +238,26 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	int kernel_only = d->attr.type == PERF_TYPE_SOFTWARE &&
 			  (d->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
 			   d->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
-	long fd = perf_open(&d->attr, -1);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && !kernel_only) {
+	int fd = -1;
+	int r = pt_fd_perf_open(&fd, &d->attr, NULL);
+	if ((r == -EACCES || r == -EPERM) && !kernel_only) {
 		/* perf_event_paranoid >= 2 still lets a user count its own user space. */
 		d->attr.exclude_kernel = 1;
 		d->attr.exclude_hv = 1;
-		fd = perf_open(&d->attr, -1);
-		if (fd >= 0)
+		r = pt_fd_perf_open(&fd, &d->attr, NULL);
+		if (r == 0)
 			d->flags |= PT_COUNTER_USER_ONLY;
-		else if (errno == EACCES || errno == EPERM) {
-			warn_open_failure(name, errno, 1);
+		else if (r == -EACCES || r == -EPERM) {
+			warn_open_failure(name, -r, 1);
 			return -EACCES;
 		}
 	}
-	if (fd < 0) {
-		int err = errno;
-		warn_open_failure(name, err, 0);
-		return -err;
+	if (r != 0) {
+		warn_open_failure(name, -r, 0);
+		return r;
 	}
-	close((int)fd);
+	pt_fd_close(&fd);
 	return 0;
-}
-
-static unsigned parse_at(const char *s, int *ok)
-{
-	unsigned mask = 0;
-	*ok = 1;
-	while (s && *s) {
-		const char *end = strchr(s, ',');
-		size_t len = end ? (size_t)(end - s) : strlen(s);
-		if (len == 9 && !strncmp(s, "functions", len))
-			mask |= PT_COUNTERS_AT_FUNCTIONS;
-		else if (len == 4 && !strncmp(s, "sync", len))
-			mask |= PT_COUNTERS_AT_SYNC;
-		else if (len == 7 && !strncmp(s, "threads", len))
-			mask |= PT_COUNTERS_AT_THREADS;
-		else if (len == 3 && !strncmp(s, "all", len))
-			mask |= PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
-		else if (len != 0)
-			*ok = 0;
-		s = end ? end + 1 : NULL;
-	}
-	return mask;
 }
 
 static void counters_read(pt_thread *t);
@@ -278,19 +272,8 @@ static void counters_init(void)
 	if (!cfg || !cfg->counters || !*cfg->counters)
 		return;
 
-	/* Read once, here, like every PARATRACE_* variable. */
-	const char *at = getenv("PARATRACE_COUNTERS_AT");
-	unsigned mask = PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
-	if (at && *at) {
-		int ok;
-		unsigned m = parse_at(at, &ok);
-		if (!ok || !m)
-			pt_warn("PARATRACE_COUNTERS_AT='%s' not understood (expected a comma-separated "
-				"list of functions, sync, threads, all); using sync,threads",
-				at);
-		else
-			mask = m;
-	}
+	unsigned mask = cfg->counters_at ? cfg->counters_at
+					 : PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS;
 
 	const char *s = cfg->counters;
 	while (*s) {
@@ -334,11 +317,10 @@ static void write_def(pt_thread *t, int index, const pt_cdesc *d, uint32_t extra
 static void close_thread_fds(pt_cthread *c)
 {
 	for (int i = 0; i < c->n; i++)
-		if (c->fd[i] >= 0)
-			close(c->fd[i]);
+		pt_fd_close(&c->fd[i]);
 	for (int i = 0; i < PT_MAX_MANUAL; i++)
-		if (c->mindex[i] >= 0 && c->mfd[i] >= 0)
-			close(c->mfd[i]);
+		if (c->mindex[i] >= 0)
+			pt_fd_close(&c->mfd[i]);
 }
 
 static void reset_thread(pt_cthread *c)
@@ -386,18 +368,18 @@ static void counters_thread_start(pt_thread *t)
 	c->pid = getpid();
 	for (int i = 0; i < pt_ncdescs; i++) {
 		pt_cdesc *d = &pt_cdescs[i];
-		long fd = perf_open(&d->attr, c->leader[d->group]);
-		if (fd < 0) {
+		int k = c->n, lead = c->leader[d->group];
+		int r = pt_fd_perf_open(&c->fd[k], &d->attr, lead >= 0 ? &c->fd[lead] : NULL);
+		if (r != 0) {
 			/* Passed the probe, so this is a per-thread limit (fds). */
 			pt_debug(1, "counter '%s' not opened on thread %u: %s", d->name,
-				 pt_thread_tid(t), strerror(errno));
+				 pt_thread_tid(t), strerror(-r));
 			continue;
 		}
-		int k = c->n++;
-		c->fd[k] = (int)fd;
+		c->n++;
 		c->group[k] = d->group;
-		if (c->leader[d->group] < 0)
-			c->leader[d->group] = (int)fd;
+		if (lead < 0)
+			c->leader[d->group] = k;
 		c->slot[k] = c->nmembers[d->group]++;
 		write_def(t, k, d, 0);
 	}
@@ -415,7 +397,8 @@ static int read_all(pt_cthread *c, uint64_t *v)
 			continue;
 		uint64_t buf[1 + PT_MAX_COUNTERS];
 		ssize_t want = (ssize_t)((1 + c->nmembers[g]) * sizeof(uint64_t));
-		if (read(c->leader[g], buf, sizeof buf) < want || buf[0] != (uint64_t)c->nmembers[g])
+		if (pt_fd_read(&c->fd[c->leader[g]], buf, sizeof buf) < want ||
+		    buf[0] != (uint64_t)c->nmembers[g])
 			return -1;
 		for (int k = 0; k < c->n; k++)
 			if (c->group[k] == g)
@@ -446,7 +429,8 @@ static void counters_thread_end(pt_thread *t)
 	pt_cthread *c = &pt_ct;
 	if (!c->active)
 		return;
-	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
+	if (t)
+		pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
 	if (c->listed) {
 		pt_spin_lock(&pt_threads_lock);
@@ -504,6 +488,7 @@ static int counter_manual(pt_thread *t, const char *name)
 	if (!name || !c->active)
 		return -EINVAL;
 	int saved = errno, ret = 0;
+	int cancel = pt_nocancel_begin(); /* libpfm4 reads sysfs with stdio */
 	int i = manual_lookup(name);
 	if (i < 0 || pt_manual[i].error) {
 		ret = i < 0 ? -ENOSPC : pt_manual[i].error;
@@ -512,28 +497,26 @@ static int counter_manual(pt_thread *t, const char *name)
 	uint64_t buf[2];
 	if (c->mindex[i] < 0) {
 		/* On its own, not in a group: PT_COUNTER reads one value. */
-		long fd = perf_open(&pt_manual[i].d.attr, -1);
-		if (fd < 0) {
-			ret = -errno;
+		ret = pt_fd_perf_open(&c->mfd[i], &pt_manual[i].d.attr, NULL);
+		if (ret != 0)
 			goto out;
-		}
-		if (read((int)fd, buf, sizeof buf) < (ssize_t)sizeof buf) {
-			close((int)fd);
+		if (pt_fd_read(&c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
+			pt_fd_close(&c->mfd[i]);
 			ret = -EIO;
 			goto out;
 		}
-		c->mfd[i] = (int)fd;
 		c->mbase[i] = buf[1];
 		list_add_once(c);
 		c->mindex[i] = c->next_index++;
 		write_def(t, c->mindex[i], &pt_manual[i].d, PT_COUNTER_MANUAL);
-	} else if (read(c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
+	} else if (pt_fd_read(&c->mfd[i], buf, sizeof buf) < (ssize_t)sizeof buf) {
 		ret = -EIO;
 		goto out;
 	}
 	pt_rec_counter_value val = {buf[1] - c->mbase[i]};
 	pt_emit(t, PT_REC_COUNTER_VALUE, (unsigned)c->mindex[i], &val, sizeof val);
 out:
+	pt_nocancel_end(cancel);
 	errno = saved;
 	return ret;
 }

@@ -26,6 +26,7 @@
  * $LIB/$PLATFORM tokens in the caller's paths (such entries are skipped,
  * and glibc's own search still runs last). */
 #define _GNU_SOURCE
+#include "pt_fd.h"
 #include "pt_interpose.h"
 
 #include <dlfcn.h>
@@ -143,13 +144,8 @@ static int expand_origin(const char *in, size_t inlen, const char *origin, char 
  * requires before it accepts a candidate. */
 static int loadable(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	ElfW(Ehdr) eh;
-	ssize_t n = read(fd, &eh, sizeof eh);
-	close(fd);
-	if (n != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+	if (pt_fd_read_file(path, &eh, sizeof eh) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
 		return 0;
 #if __SIZEOF_POINTER__ == 8
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64)

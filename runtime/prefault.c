@@ -36,6 +36,7 @@
  * starts its own when it needs one. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -119,18 +120,25 @@ static PT_PF_NOINST void prepare(pt_prefault *pf)
 	uint64_t zlen = pt_zero_len;
 	if (!zeros)
 		return;
+	/* The log's descriptor is read from its slot inside a use (pt_fd.h):
+	 * the program may make the runtime move it meanwhile. */
+	pt_fd_use_begin_raw();
+	long p = -EBADF;
 	while (pf->reserved < pf->off + pf->len) {
 		uint64_t left = pf->off + pf->len - pf->reserved;
 		long n = left < zlen ? (long)left : (long)zlen;
-		long w = raw_syscall4(SYS_pwrite64, pf->fd, (long)zeros, n, (long)pf->reserved);
+		long w = raw_syscall4(SYS_pwrite64, __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE),
+				      (long)zeros, n, (long)pf->reserved);
 		if (w == -EINTR)
 			continue;
 		if (w <= 0)
-			return;
+			goto out;
 		pf->reserved += (uint64_t)w;
 	}
-	long p = raw_syscall6(SYS_mmap, 0, (long)pf->len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			      pf->fd, (long)pf->off);
+	p = raw_syscall6(SYS_mmap, 0, (long)pf->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE), (long)pf->off);
+out:
+	pt_fd_use_end_raw();
 	if (p < 0 && p > -4096)
 		return;
 	raw_syscall4(SYS_madvise, p, (long)pf->len, MADV_DONTFORK, 0);

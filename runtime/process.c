@@ -3,6 +3,7 @@
  * lock; also the home of the extra logs (pt_log_file) for GPU streams. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,18 +61,9 @@ static void emit_process_info(void)
 	buf[n++] = '\0';
 	size_t exe_len = (size_t)n;
 	size_t args = 0;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		for (;;) {
-			ssize_t r = read(fd, buf + exe_len + args, cap - args);
-			if (r <= 0)
-				break;
-			args += (size_t)r;
-			if (args == cap)
-				break;
-		}
-		close(fd);
-	}
+	ssize_t got = pt_fd_read_file("/proc/self/cmdline", buf + exe_len, cap);
+	if (got > 0)
+		args = (size_t)got;
 	/* Keep whole arguments only. */
 	uint32_t argc = 0;
 	size_t keep = 0;
@@ -90,7 +82,7 @@ int pt_process_open(int forked)
 {
 	pt_file_params p = {PT_FILE_PROCESS, 0, 0};
 	pt_spin_lock(&pt_plock);
-	int r = pt_wlog_create(&pt_plog, pt_run_info.pdirfd, "process.ptl", &p);
+	int r = pt_wlog_create(&pt_plog, &pt_run_info.pdirfd, "process.ptl", &p);
 	pt_spin_unlock(&pt_plock);
 	if (r != 0) {
 		pt_warn("cannot create %s/%s/process.ptl: %s; tracing disabled", pt_run_info.dir,
@@ -140,7 +132,7 @@ pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream)
 	if (!f)
 		goto fail;
 	pt_file_params p = {(uint32_t)file_kind, 0, stream};
-	int r = pt_wlog_create(&f->log, pt_run_info.pdirfd, name, &p);
+	int r = pt_wlog_create(&f->log, &pt_run_info.pdirfd, name, &p);
 	if (r != 0) {
 		pt_warn("cannot create %s/%s/%s: %s", pt_run_info.dir, pt_run_info.pdir_name, name,
 			strerror(-r));

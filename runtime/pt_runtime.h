@@ -147,7 +147,10 @@ typedef struct pt_subsystem {
 	 * thread of a fork child, after every fork_child. */
 	void (*thread_start)(pt_thread *t);
 	/* The thread is ending (before its THREAD_END), or the process is and
-	 * this is the thread that ends it; on that thread, inside its region. */
+	 * this is the thread that ends it; on that thread, inside its region.
+	 * t NULL: the thread ends while the process shuts down, its log is not
+	 * written any more; what the part holds for it (fds, timers) still
+	 * goes, and nothing is recorded. */
 	void (*thread_end)(pt_thread *t);
 	/* In the child after fork, alone in its process, before its thread
 	 * starts again: forget what is the parent's (other threads, their
@@ -216,6 +219,7 @@ typedef struct pt_config {
 	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
 	/* settings of the parts that may be left out of the build */
 	const char *counters;  /* PARATRACE_COUNTERS */
+	unsigned counters_at;  /* PARATRACE_COUNTERS_AT: PT_COUNTERS_AT_*, 0 = default */
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */

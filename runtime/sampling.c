@@ -12,14 +12,17 @@
  * instead), so a thread that blocks it gets no flood.
  *
  * Write protocol: the handler writes only through pt_enter(), whose
- * recursion guard is set whenever the thread is inside the runtime. A sample
- * that lands while the thread is writing a record (or is anywhere in the
- * runtime) is dropped and counted; the count goes out as a LOST record
- * (reason REENTRANT) with the next sample that gets through. */
+ * recursion guard is set whenever the thread is inside the runtime, and
+ * which refuses while a hook's fast path is writing (in_hook). A sample
+ * that lands then is dropped and counted; the count goes out as a LOST
+ * record (reason REENTRANT) before the next sample that gets through, and
+ * at the thread's end. A sample that lands in libtrace.so's code outside
+ * those (the rest of a hook or a wrapper) is charged to its caller. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "callstack.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -31,6 +34,9 @@
 #define PT_SAMPLING_SIGNAL (SIGRTMAX - 4)
 /* Frames a sample carries when PARATRACE_CALLSTACK is not set. */
 #define PT_SAMPLING_DEFAULT_DEPTH 16
+/* libtrace.so's frames a sample may have to skip (a wrapper and what it
+ * called outside the runtime's region; a hook is one leaf frame). */
+#define PT_SAMPLING_OWN_FRAMES 4
 
 typedef struct pt_sthread {
 	int active;
@@ -45,6 +51,17 @@ static int pt_sampling_depth;
 /* Identifies our timers' signals among any other sender of the signal. */
 static const char pt_sampling_cookie[] = "paratrace-sampling";
 
+/* Writes the samples dropped so far as one LOST record (reason
+ * reentrant), inside the runtime's region. */
+static void report_dropped(pt_thread *t)
+{
+	if (pt_unlikely(pt_st.dropped)) {
+		pt_rec_lost lost = {pt_st.dropped, 0, PT_LOST_REENTRANT, 0};
+		pt_emit(t, PT_REC_LOST, 0, &lost, sizeof lost);
+		pt_st.dropped = 0;
+	}
+}
+
 static void sample_handler(int sig, siginfo_t *si, void *uc)
 {
 	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)pt_sampling_cookie) {
@@ -53,32 +70,38 @@ static void sample_handler(int sig, siginfo_t *si, void *uc)
 	}
 	int saved = errno;
 	/* Inside pt_enter's region (possibly mid-record, or unwinding for a
-	 * CALLSTACK): no unwinding and no record from here. */
+	 * CALLSTACK) or in a hook's fast path (in_hook): no record from here. */
 	pt_thread *t = pt_enter();
 	if (!t) {
 		pt_st.dropped++;
 		errno = saved;
 		return;
 	}
-	uint64_t pcs[PT_CALLSTACK_MAX + 1];
-	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1);
-	/* A sample taken anywhere in libtrace.so's code is dropped and counted
-	 * too: pt_enter already refuses inside a hook's fast path (in_hook),
-	 * and the rest of the hooks' code is the tracer's cost, not the
-	 * program's profile. */
-	if (n > 0 && pt_callstack_in_runtime(pcs[0])) {
-		pt_leave(t);
+	/* Room for a few of libtrace.so's frames besides the sample's. */
+	uint64_t pcs[PT_CALLSTACK_MAX + 1 + PT_SAMPLING_OWN_FRAMES];
+	int cancel = pt_nocancel_begin();
+	int n = pt_callstack_capture_signal(uc, pcs, pt_sampling_depth + 1 + PT_SAMPLING_OWN_FRAMES);
+	pt_nocancel_end(cancel);
+	/* Interrupted in libtrace.so's code outside the runtime's region (a
+	 * hook, a wrapper on its way in or out): the sample is charged to the
+	 * program's code that called it, as the call instruction (its return
+	 * address - 1), so a hot instrumented function keeps its samples. */
+	int skip = 0;
+	while (skip < n && pt_callstack_in_runtime(pcs[skip]))
+		skip++;
+	if (skip && skip < n)
+		pcs[skip]--;
+	n -= skip;
+	if (n > pt_sampling_depth + 1)
+		n = pt_sampling_depth + 1;
+	if (n <= 0) {
 		pt_st.dropped++;
+		pt_leave(t);
 		errno = saved;
 		return;
 	}
-	if (pt_unlikely(pt_st.dropped)) {
-		pt_rec_lost lost = {pt_st.dropped, 0, PT_LOST_REENTRANT, 0};
-		pt_emit(t, PT_REC_LOST, 0, &lost, sizeof lost);
-		pt_st.dropped = 0;
-	}
-	if (n > 0)
-		pt_emit(t, PT_REC_SAMPLE, (unsigned)(n - 1), pcs, (size_t)n * sizeof pcs[0]);
+	report_dropped(t);
+	pt_emit(t, PT_REC_SAMPLE, (unsigned)(n - 1), pcs + skip, (size_t)n * sizeof pcs[0]);
 	pt_leave(t);
 	errno = saved;
 }
@@ -147,15 +170,16 @@ static void sampling_thread_start(pt_thread *t)
 
 static void sampling_thread_end(pt_thread *t)
 {
-	(void)t;
 	if (!pt_st.active)
 		return;
 	int saved = errno;
 	/* A signal already pending still finds pt_st inactive-safe: the
-	 * handler only writes through pt_enter(), which fails after the
-	 * thread's log is closed. */
+	 * handler only writes through pt_enter(), which fails here (the thread
+	 * is inside the runtime) and after the thread's log is closed. */
 	pt_st.active = 0;
 	timer_delete(pt_st.timer);
+	if (t)
+		report_dropped(t);
 	errno = saved;
 }
 

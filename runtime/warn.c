@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void vmessage(const char *fmt, va_list ap)
@@ -21,7 +22,8 @@ static void vmessage(const char *fmt, va_list ap)
 		len = sizeof buf - 2;
 	buf[len++] = '\n';
 	for (size_t off = 0; off < len;) {
-		ssize_t w = write(STDERR_FILENO, buf + off, len - off);
+		/* syscall(): glibc's write is a cancellation point */
+		ssize_t w = syscall(SYS_write, STDERR_FILENO, buf + off, len - off);
 		if (w <= 0) {
 			if (w < 0 && errno == EINTR)
 				continue;

@@ -14,6 +14,7 @@
  * On close the file is trimmed to its data. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,19 +104,45 @@ static int reserve(pt_wlog *l, uint64_t size)
 	const char *zeros = zero_source(&zlen);
 	while (l->reserved < size) {
 		size_t n = size - l->reserved < zlen ? (size_t)(size - l->reserved) : zlen;
-		ssize_t w = pwrite(l->fd, zeros, n, (off_t)l->reserved);
-		if (w < 0 && errno == EINTR)
+		ssize_t w = pt_fd_pwrite(&l->fd, zeros, n, l->reserved);
+		if (w == -EINTR)
 			continue;
 		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
+			return w < 0 ? (int)w : -ENOSPC;
 		l->reserved += (uint64_t)w;
 	}
 	return 0;
 }
 
+/* When the calibration measured at `at` is next refreshed: once the run
+ * is a quarter older (pt_clock_current says why). */
+static uint64_t next_refresh(uint64_t at)
+{
+	return at ? at + (at - pt_clock.anchor_ticks) / 4 : UINT64_MAX;
+}
+
+/* Rewrites the header's tick_shift and tick_mult with the calibration of
+ * now (measured over a longer span than the one there). */
+static void refresh_clock(pt_wlog *l)
+{
+	_Static_assert(offsetof(pt_file_header, tick_mult) ==
+			       offsetof(pt_file_header, tick_shift) + sizeof(uint32_t),
+		       "tick_shift and tick_mult are adjacent");
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	l->next_cal = next_refresh(at);
+	if (!at)
+		return;
+	char b[sizeof(uint32_t) + sizeof(uint64_t)];
+	memcpy(b, &cal.shift, sizeof(uint32_t));
+	memcpy(b + sizeof(uint32_t), &cal.mult, sizeof(uint64_t));
+	pt_fd_pwrite(&l->fd, b, sizeof b, offsetof(pt_file_header, tick_shift));
+}
+
 static char *map_file(pt_wlog *l, uint64_t off, size_t len)
 {
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, (off_t)off);
+	char *p = pt_fd_mmap(&l->fd, len, PROT_READ | PROT_WRITE, MAP_SHARED, off);
 	if (p == MAP_FAILED)
 		return NULL;
 	/* A fork child must not scribble on the parent's files: it gets its own
@@ -162,7 +189,7 @@ static void map_ahead(pt_wlog *l)
 		return;
 	pt_prefault *pf = next_pf(l);
 	pt_prefault_wait(pf); /* the window before the current one: long done */
-	pf->fd = l->fd;
+	pf->fd = &l->fd;
 	pf->off = l->win_off + l->map_len - page_size();
 	pf->len = l->map_len * 2 > pt_window_size ? pt_window_size : l->map_len * 2;
 	pf->base = NULL;
@@ -202,13 +229,11 @@ static void release_behind(pt_wlog *l)
 		return;
 	uint64_t upto = l->win_off - keep;
 	if (l->dropped < l->written_back) {
-		posix_fadvise(l->fd, (off_t)l->dropped, (off_t)(l->written_back - l->dropped),
-			      POSIX_FADV_DONTNEED);
+		pt_fd_drop_cache(&l->fd, l->dropped, l->written_back - l->dropped);
 		l->dropped = l->written_back;
 	}
 	if (l->written_back < upto) {
-		sync_file_range(l->fd, (off_t)l->written_back, (off_t)(upto - l->written_back),
-				SYNC_FILE_RANGE_WRITE);
+		pt_fd_start_writeback(&l->fd, l->written_back, upto - l->written_back);
 		l->written_back = upto;
 	}
 }
@@ -242,6 +267,8 @@ static int take_ahead(pt_wlog *l, uint64_t data_off, size_t need)
 	__atomic_store_n(&l->cur, l->base + (data_off - l->win_off), __ATOMIC_RELEASE);
 	release_behind(l);
 	map_ahead(l);
+	if (pt_now() >= l->next_cal) /* hooks' records do not pass through put() */
+		refresh_clock(l);
 	return 0;
 }
 
@@ -285,6 +312,8 @@ static int map_window(pt_wlog *l, uint64_t data_off, size_t need, int ignore_lim
 	__atomic_store_n(&l->cur, p + (data_off - off), __ATOMIC_RELEASE);
 	release_behind(l);
 	map_ahead(l);
+	if (pt_now() >= l->next_cal) /* hooks' records do not pass through put() */
+		refresh_clock(l);
 	return 0;
 }
 
@@ -404,17 +433,17 @@ static void store_short(pt_wlog *l, uint16_t word)
 
 static void store_time(pt_wlog *l, uint64_t ticks)
 {
-	pt_rec_head h = {PT_REC_TIME, 0, (uint16_t)(pt_rec_size_for(sizeof(pt_rec_time)) / 8), 0};
+	pt_rec_head h = {PT_REC_TIME, 0, PT_REC_SIZE(TIME) / 8, 0};
 	pt_rec_time t = {ticks};
-	store(l, h, &t, sizeof t, NULL, 0, pt_rec_size_for(sizeof t));
+	store(l, h, &t, sizeof t, NULL, 0, PT_REC_SIZE(TIME));
 	l->last = ticks;
 }
 
 static void store_lost(pt_wlog *l)
 {
 	pt_rec_lost lost = {l->lost_records, l->lost_bytes, l->lost_reason, 0};
-	pt_rec_head h = {PT_REC_LOST, 0, (uint16_t)(pt_rec_size_for(sizeof lost) / 8), 0};
-	store(l, h, &lost, sizeof lost, NULL, 0, pt_rec_size_for(sizeof lost));
+	pt_rec_head h = {PT_REC_LOST, 0, PT_REC_SIZE(LOST) / 8, 0};
+	store(l, h, &lost, sizeof lost, NULL, 0, PT_REC_SIZE(LOST));
 	l->lost_records = l->lost_bytes = 0;
 	l->lost_reason = 0;
 	l->last_func = 0; /* readers forget the previous function at a LOST */
@@ -425,8 +454,8 @@ static void store_lost(pt_wlog *l)
  * cannot be had (the record is then counted as lost). */
 static int make_room(pt_wlog *l, size_t size, int overflow, int tail)
 {
-	size_t need = size + PT_REC_ALIGN_SLACK + (overflow ? 16 : 0) +
-		      (l->lost_records ? pt_rec_size_for(sizeof(pt_rec_lost)) : 0);
+	size_t need = size + PT_REC_ALIGN_SLACK + (overflow ? PT_REC_SIZE(TIME) : 0) +
+		      (l->lost_records ? PT_REC_SIZE(LOST) : 0);
 	uintptr_t bound = (uintptr_t)(tail ? l->end : pt_wlog_fast_end(l));
 	if (pt_likely(l->cur && (uintptr_t)l->cur + need <= bound))
 		return 0;
@@ -458,6 +487,8 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 		ticks = l->last;
 	if (pt_unlikely(__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)))
 		fold_nested(l);
+	if (pt_unlikely(ticks >= l->next_cal))
+		refresh_clock(l);
 	uint64_t d = ticks - l->last;
 	int overflow = d > UINT32_MAX;
 	if (make_room(l, size, overflow, tail) != 0) {
@@ -489,6 +520,8 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 	}
 	if (func)
 		l->last_func = func;
+	else if (h.kind == PT_REC_LOST)
+		l->last_func = 0; /* readers forget the previous function at a LOST */
 	l->last = ticks;
 }
 
@@ -566,9 +599,9 @@ void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, 
 	    store_compact_lock(l, ticks, kind, type))
 		return;
 	if (kind == PT_REC_LOCK_RELEASED && same) {
-		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, 1, 0};
+		pt_rec_head h = {(uint8_t)kind, (uint8_t)type, PT_REC_SIZE(LOCK_RELEASED) / 8, 0};
 		if (!store_in_place(l, ticks, h, 0) && !l->dead)
-			put(l, ticks, h, NULL, 0, NULL, 0, sizeof h, 0);
+			put(l, ticks, h, NULL, 0, NULL, 0, PT_REC_SIZE(LOCK_RELEASED), 0);
 		return;
 	}
 	/* set first: if the record is lost, note_lost clears it again */
@@ -601,10 +634,10 @@ void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id)
 {
 	if (l->dead)
 		return;
-	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, sizeof(pt_rec_head), 0);
+	put(l, ticks, pt_rec_func(kind, id, 0), NULL, 0, NULL, 0, PT_REC_SIZE(FUNC_ENTER), 0);
 }
 
-static void fill_header(pt_file_header *h, const pt_file_params *p)
+static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 {
 	memset(h, 0, sizeof *h);
 	memcpy(h->magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
@@ -621,33 +654,36 @@ static void fill_header(pt_file_header *h, const pt_file_params *p)
 	h->pid = pt_run_info.pid;
 	h->tid = p->tid;
 	h->ppid = pt_run_info.ppid;
-	h->clock_source = pt_clock.source;
-	h->tick_shift = pt_clock.shift;
-	h->tick_mult = pt_clock.mult;
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	l->next_cal = next_refresh(at);
+	h->clock_source = cal.source;
+	h->tick_shift = cal.shift;
+	h->tick_mult = cal.mult;
 	pt_clock_pair_now(&h->open);
 	h->run_id = pt_run_info.run_id;
 	h->gpu_stream = p->gpu_stream;
 	memcpy(h->program, pt_run_info.program, strnlen(pt_run_info.program, sizeof h->program - 1));
 }
 
-int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params *p)
+int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file_params *p)
 {
 	int saved = errno;
 	memset(l, 0, sizeof *l);
 	l->fd = -1;
 	l->kind = p->kind;
-	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int e = -errno;
+	l->next_cal = UINT64_MAX; /* fill_header sets it */
+	int e = pt_fd_openat(&l->fd, dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (e != 0) {
 		errno = saved;
 		return e;
 	}
-	l->fd = fd;
 	int reason = map_window(l, 0, sizeof(pt_file_header) + 64, 0);
 	if (reason) {
-		int e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
-		close(fd);
-		unlinkat(dirfd, name, 0);
+		e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
+		pt_fd_close(&l->fd);
+		pt_fd_unlinkat(dirfd, name);
 		memset(l, 0, sizeof *l);
 		l->fd = -1;
 		l->dead = 1;
@@ -655,7 +691,7 @@ int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params
 		return e;
 	}
 	pt_file_header h;
-	fill_header(&h, p);
+	fill_header(l, &h, p);
 	memcpy(l->base, &h, sizeof h);
 	l->cur = l->base + sizeof h;
 	store_time(l, h.open.ticks);
@@ -666,7 +702,7 @@ int pt_wlog_create(pt_wlog *l, int dirfd, const char *name, const pt_file_params
 
 static void trim(pt_wlog *l, uint64_t len)
 {
-	if (ftruncate(l->fd, (off_t)len) == 0)
+	if (pt_fd_ftruncate(&l->fd, len) == 0)
 		l->reserved = len;
 }
 
@@ -682,20 +718,20 @@ void pt_wlog_close(pt_wlog *l)
 	/* CLOSE (after a pending LOST) comes out of the tail reserve; it may
 	 * exceed PARATRACE_MAX_SIZE by those few bytes: a complete log that
 	 * says what it lost is worth more than the cap's last 128 bytes. */
-	pt_rec_head h = {PT_REC_CLOSE, 0, (uint16_t)(pt_rec_size_for(sizeof pair) / 8), 0};
+	pt_rec_head h = {PT_REC_CLOSE, 0, PT_REC_SIZE(CLOSE) / 8, 0};
 	l->retry_countdown = 0;
-	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, pt_rec_size_for(sizeof pair), 1);
+	put(l, pair.ticks, h, &pair, sizeof pair, NULL, 0, PT_REC_SIZE(CLOSE), 1);
 	/* The helper must be done with our pages before the file shrinks under
 	 * them (a touch past the end would raise SIGBUS in it). */
 	drop_ahead(l);
 	pt_prefault_log_done(&l->busy_counted);
+	refresh_clock(l);
 	trim(l, pt_wlog_length(l));
 	l->dead = 1;
 	if (l->base)
 		munmap(l->base, l->map_len);
 	l->base = l->cur = l->end = NULL;
-	close(l->fd);
-	l->fd = -1;
+	pt_fd_close(&l->fd);
 	pt_wlog_unmask(l); /* the end of the owner's region, if it is its own log */
 	errno = saved;
 }
@@ -722,15 +758,14 @@ void pt_wlog_seal_foreign(pt_wlog *l)
 	 * cannot take the next window any more (dead): the helper must be done
 	 * with it before the file shrinks under it. */
 	drop_ahead(l);
+	refresh_clock(l);
 	trim(l, len);
 	errno = saved;
 }
 
 void pt_wlog_forget(pt_wlog *l)
 {
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	pt_fd_close(&l->fd);
 	l->dead = 1;
 	l->base = l->cur = l->end = l->limit = NULL;
 	/* Windows are MADV_DONTFORK and the helper does not exist here. */

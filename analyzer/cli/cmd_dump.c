@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 typedef struct dump_opts {
 	int raw;
 	int follow;
+	const char *run; /* --run: the run to dump, of a trace holding several */
 	uint8_t want[256]; /* kinds to print; all when !filter */
 	int filter;
 } dump_opts;
@@ -44,7 +46,8 @@ typedef struct open_file {
 void pt_cmd_dump_help(FILE *out)
 {
 	fprintf(out,
-		"usage: paratrace dump [--raw] [--kind K[,K...]] [--follow] <trace-dir | file.ptl>\n"
+		"usage: paratrace dump [--raw] [--kind K[,K...]] [--follow] [--run ID]\n"
+		"                      <trace-dir | file.ptl>\n"
 		"\n"
 		"Prints every event of a trace as one line:\n"
 		"  <time_ns> <pid> <tid> <KIND> [key=value ...] [name=<rest of line>]\n"
@@ -65,11 +68,15 @@ void pt_cmd_dump_help(FILE *out)
 		"                case-insensitive, or numbers)\n"
 		"  --follow      follow logs still being written: keep reading as they grow\n"
 		"                and as new logs appear, until every log is closed (Ctrl-C ends)\n"
+		"  --run ID      the run to dump when the trace directory holds several\n"
+		"                (programs started separately with one PARATRACE_DIR; without\n"
+		"                --run such a trace is refused with the list of its runs)\n"
 		"  -h, --help    this text\n"
 		"\n"
 		"Damaged data is reported on stderr with file and offset, and dumping goes on\n"
 		"with the other files. A log cut short (writer killed) gets a one-line note.\n"
-		"Exit status: 0 all files read cleanly, 1 some file had errors, 2 usage error.\n");
+		"Exit status: 0 all files read cleanly, 1 some file had errors or was skipped,\n"
+		"2 usage error or no trace to read (missing, unreadable, several runs).\n");
 }
 
 /* ---- files ----------------------------------------------------------------- */
@@ -174,42 +181,29 @@ static uint64_t earliest_open(const pt_trace *t)
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* A thread log given alone: its sibling process.ptl still names functions. */
-static pt_symtab *sibling_symtab(const char *file)
+/* The names of a process log read on its own: for a thread log given
+ * alone, from the process.ptl beside it. */
+static pt_symtab *symtab_of(const char *process_log)
 {
-	char *dir = strdup(file);
-	if (!dir)
+	pt_log *log = pt_log_open_path(process_log, 0, NULL, 0);
+	if (!log)
 		return NULL;
-	char *slash = strrchr(dir, '/');
-	char *path = NULL;
-	if (asprintf(&path, "%s/process.ptl", slash ? (*slash = '\0', dir) : ".") < 0)
-		path = NULL;
-	free(dir);
-	pt_symtab *st = NULL;
-	pt_log *log = path ? pt_log_open_path(path, 0, NULL, 0) : NULL;
-	if (log) {
-		st = pt_symtab_new();
-		pt_event ev;
-		while (st && pt_log_read(log, &ev) == 0)
-			pt_symtab_add(st, &ev);
-		pt_log_close(log);
-	}
-	free(path);
+	pt_symtab *st = pt_symtab_new();
+	pt_event ev;
+	while (st && pt_log_read(log, &ev) == 0)
+		pt_symtab_add(st, &ev);
+	pt_log_close(log);
 	return st;
 }
 
-static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o, const char *arg)
+static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o)
 {
 	int errors = 0;
 	uint64_t base = earliest_open(t);
 	for (size_t p = 0; p < t->nprocesses; p++) {
 		const pt_trace_process *pr = &t->processes[p];
-		pt_symtab *st = pt_symtab_new();
-		int single = t->nfiles == 1 && pr->process_log < 0;
-		if (single && !o->raw) {
-			pt_symtab_free(st);
-			st = sibling_symtab(arg);
-		}
+		const char *beside = pr->process_log < 0 ? pt_trace_process_log(t, p) : NULL;
+		pt_symtab *st = beside && !o->raw ? symtab_of(beside) : pt_symtab_new();
 		for (int i = pr->first_file; i < pr->first_file + pr->nfiles; i++) {
 			const pt_trace_file *tf = &t->files[i];
 			open_file f = {.tf = tf, .pid = tf->pid, .st = st};
@@ -224,88 +218,112 @@ static int dump_once(FILE *out, const pt_trace *t, const dump_opts *o, const cha
 	return errors;
 }
 
+/* --follow: every log seen so far, and one symbol table per process. */
+typedef struct follow {
+	open_file *files;
+	size_t nfiles;
+	pt_symtab **tabs;
+	uint32_t *tab_pids;
+	size_t ntabs;
+} follow;
+
+/* The symbol table of process pid (made at its first log); NULL on ENOMEM. */
+static pt_symtab *follow_symtab(follow *fl, uint32_t pid)
+{
+	for (size_t k = 0; k < fl->ntabs; k++)
+		if (fl->tab_pids[k] == pid)
+			return fl->tabs[k];
+	pt_symtab **nt = realloc(fl->tabs, (fl->ntabs + 1) * sizeof *nt);
+	if (nt)
+		fl->tabs = nt;
+	uint32_t *np = nt ? realloc(fl->tab_pids, (fl->ntabs + 1) * sizeof *np) : NULL;
+	if (!np)
+		return NULL;
+	fl->tab_pids = np;
+	fl->tabs[fl->ntabs] = pt_symtab_new();
+	fl->tab_pids[fl->ntabs] = pid;
+	return fl->tabs[fl->ntabs++];
+}
+
+/* Opens the logs of the scan t not seen before. */
+static void follow_open_new(follow *fl, const pt_trace *t, int *errors)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const pt_trace_file *tf = &t->files[i];
+		size_t j;
+		for (j = 0; j < fl->nfiles; j++)
+			if (strcmp(fl->files[j].path ? fl->files[j].path : "", tf->path) == 0)
+				break;
+		if (j < fl->nfiles)
+			continue;
+		open_file *nf = realloc(fl->files, (fl->nfiles + 1) * sizeof *nf);
+		if (!nf)
+			break;
+		fl->files = nf;
+		open_file *f = &fl->files[fl->nfiles++];
+		memset(f, 0, sizeof *f);
+		f->pid = tf->pid;
+		f->process_log = tf->kind == PT_FILE_PROCESS;
+		f->tid = f->process_log ? 0 : tf->tid;
+		f->st = follow_symtab(fl, tf->pid);
+		open_one(f, tf->path, PT_LOG_FOLLOW, errors); /* on failure: done, not retried */
+	}
+}
+
+/* Prints what every open log has now. Returns how many are still open. */
+static int follow_drain(follow *fl, FILE *out, const dump_opts *o, uint64_t base, int *errors)
+{
+	int open_left = 0;
+	/* Process logs first so names are known before thread events. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t j = 0; j < fl->nfiles; j++) {
+			open_file *f = &fl->files[j];
+			if (f->done || f->process_log != !pass)
+				continue;
+			f->done = drain(out, f, o, base, 1, errors);
+			if (f->done) {
+				pt_log_close(f->log);
+				f->log = NULL;
+			} else {
+				open_left++;
+			}
+		}
+	}
+	fflush(out);
+	return open_left;
+}
+
 /* --follow: round-robin over every log, rescanning for new ones, until all
  * are finished. Lines of different files interleave as data arrives. */
 static int dump_follow(FILE *out, const char *arg, pt_trace *t, const dump_opts *o)
 {
 	int errors = 0;
 	uint64_t base = earliest_open(t);
-	open_file *files = NULL;
-	size_t nfiles = 0;
-	pt_symtab **tabs = NULL; /* one per pid seen */
-	uint32_t *tab_pids = NULL;
-	size_t ntabs = 0;
+	follow fl = {0};
+	char run[24];
+	snprintf(run, sizeof run, "%" PRIx64, pt_trace_run_id(t, 0));
 	for (;;) {
-		for (size_t i = 0; i < t->nfiles; i++) {
-			const pt_trace_file *tf = &t->files[i];
-			size_t j;
-			for (j = 0; j < nfiles; j++)
-				if (strcmp(files[j].path ? files[j].path : "", tf->path) == 0)
-					break;
-			if (j < nfiles)
-				continue;
-			open_file *nf = realloc(files, (nfiles + 1) * sizeof *nf);
-			if (!nf)
-				break;
-			files = nf;
-			open_file *f = &files[nfiles++];
-			memset(f, 0, sizeof *f);
-			f->pid = tf->pid;
-			f->process_log = tf->kind == PT_FILE_PROCESS;
-			f->tid = f->process_log ? 0 : tf->tid;
-			size_t k;
-			for (k = 0; k < ntabs && tab_pids[k] != tf->pid; k++)
-				;
-			if (k == ntabs) {
-				pt_symtab **nt = realloc(tabs, (ntabs + 1) * sizeof *nt);
-				uint32_t *np = nt ? realloc(tab_pids, (ntabs + 1) * sizeof *np) : NULL;
-				if (nt)
-					tabs = nt;
-				if (np)
-					tab_pids = np;
-				if (nt && np) {
-					tabs[ntabs] = pt_symtab_new();
-					tab_pids[ntabs] = tf->pid;
-					ntabs++;
-				}
-			}
-			f->st = k < ntabs ? tabs[k] : NULL;
-			open_one(f, tf->path, PT_LOG_FOLLOW, &errors); /* on failure: done, not retried */
-		}
-		int open_left = 0;
-		/* Process logs first so names are known before thread events. */
-		for (int pass = 0; pass < 2; pass++) {
-			for (size_t j = 0; j < nfiles; j++) {
-				open_file *f = &files[j];
-				if (f->done || f->process_log != !pass)
-					continue;
-				f->done = drain(out, f, o, base, 1, &errors);
-				if (f->done) {
-					pt_log_close(f->log);
-					f->log = NULL;
-				} else {
-					open_left++;
-				}
-			}
-		}
-		fflush(out);
-		if (!open_left)
+		follow_open_new(&fl, t, &errors);
+		if (!follow_drain(&fl, out, o, base, &errors))
 			break;
 		usleep(200 * 1000);
 		char err[512];
 		pt_trace *nt = pt_trace_scan(arg, err, sizeof err);
-		if (nt) {
+		/* logs of another run started meanwhile are not this trace's */
+		if (nt && pt_trace_pick_run(nt, run, err, sizeof err) == 0) {
 			pt_trace_free(t);
 			t = nt;
+		} else {
+			pt_trace_free(nt);
 		}
 	}
-	for (size_t j = 0; j < nfiles; j++)
-		close_one(&files[j]);
-	free(files);
-	for (size_t k = 0; k < ntabs; k++)
-		pt_symtab_free(tabs[k]);
-	free(tabs);
-	free(tab_pids);
+	for (size_t j = 0; j < fl.nfiles; j++)
+		close_one(&fl.files[j]);
+	free(fl.files);
+	for (size_t k = 0; k < fl.ntabs; k++)
+		pt_symtab_free(fl.tabs[k]);
+	free(fl.tabs);
+	free(fl.tab_pids);
 	pt_trace_free(t);
 	return errors;
 }
@@ -346,6 +364,7 @@ int pt_cmd_dump(int argc, char **argv)
 		{"raw", no_argument, NULL, 'r'},
 		{"kind", required_argument, NULL, 'k'},
 		{"follow", no_argument, NULL, 'f'},
+		{"run", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -363,6 +382,9 @@ int pt_cmd_dump(int argc, char **argv)
 			break;
 		case 'f':
 			o.follow = 1;
+			break;
+		case 'R':
+			o.run = optarg;
 			break;
 		case 'h':
 			pt_cmd_dump_help(stdout);
@@ -382,7 +404,12 @@ int pt_cmd_dump(int argc, char **argv)
 	pt_trace *t = pt_trace_scan(arg, err, sizeof err);
 	if (!t) {
 		pt_cli_error("%s", err);
-		return 1;
+		return pt_cli_scan_status(errno);
+	}
+	if (pt_trace_pick_run(t, o.run, err, sizeof err) < 0) {
+		pt_cli_error("%s", err);
+		pt_trace_free(t);
+		return 2;
 	}
 	print_warnings(t->warnings);
 	int errors = t->warnings != NULL;
@@ -391,7 +418,7 @@ int pt_cmd_dump(int argc, char **argv)
 	if (o.follow) {
 		errors |= dump_follow(stdout, arg, t, &o);
 	} else {
-		errors |= dump_once(stdout, t, &o, arg);
+		errors |= dump_once(stdout, t, &o);
 		pt_trace_free(t);
 	}
 	if (fflush(stdout) != 0) {

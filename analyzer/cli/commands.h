@@ -11,7 +11,9 @@
  *         set_property(GLOBAL APPEND PROPERTY PT_CLI_LIBS <target>)
  *
  * Exit status convention for every command: 0 success, 1 the data had
- * errors (reported on stderr, naming file and offset), 2 usage error.
+ * errors (reported on stderr, naming file and offset; a log skipped whole
+ * counts), 2 usage error or no trace to read (a path that does not exist or
+ * cannot be read, no logs there, several runs and no --run).
  */
 #ifndef PT_CLI_COMMANDS_H
 #define PT_CLI_COMMANDS_H
@@ -22,8 +24,9 @@
 #define PT_COMMANDS(X) \
 	X(dump, "print every event of a trace as one text line") \
 	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile") \
-	X(report, "print the profile: functions, locks, threads (--csv, --json)") \
-	X(export, "write another trace format (--format chrome: Perfetto/Chrome JSON)")
+	X(report, "print the profile: functions, locks, threads (--csv, --json, --html)") \
+	X(export, "write a timeline for ui.perfetto.dev (--format perfetto or chrome)") \
+	X(plot, "draw the timeline and a flame graph as SVG (--png), without a GUI")
 
 #define PT_DECLARE_COMMAND(name, summary) \
 	int pt_cmd_##name(int argc, char **argv); \
@@ -35,5 +38,8 @@ PT_COMMANDS(PT_DECLARE_COMMAND)
 extern const char *pt_cli_progname; /* "paratrace" */
 /* Prints "paratrace: <message>" on stderr. */
 void pt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The exit status for a trace pt_trace_scan could not use (its errno): 1
+ * when logs were there but all damaged, 2 otherwise (bad input). */
+int pt_cli_scan_status(int scan_errno);
 
 #endif

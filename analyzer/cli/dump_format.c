@@ -65,29 +65,23 @@ static void put_sym(FILE *out, const pt_sym *s)
 	put_name(out, s->name);
 }
 
-static const char *lock_type_name(unsigned t)
+/* The n-th name of a list "a|b|c" (n from 0): its length, 0 when there is
+ * none or it is empty. */
+static size_t nth_name(const char *names, unsigned n, const char **name)
 {
-	static const char *const names[] = {
-		[PT_LOCK_MUTEX] = "mutex",	   [PT_LOCK_RWLOCK_READ] = "rwlock_read",
-		[PT_LOCK_RWLOCK_WRITE] = "rwlock_write", [PT_LOCK_SPIN] = "spin",
-		[PT_LOCK_SEMAPHORE] = "semaphore", [PT_LOCK_C11_MTX] = "c11_mtx",
-		[PT_LOCK_BARRIER] = "barrier",
-	};
-	return t < sizeof names / sizeof names[0] && names[t] ? names[t] : NULL;
+	for (; n; n--) {
+		names = strchr(names, '|');
+		if (!names)
+			return 0;
+		names++;
+	}
+	*name = names;
+	return strcspn(names, "|");
 }
 
-static void put_lock_type(FILE *out, unsigned t)
-{
-	const char *n = lock_type_name(t);
-	if (n)
-		fprintf(out, " type=%s", n);
-	else
-		fprintf(out, " type=%u", t);
-}
-
-/* Flag words as a|b|c, unknown bits as hex; "0" when none. */
-static void put_flags(FILE *out, const char *key, uint32_t flags, const char *const *names,
-		      int nnames)
+/* Flag words as a|b|c (names of bits 0, 1, ...), unknown bits as hex; "0"
+ * when none. */
+static void put_flags(FILE *out, const char *key, uint64_t flags, const char *names)
 {
 	fprintf(out, " %s=", key);
 	if (!flags) {
@@ -95,15 +89,31 @@ static void put_flags(FILE *out, const char *key, uint32_t flags, const char *co
 		return;
 	}
 	int first = 1;
-	for (int i = 0; i < nnames; i++) {
-		if (flags & (1u << i)) {
-			fprintf(out, "%s%s", first ? "" : "|", names[i]);
-			flags &= ~(1u << i);
+	const char *name;
+	for (unsigned i = 0; i < 64; i++) {
+		size_t len = flags & (1ull << i) ? nth_name(names, i, &name) : 0;
+		if (len) {
+			fprintf(out, "%s%.*s", first ? "" : "|", (int)len, name);
+			flags &= ~(1ull << i);
 			first = 0;
 		}
 	}
 	if (flags)
-		fprintf(out, "%s0x%x", first ? "" : "|", flags);
+		fprintf(out, "%s0x%" PRIx64, first ? "" : "|", flags);
+}
+
+/* A value by its name in "a|b|c" (values 0, 1, ...), or else `unknown`
+ * (NULL: the number). */
+static void put_enum(FILE *out, const char *key, uint64_t v, const char *names, const char *unknown)
+{
+	const char *name;
+	size_t len = v < 64 ? nth_name(names, (unsigned)v, &name) : 0;
+	if (len)
+		fprintf(out, " %s=%.*s", key, (int)len, name);
+	else if (unknown)
+		fprintf(out, " %s=%s", key, unknown);
+	else
+		fprintf(out, " %s=%" PRIu64, key, v);
 }
 
 static void put_pc(FILE *out, pt_symtab *st, const char *key, uint64_t pc)
@@ -115,8 +125,6 @@ static void put_pc(FILE *out, pt_symtab *st, const char *key, uint64_t pc)
 }
 
 /* ---- one event ------------------------------------------------------------ */
-
-#define P(type) PT_REC_PAYLOAD(ev->rec, type)
 
 /* Caller addresses as pcN=0x... fields, and (with names) a readable chain
  * "inner <- outer" as the final name= field. */
@@ -140,13 +148,8 @@ static void put_frames(FILE *out, pt_symtab *st, const uint64_t *pcs, unsigned n
 	}
 }
 
-static const char *gpu_api_name(unsigned api)
-{
-	return api == PT_GPU_API_CUDA ? "cuda" : api == PT_GPU_API_OPENCL ? "opencl" : "?";
-}
-
 static void put_dev_time(FILE *out, const char *key, const pt_file_header *hdr, uint64_t base_ns,
-			 uint64_t ticks)
+                         uint64_t ticks)
 {
 	fprintf(out, " %s=%" PRId64, key, (int64_t)(pt_ticks_to_ns(hdr, ticks) - base_ns));
 }
@@ -158,353 +161,254 @@ static void put_gpu_name(FILE *out, pt_symtab *st, int kernel, uint32_t id)
 		put_name(out, s.name);
 }
 
-static void print_fields(FILE *out, const pt_event *ev, pt_symtab *st, const pt_file_header *hdr,
-			 uint64_t base_ns)
+/* What a field printer has at hand. */
+typedef struct dump_ctx {
+	FILE *out;
+	const pt_event *ev;
+	const pt_rec_head *h;
+	pt_symtab *st; /* NULL: no names (--raw) */
+	const pt_file_header *hdr;
+	uint64_t base_ns;
+} dump_ctx;
+
+/* How a field of format.h's PT_FIELDS_<NAME> lists is shown. */
+enum field_fmt {
+	FMT_END,
+	FMT_U,
+	FMT_I,
+	FMT_X,
+	FMT_FLAGS,
+	FMT_ENUM,
+	FMT_ENUMQ,
+	FMT_PC,
+	FMT_DEVTIME,
+	FMT_U32X3,
+	FMT_GPU_FUNC,
+	FMT_GPU_KERNEL,
+	FMT_STRING,
+	FMT_CUSTOM,
+};
+enum { MODE_PLAIN, MODE_DEMANGLED };
+
+typedef struct dump_field {
+	uint8_t fmt;      /* enum field_fmt */
+	uint8_t from_arg; /* the value is the head's arg, not a member */
+	uint8_t size;     /* bytes of the member */
+	uint8_t demangle; /* FMT_STRING */
+	uint16_t off;     /* of the member or string in the payload */
+	const char *key;
+	const char *names; /* FLAGS, ENUM: "a|b|c"; FMT_CUSTOM: its documentation */
+	void (*custom)(const dump_ctx *c);
+} dump_field;
+
+/* Printers for what the formats do not describe (format.h's C items). */
+static inline void put_func_id(FILE *out, uint32_t id, pt_symtab *st)
 {
-	const pt_rec_head *h = ev->rec;
-	switch (ev->kind) {
-	case PT_REC_FUNC_ENTER:
-	case PT_REC_FUNC_EXIT: {
-		fputs_unlocked(" id=", out);
-		put_u64(out, ev->func_id);
-		pt_sym s;
-		if (st && pt_symtab_func(st, ev->func_id, &s) == 0)
-			put_sym(out, &s);
-		break;
+	fputs_unlocked(" id=", out);
+	put_u64(out, id);
+	pt_sym s;
+	if (st && pt_symtab_func(st, id, &s) == 0)
+		put_sym(out, &s);
+}
+
+static void print_func_id(const dump_ctx *c)
+{
+	put_func_id(c->out, c->ev->func_id, c->st);
+}
+
+static void print_counter_values(const dump_ctx *c)
+{
+	const uint64_t *v = (const uint64_t *)(const void *)(c->h + 1);
+	for (unsigned i = 0; i < c->h->arg; i++)
+		fprintf(c->out, " v%u=%" PRIu64, i, v[i]);
+}
+
+static void print_callstack(const dump_ctx *c)
+{
+	put_frames(c->out, c->st, (const uint64_t *)(const void *)(c->h + 1), c->h->arg);
+}
+
+static void print_sample_callers(const dump_ctx *c)
+{
+	const pt_rec_sample *p = PT_REC_PAYLOAD(c->h, pt_rec_sample);
+	const uint64_t *callers = (const uint64_t *)(p + 1);
+	for (unsigned i = 0; i < c->h->arg; i++)
+		fprintf(c->out, " caller%u=0x%" PRIx64, i, callers[i]);
+	pt_sym s;
+	if (!c->st || pt_symtab_pc(c->st, p->pc, &s) != 0)
+		return;
+	fputs(" name=", c->out);
+	put_escaped(c->out, s.name, 1);
+	for (unsigned i = 0; i < c->h->arg; i++) {
+		fputs(" <- ", c->out);
+		if (pt_symtab_pc(c->st, callers[i] - (callers[i] ? 1 : 0), &s) == 0)
+			put_escaped(c->out, s.name, 1);
+		else
+			fprintf(c->out, "0x%" PRIx64, callers[i]);
 	}
-	case PT_REC_FUNC_ENTER_PC:
-	case PT_REC_FUNC_EXIT_PC:
-		put_pc(out, st, "pc", P(pt_rec_pc)->pc);
-		break;
-	case PT_REC_TIME:
-		fprintf(out, " ticks=%" PRIu64, P(pt_rec_time)->ticks);
-		break;
-	case PT_REC_THREAD_START: {
-		const pt_rec_thread_start *p = P(pt_rec_thread_start);
-		static const char *const f[] = {"main", "c11"};
-		fprintf(out, " creator=%" PRIu32 " seq=%" PRIu64, p->creator_tid, p->create_seq);
-		put_flags(out, "flags", p->flags, f, 2);
-		put_pc(out, st, "routine", p->start_routine);
-		break;
-	}
-	case PT_REC_THREAD_END: {
-		const pt_rec_thread_end *p = P(pt_rec_thread_end);
-		static const char *const f[] = {"pthread_exit", "canceled", "process_exit"};
-		fprintf(out, " retval=0x%" PRIx64, p->retval);
-		put_flags(out, "flags", p->flags, f, 3);
-		break;
-	}
-	case PT_REC_THREAD_NAME:
-	case PT_REC_EXEC: {
-		const char *s = pt_event_string(ev, 0);
-		if (s)
-			put_name(out, s);
-		break;
-	}
-	case PT_REC_THREAD_CREATE: {
-		const pt_rec_thread_create *p = P(pt_rec_thread_create);
-		static const char *const f[] = {"main", "c11"};
-		fprintf(out, " seq=%" PRIu64 " result=%" PRId32, p->create_seq, p->result);
-		put_flags(out, "flags", p->flags, f, 2);
-		put_pc(out, st, "routine", p->start_routine);
-		break;
-	}
-	case PT_REC_THREAD_JOIN_BEGIN:
-	case PT_REC_THREAD_JOIN_END: {
-		const pt_rec_thread_join *p = P(pt_rec_thread_join);
-		fprintf(out, " thread=0x%" PRIx64 " seq=%" PRIu64, p->thread, p->create_seq);
-		if (ev->kind == PT_REC_THREAD_JOIN_END)
-			fprintf(out, " result=%" PRId32, p->result);
-		break;
-	}
-	case PT_REC_USER_EVENT: {
-		const pt_rec_user_event *p = P(pt_rec_user_event);
-		fprintf(out, " type=%" PRIu32 " value=%" PRId64, p->type, p->value);
-		break;
-	}
-	case PT_REC_USER_TYPE: {
-		const pt_rec_user_type *p = P(pt_rec_user_type);
-		static const char *const f[] = {"scope"};
-		fprintf(out, " type=%" PRIu32, p->type);
-		put_flags(out, "flags", p->flags, f, 1);
-		const char *s = pt_event_string(ev, sizeof *p);
-		if (s)
-			put_name(out, s);
-		break;
-	}
-	case PT_REC_USER_VALUE_NAME: {
-		const pt_rec_user_event *p = P(pt_rec_user_event);
-		fprintf(out, " type=%" PRIu32 " value=%" PRId64, p->type, p->value);
-		const char *s = pt_event_string(ev, sizeof *p);
-		if (s)
-			put_name(out, s);
-		break;
-	}
-	case PT_REC_COUNTER_DEF: {
-		const pt_rec_counter_def *p = P(pt_rec_counter_def);
-		fprintf(out, " index=%u type=%" PRIu32 " config=0x%" PRIx64 " flags=0x%" PRIx32,
-			h->arg, p->type, p->config, p->flags);
-		const char *s = pt_event_string(ev, sizeof *p);
-		if (s)
-			put_name(out, s);
-		break;
-	}
-	case PT_REC_COUNTERS: {
-		const uint64_t *v = (const uint64_t *)(const void *)(h + 1);
-		fprintf(out, " n=%u", h->arg);
-		for (unsigned i = 0; i < h->arg; i++)
-			fprintf(out, " v%u=%" PRIu64, i, v[i]);
-		break;
-	}
-	case PT_REC_LOCK_REQUEST:
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED:
-	case PT_REC_LOCK_RELEASED:
-	case PT_REC_BARRIER_BEGIN:
-	case PT_REC_BARRIER_END: {
-		pt_rec_lock lk;
-		const pt_rec_lock *p = pt_rec_lock_get(h, &lk);
-		fprintf(out, " obj=0x%" PRIx64, p->object);
-		put_lock_type(out, h->arg);
-		if (ev->kind == PT_REC_LOCK_FAILED || ev->kind == PT_REC_BARRIER_END ||
-		    ev->kind == PT_REC_LOCK_ACQUIRED)
-			fprintf(out, " result=%" PRId32, p->result);
-		break;
-	}
-	case PT_REC_COND_WAIT_BEGIN:
-	case PT_REC_COND_WAIT_END:
-	case PT_REC_COND_SIGNAL: {
-		const pt_rec_cond *p = P(pt_rec_cond);
-		fprintf(out, " cond=0x%" PRIx64 " mutex=0x%" PRIx64, p->cond, p->mutex);
-		if (ev->kind == PT_REC_COND_WAIT_END)
-			fprintf(out, " result=%" PRId32, p->result);
-		if (ev->kind == PT_REC_COND_SIGNAL)
-			fprintf(out, " broadcast=%u", h->arg);
-		break;
-	}
-	case PT_REC_PROCESS_INFO: {
-		const pt_rec_process_info *p = P(pt_rec_process_info);
-		static const char *const f[] = {"forked", "execed"};
-		fprintf(out, " argc=%" PRIu32, p->argc);
-		put_flags(out, "flags", p->flags, f, 2);
-		size_t off = sizeof *p;
-		const char *exe = pt_event_string(ev, off);
-		if (!exe)
+}
+
+/* exe= and the command line, arguments separated by single spaces. */
+static void print_command_line(const dump_ctx *c)
+{
+	const pt_rec_process_info *p = PT_REC_PAYLOAD(c->h, pt_rec_process_info);
+	size_t off = sizeof *p;
+	const char *exe = pt_event_string(c->ev, off);
+	if (!exe)
+		return;
+	put_kv(c->out, "exe", exe);
+	off += strlen(exe) + 1;
+	fputs(" name=", c->out);
+	for (uint32_t i = 0; i < p->argc; i++) {
+		const char *a = pt_event_string(c->ev, off);
+		if (!a)
 			break;
-		put_kv(out, "exe", exe);
-		off += strlen(exe) + 1;
-		/* The command line, arguments separated by single spaces. */
-		fputs(" name=", out);
-		for (uint32_t i = 0; i < p->argc; i++) {
-			const char *a = pt_event_string(ev, off);
-			if (!a)
-				break;
-			if (i)
-				fputc(' ', out);
-			put_escaped(out, a, 1);
-			off += strlen(a) + 1;
-		}
-		break;
+		if (i)
+			fputc(' ', c->out);
+		put_escaped(c->out, a, 1);
+		off += strlen(a) + 1;
 	}
-	case PT_REC_MODULE_MAP: {
-		const pt_rec_module_map *p = P(pt_rec_module_map);
-		static const char *const f[] = {"dlopen", "main"};
-		fprintf(out, " base=0x%" PRIx64 " lo=0x%" PRIx64 " hi=0x%" PRIx64, p->base, p->lo,
-			p->hi);
-		fputs(" buildid=", out);
-		const uint8_t *b = (const uint8_t *)(p + 1);
-		for (uint32_t i = 0; i < p->build_id_len; i++)
-			fprintf(out, "%02x", b[i]);
-		if (!p->build_id_len)
-			fputc('-', out);
-		put_flags(out, "flags", p->flags, f, 2);
-		const char *s = pt_event_string(ev, sizeof *p + p->build_id_len);
-		if (s)
-			put_name(out, s);
-		break;
+}
+
+static void print_build_id(const dump_ctx *c)
+{
+	const pt_rec_module_map *p = PT_REC_PAYLOAD(c->h, pt_rec_module_map);
+	fputs(" buildid=", c->out);
+	const uint8_t *b = (const uint8_t *)(p + 1);
+	for (uint32_t i = 0; i < p->build_id_len; i++)
+		fprintf(c->out, "%02x", b[i]);
+	if (!p->build_id_len)
+		fputc('-', c->out);
+}
+
+static void print_module_path(const dump_ctx *c)
+{
+	const pt_rec_module_map *p = PT_REC_PAYLOAD(c->h, pt_rec_module_map);
+	const char *s = pt_event_string(c->ev, sizeof *p + p->build_id_len);
+	if (s)
+		put_name(c->out, s);
+}
+
+static void print_func_def_names(const dump_ctx *c)
+{
+	const pt_rec_func_def *p = PT_REC_PAYLOAD(c->h, pt_rec_func_def);
+	const char *name = pt_event_string(c->ev, sizeof *p);
+	if (!name)
+		return;
+	const char *file = pt_event_string(c->ev, sizeof *p + strlen(name) + 1);
+	if (file && *file)
+		put_kv(c->out, "file", file);
+	char *d = c->st ? pt_demangle(name) : NULL;
+	put_name(c->out, d ? d : name);
+	free(d);
+}
+
+/* The field lists of format.h, one array per kind, indexed by kind. */
+#define FIELD_MEMBER(T, fmt_, key_, member, names_)                                                \
+	{.fmt = FMT_##fmt_,                                                                        \
+	 .size = sizeof(((T *)0)->member),                                                         \
+	 .off = offsetof(T, member),                                                               \
+	 .key = key_,                                                                              \
+	 .names = names_},
+#define FIELD_ARG(fmt_, key_, names_)                                                              \
+	{.fmt = FMT_##fmt_, .from_arg = 1, .size = 1, .key = key_, .names = names_},
+#define FIELD_STRING(offset, mode)                                                                 \
+	{.fmt = FMT_STRING, .demangle = MODE_##mode, .off = (offset), .key = "name"},
+#define FIELD_CUSTOM(printer, doc) {.fmt = FMT_CUSTOM, .names = doc, .custom = print_##printer},
+#define FIELD_LIST(name, value, type, ...)                                                         \
+	static const dump_field fields_##name[] = {PT_FIELDS_##name(                               \
+	    type, FIELD_MEMBER, FIELD_ARG, FIELD_STRING, FIELD_CUSTOM){.fmt = FMT_END}};
+PT_REC_SCHEMA(FIELD_LIST)
+
+#define FIELD_TABLE(name, value, ...) [value] = fields_##name,
+static const dump_field *const kind_fields[256] = {PT_REC_SCHEMA(FIELD_TABLE)};
+
+/* A member as an unsigned number (sign-extended for I); 0 when the record
+ * ends before it (an optional trailing field). */
+static uint64_t member_value(const pt_rec_head *h, size_t off, size_t size, int is_signed)
+{
+	if (off + size > pt_rec_size(h) - sizeof *h)
+		return 0;
+	const uint8_t *p = (const uint8_t *)(h + 1) + off;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return is_signed ? (uint64_t)(int64_t)(int8_t)u8 : u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return is_signed ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+	default:
+		memcpy(&u64, p, 8);
+		return u64;
 	}
-	case PT_REC_MODULE_UNMAP:
-		fprintf(out, " base=0x%" PRIx64, P(pt_rec_module_unmap)->base);
+}
+
+static void print_field(const dump_ctx *c, const dump_field *f)
+{
+	FILE *out = c->out;
+	uint64_t v = 0;
+	if (f->from_arg)
+		v = c->h->arg;
+	else if (f->fmt < FMT_U32X3)
+		v = member_value(c->h, f->off, f->size, f->fmt == FMT_I);
+	switch (f->fmt) {
+	case FMT_U:
+		fprintf(out, " %s=", f->key);
+		put_u64(out, v);
 		break;
-	case PT_REC_FUNC_DEF: {
-		const pt_rec_func_def *p = P(pt_rec_func_def);
-		fprintf(out, " id=%" PRIu32 " line=%" PRIu32 " base=0x%" PRIx64, p->id, p->line,
-			p->module_base);
-		const char *name = pt_event_string(ev, sizeof *p);
-		if (!name)
+	case FMT_I:
+		fprintf(out, " %s=%" PRId64, f->key, (int64_t)v);
+		break;
+	case FMT_X:
+		fprintf(out, " %s=0x%" PRIx64, f->key, v);
+		break;
+	case FMT_FLAGS:
+		put_flags(out, f->key, v, f->names);
+		break;
+	case FMT_ENUM:
+	case FMT_ENUMQ:
+		put_enum(out, f->key, v, f->names, f->fmt == FMT_ENUMQ ? "?" : NULL);
+		break;
+	case FMT_PC:
+		put_pc(out, c->st, f->key, v);
+		break;
+	case FMT_DEVTIME:
+		put_dev_time(out, f->key, c->hdr, c->base_ns, v);
+		break;
+	case FMT_U32X3:
+		fprintf(out, " %s=%" PRIu64 ",%" PRIu64 ",%" PRIu64, f->key,
+		        member_value(c->h, f->off, 4, 0), member_value(c->h, f->off + 4, 4, 0),
+		        member_value(c->h, f->off + 8, 4, 0));
+		break;
+	case FMT_GPU_FUNC:
+	case FMT_GPU_KERNEL:
+		put_gpu_name(out, c->st, f->fmt == FMT_GPU_KERNEL,
+		             (uint32_t)member_value(c->h, f->off, f->size, 0));
+		break;
+	case FMT_STRING: {
+		const char *s = pt_event_string(c->ev, f->off);
+		if (!s)
 			break;
-		const char *file = pt_event_string(ev, sizeof *p + strlen(name) + 1);
-		if (file && *file)
-			put_kv(out, "file", file);
-		char *d = st ? pt_demangle(name) : NULL;
-		put_name(out, d ? d : name);
+		char *d = f->demangle && c->st ? pt_demangle(s) : NULL;
+		put_name(out, d ? d : s);
 		free(d);
 		break;
 	}
-	case PT_REC_FORK: {
-		const pt_rec_fork *p = P(pt_rec_fork);
-		static const char *const f[] = {"vfork", "spawn"};
-		fprintf(out, " child=%" PRIu32 " parent=%" PRIu32, p->child_pid, p->parent_pid);
-		put_flags(out, "flags", p->flags, f, 2);
-		break;
-	}
-	case PT_REC_SIGNAL: {
-		const pt_rec_signal *p = P(pt_rec_signal);
-		fprintf(out, " signo=%" PRId32 " code=%" PRId32 " addr=0x%" PRIx64, p->signo, p->code,
-			p->addr);
-		break;
-	}
-	case PT_REC_EXIT: {
-		const pt_rec_exit *p = P(pt_rec_exit);
-		static const char *const how[] = {NULL, "normal", "_exit", "quick_exit", "signal",
-						  "abort"};
-		fprintf(out, " status=%" PRId32, p->status);
-		if (p->how < sizeof how / sizeof how[0] && how[p->how])
-			fprintf(out, " how=%s", how[p->how]);
-		else
-			fprintf(out, " how=%" PRIu32, p->how);
-		break;
-	}
-	case PT_REC_LOST: {
-		const pt_rec_lost *p = P(pt_rec_lost);
-		static const char *const why[] = {NULL, "no_space", "no_memory", "reentrant",
-						  "limit"};
-		fprintf(out, " records=%" PRIu64 " bytes=%" PRIu64, p->records, p->bytes);
-		if (p->reason < sizeof why / sizeof why[0] && why[p->reason])
-			fprintf(out, " reason=%s", why[p->reason]);
-		else
-			fprintf(out, " reason=%" PRIu32, p->reason);
-		break;
-	}
-	case PT_REC_CLOSE: {
-		const pt_clock_pair *p = P(pt_clock_pair);
-		fprintf(out, " ticks=%" PRIu64 " mono_ns=%" PRIu64 " real_ns=%" PRIu64, p->ticks,
-			p->mono_ns, p->real_ns);
-		break;
-	}
-	case PT_REC_CALLSTACK:
-		fprintf(out, " n=%u", h->arg);
-		put_frames(out, st, (const uint64_t *)(const void *)(h + 1), h->arg);
-		break;
-	case PT_REC_SAMPLE: {
-		const pt_rec_sample *p = P(pt_rec_sample);
-		fprintf(out, " pc=0x%" PRIx64 " n=%u", p->pc, h->arg);
-		const uint64_t *callers = (const uint64_t *)(p + 1);
-		for (unsigned i = 0; i < h->arg; i++)
-			fprintf(out, " caller%u=0x%" PRIx64, i, callers[i]);
-		pt_sym s;
-		if (st && pt_symtab_pc(st, p->pc, &s) == 0) {
-			fputs(" name=", out);
-			put_escaped(out, s.name, 1);
-			for (unsigned i = 0; i < h->arg; i++) {
-				fputs(" <- ", out);
-				if (pt_symtab_pc(st, callers[i] - (callers[i] ? 1 : 0), &s) == 0)
-					put_escaped(out, s.name, 1);
-				else
-					fprintf(out, "0x%" PRIx64, callers[i]);
-			}
-		}
-		break;
-	}
-	case PT_REC_COUNTER_VALUE:
-		fprintf(out, " index=%u value=%" PRIu64, h->arg, P(pt_rec_counter_value)->value);
-		break;
-	case PT_REC_SAMPLING_START: {
-		const pt_rec_sampling_start *p = P(pt_rec_sampling_start);
-		fprintf(out, " period_ns=%" PRIu64 " signo=%" PRIu32 " depth=%" PRIu32, p->period_ns,
-			p->signo, p->depth);
-		break;
-	}
-	case PT_REC_GPU_STREAM_DEF: {
-		const pt_rec_gpu_stream_def *p = P(pt_rec_gpu_stream_def);
-		static const char *const f[] = {"in_order", "cpu", "gpu", "accel"};
-		fprintf(out, " api=%s stream=0x%" PRIx64 " device=%" PRIu32 " seq=%" PRIu32,
-			gpu_api_name(h->arg), p->stream, p->device, p->seq);
-		put_flags(out, "flags", p->flags, f, 4);
-		const char *s = pt_event_string(ev, sizeof *p);
-		if (s)
-			put_name(out, s);
-		break;
-	}
-	case PT_REC_GPU_FUNC_DEF:
-	case PT_REC_GPU_KERNEL_DEF: {
-		const pt_rec_gpu_func_def *p = P(pt_rec_gpu_func_def);
-		fprintf(out, " api=%s %s=%" PRIu32, gpu_api_name(h->arg),
-			ev->kind == PT_REC_GPU_FUNC_DEF ? "func" : "kernel", p->func);
-		const char *s = pt_event_string(ev, sizeof *p);
-		if (s) {
-			char *d = st ? pt_demangle(s) : NULL;
-			put_name(out, d ? d : s);
-			free(d);
-		}
-		break;
-	}
-	case PT_REC_GPU_API_BEGIN:
-	case PT_REC_GPU_API_END: {
-		const pt_rec_gpu_api *p = P(pt_rec_gpu_api);
-		static const char *const f[] = {"sync", "transfer"};
-		fprintf(out, " api=%s func=0x%" PRIx32 " call=%u", gpu_api_name(h->arg), p->func,
-			p->call);
-		put_flags(out, "flags", p->flags, f, 2);
-		if (ev->kind == PT_REC_GPU_API_END)
-			fprintf(out, " result=%" PRId32, p->result);
-		fprintf(out, " corr=%" PRIu64 " stream=0x%" PRIx64 " bytes=%" PRIu64, p->correlation,
-			p->stream, p->bytes);
-		put_gpu_name(out, st, 0, p->func);
-		break;
-	}
-	case PT_REC_GPU_LAUNCH: {
-		const pt_rec_gpu_launch *p = P(pt_rec_gpu_launch);
-		fprintf(out,
-			" api=%s corr=%" PRIu64 " corr2=%" PRIu64 " stream=0x%" PRIx64
-			" kernel=%" PRIu32 " device=%" PRIu32 " grid=%u,%u,%u block=%u,%u,%u"
-			" shmem=%" PRIu32 " dim=%" PRIu32,
-			gpu_api_name(h->arg), p->correlation, p->correlation2, p->stream, p->kernel,
-			p->device, p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1],
-			p->block[2], p->shared_mem, p->work_dim);
-		put_gpu_name(out, st, 1, p->kernel);
-		break;
-	}
-	case PT_REC_GPU_KERNEL: {
-		const pt_rec_gpu_kernel *p = P(pt_rec_gpu_kernel);
-		fprintf(out, " api=%s", gpu_api_name(h->arg));
-		put_dev_time(out, "start", hdr, base_ns, p->start);
-		put_dev_time(out, "end", hdr, base_ns, p->end);
-		fprintf(out,
-			" corr=%" PRIu64 " kernel=%" PRIu32 " grid=%u,%u,%u block=%u,%u,%u"
-			" shmem=%" PRIu32,
-			p->correlation, p->kernel, p->grid[0], p->grid[1], p->grid[2], p->block[0],
-			p->block[1], p->block[2], p->shared_mem);
-		put_gpu_name(out, st, 1, p->kernel);
-		break;
-	}
-	case PT_REC_GPU_MEMCPY:
-	case PT_REC_GPU_MEMSET: {
-		const pt_rec_gpu_copy *p = P(pt_rec_gpu_copy);
-		static const char *const dir[] = {"other", "htod", "dtoh", "dtod",
-						  "htoh",  "ptop", "memset"};
-		static const char *const f[] = {"map"};
-		fprintf(out, " api=%s", gpu_api_name(h->arg));
-		put_dev_time(out, "start", hdr, base_ns, p->start);
-		put_dev_time(out, "end", hdr, base_ns, p->end);
-		fprintf(out, " corr=%" PRIu64 " bytes=%" PRIu64, p->correlation, p->bytes);
-		if (p->direction < sizeof dir / sizeof dir[0])
-			fprintf(out, " dir=%s", dir[p->direction]);
-		else
-			fprintf(out, " dir=%" PRIu32, p->direction);
-		put_flags(out, "flags", p->flags, f, 1);
-		break;
-	}
-	default:
-		/* Kinds added by later minor versions: the reader skips them by
-		 * size; show enough to know they are there. */
-		fprintf(out, " kind=%u arg=%u size=%zu", ev->kind, h->arg, ev->size);
+	case FMT_CUSTOM:
+		f->custom(c);
 		break;
 	}
 }
 
 void pt_dump_event(FILE *out, const pt_event *ev, uint32_t pid, uint32_t tid,
-		   const pt_file_header *hdr, uint64_t base_ns, pt_symtab *st)
+                   const pt_file_header *hdr, uint64_t base_ns, pt_symtab *st)
 {
 	/* The common prefix by hand: it is most of the work for hot-path records. */
 	int64_t t = (int64_t)(ev->time_ns - base_ns);
@@ -520,6 +424,80 @@ void pt_dump_event(FILE *out, const pt_event *ev, uint32_t pid, uint32_t tid,
 	put_u64(out, tid);
 	putc_unlocked(' ', out);
 	fputs_unlocked(pt_rec_kind_name(ev->kind), out);
-	print_fields(out, ev, st, hdr, base_ns);
+	const dump_field *f = kind_fields[ev->kind & 0xff];
+	if (pt_rec_is_func(ev->kind)) {
+		/* Most lines of a trace: their field list, C(func_id), without
+		 * going through it. */
+		put_func_id(out, ev->func_id, st);
+	} else if (f) {
+		dump_ctx c = {out, ev, ev->rec, st, hdr, base_ns};
+		for (; f->fmt != FMT_END; f++)
+			print_field(&c, f);
+	} else {
+		/* Kinds added by later minor versions: the reader skips them by
+		 * size; show enough to know they are there. */
+		fprintf(out, " kind=%u arg=%u size=%zu", ev->kind, ev->rec->arg, ev->size);
+	}
 	putc_unlocked('\n', out);
+}
+
+/* How a field is documented in docs/FORMAT.md's table of kinds. */
+static void describe_field(FILE *out, const dump_field *f)
+{
+	const char *names = f->names;
+	switch (f->fmt) {
+	case FMT_X:
+		fprintf(out, "%s=0x..", f->key);
+		break;
+	case FMT_FLAGS:
+	case FMT_ENUM:
+	case FMT_ENUMQ:
+		/* the names, separated by | (escaped for the table) or, for a
+		 * value that is one of them, by / */
+		fprintf(out, "%s=", f->key);
+		for (int first = 1; *names; first = 0) {
+			if (*names == '|')
+				names++;
+			size_t n = strcspn(names, "|");
+			if (!n)
+				continue;
+			if (!first)
+				fputs(f->fmt == FMT_FLAGS ? "\\|" : "/", out);
+			fprintf(out, "%.*s", (int)n, names);
+			names += n;
+		}
+		break;
+	case FMT_PC:
+		fprintf(out, "%s=0x.. [at= name=]", f->key);
+		break;
+	case FMT_U32X3:
+		fprintf(out, "%s=x,y,z", f->key);
+		break;
+	case FMT_GPU_FUNC:
+	case FMT_GPU_KERNEL:
+		fputs("[name=]", out);
+		break;
+	case FMT_STRING:
+		fputs(f->demangle ? "name=<demangled>" : "name=", out);
+		break;
+	case FMT_CUSTOM:
+		fputs(f->names, out);
+		break;
+	default:
+		fprintf(out, "%s=", f->key);
+		break;
+	}
+}
+
+int pt_dump_describe(FILE *out, unsigned kind)
+{
+	const dump_field *f = kind < 256 ? kind_fields[kind] : NULL;
+	if (!f)
+		return -1;
+	for (int first = 1; f->fmt != FMT_END; f++, first = 0) {
+		if (!first)
+			fputc(' ', out);
+		describe_field(out, f);
+	}
+	return 0;
 }

@@ -15,4 +15,8 @@
 void pt_dump_event(FILE *out, const pt_event *ev, uint32_t pid, uint32_t tid,
 		   const pt_file_header *hdr, uint64_t base_ns, pt_symtab *st);
 
+/* The fields of a kind's dump line as docs/FORMAT.md's table of kinds shows
+ * them ("obj=0x.. type=mutex/..."). -1 for a kind the schema does not have. */
+int pt_dump_describe(FILE *out, unsigned kind);
+
 #endif

@@ -1,5 +1,6 @@
 /* paratrace: command dispatcher. The commands themselves are in cmd_*.c and
  * listed in commands.h. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,11 @@ void pt_cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int pt_cli_scan_status(int scan_errno)
+{
+	return scan_errno == EBADMSG || scan_errno == ENOMEM ? 1 : 2;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -45,7 +51,8 @@ static void usage(FILE *out)
 		"commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nExit status: 0 success, 1 errors in the data (reported on stderr), 2 usage.\n");
+	fprintf(out, "\nExit status: 0 success, 1 errors in the data (reported on stderr with file\n"
+		     "and offset), 2 usage error or no trace to read.\n");
 }
 
 static const command *find(const char *name)

@@ -1,11 +1,11 @@
-/* The analysis framework: scan, process pre-pass, parallel shard pass with
- * every tool at once, interval snapshots, then the tools' whole-trace steps.
- * The contract with tools is <paratrace/tool.h>.
+/* The analysis framework: the model of the trace (model.c), the process
+ * pre-pass, the parallel shard pass with every tool at once, interval
+ * snapshots, then the tools' whole-trace steps. The contract with tools is
+ * <paratrace/tool.h>.
  */
 #define _GNU_SOURCE
 #include "fw_internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,8 +26,7 @@ unsigned pt_fw_default_jobs(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-static void warnf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(fw *w, const char *fmt, ...)
+void fw_warnf(fw *w, const char *fmt, ...)
 {
 	if (!w->o->warn)
 		return;
@@ -42,8 +41,7 @@ static void warnf(fw *w, const char *fmt, ...)
 }
 
 /* First fatal error wins; every worker stops at its next check. */
-static void failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void failf(fw *w, const char *fmt, ...)
+void fw_failf(fw *w, const char *fmt, ...)
 {
 	char line[1536];
 	va_list ap;
@@ -97,157 +95,10 @@ static void op_progress(const pt_trace_ctx *c, const char *what, uint64_t done, 
 	}
 	w->o->progress(w->o->arg, what, done, total, now_s() - w->step_t0);
 }
-static const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
+const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
 				    op_func_table, op_progress};
 
-/* ---- scan and pre-pass ----------------------------------------------- */
-
-/* Time of a log's first record (its leading TIME record), 0 if none. */
-static uint64_t first_time(const char *path, pt_file_header *hdr)
-{
-	char err[256];
-	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
-	if (!log)
-		return 0;
-	pt_event ev;
-	uint64_t t = 0;
-	if (pt_log_read(log, &ev) == 0)
-		t = ev.time_ns;
-	const pt_file_header *h = pt_log_header(log);
-	if (h && hdr)
-		*hdr = *h;
-	pt_log_close(log);
-	return t;
-}
-
-static char *join_args(const char *p, const char *end, uint32_t argc)
-{
-	size_t cap = (size_t)(end - p) + 1;
-	char *s = malloc(cap), *o = s;
-	if (!s)
-		return NULL;
-	for (uint32_t i = 0; i < argc && p < end; i++) {
-		size_t n = strnlen(p, (size_t)(end - p));
-		if (o != s)
-			*o++ = ' ';
-		memcpy(o, p, n);
-		o += n;
-		p += n + 1;
-	}
-	*o = 0;
-	return s;
-}
-
-/* Reads one process log: symbols, function table, process facts. */
-static int prepass_process(fw *w, size_t pi, const char *path)
-{
-	fw_process *p = &w->procs[pi];
-	char err[512];
-	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
-	if (!log) {
-		warnf(w, "%s", err);
-		return 0;
-	}
-	pt_event ev;
-	while (pt_log_read(log, &ev) == 0) {
-		pt_symtab_add(p->symtab, &ev);
-		for (size_t t = 0; t < w->ntools; t++) {
-			const pt_tool *tool = w->tools[t].tool;
-			if (tool->process_event &&
-			    tool->process_event(w->tool_state[t], pi, &ev)) {
-				pt_log_close(log);
-				failf(w, "tool %s: %s: offset %llu: process record failed", tool->name,
-				      path, (unsigned long long)ev.offset);
-				return -1;
-			}
-		}
-		switch (ev.kind) {
-		case PT_REC_FUNC_DEF: {
-			const pt_rec_func_def *d = PT_REC_PAYLOAD(ev.rec, pt_rec_func_def);
-			if (d && fw_funcs_define(&w->funcs, p, d->id)) {
-				pt_log_close(log);
-				failf(w, "out of memory");
-				return -1;
-			}
-			break;
-		}
-		case PT_REC_PROCESS_INFO: {
-			const pt_rec_process_info *i = PT_REC_PAYLOAD(ev.rec, pt_rec_process_info);
-			const char *exe = pt_event_string(&ev, sizeof *i);
-			if (i && exe) {
-				free(p->exe);
-				p->exe = strdup(exe);
-				const char *a = exe + strlen(exe) + 1;
-				const char *end = (const char *)ev.rec + ev.size;
-				free(p->args);
-				p->args = join_args(a, end, i->argc);
-				if (i->flags & PT_HDR_FLAG_FORKED)
-					p->info.forked = 1;
-			}
-			break;
-		}
-		case PT_REC_FORK: {
-			const pt_rec_fork *f = PT_REC_PAYLOAD(ev.rec, pt_rec_fork);
-			/* in the child's process log: when it was born */
-			if (f && f->child_pid == p->info.pid) {
-				p->info.forked = 1;
-				p->info.fork_ns = ev.time_ns;
-			}
-			break;
-		}
-		case PT_REC_EXIT: {
-			const pt_rec_exit *x = PT_REC_PAYLOAD(ev.rec, pt_rec_exit);
-			if (x) {
-				p->info.exited = 1;
-				p->info.exit_how = (int)x->how;
-				p->info.exit_status = x->status;
-				p->info.exit_ns = ev.time_ns;
-			}
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	if (ev.state == PT_LOG_ERROR)
-		__atomic_add_fetch(&w->data_errors, 1, __ATOMIC_RELAXED);
-	if (ev.state == PT_LOG_ERROR)
-		warnf(w, "%s: offset %llu: %s (records before it were used)", path,
-		      (unsigned long long)ev.offset, ev.error ? ev.error : "corrupted data");
-	char *sw = pt_symtab_take_warnings(p->symtab);
-	if (sw) {
-		for (char *line = strtok(sw, "\n"); line; line = strtok(NULL, "\n"))
-			warnf(w, "%s", line);
-		free(sw);
-	}
-	pt_log_close(log);
-	return 0;
-}
-
-static int cmp_proc(const void *a, const void *b)
-{
-	const fw_process *x = a, *y = b;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	return x->info.pid < y->info.pid ? -1 : x->info.pid > y->info.pid;
-}
-
-static int cmp_shard(const void *a, const void *b)
-{
-	const pt_shard_info *x = a, *y = b;
-	if (x->process != y->process)
-		return x->process < y->process ? -1 : 1;
-	if (x->kind != y->kind) /* threads first, then GPU streams */
-		return x->kind == PT_FILE_THREAD ? -1 : 1;
-	if (x->kind == PT_FILE_GPU && x->gpu_stream != y->gpu_stream)
-		return x->gpu_stream < y->gpu_stream ? -1 : 1;
-	/* the main thread starts first; ties by tid then file */
-	if (x->first_ns != y->first_ns)
-		return x->first_ns < y->first_ns ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
+/* ---- the parallel pass ----------------------------------------------- */
 
 static const fw *sort_fw; /* for cmp_order; qsort has no context argument */
 static int cmp_order(const void *a, const void *b)
@@ -259,176 +110,6 @@ static int cmp_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int build_model(fw *w, char *err, size_t errlen)
-{
-	pt_trace *tr = w->trace;
-	w->nprocs = tr->nprocesses;
-	w->procs = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->procs);
-	if (!w->procs)
-		goto oom;
-	uint64_t t0 = UINT64_MAX, real0 = 0;
-	size_t nshards = 0;
-	for (size_t i = 0; i < tr->nfiles; i++)
-		if (tr->files[i].kind == PT_FILE_THREAD || tr->files[i].kind == PT_FILE_GPU)
-			nshards++;
-	w->shards = calloc(nshards ? nshards : 1, sizeof *w->shards);
-	w->headers = calloc(nshards ? nshards : 1, sizeof *w->headers);
-	if (!w->shards || !w->headers)
-		goto oom;
-
-	for (size_t pi = 0; pi < tr->nprocesses; pi++) {
-		fw_process *p = &w->procs[pi];
-		const pt_trace_process *tp = &tr->processes[pi];
-		p->scan_index = (int)pi;
-		p->info.pid = tp->pid;
-		p->info.ppid = tp->ppid;
-		p->info.parent = -1;
-		p->parent = -1;
-		p->start_ns = UINT64_MAX;
-		p->symtab = pt_symtab_new();
-		if (!p->symtab)
-			goto oom;
-		for (int f = tp->first_file; f < tp->first_file + tp->nfiles; f++) {
-			const pt_trace_file *tf = &tr->files[f];
-			pt_file_header h;
-			memset(&h, 0, sizeof h);
-			uint64_t t = first_time(tf->path, &h);
-			if (t && t < p->start_ns)
-				p->start_ns = t;
-			if (t && t < t0) {
-				t0 = t;
-				real0 = h.open.real_ns - h.open.mono_ns + t;
-			}
-			if (!p->program && h.program[0])
-				p->program = strndup(h.program, sizeof h.program);
-			if (h.flags & PT_HDR_FLAG_FORKED)
-				p->info.forked = 1;
-			if (tf->kind != PT_FILE_THREAD && tf->kind != PT_FILE_GPU)
-				continue;
-			pt_shard_info *s = &w->shards[w->nshards];
-			w->headers[w->nshards] = h;
-			s->path = tf->path;
-			s->kind = tf->kind;
-			s->pid = tf->pid;
-			s->tid = tf->tid;
-			s->gpu_stream = h.gpu_stream;
-			s->process = pi;
-			s->first_ns = t;
-			s->bytes = tf->size;
-			w->nshards++;
-		}
-	}
-	if (w->nshards == 0) {
-		snprintf(err, errlen, "%s: no thread or GPU logs in this trace", w->o->dir);
-		return -1;
-	}
-	if (t0 == UINT64_MAX)
-		t0 = 0;
-
-	/* processes in order of birth: tasks 1..n; forked children after parents */
-	fw_process *sorted = malloc(w->nprocs * sizeof *sorted);
-	size_t *pos = malloc(w->nprocs * sizeof *pos);
-	if (!sorted || !pos) {
-		free(sorted);
-		free(pos);
-		goto oom;
-	}
-	memcpy(sorted, w->procs, w->nprocs * sizeof *sorted);
-	qsort(sorted, w->nprocs, sizeof *sorted, cmp_proc);
-	for (size_t i = 0; i < w->nprocs; i++)
-		pos[sorted[i].scan_index] = i;
-	memcpy(w->procs, sorted, w->nprocs * sizeof *sorted);
-	free(sorted);
-	for (size_t i = 0; i < w->nshards; i++)
-		w->shards[i].process = pos[w->shards[i].process];
-	/* headers travel with their shard through the sort */
-	for (size_t i = 0; i < w->nshards; i++)
-		w->shards[i].header = &w->headers[i];
-	qsort(w->shards, w->nshards, sizeof *w->shards, cmp_shard);
-	pt_file_header *hdrs = malloc(w->nshards * sizeof *hdrs);
-	if (!hdrs) {
-		free(pos);
-		goto oom;
-	}
-	for (size_t i = 0; i < w->nshards; i++) {
-		hdrs[i] = *w->shards[i].header;
-		w->shards[i].header = &hdrs[i];
-	}
-	free(w->headers);
-	w->headers = hdrs;
-	free(pos);
-
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		fw_process *p = &w->procs[pi];
-		p->info.index = pi;
-		for (size_t q = 0; q < w->nprocs; q++)
-			if (q != pi && w->procs[q].info.pid == p->info.ppid)
-				p->parent = p->info.parent = (int)q;
-		p->info.first_shard = SIZE_MAX;
-	}
-	/* Paraver tasks: processes with at least one shard, in birth order (a
-	 * task cannot have zero threads); the others keep task 0 */
-	unsigned row = 0, ntasks = 0;
-	for (size_t i = 0; i < w->nshards; i++) {
-		pt_shard_info *s = &w->shards[i];
-		fw_process *p = &w->procs[s->process];
-		s->index = i;
-		if (p->info.first_shard == SIZE_MAX) {
-			p->info.first_shard = i;
-			p->info.task = ++ntasks;
-		}
-		p->info.nshards++;
-		s->task = p->info.task;
-		s->thread = (unsigned)p->info.nshards;
-		s->row = ++row;
-	}
-	for (size_t pi = 0; pi < w->nprocs; pi++)
-		if (w->procs[pi].info.first_shard == SIZE_MAX)
-			w->procs[pi].info.first_shard = 0;
-	w->pinfo = calloc(w->nprocs ? w->nprocs : 1, sizeof *w->pinfo);
-	if (!w->pinfo)
-		goto oom;
-	w->ctx.dir = w->o->dir;
-	w->ctx.t0_ns = t0;
-	w->ctx.realtime0_ns = real0;
-	w->ctx.ops = &fw_ops;
-	w->ctx.framework = w;
-	w->ctx.nshards = w->nshards;
-	w->ctx.shards = w->shards;
-	w->ctx.nprocesses = w->nprocs;
-	w->ctx.processes = w->pinfo;
-	return 0;
-oom:
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-static int prepass(fw *w)
-{
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		fw_process *p = &w->procs[pi];
-		const pt_trace_process *tp = &w->trace->processes[p->scan_index];
-		if (tp->process_log < 0) {
-			warnf(w, "%s: no process.ptl (function names and process facts unknown)",
-			      tp->dir);
-			continue;
-		}
-		if (prepass_process(w, pi, w->trace->files[tp->process_log].path))
-			return -1;
-	}
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		fw_process *p = &w->procs[pi];
-		if (!p->program)
-			p->program = strdup("?");
-		p->info.program = p->program;
-		p->info.exe = p->exe ? p->exe : "";
-		p->info.args = p->args ? p->args : "";
-		w->pinfo[pi] = p->info;
-	}
-	return 0;
-}
-
-/* ---- the parallel pass ----------------------------------------------- */
 
 static void snap_push(fw_snaps *s, pt_interval_snapshot *p)
 {
@@ -481,7 +162,7 @@ static void run_shard(fw *w, size_t si)
 	shard_call *calls = w->ntools <= 16 ? callbuf : calloc(w->ntools, sizeof *calls);
 	size_t ncalls = 0;
 	if (!st || !calls) {
-		failf(w, "out of memory");
+		fw_failf(w, "out of memory");
 		if (st != stbuf)
 			free(st);
 		if (calls != callbuf)
@@ -493,7 +174,7 @@ static void run_shard(fw *w, size_t si)
 	uint64_t last_ns = sh->first_ns;
 	pt_log *log = pt_log_open_path(sh->path, 0, err, sizeof err);
 	if (!log)
-		warnf(w, "%s", err);
+		fw_warnf(w, "%s", err);
 	for (size_t t = 0; t < w->ntools; t++) {
 		const pt_tool *tool = w->tools[t].tool;
 		if (!tool->shard_init)
@@ -501,7 +182,7 @@ static void run_shard(fw *w, size_t si)
 		msg[0] = 0;
 		st[t] = tool->shard_init(w->tool_state[t], sh, msg, sizeof msg);
 		if (!st[t]) {
-			failf(w, "tool %s: %s: %s", tool->name, sh->path,
+			fw_failf(w, "tool %s: %s: %s", tool->name, sh->path,
 			      msg[0] ? msg : "shard_init failed");
 			goto out;
 		}
@@ -530,7 +211,7 @@ static void run_shard(fw *w, size_t si)
 				size_t t = calls[c].tool;
 				const pt_tool *tool = w->tools[t].tool;
 				const char *m = tool->shard_error ? tool->shard_error(st[t]) : NULL;
-				failf(w, "tool %s: %s: offset %llu: %s", tool->name, sh->path,
+				fw_failf(w, "tool %s: %s: offset %llu: %s", tool->name, sh->path,
 				      (unsigned long long)ev.offset, m ? m : "failed");
 				goto out;
 			}
@@ -538,7 +219,7 @@ static void run_shard(fw *w, size_t si)
 		if (ev.kind == PT_REC_LOST) {
 			const pt_rec_lost *l = PT_REC_PAYLOAD(ev.rec, pt_rec_lost);
 			if (l)
-				warnf(w, "%s: offset %llu: the runtime lost %llu records here (reason %u)",
+				fw_warnf(w, "%s: offset %llu: the runtime lost %llu records here (reason %u)",
 				      sh->path, (unsigned long long)ev.offset,
 				      (unsigned long long)l->records, l->reason);
 		}
@@ -554,11 +235,11 @@ static void run_shard(fw *w, size_t si)
 		if (ev.state == PT_LOG_ERROR || (ev.state == PT_LOG_EOF && ev.truncated_bytes))
 			__atomic_add_fetch(&w->data_errors, 1, __ATOMIC_RELAXED);
 		if (ev.state == PT_LOG_ERROR)
-			warnf(w, "%s: offset %llu: %s; the %llu records before it were used", sh->path,
+			fw_warnf(w, "%s: offset %llu: %s; the %llu records before it were used", sh->path,
 			      (unsigned long long)ev.offset, ev.error ? ev.error : "corrupted data",
 			      (unsigned long long)n);
 		else if (ev.state == PT_LOG_EOF && ev.truncated_bytes)
-			warnf(w, "%s: offset %llu: incomplete last record (%llu bytes) dropped",
+			fw_warnf(w, "%s: offset %llu: incomplete last record (%llu bytes) dropped",
 			      sh->path, (unsigned long long)ev.offset,
 			      (unsigned long long)ev.truncated_bytes);
 		complete = ev.state == PT_LOG_EOF && ev.complete;
@@ -576,7 +257,7 @@ static void run_shard(fw *w, size_t si)
 		void *s = st[t];
 		st[t] = NULL; /* shard_exit owns it now */
 		if (tool->shard_exit(s, last_ns, complete)) {
-			failf(w, "tool %s: %s: end of shard failed", tool->name, sh->path);
+			fw_failf(w, "tool %s: %s: end of shard failed", tool->name, sh->path);
 			goto out;
 		}
 	}
@@ -610,9 +291,10 @@ static int run_shards(fw *w, unsigned nworkers)
 {
 	w->order = malloc(w->nshards * sizeof *w->order);
 	w->last_ns = calloc(w->nshards, sizeof *w->last_ns);
-	w->snaps = calloc(w->ntools * w->nshards + 1, sizeof *w->snaps);
-	if (!w->order || !w->last_ns || !w->snaps) {
-		failf(w, "out of memory");
+	if (w->o->interval_ns)
+		w->snaps = calloc(w->ntools * w->nshards + 1, sizeof *w->snaps);
+	if (!w->order || !w->last_ns || (w->o->interval_ns && !w->snaps)) {
+		fw_failf(w, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < w->nshards; i++)
@@ -623,7 +305,7 @@ static int run_shards(fw *w, unsigned nworkers)
 		nworkers = (unsigned)w->nshards;
 	pthread_t *th = calloc(nworkers, sizeof *th);
 	if (!th) {
-		failf(w, "out of memory");
+		fw_failf(w, "out of memory");
 		return -1;
 	}
 	unsigned started = 0;
@@ -715,6 +397,114 @@ out:
 	return rc;
 }
 
+/* Every tool's init (process facts known so far are in ctx). */
+static int init_tools(fw *w, char *err, size_t errlen)
+{
+	for (size_t pi = 0; pi < w->nprocs; pi++) {
+		w->procs[pi].info.program = w->procs[pi].program ? w->procs[pi].program : "?";
+		w->procs[pi].info.exe = w->procs[pi].info.args = "";
+		w->pinfo[pi] = w->procs[pi].info;
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		char msg[512] = "";
+		if (!tool->init)
+			continue;
+		w->tool_state[t] = tool->init(&w->ctx, w->tools[t].options, msg, sizeof msg);
+		if (!w->tool_state[t]) {
+			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "init failed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The latest record of the run: its shards' last records, the processes'
+ * exits. */
+static uint64_t end_time(const fw *w)
+{
+	uint64_t tend = w->ctx.t0_ns;
+	for (size_t i = 0; i < w->nshards; i++)
+		if (w->last_ns[i] > tend)
+			tend = w->last_ns[i];
+	for (size_t pi = 0; pi < w->nprocs; pi++)
+		if (w->pinfo[pi].exit_ns > tend)
+			tend = w->pinfo[pi].exit_ns;
+	return tend;
+}
+
+/* After the shards: intervals, then every tool's finish, then results. */
+static int finish_tools(fw *w, char *err, size_t errlen)
+{
+	const pt_fw_options *o = w->o;
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (o->interval_ns && tool_has_intervals(tool) && combine_intervals(w, t)) {
+			snprintf(err, errlen, "tool %s: printing intervals failed", tool->name);
+			return -1;
+		}
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		char msg[512] = "";
+		if (tool->finish && tool->finish(w->tool_state[t], msg, sizeof msg)) {
+			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "failed");
+			return -1;
+		}
+	}
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (o->out && tool->print_results && tool->print_results(w->tool_state[t], o->out)) {
+			snprintf(err, errlen, "tool %s: printing results failed", tool->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Everything pt_fw_run made, the tools' states included. */
+static void fw_free(fw *w)
+{
+	for (size_t t = 0; t < w->ntools; t++) {
+		const pt_tool *tool = w->tools[t].tool;
+		if (w->snaps && tool && tool_has_intervals(tool))
+			for (size_t s = 0; s < w->nshards; s++) {
+				fw_snaps *sn = &w->snaps[t * w->nshards + s];
+				for (size_t i = 0; i < sn->n; i++)
+					tool->release_interval(w->tool_state[t], sn->v[i]);
+				free(sn->v);
+			}
+		if (w->tool_state && w->tool_state[t] && tool->destroy)
+			tool->destroy(w->tool_state[t]);
+	}
+	for (size_t pi = 0; pi < w->nprocs; pi++) {
+		fw_process *p = &w->procs[pi];
+		if (p->symtab)
+			pt_symtab_free(p->symtab);
+		free(p->local);
+		free(p->cache);
+		free(p->program);
+		free(p->exe);
+		free(p->args);
+	}
+	fw_funcs_free(&w->funcs);
+	free(w->procs);
+	free(w->pinfo);
+	free(w->shards);
+	free(w->headers);
+	free(w->order);
+	free(w->snaps);
+	free(w->last_ns);
+	free(w->tool_state);
+	free(w->error);
+	free(w->step);
+	if (w->trace)
+		pt_trace_free(w->trace);
+	pthread_mutex_destroy(&w->lock);
+	pt_workers_done_destroy(&w->done);
+	free(w);
+}
+
 int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_stats *stats,
 	      char *err, size_t errlen)
 {
@@ -733,7 +523,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	w->tool_state = calloc(ntools + 1, sizeof *w->tool_state);
 	if (!w->tool_state || fw_funcs_init(&w->funcs)) {
 		snprintf(err, errlen, "out of memory");
-		goto out_nofuncs;
+		goto out;
 	}
 	for (size_t t = 0; t < ntools; t++) {
 		if (!tools[t].tool || tools[t].tool->api_version != PT_TOOL_API_VERSION) {
@@ -742,73 +532,41 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		}
 	}
 	w->trace = pt_trace_scan(o->dir, err, errlen);
-	if (!w->trace)
+	if (!w->trace || pt_trace_pick_run(w->trace, o->run, err, errlen)) {
+		if (errno != EBADMSG && errno != ENOMEM)
+			rc = PT_FW_BAD_INPUT;
 		goto out;
+	}
+	/* a log skipped whole is damaged data, as one cut short is */
+	for (const char *c = w->trace->warnings; c && *c; c++)
+		w->data_errors += *c == '\n';
 	if (w->trace->warnings && o->warn) {
 		char *ws = strdup(w->trace->warnings);
 		for (char *line = ws ? strtok(ws, "\n") : NULL; line; line = strtok(NULL, "\n"))
 			o->warn(o->arg, line);
 		free(ws);
 	}
-	if (build_model(w, err, errlen))
-		goto out;
 	unsigned nworkers = o->jobs ? o->jobs : pt_fw_default_jobs();
+	if (fw_build_model(w, nworkers, err, errlen))
+		goto out;
 	w->ctx.nworkers = nworkers;
 	w->ctx.interval_ns = o->interval_ns;
 	w->ctx.output = o->output;
 	w->ctx.quiet = o->quiet;
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		w->procs[pi].info.program = w->procs[pi].program ? w->procs[pi].program : "?";
-		w->procs[pi].info.exe = w->procs[pi].info.args = "";
-		w->pinfo[pi] = w->procs[pi].info;
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		char msg[512] = "";
-		if (!tool->init)
-			continue;
-		w->tool_state[t] = tool->init(&w->ctx, tools[t].options, msg, sizeof msg);
-		if (!w->tool_state[t]) {
-			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "init failed");
-			goto out;
-		}
-	}
-	if (prepass(w))
-		goto fail;
+	if (init_tools(w, err, errlen))
+		goto out;
+	int failed = fw_prepass(w);
 	double t_shards = now_s();
-	if (run_shards(w, nworkers))
-		goto fail;
+	if (!failed)
+		failed = run_shards(w, nworkers);
+	if (failed) {
+		snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
+		goto out;
+	}
 	t_shards = now_s() - t_shards;
-	uint64_t tend = w->ctx.t0_ns;
-	for (size_t i = 0; i < w->nshards; i++)
-		if (w->last_ns[i] > tend)
-			tend = w->last_ns[i];
-	for (size_t pi = 0; pi < w->nprocs; pi++)
-		if (w->pinfo[pi].exit_ns > tend)
-			tend = w->pinfo[pi].exit_ns;
-	w->ctx.t_end_ns = tend;
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		if (o->interval_ns && tool_has_intervals(tool) && combine_intervals(w, t)) {
-			snprintf(err, errlen, "tool %s: printing intervals failed", tool->name);
-			goto out;
-		}
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		char msg[512] = "";
-		if (tool->finish && tool->finish(w->tool_state[t], msg, sizeof msg)) {
-			snprintf(err, errlen, "tool %s: %s", tool->name, msg[0] ? msg : "failed");
-			goto out;
-		}
-	}
-	for (size_t t = 0; t < ntools; t++) {
-		const pt_tool *tool = tools[t].tool;
-		if (o->out && tool->print_results && tool->print_results(w->tool_state[t], o->out)) {
-			snprintf(err, errlen, "tool %s: printing results failed", tool->name);
-			goto out;
-		}
-	}
+	w->ctx.t_end_ns = end_time(w);
+	if (finish_tools(w, err, errlen))
+		goto out;
 	if (stats) {
 		stats->events = w->events;
 		stats->data_errors = w->data_errors;
@@ -820,100 +578,8 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		stats->seconds_total = now_s() - t_begin;
 	}
 	rc = 0;
-	goto out;
-fail:
-	snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
 out:
-	for (size_t t = 0; t < ntools; t++) {
-		if (w->snaps && tools[t].tool && tool_has_intervals(tools[t].tool))
-			for (size_t s = 0; s < w->nshards; s++) {
-				fw_snaps *sn = &w->snaps[t * w->nshards + s];
-				for (size_t i = 0; i < sn->n; i++)
-					tools[t].tool->release_interval(w->tool_state[t], sn->v[i]);
-				free(sn->v);
-			}
-		if (w->tool_state[t] && tools[t].tool->destroy)
-			tools[t].tool->destroy(w->tool_state[t]);
-	}
-	for (size_t pi = 0; pi < w->nprocs; pi++) {
-		fw_process *p = &w->procs[pi];
-		if (p->symtab)
-			pt_symtab_free(p->symtab);
-		free(p->local);
-		free(p->cache);
-		free(p->program);
-		free(p->exe);
-		free(p->args);
-	}
-	fw_funcs_free(&w->funcs);
-out_nofuncs:
-	free(w->procs);
-	free(w->pinfo);
-	free(w->shards);
-	free(w->headers);
-	free(w->order);
-	free(w->snaps);
-	free(w->last_ns);
-	free(w->tool_state);
-	free(w->error);
-	free(w->step);
-	if (w->trace)
-		pt_trace_free(w->trace);
-	pthread_mutex_destroy(&w->lock);
-	pt_workers_done_destroy(&w->done);
-	free(w);
+	fw_free(w);
 	return rc;
 }
 
-/* ---- loadable tools -------------------------------------------------- */
-
-int pt_fw_load_tool(const char *spec, pt_fw_tool *out, char *err, size_t errlen)
-{
-	memset(out, 0, sizeof *out);
-	char *path = strdup(spec);
-	if (!path) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	/* "x.so:options": split after the first ".so" that is followed by ':' */
-	char *colon = strstr(path, ".so:");
-	const char *options = NULL;
-	if (colon) {
-		colon[3] = 0;
-		options = spec + (colon + 4 - path);
-	}
-	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		snprintf(err, errlen, "--tool %s: %s", path, dlerror());
-		free(path);
-		return -1;
-	}
-	pt_tool_entry_fn entry;
-	*(void **)&entry = dlsym(dl, PT_TOOL_ENTRY);
-	const pt_tool *tool = entry ? entry() : NULL;
-	if (!tool) {
-		snprintf(err, errlen, "--tool %s: no %s() returning a tool", path, PT_TOOL_ENTRY);
-		dlclose(dl);
-		free(path);
-		return -1;
-	}
-	if (tool->api_version != PT_TOOL_API_VERSION) {
-		snprintf(err, errlen, "--tool %s: tool API version %u, this paratrace has %u", path,
-			 tool->api_version, PT_TOOL_API_VERSION);
-		dlclose(dl);
-		free(path);
-		return -1;
-	}
-	free(path);
-	out->tool = tool;
-	out->options = options;
-	out->dl = dl;
-	return 0;
-}
-
-void pt_fw_unload_tool(pt_fw_tool *t)
-{
-	if (t->dl)
-		dlclose(t->dl);
-	t->dl = NULL;
-}

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fw_internal.h"
+#include "pt_fw_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +23,6 @@ static uint64_t hash_str2(const char *a, const char *b)
 	for (; *b; b++)
 		h = (h ^ (unsigned char)*b) * 1099511628211ull;
 	return h;
-}
-
-static uint64_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb3fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
 }
 
 static char *dup_or_empty(const char *s)
@@ -165,7 +156,7 @@ static uint32_t lookup_cache(fw_process *p, uint64_t key)
 {
 	if (!p->cache_cap)
 		return 0;
-	for (size_t j = hash_u64(key) & (p->cache_cap - 1); p->cache[j].key;
+	for (size_t j = pt_mix64(key) & (p->cache_cap - 1); p->cache[j].key;
 	     j = (j + 1) & (p->cache_cap - 1))
 		if (p->cache[j].key == key)
 			return p->cache[j].id;
@@ -182,7 +173,7 @@ static int store_cache(fw_process *p, uint64_t key, uint32_t id)
 		for (size_t i = 0; i < p->cache_cap; i++) {
 			if (!p->cache[i].key)
 				continue;
-			size_t j = hash_u64(p->cache[i].key) & (ncap - 1);
+			size_t j = pt_mix64(p->cache[i].key) & (ncap - 1);
 			while (c[j].key)
 				j = (j + 1) & (ncap - 1);
 			c[j] = p->cache[i];
@@ -191,7 +182,7 @@ static int store_cache(fw_process *p, uint64_t key, uint32_t id)
 		p->cache = c;
 		p->cache_cap = ncap;
 	}
-	size_t j = hash_u64(key) & (p->cache_cap - 1);
+	size_t j = pt_mix64(key) & (p->cache_cap - 1);
 	while (p->cache[j].key)
 		j = (j + 1) & (p->cache_cap - 1);
 	p->cache[j].key = key;

@@ -78,6 +78,17 @@ typedef struct fw {
 	double step_t0;
 } fw;
 
+/* framework.c */
+extern const pt_trace_ops fw_ops;
+/* A warning (through the options' warn), and the first fatal error. */
+void fw_warnf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* model.c: processes and shards, ctx filled in; the pre-pass. */
+int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);
+int fw_prepass(fw *w);
+
+/* funcs.c */
 int fw_funcs_init(fw_funcs *f);
 void fw_funcs_free(fw_funcs *f);
 int fw_funcs_define(fw_funcs *f, fw_process *p, uint32_t local_id);

@@ -36,13 +36,14 @@ typedef struct pt_fw_options {
 	void (*progress)(void *arg, const char *what, uint64_t done, uint64_t total,
 			 double elapsed_s);
 	void *arg;
+	const char *run; /* the run to analyze, of a trace holding several (pt_trace_pick_run) */
 } pt_fw_options;
 
 /* Facts about the last run, for summaries and benchmarks. */
 typedef struct pt_fw_stats {
 	uint64_t events;  /* records delivered to tools */
 	uint64_t bytes;   /* bytes of logs read */
-	unsigned data_errors; /* logs that were damaged or truncated (warned) */
+	unsigned data_errors; /* logs that were damaged, truncated or skipped (warned) */
 	size_t shards, processes;
 	double seconds_shards; /* wall time of the parallel pass */
 	double seconds_total;
@@ -50,7 +51,10 @@ typedef struct pt_fw_stats {
 } pt_fw_stats;
 
 /* Runs every tool over the trace. 0 on success (warnings may have been
- * reported), -1 with a message in err. stats may be NULL. */
+ * reported), PT_FW_BAD_INPUT with a message in err when there is no trace
+ * to read (path missing or unreadable, no logs, several runs and no run
+ * picked), -1 with a message for other failures. stats may be NULL. */
+#define PT_FW_BAD_INPUT (-2)
 int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_stats *stats,
 	      char *err, size_t errlen);
 

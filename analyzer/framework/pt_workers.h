@@ -1,4 +1,5 @@
-/* Waiting for worker threads while reporting progress.
+/* Worker threads: running a share-out function on several, and waiting for
+ * them while reporting progress.
  *
  * The waiter reports, then sleeps up to one period, and wakes at once when
  * the last worker ends: a plain sleep-and-poll loop kept the whole command
@@ -58,6 +59,20 @@ static inline void pt_workers_done_destroy(pt_workers_done *d)
 {
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
+}
+
+/* Runs fn(arg) on up to nworkers threads (at most 64), this one included,
+ * and returns when all have returned: fn shares the work out itself. */
+static inline void pt_workers_run(unsigned nworkers, void *(*fn)(void *), void *arg)
+{
+	pthread_t th[64];
+	unsigned started = 0;
+	for (; started + 1 < nworkers && started < 64; started++)
+		if (pthread_create(&th[started], NULL, fn, arg))
+			break;
+	fn(arg);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
 }
 
 #endif

@@ -361,78 +361,27 @@ uint64_t pt_ticks_to_ns(const pt_file_header *hdr, uint64_t ticks)
 	return ticks_to_ns(hdr, ticks);
 }
 
-/* Smallest payload each known kind must carry, so consumers can read their
- * fixed fields without checking (-1: any size). */
+/* What the schema (format.h) says of each kind: the payload it must carry
+ * at least, so consumers can read its fixed fields without checking. */
+typedef struct kind_info {
+	const char *name; /* NULL: a kind this reader does not know */
+	uint16_t min_payload;
+	uint8_t per_arg; /* payload bytes more per unit of arg */
+} kind_info;
+
+static const kind_info kinds[256] = {
+#define KIND_INFO(name, value, type, min, per_arg, ...) [value] = {#name, (min), (per_arg)},
+	PT_REC_SCHEMA(KIND_INFO)
+#undef KIND_INFO
+};
+
+/* Smallest payload of the record with head h (-1: any size). */
 static long min_payload(const pt_rec_head *h)
 {
-	switch (h->kind) {
-	case PT_REC_FUNC_ENTER:
-	case PT_REC_FUNC_EXIT:
-	case PT_REC_THREAD_NAME:
-	case PT_REC_EXEC:
-		return 0;
-	case PT_REC_FUNC_ENTER_PC:
-	case PT_REC_FUNC_EXIT_PC:
-	case PT_REC_TIME:
-	case PT_REC_MODULE_UNMAP:
-	case PT_REC_USER_TYPE:
-	case PT_REC_EXIT:
-		return 8;
-	case PT_REC_LOCK_RELEASED:
-		return 0; /* the object is optional since 1.2 (see read_slow) */
-	case PT_REC_LOCK_REQUEST:
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED:
-	case PT_REC_BARRIER_BEGIN:
-	case PT_REC_BARRIER_END:
-		return PT_REC_LOCK_MIN_PAYLOAD; /* result optional since 1.1 */
-	case PT_REC_THREAD_END:
-	case PT_REC_USER_EVENT:
-	case PT_REC_USER_VALUE_NAME:
-	case PT_REC_COUNTER_DEF:
-	case PT_REC_PROCESS_INFO:
-	case PT_REC_FUNC_DEF:
-	case PT_REC_FORK:
-	case PT_REC_SIGNAL:
-		return 16;
-	case PT_REC_THREAD_START:
-	case PT_REC_THREAD_CREATE:
-	case PT_REC_THREAD_JOIN_BEGIN:
-	case PT_REC_THREAD_JOIN_END:
-	case PT_REC_COND_WAIT_BEGIN:
-	case PT_REC_COND_WAIT_END:
-	case PT_REC_COND_SIGNAL:
-	case PT_REC_LOST:
-	case PT_REC_CLOSE:
-		return 24;
-	case PT_REC_MODULE_MAP:
-		return (long)sizeof(pt_rec_module_map);
-	case PT_REC_COUNTERS:
-	case PT_REC_CALLSTACK:
-		return (long)h->arg * 8;
-	case PT_REC_SAMPLE:
-		return 8 + (long)h->arg * 8;
-	case PT_REC_COUNTER_VALUE:
-	case PT_REC_GPU_FUNC_DEF:
-	case PT_REC_GPU_KERNEL_DEF:
-		return 8;
-	case PT_REC_SAMPLING_START:
-		return (long)sizeof(pt_rec_sampling_start);
-	case PT_REC_GPU_STREAM_DEF:
-		return (long)sizeof(pt_rec_gpu_stream_def);
-	case PT_REC_GPU_API_BEGIN:
-	case PT_REC_GPU_API_END:
-		return (long)sizeof(pt_rec_gpu_api);
-	case PT_REC_GPU_LAUNCH:
-		return (long)sizeof(pt_rec_gpu_launch);
-	case PT_REC_GPU_KERNEL:
-		return (long)sizeof(pt_rec_gpu_kernel);
-	case PT_REC_GPU_MEMCPY:
-	case PT_REC_GPU_MEMSET:
-		return (long)sizeof(pt_rec_gpu_copy);
-	default:
+	const kind_info *k = &kinds[h->kind];
+	if (!k->name)
 		return -1;
-	}
+	return (long)k->min_payload + (long)h->arg * k->per_arg;
 }
 
 static int read_header(pt_log *log, pt_event *ev)
@@ -708,61 +657,10 @@ again:
 	return deliver(log, ev, p, h, size);
 }
 
-static const char *const kind_names[] = {
-	[PT_REC_FUNC_ENTER] = "FUNC_ENTER",
-	[PT_REC_FUNC_EXIT] = "FUNC_EXIT",
-	[PT_REC_FUNC_ENTER_PC] = "FUNC_ENTER_PC",
-	[PT_REC_FUNC_EXIT_PC] = "FUNC_EXIT_PC",
-	[PT_REC_TIME] = "TIME",
-	[PT_REC_THREAD_START] = "THREAD_START",
-	[PT_REC_THREAD_END] = "THREAD_END",
-	[PT_REC_THREAD_NAME] = "THREAD_NAME",
-	[PT_REC_THREAD_CREATE] = "THREAD_CREATE",
-	[PT_REC_THREAD_JOIN_BEGIN] = "THREAD_JOIN_BEGIN",
-	[PT_REC_THREAD_JOIN_END] = "THREAD_JOIN_END",
-	[PT_REC_USER_EVENT] = "USER_EVENT",
-	[PT_REC_USER_TYPE] = "USER_TYPE",
-	[PT_REC_USER_VALUE_NAME] = "USER_VALUE_NAME",
-	[PT_REC_COUNTER_DEF] = "COUNTER_DEF",
-	[PT_REC_COUNTERS] = "COUNTERS",
-	[PT_REC_LOCK_REQUEST] = "LOCK_REQUEST",
-	[PT_REC_LOCK_ACQUIRED] = "LOCK_ACQUIRED",
-	[PT_REC_LOCK_FAILED] = "LOCK_FAILED",
-	[PT_REC_LOCK_RELEASED] = "LOCK_RELEASED",
-	[PT_REC_COND_WAIT_BEGIN] = "COND_WAIT_BEGIN",
-	[PT_REC_COND_WAIT_END] = "COND_WAIT_END",
-	[PT_REC_COND_SIGNAL] = "COND_SIGNAL",
-	[PT_REC_BARRIER_BEGIN] = "BARRIER_BEGIN",
-	[PT_REC_BARRIER_END] = "BARRIER_END",
-	[PT_REC_PROCESS_INFO] = "PROCESS_INFO",
-	[PT_REC_MODULE_MAP] = "MODULE_MAP",
-	[PT_REC_MODULE_UNMAP] = "MODULE_UNMAP",
-	[PT_REC_FUNC_DEF] = "FUNC_DEF",
-	[PT_REC_FORK] = "FORK",
-	[PT_REC_EXEC] = "EXEC",
-	[PT_REC_SIGNAL] = "SIGNAL",
-	[PT_REC_EXIT] = "EXIT",
-	[PT_REC_LOST] = "LOST",
-	[PT_REC_CLOSE] = "CLOSE",
-	[PT_REC_CALLSTACK] = "CALLSTACK",
-	[PT_REC_SAMPLE] = "SAMPLE",
-	[PT_REC_COUNTER_VALUE] = "COUNTER_VALUE",
-	[PT_REC_SAMPLING_START] = "SAMPLING_START",
-	[PT_REC_GPU_STREAM_DEF] = "GPU_STREAM_DEF",
-	[PT_REC_GPU_FUNC_DEF] = "GPU_FUNC_DEF",
-	[PT_REC_GPU_KERNEL_DEF] = "GPU_KERNEL_DEF",
-	[PT_REC_GPU_API_BEGIN] = "GPU_API_BEGIN",
-	[PT_REC_GPU_API_END] = "GPU_API_END",
-	[PT_REC_GPU_LAUNCH] = "GPU_LAUNCH",
-	[PT_REC_GPU_KERNEL] = "GPU_KERNEL",
-	[PT_REC_GPU_MEMCPY] = "GPU_MEMCPY",
-	[PT_REC_GPU_MEMSET] = "GPU_MEMSET",
-};
-
 const char *pt_rec_kind_name(unsigned kind)
 {
-	if (kind < sizeof kind_names / sizeof kind_names[0] && kind_names[kind])
-		return kind_names[kind];
+	if (kind < sizeof kinds / sizeof kinds[0] && kinds[kind].name)
+		return kinds[kind].name;
 	return "UNKNOWN";
 }
 

@@ -11,11 +11,15 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* libstdc++'s demangler (the ABI function, callable from C). */
 extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
@@ -329,10 +333,88 @@ int pt_symtab_gpu_kernel(pt_symtab *st, uint32_t kernel, pt_sym *out)
 	return lookup_named(st, KEY(SPACE_GPU_KERNEL, kernel), out);
 }
 
+/* Module paths come from the trace, which may come from anyone: a path
+ * naming a FIFO (or a device) would block open() forever. Such a file is
+ * opened only if it is a regular file, and without blocking. Returns the
+ * fd, or -1 with errno set (EINVAL: not a regular file). */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* it may have been replaced since the stat */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether any place dwfl_standard_find_debuginfo may open for the separate
+ * debug file of module file `file` (debug link `link`, or none) holds
+ * something other than a regular file. It looks in the module's folder,
+ * its .debug/ and .dwz/ subfolders, under the name of the link, the link's
+ * base name, the module's base name and that name with ".debug"; and under
+ * /usr/lib/debug (root's, not the trace's: not checked). */
+static int debug_places_unsafe(const char *file, const char *link)
+{
+	if (!file)
+		return 0;
+	const char *base = strrchr(file, '/');
+	int dirlen = base ? (int)(base - file) : 1;
+	const char *dir = base ? file : ".";
+	base = base ? base + 1 : file;
+	const char *link_base = link ? strrchr(link, '/') : NULL;
+	link_base = link_base ? link_base + 1 : link;
+	static const char *const subdirs[] = {"", "/.debug", "/.dwz"};
+	const char *names[] = {link, link_base, base, NULL};
+	char path[PATH_MAX];
+	struct stat st;
+	if (link && link[0] == '/' && stat(link, &st) == 0 && !S_ISREG(st.st_mode))
+		return 1;
+	for (size_t d = 0; d < sizeof subdirs / sizeof subdirs[0]; d++) {
+		for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+			const char *name = names[n] ? names[n] : base;
+			const char *suffix = names[n] ? "" : ".debug";
+			if (snprintf(path, sizeof path, "%.*s%s/%s%s", dirlen, dir, subdirs[d], name,
+				     suffix) >= (int)sizeof path)
+				continue;
+			if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* libdwfl's standard search for separate debug files, unless a place it
+ * would open holds a FIFO or the like (then: no separate debug file). */
+static int find_debuginfo_checked(Dwfl_Module *mod, void **userdata, const char *modname,
+				  GElf_Addr base, const char *file_name, const char *debuglink_file,
+				  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	if (debug_places_unsafe(file_name, debuglink_file))
+		return -1;
+	char *canon = file_name ? realpath(file_name, NULL) : NULL;
+	int unsafe = canon && debug_places_unsafe(canon, debuglink_file);
+	free(canon);
+	if (unsafe)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo_checked,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -340,15 +422,24 @@ static const Dwfl_Callbacks offline_callbacks = {
 static void open_module(pt_symtab *st, module *m)
 {
 	m->opened = 1;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->dwfl)
+	int fd = open_regular(m->path);
+	if (fd < 0) {
+		warnf(st, "cannot read %s (%s): its addresses stay unresolved", m->path,
+		      errno == EINVAL ? "not a regular file" : strerror(errno));
 		return;
+	}
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl) {
+		close(fd);
+		return;
+	}
 	dwfl_report_begin(m->dwfl);
 	/* base is the load bias (dlpi_addr): run-time addresses then map
-	 * directly onto the file's symbols. */
-	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, m->base, false);
+	 * directly onto the file's symbols. On success libdwfl owns fd. */
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, m->base, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->mod) {
+		close(fd);
 		warnf(st, "cannot read %s (%s): its addresses stay unresolved", m->path,
 		      dwfl_errmsg(-1));
 		dwfl_end(m->dwfl);

@@ -6,22 +6,8 @@
  * microseconds from the start of the trace, with ns precision. */
 #define _GNU_SOURCE
 #include "timeline.h"
+#include "text_escape.h"
 #include "tools.h"
-
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(o, "\\u%04x", c);
-		else
-			fputc(c, o);
-	}
-	fputc('"', o);
-}
 
 static void us(FILE *o, uint64_t ns)
 {
@@ -45,7 +31,7 @@ static void js_slice_begin(tl_out *o, uint64_t t, uint32_t func)
 {
 	head(o, "B", t);
 	fputs(",\"cat\":\"function\",\"name\":", o->f);
-	json_str(o->f, tl_func_name(o->ctx, func));
+	pt_json_str(o->f, tl_func_name(o->ctx, func));
 	fputs("},\n", o->f);
 }
 
@@ -62,7 +48,7 @@ static void complete_slice(tl_out *o, uint64_t t, uint64_t dur, const char *cat,
 	fputs(",\"dur\":", o->f);
 	us(o->f, dur);
 	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
-	json_str(o->f, name);
+	pt_json_str(o->f, name);
 }
 
 static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
@@ -110,7 +96,7 @@ static int js_header(FILE *o, const pt_trace_ctx *ctx)
 		tl_process_name(pi, name, sizeof name);
 		fprintf(o, "{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":",
 			pi->pid);
-		json_str(o, name);
+		pt_json_str(o, name);
 		fprintf(o, "}},\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\","
 			   "\"args\":{\"sort_index\":%u}},\n",
 			pi->pid, pi->task);
@@ -120,7 +106,7 @@ static int js_header(FILE *o, const pt_trace_ctx *ctx)
 		tl_thread_name(s, name, sizeof name);
 		fprintf(o, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
 			s->pid, json_tid(s));
-		json_str(o, name);
+		pt_json_str(o, name);
 		fprintf(o, "}},\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_sort_index\","
 			   "\"args\":{\"sort_index\":%u}},\n",
 			s->pid, json_tid(s), s->thread);

@@ -1,5 +1,6 @@
 /* The interval tool (--interval-us N): a time series of the whole trace.
- * Per shard and interval it counts records, function calls, lock
+ * Per shard and interval it counts records, function calls (as the
+ * call-stack tracker finds them: a longjmp landing is no new call), lock
  * acquisitions and the time waited in lock/condition/join/barrier waits
  * that ended in the interval (a wait counts where it ends); the framework
  * combines the shards' snapshots of one interval by summing those that
@@ -7,6 +8,8 @@
  * Options: "csv" for CSV instead of a table.
  */
 #define _GNU_SOURCE
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -31,6 +34,8 @@ typedef struct iv_tool {
 typedef struct iv_shard {
 	iv_counts c;
 	uint64_t begin[4]; /* open waits: lock, cond, join, barrier (0 = none) */
+	pt_callstack calls;
+	pt_func_lookup fl;
 } iv_shard;
 
 static void *iv_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
@@ -47,13 +52,23 @@ static void *iv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 
 static void *iv_shard_init(void *tool, const pt_shard_info *s, char *err, size_t errlen)
 {
-	(void)tool;
-	(void)s;
 	iv_shard *x = calloc(1, sizeof *x);
-	if (!x)
+	if (!x) {
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pt_callstack_init(&x->calls);
+	pt_func_lookup_init(&x->fl, ((iv_tool *)tool)->ctx, s->process);
 	return x;
 }
+
+static void call_begins(void *arg, pt_callstack *cs)
+{
+	(void)cs;
+	((iv_shard *)arg)->c.calls++;
+}
+
+static const pt_callstack_ops iv_calls = {call_begins, NULL};
 
 static void wait_begin(iv_shard *s, int k, uint64_t t)
 {
@@ -71,11 +86,14 @@ static int iv_shard_event(void *st, const pt_event *ev)
 {
 	iv_shard *s = st;
 	s->c.events++;
+	int enter;
+	uint32_t id = pt_event_func(ev, &s->fl, &enter);
+	if (id) {
+		pt_callstack_func(&s->calls, id, enter, ev->time_ns, &iv_calls, s);
+		return s->calls.oom ? -1 : 0;
+	}
+	pt_callstack_record(&s->calls, ev, &iv_calls, s);
 	switch (ev->kind) {
-	case PT_REC_FUNC_ENTER:
-	case PT_REC_FUNC_ENTER_PC:
-		s->c.calls++;
-		break;
 	case PT_REC_LOCK_REQUEST: wait_begin(s, 0, ev->time_ns); break;
 	case PT_REC_LOCK_ACQUIRED:
 		s->c.acquisitions++;
@@ -97,7 +115,10 @@ static int iv_shard_exit(void *st, uint64_t last_ns, int complete)
 {
 	(void)last_ns;
 	(void)complete;
-	free(st);
+	iv_shard *s = st;
+	pt_callstack_free(&s->calls);
+	pt_func_lookup_free(&s->fl);
+	free(s);
 	return 0;
 }
 

@@ -3,8 +3,8 @@
  *   functions: calls; inclusive and exclusive time (total, mean, max);
  *     share of all threads' lifetime. A function active several times on
  *     one stack (recursion) counts its inclusive time once, for the
- *     outermost activation. Same call-stack resync rules as the Paraver
- *     writer (analyzer/tools/paraver/paraver.c).
+ *     outermost activation. Calls as the framework's call-stack tracker
+ *     says (analyzer/framework/pt_callstack.h).
  *   locks (mutex, rwlock, spinlock, semaphore, mtx_t, barrier, condition):
  *     acquisitions (condition: waits; barrier: arrivals), contended ones,
  *     total / max wait, and the function that waited longest for it (top
@@ -17,65 +17,16 @@
  * prints), "top=N" rows per table (0 = all).
  */
 #define _GNU_SOURCE
-#include "common.h"
+#include "profile.h"
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
 #include "tools.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
-
-#define PF_CONTENDED_NS 1000
-
-typedef struct fstat {
-	uint64_t calls, incl, incl_max, excl, excl_max;
-} fstat;
-
-typedef struct frame {
-	uint32_t id;
-	uint64_t t;     /* entry */
-	uint64_t child; /* time in callees */
-} frame;
-
-typedef struct caller_wait {
-	uint32_t id;
-	uint64_t wait;
-} caller_wait;
-
-typedef struct lstat {
-	uint32_t pid;
-	uint64_t addr;
-	unsigned what; /* pt_lock_type; 100 = condition */
-	uint64_t acq, contended, wait, wait_max, failed;
-	caller_wait *callers; /* small list: functions that waited */
-	size_t ncallers;
-} lstat;
-
-enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_N };
-
-typedef struct tstat {
-	size_t shard;
-	uint64_t first, last;
-	uint64_t wait[W_N];
-	uint64_t events;
-	char *name; /* THREAD_NAME */
-	int main;
-} tstat;
-
-typedef struct pf_tool {
-	const pt_trace_ctx *ctx;
-	int format; /* 0 text, 1 csv, 2 json */
-	int short_form;
-	unsigned top;
-	pthread_mutex_t lock;
-	fstat *f;
-	size_t nf;
-	lstat *l;
-	size_t nl, capl;
-	tstat *t; /* per shard */
-} pf_tool;
 
 typedef struct pf_shard {
 	pf_tool *pf;
@@ -83,8 +34,7 @@ typedef struct pf_shard {
 	fstat *f;
 	uint32_t *active; /* per id: activations on the stack */
 	size_t nf;
-	frame *stack;
-	size_t depth, cap;
+	pt_callstack calls; /* frames' aux: time in callees */
 	lstat *l;
 	size_t nl, capl;
 	size_t *lmap; /* open addressing over l: index + 1 */
@@ -100,10 +50,8 @@ typedef struct pf_shard {
 	char err[128];
 } pf_shard;
 
-static int grow_funcs(pf_shard *s, uint32_t id)
+static int grow_funcs_slow(pf_shard *s, uint32_t id)
 {
-	if (id < s->nf)
-		return 0;
 	size_t n = s->nf ? s->nf : 64;
 	while (n <= id)
 		n *= 2;
@@ -121,53 +69,79 @@ static int grow_funcs(pf_shard *s, uint32_t id)
 	return 0;
 }
 
-static void enter(pf_shard *s, uint32_t id, uint64_t t)
+static inline int grow_funcs(pf_shard *s, uint32_t id)
+{
+	return id < s->nf ? 0 : grow_funcs_slow(s, id);
+}
+
+/* A call of function id began. */
+static inline void call_begins(pf_shard *s, uint32_t id)
 {
 	if (grow_funcs(s, id)) {
 		s->oom = 1;
 		return;
 	}
-	if (s->depth == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		frame *n = realloc(s->stack, ncap * sizeof *n);
-		if (!n) {
-			s->oom = 1;
-			return;
-		}
-		s->stack = n;
-		s->cap = ncap;
-	}
-	s->stack[s->depth++] = (frame){id, t, 0};
 	s->active[id]++;
 	s->f[id].calls++;
 }
 
-static void leave_top(pf_shard *s, uint64_t t)
+/* Frame i of the stack ended at t; its caller, if any, is frame i - 1
+ * (whose aux sums the time of its callees). */
+static inline void call_ends(pf_shard *s, pt_callstack *cs, size_t i, uint64_t t)
 {
-	frame *fr = &s->stack[--s->depth];
-	uint64_t incl = t > fr->t ? t - fr->t : 0;
-	uint64_t excl = incl > fr->child ? incl - fr->child : 0;
-	fstat *f = &s->f[fr->id];
-	if (--s->active[fr->id] == 0)
+	const pt_frame_at *at = &cs->at[i];
+	uint32_t id = cs->ids[i];
+	uint64_t incl = t > at->t ? t - at->t : 0;
+	uint64_t excl = incl > at->aux ? incl - at->aux : 0;
+	fstat *f = &s->f[id];
+	if (--s->active[id] == 0)
 		f->incl += incl;
 	if (incl > f->incl_max)
 		f->incl_max = incl;
 	f->excl += excl;
 	if (excl > f->excl_max)
 		f->excl_max = excl;
-	if (s->depth)
-		s->stack[s->depth - 1].child += incl;
+	if (i)
+		cs->at[i - 1].aux += incl;
 }
 
-static void leave(pf_shard *s, uint32_t id, uint64_t t)
+static void calls_push(void *arg, pt_callstack *cs)
 {
-	for (size_t i = s->depth; i-- > 0;)
-		if (s->stack[i].id == id) {
-			while (s->depth > i)
-				leave_top(s, t);
+	call_begins(arg, cs->ids[cs->depth - 1]);
+}
+
+/* Frame i was open when data was lost: how long it ran is unknown. */
+static void call_cut(pf_shard *s, pt_callstack *cs, size_t i)
+{
+	uint32_t id = cs->ids[i];
+	s->active[id]--;
+	s->f[id].cut++;
+}
+
+static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
+{
+	for (size_t i = cs->depth + n; i-- > cs->depth;)
+		if (how == PT_CALL_CUT)
+			call_cut(arg, cs, i);
+		else
+			call_ends(arg, cs, i, t);
+}
+
+static const pt_callstack_ops pf_calls = {calls_push, calls_pop};
+
+static void func_record(pf_shard *s, uint32_t id, int enter, uint64_t t)
+{
+	pt_callstack *cs = &s->calls;
+	if (enter) {
+		if (pt_callstack_enter_fast(cs, id, t)) {
+			call_begins(s, id);
 			return;
 		}
-	/* an exit without its entry: ignored (see the Paraver writer) */
+	} else if (pt_callstack_exit_fast(cs, id, t)) {
+		call_ends(s, cs, cs->depth, t);
+		return;
+	}
+	pt_callstack_func(cs, id, enter, t, &pf_calls, s);
 }
 
 static size_t lock_slot(pf_shard *s, uint32_t pid, uint64_t addr, unsigned what)
@@ -243,7 +217,7 @@ static void waited(pf_shard *s, size_t li, uint64_t wait, uint32_t caller, int c
 
 static uint32_t top_id(pf_shard *s)
 {
-	return s->depth ? s->stack[s->depth - 1].id : 0;
+	return s->calls.depth ? s->calls.ids[s->calls.depth - 1] : 0;
 }
 
 /* ---- callbacks --------------------------------------------------------- */
@@ -284,6 +258,7 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->pf = tool;
 	s->info = info;
 	pt_func_lookup_init(&s->fl, s->pf->ctx, info->process);
+	pt_callstack_init(&s->calls);
 	s->ts.shard = info->index;
 	s->ts.first = info->first_ns;
 	return s;
@@ -300,12 +275,12 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	int is_enter;
 	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
-		if (is_enter)
-			enter(s, id, t);
-		else
-			leave(s, id, t);
-		return s->oom ? (snprintf(s->err, sizeof s->err, "out of memory"), -1) : 0;
+		func_record(s, id, is_enter, t);
+		if (s->oom || s->calls.oom)
+			return snprintf(s->err, sizeof s->err, "out of memory"), -1;
+		return 0;
 	}
+	pt_callstack_record(&s->calls, ev, &pf_calls, s);
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -423,9 +398,8 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	(void)complete;
 	pf_shard *s = st;
 	pf_tool *pf = s->pf;
-	/* frames still open end at the last record (longjmp, exit, killed) */
-	while (s->depth)
-		leave_top(s, last_ns);
+	/* frames still open end at the last record (exit, killed) */
+	pt_callstack_end(&s->calls, last_ns, &pf_calls, s);
 	if (s->req_open)
 		s->ts.wait[W_LOCK] += last_ns - s->req_t;
 	if (s->cond_open)
@@ -450,6 +424,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (size_t i = 0; i < s->nf && i < pf->nf; i++) {
 		fstat *a = &pf->f[i], *b = &s->f[i];
 		a->calls += b->calls;
+		a->cut += b->cut;
 		a->incl += b->incl;
 		a->excl += b->excl;
 		if (b->incl_max > a->incl_max)
@@ -492,363 +467,12 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_unlock(&pf->lock);
 	free(s->f);
 	free(s->active);
-	free(s->stack);
+	pt_callstack_free(&s->calls);
 	free(s->l);
 	free(s->lmap);
-	pt_pc_cache_free(&s->fl.pcs);
+	pt_func_lookup_free(&s->fl);
 	free(s);
 	return rc;
-}
-
-/* ---- printing ---------------------------------------------------------- */
-static void fmt_dur(char *buf, size_t n, uint64_t ns)
-{
-	if (ns >= 10000000000ull)
-		snprintf(buf, n, "%.1fs", (double)ns / 1e9);
-	else if (ns >= 1000000000ull)
-		snprintf(buf, n, "%.2fs", (double)ns / 1e9);
-	else if (ns >= 10000000ull)
-		snprintf(buf, n, "%.1fms", (double)ns / 1e6);
-	else if (ns >= 1000000ull)
-		snprintf(buf, n, "%.2fms", (double)ns / 1e6);
-	else if (ns >= 10000ull)
-		snprintf(buf, n, "%.1fus", (double)ns / 1e3);
-	else if (ns >= 1000ull)
-		snprintf(buf, n, "%.2fus", (double)ns / 1e3);
-	else
-		snprintf(buf, n, "%lluns", (unsigned long long)ns);
-}
-
-/* Fits a name in w columns: parameters first become "(..)", then the
- * start is cut (the end - the function's own name - says most). */
-static void fit(char *out, size_t outlen, const char *name, size_t w)
-{
-	char tmp[1024];
-	snprintf(tmp, sizeof tmp, "%s", name);
-	if (strlen(tmp) > w) {
-		char *par = strchr(tmp, '(');
-		if (par && par != tmp)
-			strcpy(par, "(..)");
-	}
-	size_t n = strlen(tmp);
-	if (n > w && w > 2)
-		snprintf(out, outlen, "..%s", tmp + (n - (w - 2)));
-	else
-		snprintf(out, outlen, "%s", tmp);
-}
-
-static unsigned term_width(FILE *out)
-{
-	struct winsize ws;
-	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
-		return ws.ws_col;
-	return 100;
-}
-
-static const pf_tool *sort_pf;
-static int cmp_func(const void *a, const void *b)
-{
-	const fstat *x = &sort_pf->f[*(const uint32_t *)a], *y = &sort_pf->f[*(const uint32_t *)b];
-	if (x->excl != y->excl)
-		return x->excl > y->excl ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-static int cmp_lockwait(const void *a, const void *b)
-{
-	const lstat *x = a, *y = b;
-	if (x->wait != y->wait)
-		return x->wait > y->wait ? -1 : 1;
-	if (x->acq != y->acq)
-		return x->acq > y->acq ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static const char *what_name(unsigned what)
-{
-	switch (what) {
-	case PT_LOCK_MUTEX: return "mutex";
-	case PT_LOCK_RWLOCK_READ: return "rwlock-rd";
-	case PT_LOCK_RWLOCK_WRITE: return "rwlock-wr";
-	case PT_LOCK_SPIN: return "spinlock";
-	case PT_LOCK_SEMAPHORE: return "semaphore";
-	case PT_LOCK_C11_MTX: return "mtx_t";
-	case PT_LOCK_BARRIER: return "barrier";
-	case 100: return "condition";
-	default: return "lock";
-	}
-}
-
-static const char *func_name(const pf_tool *pf, uint32_t id)
-{
-	const pt_func_info *fi = id ? pt_ctx_func_info(pf->ctx, id) : NULL;
-	return fi ? fi->name : "-";
-}
-
-static uint32_t top_caller(const lstat *l)
-{
-	uint32_t id = 0;
-	uint64_t best = 0;
-	for (size_t i = 0; i < l->ncallers; i++)
-		if (l->callers[i].wait > best) {
-			best = l->callers[i].wait;
-			id = l->callers[i].id;
-		}
-	return id;
-}
-
-static void thread_label(const pf_tool *pf, const tstat *t, char *buf, size_t n)
-{
-	const pt_shard_info *s = &pf->ctx->shards[t->shard];
-	const pt_process_info *p = &pf->ctx->processes[s->process];
-	if (s->kind == PT_FILE_GPU)
-		snprintf(buf, n, "%s %u gpu%llu", p->program, s->pid, (unsigned long long)s->gpu_stream);
-	else
-		snprintf(buf, n, "%s %u/%u%s%s", p->program, s->pid, s->tid,
-			 t->name ? " " : (t->main ? " main" : ""), t->name ? t->name : "");
-}
-
-static void json_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(o, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(o, "\\u%04x", c);
-		else
-			fputc(c, o);
-	}
-	fputc('"', o);
-}
-
-static void csv_str(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', o);
-		fputc(*s, o);
-	}
-	fputc('"', o);
-}
-
-static int pf_print(void *tool, FILE *o)
-{
-	pf_tool *pf = tool;
-	const pt_trace_ctx *ctx = pf->ctx;
-	if (ctx->quiet && pf->short_form)
-		return 0;
-	uint64_t total = 0, waiting = 0, wait_kind[W_N] = {0};
-	size_t nthreads = 0;
-	for (size_t i = 0; i < ctx->nshards; i++) {
-		const tstat *t = &pf->t[i];
-		if (ctx->shards[i].kind != PT_FILE_THREAD || t->last < t->first)
-			continue;
-		nthreads++;
-		total += t->last - t->first;
-		for (int k = 0; k < W_N; k++) {
-			waiting += t->wait[k];
-			wait_kind[k] += t->wait[k];
-		}
-	}
-	uint32_t *ids = malloc((pf->nf + 1) * sizeof *ids);
-	if (!ids)
-		return -1;
-	size_t nids = 0;
-	for (uint32_t i = 1; i < pf->nf; i++)
-		if (pf->f[i].calls)
-			ids[nids++] = i;
-	sort_pf = pf;
-	pt_qsort(ids, nids, sizeof *ids, cmp_func);
-	pt_qsort(pf->l, pf->nl, sizeof *pf->l, cmp_lockwait);
-	size_t nf_show = pf->top && pf->top < nids ? pf->top : nids;
-	size_t nl_show = pf->top && pf->top < pf->nl ? pf->top : pf->nl;
-	if (pf->short_form && nl_show > 5)
-		nl_show = 5;
-	double tot = total ? (double)total : 1.0;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], name[512];
-
-	if (pf->format == 2) { /* JSON: everything, no truncation */
-		fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [", (unsigned long long)total);
-		for (size_t i = 0; i < nids; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fprintf(o, "%s\n  {\"name\": ", i ? "," : "");
-			json_str(o, fi->name);
-			fputs(", \"file\": ", o);
-			json_str(o, fi->file);
-			fprintf(o, ", \"line\": %u, \"calls\": %llu, \"incl_ns\": %llu, \"incl_mean_ns\": %llu, "
-				   "\"incl_max_ns\": %llu, \"excl_ns\": %llu, \"excl_mean_ns\": %llu, "
-				   "\"excl_max_ns\": %llu, \"share\": %.6f}",
-				fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
-				(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-				(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-				(unsigned long long)x->excl_max, (double)x->excl / tot);
-		}
-		fputs("\n ],\n \"locks\": [", o);
-		for (size_t i = 0; i < pf->nl; i++) {
-			const lstat *l = &pf->l[i];
-			fprintf(o, "%s\n  {\"kind\": \"%s\", \"address\": \"0x%llx\", \"pid\": %u, "
-				   "\"acquisitions\": %llu, \"contended\": %llu, \"failed\": %llu, "
-				   "\"wait_ns\": %llu, \"wait_max_ns\": %llu, \"top_waiter\": ",
-				i ? "," : "", what_name(l->what), (unsigned long long)l->addr, l->pid,
-				(unsigned long long)l->acq, (unsigned long long)l->contended,
-				(unsigned long long)l->failed, (unsigned long long)l->wait,
-				(unsigned long long)l->wait_max);
-			json_str(o, func_name(pf, top_caller(l)));
-			fputc('}', o);
-		}
-		fputs("\n ],\n \"threads\": [", o);
-		int first = 1;
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			const pt_shard_info *s = &ctx->shards[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			fprintf(o, "%s\n  {\"pid\": %u, \"tid\": %u, \"kind\": \"%s\", \"name\": ",
-				first ? "" : ",", s->pid, s->tid, s->kind == PT_FILE_GPU ? "gpu" : "thread");
-			first = 0;
-			thread_label(pf, t, name, sizeof name);
-			json_str(o, name);
-			fprintf(o, ", \"start_ns\": %llu, \"lifetime_ns\": %llu, \"running_ns\": %llu, "
-				   "\"wait_lock_ns\": %llu, \"wait_cond_ns\": %llu, \"wait_join_ns\": %llu, "
-				   "\"wait_barrier_ns\": %llu, \"events\": %llu}",
-				(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
-				(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-				(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-				(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
-				(unsigned long long)t->events);
-		}
-		fputs("\n ]\n}\n", o);
-		free(ids);
-		return 0;
-	}
-	if (pf->format == 1) { /* CSV: one table per section, first column names it */
-		fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
-		      "excl_max_ns,share\n",
-		      o);
-		for (size_t i = 0; i < nids; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fputs("function,", o);
-			csv_str(o, fi->name);
-			fputc(',', o);
-			csv_str(o, fi->file);
-			fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f\n", fi->line,
-				(unsigned long long)x->calls, (unsigned long long)x->incl,
-				(unsigned long long)(x->incl / x->calls), (unsigned long long)x->incl_max,
-				(unsigned long long)x->excl, (unsigned long long)(x->excl / x->calls),
-				(unsigned long long)x->excl_max, (double)x->excl / tot);
-		}
-		fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_waiter\n",
-		      o);
-		for (size_t i = 0; i < pf->nl; i++) {
-			const lstat *l = &pf->l[i];
-			fprintf(o, "lock,%s,0x%llx,%u,%llu,%llu,%llu,%llu,%llu,", what_name(l->what),
-				(unsigned long long)l->addr, l->pid, (unsigned long long)l->acq,
-				(unsigned long long)l->contended, (unsigned long long)l->failed,
-				(unsigned long long)l->wait, (unsigned long long)l->wait_max);
-			csv_str(o, func_name(pf, top_caller(l)));
-			fputc('\n', o);
-		}
-		fputs("\ntable,pid,tid,name,start_ns,lifetime_ns,running_ns,wait_lock_ns,wait_cond_ns,"
-		      "wait_join_ns,wait_barrier_ns,events\n",
-		      o);
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			const pt_shard_info *s = &ctx->shards[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			thread_label(pf, t, name, sizeof name);
-			fprintf(o, "thread,%u,%u,", s->pid, s->tid);
-			csv_str(o, name);
-			fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-				(unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
-				(unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-				(unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-				(unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
-				(unsigned long long)t->events);
-		}
-		free(ids);
-		return 0;
-	}
-
-	/* text: columns of 8 after the name; the name takes what is left */
-	unsigned width = term_width(o);
-	unsigned nw = width > 70 + 12 ? width - 70 : 12;
-	if (nw > 60)
-		nw = 60;
-	fmt_dur(a, sizeof a, total);
-	fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
-	fmt_dur(c, sizeof c, waiting);
-	fprintf(o, "\nProfile: %zu threads, %s of thread time\n  running %s (%.1f%%), waiting %s"
-		   " (%.1f%%): locks %.1f%%, conds %.1f%%, joins %.1f%%, barriers %.1f%%\n",
-		nthreads, a, b, 100.0 * (double)(total - (waiting < total ? waiting : total)) / tot, c,
-		100.0 * (double)waiting / tot, 100.0 * (double)wait_kind[W_LOCK] / tot,
-		100.0 * (double)wait_kind[W_COND] / tot, 100.0 * (double)wait_kind[W_JOIN] / tot,
-		100.0 * (double)wait_kind[W_BARRIER] / tot);
-	if (nids) {
-		fprintf(o, "\nFunctions by exclusive time (%zu of %zu)\n", nf_show, nids);
-		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %6s\n", (int)nw, "function", "calls",
-			"incl", "mean", "max", "excl", "mean", "max", "%time");
-		for (size_t i = 0; i < nf_show; i++) {
-			const fstat *x = &pf->f[ids[i]];
-			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[i]);
-			fit(name, sizeof name, fi->name, nw);
-			fmt_dur(a, sizeof a, x->incl);
-			fmt_dur(b, sizeof b, x->incl / x->calls);
-			fmt_dur(c, sizeof c, x->incl_max);
-			fmt_dur(d, sizeof d, x->excl);
-			fmt_dur(e, sizeof e, x->excl / x->calls);
-			fmt_dur(f, sizeof f, x->excl_max);
-			fprintf(o, "%-*s %8llu %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name,
-				(unsigned long long)x->calls, a, b, c, d, e, f,
-				100.0 * (double)x->excl / tot);
-		}
-	}
-	if (pf->nl) {
-		fprintf(o, "\nLocks by wait time (%zu of %zu)\n", nl_show, pf->nl);
-		unsigned lw = nw > 22 ? nw - 8 : 14;
-		fprintf(o, "%-10s %-18s %8s %8s %8s %8s %8s  %s\n", "kind", "object", "acquired",
-			"contend", "wait", "mean", "max", "waited most in");
-		for (size_t i = 0; i < nl_show; i++) {
-			const lstat *l = &pf->l[i];
-			fmt_dur(a, sizeof a, l->wait);
-			fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
-			fmt_dur(c, sizeof c, l->wait_max);
-			snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
-			fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
-			fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
-				(unsigned long long)l->acq, (unsigned long long)l->contended, a, b, c,
-				name);
-		}
-	}
-	if (!pf->short_form) {
-		fprintf(o, "\nThreads\n%-*s %10s %8s %8s %8s %8s %8s %6s\n", (int)nw, "thread", "lifetime",
-			"running", "locks", "conds", "joins", "barrier", "%wait");
-		for (size_t i = 0; i < ctx->nshards; i++) {
-			const tstat *t = &pf->t[i];
-			uint64_t life = t->last > t->first ? t->last - t->first : 0, w = 0;
-			for (int k = 0; k < W_N; k++)
-				w += t->wait[k];
-			char label[256];
-			thread_label(pf, t, label, sizeof label);
-			fit(name, sizeof name, label, nw);
-			fmt_dur(a, sizeof a, life);
-			fmt_dur(b, sizeof b, life > w ? life - w : 0);
-			fmt_dur(c, sizeof c, t->wait[W_LOCK]);
-			fmt_dur(d, sizeof d, t->wait[W_COND]);
-			fmt_dur(e, sizeof e, t->wait[W_JOIN]);
-			fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
-			fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e,
-				f, life ? 100.0 * (double)w / (double)life : 0.0);
-		}
-	}
-	free(ids);
-	return 0;
 }
 
 static void pf_destroy(void *tool)

@@ -6,6 +6,7 @@
 #include "gpu_common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,8 +30,7 @@ struct tl_shard {
 	tl_tool_state *tool;
 	tl_out out;
 	char *buf;
-	uint32_t *stack;
-	size_t depth, cap;
+	pt_callstack calls;
 	pt_func_lookup fl;
 	uint64_t wait_t[W_KINDS];
 	uint64_t wait_obj[W_KINDS];
@@ -109,30 +109,36 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 		return NULL;
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
+	pt_callstack_init(&s->calls);
 	return s;
 }
 
 static void slice_begin(tl_shard *s, uint64_t t, uint32_t id)
 {
-	if (s->depth == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		uint32_t *n = realloc(s->stack, ncap * sizeof *n);
-		if (!n)
-			return; /* the frame is dropped from the export; its exit is ignored */
-		s->stack = n;
-		s->cap = ncap;
-	}
-	s->stack[s->depth++] = id;
 	s->tool->enc->slice_begin(&s->out, t, id);
 	s->n++;
 }
 
 static void slice_end(tl_shard *s, uint64_t t)
 {
-	s->depth--;
 	s->tool->enc->slice_end(&s->out, t);
 	s->n++;
 }
+
+static void calls_push(void *arg, pt_callstack *cs)
+{
+	slice_begin(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
+}
+
+static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
+{
+	(void)cs;
+	(void)how;
+	while (n--)
+		slice_end(arg, t);
+}
+
+static const pt_callstack_ops tl_calls = {calls_push, calls_pop};
 
 static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint64_t flow)
 {
@@ -249,17 +255,17 @@ int tl_shard_event(void *st, const pt_event *ev)
 	int is_enter;
 	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
-		if (is_enter)
+		/* a frame dropped for want of memory is dropped from the export */
+		pt_callstack *cs = &s->calls;
+		if (!pt_callstack_step(cs, id, is_enter, t))
+			pt_callstack_func(cs, id, is_enter, t, &tl_calls, s);
+		else if (is_enter)
 			slice_begin(s, t, id);
 		else
-			for (size_t i = s->depth; i-- > 0;)
-				if (s->stack[i] == id) {
-					while (s->depth > i)
-						slice_end(s, t);
-					break;
-				}
+			slice_end(s, t);
 		goto out;
 	}
+	pt_callstack_record(&s->calls, ev, &tl_calls, s);
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -331,8 +337,7 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	tl_shard *s = st;
 	for (int k = 0; k < W_KINDS; k++)
 		wait_end(s, k, last_ns);
-	while (s->depth) /* frames still open end at the last record */
-		slice_end(s, last_ns);
+	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
 	int rc = fclose(s->out.f) ? -1 : 0;
 	if (rc)
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[s->out.info->index],
@@ -343,8 +348,8 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	if (s->tool->enc->shard_free)
 		s->tool->enc->shard_free(s->out.enc);
 	free(s->buf);
-	free(s->stack);
-	pt_pc_cache_free(&s->fl.pcs);
+	pt_callstack_free(&s->calls);
+	pt_func_lookup_free(&s->fl);
 	free(s);
 	return rc;
 }
@@ -370,9 +375,19 @@ int tl_finish(void *tool, char *err, size_t errlen)
 {
 	tl_tool_state *tl = tool;
 	const pt_trace_ctx *ctx = tl->ctx;
-	FILE *o = fopen(tl->path, "w");
+	/* Written in the temporary folder beside the output and renamed into
+	 * place, as analyze writes its files: never through whatever was at
+	 * the output path (a symbolic link to someone else's file), and never
+	 * half-written. */
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s/out", tl->tmpdir);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o) {
-		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
 		return -1;
 	}
 	if (tl->enc->header(o, ctx))
@@ -381,18 +396,26 @@ int tl_finish(void *tool, char *err, size_t errlen)
 		if (tl->tmp[i] && copy_file(o, tl->tmp[i])) {
 			snprintf(err, errlen, "%s: %s", tl->tmp[i], strerror(errno));
 			fclose(o);
+			unlink(tmp);
 			return -1;
 		}
 	if (tl->enc->footer(o, ctx) || ferror(o))
 		goto write_error;
 	if (fclose(o)) {
 		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, tl->path)) {
+		snprintf(err, errlen, "%s: %s", tl->path, strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;
 write_error:
 	snprintf(err, errlen, "%s: %s", tl->path, strerror(errno ? errno : EIO));
 	fclose(o);
+	unlink(tmp);
 	return -1;
 }
 

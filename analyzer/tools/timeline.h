@@ -2,7 +2,7 @@
  * event model, two encoders.
  *
  * timeline.c turns each thread's records into timeline events — nested
- * function slices (the Paraver writer's resync rules), lock / condition /
+ * function slices (calls as analyzer/framework/pt_callstack.h says), lock / condition /
  * join / barrier waits, the instants that carry the flows of thread
  * creation, fork and GPU launches, and the GPU streams' kernels and copies
  * — and an encoder (chrome.c: trace-event JSON,
@@ -16,7 +16,8 @@
 #ifndef PT_TIMELINE_H
 #define PT_TIMELINE_H
 
-#include "common.h"
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
 
 #include <stdint.h>
 #include <stdio.h>

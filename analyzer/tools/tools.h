@@ -9,5 +9,7 @@ const pt_tool *pt_tool_profile(void);  /* profile.c; options: csv|json|short, to
 const pt_tool *pt_tool_interval(void); /* interval.c; options: csv */
 const pt_tool *pt_tool_chrome(void);   /* chrome.c; writes ctx->output */
 const pt_tool *pt_tool_perfetto(void); /* perfetto.c; writes ctx->output */
+/* plot/plot_tool.c; writes ctx->output (SVG, or HTML with "html"); options: png, html */
+const pt_tool *pt_tool_plot(void);
 
 #endif

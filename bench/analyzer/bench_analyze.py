@@ -2,8 +2,8 @@
 """Throughput of `paratrace analyze` (logs -> .prv/.pcf/.row) on synthetic logs.
 
   bench_analyze.py --paratrace build/bin/paratrace --ptgen build/bin/ptgen
-                   [--events 10M | --full] [--threads 8] [--jobs 1,2]
-                   [--reps 3] [--work DIR] [--out DIR] [--keep]
+                   [--events 10M | --full | --many-threads N] [--threads 8]
+                   [--jobs 1,2] [--reps 3] [--work DIR] [--out DIR] [--keep]
 
 Generates --events records over --threads threads with ptgen (--full: 100 M,
 about 0.8 GB of logs), then runs `paratrace analyze --no-profile -q -jN` --reps
@@ -13,6 +13,11 @@ child), output size, and the speed-up of each -jN over -j1. Each run starts
 without the previous run's output (removed, untimed).
 --out puts the Paraver files elsewhere (e.g. /dev/shm to leave the disk out:
 the .prv is ~40 bytes per event). Files are deleted at the end unless --keep.
+
+--many-threads N: instead, N short threads one after the other (ptgen's
+threads scenario, two calls each: the shape of a server starting a thread
+per request), analyzed as users run it (`analyze -q`, the profile
+included): what the memory and time per finished thread are.
 """
 import argparse
 import os
@@ -47,6 +52,7 @@ def main():
     ap.add_argument("--ptgen", required=True)
     ap.add_argument("--events", default="10M")
     ap.add_argument("--full", action="store_true", help="100 M events")
+    ap.add_argument("--many-threads", type=int, default=0)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--jobs", default="1,2")
     ap.add_argument("--reps", type=int, default=3)
@@ -61,12 +67,23 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     shutil.rmtree(logs, ignore_errors=True)
     t0 = time.monotonic()
-    subprocess.run([a.ptgen, "--out", logs, "--scenario", "bench", "--threads", str(a.threads),
-                    "--events", str(events)], check=True)
+    if a.many_threads:
+        subprocess.run([a.ptgen, "--out", logs, "--scenario", "threads", "--threads",
+                        str(a.many_threads), "--calls", "2"], check=True)
+        # the records, as analyze counts them (an untimed run)
+        r = subprocess.run([a.paratrace, "analyze", "--no-profile", "-j1", "-o",
+                            os.path.join(outdir, "count"), logs],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True)
+        events = int(r.stderr.decode().split(" events from")[0].split()[-1])
+        for ext in (".prv", ".pcf", ".row"):
+            os.unlink(os.path.join(outdir, "count" + ext))
+    else:
+        subprocess.run([a.ptgen, "--out", logs, "--scenario", "bench", "--threads",
+                        str(a.threads), "--events", str(events)], check=True)
     gen_s = time.monotonic() - t0
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(logs) for f in fs)
     print("analyzer benchmark: %d events over %d threads, %.0f MB of logs (generated in %.1f s)"
-          % (events, a.threads, size / 1e6, gen_s))
+          % (events, a.many_threads or a.threads, size / 1e6, gen_s))
     print("load average before: %.2f" % os.getloadavg()[0])
     print("%4s %9s %9s %12s %14s %10s %9s %8s" % ("-j", "wall s", "cpu s", "Mevents/s", "Mev/cpu-s",
                                                   "peak MB", "prv MB", "speedup"))
@@ -83,8 +100,9 @@ def main():
         # 4 GB .prv frees its pages in the analyzer's process, serial work
         # that belongs to the cleanup, not to the conversion being measured.
         remove_output()
-        return run_child([a.paratrace, "analyze", "--no-profile", "-q", "-j", str(j), "-o", out,
-                          logs])
+        profile = [] if a.many_threads else ["--no-profile"]
+        return run_child([a.paratrace, "analyze"] + profile + ["-q", "-j", str(j), "-o", out,
+                                                               logs])
 
     for j in [int(x) for x in a.jobs.split(",")]:
         runs = [timed_run(j) for _ in range(a.reps)]

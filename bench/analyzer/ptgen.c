@@ -8,6 +8,12 @@
  *         [--sleep-ns S] [--wait-ns W] [--hold-ns H] [--fork]
  *       deterministic timings, so tests can derive every figure of the
  *       profile from the parameters: see scenario_known() below.
+ *   ptgen --out DIR --scenario script --script FILE
+ *       the records a small text file lists, one per line (the golden tests'
+ *       inputs, tests/analyzer/golden/): see scenario_script() below.
+ *   ptgen --out DIR --scenario threads [--threads T] [--calls N]
+ *       T short threads one after the other (the shape of a server that
+ *       starts a thread per request), each calling N functions.
  *   --version-major V writes a header with that major version (tests of the
  *       "newer format" error).
  *
@@ -474,15 +480,6 @@ static void scenario_known(const char *out, unsigned T, unsigned N, uint64_t S, 
 	}
 }
 
-static void usage(void)
-{
-	fputs("usage: ptgen --out DIR [--scenario bench|known] [--threads T] [--events N]\n"
-	      "             [--calls N] [--sleep-ns S] [--wait-ns W] [--hold-ns H] [--fork]\n"
-	      "             [--seed S] [--version-major V]\n",
-	      stderr);
-	exit(2);
-}
-
 static uint64_t num(const char *s)
 {
 	char *end;
@@ -501,6 +498,291 @@ static uint64_t num(const char *s)
 	return v;
 }
 
+/* ---------------------------------------------------------------------- */
+/* threads: T short threads, one after the other, created and joined by
+ * main (a server starting one thread per request). Each calls `calls`
+ * functions (handle_request, nested parse/reply) and ends. */
+static void scenario_threads(const char *out, unsigned T, unsigned calls)
+{
+	const uint32_t pid = 9000;
+	uint64_t t0 = BASE_NS;
+	gen_file *p = open_process_log(out, pid, 1, 0, "server", t0);
+	func_def(p, t0, 1, "main", "server.c", 10);
+	func_def(p, t0, 2, "handle_request", "server.c", 20);
+	func_def(p, t0, 3, "parse", "server.c", 30);
+	func_def(p, t0, 4, "reply", "server.c", 40);
+	gen_file *m = open_thread_log(out, pid, pid, "server", t0);
+	thread_start(m, t0, 0, 0, PT_THREAD_MAIN, 0);
+	emit_func(m, t0, PT_REC_FUNC_ENTER, 1);
+	uint64_t t = t0 + 100;
+	for (unsigned k = 1; k <= T; k++) {
+		pt_rec_thread_create c = {k, 0x401300, 0, 0};
+		emit(m, t, PT_REC_THREAD_CREATE, 0, &c, sizeof c);
+		uint64_t w = t + 50;
+		gen_file *g = open_thread_log(out, pid, pid + k, "server", w);
+		thread_start(g, w, k, pid, 0, 0x401300);
+		for (unsigned i = 0; i < calls; i++) {
+			emit_func(g, w, PT_REC_FUNC_ENTER, 2);
+			emit_func(g, w + 10, PT_REC_FUNC_ENTER, 3);
+			emit_func(g, w + 40, PT_REC_FUNC_EXIT, 3);
+			emit_func(g, w + 50, PT_REC_FUNC_ENTER, 4);
+			emit_func(g, w + 90, PT_REC_FUNC_EXIT, 4);
+			emit_func(g, w + 100, PT_REC_FUNC_EXIT, 2);
+			w += 110;
+		}
+		thread_end(g, w);
+		gen_close(g, 1);
+		pt_rec_thread_join j = {0x7f0000 + k, k, 0, 0};
+		emit(m, t + 10, PT_REC_THREAD_JOIN_BEGIN, 0, &j, sizeof j);
+		t = w + 10;
+		emit(m, t, PT_REC_THREAD_JOIN_END, 0, &j, sizeof j);
+		t += 10;
+	}
+	emit_func(m, t, PT_REC_FUNC_EXIT, 1);
+	thread_end(m, t);
+	gen_close(m, 1);
+	pt_rec_exit ex = {0, PT_EXIT_NORMAL};
+	emit(p, t, PT_REC_EXIT, 0, &ex, sizeof ex);
+	gen_close(p, 1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* script: the records of a small trace, listed in a text file. '#' starts
+ * a comment. Lines:
+ *
+ *   process PID PROGRAM [forked PPID]   opens pPID/process.ptl (at time 0; a
+ *                                       forked one gets its FORK record)
+ *   func ID NAME FILE LINE              FUNC_DEF in the last process opened
+ *   T TID RECORD ARGS...                a record of thread TID at T ns (from
+ *                                       the run's origin); the thread's log
+ *                                       is opened by its `start`
+ *   T pPID exited STATUS                the process's EXIT record
+ *
+ * RECORD ARGS: start main | start SEQ CREATOR; end; name NAME; enter ID;
+ * exit ID; create SEQ; join-begin SEQ; join-end SEQ; lock-request TYPE OBJ;
+ * lock-acquired TYPE OBJ; lock-failed TYPE OBJ ERRNO; lock-released TYPE
+ * OBJ (TYPE: mutex rwlock-rd rwlock-wr spin sem mtx); cond-wait COND MUTEX;
+ * cond-woken COND MUTEX; cond-signal COND; barrier-begin OBJ; barrier-end
+ * OBJ; user-type TYPE NAME [scope]; user-value TYPE VALUE NAME; user-event
+ * TYPE VALUE; fork CHILD; lost RECORDS REASON (no_space no_memory
+ * reentrant limit); counter-def INDEX NAME PERF_TYPE PERF_CONFIG; counters
+ * DELTA...; Every log ends with a CLOSE at its last time.
+ * A thread's records must come in time order. */
+typedef struct script_log {
+	char id[16]; /* "7001" (thread) or "p7000" (process) */
+	uint32_t pid;
+	gen_file *g;
+} script_log;
+
+static int lock_type(const char *s)
+{
+	static const char *const names[] = {"", "mutex", "rwlock-rd", "rwlock-wr", "spin",
+					    "sem", "mtx", "barrier"};
+	for (int i = 1; i < 8; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	die("unknown lock type '%s'", s);
+	return 0;
+}
+
+static unsigned lost_reason(const char *s)
+{
+	static const char *const names[] = {"", "no_space", "no_memory", "reentrant", "limit"};
+	for (unsigned i = 1; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	die("unknown LOST reason '%s'", s);
+	return 0;
+}
+
+static void scenario_script(const char *out, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	script_log logs[256];
+	size_t nlogs = 0;
+	gen_file *proc = NULL;
+	uint32_t proc_pid = 0;
+	char line[1024];
+	unsigned lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *tok[16];
+		int n = 0;
+		for (char *s = strtok(line, " \t\r\n"); s && n < 16; s = strtok(NULL, " \t\r\n"))
+			tok[n++] = s;
+		if (n == 0)
+			continue;
+#define NEED(k) \
+	if (n < (k)) \
+	die("%s:%u: %s wants %d fields", path, lineno, tok[0], (k))
+		if (!strcmp(tok[0], "process")) {
+			NEED(3);
+			uint32_t pid = (uint32_t)num(tok[1]);
+			int forked = n >= 5 && !strcmp(tok[3], "forked");
+			uint32_t ppid = forked ? (uint32_t)num(tok[4]) : 1;
+			if (nlogs == 256)
+				die("too many logs");
+			proc = open_process_log(out, pid, ppid, forked ? PT_HDR_FLAG_FORKED : 0, tok[2],
+						BASE_NS);
+			if (forked) {
+				pt_rec_fork fk = {pid, ppid, 0, 0};
+				emit(proc, BASE_NS, PT_REC_FORK, 0, &fk, sizeof fk);
+			}
+			proc_pid = pid;
+			script_log *l = &logs[nlogs++];
+			snprintf(l->id, sizeof l->id, "p%u", pid);
+			l->pid = pid;
+			l->g = proc;
+			continue;
+		}
+		if (!strcmp(tok[0], "func")) {
+			NEED(5);
+			if (!proc)
+				die("%s:%u: func before process", path, lineno);
+			func_def(proc, BASE_NS, (uint32_t)num(tok[1]), tok[2], tok[3],
+				 (uint32_t)num(tok[4]));
+			continue;
+		}
+		NEED(3);
+		uint64_t t = BASE_NS + num(tok[0]);
+		const char *what = tok[2];
+		script_log *l = NULL;
+		for (size_t i = 0; i < nlogs; i++)
+			if (!strcmp(logs[i].id, tok[1]))
+				l = &logs[i];
+		if (!strcmp(what, "start")) {
+			NEED(4);
+			if (l || nlogs == 256 || !proc)
+				die("%s:%u: thread %s started twice, or before its process", path, lineno,
+				    tok[1]);
+			l = &logs[nlogs++];
+			snprintf(l->id, sizeof l->id, "%s", tok[1]);
+			l->pid = proc_pid;
+			l->g = open_thread_log(out, proc_pid, (uint32_t)num(tok[1]), "script", t);
+			if (!strcmp(tok[3], "main"))
+				thread_start(l->g, t, 0, 0, PT_THREAD_MAIN, 0);
+			else {
+				NEED(5);
+				thread_start(l->g, t, num(tok[3]), (uint32_t)num(tok[4]), 0, 0x401000);
+			}
+			continue;
+		}
+		if (!l)
+			die("%s:%u: no log %s (start it first)", path, lineno, tok[1]);
+		gen_file *g = l->g;
+		if (!strcmp(what, "enter") || !strcmp(what, "exit")) {
+			NEED(4);
+			emit_func(g, t, what[1] == 'n' ? PT_REC_FUNC_ENTER : PT_REC_FUNC_EXIT,
+				  (uint32_t)num(tok[3]));
+		} else if (!strcmp(what, "end")) {
+			thread_end(g, t);
+		} else if (!strcmp(what, "name")) {
+			NEED(4);
+			emit(g, t, PT_REC_THREAD_NAME, 0, tok[3], strlen(tok[3]) + 1);
+		} else if (!strcmp(what, "create")) {
+			NEED(4);
+			pt_rec_thread_create c = {num(tok[3]), 0x401000, 0, 0};
+			emit(g, t, PT_REC_THREAD_CREATE, 0, &c, sizeof c);
+		} else if (!strcmp(what, "join-begin") || !strcmp(what, "join-end")) {
+			NEED(4);
+			pt_rec_thread_join j = {0x7f0000 + num(tok[3]), num(tok[3]), 0, 0};
+			emit(g, t, what[5] == 'b' ? PT_REC_THREAD_JOIN_BEGIN : PT_REC_THREAD_JOIN_END, 0,
+			     &j, sizeof j);
+		} else if (!strncmp(what, "lock-", 5)) {
+			NEED(5);
+			unsigned kind = !strcmp(what, "lock-request")    ? PT_REC_LOCK_REQUEST
+					: !strcmp(what, "lock-acquired") ? PT_REC_LOCK_ACQUIRED
+					: !strcmp(what, "lock-failed")   ? PT_REC_LOCK_FAILED
+					: !strcmp(what, "lock-released") ? PT_REC_LOCK_RELEASED
+									 : 0;
+			if (!kind)
+				die("%s:%u: unknown record %s", path, lineno, what);
+			if (kind == PT_REC_LOCK_FAILED) {
+				NEED(6);
+				pt_rec_lock lk = {num(tok[4]), (int32_t)num(tok[5]), 0};
+				emit(g, t, kind, (unsigned)lock_type(tok[3]), &lk, sizeof lk);
+			} else
+				lock_rec(g, t, kind, (unsigned)lock_type(tok[3]), num(tok[4]));
+		} else if (!strcmp(what, "cond-wait") || !strcmp(what, "cond-woken")) {
+			NEED(5);
+			pt_rec_cond c = {num(tok[3]), num(tok[4]), 0, 0};
+			emit(g, t, what[5] == 'w' && what[6] == 'a' ? PT_REC_COND_WAIT_BEGIN
+								    : PT_REC_COND_WAIT_END,
+			     0, &c, sizeof c);
+		} else if (!strcmp(what, "cond-signal")) {
+			NEED(4);
+			pt_rec_cond c = {num(tok[3]), 0, 0, 0};
+			emit(g, t, PT_REC_COND_SIGNAL, 0, &c, sizeof c);
+		} else if (!strcmp(what, "barrier-begin") || !strcmp(what, "barrier-end")) {
+			NEED(4);
+			uint64_t obj = num(tok[3]);
+			emit(g, t, what[8] == 'b' ? PT_REC_BARRIER_BEGIN : PT_REC_BARRIER_END,
+			     PT_LOCK_BARRIER, &obj, sizeof obj);
+		} else if (!strcmp(what, "user-type")) {
+			NEED(5);
+			pt_rec_user_type ut = {(uint32_t)num(tok[3]),
+					       n >= 6 && !strcmp(tok[5], "scope") ? PT_USER_TYPE_SCOPE : 0};
+			emit2(g, t, PT_REC_USER_TYPE, 0, &ut, sizeof ut, tok[4], strlen(tok[4]) + 1);
+		} else if (!strcmp(what, "user-value")) {
+			NEED(6);
+			pt_rec_user_event ue = {(uint32_t)num(tok[3]), 0, (int64_t)num(tok[4])};
+			emit2(g, t, PT_REC_USER_VALUE_NAME, 0, &ue, sizeof ue, tok[5],
+			      strlen(tok[5]) + 1);
+		} else if (!strcmp(what, "user-event")) {
+			NEED(5);
+			pt_rec_user_event ue = {(uint32_t)num(tok[3]), 0, (int64_t)num(tok[4])};
+			emit(g, t, PT_REC_USER_EVENT, 0, &ue, sizeof ue);
+		} else if (!strcmp(what, "fork")) {
+			NEED(4);
+			pt_rec_fork fk = {(uint32_t)num(tok[3]), l->pid, 0, 0};
+			emit(g, t, PT_REC_FORK, 0, &fk, sizeof fk);
+		} else if (!strcmp(what, "lost")) {
+			NEED(5);
+			uint64_t records = num(tok[3]);
+			pt_rec_lost lo = {records, records * 8, lost_reason(tok[4]), 0};
+			emit(g, t, PT_REC_LOST, 0, &lo, sizeof lo);
+			g->last_func = 0; /* readers forget the previous function at a LOST */
+			g->last_acquired = 0;
+		} else if (!strcmp(what, "counter-def")) {
+			NEED(7);
+			pt_rec_counter_def d = {num(tok[6]), (uint32_t)num(tok[5]), 0};
+			emit2(g, t, PT_REC_COUNTER_DEF, (unsigned)num(tok[3]), &d, sizeof d, tok[4],
+			      strlen(tok[4]) + 1);
+		} else if (!strcmp(what, "counters")) {
+			uint64_t v[12];
+			unsigned nv = 0;
+			for (int k = 3; k < n && nv < 12; k++)
+				v[nv++] = num(tok[k]);
+			emit(g, t, PT_REC_COUNTERS, nv, v, nv * sizeof v[0]);
+		} else if (!strcmp(what, "exited")) {
+			NEED(4);
+			pt_rec_exit ex = {(int32_t)num(tok[3]), PT_EXIT_NORMAL};
+			emit(g, t, PT_REC_EXIT, 0, &ex, sizeof ex);
+		} else {
+			die("%s:%u: unknown record %s", path, lineno, what);
+		}
+#undef NEED
+	}
+	fclose(f);
+	for (size_t i = 0; i < nlogs; i++)
+		gen_close(logs[i].g, 1);
+}
+
+static void usage(void)
+{
+	fputs("usage: ptgen --out DIR [--scenario bench|known|threads|script] [--threads T]\n"
+	      "             [--events N] [--calls N] [--sleep-ns S] [--wait-ns W] [--hold-ns H]\n"
+	      "             [--fork] [--script FILE] [--seed S] [--version-major V]\n",
+	      stderr);
+	exit(2);
+}
+
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -509,8 +791,9 @@ int main(int argc, char **argv)
 		{"calls", required_argument, 0, 'n'},    {"sleep-ns", required_argument, 0, 'S'},
 		{"wait-ns", required_argument, 0, 'W'},  {"hold-ns", required_argument, 0, 'H'},
 		{"fork", no_argument, 0, 'f'},           {"seed", required_argument, 0, 'r'},
-		{"version-major", required_argument, 0, 'V'}, {0, 0, 0, 0}};
-	const char *out = NULL, *scenario = "bench";
+		{"version-major", required_argument, 0, 'V'}, {"script", required_argument, 0, 'x'},
+		{0, 0, 0, 0}};
+	const char *out = NULL, *scenario = "bench", *script = NULL;
 	unsigned threads = 8, calls = 100;
 	uint64_t events = 10000000, S = 1000000, W = 20000, H = 5000;
 	int do_fork = 0, c;
@@ -527,6 +810,7 @@ int main(int argc, char **argv)
 		case 'f': do_fork = 1; break;
 		case 'r': rng_state = num(optarg) | 1; run_id = rng_state; break;
 		case 'V': version_major = (unsigned)num(optarg); break;
+		case 'x': script = optarg; break;
 		default: usage();
 		}
 	}
@@ -537,6 +821,10 @@ int main(int argc, char **argv)
 		scenario_bench(out, threads, events);
 	else if (!strcmp(scenario, "known"))
 		scenario_known(out, threads, calls, S, W, H, do_fork);
+	else if (!strcmp(scenario, "threads"))
+		scenario_threads(out, threads, calls);
+	else if (!strcmp(scenario, "script") && script)
+		scenario_script(out, script);
 	else
 		usage();
 	return 0;

@@ -75,9 +75,11 @@ _Static_assert(sizeof(pt_clock_pair) == 24, "pt_clock_pair layout");
 
 /* Conversion, done once, in the reader:
  *   ns = ref.mono_ns + (((int128)(ticks - ref.ticks) * tick_mult) >> tick_shift)
- * where ref is the header's `open` pair. All processes of one run use the
- * same mult/shift (children inherit it), so all their times land on
- * CLOCK_MONOTONIC nanoseconds. */
+ * where ref is the header's `open` pair. With the TSC, the writer measures
+ * mult (shift 32) from the run's first clock pair to the file's latest and
+ * rewrites the two fields as the file grows and at its close, so all files
+ * of a run land on CLOCK_MONOTONIC nanoseconds (to a few tens of ns) while
+ * their mults may differ in the last digits. */
 typedef struct pt_file_header {
 	char magic[PT_FORMAT_MAGIC_LEN];
 	uint16_t version_major;
@@ -116,60 +118,127 @@ typedef struct pt_rec_head {
 } pt_rec_head;
 _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 
+/* The record schema: every record kind, one row each. The rest follows from
+ * it: enum pt_rec_kind, the record sizes the writer uses (PT_REC_SIZE), the
+ * payload sizes the reader requires, the kind names (pt_rec_kind_name), the
+ * line `paratrace dump` prints for each kind (PT_FIELDS_<NAME>, beside the
+ * payload struct) and the table of kinds in docs/FORMAT.md (generated from
+ * this; a test fails when the two differ).
+ *
+ *   X(NAME, value, payload type, min payload, per arg, file, arg, payload note)
+ *
+ * payload type: the struct after the head (void: none, or only a string or
+ * an array). min payload: bytes after the head the reader requires of a
+ * record of this kind (a smaller one is damage), plus `per arg` bytes per
+ * unit of the head's arg (arrays of arg elements). file, arg, payload note:
+ * for the documentation.
+ *
+ * Adding a kind: a row here, its payload struct and its PT_FIELDS_<NAME>
+ * below; then `pt_format_doc --update docs/FORMAT.md` (see FORMAT.md). A kind
+ * added in the reserved ranges needs no major version change. */
+#define PT_REC_SCHEMA(X) \
+	/* Hot path: id = arg | size8 << 8 (24 bits; 0 is never used). */ \
+	X(FUNC_ENTER, 1, void, 0, 0, "thread", "id bits 0..7", \
+	  "none: 8 bytes (4 compact, 2 short)") \
+	X(FUNC_EXIT, 2, void, 0, 0, "thread", "id bits 0..7", \
+	  "none: 8 bytes (4 compact, 2 short)") \
+	/* -finstrument-functions builds: the function's address. */ \
+	X(FUNC_ENTER_PC, 3, pt_rec_pc, sizeof(pt_rec_pc), 0, "thread", "–", "") \
+	X(FUNC_EXIT_PC, 4, pt_rec_pc, sizeof(pt_rec_pc), 0, "thread", "–", "") \
+	/* Absolute time; delta is 0. First record of every file, and wherever \
+	 * a delta would not fit in 32 bits. */ \
+	X(TIME, 5, pt_rec_time, sizeof(pt_rec_time), 0, "all", "–", "absolute ticks") \
+	/* Threads (thread logs) */ \
+	X(THREAD_START, 6, pt_rec_thread_start, sizeof(pt_rec_thread_start), 0, "thread", "–", "") \
+	X(THREAD_END, 7, pt_rec_thread_end, sizeof(pt_rec_thread_end), 0, "thread", "–", "") \
+	X(THREAD_NAME, 8, void, 0, 0, "thread", "–", "string") \
+	X(THREAD_CREATE, 9, pt_rec_thread_create, sizeof(pt_rec_thread_create), 0, \
+	  "creator's thread", "–", "") \
+	X(THREAD_JOIN_BEGIN, 10, pt_rec_thread_join, sizeof(pt_rec_thread_join), 0, "thread", "–", \
+	  "") \
+	X(THREAD_JOIN_END, 11, pt_rec_thread_join, sizeof(pt_rec_thread_join), 0, "thread", "–", \
+	  "") \
+	/* Manual API */ \
+	X(USER_EVENT, 12, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", "") \
+	X(USER_TYPE, 13, pt_rec_user_type, sizeof(pt_rec_user_type), 0, "thread", "–", "+ name") \
+	X(USER_VALUE_NAME, 14, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", \
+	  "+ name") \
+	/* Counters: COUNTER_DEF names counter `arg` of the thread's set; \
+	 * COUNTERS: uint64_t delta[arg], counters 0..arg-1 since the previous \
+	 * COUNTERS (see "Counters, call stacks and samples" below). */ \
+	X(COUNTER_DEF, 15, pt_rec_counter_def, sizeof(pt_rec_counter_def), 0, "thread", \
+	  "counter index", "+ name") \
+	X(COUNTERS, 16, void, 0, 8, "thread", "n", "`uint64_t delta[n]`") \
+	/* Synchronization; arg = enum pt_lock_type. The result of lock \
+	 * records is optional (pt_rec_lock). */ \
+	X(LOCK_REQUEST, 17, pt_rec_lock, PT_REC_LOCK_MIN_PAYLOAD, 0, "thread", "lock type", \
+	  "object [, result]") \
+	X(LOCK_ACQUIRED, 18, pt_rec_lock, PT_REC_LOCK_MIN_PAYLOAD, 0, "thread", "lock type", \
+	  "object [, result]") \
+	X(LOCK_FAILED, 19, pt_rec_lock, PT_REC_LOCK_MIN_PAYLOAD, 0, "thread", "lock type", \
+	  "object, result = error number (EBUSY, ETIMEDOUT…)") \
+	X(LOCK_RELEASED, 20, pt_rec_lock, 0, 0, "thread", "lock type", \
+	  "object, or nothing (1.2: the object acquired last)") \
+	X(COND_WAIT_BEGIN, 21, pt_rec_cond, sizeof(pt_rec_cond), 0, "thread", "–", "") \
+	X(COND_WAIT_END, 22, pt_rec_cond, sizeof(pt_rec_cond), 0, "thread", "–", "") \
+	X(COND_SIGNAL, 23, pt_rec_cond, sizeof(pt_rec_cond), 0, "thread", "0 signal, 1 broadcast", \
+	  "") \
+	X(BARRIER_BEGIN, 24, pt_rec_lock, PT_REC_LOCK_MIN_PAYLOAD, 0, "thread", "7 (barrier)", \
+	  "object") \
+	X(BARRIER_END, 25, pt_rec_lock, PT_REC_LOCK_MIN_PAYLOAD, 0, "thread", "7 (barrier)", \
+	  "object [, result = return value]") \
+	/* Process log */ \
+	X(PROCESS_INFO, 26, pt_rec_process_info, sizeof(pt_rec_process_info), 0, "process", "–", \
+	  "+ exe path + argc strings") \
+	X(MODULE_MAP, 27, pt_rec_module_map, sizeof(pt_rec_module_map), 0, "process", "–", \
+	  "+ build id bytes + path") \
+	X(MODULE_UNMAP, 28, pt_rec_module_unmap, sizeof(pt_rec_module_unmap), 0, "process", "–", \
+	  "") \
+	X(FUNC_DEF, 29, pt_rec_func_def, sizeof(pt_rec_func_def), 0, "process", "–", \
+	  "+ mangled name + file") \
+	X(FORK, 30, pt_rec_fork, sizeof(pt_rec_fork), 0, "parent's thread, child's process", "–", \
+	  "") \
+	X(EXEC, 31, void, 0, 0, "thread (the caller)", "–", "string: the path executed") \
+	X(SIGNAL, 32, pt_rec_signal, sizeof(pt_rec_signal), 0, "thread", "–", "") \
+	X(EXIT, 33, pt_rec_exit, sizeof(pt_rec_exit), 0, "process", "–", "") \
+	/* Bookkeeping */ \
+	/* LOST: data that never reached this file; CLOSE: the clocks at \
+	 * close, last record of a complete log. */ \
+	X(LOST, 34, pt_rec_lost, sizeof(pt_rec_lost), 0, "any", "–", "") \
+	X(CLOSE, 35, pt_clock_pair, sizeof(pt_clock_pair), 0, "any", "–", "") \
+	/* Call stacks and samples (PT_REC_RANGE_SAMPLING). CALLSTACK: the \
+	 * return addresses of the callers of the event in the preceding \
+	 * record (innermost first, runtime frames left out), at its time. \
+	 * SAMPLE: one CPU-time sample of this thread. COUNTER_VALUE: arg = \
+	 * a PT_COUNTER_MANUAL COUNTER_DEF. SAMPLING_START: this thread's \
+	 * samples begin (its timer is armed). */ \
+	X(CALLSTACK, 0x30, void, 0, 8, "thread", "n", "`uint64_t pcs[n]`, innermost first") \
+	X(SAMPLE, 0x31, pt_rec_sample, sizeof(pt_rec_sample), 8, "thread", "n", \
+	  "+ `uint64_t callers[n]`, innermost first") \
+	X(COUNTER_VALUE, 0x32, pt_rec_counter_value, sizeof(pt_rec_counter_value), 0, "thread", \
+	  "counter index", "") \
+	X(SAMPLING_START, 0x33, pt_rec_sampling_start, sizeof(pt_rec_sampling_start), 0, "thread", \
+	  "–", "") \
+	/* GPU launches, copies and device times (PT_REC_RANGE_GPU); arg = \
+	 * enum pt_gpu_api in every one (see "GPU launches" below). */ \
+	X(GPU_STREAM_DEF, 0x40, pt_rec_gpu_stream_def, sizeof(pt_rec_gpu_stream_def), 0, "GPU", \
+	  "API", "+ device name") \
+	X(GPU_FUNC_DEF, 0x41, pt_rec_gpu_func_def, sizeof(pt_rec_gpu_func_def), 0, "process", \
+	  "API", "+ API function name") \
+	X(GPU_KERNEL_DEF, 0x42, pt_rec_gpu_kernel_def, sizeof(pt_rec_gpu_kernel_def), 0, \
+	  "process", "API", "+ kernel name (mangled for CUDA)") \
+	X(GPU_API_BEGIN, 0x43, pt_rec_gpu_api, sizeof(pt_rec_gpu_api), 0, "thread", "API", "") \
+	X(GPU_API_END, 0x44, pt_rec_gpu_api, sizeof(pt_rec_gpu_api), 0, "thread", "API", "") \
+	X(GPU_LAUNCH, 0x45, pt_rec_gpu_launch, sizeof(pt_rec_gpu_launch), 0, "thread", "API", "") \
+	X(GPU_KERNEL, 0x46, pt_rec_gpu_kernel, sizeof(pt_rec_gpu_kernel), 0, "GPU", "API", "") \
+	X(GPU_MEMCPY, 0x47, pt_rec_gpu_copy, sizeof(pt_rec_gpu_copy), 0, "GPU", "API", "") \
+	X(GPU_MEMSET, 0x48, pt_rec_gpu_copy, sizeof(pt_rec_gpu_copy), 0, "GPU", "API", "")
+
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
-
-	/* Hot path: 8 bytes, id = arg | size8 << 8 (24 bits; 0 is never used). */
-	PT_REC_FUNC_ENTER = 1,
-	PT_REC_FUNC_EXIT = 2,
-	/* -finstrument-functions builds: function address (pt_rec_pc). */
-	PT_REC_FUNC_ENTER_PC = 3,
-	PT_REC_FUNC_EXIT_PC = 4,
-	/* Absolute time (pt_rec_time); delta is 0. First record of every file,
-	 * and wherever a delta would not fit in 32 bits. */
-	PT_REC_TIME = 5,
-
-	/* Threads (thread logs) */
-	PT_REC_THREAD_START = 6,  /* pt_rec_thread_start */
-	PT_REC_THREAD_END = 7,    /* pt_rec_thread_end */
-	PT_REC_THREAD_NAME = 8,   /* string */
-	PT_REC_THREAD_CREATE = 9, /* pt_rec_thread_create, in the creator's log */
-	PT_REC_THREAD_JOIN_BEGIN = 10, /* pt_rec_thread_join */
-	PT_REC_THREAD_JOIN_END = 11,   /* pt_rec_thread_join */
-
-	/* Manual API */
-	PT_REC_USER_EVENT = 12,      /* pt_rec_user_event */
-	PT_REC_USER_TYPE = 13,       /* pt_rec_user_type + name string */
-	PT_REC_USER_VALUE_NAME = 14, /* pt_rec_user_event + name string */
-
-	/* Counters (issue: counters). arg = counter index for DEF, count for COUNTERS */
-	PT_REC_COUNTER_DEF = 15, /* pt_rec_counter_def + name string */
-	PT_REC_COUNTERS = 16,    /* uint64_t delta[arg]: counters 0..arg-1 since previous read */
-
-	/* Synchronization; arg = enum pt_lock_type */
-	PT_REC_LOCK_REQUEST = 17,  /* pt_rec_lock */
-	PT_REC_LOCK_ACQUIRED = 18, /* pt_rec_lock */
-	PT_REC_LOCK_FAILED = 19,   /* pt_rec_lock (result = error number: EBUSY, ETIMEDOUT…) */
-	PT_REC_LOCK_RELEASED = 20, /* pt_rec_lock */
-	PT_REC_COND_WAIT_BEGIN = 21, /* pt_rec_cond */
-	PT_REC_COND_WAIT_END = 22,   /* pt_rec_cond */
-	PT_REC_COND_SIGNAL = 23,     /* pt_rec_cond; arg: 0 signal, 1 broadcast */
-	PT_REC_BARRIER_BEGIN = 24,   /* pt_rec_lock (arg = PT_LOCK_BARRIER) */
-	PT_REC_BARRIER_END = 25,     /* pt_rec_lock (result = return value) */
-
-	/* Process log */
-	PT_REC_PROCESS_INFO = 26, /* pt_rec_process_info + strings */
-	PT_REC_MODULE_MAP = 27,   /* pt_rec_module_map + build id + path */
-	PT_REC_MODULE_UNMAP = 28, /* pt_rec_module_unmap */
-	PT_REC_FUNC_DEF = 29,     /* pt_rec_func_def + name + file */
-	PT_REC_FORK = 30,         /* pt_rec_fork (parent's thread log and child's process log) */
-	PT_REC_EXEC = 31,         /* string: path being executed (thread log of the caller) */
-	PT_REC_SIGNAL = 32,       /* pt_rec_signal */
-	PT_REC_EXIT = 33,         /* pt_rec_exit */
-
-	/* Bookkeeping */
-	PT_REC_LOST = 34,  /* pt_rec_lost: data that never reached this file */
-	PT_REC_CLOSE = 35, /* pt_clock_pair: last record of a complete log */
+#define PT_REC_SCHEMA_ENUM_(name, value, ...) PT_REC_##name = value,
+	PT_REC_SCHEMA(PT_REC_SCHEMA_ENUM_)
+#undef PT_REC_SCHEMA_ENUM_
 
 	/* Ranges reserved for later parts; the reader skips kinds it does not
 	 * know, so a part can add kinds within its range without a major bump. */
@@ -331,14 +400,40 @@ enum pt_lock_type {
 	PT_LOCK_BARRIER = 7,
 };
 
-/* Payloads (they follow pt_rec_head). */
+/* Payloads (they follow pt_rec_head), each with the fields `paratrace dump`
+ * prints for its kinds, in order: PT_FIELDS_<NAME>(T, F, A, S, C), T the
+ * payload type, made of
+ *   F(T, fmt, "key", member, "names")  member of the payload
+ *   A(fmt, "key", "names")             the head's arg
+ *   S(offset, mode)                    name=: the string at that payload offset
+ *                                      (mode PLAIN, or DEMANGLED when names are
+ *                                      resolved), if it ends inside the record
+ *   C(printer, "doc")                  what no fmt describes: a printer of
+ *                                      analyzer/cli/dump_format.c
+ * fmt: U unsigned, I signed, X hex (0x..), FLAGS (names of bits 0, 1, ...
+ * separated by |), ENUM (names of values 0, 1, ...; a value without a name
+ * prints as a number), ENUMQ (the same, but '?'), PC (an address, named),
+ * DEVTIME (absolute ticks as ns like the line's time), U32X3 (x,y,z),
+ * GPU_FUNC and GPU_KERNEL (the name of that id, if known).
+ * A member past the end of the record (an optional trailing field) is 0. */
+#define PT_FIELDS_FUNC_ENTER(T, F, A, S, C) C(func_id, "id= [at=file:line] name=")
+#define PT_FIELDS_FUNC_EXIT PT_FIELDS_FUNC_ENTER
+#define PT_FIELDS_THREAD_NAME(T, F, A, S, C) S(0, PLAIN)
+#define PT_FIELDS_EXEC PT_FIELDS_THREAD_NAME
+#define PT_FIELDS_COUNTERS(T, F, A, S, C) A(U, "n", "") C(counter_values, "v0= v1= ...")
+#define PT_FIELDS_CALLSTACK(T, F, A, S, C) \
+	A(U, "n", "") C(callstack, "pc0=0x.. pc1=0x.. ... [name=f <- g <- ...]")
+
 typedef struct pt_rec_time {
 	uint64_t ticks;
 } pt_rec_time;
+#define PT_FIELDS_TIME(T, F, A, S, C) F(T, U, "ticks", ticks, "")
 
 typedef struct pt_rec_pc {
 	uint64_t pc; /* run-time address of the function */
 } pt_rec_pc;
+#define PT_FIELDS_FUNC_ENTER_PC(T, F, A, S, C) F(T, PC, "pc", pc, "")
+#define PT_FIELDS_FUNC_EXIT_PC PT_FIELDS_FUNC_ENTER_PC
 
 typedef struct pt_rec_thread_start {
 	uint64_t create_seq;    /* matches the creator's THREAD_CREATE; 0 = unknown creator */
@@ -348,6 +443,9 @@ typedef struct pt_rec_thread_start {
 } pt_rec_thread_start;
 #define PT_THREAD_MAIN 0x1
 #define PT_THREAD_C11 0x2 /* thrd_create */
+#define PT_FIELDS_THREAD_START(T, F, A, S, C) \
+	F(T, U, "creator", creator_tid, "") F(T, U, "seq", create_seq, "") \
+	F(T, FLAGS, "flags", flags, "main|c11") F(T, PC, "routine", start_routine, "")
 
 typedef struct pt_rec_thread_end {
 	uint64_t retval; /* value returned / passed to pthread_exit (as an integer) */
@@ -357,6 +455,9 @@ typedef struct pt_rec_thread_end {
 #define PT_THREAD_END_EXIT 0x1      /* pthread_exit */
 #define PT_THREAD_END_CANCELED 0x2  /* cancellation */
 #define PT_THREAD_END_PROCESS 0x4   /* closed because the process exited */
+#define PT_FIELDS_THREAD_END(T, F, A, S, C) \
+	F(T, X, "retval", retval, "") \
+	F(T, FLAGS, "flags", flags, "pthread_exit|canceled|process_exit")
 
 typedef struct pt_rec_thread_create {
 	uint64_t create_seq; /* process-unique, > 0 */
@@ -364,6 +465,9 @@ typedef struct pt_rec_thread_create {
 	int32_t result; /* pthread_create's return value */
 	uint32_t flags; /* PT_THREAD_* */
 } pt_rec_thread_create;
+#define PT_FIELDS_THREAD_CREATE(T, F, A, S, C) \
+	F(T, U, "seq", create_seq, "") F(T, I, "result", result, "") \
+	F(T, FLAGS, "flags", flags, "main|c11") F(T, PC, "routine", start_routine, "")
 
 typedef struct pt_rec_thread_join {
 	uint64_t thread;     /* pthread_t as an integer */
@@ -371,12 +475,19 @@ typedef struct pt_rec_thread_join {
 	int32_t result;      /* JOIN_END only */
 	uint32_t pad;
 } pt_rec_thread_join;
+#define PT_FIELDS_THREAD_JOIN_BEGIN(T, F, A, S, C) \
+	F(T, X, "thread", thread, "") F(T, U, "seq", create_seq, "")
+#define PT_FIELDS_THREAD_JOIN_END(T, F, A, S, C) \
+	PT_FIELDS_THREAD_JOIN_BEGIN(T, F, A, S, C) F(T, I, "result", result, "")
 
 typedef struct pt_rec_user_event {
 	uint32_t type;
 	uint32_t pad;
 	int64_t value;
 } pt_rec_user_event;
+#define PT_FIELDS_USER_EVENT(T, F, A, S, C) F(T, U, "type", type, "") F(T, I, "value", value, "")
+#define PT_FIELDS_USER_VALUE_NAME(T, F, A, S, C) \
+	PT_FIELDS_USER_EVENT(T, F, A, S, C) S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_user_type {
 	uint32_t type;
@@ -384,6 +495,8 @@ typedef struct pt_rec_user_type {
 	/* followed by NUL-terminated name */
 } pt_rec_user_type;
 #define PT_USER_TYPE_SCOPE 0x1 /* value 0 closes the scope */
+#define PT_FIELDS_USER_TYPE(T, F, A, S, C) \
+	F(T, U, "type", type, "") F(T, FLAGS, "flags", flags, "scope") S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_counter_def {
 	uint64_t config; /* perf_event attr.config, for the record */
@@ -391,6 +504,9 @@ typedef struct pt_rec_counter_def {
 	uint32_t flags;
 	/* followed by NUL-terminated name as the user wrote it */
 } pt_rec_counter_def;
+#define PT_FIELDS_COUNTER_DEF(T, F, A, S, C) \
+	A(U, "index", "") F(T, U, "type", type, "") F(T, X, "config", config, "") \
+	F(T, X, "flags", flags, "") S(sizeof(T), PLAIN)
 
 /* LOCK_* and BARRIER_* records. `result` and `pad` are optional: a
  * record of 16 bytes (head + object) has result 0, which is how the
@@ -405,6 +521,15 @@ typedef struct pt_rec_lock {
 	uint32_t pad;
 } pt_rec_lock;
 #define PT_REC_LOCK_MIN_PAYLOAD 8
+#define PT_LOCK_TYPE_NAMES "|mutex|rwlock_read|rwlock_write|spin|semaphore|c11_mtx|barrier"
+#define PT_FIELDS_LOCK_REQUEST(T, F, A, S, C) \
+	F(T, X, "obj", object, "") A(ENUM, "type", PT_LOCK_TYPE_NAMES)
+#define PT_FIELDS_LOCK_ACQUIRED(T, F, A, S, C) \
+	PT_FIELDS_LOCK_REQUEST(T, F, A, S, C) F(T, I, "result", result, "")
+#define PT_FIELDS_LOCK_FAILED PT_FIELDS_LOCK_ACQUIRED
+#define PT_FIELDS_LOCK_RELEASED PT_FIELDS_LOCK_REQUEST
+#define PT_FIELDS_BARRIER_BEGIN PT_FIELDS_LOCK_REQUEST
+#define PT_FIELDS_BARRIER_END PT_FIELDS_LOCK_ACQUIRED
 
 typedef struct pt_rec_cond {
 	uint64_t cond;
@@ -412,6 +537,12 @@ typedef struct pt_rec_cond {
 	int32_t result; /* WAIT_END: return value (0, ETIMEDOUT…) */
 	uint32_t pad;
 } pt_rec_cond;
+#define PT_FIELDS_COND_WAIT_BEGIN(T, F, A, S, C) \
+	F(T, X, "cond", cond, "") F(T, X, "mutex", mutex, "")
+#define PT_FIELDS_COND_WAIT_END(T, F, A, S, C) \
+	PT_FIELDS_COND_WAIT_BEGIN(T, F, A, S, C) F(T, I, "result", result, "")
+#define PT_FIELDS_COND_SIGNAL(T, F, A, S, C) \
+	PT_FIELDS_COND_WAIT_BEGIN(T, F, A, S, C) A(U, "broadcast", "")
 
 typedef struct pt_rec_process_info {
 	uint32_t argc;
@@ -419,6 +550,9 @@ typedef struct pt_rec_process_info {
 	uint64_t parent_run_seq; /* reserved */
 	/* followed by: exe path\0, then argc strings\0 */
 } pt_rec_process_info;
+#define PT_FIELDS_PROCESS_INFO(T, F, A, S, C) \
+	F(T, U, "argc", argc, "") F(T, FLAGS, "flags", flags, "forked|execed") \
+	C(command_line, "exe= name=<command line>")
 
 typedef struct pt_rec_module_map {
 	uint64_t base; /* load bias (dlpi_addr) */
@@ -430,10 +564,15 @@ typedef struct pt_rec_module_map {
 } pt_rec_module_map;
 #define PT_MODULE_DLOPEN 0x1 /* mapped by dlopen after start */
 #define PT_MODULE_MAIN 0x2   /* the executable */
+#define PT_FIELDS_MODULE_MAP(T, F, A, S, C) \
+	F(T, X, "base", base, "") F(T, X, "lo", lo, "") F(T, X, "hi", hi, "") \
+	C(build_id, "buildid=<hex, or ->") F(T, FLAGS, "flags", flags, "dlopen|main") \
+	C(module_path, "name=<path>")
 
 typedef struct pt_rec_module_unmap {
 	uint64_t base;
 } pt_rec_module_unmap;
+#define PT_FIELDS_MODULE_UNMAP(T, F, A, S, C) F(T, X, "base", base, "")
 
 typedef struct pt_rec_func_def {
 	uint32_t id;   /* run-time function id (FUNC_ENTER/EXIT) */
@@ -441,6 +580,9 @@ typedef struct pt_rec_func_def {
 	uint64_t module_base; /* load bias of the module that registered it, 0 if unknown */
 	/* followed by NUL-terminated (mangled) name, then NUL-terminated file */
 } pt_rec_func_def;
+#define PT_FIELDS_FUNC_DEF(T, F, A, S, C) \
+	F(T, U, "id", id, "") F(T, U, "line", line, "") F(T, X, "base", module_base, "") \
+	C(func_def_names, "[file=] name=<demangled>")
 
 typedef struct pt_rec_fork {
 	uint32_t child_pid;
@@ -450,12 +592,17 @@ typedef struct pt_rec_fork {
 } pt_rec_fork;
 #define PT_FORK_VFORK 0x1
 #define PT_FORK_SPAWN 0x2 /* posix_spawn, system, popen */
+#define PT_FIELDS_FORK(T, F, A, S, C) \
+	F(T, U, "child", child_pid, "") F(T, U, "parent", parent_pid, "") \
+	F(T, FLAGS, "flags", flags, "vfork|spawn")
 
 typedef struct pt_rec_signal {
 	int32_t signo;
 	int32_t code;  /* si_code */
 	uint64_t addr; /* si_addr for faults */
 } pt_rec_signal;
+#define PT_FIELDS_SIGNAL(T, F, A, S, C) \
+	F(T, I, "signo", signo, "") F(T, I, "code", code, "") F(T, X, "addr", addr, "")
 
 typedef struct pt_rec_exit {
 	int32_t status; /* exit status, or signal number when PT_EXIT_SIGNAL */
@@ -466,6 +613,9 @@ typedef struct pt_rec_exit {
 #define PT_EXIT_QUICK 3  /* quick_exit */
 #define PT_EXIT_SIGNAL 4 /* killed by a fatal signal */
 #define PT_EXIT_ABORT 5
+#define PT_FIELDS_EXIT(T, F, A, S, C) \
+	F(T, I, "status", status, "") \
+	F(T, ENUM, "how", how, "|normal|_exit|quick_exit|signal|abort")
 
 typedef struct pt_rec_lost {
 	uint64_t records; /* how many records were dropped */
@@ -477,6 +627,12 @@ typedef struct pt_rec_lost {
 #define PT_LOST_NO_MEMORY 2
 #define PT_LOST_REENTRANT 3   /* raised by a signal handler inside a hook or the runtime */
 #define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
+#define PT_FIELDS_LOST(T, F, A, S, C) \
+	F(T, U, "records", records, "") F(T, U, "bytes", bytes, "") \
+	F(T, ENUM, "reason", reason, "|no_space|no_memory|reentrant|limit")
+/* CLOSE: the clocks when the log was closed (T = pt_clock_pair). */
+#define PT_FIELDS_CLOSE(T, F, A, S, C) \
+	F(T, U, "ticks", ticks, "") F(T, U, "mono_ns", mono_ns, "") F(T, U, "real_ns", real_ns, "")
 
 /* Counters, call stacks and samples (issue 7), inside PT_REC_RANGE_SAMPLING.
  * docs/FORMAT.md "Counters, call stacks and samples" describes them.
@@ -492,33 +648,25 @@ typedef struct pt_rec_lost {
 #define PT_COUNTER_MANUAL 0x2    /* opened by PT_COUNTER(name), read by COUNTER_VALUE */
 #define PT_COUNTER_SOFTWARE 0x4  /* a kernel software event (PERF_TYPE_SOFTWARE) */
 
-enum pt_rec_sampling_kind {
-	/* arg = n; uint64_t pcs[n]: return addresses of the callers of the
-	 * event in the preceding record (innermost first; runtime frames left
-	 * out). Attached to that record: same time. */
-	PT_REC_CALLSTACK = 0x30,
-	/* arg = n; pt_rec_sample then uint64_t callers[n] (return addresses,
-	 * innermost first): one CPU-time sample of this thread. */
-	PT_REC_SAMPLE = 0x31,
-	/* arg = counter index (a PT_COUNTER_MANUAL COUNTER_DEF); pt_rec_counter_value. */
-	PT_REC_COUNTER_VALUE = 0x32,
-	/* pt_rec_sampling_start: this thread's samples begin (its timer is armed). */
-	PT_REC_SAMPLING_START = 0x33,
-};
-
 typedef struct pt_rec_sample {
 	uint64_t pc; /* interrupted instruction (exact, not a return address) */
 } pt_rec_sample;
+#define PT_FIELDS_SAMPLE(T, F, A, S, C) \
+	F(T, X, "pc", pc, "") A(U, "n", "") \
+	C(sample_callers, "caller0=0x.. caller1=0x.. ... [name=f <- g <- ...]")
 
 typedef struct pt_rec_sampling_start {
 	uint64_t period_ns; /* CPU time between samples (PARATRACE_SAMPLING) */
 	uint32_t signo;     /* signal the runtime samples with */
 	uint32_t depth;     /* most callers per SAMPLE */
 } pt_rec_sampling_start;
+#define PT_FIELDS_SAMPLING_START(T, F, A, S, C) \
+	F(T, U, "period_ns", period_ns, "") F(T, U, "signo", signo, "") F(T, U, "depth", depth, "")
 
 typedef struct pt_rec_counter_value {
 	uint64_t value; /* count since this thread's first PT_COUNTER(name) */
 } pt_rec_counter_value;
+#define PT_FIELDS_COUNTER_VALUE(T, F, A, S, C) A(U, "index", "") F(T, U, "value", value, "")
 
 #define PT_CALLSTACK_MAX 64 /* most frames a CALLSTACK or SAMPLE carries */
 
@@ -542,18 +690,6 @@ enum pt_gpu_api {
 	PT_GPU_API_OPENCL = 2,
 };
 
-enum pt_rec_gpu_kind {
-	PT_REC_GPU_STREAM_DEF = 0x40, /* pt_rec_gpu_stream_def + device name */
-	PT_REC_GPU_FUNC_DEF = 0x41,   /* pt_rec_gpu_func_def + API function name */
-	PT_REC_GPU_KERNEL_DEF = 0x42, /* pt_rec_gpu_kernel_def + kernel name (mangled for CUDA) */
-	PT_REC_GPU_API_BEGIN = 0x43,  /* pt_rec_gpu_api */
-	PT_REC_GPU_API_END = 0x44,    /* pt_rec_gpu_api (result set) */
-	PT_REC_GPU_LAUNCH = 0x45,     /* pt_rec_gpu_launch */
-	PT_REC_GPU_KERNEL = 0x46,     /* pt_rec_gpu_kernel: one kernel execution */
-	PT_REC_GPU_MEMCPY = 0x47,     /* pt_rec_gpu_copy */
-	PT_REC_GPU_MEMSET = 0x48,     /* pt_rec_gpu_copy (direction = PT_GPU_COPY_MEMSET) */
-};
-
 /* What an API call does, whatever the API; analyzers map it to Paraver
  * values and states. CUDA's first values follow Extrae's 63000000 table. */
 enum pt_gpu_call {
@@ -575,6 +711,7 @@ enum pt_gpu_call {
 /* pt_rec_gpu_api.flags: what the calling thread does meanwhile. */
 #define PT_GPU_CALL_F_SYNC 0x1     /* waits for the device (Paraver: Synchronization) */
 #define PT_GPU_CALL_F_TRANSFER 0x2 /* takes part in a copy (Paraver: Memory transfer) */
+#define PT_GPU_API_NAMES "|cuda|opencl"
 
 typedef struct pt_rec_gpu_api {
 	uint32_t func;  /* API function id (GPU_FUNC_DEF); CUDA: CUPTI domain << 16 | cbid */
@@ -587,6 +724,16 @@ typedef struct pt_rec_gpu_api {
 	uint64_t bytes;       /* copies, memsets, allocations; 0 otherwise */
 } pt_rec_gpu_api;
 _Static_assert(sizeof(pt_rec_gpu_api) == 40, "pt_rec_gpu_api layout");
+#define PT_FIELDS_GPU_API_BEGIN(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, X, "func", func, "") F(T, U, "call", call, "") \
+	F(T, FLAGS, "flags", flags, "sync|transfer") PT_FIELDS_GPU_API_TAIL_(T, F)
+#define PT_FIELDS_GPU_API_END(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, X, "func", func, "") F(T, U, "call", call, "") \
+	F(T, FLAGS, "flags", flags, "sync|transfer") F(T, I, "result", result, "") \
+	PT_FIELDS_GPU_API_TAIL_(T, F)
+#define PT_FIELDS_GPU_API_TAIL_(T, F) \
+	F(T, U, "corr", correlation, "") F(T, X, "stream", stream, "") F(T, U, "bytes", bytes, "") \
+	F(T, GPU_FUNC, "name", func, "")
 
 typedef struct pt_rec_gpu_launch {
 	uint64_t correlation;  /* of the enclosing GPU_API_BEGIN */
@@ -601,6 +748,12 @@ typedef struct pt_rec_gpu_launch {
 	uint32_t work_dim;   /* OpenCL work dimensions; CUDA 3 */
 } pt_rec_gpu_launch;
 _Static_assert(sizeof(pt_rec_gpu_launch) == 64, "pt_rec_gpu_launch layout");
+#define PT_FIELDS_GPU_LAUNCH(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, U, "corr", correlation, "") \
+	F(T, U, "corr2", correlation2, "") F(T, X, "stream", stream, "") \
+	F(T, U, "kernel", kernel, "") F(T, U, "device", device, "") F(T, U32X3, "grid", grid, "") \
+	F(T, U32X3, "block", block, "") F(T, U, "shmem", shared_mem, "") \
+	F(T, U, "dim", work_dim, "") F(T, GPU_KERNEL, "name", kernel, "")
 
 typedef struct pt_rec_gpu_stream_def {
 	uint64_t stream;   /* = header.gpu_stream */
@@ -615,18 +768,26 @@ _Static_assert(sizeof(pt_rec_gpu_stream_def) == 24, "pt_rec_gpu_stream_def layou
 #define PT_GPU_STREAM_DEVICE_CPU 0x2 /* OpenCL device types */
 #define PT_GPU_STREAM_DEVICE_GPU 0x4
 #define PT_GPU_STREAM_DEVICE_ACCEL 0x8
+#define PT_FIELDS_GPU_STREAM_DEF(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, X, "stream", stream, "") \
+	F(T, U, "device", device, "") F(T, U, "seq", seq, "") \
+	F(T, FLAGS, "flags", flags, "in_order|cpu|gpu|accel") S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_gpu_func_def {
 	uint32_t func;
 	uint32_t pad;
 	/* followed by NUL-terminated function name */
 } pt_rec_gpu_func_def;
+#define PT_FIELDS_GPU_FUNC_DEF(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, U, "func", func, "") S(sizeof(T), DEMANGLED)
 
 typedef struct pt_rec_gpu_kernel_def {
 	uint32_t kernel; /* process-unique, > 0 */
 	uint32_t pad;
 	/* followed by NUL-terminated kernel name */
 } pt_rec_gpu_kernel_def;
+#define PT_FIELDS_GPU_KERNEL_DEF(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, U, "kernel", kernel, "") S(sizeof(T), DEMANGLED)
 
 typedef struct pt_rec_gpu_kernel {
 	uint64_t start; /* device execution start, trace-clock ticks */
@@ -638,6 +799,12 @@ typedef struct pt_rec_gpu_kernel {
 	uint32_t block[3];
 } pt_rec_gpu_kernel;
 _Static_assert(sizeof(pt_rec_gpu_kernel) == 56, "pt_rec_gpu_kernel layout");
+#define PT_FIELDS_GPU_KERNEL(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, DEVTIME, "start", start, "") \
+	F(T, DEVTIME, "end", end, "") F(T, U, "corr", correlation, "") \
+	F(T, U, "kernel", kernel, "") \
+	F(T, U32X3, "grid", grid, "") F(T, U32X3, "block", block, "") \
+	F(T, U, "shmem", shared_mem, "") F(T, GPU_KERNEL, "name", kernel, "")
 
 enum pt_gpu_copy_dir {
 	PT_GPU_COPY_OTHER = 0,
@@ -659,6 +826,12 @@ typedef struct pt_rec_gpu_copy {
 } pt_rec_gpu_copy;
 _Static_assert(sizeof(pt_rec_gpu_copy) == 40, "pt_rec_gpu_copy layout");
 #define PT_GPU_COPY_F_MAP 0x1 /* OpenCL map/unmap rather than a copy */
+#define PT_FIELDS_GPU_MEMCPY(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, DEVTIME, "start", start, "") \
+	F(T, DEVTIME, "end", end, "") F(T, U, "corr", correlation, "") F(T, U, "bytes", bytes, "") \
+	F(T, ENUM, "dir", direction, "other|htod|dtoh|dtod|htoh|ptop|memset") \
+	F(T, FLAGS, "flags", flags, "map")
+#define PT_FIELDS_GPU_MEMSET PT_FIELDS_GPU_MEMCPY
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \
@@ -691,6 +864,16 @@ static inline size_t pt_rec_size_for(size_t payload)
 }
 
 #define PT_REC_MAX_SIZE ((size_t)0xffff * 8)
+
+/* Bytes of a record of kind NAME with its smallest payload (the schema's):
+ * the size of every record of a fixed-size kind (TIME, LOST, CLOSE...). */
+enum pt_rec_sizes {
+#define PT_REC_SCHEMA_SIZE_(name, value, type, min, ...) \
+	PT_REC_SIZE_##name = (int)((sizeof(pt_rec_head) + (min) + 7) / 8 * 8),
+	PT_REC_SCHEMA(PT_REC_SCHEMA_SIZE_)
+#undef PT_REC_SCHEMA_SIZE_
+};
+#define PT_REC_SIZE(name) ((size_t)PT_REC_SIZE_##name)
 
 #ifdef __cplusplus
 }

@@ -122,10 +122,34 @@ typedef struct pt_trace {
 } pt_trace;
 
 /* Scans a trace directory (or a single .ptl file). Files whose header cannot
- * be read are skipped, each with one line in trace->warnings.
- * Returns NULL with a message in err when nothing usable is there. */
+ * be read are skipped, each with one line in trace->warnings; so are files
+ * that are not regular files (never opened in a way that could block).
+ * Returns NULL with a message in err when nothing usable is there, and
+ * errno says why: EBADMSG when logs are there but every one is damaged;
+ * ENODATA when there are none; otherwise the error of the path itself or of
+ * reading it (ENOENT, EACCES, ENOTDIR...; EINVAL: neither a folder nor a
+ * regular file; ENOMEM). */
 pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen);
 void pt_trace_free(pt_trace *trace);
+
+/* The process log of processes[process]: its own process.ptl, or for a
+ * thread or GPU log scanned alone, the process.ptl beside it when that is
+ * the log of the same process and run. NULL if there is none. */
+const char *pt_trace_process_log(const pt_trace *t, size_t process);
+
+/* The run id (pt_file_header.run_id) of processes[process]: every process
+ * of one run of a program (its forked and exec'd children included) has
+ * the same one. */
+uint64_t pt_trace_run_id(const pt_trace *t, size_t process);
+
+/* One run of a trace directory that may hold several (programs started
+ * separately with the same PARATRACE_DIR). id NULL: 0 if the trace holds one
+ * run; -1 with a message listing the runs (id, program, process folders) if
+ * it holds more. id given (hex digits, "0x" allowed: a prefix of exactly one
+ * run's id as printed, in hex without leading zeros):
+ * keeps that run's processes and files, drops the others; -1 with a message
+ * if no run, or more than one, matches. errno is EINVAL on failure. */
+int pt_trace_pick_run(pt_trace *t, const char *id, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

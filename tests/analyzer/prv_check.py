@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Structural checker for a Paraver trace (NAME.prv or NAME.prv.gz, with
-NAME.pcf and NAME.row beside it), following ../shared/PARAVER.md:
+NAME.pcf and NAME.row beside it), as Paraver's parsers read them
+(docs/ANALYZER.md):
 
   - header: `#Paraver (date):END_ns:N(c1,..):1:T(th:node,...),C`; the
     thread and CPU counts match the .row's LEVEL THREAD / LEVEL CPU sizes;
@@ -9,6 +10,8 @@ NAME.pcf and NAME.row beside it), following ../shared/PARAVER.md:
   - the body is sorted by time (state begin, event time, logical send);
   - per thread, states are written in begin order and never overlap, each
     with begin < end, and every state value is named in the .pcf;
+  - per thread, event records have strictly increasing times (Paraver does
+    not count a call whose entry and exit share a time);
   - every event type is declared in the .pcf, and when its block has
     VALUES every value used is among them;
   - communication records point at existing threads.
@@ -199,6 +202,7 @@ def check(prv, summary_path=None):
     last_time = 0
     last_state_end = {}
     last_state_begin = {}
+    last_event = {}
     state_time = defaultdict(lambda: defaultdict(int))
     ev_count = defaultdict(int)
     comms = []
@@ -271,6 +275,11 @@ def check(prv, summary_path=None):
                 continue
             if t > end:
                 P.add("line %d: event at %d after the trace end %d" % (lineno, t, end))
+            key = (appl, task, th)
+            if key in last_event and t <= last_event[key]:
+                P.add("line %d: event at %d, not after the previous event of thread %d.%d.%d"
+                      % (lineno, t, appl, task, th))
+            last_event[key] = t
             for i in range(5, len(nums), 2):
                 ty, v = nums[i], nums[i + 1]
                 if ty not in types:

@@ -75,10 +75,14 @@ def case_known():
     expect(ev.get("61000000:8") == T * N, "mutex lock events %s" % ev.get("61000000:8"))
     expect(ev.get("61000000:2") == T, "pthread_create events %s" % ev.get("61000000:2"))
     expect(sum(v for k, v in ev.items() if k.startswith("1000:")) == T * N, "user events")
-    # states: each worker waits N*W ns for the mutex; the main thread waits in joins
+    # states: each worker waits N*W ns for the mutex, less 1 ns per wait: its
+    # request shares a time with sleep_fixed's exit, and in the .prv a tie
+    # moves the later event and the state that begins there by 1 ns
+    # (docs/ANALYZER.md); the main thread waits in joins
     for th in range(2, T + 2):
         st = s["states"].get("1.1.%d" % th, {})
-        expect(st.get("5") == N * W, "worker 1.1.%d sync time %s, expected %d" % (th, st.get("5"), N * W))
+        expect(st.get("5") == N * (W - 1),
+               "worker 1.1.%d sync time %s, expected %d" % (th, st.get("5"), N * (W - 1)))
         expect(st.get("2") == 1000 * (th - 1) + 500, "worker 1.1.%d not-created time %s" % (th, st.get("2")))
     # thread creations (tag 1) from main to each worker, the fork (tag 2) to the child
     tags = sorted(c["tag"] for c in s["comms"])
@@ -152,10 +156,10 @@ def case_corrupt():
     # every thread is there, and the good part of the damaged logs converted
     expect(s["threads"] == T + 1, "threads %d" % s["threads"])
     ok = s["states"].get("1.1.2", {}).get("5")
-    expect(ok == N * W, "undamaged worker sync time %s" % ok)
+    expect(ok == N * (W - 1), "undamaged worker sync time %s" % ok)  # (ties: see case_known)
     for th in ("1.1.3", "1.1.4"):
         part = s["states"].get(th, {}).get("5", 0)
-        expect(0 < part < N * W, "damaged worker %s kept part of its waits (%s)" % (th, part))
+        expect(0 < part < N * (W - 1), "damaged worker %s kept part of its waits (%s)" % (th, part))
 
 
 def case_badinput():
@@ -348,6 +352,39 @@ def case_many():
     expect(s["threads"] == 600, "threads %d" % s["threads"])
 
 
+def case_threads():
+    """Many short threads, one after the other (a server starting a thread
+    per request): the analyzer keeps no buffer per finished thread, only
+    a few hundred bytes of facts about it (its row, its header, where its
+    lines wait for the merge), so its peak memory grows by far less than
+    2 KB per thread. (The merge used to hold a 32 KB buffer per stream of
+    a time range and a 2 KB index per stream: 1.16 GB for 100,000.)"""
+    def peak_kb(n):
+        d = os.path.join(WORK, "threads%d" % n)
+        shutil.rmtree(d, ignore_errors=True)
+        run([PTGEN, "--out", d, "--scenario", "threads", "--threads", str(n), "--calls", "2"])
+        out = os.path.join(WORK, "threads%d" % n)
+        p = subprocess.Popen([PARATRACE, "analyze", "-q", "-j2", "-o", out, d],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        err = p.stderr.read().decode()
+        p.stderr.close()
+        expect(os.waitstatus_to_exitcode(status) == 0, "analyze %d threads: %s" % (n, err[-500:]))
+        s = checked(out + ".prv")
+        expect(s["threads"] == n + 1, "threads %d, expected %d" % (s["threads"], n + 1))
+        # handle_request (id 2) twice per thread, each a burst of its own
+        expect(s["events"].get("60000019:2") == 2 * n,
+               "handle_request entries %s" % s["events"].get("60000019:2"))
+        tags = [c["tag"] for c in s["comms"]]
+        expect(tags.count(1) == n, "thread creation links %d" % tags.count(1))
+        return ru.ru_maxrss
+    small, big = peak_kb(2000), peak_kb(20000)
+    per_thread = (big - small) * 1024.0 / 18000
+    print("peak memory: %d KB for 2,000 threads, %d KB for 20,000: %.0f bytes per thread"
+          % (small, big, per_thread))
+    expect(per_thread < 2048, "%.0f bytes of peak memory per thread" % per_thread)
+
+
 def case_replace():
     """A run that fails leaves the previous trace as it was (the new files
     are written beside it and renamed into place only at the end)."""
@@ -381,7 +418,7 @@ CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_
          "badinput": case_badinput, "report": case_report, "chrome": case_chrome,
          "perfetto": case_perfetto,
          "tool": case_tool, "interval": case_interval, "many": case_many,
-         "replace": case_replace}
+         "threads": case_threads, "replace": case_replace}
 
 if __name__ == "__main__":
     os.makedirs(WORK, exist_ok=True)

@@ -68,11 +68,16 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t fi
 {
 	enum { NS = 5 };
 	pv_stream st[NS];
-	pv_stream *sp[NS];
+	pv_run runs[NS];
 	size_t total = NS * per_stream;
 	line *ref = calloc(total, sizeof *ref);
 	size_t k = 0;
 	srand(42);
+	/* streams 1 and 3 go to a shared pool when they fit their buffer */
+	pv_pool pool;
+	char pool_path[512];
+	snprintf(pool_path, sizeof pool_path, "%s/pool", workdir);
+	CU_ASSERT_EQUAL_FATAL(pv_pool_open(&pool, pool_path), 0);
 	for (size_t s = 0; s < NS; s++) {
 		char path[512], prefix[32];
 		snprintf(path, sizeof path, "%s/s%zu", workdir, s);
@@ -80,7 +85,6 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t fi
 		/* streams 0 and 3 store whole lines (like the comms stream) */
 		int whole = s == 0 || s == 3;
 		CU_ASSERT_EQUAL_FATAL(pv_stream_open(&st[s], path, whole ? NULL : prefix), 0);
-		sp[s] = &st[s];
 		/* keys cross 10^9: the merge's cache of leading digits must notice */
 		uint64_t key = first_key;
 		/* stream 3 is sparse (like a states stream): the merge's small tree */
@@ -114,9 +118,10 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t fi
 			memcpy(p, stored, strlen(stored));
 			pv_stream_commit(&st[s], strlen(stored));
 		}
-		CU_ASSERT_EQUAL(pv_stream_finish(&st[s]), 0);
+		CU_ASSERT_EQUAL(pv_stream_finish(&st[s], s % 2 ? &pool : NULL, &runs[s]), 0);
 	}
 	total = k;
+	CU_ASSERT_EQUAL(pv_pool_flush(&pool), 0);
 	qsort(ref, total, sizeof *ref, cmp_line);
 	char out[512], err[256];
 	snprintf(out, sizeof out, "%s/out%u%d", workdir, nworkers, gz);
@@ -126,7 +131,7 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t fi
 	uint64_t hlen = strlen(hdr);
 	if (!gz) /* with gz the test writes no header: members start at 0 */
 		CU_ASSERT_EQUAL(pwrite(fd, hdr, hlen, 0), (ssize_t)hlen);
-	CU_ASSERT_EQUAL(pv_merge(sp, NS, fd, gz ? 0 : hlen, nworkers, gz, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(pv_merge(runs, NS, fd, gz ? 0 : hlen, nworkers, gz, err, sizeof err), 0);
 	close(fd);
 	size_t len;
 	char *got = read_all(out, &len, gz);
@@ -145,7 +150,8 @@ static void merge_case(unsigned nworkers, int gz, size_t per_stream, uint64_t fi
 	free(got);
 	free(ref);
 	for (size_t s = 0; s < NS; s++)
-		pv_stream_free(&st[s]);
+		pv_run_free(&runs[s]);
+	pv_pool_free(&pool);
 	unlink(out);
 }
 
@@ -169,6 +175,7 @@ static void test_merge_gz(void)
 static void test_merge_small(void)
 {
 	merge_case(4, 0, 3, 999990000);
+	merge_case(1, 0, 300, 999990000); /* all pooled, several index notes in none */
 }
 
 /* ---- framework --------------------------------------------------------- */

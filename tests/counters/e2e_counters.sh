@@ -162,6 +162,34 @@ fork)
 	[ "$samples" -ge 10 ] || fail "child of fork got $samples samples over 0.2 s of CPU"
 	[ "$defs" = $want ] || fail "child of fork opened $defs counters, want $want"
 	;;
+sampling_busy)
+	# Sampling while 4 threads call instrumented functions (issue 16, item
+	# 4): samples landing in the hooks used to write LOST records after
+	# which the writer went on with short function records, which readers
+	# then refused ("short function record without a function record
+	# before it"); and most samples were dropped.
+	"$cc" -O2 -g -fplugin="$plugin" -pthread "$src" -o "$work/busy" 2>"$work/err" ||
+		fail "cannot build with the plugin"
+	prog=$work/busy
+	run PARATRACE_SAMPLING=1ms -- 4 400000 || fail "program failed"
+	read -r _ _ mid _ leaf <"$work/out"
+	# every record readable (dump's status), the calls counted by analyze
+	"$pt" dump --kind SAMPLE,LOST "$work/tr" >"$work/dump" 2>>"$work/err" ||
+		fail "paratrace dump found damaged data: $(grep -m1 -v '^$' "$work/err")"
+	"$pt" analyze "$work/tr" -o "$work/a" >"$work/report" 2>>"$work/err" || fail "analyze failed"
+	calls() { sed -n '/^Functions by exclusive time/,/^$/p' "$work/report" | awk -v f="$1" '$1 == f { print $2 }'; }
+	[ "$(calls mid)" = "$mid" ] && [ "$(calls leaf)" = "$leaf" ] ||
+		fail "trace has $(calls mid) mid and $(calls leaf) leaf calls, the program made $mid and $leaf"
+	read -r samples lost < <(awk '$4 == "SAMPLE" { s++ }
+		$4 == "LOST" && / reason=reentrant/ { for (i = 5; i <= NF; i++) if ($i ~ /^records=/) { sub(/^records=/, "", $i); l += $i } }
+		END { print s + 0, l + 0 }' "$work/dump")
+	echo "samples written $samples, dropped (LOST reentrant) $lost"
+	[ "$samples" -ge 10 ] || fail "only $samples samples written"
+	[ $((samples * 2)) -ge $((samples + lost)) ] ||
+		fail "$samples samples written, $lost dropped: want at least half written"
+	grep -A4 "^Sampled flat profile" "$work/report" | grep -Eq " (mid|leaf|work)( |$)" ||
+		fail "the sampled profile does not name the program's functions"
+	;;
 functions)
 	n=400
 	"$cc" -O1 -g -fplugin="$plugin" "$src" -o "$work/funcs" 2>"$work/err" || fail "cannot build with the plugin"

@@ -165,16 +165,19 @@ static void test_unknown_counter(void)
 	pt_parts_thread_end(t);
 }
 
+/* PARATRACE_COUNTERS_AT is parsed with the rest of the configuration
+ * (config.c: a bad value turns tracing off); here, its mask is used. */
 static void test_counters_at_config(void)
 {
-	setenv("PARATRACE_COUNTERS_AT", "functions,threads", 1);
-	setup("task-clock", 0, 0);
+	memset(&fake_config, 0, sizeof fake_config);
+	fake_config.enabled = 1;
+	fake_config.counters = "task-clock";
+	fake_config.counters_at = PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_THREADS;
+	pt_parts_collect();
+	pt_parts_init();
 	CU_ASSERT_EQUAL(pt_counters_at_mask, PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_THREADS);
-	setenv("PARATRACE_COUNTERS_AT", "bogus", 1);
-	setup("task-clock", 0, 0);
-	CU_ASSERT(strstr(fake_warnings, "PARATRACE_COUNTERS_AT='bogus'") != NULL);
+	setup("task-clock", 0, 0); /* the default */
 	CU_ASSERT_EQUAL(pt_counters_at_mask, PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS);
-	unsetenv("PARATRACE_COUNTERS_AT");
 	/* No counter configured: nothing is read anywhere. */
 	setup(NULL, 0, 0);
 	CU_ASSERT_EQUAL(pt_counters_at_mask, 0);
@@ -466,15 +469,22 @@ static void test_sampling_forwards_other_senders(void)
 	pt_parts_thread_end(t);
 }
 
-static void test_sample_inside_runtime_is_dropped(void)
+/* A thread sampled at 1 ms while it is inside the runtime for `seconds`
+ * of CPU, as if it were writing a record the whole time. */
+static pt_thread *sampled_inside(double seconds)
 {
 	setup(NULL, 0, 1000000);
 	pt_thread *t;
 	begin_thread(&t);
-	/* As if the thread were writing a record for the whole time. */
 	t->inside = 1;
-	burn(0.2);
+	burn(seconds);
 	t->inside = 0;
+	return t;
+}
+
+static void test_sample_inside_runtime_is_dropped(void)
+{
+	pt_thread *t = sampled_inside(0.2);
 	burn(0.02);
 	pt_parts_thread_end(t);
 	size_t lost_at = SIZE_MAX;
@@ -492,6 +502,22 @@ static void test_sample_inside_runtime_is_dropped(void)
 	CU_ASSERT_EQUAL(l->reason, PT_LOST_REENTRANT);
 }
 
+/* Samples dropped up to the thread's end (no later sample carries their
+ * count) are reported then, before the thread's last records. */
+static void test_dropped_samples_reported_at_end(void)
+{
+	pt_thread *t = sampled_inside(0.2);
+	pt_parts_thread_end(t);
+	uint64_t lost = 0;
+	int samples = 0;
+	for (size_t i = 0; i < t->nrecs; i++) {
+		if (t->recs[i].kind == PT_REC_LOST)
+			lost += ((const pt_rec_lost *)(const void *)t->recs[i].payload)->records;
+		samples += t->recs[i].kind == PT_REC_SAMPLE;
+	}
+	CU_ASSERT_EQUAL(samples, 0);
+	CU_ASSERT(lost >= 10); /* 200 ms of CPU at 1 ms, one per tick at least */
+}
 #endif /* PT_WITH_UNWIND */
 
 int main(void)
@@ -517,6 +543,8 @@ int main(void)
 		    test_sampling_forwards_other_senders);
 	CU_add_test(s, "sample inside the runtime is dropped and counted",
 		    test_sample_inside_runtime_is_dropped);
+	CU_add_test(s, "samples dropped until the end are reported at the end",
+		    test_dropped_samples_reported_at_end);
 #endif
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

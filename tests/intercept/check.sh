@@ -9,6 +9,7 @@
 #   expect countfile KIND FILE SLACK TEXT...   C <= count <= C+SLACK, C read from FILE
 #   expect pid PID                     the trace has records of process PID and a FORK child=PID
 #   expect procs OP N                  number of processes in the trace (PROCESS_INFO records)
+#   expect clean                       `paratrace dump` read every file without an error
 # usage: check.sh LIBTRACE PARATRACE WORKDIR -- COMMAND [ARGS...]
 set -uo pipefail
 lib=$1 cli=$2 work=$3
@@ -21,7 +22,9 @@ export PARATRACE_DIR="$work/trace"
 LD_PRELOAD="$lib" "$@" >"$work/out" 2>"$work/err"
 status=$?
 unset PARATRACE_DIR
+dump_status=0
 if ! "$cli" dump "$work/trace" >"$work/dump" 2>"$work/dump.err"; then
+	dump_status=1
 	echo "paratrace dump reported errors:" >&2
 	head -20 "$work/dump.err" >&2
 fi
@@ -95,6 +98,8 @@ while read -r word what rest; do
 			echo "FAIL: process $p: $recs records, $forks FORK records naming it" >&2
 			fail=1
 		fi ;;
+	clean)
+		[ "$dump_status" = 0 ] || { echo "FAIL: paratrace dump found damaged data" >&2; fail=1; } ;;
 	procs)
 		op=$1 want=$2
 		got=$(count_lines PROCESS_INFO)

@@ -26,6 +26,14 @@ def check(cond, what):
         failures.append(what)
 
 
+def finish():
+    """Exit status of a script made of check()s."""
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
+
+
 def compile_ir(src, flags=(), args=(), env_args=None, plugin_flag="-fplugin", expect_ok=True):
     """Returns (set of IR functions with an entry hook, set reported by
     verbose=1, stderr, returncode)."""
@@ -186,10 +194,7 @@ def main():
     c_cases()
     cxx_cases()
     bad_options()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pt_test_run.h"
 #include "pt_test_writer.h"
 
 #ifndef PARATRACE_BIN
@@ -36,27 +37,6 @@ static void save(const char *rel, const uint8_t *data, size_t len)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	CU_ASSERT(fwrite(data, 1, len, f) == len);
 	fclose(f);
-}
-
-static int main_module(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	uint64_t *m = data; /* base, lo, hi */
-	if (info->dlpi_name && info->dlpi_name[0])
-		return 0;
-	m[0] = info->dlpi_addr;
-	m[1] = UINT64_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (lo < m[1])
-			m[1] = lo;
-		if (lo + ph->p_memsz > m[2])
-			m[2] = lo + ph->p_memsz;
-	}
-	return 1;
 }
 
 /* Trace layout:
@@ -130,47 +110,11 @@ static void make_trace(void)
 	ptw_free(&w);
 }
 
-typedef struct run {
-	int status;
-	char *out, *err;
-} run;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return strdup("");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	fclose(mem);
-	fclose(f);
-	return buf;
-}
-
 static run paratrace(const char *args)
 {
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out' 2>'%s/err'", PARATRACE_BIN, args, dir, dir);
-	int st = system(cmd);
-	run r;
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	char p[128];
-	snprintf(p, sizeof p, "%s/out", dir);
-	r.out = slurp(p);
-	snprintf(p, sizeof p, "%s/err", dir);
-	r.err = slurp(p);
-	return r;
-}
-
-static void run_free(run *r)
-{
-	free(r->out);
-	free(r->err);
+	snprintf(cmd, sizeof cmd, "'%s' %s", PARATRACE_BIN, args);
+	return run_in(dir, cmd);
 }
 
 static int count_lines(const char *s, const char *needle)
@@ -271,8 +215,8 @@ static void test_dump_options(void)
 	r = paratrace("frobnicate");
 	CU_ASSERT_EQUAL(r.status, 2);
 	run_free(&r);
-	r = paratrace("dump /nonexistent/trace");
-	CU_ASSERT_EQUAL(r.status, 1);
+	r = paratrace("dump /nonexistent/trace"); /* no trace to read: bad input */
+	CU_ASSERT_EQUAL(r.status, 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "/nonexistent/trace"));
 	run_free(&r);
 	r = paratrace("--help");

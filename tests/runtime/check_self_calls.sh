@@ -22,6 +22,9 @@ signal                  bsd_signal() is signal()
 execv                   execl() builds its argv and goes through the execv wrapper
 execvp                  execlp() builds its argv and goes through the execvp wrapper
 dlopen                  libcupti is loaded through the dlopen wrapper, which maps it in the module map
+close_range             closefrom() goes through the close_range wrapper, which keeps the runtime fds open
+close                   closefrom() without close_range(2) closes one by one through the close wrapper
+dup2                    __dup2() is dup2()
 '
 
 tmp=$(mktemp -d)

@@ -16,6 +16,15 @@ run() {
 }
 check() { "$CHECK" "$@" >"$work/check" 2>&1 || fail "check_trace failed: $(cat "$work/check")"; }
 expect_line() { grep -Eq -- "$1" "$work/check" || { cat "$work/check" >&2; fail "no line matching: $1"; }; }
+# Every file of the run has the same run id and clock. Each header's TSC
+# calibration is measured from the run's start to that file's last update
+# (runtime/clock.c), so their mults agree to within 1e-4, not to the digit.
+one_clock() {
+	grep '^file ' "$work/check" | grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' | tr '=' ' ' |
+		awk '{ runs[$2] = 1; shifts[$6] = 1; if (!n++ || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+		     END { for (k in runs) nr++; for (k in shifts) ns++
+			   exit !(n > 0 && nr == 1 && ns == 1 && hi <= lo * 1.0001) }'
+}
 no_line() { ! grep -Eq -- "$1" "$work/check" || { grep -E -- "$1" "$work/check" >&2; fail "unexpected line: $1"; }; }
 
 # <case>_prefault: the same case with the prefault helper forced on and
@@ -36,9 +45,7 @@ threads8)
 	no_line 'state=(error|more)'
 	no_line 'complete=0'
 	no_line 'monotonic=0'
-	# one clock and one run for every file
-	[ "$(grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' "$work/check" | sort -u | wc -l)" = 1 ] ||
-		fail "files disagree on run id or clock"
+	one_clock || fail "files disagree on run id or clock"
 	[ "$(grep -c '^threadname .* worker-' "$work/check")" = 8 ] || fail "thread names missing"
 	;;
 exit_threads)
@@ -101,19 +108,86 @@ forkexec)
 	no_line 'monotonic=0'
 	parent=$(ls "$work/tr" | grep -E '^p[0-9]+$' | sort -n -k1.2 | head -1)
 	[ "$(ls "$work/tr" | wc -l)" = 3 ] || fail "expected 3 process folders: $(ls "$work/tr")"
-	[ "$(grep '^file ' "$work/check" | grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' | sort -u | wc -l)" = 1 ] ||
-		fail "processes disagree on run id or clock"
+	one_clock || fail "processes disagree on run id or clock"
 	expect_line '^file p[0-9]+/process.ptl .*flags=1$'    # forked child
 	expect_line '^file p[0-9]+\.1/process.ptl .*flags=2$' # exec'd image
 	expect_line '^exit p[0-9]+\.1/process.ptl status=4 how=1$'
 	expect_line '^count p[0-9]+/process.ptl FORK 1$'
 	expect_line '^type [0-9]+ flags=0 exec-child$'
 	;;
+clock)
+	# An interval between two events, converted by the reader with the
+	# header's calibration, is the CLOCK_MONOTONIC interval the program saw
+	# around them, to 2e-5 (+2 us): the calibration is no 10 ms measurement
+	# any more but the slope from the run's start to the file's close.
+	[ -n "$CLI" ] || { echo "SKIP: no paratrace CLI"; exit 77; }
+	run "$work/tr" "$BIN/pt_clock_gap" 300
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	read -r _ lo hi <"$work/out"
+	"$CLI" dump --kind USER_EVENT "$work/tr" >"$work/dump" 2>"$work/dump.err" || fail "dump failed"
+	t1=$(awk '$4 == "USER_EVENT" && / value=1( |$)/ { print $1; exit }' "$work/dump")
+	t2=$(awk '$4 == "USER_EVENT" && / value=2( |$)/ { print $1; exit }' "$work/dump")
+	[ -n "$t1" ] && [ -n "$t2" ] || fail "user events missing: $(head -5 "$work/dump")"
+	awk -v g=$((t2 - t1)) -v lo="$lo" -v hi="$hi" \
+		'BEGIN { exit !(g >= lo - 2000 - lo * 2e-5 && g <= hi + 2000 + hi * 2e-5) }' ||
+		fail "traced interval $((t2 - t1)) ns, the program measured $lo..$hi ns"
+	echo "traced $((t2 - t1)) ns for $lo..$hi ns"
+	;;
+startup)
+	# No waiting at start-up: the TSC is calibrated from pairs of clock
+	# readings taken as the run goes, not by sleeping (10 ms before).
+	command -v strace >/dev/null || { echo "SKIP: strace is not installed"; exit 77; }
+	PARATRACE_DIR="$work/tr" strace -f -qq -E LD_PRELOAD="$LIBTRACE" \
+		-e trace=nanosleep,clock_nanosleep,select,pselect6,poll,ppoll -o "$work/strace" \
+		"$BIN/pt_plain" >"$work/out" 2>"$work/err"
+	rc=$?
+	if grep -q "Operation not permitted" "$work/err"; then
+		echo "SKIP: strace may not trace here: $(head -1 "$work/err")"
+		exit 77
+	fi
+	[ "$rc" = 42 ] || fail "exit status $rc: $(cat "$work/err")"
+	ls "$work"/tr/p*/process.ptl >/dev/null 2>&1 || fail "no trace was written"
+	[ ! -s "$work/strace" ] || fail "the traced program waited: $(head -3 "$work/strace")"
+	;;
+secure)
+	# A program that loads libtrace.so while privileged (setuid root, or a
+	# file capability) run by an unprivileged user: never traced, one line
+	# on stderr, and nothing created where that user's PARATRACE_DIR says.
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make a setuid copy"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) is missing"; exit 77; }
+	id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+	d=$(mktemp -d /tmp/pt-secure-XXXXXX)
+	trap 'rm -rf "$d"' EXIT
+	chmod 755 "$d"
+	cp "$BIN/pt_secure" "$d/suid"
+	chmod 4755 "$d/suid"
+	privileged() { # <copy>: run by nobody, checked
+		local prog=$1 dir=$d/trace-$(basename "$1")
+		env PARATRACE_DIR="$dir" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$d/$prog" >"$work/out" 2>"$work/err"
+		rc=$?
+		if ! grep -q '^secure 1$' "$work/out"; then
+			echo "SKIP: $prog did not run in secure-execution mode here (nosuid mount?): $(cat "$work/out" "$work/err")"
+			exit 77
+		fi
+		[ "$rc" = 42 ] || fail "$prog: exit status $rc: $(cat "$work/err")"
+		[ ! -e "$dir" ] || fail "$prog: the trace directory was created: $(ls -ld "$dir")"
+		[ "$(wc -l <"$work/err")" = 1 ] || fail "$prog: want one line on stderr, got: $(cat "$work/err")"
+		grep -q "privileged program .* never traced" "$work/err" || fail "$prog: $(cat "$work/err")"
+	}
+	privileged suid
+	cp "$BIN/pt_secure" "$d/cap"
+	if command -v setcap >/dev/null && setcap cap_net_bind_service+ep "$d/cap" 2>/dev/null; then
+		privileged cap
+	else
+		echo "file capabilities cannot be set here: only the setuid copy was checked"
+	fi
+	;;
 bad_config)
 	"$BIN/pt_plain" >"$work/out.untraced"
 	for kv in PARATRACE_BUFFER_SIZE=abc PARATRACE_BUFFER_SIZE=1K PARATRACE_ENABLE=maybe \
 		PARATRACE_VERBOSE=7 PARATRACE_MAX_SIZE=12 PARATRACE_SAMPLING=fast PARATRACE_CLOCK=hpet \
-		PARATRACE_CALLSTACK=x PARATRACE_GPU=2; do
+		PARATRACE_CALLSTACK=x PARATRACE_GPU=2 PARATRACE_COUNTERS_AT=nonsense; do
 		env "$kv" PARATRACE_DIR="$work/tr" LD_PRELOAD="$LIBTRACE" "$BIN/pt_plain" >"$work/out" 2>"$work/err"
 		rc=$?
 		[ "$rc" = 42 ] || fail "$kv: exit status $rc, expected 42"

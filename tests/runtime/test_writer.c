@@ -12,10 +12,12 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[256];
@@ -127,7 +129,7 @@ static void test_config_values(void)
 		"PARATRACE_BUFFER_SIZE", "64K", "PARATRACE_MAX_SIZE", "3MiB",
 		"PARATRACE_COUNTERS", "page-faults,task-clock", "PARATRACE_CALLSTACK", "8",
 		"PARATRACE_SAMPLING", "250us", "PARATRACE_GPU", "no", "PARATRACE_CLOCK", "monotonic",
-		"PARATRACE_PREFAULT", "auto", NULL};
+		"PARATRACE_PREFAULT", "auto", "PARATRACE_COUNTERS_AT", "functions,sync", NULL};
 	pt_config c;
 	char err[256];
 	env_table = env;
@@ -142,6 +144,7 @@ static void test_config_values(void)
 	CU_ASSERT_EQUAL(c.sampling_ns, 250000);
 	CU_ASSERT_EQUAL(c.gpu, 0);
 	CU_ASSERT_EQUAL(c.prefault, -1);
+	CU_ASSERT_EQUAL(c.counters_at, PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "monotonic");
 	env_table = NULL;
 }
@@ -156,7 +159,8 @@ static void test_config_bad(void)
 		{"PARATRACE_CALLSTACK", "-1"},    {"PARATRACE_SAMPLING", "1h"},
 		{"PARATRACE_SAMPLING", "5us"},    {"PARATRACE_GPU", "2"},
 		{"PARATRACE_CLOCK", "hpet"},      {"PARATRACE_DIR", ""},
-		{"PARATRACE_PREFAULT", "always"},
+		{"PARATRACE_PREFAULT", "always"}, {"PARATRACE_COUNTERS_AT", "nonsense"},
+		{"PARATRACE_COUNTERS_AT", "sync,bogus"}, {"PARATRACE_COUNTERS_AT", ",,"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *env[] = {bad[i][0], bad[i][1], NULL};
@@ -202,6 +206,15 @@ static void test_run_env_roundtrip(void)
 	CU_ASSERT_EQUAL(cal.mult, pt_clock.mult);
 	CU_ASSERT_EQUAL(cal.shift, pt_clock.shift);
 	CU_ASSERT_STRING_EQUAL(dir, pt_run_info.dir);
+	CU_ASSERT_EQUAL(cal.anchor_ticks, pt_clock.anchor_ticks);
+	CU_ASSERT_EQUAL(cal.anchor_ns, pt_clock.anchor_ns);
+	/* an older runtime's v1: no anchor */
+	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:5:32:/x", &id, &cal, dir, sizeof dir), 0);
+	CU_ASSERT(cal.mult == 5 && cal.shift == 32 && cal.anchor_ticks == 0 && cal.anchor_ns == 0);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:7:9:/x", &id, &cal, dir, sizeof dir), 0);
+	CU_ASSERT(cal.anchor_ticks == 7 && cal.anchor_ns == 9 && !strcmp(dir, "/x"));
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:7:0:/x", &id, &cal, dir, sizeof dir), -1);
+	CU_ASSERT_EQUAL(pt_run_env_parse("v2:1:2:5:32:/x", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:zz", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:0:0:/x", &id, &cal, dir, sizeof dir), -1);
 	CU_ASSERT_EQUAL(pt_run_env_parse("v1:1:2:5:0:relative", &id, &cal, dir, sizeof dir), -1);
@@ -210,12 +223,45 @@ static void test_run_env_roundtrip(void)
 
 /* ---- writer ------------------------------------------------------------- */
 
+/* With the TSC, a header's calibration is refreshed when the log closes:
+ * it then converts the file's own span (open pair in the header, CLOSE
+ * pair at its end) to the CLOCK_MONOTONIC interval that was read. */
+static void test_clock_refreshed_at_close(void)
+{
+	if (pt_clock.source != PT_CLOCK_TSC)
+		return; /* nothing to calibrate */
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	pt_max_file_size = 0;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tc.ptl", &thread_params), 0);
+	struct timespec req = {0, 50 * 1000 * 1000};
+	while (nanosleep(&req, &req) != 0)
+		;
+	pt_wlog_close(&l);
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof path, "%s/tc.ptl", tmpdir);
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	pt_file_header h;
+	pt_clock_pair close;
+	CU_ASSERT_EQUAL(fread(&h, sizeof h, 1, f), 1);
+	CU_ASSERT_EQUAL(fseek(f, -(long)sizeof close, SEEK_END), 0);
+	CU_ASSERT_EQUAL(fread(&close, sizeof close, 1, f), 1);
+	fclose(f);
+	long double per_tick = (long double)h.tick_mult / (long double)(1ull << h.tick_shift);
+	long double span_ns = (long double)(close.ticks - h.open.ticks) * per_tick;
+	long double mono_ns = (long double)(close.mono_ns - h.open.mono_ns);
+	CU_ASSERT(mono_ns > 45e6);
+	/* 20 ns for each pair's reading, against 50 ms */
+	CU_ASSERT(span_ns > mono_ns - 1000 && span_ns < mono_ns + 1000);
+}
+
 static void test_records_and_header(void)
 {
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t1.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t1.ptl", &thread_params), 0);
 	uint64_t t0 = l.last;
 	pt_wlog_put_func(&l, t0 + 10, PT_REC_FUNC_ENTER, 7);
 	pt_wlog_put_func(&l, t0 + 25, PT_REC_FUNC_ENTER, 0xabcdef);
@@ -270,7 +316,7 @@ static void test_records_and_header(void)
 static void test_delta_overflow(void)
 {
 	pt_wlog l;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t2.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t2.ptl", &thread_params), 0);
 	uint64_t t0 = l.last;
 	pt_wlog_put_func(&l, t0 + UINT32_MAX, PT_REC_FUNC_ENTER, 1); /* still fits */
 	pt_wlog_put_func(&l, t0 + UINT32_MAX + 1 + (1ull << 33), PT_REC_FUNC_EXIT, 1);
@@ -292,7 +338,7 @@ static void test_word_records(void)
 	enum { N = 20000 }; /* 320 KB of 16-byte records through 64 KiB windows */
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tw.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tw.ptl", &thread_params), 0);
 	uint64_t t0 = l.last, t = t0;
 	for (uint32_t i = 0; i < N; i++) {
 		if (i == 100)
@@ -331,7 +377,7 @@ static void test_lock_records(void)
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "tl.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "tl.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_ACQUIRED, PT_LOCK_MUTEX, 0xa000, 0);
 	pt_wlog_put_lock(&l, ++t, PT_REC_LOCK_RELEASED, PT_LOCK_MUTEX, 0xa000, 0); /* 4 */
@@ -395,7 +441,7 @@ static void test_window_switch(void)
 	enum { N = 200000 }; /* 1.6 MB of records through 64 KiB windows */
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t3.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t3.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	for (uint32_t i = 0; i < N; i++) {
 		pt_wlog_put_func(&l, t + i, (i & 1) ? PT_REC_FUNC_EXIT : PT_REC_FUNC_ENTER, i + 1);
@@ -427,7 +473,7 @@ static void test_lost_accounting(void)
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 64 * 1024;
 	uint64_t lost0 = atomic_load(&pt_total_lost_records);
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t4.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t4.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	enum { N = 20000 }; /* 160 KB: more than the cap */
 	for (uint32_t i = 0; i < N; i++)
@@ -467,7 +513,7 @@ static void test_lost_until_close(void)
 	pt_wlog l;
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 64 * 1024;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t8.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t8.ptl", &thread_params), 0);
 	uint64_t t = l.last;
 	enum { N = 20000 }; /* 4 or 8 bytes each: more than 64 KiB */
 	for (uint32_t i = 0; i < N; i++)
@@ -497,13 +543,13 @@ static void test_lost_until_close(void)
 static void test_create_refuses_existing_and_symlinks(void)
 {
 	pt_wlog l;
-	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), 0);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t5.ptl", &thread_params), 0);
 	pt_wlog_close(&l);
-	CU_ASSERT_EQUAL(pt_wlog_create(&l, tmpfd, "t5.ptl", &thread_params), -EEXIST);
+	CU_ASSERT_EQUAL(pt_wlog_create(&l, &tmpfd, "t5.ptl", &thread_params), -EEXIST);
 	char target[512];
 	snprintf(target, sizeof target, "%s/victim", tmpdir);
 	CU_ASSERT_EQUAL_FATAL(symlinkat(target, tmpfd, "t6.ptl"), 0);
-	CU_ASSERT(pt_wlog_create(&l, tmpfd, "t6.ptl", &thread_params) < 0);
+	CU_ASSERT(pt_wlog_create(&l, &tmpfd, "t6.ptl", &thread_params) < 0);
 	CU_ASSERT_EQUAL(access(target, F_OK), -1); /* the link was not followed */
 }
 
@@ -514,7 +560,7 @@ static int hooks_thread_begin(pt_thread *t, const char *name, int *old_state)
 	memset(t, 0, sizeof *t);
 	pt_window_size = 64 * 1024;
 	pt_max_file_size = 0;
-	int r = pt_wlog_create(&t->log, tmpfd, name, &thread_params);
+	int r = pt_wlog_create(&t->log, &tmpfd, name, &thread_params);
 	*old_state = atomic_load(&pt_state);
 	if (r == 0) {
 		atomic_store(&pt_state, PT_STATE_RUNNING);
@@ -661,6 +707,7 @@ int main(void)
 	CU_add_test(s, "sizes and durations", test_parse_size_duration);
 	CU_add_test(s, "PARATRACE_RUN round trip", test_run_env_roundtrip);
 	CU_add_test(s, "records and header", test_records_and_header);
+	CU_add_test(s, "TSC calibration refreshed at close", test_clock_refreshed_at_close);
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "one-word records", test_word_records);

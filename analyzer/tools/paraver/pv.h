@@ -7,7 +7,8 @@
  *     times never decrease) and its states (sorted by begin time, because a
  *     thread's states never overlap and are written when they close);
  *   - thread creation links become communication records at the end;
- *   - pv_merge() k-way merges all streams into NAME.prv, in time order,
+ *   - pv_merge() k-way merges all streams (their pv_runs once finished)
+ *     into NAME.prv, in time order,
  *     split into time ranges merged by the workers in parallel, each
  *     written at its precomputed offset. Memory stays bounded by buffers.
  *
@@ -27,7 +28,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 
-/* Extrae's numbering (../shared/PARAVER.md) and ours. */
+/* Extrae's numbering (its merger's labels.h and events.h) and ours. */
 enum {
 	PV_STATE_IDLE = 0,
 	PV_STATE_RUNNING = 1,
@@ -38,6 +39,7 @@ enum {
 #define PV_EV_USER_FUNC_LINE 60000119u /* function id (label: line and file), 0 = exit */
 #define PV_EV_PTHREAD 61000000u        /* Extrae pthread call values, 0 = outside */
 #define PV_EV_SYNC_OBJECT 61000010u    /* ours: lock/cond/barrier identity, 0 = none */
+#define PV_EV_FUNC_CUT 61000020u       /* ours: a call cut by lost data (function id), 0 = gap end */
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {
@@ -70,9 +72,51 @@ typedef struct pv_index_ent {
 	uint64_t prev; /* key of the record before off (keys are stored as deltas) */
 } pv_index_ent;
 
-typedef struct pv_stream {
+/* One file for the streams that never filled their buffer (most streams
+ * of short threads): at their finish, their bytes are appended here
+ * instead of to a file of their own, so a trace of 100,000 threads does
+ * not create, reopen and unlink 200,000 temporary files. */
+typedef struct pv_pool {
 	char *path;
 	int fd;
+	pthread_mutex_t lock; /* below */
+	uint64_t size;        /* bytes, buffered ones included */
+	char *buf;            /* what is not written yet: the last `used` bytes */
+	size_t used, cap;
+	int error; /* errno of the first failure */
+} pv_pool;
+
+int pv_pool_open(pv_pool *p, const char *path);
+/* Writes what is buffered (before the merge reads the file). 0, or -1. */
+int pv_pool_flush(pv_pool *p);
+void pv_pool_free(pv_pool *p); /* also removes the file */
+
+/* A finished stream, as the merge reads it: what stays of a pv_stream
+ * (112 bytes) until the trace is merged. */
+#define PV_RUN_PREFIX_MAX 35 /* longest prefix: three 9-digit numbers */
+typedef struct pv_run {
+	/* the bytes: pool's file from base on, or (pool NULL) path's from 0 */
+	const pv_pool *pool;
+	char *path;
+	uint64_t base;
+	uint64_t off;  /* bytes */
+	uint64_t text; /* bytes of output text */
+	uint64_t nrec;
+	uint64_t first_key, last_key;
+	/* index notes (pv_index_ent); none for a pooled run (short: read
+	 * from its start) */
+	pv_index_ent *idx;
+	uint32_t nidx;
+	uint8_t prefix_len;
+	char prefix[PV_RUN_PREFIX_MAX]; /* "2:cpu:1:task:thread:" */
+} pv_run;
+
+void pv_run_free(pv_run *r); /* also removes its own file */
+
+typedef struct pv_stream {
+	char *path;  /* its own file, created at the first flush */
+	int fd;      /* its own file while it is written, else -1 */
+	int created; /* the file exists (and is the stream's to remove) */
 	/* Lines are "<prefix><key in decimal><stored text>" when prefix is set
 	 * (the merge writes prefix and key, so the temporary file holds only
 	 * the rest), else the stored text alone. */
@@ -84,6 +128,8 @@ typedef struct pv_stream {
 	uint64_t text; /* bytes of output text (prefix and key included) */
 	uint64_t nrec;
 	uint64_t last_key;
+	uint64_t min_key; /* the next record's key is at least this */
+	unsigned strict;  /* 1: keys strictly increase (pv_stream_open_strict) */
 	unsigned key_digits;       /* of last_key, valid while it is below: */
 	uint64_t key_digits_below; /* 10^key_digits (0 before the first record) */
 	size_t text_at; /* buf offset of the text of the record being reserved */
@@ -95,24 +141,31 @@ typedef struct pv_stream {
 
 #define PV_LINE_MAX 4096 /* longest line one record may produce */
 
+/* A stream whose own file, if it needs one, is path; its lines start with
+ * prefix (at most PV_RUN_PREFIX_MAX bytes; NULL: none). 0, or -1 (error). */
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix);
 /* Room for one line with sort key `key` (clamped to the stream's last key:
- * a stream stays sorted). Returns where to write the text. */
+ * a stream stays sorted; for a strict stream, to the last key + 1). Returns
+ * where to write the text. */
 char *pv_stream_reserve(pv_stream *s, uint64_t key);
 void pv_stream_commit(pv_stream *s, size_t len);
 /* The two most common lines, stored in a few bytes: a function entry
  * (":60000019:id:60000119:id") or, with id 0, an exit (both values 0). */
 void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id);
-int pv_stream_finish(pv_stream *s); /* flush and close the fd; keeps the index */
-void pv_stream_free(pv_stream *s);  /* also removes the file */
+/* The stream is complete: its bytes go to its own file (flushed, closed)
+ * or, if they never left the buffer and pool is not NULL, to the pool;
+ * what the merge needs moves to *run, and the stream is freed. 0, or -1
+ * with the errno in s->error (the stream is freed all the same). */
+int pv_stream_finish(pv_stream *s, pv_pool *pool, pv_run *run);
+void pv_stream_free(pv_stream *s); /* also removes its own file */
 
-/* Merges the streams into fd after header_len bytes (already written).
+/* Merges the runs into fd after header_len bytes (already written).
  * gz: gzip members instead of plain text. */
-int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
-	     int gz, char *err, size_t errlen);
+int pv_merge(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers, int gz,
+	     char *err, size_t errlen);
 /* Same, calling progress(arg, bytes of text written, total) every ~0.2 s
  * from the calling thread. */
-int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t header_len,
+int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
 		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
 		      void *arg, char *err, size_t errlen);
 
@@ -220,12 +273,16 @@ struct pv_shard {
 };
 
 /* Writers for extensions and the core. Times are absolute ns (pt_event
- * time_ns); they are made relative to t0 here. */
+ * time_ns); they are made relative to t0 here. A row's event lines have
+ * strictly increasing times (Paraver drops a call whose entry and exit
+ * share a time): a line at or before the previous one goes 1 ns after it,
+ * and a state never begins before the row's last event line. */
 void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value);
 void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
 	       const int64_t *values);
 /* Closes the open state at time_ns and opens `state` (PV_STATE_IDLE: none
- * open). Times before the open state's begin are clamped. */
+ * open). Times before the open state's begin or the row's last event line
+ * (which a tie may have moved) are clamped. */
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
 int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

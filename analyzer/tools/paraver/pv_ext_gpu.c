@@ -14,6 +14,7 @@
  * Device times come from the records' payloads (trace ticks), converted
  * with the GPU log's own header. */
 #include "../gpu_common.h"
+#include "../row_label.h"
 #include "pv.h"
 
 #include <stdlib.h>
@@ -311,15 +312,7 @@ static int row_label(void *global, const pt_shard_info *shard, char *buf, size_t
 	const row_info *r = &g->rows[shard->index];
 	if (!r->have)
 		return -1;
-	if (r->api == PT_GPU_API_CUDA) {
-		snprintf(buf, len, "GPU-D%u.S%llu", r->device, (unsigned long long)r->stream);
-	} else {
-		const char *type = r->flags & PT_GPU_STREAM_DEVICE_GPU	   ? "GPU"
-				   : r->flags & PT_GPU_STREAM_DEVICE_CPU   ? "CPU"
-				   : r->flags & PT_GPU_STREAM_DEVICE_ACCEL ? "ACC"
-									   : "DEV";
-		snprintf(buf, len, "OpenCL-%s%u-CQ%u", type, r->device, r->seq);
-	}
+	pt_gpu_stream_row_label(r->api, r->device, r->seq, r->flags, r->stream, buf, len);
 	return 0;
 }
 

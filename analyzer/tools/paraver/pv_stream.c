@@ -1,4 +1,4 @@
-/* Temporary sorted streams of .prv lines, and their parallel k-way merge.
+/* Temporary sorted streams of .prv lines (pv_merge.c merges them).
  *
  * A stream file is a sequence of records, keys non-decreasing:
  *   [op: 1 byte][key - previous key: LEB128] then, by op,
@@ -20,59 +20,83 @@
  * the result does not depend on -j.
  */
 #define _GNU_SOURCE
-#include "pv.h"
-#include "pt_workers.h"
+#include "pv_codec.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <pthread.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define PV_INDEX_STEP (16u << 10)
 #define PV_STREAM_BUF (64u << 10)
-/* The longest record: op, a 64-bit delta, a text length and the text. */
-#define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
 
-/* Entries and exits share one op and one code path: which of the two
- * comes next is as unpredictable as a random call tree, and a branch on
- * it would be mispredicted about half the time. */
-enum { PV_OP_TEXT, PV_OP_FUNC };
-static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+#define PV_POOL_BUF (1u << 20)
 
-/* Text of a function line (id 0: an exit). */
-static inline size_t func_text_len(uint32_t id)
+int pv_pool_open(pv_pool *p, const char *path)
 {
-	return enter_fixed + 2 * pv_digits(id);
-}
-/* Room a function line's text needs at most (two 10-digit ids). */
-#define PV_FUNC_TEXT_MAX (sizeof ":60000019::60000119:\n" - 1 + 20)
-
-static inline uint8_t *put_leb(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
+	memset(p, 0, sizeof *p);
+	pthread_mutex_init(&p->lock, NULL);
+	p->path = strdup(path);
+	p->fd = p->path ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	return p->fd < 0 ? -1 : 0;
 }
 
-/* NULL when the number runs past e or past 64 bits (damage). */
-static inline const uint8_t *get_leb(const uint8_t *p, const uint8_t *e, uint64_t *v)
+
+/* Under p->lock. */
+static void pool_write_buffer(pv_pool *p)
 {
-	uint64_t x = 0;
-	for (unsigned sh = 0; p < e && sh < 64; sh += 7) {
-		uint8_t b = *p++;
-		x |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			*v = x;
-			return p;
-		}
+	if (p->used && !p->error)
+		p->error = pv_write_at(p->fd, p->buf, p->used, p->size - p->used);
+	p->used = 0;
+}
+
+int pv_pool_flush(pv_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	pool_write_buffer(p);
+	int rc = p->error ? -1 : 0;
+	pthread_mutex_unlock(&p->lock);
+	return rc;
+}
+
+/* Appends n bytes; returns where they start in the pool's file. Small
+ * runs of many threads are gathered into large writes. */
+static uint64_t pool_append(pv_pool *p, const char *data, size_t n, int *error)
+{
+	pthread_mutex_lock(&p->lock);
+	uint64_t at = p->size;
+	if (!p->buf && !(p->buf = malloc(PV_POOL_BUF)))
+		p->error = ENOMEM;
+	else
+		p->cap = PV_POOL_BUF;
+	if (p->used + n > p->cap)
+		pool_write_buffer(p);
+	if (p->error) {
+		*error = p->error;
+	} else if (n > p->cap) {
+		*error = pv_write_at(p->fd, data, n, at);
+	} else {
+		memcpy(p->buf + p->used, data, n);
+		p->used += n;
 	}
-	return NULL;
+	p->size += n;
+	pthread_mutex_unlock(&p->lock);
+	return at;
+}
+
+void pv_pool_free(pv_pool *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->path)
+		unlink(p->path);
+	free(p->path);
+	free(p->buf);
+	pthread_mutex_destroy(&p->lock);
+	memset(p, 0, sizeof *p);
+	p->fd = -1;
 }
 
 int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
@@ -81,8 +105,10 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 	s->fd = -1;
 	if (prefix) {
 		s->prefix_len = strlen(prefix);
-		if (s->prefix_len >= sizeof s->prefix)
-			s->prefix_len = sizeof s->prefix - 1;
+		if (s->prefix_len > PV_RUN_PREFIX_MAX) {
+			s->error = EINVAL;
+			return -1;
+		}
 		memcpy(s->prefix, prefix, s->prefix_len);
 	}
 	s->path = strdup(path);
@@ -92,27 +118,34 @@ int pv_stream_open(pv_stream *s, const char *path, const char *prefix)
 		s->error = ENOMEM;
 		return -1;
 	}
-	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (s->fd < 0) {
-		s->error = errno;
-		return -1;
+	return 0;
+}
+
+int pv_write_at(int fd, const char *p, size_t n, uint64_t off)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
 	}
 	return 0;
 }
 
 static void flush(pv_stream *s)
 {
-	size_t done = 0;
-	while (done < s->used && !s->error) {
-		ssize_t n = write(s->fd, s->buf + done, s->used - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	if (s->fd < 0 && !s->error) {
+		s->fd = open(s->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (s->fd < 0)
 			s->error = errno;
-			break;
-		}
-		done += (size_t)n;
+		s->created = s->fd >= 0;
 	}
+	if (!s->error)
+		s->error = pv_write_at(s->fd, s->buf, s->used, s->off - s->used);
 	s->used = 0;
 }
 
@@ -131,12 +164,14 @@ static inline uint8_t *begin_rec(pv_stream *s, uint64_t key, unsigned op)
 	if (s->used > PV_STREAM_BUF)
 		flush(s);
 	uint64_t prev = s->last_key;
-	if (key < prev)
-		key = prev;
+	if (key < s->min_key)
+		key = s->min_key;
 	s->last_key = key;
+	s->min_key = key + s->strict;
 	if (s->off >= s->next_index) {
 		if (s->nidx == s->capidx) {
-			size_t ncap = s->capidx ? s->capidx * 2 : 64;
+			/* most streams (short threads) have one or two notes */
+			size_t ncap = s->capidx ? s->capidx * 2 : 2;
 			pv_index_ent *n = realloc(s->idx, ncap * sizeof *n);
 			if (!n) {
 				s->error = ENOMEM; /* keep going; reported at finish */
@@ -192,24 +227,48 @@ void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 	end_rec(s, put_leb(p, id), func_text_len(id));
 }
 
-int pv_stream_finish(pv_stream *s)
+int pv_stream_finish(pv_stream *s, pv_pool *pool, pv_run *run)
 {
-	if (s->fd >= 0) {
+	memset(run, 0, sizeof *run);
+	if (s->buf && s->fd < 0 && pool && !s->error) {
+		/* never flushed: to the pool, read from its start by the merge */
+		run->pool = pool;
+		run->base = pool_append(pool, s->buf, s->used, &s->error);
+	} else if (s->buf && !s->error) {
 		flush(s);
+	}
+	if (s->fd >= 0) {
 		if (close(s->fd) && !s->error)
 			s->error = errno;
 		s->fd = -1;
 	}
-	free(s->buf);
-	s->buf = NULL;
-	return s->error ? -1 : 0;
+	run->off = s->off;
+	run->text = s->text;
+	run->nrec = s->nrec;
+	run->first_key = s->nidx ? s->idx[0].key : 0;
+	run->last_key = s->last_key;
+	run->prefix_len = (uint8_t)s->prefix_len;
+	memcpy(run->prefix, s->prefix, s->prefix_len);
+	if (!run->pool) {
+		run->path = s->path; /* the file is the run's now */
+		s->path = NULL;
+		s->created = 0;
+		run->idx = s->idx;
+		run->nidx = (uint32_t)s->nidx;
+		s->idx = NULL;
+	}
+	int rc = s->error ? -1 : 0;
+	int e = s->error;
+	pv_stream_free(s);
+	s->error = e;
+	return rc;
 }
 
 void pv_stream_free(pv_stream *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
-	if (s->path)
+	if (s->created)
 		unlink(s->path);
 	free(s->path);
 	free(s->buf);
@@ -218,876 +277,11 @@ void pv_stream_free(pv_stream *s)
 	s->fd = -1;
 }
 
-/* ---- reading --------------------------------------------------------- */
-
-/* One decoded record. */
-typedef struct rec {
-	uint64_t key;
-	unsigned op;
-	uint32_t id;      /* PV_OP_FUNC; 0: exit */
-	uint16_t tlen;    /* PV_OP_TEXT: length of text */
-	const char *text; /* PV_OP_TEXT */
-} rec;
-
-/* Decodes the record at p (ending before e) that follows key `prev`.
- * Returns its size, 0 if it runs past e, -1 if it is not a record. */
-static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev, rec *r)
+void pv_run_free(pv_run *r)
 {
-	const uint8_t *q = p;
-	if (q >= e)
-		return 0;
-	r->op = *q++;
-	uint64_t d;
-	if (!(q = get_leb(q, e, &d)))
-		return e - p < 11 ? 0 : -1;
-	r->key = prev + d;
-	switch (r->op) {
-	case PV_OP_FUNC: {
-		uint64_t id;
-		const uint8_t *x = get_leb(q, e, &id);
-		if (!x)
-			return e - q < 5 ? 0 : -1;
-		if (id > UINT32_MAX)
-			return -1;
-		r->id = (uint32_t)id;
-		q = x;
-		break;
-	}
-	case PV_OP_TEXT:
-		if (e - q < 2)
-			return 0;
-		memcpy(&r->tlen, q, 2);
-		q += 2;
-		if (r->tlen > PV_LINE_MAX)
-			return -1;
-		if (e - q < r->tlen)
-			return 0;
-		r->text = (const char *)q;
-		q += r->tlen;
-		break;
-	default:
-		return -1;
-	}
-	return q - p;
-}
-
-/* Bytes of output text of a record (prefix and key included). */
-static inline uint64_t rec_text(const rec *r, size_t prefix_len)
-{
-	uint64_t t = r->op == PV_OP_FUNC ? func_text_len(r->id) : r->tlen;
-	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
-}
-
-typedef struct cursor {
-	int fd;
-	uint64_t off, end; /* file range still to read */
-	char *buf;
-	size_t pos, len; /* undecoded bytes: buf[pos, len) */
-	/* The current record and, decoded ahead, the one after it: the merge
-	 * replays its tree with nx's key while it writes r, so decoding is
-	 * off the chain of dependent steps from one line to the next. */
-	rec r, nx;
-	int has_nx;
-	size_t keep, nx_at; /* buf offsets where r and nx start (a refill keeps r) */
-	const char *path;
-	const char *prefix; /* NULL: the stored text is the whole line */
-	size_t prefix_len;
-	int error;
-} cursor;
-
-#define CURSOR_BUF (32u << 10)
-
-/* Reads more of the range, keeping the bytes from the current record on
- * (its text may be written still). 0, or -1 (error set). */
-static int cursor_refill(cursor *c)
-{
-	size_t from = c->keep;
-	size_t avail = c->len - from;
-	memmove(c->buf, c->buf + from, avail);
-	if (c->r.op == PV_OP_TEXT && c->r.text)
-		c->r.text -= from;
-	c->pos -= from;
-	c->nx_at -= from; /* nx follows r: nx_at >= keep */
-	c->keep = 0;
-	c->len = avail;
-	size_t want = CURSOR_BUF - avail;
-	if (want > c->end - c->off)
-		want = (size_t)(c->end - c->off);
-	/* without a shared descriptor (too many streams for the fd limit)
-	 * the file is opened for each refill */
-	int fd = c->fd >= 0 ? c->fd : open(c->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		c->error = errno;
-		return -1;
-	}
-	while (want) {
-		ssize_t n = pread(fd, c->buf + c->len, want, (off_t)c->off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			c->error = n < 0 ? errno : EIO;
-			break;
-		}
-		c->len += (size_t)n;
-		c->off += (uint64_t)n;
-		want -= (size_t)n;
-	}
-	if (fd != c->fd)
-		close(fd);
-	return c->error ? -1 : 0;
-}
-
-/* Decodes the record at pos (after key `prev`) into *into: 0, or 1 at the
- * end of the range or on an error (c->error). */
-static inline int cursor_decode(cursor *c, rec *into, uint64_t prev)
-{
-	if (c->len - c->pos < PV_REC_MAX && c->off < c->end && cursor_refill(c))
-		return 1;
-	if (c->pos == c->len)
-		return 1;
-	const uint8_t *p = (const uint8_t *)c->buf + c->pos;
-	long n = rec_decode(p, (const uint8_t *)c->buf + c->len, prev, into);
-	if (n <= 0) {
-		c->error = EIO; /* damaged, or cut short: the file was written whole */
-		return 1;
-	}
-	c->pos += (size_t)n;
-	return 0;
-}
-
-/* The range's first record and the one after it; r.key holds the key
- * before the range. 0, or 1 (c->error) when there is no first record. */
-static int cursor_first(cursor *c)
-{
-	c->keep = c->nx_at = c->pos;
-	if (cursor_decode(c, &c->r, c->r.key))
-		return 1;
-	c->nx_at = c->pos;
-	c->has_nx = !cursor_decode(c, &c->nx, c->r.key);
-	return 0;
-}
-
-/* The decoded-ahead record becomes current, and the next one is decoded.
- * Errors show in c->error. */
-static inline void cursor_next(cursor *c)
-{
-	c->r = c->nx;
-	c->keep = c->nx_at;
-	c->nx_at = c->pos;
-	c->has_nx = !cursor_decode(c, &c->nx, c->r.key);
-}
-
-/* First record with key >= bound at or after (off, text, prev): updates
- * all three. A cut is at most one index step past its note, on average
- * half of one: small reads (this runs serially before the merge, for
- * every partition and stream) instead of a whole step at a time. */
-#define SEEK_CHUNK (4u << 10)
-static int seek_bound(int fd, uint64_t end, size_t prefix_len, uint64_t bound, uint64_t *off,
-		      uint64_t *text, uint64_t *prev)
-{
-	uint8_t buf[SEEK_CHUNK + PV_REC_MAX];
-	while (*off < end) {
-		size_t want = sizeof buf;
-		if (want > end - *off)
-			want = (size_t)(end - *off);
-		ssize_t n = pread(fd, buf, want, (off_t)*off);
-		if (n <= 0)
-			return -1;
-		size_t pos = 0;
-		for (;;) {
-			rec r = {0};
-			long len = rec_decode(buf + pos, buf + n, *prev, &r);
-			if (len < 0)
-				return -1;
-			if (len == 0)
-				break;
-			if (r.key >= bound) {
-				*off += pos;
-				return 0;
-			}
-			pos += (size_t)len;
-			*text += rec_text(&r, prefix_len);
-			*prev = r.key;
-		}
-		if (pos == 0)
-			return -1;
-		*off += pos;
-	}
-	return 0;
-}
-
-/* ---- merge ----------------------------------------------------------- */
-typedef struct merge {
-	pv_stream *const *streams;
-	size_t n;
-	size_t nparts;
-	uint64_t *bounds; /* nparts + 1: [0] = 0, [nparts] = max */
-	uint64_t *off;    /* [(nparts + 1) * n]: start offset of partition p in stream s */
-	uint64_t *text;   /* same, text bytes before it */
-	uint64_t *prev;   /* same, key of the record before it */
-	size_t next_cut;  /* atomic: next stream for find_cuts */
-	size_t cut_failed; /* a stream whose cuts could not be found */
-	int cut_errno;     /* its errno; 0: none failed (set under lock) */
-	uint64_t *out_off; /* per partition, in the output */
-	int fd;
-	int gz;
-	size_t next; /* atomic */
-	/* gz: partitions are written in order by whoever completes the next one */
-	pthread_mutex_t lock;
-	size_t next_write;
-	uint64_t write_off;
-	char **gzbuf;
-	size_t *gzlen;
-	int error; /* errno */
-	uint64_t written; /* atomic: text bytes merged, for progress */
-	int *fds;         /* per stream, shared by the workers (pread); -1: open per refill */
-	pt_workers_done done;
-} merge;
-
-static int cmp_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int write_all(int fd, const char *p, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* "00".."99"; one extra byte so a one-digit number can be read at 2v + 1 */
-static const char pv_pairs[201] = "0001020304050607080910111213141516171819"
-				  "2021222324252627282930313233343536373839"
-				  "4041424344454647484950515253545556575859"
-				  "6061626364656667686970717273747576777879"
-				  "8081828384858687888990919293949596979899";
-
-typedef struct out_buf {
-	merge *m;
-	char *buf;
-	size_t used, cap;
-	uint64_t off; /* plain: where the next flush goes */
-	/* the last key written: the merged output's keys increase slowly, so
-	 * the digits above the last four are usually the same as before */
-	uint64_t khi; /* key / 10000 */
-	char kdig[24];
-	unsigned klen; /* 0: nothing cached */
-	z_stream z;
-	char *zout;
-	size_t zlen, zcap;
-	int error;
-} out_buf;
-
-static void out_flush(out_buf *o, int finish)
-{
-	if (!o->m->gz) {
-		if (o->used && !o->error)
-			o->error = write_all(o->m->fd, o->buf, o->used, o->off);
-		o->off += o->used;
-		o->used = 0;
-		return;
-	}
-	o->z.next_in = (Bytef *)o->buf;
-	o->z.avail_in = (uInt)o->used;
-	for (;;) {
-		if (o->zcap - o->zlen < 65536) {
-			size_t ncap = o->zcap ? o->zcap * 2 : (1u << 20);
-			char *n = realloc(o->zout, ncap);
-			if (!n) {
-				o->error = ENOMEM;
-				break;
-			}
-			o->zout = n;
-			o->zcap = ncap;
-		}
-		o->z.next_out = (Bytef *)o->zout + o->zlen;
-		o->z.avail_out = (uInt)(o->zcap - o->zlen);
-		int rc = deflate(&o->z, finish ? Z_FINISH : Z_NO_FLUSH);
-		o->zlen = o->zcap - o->z.avail_out;
-		if (rc == Z_STREAM_END || (!finish && o->z.avail_in == 0))
-			break;
-		if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			o->error = EIO;
-			break;
-		}
-	}
-	o->used = 0;
-}
-
-static inline void out_put(out_buf *o, const char *p, size_t n)
-{
-	if (o->used + n > o->cap)
-		out_flush(o, 0);
-	memcpy(o->buf + o->used, p, n);
-	o->used += n;
-}
-
-/* One line of the cursor's current record. */
-static inline void out_line(out_buf *o, const cursor *c)
-{
-	/* Fixed-size copies of the prefix and the cached digits (whole
-	 * arrays, the excess overwritten next) avoid a libc call per line:
-	 * hence the room asked for is the arrays' sizes, not the lengths. */
-	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX;
-	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + text_max > o->cap)
-		out_flush(o, 0);
-	char *p = o->buf + o->used;
-	if (c->prefix) {
-		memcpy(p, c->prefix, sizeof((pv_stream *)0)->prefix);
-		p += c->prefix_len;
-		uint64_t key = c->r.key, hi = key / 10000;
-		if (hi && hi == o->khi && o->klen) {
-			/* same leading digits: copy them, write the last four */
-			unsigned lo = (unsigned)(key % 10000);
-			memcpy(p, o->kdig, sizeof o->kdig);
-			p += o->klen - 4;
-			memcpy(p, pv_pairs + 2 * (lo / 100), 2);
-			memcpy(p + 2, pv_pairs + 2 * (lo % 100), 2);
-			p += 4;
-		} else {
-			char *q = p;
-			p = pv_u64(p, key);
-			if (hi && p - q <= (long)sizeof o->kdig) {
-				o->khi = hi;
-				o->klen = (unsigned)(p - q);
-				memcpy(o->kdig, q, o->klen);
-			} else
-				o->klen = 0;
-		}
-	}
-	switch (c->r.op) {
-	case PV_OP_FUNC: {
-		uint32_t id = c->r.id;
-		memcpy(p, ":60000019:", 10);
-		p += 10;
-		if (id < 100) {
-			/* No branch on the digit count (exits, 0, and small ids mix),
-			 * and both copies stored from a register: reading the first
-			 * copy back would stall on the store just made. */
-			unsigned one = id < 10;
-			char two[2];
-			memcpy(two, pv_pairs + 2 * id + one, 2);
-			memcpy(p, two, 2);
-			p += 2 - one;
-			memcpy(p, ":60000119:", 10);
-			memcpy(p + 10, two, 2);
-			p += 12 - one;
-		} else {
-			p = pv_u64(p, id);
-			memcpy(p, ":60000119:", 10);
-			p = pv_u64(p + 10, id);
-		}
-		*p++ = '\n';
-		break;
-	}
-	default:
-		memcpy(p, c->r.text, c->r.tlen);
-		p += c->r.tlen;
-	}
-	o->used = (size_t)(p - o->buf);
-}
-
-/* Tournament (loser) trees over a partition's cursors: one comparison per
- * level when the winner advances. Keys live in the tree's own array, so
- * comparing does not chase cursor pointers. Each key is packed with its
- * leaf number, (key << bits) | leaf, so one unsigned comparison orders by
- * time and breaks ties by leaf, i.e. by stream order; an exhausted cursor
- * has UINT64_MAX, above every packed key. A tree whose keys do not fit
- * the packing (times past 2^(64 - bits) ns, i.e. traces of weeks) compares
- * the key and then the leaf instead. The cursors are split in two trees:
- * the big streams (the threads' events) and the small ones (states,
- * communications, whose records are rare), so most records climb a
- * shallower tree and the pick between the two trees' winners is a
- * well-predicted branch. */
-typedef struct ltree {
-	uint64_t *key;   /* [K]: key of leaf i, packed when `packed` */
-	uint32_t *loser; /* [K]: internal nodes 1..K-1 */
-	uint32_t *win;   /* [2K]: scratch for building */
-	uint32_t *leaf;  /* [K]: cursor index of leaf i (increasing) */
-	size_t K, n, alive;
-	uint32_t w; /* winning leaf */
-	unsigned bits; /* log2(K) */
-	int packed;
-} ltree;
-
-/* Branch-free: which stream comes next is unpredictable, so branches on
- * it would mostly be mispredicted. Leaf order is cursor order. */
-static inline int lt_less(const ltree *t, uint32_t a, uint32_t b)
-{
-	uint64_t ka = t->key[a], kb = t->key[b];
-	if (t->packed)
-		return ka < kb;
-	return (ka < kb) | ((ka == kb) & (a < b));
-}
-
-static inline uint64_t lt_key(const ltree *t, uint32_t leaf, uint64_t key)
-{
-	return t->packed ? key << t->bits | leaf : key;
-}
-
-/* The time of the winning leaf (the tree has a live leaf). */
-static inline uint64_t lt_win_key(const ltree *t)
-{
-	return t->packed ? t->key[t->w] >> t->bits : t->key[t->w];
-}
-
-static void lt_build(ltree *t, const cursor *cur, uint64_t max_key)
-{
-	size_t K = 1;
-	unsigned bits = 0;
-	while (K < t->n) {
-		K <<= 1;
-		bits++;
-	}
-	t->K = K;
-	t->bits = bits;
-	t->packed = max_key < (UINT64_MAX >> bits);
-	t->alive = t->n;
-	for (size_t i = 0; i < K; i++) {
-		t->key[i] = i < t->n ? lt_key(t, (uint32_t)i, cur[t->leaf[i]].r.key) : UINT64_MAX;
-		t->win[K + i] = (uint32_t)i;
-	}
-	for (size_t n = K - 1; n >= 1; n--) {
-		uint32_t a = t->win[2 * n], b = t->win[2 * n + 1];
-		if (lt_less(t, a, b)) {
-			t->win[n] = a;
-			t->loser[n] = b;
-		} else {
-			t->win[n] = b;
-			t->loser[n] = a;
-		}
-	}
-	t->w = K > 1 ? t->win[1] : 0;
-}
-
-/* The winner's cursor moves on to a record with key `key`, or ended:
- * replay its path. */
-static inline void lt_replay(ltree *t, uint64_t next_key, int ended)
-{
-	uint32_t w = t->w;
-	if (ended) {
-		t->key[w] = UINT64_MAX;
-		t->alive--;
-	} else
-		t->key[w] = lt_key(t, w, next_key);
-	uint32_t x = w;
-	const uint64_t *key = t->key;
-	uint32_t *loser = t->loser;
-	if (t->packed) {
-		uint64_t kx = key[x];
-		for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
-			uint32_t l = loser[n];
-			uint64_t kl = key[l];
-			/* all ones when the loser there wins: they swap */
-			uint64_t sw = (uint64_t)0 - (uint64_t)(kl < kx);
-			uint32_t sw32 = (uint32_t)sw;
-			loser[n] = (x & sw32) | (l & ~sw32);
-			x = (l & sw32) | (x & ~sw32);
-			kx = (kl & sw) | (kx & ~sw);
-		}
-	} else {
-		for (size_t n = (t->K + w) >> 1; n; n >>= 1) {
-			uint32_t l = loser[n];
-			uint32_t sw = (uint32_t)0 - (uint32_t)lt_less(t, l, x); /* all ones: swap */
-			loser[n] = (x & sw) | (l & ~sw);
-			x = (l & sw) | (x & ~sw);
-		}
-	}
-	t->w = x;
-}
-
-static int merge_part(merge *m, size_t p, cursor *cur, ltree *big, ltree *small, char *bufs,
-		      out_buf *o)
-{
-	size_t nh = 0;
-	int err = 0;
-	uint64_t most = 0;
-	for (size_t s = 0; s < m->n; s++)
-		if (m->streams[s]->nrec > most)
-			most = m->streams[s]->nrec;
-	big->n = small->n = 0;
-	for (size_t s = 0; s < m->n; s++) {
-		uint64_t a = m->off[p * m->n + s], b = m->off[(p + 1) * m->n + s];
-		if (a >= b)
-			continue;
-		cursor *c = &cur[nh];
-		memset(c, 0, sizeof *c);
-		c->fd = m->fds[s];
-		c->path = m->streams[s]->path;
-		c->off = a;
-		c->end = b;
-		c->buf = bufs + nh * CURSOR_BUF;
-		c->prefix = m->streams[s]->prefix_len ? m->streams[s]->prefix : NULL;
-		c->prefix_len = m->streams[s]->prefix_len;
-		c->r.key = m->prev[p * m->n + s]; /* the first delta's base */
-		if (cursor_first(c)) {
-			err = c->error ? c->error : EIO;
-			break;
-		}
-		ltree *t = m->streams[s]->nrec * 64 >= most ? big : small;
-		t->leaf[t->n++] = (uint32_t)nh;
-		nh++;
-	}
-	if (!err && nh) {
-		uint64_t max_key = 0;
-		for (size_t s = 0; s < m->n; s++)
-			if (m->streams[s]->last_key > max_key)
-				max_key = m->streams[s]->last_key;
-		lt_build(big, cur, max_key);
-		lt_build(small, cur, max_key);
-		while (big->alive + small->alive) {
-			ltree *t = big;
-			if (!big->alive)
-				t = small;
-			else if (small->alive) {
-				uint64_t kb = lt_win_key(big), ks = lt_win_key(small);
-				if (ks < kb || (ks == kb && small->leaf[small->w] < big->leaf[big->w]))
-					t = small;
-			}
-			cursor *c = &cur[t->leaf[t->w]];
-			int more = c->has_nx;
-			lt_replay(t, c->nx.key, !more);
-			out_line(o, c);
-			if (more)
-				cursor_next(c);
-			if (c->error) {
-				err = c->error;
-				break;
-			}
-		}
-	}
-	return err;
-}
-
-typedef struct worker_arg {
-	merge *m;
-} worker_arg;
-
-static void *merge_worker(void *arg)
-{
-	merge *m = arg;
-	cursor *cur = calloc(m->n ? m->n : 1, sizeof *cur);
-	ltree big, small;
-	size_t K = 1;
-	while (K < m->n)
-		K <<= 1;
-	int tree_oom = 0;
-	ltree *trees[2] = {&big, &small};
-	for (int i = 0; i < 2; i++) {
-		trees[i]->key = calloc(K, sizeof *trees[i]->key);
-		trees[i]->loser = calloc(K, sizeof *trees[i]->loser);
-		trees[i]->win = calloc(2 * K, sizeof *trees[i]->win);
-		trees[i]->leaf = calloc(K, sizeof *trees[i]->leaf);
-		if (!trees[i]->key || !trees[i]->loser || !trees[i]->win || !trees[i]->leaf)
-			tree_oom = 1;
-	}
-	char *bufs = malloc((m->n ? m->n : 1) * (size_t)CURSOR_BUF);
-	out_buf o;
-	memset(&o, 0, sizeof o);
-	o.m = m;
-	o.cap = 1u << 20;
-	o.buf = malloc(o.cap);
-	if (!cur || tree_oom || !bufs || !o.buf) {
-		__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
-		goto out;
-	}
-	for (;;) {
-		size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
-		if (p >= m->nparts || __atomic_load_n(&m->error, __ATOMIC_RELAXED))
-			break;
-		o.off = m->out_off[p];
-		o.used = 0;
-		o.error = 0;
-		o.klen = 0;
-		if (m->gz) {
-			memset(&o.z, 0, sizeof o.z);
-			/* 15 + 16: a gzip member per partition; readers (zlib's gzread,
-			 * Paraver) continue across concatenated members */
-			if (deflateInit2(&o.z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-				__atomic_store_n(&m->error, ENOMEM, __ATOMIC_RELAXED);
-				break;
-			}
-			o.zout = NULL;
-			o.zlen = o.zcap = 0;
-		}
-		int err = merge_part(m, p, cur, &big, &small, bufs, &o);
-		__atomic_add_fetch(&m->written, m->out_off[p + 1] - m->out_off[p], __ATOMIC_RELAXED);
-		out_flush(&o, 1);
-		if (!err)
-			err = o.error;
-		if (m->gz) {
-			deflateEnd(&o.z);
-			pthread_mutex_lock(&m->lock);
-			m->gzbuf[p] = o.zout;
-			m->gzlen[p] = o.zlen;
-			while (!err && m->next_write < m->nparts && m->gzbuf[m->next_write]) {
-				size_t q = m->next_write;
-				err = write_all(m->fd, m->gzbuf[q], m->gzlen[q], m->write_off);
-				m->write_off += m->gzlen[q];
-				free(m->gzbuf[q]);
-				m->gzbuf[q] = NULL;
-				m->next_write++;
-			}
-			pthread_mutex_unlock(&m->lock);
-		}
-		if (err) {
-			__atomic_store_n(&m->error, err, __ATOMIC_RELAXED);
-			break;
-		}
-	}
-out:
-	pt_workers_done_one(&m->done);
-	free(cur);
-	for (int i = 0; i < 2; i++) {
-		free(trees[i]->key);
-		free(trees[i]->loser);
-		free(trees[i]->win);
-		free(trees[i]->leaf);
-	}
-	free(bufs);
-	free(o.buf);
-	return NULL;
-}
-
-/* The start of every partition in stream s: offset, text bytes before it
- * and the key before it. 0, or an errno. */
-static int cut_stream(merge *m, size_t s)
-{
-	const pv_stream *st = m->streams[s];
-	size_t n = m->n, np = m->nparts;
-	int sfd = -1, rc = 0;
-	uint64_t off = 0, text = 0, prev = 0;
-	size_t ix = 0;
-	for (size_t p = 1; p < np; p++) {
-		uint64_t b = m->bounds[p];
-		/* jump ahead with the index: last note with key < b */
-		while (ix < st->nidx && st->idx[ix].key < b)
-			ix++;
-		if (ix > 0 && st->idx[ix - 1].off > off) {
-			off = st->idx[ix - 1].off;
-			text = st->idx[ix - 1].text;
-			prev = st->idx[ix - 1].prev;
-		}
-		if (st->nrec && (ix < st->nidx || st->last_key >= b)) {
-			if (sfd < 0 && (sfd = open(st->path, O_RDONLY | O_CLOEXEC)) < 0) {
-				rc = errno;
-				break;
-			}
-			errno = 0;
-			if (seek_bound(sfd, st->off, st->prefix_len, b, &off, &text, &prev)) {
-				rc = errno ? errno : EIO;
-				break;
-			}
-		} else {
-			off = st->off;
-			text = st->text;
-			prev = st->last_key;
-		}
-		m->off[p * n + s] = off;
-		m->text[p * n + s] = text;
-		m->prev[p * n + s] = prev;
-	}
-	if (sfd >= 0)
-		close(sfd);
-	m->off[np * n + s] = st->off;
-	m->text[np * n + s] = st->text;
-	return rc;
-}
-
-static void *cut_worker(void *arg)
-{
-	merge *m = arg;
-	for (;;) {
-		size_t s = __atomic_fetch_add(&m->next_cut, 1, __ATOMIC_RELAXED);
-		if (s >= m->n)
-			break;
-		int rc = cut_stream(m, s);
-		if (rc) {
-			pthread_mutex_lock(&m->lock);
-			if (!m->cut_errno) {
-				m->cut_errno = rc;
-				m->cut_failed = s;
-			}
-			pthread_mutex_unlock(&m->lock);
-		}
-	}
-	return NULL;
-}
-
-/* cut_stream for every stream, on up to nworkers threads. 0, or -1 with
- * m->cut_failed and m->cut_errno set. */
-static int find_cuts(merge *m, unsigned nworkers)
-{
-	if (nworkers > m->n)
-		nworkers = (unsigned)m->n;
-	pthread_t th[64];
-	unsigned started = 0;
-	for (; started + 1 < nworkers && started < 64; started++)
-		if (pthread_create(&th[started], NULL, cut_worker, m))
-			break;
-	cut_worker(m); /* this thread is one of them */
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	return m->cut_errno ? -1 : 0;
-}
-
-int pv_merge(pv_stream *const *streams, size_t n, int fd, uint64_t header_len, unsigned nworkers,
-	     int gz, char *err, size_t errlen)
-{
-	return pv_merge_progress(streams, n, fd, header_len, nworkers, gz, NULL, NULL, err, errlen);
-}
-
-int pv_merge_progress(pv_stream *const *streams, size_t n, int fd, uint64_t header_len,
-		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
-		      void *arg, char *err, size_t errlen)
-{
-	merge m;
-	memset(&m, 0, sizeof m);
-	m.streams = streams;
-	m.n = n;
-	m.fd = fd;
-	m.gz = gz;
-	pthread_mutex_init(&m.lock, NULL);
-	pt_workers_done_init(&m.done);
-	int rc = -1;
-	uint64_t total = 0;
-	size_t nkeys = 0;
-	for (size_t s = 0; s < n; s++) {
-		total += streams[s]->text;
-		nkeys += streams[s]->nidx;
-	}
-	/* partitions of ~8 MB of text, at least 4 per worker when there is
-	 * enough to share, at most one per index note */
-	size_t want = (size_t)(total / (8u << 20)) + 1;
-	if (total > (4u << 20) && want < 4 * (size_t)nworkers)
-		want = 4 * (size_t)nworkers;
-	if (want > 4096)
-		want = 4096;
-	if (want > nkeys)
-		want = nkeys ? nkeys : 1;
-	uint64_t *keys = malloc((nkeys + 1) * sizeof *keys);
-	m.bounds = malloc((want + 1) * sizeof *m.bounds);
-	if (!keys || !m.bounds)
-		goto oom;
-	size_t k = 0;
-	for (size_t s = 0; s < n; s++)
-		for (size_t i = 0; i < streams[s]->nidx; i++)
-			keys[k++] = streams[s]->idx[i].key;
-	qsort(keys, nkeys, sizeof *keys, cmp_key);
-	m.bounds[0] = 0;
-	size_t np = 1;
-	for (size_t p = 1; p < want; p++) {
-		uint64_t b = keys[p * nkeys / want];
-		if (b > m.bounds[np - 1])
-			m.bounds[np++] = b;
-	}
-	free(keys);
-	keys = NULL;
-	m.nparts = np;
-	m.bounds[np] = UINT64_MAX;
-	m.off = calloc((np + 1) * n + 1, sizeof *m.off);
-	m.text = calloc((np + 1) * n + 1, sizeof *m.text);
-	m.prev = calloc((np + 1) * n + 1, sizeof *m.prev);
-	m.out_off = calloc(np + 1, sizeof *m.out_off);
-	if (!m.off || !m.text || !m.prev || !m.out_off)
-		goto oom;
-	/* Where each partition starts in each stream: streams are independent,
-	 * so the workers share them (this was the serial part of the merge). */
-	if (find_cuts(&m, nworkers)) {
-		const pv_stream *st = streams[m.cut_failed];
-		snprintf(err, errlen, "%s: cannot read back: %s", st->path, strerror(m.cut_errno));
-		goto out;
-	}
-	for (size_t p = 0; p <= np; p++) {
-		uint64_t t = 0;
-		for (size_t s = 0; s < n; s++)
-			t += m.text[p * n + s];
-		m.out_off[p] = header_len + t;
-	}
-	if (!gz && ftruncate(fd, (off_t)(header_len + total))) {
-		snprintf(err, errlen, "cannot size the output: %s", strerror(errno));
-		goto out;
-	}
-	if (gz) {
-		m.gzbuf = calloc(np, sizeof *m.gzbuf);
-		m.gzlen = calloc(np, sizeof *m.gzlen);
-		if (!m.gzbuf || !m.gzlen)
-			goto oom;
-		m.write_off = header_len;
-	}
-	/* one descriptor per stream for all workers, when the limit allows */
-	m.fds = malloc((n ? n : 1) * sizeof *m.fds);
-	if (!m.fds)
-		goto oom;
-	for (size_t s = 0; s < n; s++)
-		m.fds[s] = -1;
-	struct rlimit rl;
-	int share = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > n + 64;
-	for (size_t s = 0; s < n; s++) {
-		m.fds[s] = share ? open(streams[s]->path, O_RDONLY | O_CLOEXEC) : -1;
-		if (share && m.fds[s] < 0) {
-			snprintf(err, errlen, "%s: %s", streams[s]->path, strerror(errno));
-			goto out;
-		}
-	}
-	if (nworkers > np)
-		nworkers = (unsigned)np;
-	if (nworkers < 1)
-		nworkers = 1;
-	pthread_t *th = calloc(nworkers, sizeof *th);
-	if (!th)
-		goto oom;
-	unsigned started = 0;
-	for (; started < nworkers; started++)
-		if (pthread_create(&th[started], NULL, merge_worker, &m))
-			break;
-	if (!started)
-		merge_worker(&m);
-	if (progress && started)
-		do
-			progress(arg, __atomic_load_n(&m.written, __ATOMIC_RELAXED), total);
-		while (!pt_workers_done_wait(&m.done, started, 200));
-	if (progress)
-		progress(arg, total, total);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	if (m.error) {
-		snprintf(err, errlen, "writing the trace: %s", strerror(m.error));
-		goto out;
-	}
-	rc = 0;
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory");
-out:
-	free(keys);
-	if (m.gzbuf)
-		for (size_t p = 0; p < m.nparts; p++)
-			free(m.gzbuf[p]);
-	free(m.gzbuf);
-	free(m.gzlen);
-	if (m.fds)
-		for (size_t s = 0; s < n; s++)
-			if (m.fds[s] >= 0)
-				close(m.fds[s]);
-	free(m.fds);
-	free(m.bounds);
-	free(m.off);
-	free(m.text);
-	free(m.prev);
-	free(m.out_off);
-	pthread_mutex_destroy(&m.lock);
-	pt_workers_done_destroy(&m.done);
-	return rc;
+	if (r->path)
+		unlink(r->path);
+	free(r->path);
+	free(r->idx);
+	memset(r, 0, sizeof *r);
 }

@@ -59,13 +59,13 @@ int main(int argc, char **)
 	acc.add(twice(argc));
 	acc.add(static_cast<int>(twice(1.5)));
 	auto square = [](int v) __attribute__((noinline)) {
-		SL_FUNC("operator()");
+		SL_FUNC("lambda");
 		return v * v;
 	};
 	acc.add(square(argc + 2));
 	std::vector<int> v{5, 3, 9, 1, 7, argc};
 	std::sort(v.begin(), v.end(), [](int a, int b) __attribute__((noinline)) {
-		SL_FUNC("operator()");
+		SL_FUNC("lambda");
 		return a < b;
 	});
 	acc.add(v.front());

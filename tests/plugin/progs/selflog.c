@@ -18,7 +18,7 @@ static __thread int current_thread;
 static int nevents, overflow;
 static struct {
 	const char *name;
-	int count;
+	int count, landed;
 } names[MAX_NAMES];
 static int nnames;
 static int exp_resyncs[MAX_THREADS], exp_open[MAX_THREADS], nthreads = 1;
@@ -47,16 +47,31 @@ NOINSTR static void record(char sign, const char *name)
 	nevents++;
 }
 
-NOINSTR void sl_enter(const char *name)
+NOINSTR static int name_index(const char *name)
 {
-	record('+', name);
 	int i = 0;
 	while (i < nnames && strcmp(names[i].name, name) != 0)
 		i++;
 	if (i == nnames && nnames < MAX_NAMES)
 		names[nnames++].name = name;
+	return i;
+}
+
+NOINSTR void sl_enter(const char *name)
+{
+	record('+', name);
+	int i = name_index(name);
 	if (i < MAX_NAMES)
 		names[i].count++;
+}
+
+NOINSTR void sl_landed(const char *name)
+{
+	sl_exit(name);
+	sl_enter(name);
+	int i = name_index(name);
+	if (i < MAX_NAMES)
+		names[i].landed++;
 }
 
 NOINSTR void sl_exit(const char *name)
@@ -107,6 +122,11 @@ NOINSTR static void print_all(void)
 		fputs("COUNT ", stdout);
 		put_name(names[i].name);
 		printf(" %d\n", names[i].count);
+		if (names[i].landed) {
+			fputs("LANDED ", stdout);
+			put_name(names[i].name);
+			printf(" %d\n", names[i].landed);
+		}
 	}
 	for (int t = 0; t < nthreads; t++) {
 		if (t)

@@ -4,6 +4,7 @@
  * at exit the program prints
  *   SEQ +name +name -name ...   its calls and returns, in order
  *   COUNT name N                how many times it entered each function
+ *   LANDED name N               how many of those entries were longjmp landings
  *   EXPECT resyncs=R open=O     frames skipped by longjmp / left open by exit()
  * and, for threads other than the main one (numbered with sl_thread(n) in
  * order of their first call), SEQn and EXPECTn lines.
@@ -24,6 +25,10 @@ extern "C" {
 #endif
 NOINSTR void sl_enter(const char *name);
 NOINSTR void sl_exit(const char *name);
+/* A longjmp landed in `name`: the trace shows its exit and a new entry
+ * (the pass's report of the landing), which the analyzer does not count
+ * as a call. */
+NOINSTR void sl_landed(const char *name);
 NOINSTR void sl_expect(int resyncs, int open);
 /* This thread is thread n (main: 0). Threads must not log at the same
  * time: the tests hand over with barriers. */

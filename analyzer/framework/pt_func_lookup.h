@@ -1,41 +1,28 @@
-/* Small helpers shared by the built-in tools: a function-id stack with the
- * analyzer's resync rules, and a per-shard cache of code address -> id. */
-#ifndef PT_TOOLS_COMMON_H
-#define PT_TOOLS_COMMON_H
+/* Function ids of a shard's records, for the tools: the analyzer-wide id
+ * (<paratrace/tool.h>) of a FUNC_ENTER/EXIT's local id or of a
+ * FUNC_ENTER_PC/EXIT_PC's address. One pt_func_lookup per shard: ids of
+ * the process's FUNC_DEF table are read from the framework's immutable
+ * table, and the answers for code addresses (the framework's lookup takes
+ * a lock) are kept in a per-shard cache. */
+#ifndef PT_FUNC_LOOKUP_H
+#define PT_FUNC_LOOKUP_H
+
+#include "pt_fw_util.h"
 
 #include <paratrace/tool.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* qsort that accepts an empty (NULL) array, which qsort itself may not get. */
-static inline void pt_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(v, n, size, cmp);
-}
-
-static inline uint64_t pt_mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb3fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* FUNC_ENTER_PC / EXIT_PC: the framework's lookup takes a lock, so each
- * shard keeps the answers it got. */
 typedef struct pt_pc_cache {
 	struct {
 		uint64_t pc;
 		uint32_t id;
-	} *v;
+	} * v;
 	size_t cap, n;
 } pt_pc_cache;
 
 static inline uint32_t pt_pc_cache_func(pt_pc_cache *c, const pt_trace_ctx *ctx, size_t process,
-					uint64_t pc)
+                                        uint64_t pc)
 {
 	if (c->cap) {
 		for (size_t j = pt_mix64(pc) & (c->cap - 1); c->v[j].pc; j = (j + 1) & (c->cap - 1))
@@ -70,13 +57,6 @@ static inline uint32_t pt_pc_cache_func(pt_pc_cache *c, const pt_trace_ctx *ctx,
 	return id;
 }
 
-static inline void pt_pc_cache_free(pt_pc_cache *c)
-{
-	free(c->v);
-	memset(c, 0, sizeof *c);
-}
-
-/* Per-shard lookup state: the process's id table, and the pc cache. */
 typedef struct pt_func_lookup {
 	const pt_trace_ctx *ctx;
 	size_t process;
@@ -93,6 +73,12 @@ static inline void pt_func_lookup_init(pt_func_lookup *l, const pt_trace_ctx *ct
 	l->tab = pt_ctx_func_table(ctx, process, &l->n);
 }
 
+static inline void pt_func_lookup_free(pt_func_lookup *l)
+{
+	free(l->pcs.v);
+	memset(&l->pcs, 0, sizeof l->pcs);
+}
+
 static inline uint32_t pt_func_lookup_id(const pt_func_lookup *l, uint32_t local_id)
 {
 	if (local_id < l->n && l->tab[local_id])
@@ -100,8 +86,13 @@ static inline uint32_t pt_func_lookup_id(const pt_func_lookup *l, uint32_t local
 	return pt_ctx_func_id(l->ctx, l->process, local_id);
 }
 
-/* Function id of a FUNC_ENTER/EXIT(_PC) record; 0 for other records.
- * *enter is set to 1 for entries, 0 for exits. */
+static inline uint32_t pt_func_lookup_pc(pt_func_lookup *l, uint64_t pc)
+{
+	return pt_pc_cache_func(&l->pcs, l->ctx, l->process, pc);
+}
+
+/* Function id of a FUNC_ENTER/EXIT(_PC) record (0: not a function record,
+ * or a function nothing names); *enter is 1 for entries, 0 for exits. */
 static inline uint32_t pt_event_func(const pt_event *ev, pt_func_lookup *l, int *enter)
 {
 	switch (ev->kind) {
@@ -113,7 +104,7 @@ static inline uint32_t pt_event_func(const pt_event *ev, pt_func_lookup *l, int 
 	case PT_REC_FUNC_EXIT_PC: {
 		const pt_rec_pc *pc = PT_REC_PAYLOAD(ev->rec, pt_rec_pc);
 		*enter = ev->kind == PT_REC_FUNC_ENTER_PC;
-		return pc ? pt_pc_cache_func(&l->pcs, l->ctx, l->process, pc->pc) : 0;
+		return pc ? pt_func_lookup_pc(l, pc->pc) : 0;
 	}
 	default:
 		return 0;

@@ -28,6 +28,8 @@ typedef struct cli {
 	const char *format; /* report: text/csv/json; export: chrome */
 	unsigned top;
 	int no_profile;
+	const char *run; /* --run */
+	int png; /* plot --png */
 	pt_fw_tool tools[MAX_TOOLS];
 	size_t ntools;
 	const char *loaded[MAX_TOOLS];
@@ -90,7 +92,12 @@ static void common_help(FILE *out)
 	      "                       them print a time series)\n"
 	      "  --tool FILE.so[:OPT] also run a tool loaded from a shared object, in the same pass\n"
 	      "                       (may be repeated; see include/paratrace/tool.h)\n"
-	      "  -q, --quiet          no progress bar and no summary\n",
+	      "  --run ID             the run to read when the trace directory holds several\n"
+	      "                       (programs started separately with one PARATRACE_DIR;\n"
+	      "                       without --run such a trace is refused with its runs)\n"
+	      "  -q, --quiet          no progress bar and no summary\n"
+	      "Exit status: 0 success, 1 damaged data (warned with file and offset), 2 usage\n"
+	      "error or no trace to read (missing, unreadable, no logs, several runs).\n",
 	      out);
 }
 
@@ -110,7 +117,10 @@ void pt_cmd_report_help(FILE *out)
 	fputs("usage: paratrace report [options] TRACE_DIR\n"
 	      "Prints the profile: functions, locks and threads.\n"
 	      "  --csv | --json       machine-readable output instead of tables\n"
-	      "  --top N              rows per table (default 25; 0 = all)\n",
+	      "  --top N              rows per table (default 25; 0 = all)\n"
+	      "  --html               one self-contained HTML file instead: sortable tables, the\n"
+	      "                       timeline and the flame graph of 'plot' (no network needed)\n"
+	      "  -o, --output FILE    with --html: the file (default: TRACE_DIR.html)\n",
 	      out);
 	common_help(out);
 }
@@ -126,7 +136,19 @@ void pt_cmd_export_help(FILE *out)
 	common_help(out);
 }
 
-enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE };
+void pt_cmd_plot_help(FILE *out)
+{
+	fputs("usage: paratrace plot [options] TRACE_DIR\n"
+	      "Draws the run without a GUI, as SVG: a timeline (one row per thread and GPU stream,\n"
+	      "coloured by function, waits and lost data marked) and a flame graph of inclusive time.\n"
+	      "  -o, --output FILE    the SVG (default: TRACE_DIR.svg)\n"
+	      "  --png                also FILE.png (FILE without .svg), drawn by rsvg-convert\n",
+	      out);
+	common_help(out);
+}
+
+enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE,
+       OPT_HTML, OPT_PNG, OPT_RUN };
 
 static int parse(cli *c, int argc, char **argv)
 {
@@ -137,6 +159,8 @@ static int parse(cli *c, int argc, char **argv)
 		{"tool", required_argument, 0, OPT_TOOL}, {"csv", no_argument, 0, OPT_CSV},
 		{"json", no_argument, 0, OPT_JSON},     {"top", required_argument, 0, OPT_TOP},
 		{"no-profile", no_argument, 0, OPT_NO_PROFILE}, {"help", no_argument, 0, 'h'},
+		{"run", required_argument, 0, OPT_RUN},
+		{"html", no_argument, 0, OPT_HTML},     {"png", no_argument, 0, OPT_PNG},
 		{0, 0, 0, 0}};
 	int o;
 	uint64_t v;
@@ -179,6 +203,9 @@ static int parse(cli *c, int argc, char **argv)
 			c->top = (unsigned)v;
 			break;
 		case OPT_NO_PROFILE: c->no_profile = 1; break;
+		case OPT_RUN: c->run = optarg; break;
+		case OPT_HTML: c->format = "html"; break;
+		case OPT_PNG: c->png = 1; break;
 		case 'h':
 			return -1;
 		default:
@@ -228,6 +255,7 @@ static int run(cli *c)
 		.warn = warn_cb,
 		.progress = !c->quiet && isatty(2) ? progress_cb : NULL,
 		.arg = c,
+		.run = c->run,
 	};
 	pt_fw_stats st;
 	memset(&st, 0, sizeof st);
@@ -238,7 +266,7 @@ static int run(cli *c)
 		fputs("\r\033[K", stderr);
 	if (rc) {
 		pt_cli_error("%s", err);
-		return 1;
+		return rc == PT_FW_BAD_INPUT ? 2 : 1;
 	}
 	if (!c->quiet && !strcmp(c->cmd, "analyze"))
 		fprintf(stderr, "%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",
@@ -296,8 +324,18 @@ int pt_cmd_report(int argc, char **argv)
 	if (rc)
 		return rc;
 	const char *fmt = c.format ? c.format : "text";
+	if (!strcmp(fmt, "html")) {
+		/* a file, not stdout: progress on a terminal, as for plot */
+		char *name = NULL;
+		if (!c.output)
+			c.output = name = default_name(c.dir, ".html");
+		add_builtin(&c, pt_tool_plot(), "html");
+		rc = run(&c);
+		free(name);
+		return rc;
+	}
 	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
-		pt_cli_error("report: unknown format '%s' (text, csv or json)", fmt);
+		pt_cli_error("report: unknown format '%s' (text, csv, json or html)", fmt);
 		return 2;
 	}
 	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
@@ -339,6 +377,27 @@ int pt_cmd_export(int argc, char **argv)
 	if (!c.output)
 		c.output = name = default_name(c.dir, perfetto ? ".pftrace" : ".json");
 	add_builtin(&c, perfetto ? pt_tool_perfetto() : pt_tool_chrome(), NULL);
+	rc = run(&c);
+	free(name);
+	return rc;
+}
+
+int pt_cmd_plot(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "plot";
+	int rc = parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_plot_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	char *name = NULL;
+	if (!c.output)
+		c.output = name = default_name(c.dir, ".svg");
+	add_builtin(&c, pt_tool_plot(), c.png ? "png" : NULL);
 	rc = run(&c);
 	free(name);
 	return rc;

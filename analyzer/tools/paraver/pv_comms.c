@@ -1,0 +1,130 @@
+/* Communications of the Paraver trace: thread creation (tag 1) and fork
+ * (tag 2) from the creating thread to the first record of the thread or
+ * process it created, and the links extensions ask for (GPU launch ->
+ * execution, tags 3..). */
+#define _GNU_SOURCE
+#include "pv_internal.h"
+
+#include <stdio.h>
+
+typedef struct comm {
+	uint64_t ts, tr;
+	size_t from, to;
+	int tag;
+	int64_t size;
+} comm;
+
+typedef VEC(comm) comms;
+
+static int cmp_link(const void *a, const void *b)
+{
+	const pv_link_end *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const comm *x = a, *y = b;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Each THREAD_CREATE to the THREAD_START of the same (pid, create_seq). */
+static int link_creations(pv_tool *pv, comms *cs)
+{
+	pv_found *f = &pv->found;
+	pt_qsort(f->creates.v, f->creates.n, sizeof *f->creates.v, cmp_link);
+	pt_qsort(f->starts.v, f->starts.n, sizeof *f->starts.v, cmp_link);
+	size_t j = 0;
+	for (size_t i = 0; i < f->creates.n; i++) {
+		const pv_link_end *c = &f->creates.v[i];
+		while (j < f->starts.n && cmp_link(&f->starts.v[j], c) < 0 &&
+		       (f->starts.v[j].pid < c->pid ||
+		        (f->starts.v[j].pid == c->pid && f->starts.v[j].seq < c->seq)))
+			j++;
+		if (j < f->starts.n && f->starts.v[j].pid == c->pid &&
+		    f->starts.v[j].seq == c->seq &&
+		    VEC_PUSH(*cs, ((comm){c->time, f->starts.v[j].time, c->shard,
+		                          f->starts.v[j].shard, 1, 0})))
+			return -1;
+	}
+	return 0;
+}
+
+/* Each FORK to the first record of the child's first thread. */
+static int link_forks(pv_tool *pv, comms *cs)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	for (size_t i = 0; i < pv->found.forks.n; i++) {
+		const pv_link_end *f = &pv->found.forks.v[i];
+		for (size_t p = 0; p < ctx->nprocesses; p++) {
+			const pt_process_info *pi = &ctx->processes[p];
+			if (pi->pid != f->seq || !pi->nshards)
+				continue;
+			const pt_shard_info *to = &ctx->shards[pi->first_shard];
+			uint64_t tr = to->first_ns > ctx->t0_ns ? to->first_ns - ctx->t0_ns : 0;
+			if (VEC_PUSH(*cs, ((comm){f->time, tr, f->shard, to->index, 2, 0})))
+				return -1;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int link_extensions(pv_tool *pv, comms *cs)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	for (size_t k = 0; pv_extensions[k]; k++) {
+		pv_comm *ec = NULL;
+		size_t m = pv_extensions[k]->comms ? pv_extensions[k]->comms(pv->ext[k], &ec) : 0;
+		for (size_t i = 0; i < m; i++) {
+			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns - ctx->t0_ns : 0;
+			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns - ctx->t0_ns : 0;
+			if (ec[i].from >= ctx->nshards || ec[i].to >= ctx->nshards)
+				continue;
+			if (VEC_PUSH(*cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag,
+			                          ec[i].size}))) {
+				free(ec);
+				return -1;
+			}
+		}
+		free(ec);
+	}
+	return 0;
+}
+
+int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	comms cs = {0};
+	if (link_creations(pv, &cs) || link_forks(pv, &cs) || link_extensions(pv, &cs)) {
+		free(cs.v);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pt_qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
+	for (size_t i = 0; i < cs.n; i++) {
+		const comm *c = &cs.v[i];
+		const pt_shard_info *a = &ctx->shards[c->from], *b = &ctx->shards[c->to];
+		char *start = pv_stream_reserve(out, c->ts), *p = start;
+		p += sprintf(p, "3:%u:1:%u:%u:", a->row, a->task, a->thread);
+		p = pv_u64(p, c->ts);
+		*p++ = ':';
+		p = pv_u64(p, c->ts);
+		p += sprintf(p, ":%u:1:%u:%u:", b->row, b->task, b->thread);
+		p = pv_u64(p, c->tr);
+		*p++ = ':';
+		p = pv_u64(p, c->tr);
+		p += sprintf(p, ":%lld:%d\n", (long long)c->size, c->tag);
+		pv_stream_commit(out, (size_t)(p - start));
+		if (c->tr > pv->max_time)
+			pv->max_time = c->tr;
+	}
+	free(cs.v);
+	return 0;
+}

@@ -1,0 +1,208 @@
+/* Private to the Paraver writer (analyzer/tools/paraver/). Who does what:
+ *
+ *   paraver.c    the tool: shards' streams, finish (header, merge, rename)
+ *   pv_write.c   a row's lines: events, states (pv_event, pv_set_state)
+ *   pv_thread.c  a thread row's records -> user-function, pthread and
+ *                user events, Running/Synchronization states
+ *   pv_comms.c   thread creation, fork and extension links -> comm lines
+ *   pv_labels.c  NAME.pcf and NAME.row
+ *   pv_stream.c  temporary streams (and the pool file short ones share)
+ *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
+ *                pv_partition.c places in each run
+ *   pv_ext*.c    extensions (counters, GPU): pv.h
+ */
+#ifndef PT_PV_INTERNAL_H
+#define PT_PV_INTERNAL_H
+
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
+#include "pv.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* ---- small growable arrays and a set of pairs ------------------------ */
+#define VEC(T)                                                                                     \
+	struct {                                                                                   \
+		T *v;                                                                              \
+		size_t n;                                                                          \
+		size_t cap;                                                                        \
+	}
+
+static inline int vec_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p = realloc(*v, ncap * elem);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+#define VEC_PUSH(vec, x)                                                                           \
+	(vec_grow((void **)&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v)                         \
+	     ? -1                                                                                  \
+	     : ((vec).v[(vec).n++] = (x), 0))
+
+/* Set of (a, b) pairs, (a, b) != (0, 0); open addressing. */
+typedef struct pv_pairset {
+	uint64_t *k; /* 2 per slot */
+	size_t cap, n;
+} pv_pairset;
+
+/* 1 if added, 0 if present, -1 on ENOMEM. */
+int pv_pairset_add(pv_pairset *s, uint64_t a, uint64_t b);
+void pv_pairset_free(pv_pairset *s);
+
+/* ---- what thread rows find, for the whole trace ---------------------- */
+typedef struct pv_link_end {
+	uint32_t pid;
+	uint64_t seq; /* create_seq, or child pid for forks */
+	size_t shard;
+	uint64_t time; /* relative ns */
+} pv_link_end;
+
+typedef struct pv_named {
+	uint32_t type;
+	int64_t value;
+	char *name;
+} pv_named;
+
+typedef struct pv_lock_obj {
+	uint32_t pid;
+	uint64_t addr;
+	uint32_t id;
+	unsigned what; /* enum pt_lock_type, or PV_LOCK_COND */
+} pv_lock_obj;
+#define PV_LOCK_COND 100u /* pv_lock_obj.what of a condition variable */
+
+/* Collected per shard, then moved into the tool's at shard exit. */
+typedef struct pv_found {
+	VEC(pv_link_end) creates; /* THREAD_CREATE (succeeded) */
+	VEC(pv_link_end) starts;  /* THREAD_START with a create_seq */
+	VEC(pv_link_end) forks;
+	VEC(pv_named) types;  /* USER_TYPE: value = flags */
+	VEC(pv_named) values; /* USER_VALUE_NAME */
+	pv_pairset used;      /* (type, value) of USER_EVENTs */
+	VEC(pv_lock_obj) locks;
+	pv_pairset lock_seen; /* (pid, addr) of locks */
+	int cuts;             /* a call was cut by lost data (PV_EV_FUNC_CUT written) */
+} pv_found;
+
+/* Moves src's content into dst (src is left empty). -1 on ENOMEM. */
+int pv_found_move(pv_found *dst, pv_found *src);
+void pv_found_free(pv_found *f);
+
+/* What the .row says of a thread. */
+typedef struct pv_role {
+	char *name;       /* THREAD_NAME */
+	uint32_t creator; /* tid, 0 unknown */
+	uint64_t routine;
+	int main;
+} pv_role;
+
+typedef struct pv_tool {
+	const pt_trace_ctx *ctx;
+	unsigned ext_kind_min; /* the lowest record kind any extension takes */
+	char *name;            /* output base */
+	int gz;
+	char *tmpdir;
+	pv_shard **shards; /* while they run */
+	/* finished streams: [2i] shard i's states, [2i + 1] its events; then
+	 * the Not created states, the communications */
+	pv_run *runs;
+	pv_pool pool;         /* the streams that never filled their buffer */
+	pthread_mutex_t lock; /* below, updated at shard exit */
+	pv_found found;
+	pv_role *roles;    /* per shard */
+	uint64_t max_time; /* relative ns */
+	uint64_t records;
+	void *ext[PV_MAX_EXT];
+	char prv_path[PATH_MAX];
+	uint64_t prv_bytes;
+} pv_tool;
+
+static inline size_t pv_n_ext(void)
+{
+	size_t n = 0;
+	while (n < PV_MAX_EXT && pv_extensions[n])
+		n++;
+	return n;
+}
+
+/* ---- pv_write.c ------------------------------------------------------- */
+static inline uint64_t pv_rel(const pv_shard *s, uint64_t t)
+{
+	return t > s->t0 ? t - s->t0 : 0;
+}
+
+/* A state line [b, e) (relative ns), whatever the open state. */
+void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state);
+
+/* The 60000019/60000119 line of an entry (id) or an exit (0) at t (the
+ * event stream is strict: a tie goes 1 ns later, pv.h). */
+static inline void pv_func_line(pv_shard *s, uint64_t t, uint32_t id)
+{
+	pv_stream_func(&s->ev, pv_rel(s, t), id);
+	if (s->ev.last_key > s->last)
+		s->last = s->ev.last_key;
+}
+
+/* ---- pv_thread.c: s->core ---------------------------------------------- */
+typedef struct pv_thread {
+	pt_callstack calls;
+	pt_func_lookup fl; /* function ids: the process's table, the pc cache */
+	unsigned wait;     /* what the thread waits for (pv_thread.c) */
+	pv_found found;
+	pv_role role;
+	int gap_open; /* calls were cut at a gap: PV_EV_FUNC_CUT 0 at its LOST record */
+	int oom;
+} pv_thread;
+
+int pv_thread_init(pv_shard *s);
+/* A function record but the common ones (pv_thread_func). */
+void pv_thread_func_slow(pv_shard *s, uint64_t t, uint32_t id, int enter);
+/* Every record of a thread log but FUNC_ENTER/FUNC_EXIT (pv_thread_event). */
+void pv_thread_other(pv_shard *s, const pt_event *ev);
+
+/* A function record (enter: 1 or 0). The common cases, an entry and an
+ * exit of the innermost frame, write their line without branching on
+ * which of the two it is: that is as unpredictable as the call tree. */
+static inline void pv_thread_func(pv_shard *s, uint64_t t, uint32_t id, int enter)
+{
+	pv_thread *c = s->core;
+	if (pt_callstack_step(&c->calls, id, enter, t))
+		pv_func_line(s, t, id & (uint32_t)-enter);
+	else
+		pv_thread_func_slow(s, t, id, enter);
+}
+
+/* Every record of a thread log; function records, the bulk, inline. */
+static inline void pv_thread_event(pv_shard *s, const pt_event *ev)
+{
+	if (ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT) {
+		pv_thread *c = s->core;
+		pv_thread_func(s, ev->time_ns, pt_func_lookup_id(&c->fl, ev->func_id),
+		               ev->kind == PT_REC_FUNC_ENTER);
+		return;
+	}
+	pv_thread_other(s, ev);
+}
+/* 1 when the thread's records could not be kept (out of memory). */
+int pv_thread_failed(const pv_shard *s);
+/* The log ended at `last` (relative ns): open frames and waits close. */
+void pv_thread_end(pv_shard *s, uint64_t last);
+/* Under the tool's lock: what the thread found goes to the tool; frees
+ * s->core. -1 on ENOMEM. */
+int pv_thread_exit(pv_shard *s, pv_tool *pv);
+/* Frees s->core, what it found with it. */
+void pv_thread_free(pv_shard *s);
+
+/* ---- pv_comms.c, pv_labels.c ------------------------------------------ */
+int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen);
+int pv_write_pcf(pv_tool *pv, const char *path);
+int pv_write_row(pv_tool *pv, const char *path);
+
+#endif

@@ -1,0 +1,339 @@
+/* NAME.pcf (what types, values and states mean) and NAME.row (what each
+ * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
+#define _GNU_SOURCE
+#include "pv_internal.h"
+#include "row_label.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void pcf_escape_line(FILE *f, const char *s)
+{
+	/* labels are the rest of a line: no newlines inside */
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
+}
+
+static const char *const state_names[] = {"Idle",
+                                          "Running",
+                                          "Not created",
+                                          "Waiting a message",
+                                          "Blocking Send",
+                                          "Synchronization",
+                                          "Test/Probe",
+                                          "Scheduling and Fork/Join",
+                                          "Wait/WaitAll",
+                                          "Blocked",
+                                          "Immediate Send",
+                                          "Immediate Receive",
+                                          "I/O",
+                                          "Group Communication",
+                                          "Tracing Disabled",
+                                          "Others",
+                                          "Send Receive",
+                                          "Memory transfer",
+                                          "Profiling",
+                                          "On-line analysis",
+                                          "Remote memory access",
+                                          "Atomic memory operation",
+                                          "Memory ordering operation",
+                                          "Distributed locking",
+                                          "Overhead",
+                                          "One-sided op",
+                                          "Startup latency",
+                                          "Waiting links",
+                                          "Data copy",
+                                          "RTT",
+                                          "Allocating memory",
+                                          "Freeing memory",
+                                          "Configuring accelerator",
+                                          "Stream Registration"};
+
+static const char *const pthread_names[PV_PT_MAX] = {
+    [PV_PT_END] = "End",
+    [PV_PT_EXIT] = "pthread_exit",
+    [PV_PT_CREATE] = "pthread_create",
+    [PV_PT_JOIN] = "pthread_join",
+    [PV_PT_DETACH] = "pthread_detach",
+    [PV_PT_RWLOCK_WR] = "pthread_rwlock_wrlock",
+    [PV_PT_RWLOCK_RD] = "pthread_rwlock_rdlock",
+    [PV_PT_RWLOCK_UNLOCK] = "pthread_rwlock_unlock",
+    [PV_PT_MUTEX_LOCK] = "pthread_mutex_lock",
+    [PV_PT_MUTEX_UNLOCK] = "pthread_mutex_unlock",
+    [PV_PT_COND_SIGNAL] = "pthread_cond_signal",
+    [PV_PT_COND_BROADCAST] = "pthread_cond_broadcast",
+    [PV_PT_COND_WAIT] = "pthread_cond_wait",
+    [PV_PT_BARRIER_WAIT] = "pthread_barrier_wait",
+    [PV_PT_SPIN_LOCK] = "pthread_spin_lock",
+    [PV_PT_SPIN_UNLOCK] = "pthread_spin_unlock",
+    [PV_PT_SEM_WAIT] = "sem_wait",
+    [PV_PT_SEM_POST] = "sem_post",
+    [PV_PT_MTX_LOCK] = "mtx_lock",
+    [PV_PT_MTX_UNLOCK] = "mtx_unlock"};
+
+static const char *lock_kind(unsigned what)
+{
+	switch (what) {
+	case PT_LOCK_MUTEX:
+		return "mutex";
+	case PT_LOCK_RWLOCK_READ:
+	case PT_LOCK_RWLOCK_WRITE:
+		return "rwlock";
+	case PT_LOCK_SPIN:
+		return "spinlock";
+	case PT_LOCK_SEMAPHORE:
+		return "semaphore";
+	case PT_LOCK_C11_MTX:
+		return "mtx_t";
+	case PT_LOCK_BARRIER:
+		return "barrier";
+	case PV_LOCK_COND:
+		return "condition";
+	default:
+		return "lock";
+	}
+}
+
+static int cmp_named(const void *a, const void *b)
+{
+	const pv_named *x = a, *y = b;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static int cmp_lock(const void *a, const void *b)
+{
+	const pv_lock_obj *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The defaults Extrae writes, and all of Extrae's state names (so that
+ * existing configuration files find the ones they expect). */
+static void pcf_defaults_and_states(FILE *f)
+{
+	fputs("DEFAULT_OPTIONS\n\nLEVEL               THREAD\nUNITS               NANOSEC\n"
+	      "LOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\n"
+	      "NUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\n"
+	      "DEFAULT_SEMANTIC\n\nTHREAD_FUNC          State As Is\n\n\nSTATES\n",
+	      f);
+	for (size_t i = 0; i < sizeof state_names / sizeof state_names[0]; i++)
+		fprintf(f, "%-4zu %s\n", i, state_names[i]);
+	/* Extrae's colours for the states paratrace writes */
+	fputs("\n\nSTATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n2    {255,255,255}\n"
+	      "5    {179,0,0}\n17   {255,0,96}\n\n\n",
+	      f);
+}
+
+/* The VALUES of a type whose values are function ids: "name [file:line]". */
+static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
+{
+	fputs("VALUES\n0      End\n", f);
+	uint32_t nf = pt_ctx_func_count(ctx);
+	for (uint32_t id = 1; id <= nf; id++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+		fprintf(f, "%-6u ", id);
+		pcf_escape_line(f, fi->name);
+		if (fi->file[0]) {
+			fputs(" [", f);
+			pcf_escape_line(f, fi->file);
+			if (fi->line)
+				fprintf(f, ":%u", fi->line);
+			fputc(']', f);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* 60000019 (name [file:line]) and 60000119 (line (file)) labels, and
+ * 61000020 when calls were cut by lost data. */
+static void pcf_functions(const pt_trace_ctx *ctx, const pv_found *found, FILE *f)
+{
+	fprintf(f, "EVENT_TYPE\n0    %u    User function\n", PV_EV_USER_FUNC);
+	pcf_function_values(ctx, f);
+	fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function line\nVALUES\n0      End\n",
+	        PV_EV_USER_FUNC_LINE);
+	uint32_t nf = pt_ctx_func_count(ctx);
+	for (uint32_t id = 1; id <= nf; id++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+		/* Extrae's label shape: "<line> (<file>)" */
+		fprintf(f, "%-6u %u (", id, fi->line);
+		pcf_escape_line(f, fi->file[0] ? fi->file : "?");
+		fputs(")\n", f);
+	}
+	if (found->cuts) {
+		fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function cut by lost data\n",
+		        PV_EV_FUNC_CUT);
+		pcf_function_values(ctx, f);
+	}
+}
+
+/* 61000000 (pthread calls) and 61000010 (the objects they are about). */
+static void pcf_sync(pv_found *found, FILE *f)
+{
+	fprintf(f, "\n\nEVENT_TYPE\n0    %u    pthread call\nVALUES\n", PV_EV_PTHREAD);
+	for (int v = 0; v < PV_PT_MAX; v++)
+		if (pthread_names[v])
+			fprintf(f, "%-6d %s\n", v, pthread_names[v]);
+
+	fprintf(f, "\n\nEVENT_TYPE\n0    %u    Synchronization object\nVALUES\n0      End\n",
+	        PV_EV_SYNC_OBJECT);
+	pt_qsort(found->locks.v, found->locks.n, sizeof *found->locks.v, cmp_lock);
+	for (size_t i = 0; i < found->locks.n; i++) {
+		const pv_lock_obj *l = &found->locks.v[i];
+		if (i && found->locks.v[i - 1].id ==
+		             l->id) /* 31-bit id collision: one label, both named */
+			fprintf(f, "%-6u (same id as above) %s 0x%llx (pid %u)\n", l->id,
+			        lock_kind(l->what), (unsigned long long)l->addr, l->pid);
+		else
+			fprintf(f, "%-6u %s 0x%llx (pid %u)\n", l->id, lock_kind(l->what),
+			        (unsigned long long)l->addr, l->pid);
+	}
+}
+
+/* The VALUES of user type `type`: named ones (values[v0, v1)), plus the
+ * used ones without a name (used[u0, u1)), shown as numbers, so every
+ * value in the trace has a label. */
+static void pcf_user_values(FILE *f, int scope, const pv_named *values, size_t v0, size_t v1,
+                            const pv_named *used, size_t u0, size_t u1)
+{
+	fputs("VALUES\n", f);
+	if (scope)
+		fputs("0      End\n", f);
+	for (size_t k = v0; k < v1; k++) {
+		if (k > v0 && values[k].value == values[k - 1].value)
+			continue;
+		if (scope && values[k].value == 0)
+			continue;
+		fprintf(f, "%-6lld ", (long long)values[k].value);
+		pcf_escape_line(f, values[k].name);
+		fputc('\n', f);
+	}
+	for (size_t k = u0; k < u1; k++) {
+		int64_t v = used[k].value;
+		if (v > INT32_MAX || v < INT32_MIN)
+			continue; /* Paraver cannot label it (std::stoi) */
+		int named_v = scope && v == 0;
+		for (size_t q = v0; q < v1 && !named_v; q++)
+			named_v = values[q].value == v;
+		if (!named_v)
+			fprintf(f, "%-6lld %lld\n", (long long)v, (long long)v);
+	}
+}
+
+/* User event types: the named ones and every type used. */
+static void pcf_user_types(pv_found *found, FILE *f)
+{
+	pt_qsort(found->types.v, found->types.n, sizeof *found->types.v, cmp_named);
+	pt_qsort(found->values.v, found->values.n, sizeof *found->values.v, cmp_named);
+	const pv_named *types = found->types.v, *values = found->values.v;
+	size_t ntypes = found->types.n, nvalues = found->values.n;
+	size_t nused = 0;
+	pv_named *used = calloc(found->used.n + 1, sizeof *used);
+	for (size_t i = 0; used && i < found->used.cap; i++)
+		if (found->used.k[2 * i] || found->used.k[2 * i + 1])
+			used[nused++] = (pv_named){(uint32_t)found->used.k[2 * i],
+			                           (int64_t)found->used.k[2 * i + 1], NULL};
+	if (used)
+		pt_qsort(used, nused, sizeof *used, cmp_named);
+	/* every distinct type from both lists */
+	size_t it = 0, iu = 0, iv = 0;
+	while (it < ntypes || iu < nused) {
+		uint32_t type;
+		if (it < ntypes && (iu >= nused || types[it].type <= used[iu].type))
+			type = types[it].type;
+		else
+			type = used[iu].type;
+		const char *name = NULL;
+		int scope = 0;
+		for (; it < ntypes && types[it].type == type; it++) {
+			name = types[it].name; /* the last definition wins */
+			scope = (types[it].value & PT_USER_TYPE_SCOPE) != 0;
+		}
+		fprintf(f, "\n\nEVENT_TYPE\n0    %u    ", type);
+		if (name)
+			pcf_escape_line(f, name);
+		else
+			fprintf(f, "User event %u", type);
+		fputc('\n', f);
+		while (iv < nvalues && values[iv].type < type)
+			iv++;
+		size_t v0 = iv, u0 = iu;
+		while (iu < nused && used[iu].type == type)
+			iu++;
+		while (iv < nvalues && values[iv].type == type)
+			iv++;
+		if (iv > v0 || scope) /* else a numeric type: no VALUES section */
+			pcf_user_values(f, scope, values, v0, iv, used, u0, iu);
+	}
+	free(used);
+}
+
+int pv_write_pcf(pv_tool *pv, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	pcf_defaults_and_states(f);
+	pcf_functions(pv->ctx, &pv->found, f);
+	pcf_sync(&pv->found, f);
+	pcf_user_types(&pv->found, f);
+	for (size_t i = 0; i < pv_n_ext(); i++)
+		if (pv_extensions[i]->write_pcf)
+			pv_extensions[i]->write_pcf(pv->ext[i], f);
+	return fclose(f);
+}
+
+static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	const pt_shard_info *s = &ctx->shards[i];
+	for (size_t k = 0; k < pv_n_ext(); k++)
+		if (pv_extensions[k]->row_label &&
+		    pv_extensions[k]->row_label(pv->ext[k], s, buf, len) == 0)
+			return;
+	if (s->kind == PT_FILE_GPU) {
+		pt_gpu_row_label(ctx, s, buf, len);
+		return;
+	}
+	const pv_role *r = &pv->roles[i];
+	pt_thread_row_label(ctx, s, r->name, r->main, r->routine, r->creator, buf, len);
+}
+
+int pv_write_row(pv_tool *pv, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	const pt_trace_ctx *ctx = pv->ctx;
+	char host[256] = "localhost";
+	gethostname(host, sizeof host - 1);
+	fprintf(f, "LEVEL CPU SIZE %zu\n", ctx->nshards);
+	for (size_t i = 0; i < ctx->nshards; i++)
+		fprintf(f, "%zu.%s\n", i + 1, host);
+	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
+	unsigned ntasks = 0;
+	for (size_t p = 0; p < ctx->nprocesses; p++)
+		if (ctx->processes[p].task > ntasks)
+			ntasks = ctx->processes[p].task;
+	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
+	fprintf(f, "\nLEVEL TASK SIZE %u\n", ntasks);
+	for (unsigned t = 1; t <= ntasks; t++)
+		for (size_t p = 0; p < ctx->nprocesses; p++)
+			if (ctx->processes[p].task == t)
+				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
+				        ctx->processes[p].pid);
+	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", ctx->nshards);
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		char label[512];
+		row_label(pv, i, label, sizeof label);
+		fprintf(f, "%s\n", label);
+	}
+	return fclose(f);
+}

@@ -1,0 +1,91 @@
+/* A Paraver row's lines: events into the shard's event stream, states into
+ * its state stream (pv.h: how the merge completes them). */
+#define _GNU_SOURCE
+#include "pv_internal.h"
+
+#include <stdio.h>
+
+/* The merge writes "2:cpu:appl:task:thread:" and the time (the key);
+ * the stream stores the ":type:value..." rest. */
+static inline char *line_begin(pv_shard *s, uint64_t trel, char **start)
+{
+	char *p = pv_stream_reserve(&s->ev, trel);
+	*start = p;
+	if (s->ev.last_key > s->last) /* the key, clamped so the stream stays sorted */
+		s->last = s->ev.last_key;
+	return p;
+}
+
+static inline char *pair(char *p, uint32_t type, int64_t value)
+{
+	*p++ = ':';
+	p = pv_u64(p, type);
+	*p++ = ':';
+	return pv_i64(p, value);
+}
+
+static inline void line_end(pv_shard *s, char *start, char *p)
+{
+	*p++ = '\n';
+	pv_stream_commit(&s->ev, (size_t)(p - start));
+}
+
+void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+               const int64_t *values)
+{
+	uint64_t t = pv_rel(s, time_ns);
+	while (n) {
+		/* ~40 bytes per pair: stay well inside PV_LINE_MAX */
+		size_t k = n > 64 ? 64 : n;
+		char *start, *p = line_begin(s, t, &start);
+		for (size_t i = 0; i < k; i++)
+			p = pair(p, types[i], values[i]);
+		line_end(s, start, p);
+		types += k;
+		values += k;
+		n -= k;
+	}
+}
+
+void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value)
+{
+	pv_events(s, time_ns, 1, &type, &value);
+}
+
+void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state)
+{
+	char *start = pv_stream_reserve(&s->st, b), *p = start;
+	*p++ = ':';
+	p = pv_u64(p, e);
+	*p++ = ':';
+	p = pv_u64(p, state);
+	*p++ = '\n';
+	pv_stream_commit(&s->st, (size_t)(p - start));
+	if (e > s->last)
+		s->last = e;
+}
+
+void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state)
+{
+	uint64_t t = pv_rel(s, time_ns);
+	if (t < s->ev.last_key)
+		t = s->ev.last_key; /* not before an event line a tie moved */
+	if (t < s->state_begin)
+		t = s->state_begin;
+	if (state == s->state)
+		return;
+	/* Extrae drops empty states; so do we (begin == end) */
+	if (s->state != PV_STATE_IDLE && t > s->state_begin)
+		pv_state_line(s, s->state_begin, t, s->state);
+	s->state = state;
+	s->state_begin = t;
+}
+
+int pv_fail(pv_shard *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}

@@ -1,0 +1,96 @@
+/* Pictures without a GUI: `paratrace plot` (an SVG, a PNG when asked) and
+ * `paratrace report --html` (one self-contained HTML file).
+ *
+ *   plot_tool.c   the tool: per shard, calls through the framework's
+ *                 call-stack tracker (the profile's rule), binned per row
+ *                 (plot_bins.h) and merged into a call-path tree
+ *                 (plot_flame.h); finish writes the files
+ *   plot_svg.c    the timeline and the flame graph (icicle) as SVG
+ *   plot_html.c   the HTML report: the profile's JSON, tables, the SVGs
+ *   plot_out.c    files written beside their final name and renamed; PNG
+ *                 through rsvg-convert
+ *
+ * Labels: what a timeline bin shows. A function is its analyzer id; GPU
+ * kernels and copies on a GPU stream's row have ids of their own, above
+ * every function id (PL_KERNEL, PL_COPY). */
+#ifndef PT_PLOT_H
+#define PT_PLOT_H
+
+#include "plot_bins.h"
+#include "plot_flame.h"
+
+#include <paratrace/tool.h>
+#include <stdio.h>
+
+#define PL_KERNEL 0x80000000u /* | the kernel's trace-wide value (gpu_names) */
+#define PL_COPY 0xc0000000u   /* | kind << 8 | direction */
+#define PL_MAX_ROWS 256       /* rows drawn; the rest are counted, not drawn */
+#define PL_BINS 1024          /* bins per row at most (the time axis has 1070 px) */
+#define PL_MAX_NODES 65536    /* call-path nodes per thread and in all (plot_flame.h) */
+
+typedef struct gpu_names gpu_names;
+
+typedef struct pl_row {
+	char *label; /* as in the Paraver .row */
+	int gpu;
+	pb_row bins; /* bins == NULL: the shard had no log to read */
+} pl_row;
+
+/* Exclusive time of a label: what the timeline paints. */
+typedef struct pl_time {
+	uint32_t label;
+	uint64_t ns;
+} pl_time;
+
+/* Everything the pictures are drawn from, once every shard ended. */
+typedef struct pl_model {
+	const pt_trace_ctx *ctx;
+	const gpu_names *names;
+	uint64_t t0, t_end;
+	size_t nrows; /* drawn: min(shards, PL_MAX_ROWS) */
+	pl_row *rows;
+	unsigned shift; /* every row's bins are 2^shift ns wide */
+	size_t nbins;   /* bins up to t_end */
+	pf_tree flame;  /* root: every thread's lifetime */
+	pl_time *excl;  /* by label, largest first (after pl_model_finish) */
+	size_t nexcl;
+	size_t nthreads, nstreams;
+} pl_model;
+
+/* Name of a label into buf ("?" if unknown). */
+const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len);
+/* Its colour: a stable hash of the name, as "#rrggbb". */
+void pl_label_colour(const char *name, char out[8]);
+
+/* Durations for people: "0", "750 ns", "12.5 us", "3.20 ms", "1.05 s". */
+void pl_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* SVG pieces. pl_svg_timeline and pl_svg_flame write one complete <svg>
+ * element each, `width` px wide; pl_svg_file writes a standalone SVG
+ * document holding both. Names are escaped; every drawn box has a <title>
+ * (a hover tooltip). Return 0, or -1 when a write failed. */
+int pl_svg_timeline(FILE *f, const pl_model *m, unsigned width);
+int pl_svg_flame(FILE *f, const pl_model *m, unsigned width);
+int pl_svg_file(FILE *f, const pl_model *m);
+
+/* "DIR: N processes, N threads, N GPU streams, SPAN" as XML text. */
+void pl_facts(FILE *f, const pl_model *m);
+
+/* XML/HTML text: &<>"' escaped; bytes that are not valid UTF-8 and control
+ * characters become '?', so the file always parses. */
+void pl_xml_text(FILE *f, const char *s);
+
+/* The HTML report: profile_json is `paratrace report --json`'s output. */
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json);
+
+/* Writes path through a temporary file beside it (created new, never
+ * through an existing file or link) renamed onto path once complete.
+ * write() returns 0 or -1. -1 with a message in err. */
+int pl_write_file(const char *path, int (*write)(FILE *f, void *arg), void *arg, char *err,
+                  size_t errlen);
+/* Converts an SVG file to PNG with rsvg-convert, the same way. */
+int pl_svg_to_png(const char *svg, const char *png, char *err, size_t errlen);
+/* 0 if rsvg-convert can be run (it is in PATH), else -1 with a message. */
+int pl_png_available(char *err, size_t errlen);
+
+#endif

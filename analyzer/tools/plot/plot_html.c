@@ -1,0 +1,86 @@
+/* The HTML report (plot.h): one self-contained file. The profile is the
+ * JSON of `paratrace report --json`, embedded as it is and turned into
+ * sortable tables by report.js; the timeline and the flame graph are the
+ * SVGs of `paratrace plot`, inline. Stylesheet and script are inline too,
+ * and the page's Content-Security-Policy forbids loading anything, so it
+ * works offline and leaks nothing. */
+#include "plot.h"
+
+#include <string.h>
+
+extern const char pl_asset_report_css[];
+extern const char pl_asset_report_js[];
+
+/* JSON inside <script>: "<" only occurs in its strings, where \u003c means
+ * the same, so no "</script>" in a name can end the element early. */
+static void json_in_script(FILE *f, const char *json)
+{
+	for (const char *p = json; *p; p++)
+		if (*p == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(*p, f);
+}
+
+static void html_head(FILE *f, const pl_model *m)
+{
+	const pt_trace_ctx *ctx = m->ctx;
+	const char *program = ctx->nprocesses ? ctx->processes[0].program : "?";
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>paratrace report: ",
+	      f);
+	pl_xml_text(f, program);
+	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n", pl_asset_report_css);
+}
+
+static void html_header(FILE *f, const pl_model *m)
+{
+	const pt_trace_ctx *ctx = m->ctx;
+	fputs("<body>\n<header>\n<h1>paratrace report: ", f);
+	pl_xml_text(f, ctx->nprocesses ? ctx->processes[0].program : "?");
+	fputs("</h1>\n<p class=\"facts\">", f);
+	pl_facts(f, m);
+	fputs(" from the first record to the last.</p>\n"
+	      "<p class=\"facts\" id=\"summary\"></p>\n"
+	      "<nav><a href=\"#s-timeline\">Timeline</a><a href=\"#s-flame\">Where time goes</a>"
+	      "<a href=\"#s-functions\">Functions</a><a href=\"#s-locks\">Locks</a>"
+	      "<a href=\"#s-threads\">Threads</a></nav>\n</header>\n",
+	      f);
+}
+
+static void html_table(FILE *f, const char *id, const char *title, const char *hint)
+{
+	fprintf(f,
+	        "<section id=\"s-%s\">\n<h2>%s <span id=\"%s-count\"></span></h2>\n"
+	        "<p class=\"hint\">%s Click a column to sort by it.</p>\n"
+	        "<table id=\"%s\" class=\"sortable\"></table>\n</section>\n",
+	        id, title, id, hint, id);
+}
+
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json)
+{
+	html_head(f, m);
+	html_header(f, m);
+	fputs("<section id=\"s-timeline\" class=\"pic\">\n", f);
+	if (pl_svg_timeline(f, m, 1400))
+		return -1;
+	fputs("</section>\n<section id=\"s-flame\" class=\"pic\">\n", f);
+	if (pl_svg_flame(f, m, 1400))
+		return -1;
+	fputs("</section>\n", f);
+	html_table(f, "functions", "Functions",
+	           "Inclusive: time in the function and its callees; exclusive: in the function "
+	           "itself; % time: exclusive time over the sum of all threads' lifetimes.");
+	html_table(f, "locks", "Locks",
+	           "Mutexes, rwlocks, spinlocks, semaphores, barriers and condition variables: "
+	           "acquisitions, how many had to wait, and for how long.");
+	html_table(f, "threads", "Threads",
+	           "Lifetime (first to last record), running, and waiting by kind.");
+	fputs("<script type=\"application/json\" id=\"profile\">\n", f);
+	json_in_script(f, profile_json);
+	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", pl_asset_report_js);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,679 @@
+/* The plot tool (plot.h): `paratrace plot` and `paratrace report --html`.
+ *
+ * Per thread, the framework's call-stack tracker (pt_callstack.h) says
+ * what the calls are, as for the profile; each change of the innermost
+ * frame puts the time since the last change into the row's bins
+ * (plot_bins.h) and into that frame's own time; each call ending adds its
+ * time to its node of the call-path tree (plot_flame.h) and its own time
+ * to its function's exclusive time (the legend). A call cut by lost data
+ * adds neither (the profile leaves it out of every time too), though the
+ * row shows what it did until the gap, and marks the gap. GPU
+ * streams: kernels and copies at their device times, one at a time as on
+ * their Paraver row. Memory: PL_BINS bins per drawn row and at most
+ * PL_MAX_NODES call-path nodes per running thread and in all.
+ *
+ * Options: "png" (plot: also NAME.png), "html" (the HTML report: the
+ * profile tool runs inside this one, in the same pass, for its JSON). */
+#define _GNU_SOURCE
+#include "plot.h"
+
+#include "gpu_common.h"
+#include "pt_callstack.h"
+#include "pt_func_lookup.h"
+#include "row_label.h"
+#include "tools.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_KINDS };
+
+typedef struct pl_tool {
+	pl_model m;
+	int png, html;
+	char *svg_path, *png_path;
+	gpu_names *names;
+	pthread_mutex_t lock;
+	uint64_t *fexcl; /* exclusive time per function id, all threads */
+	size_t nfexcl;
+	pl_time *gexcl; /* GPU labels' time */
+	size_t ngexcl;
+	int oom;
+	const pt_tool *profile; /* html: the profile tool, run inside this one */
+	void *profile_state;
+} pl_tool;
+
+typedef struct pl_shard {
+	pl_tool *tool;
+	const pt_shard_info *info;
+	pt_func_lookup fl;
+	pt_callstack cs; /* frames' aux: their node in tree (pf_child's result) */
+	pf_tree tree;
+	pb_row row;   /* row.bins NULL: a row not drawn */
+	uint32_t top; /* label on top since top_t (0: none) */
+	uint64_t top_t;
+	size_t top_frame; /* its frame (index as in cs), when a function is on top */
+	uint64_t *own;    /* per frame (index as in cs): time it was the innermost */
+	size_t nown;
+	uint64_t *fexcl;
+	size_t nfexcl;
+	pl_time *gexcl;
+	size_t ngexcl;
+	uint64_t wait_t[W_KINDS];
+	int wait_open[W_KINDS];
+	uint64_t busy_until; /* GPU stream: end of the last device interval */
+	/* for the row's label */
+	char *name;
+	int main;
+	uint32_t creator;
+	uint64_t routine;
+	int have_stream;
+	pt_rec_gpu_stream_def stream;
+	unsigned stream_api;
+	void *profile_shard;
+	int oom;
+	char err[128];
+} pl_shard;
+
+/* ---- exclusive time per label ------------------------------------------ */
+
+static int grow_u64(uint64_t **v, size_t *n, size_t need)
+{
+	size_t m = *n ? *n : 256;
+	while (m <= need)
+		m *= 2;
+	uint64_t *x = realloc(*v, m * sizeof *x);
+	if (!x)
+		return -1;
+	memset(x + *n, 0, (m - *n) * sizeof *x);
+	*v = x;
+	*n = m;
+	return 0;
+}
+
+static int add_time(pl_time **v, size_t *n, uint32_t label, uint64_t ns)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].label == label) {
+			(*v)[i].ns += ns;
+			return 0;
+		}
+	pl_time *x = realloc(*v, (*n + 1) * sizeof *x);
+	if (!x)
+		return -1;
+	x[*n] = (pl_time){label, ns};
+	*v = x;
+	(*n)++;
+	return 0;
+}
+
+static void excl_time(pl_shard *s, uint32_t label, uint64_t ns)
+{
+	if (label < PL_KERNEL) {
+		if (label >= s->nfexcl && grow_u64(&s->fexcl, &s->nfexcl, label))
+			s->oom = 1;
+		else
+			s->fexcl[label] += ns;
+	} else if (add_time(&s->gexcl, &s->ngexcl, label, ns)) {
+		s->oom = 1;
+	}
+}
+
+/* The innermost frame changes at t: the old one ran until then. */
+static inline void top_until(pl_shard *s, uint64_t t)
+{
+	if (t <= s->top_t)
+		return;
+	if (s->top) {
+		if (s->row.bins)
+			pb_add(&s->row, s->top, s->top_t, t);
+		s->own[s->top_frame] += t - s->top_t;
+	}
+	s->top_t = t;
+}
+
+static inline void top_is(pl_shard *s)
+{
+	s->top = s->cs.depth ? s->cs.ids[s->cs.depth - 1] : 0;
+	s->top_frame = s->cs.depth - 1;
+}
+
+/* ---- calls ---------------------------------------------------------------- */
+
+/* The innermost frame began at t: its node in the tree. */
+static void frame_begins(pl_shard *s, pt_callstack *cs, uint64_t t)
+{
+	top_until(s, t);
+	size_t d = cs->depth;
+	if (d > s->nown && grow_u64(&s->own, &s->nown, d)) {
+		s->oom = 1; /* the analysis stops after this record */
+		cs->at[d - 1].aux = PF_NESTED;
+		s->top = 0;
+		return;
+	}
+	s->own[d - 1] = 0;
+	uint32_t parent = d >= 2 ? (uint32_t)cs->at[d - 2].aux : 0;
+	uint64_t node = pf_child(&s->tree, parent, cs->ids[d - 1]);
+	if (node == UINT64_MAX) {
+		s->oom = 1;
+		node = PF_NESTED; /* counts nowhere */
+	} else if (!(node & PF_NESTED)) {
+		s->tree.n[node].calls++;
+	}
+	cs->at[d - 1].aux = node;
+	top_is(s);
+}
+
+/* Frames depth .. depth + n - 1 ended at t. */
+static void frames_end(pl_shard *s, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
+{
+	top_until(s, t);
+	if (how != PT_CALL_CUT)
+		for (size_t i = cs->depth; i < cs->depth + n; i++) {
+			const pt_frame_at *at = &cs->at[i];
+			if (!(at->aux & PF_NESTED) && t > at->t)
+				s->tree.n[(uint32_t)at->aux].incl += t - at->t;
+			if (i < s->nown && s->own[i])
+				excl_time(s, cs->ids[i], s->own[i]);
+		}
+	top_is(s);
+}
+
+static void calls_push(void *arg, pt_callstack *cs)
+{
+	frame_begins(arg, cs, cs->at[cs->depth - 1].t);
+}
+
+static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
+{
+	frames_end(arg, cs, n, t, how);
+}
+
+static const pt_callstack_ops pl_calls = {calls_push, calls_pop};
+
+static void func_record(pl_shard *s, uint32_t id, int enter, uint64_t t)
+{
+	pt_callstack *cs = &s->cs;
+	if (enter) {
+		if (pt_callstack_enter_fast(cs, id, t)) {
+			frame_begins(s, cs, t);
+			return;
+		}
+	} else if (pt_callstack_exit_fast(cs, id, t)) {
+		frames_end(s, cs, 1, t, PT_CALL_RETURNED);
+		return;
+	}
+	pt_callstack_func(cs, id, enter, t, &pl_calls, s);
+}
+
+/* ---- waits and GPU streams -------------------------------------------------- */
+
+static void wait_begin(pl_shard *s, int k, uint64_t t)
+{
+	s->wait_open[k] = 1;
+	s->wait_t[k] = t;
+}
+
+static void wait_end(pl_shard *s, int k, uint64_t t)
+{
+	if (!s->wait_open[k])
+		return;
+	s->wait_open[k] = 0;
+	if (s->row.bins)
+		pb_wait(&s->row, s->wait_t[k], t);
+}
+
+static void device_record(pl_shard *s, const pt_event *ev)
+{
+	const pt_shard_info *in = s->info;
+	uint64_t start, end;
+	uint32_t label;
+	if (ev->kind == PT_REC_GPU_STREAM_DEF) {
+		const pt_rec_gpu_stream_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_stream_def);
+		if (d) {
+			s->stream = *d;
+			s->stream_api = ev->rec->arg;
+			s->have_stream = 1;
+		}
+		return;
+	}
+	if (ev->kind == PT_REC_GPU_KERNEL) {
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		if (!k)
+			return;
+		start = gpu_ticks_ns(in, k->start);
+		end = gpu_ticks_ns(in, k->end);
+		label = PL_KERNEL | gpu_names_kernel(s->tool->names, in->process, k->kernel);
+	} else if (ev->kind == PT_REC_GPU_MEMCPY || ev->kind == PT_REC_GPU_MEMSET) {
+		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
+		if (!c)
+			return;
+		start = gpu_ticks_ns(in, c->start);
+		end = gpu_ticks_ns(in, c->end);
+		unsigned kind = ev->kind == PT_REC_GPU_MEMSET  ? 3
+		                : c->flags & PT_GPU_COPY_F_MAP ? 2
+		                                               : 1;
+		label = PL_COPY | kind << 8 | (c->direction & 0xff);
+	} else {
+		return;
+	}
+	gpu_one_at_a_time(&s->busy_until, &start, &end);
+	if (end > start) {
+		if (s->row.bins)
+			pb_add(&s->row, label, start, end);
+		excl_time(s, label, end - start);
+	}
+}
+
+static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
+{
+	uint64_t t = ev->time_ns;
+	switch (ev->kind) {
+	case PT_REC_THREAD_START: {
+		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
+		if (x) {
+			s->creator = x->creator_tid;
+			s->routine = x->start_routine;
+			s->main = !!(x->flags & PT_THREAD_MAIN);
+		}
+		break;
+	}
+	case PT_REC_THREAD_NAME: {
+		const char *n = pt_event_string(ev, 0);
+		if (n) {
+			free(s->name);
+			s->name = strdup(n);
+		}
+		break;
+	}
+	case PT_REC_LOST: {
+		const pt_rec_lost *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lost);
+		/* the tracker cut the calls at `before`; nothing is known until t */
+		if (l && l->reason != PT_LOST_REENTRANT && s->row.bins && t > before)
+			pb_lost(&s->row, before, t);
+		if (l && l->reason != PT_LOST_REENTRANT && t > s->top_t)
+			s->top_t = t;
+		break;
+	}
+	case PT_REC_LOCK_REQUEST:
+		wait_begin(s, W_LOCK, t);
+		break;
+	case PT_REC_LOCK_ACQUIRED:
+	case PT_REC_LOCK_FAILED:
+		wait_end(s, W_LOCK, t);
+		break;
+	case PT_REC_COND_WAIT_BEGIN:
+		wait_begin(s, W_COND, t);
+		break;
+	case PT_REC_COND_WAIT_END:
+		wait_end(s, W_COND, t);
+		break;
+	case PT_REC_THREAD_JOIN_BEGIN:
+		wait_begin(s, W_JOIN, t);
+		break;
+	case PT_REC_THREAD_JOIN_END:
+		wait_end(s, W_JOIN, t);
+		break;
+	case PT_REC_BARRIER_BEGIN:
+		wait_begin(s, W_BARRIER, t);
+		break;
+	case PT_REC_BARRIER_END:
+		wait_end(s, W_BARRIER, t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- callbacks -------------------------------------------------------------- */
+
+static void pl_destroy(void *tool);
+
+static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
+{
+	pl_tool *pl = calloc(1, sizeof *pl);
+	if (!pl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&pl->lock, NULL);
+	pl->m.ctx = ctx;
+	pl->png = options && strstr(options, "png");
+	pl->html = options && strstr(options, "html");
+	pl->m.nrows = ctx->nshards < PL_MAX_ROWS ? ctx->nshards : PL_MAX_ROWS;
+	pl->m.rows = calloc(pl->m.nrows + 1, sizeof *pl->m.rows);
+	pl->names = gpu_names_new(ctx->nprocesses);
+	pl->m.names = pl->names;
+	const char *out = ctx->output ? ctx->output : pl->html ? "report.html" : "trace.svg";
+	pl->svg_path = strdup(out);
+	if (!pl->m.rows || !pl->names || !pl->svg_path ||
+	    pf_tree_init(&pl->m.flame, PL_MAX_NODES)) {
+		snprintf(err, errlen, "out of memory");
+		pl_destroy(pl);
+		return NULL;
+	}
+	if (pl->png) {
+		size_t n = strlen(out);
+		if (n > 4 && !strcmp(out + n - 4, ".svg"))
+			n -= 4;
+		if (asprintf(&pl->png_path, "%.*s.png", (int)n, out) < 0) {
+			pl->png_path = NULL;
+			snprintf(err, errlen, "out of memory");
+			pl_destroy(pl);
+			return NULL;
+		}
+		/* say it now, not after reading the whole trace */
+		if (pl_png_available(err, errlen)) {
+			pl_destroy(pl);
+			return NULL;
+		}
+	}
+	if (pl->html) {
+		pl->profile = pt_tool_profile();
+		pl->profile_state = pl->profile->init(ctx, "json", err, errlen);
+		if (!pl->profile_state) {
+			pl_destroy(pl);
+			return NULL;
+		}
+	}
+	return pl;
+}
+
+static int pl_process_event(void *tool, size_t process, const pt_event *ev)
+{
+	gpu_names_process_event(((pl_tool *)tool)->names, process, ev);
+	return 0;
+}
+
+static void shard_free(pl_shard *s)
+{
+	pt_func_lookup_free(&s->fl);
+	pt_callstack_free(&s->cs);
+	pf_tree_free(&s->tree);
+	pb_row_free(&s->row);
+	free(s->fexcl);
+	free(s->gexcl);
+	free(s->own);
+	free(s->name);
+	free(s);
+}
+
+static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
+{
+	pl_tool *pl = tool;
+	pl_shard *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->tool = pl;
+	s->info = info;
+	pt_func_lookup_init(&s->fl, pl->m.ctx, info->process);
+	pt_callstack_init(&s->cs);
+	s->top_t = info->first_ns;
+	if (pf_tree_init(&s->tree, PL_MAX_NODES / 4) ||
+	    (info->index < pl->m.nrows && pb_row_init(&s->row, pl->m.ctx->t0_ns, PL_BINS))) {
+		snprintf(err, errlen, "out of memory");
+		shard_free(s);
+		return NULL;
+	}
+	if (pl->profile) {
+		s->profile_shard = pl->profile->shard_init(pl->profile_state, info, err, errlen);
+		if (!s->profile_shard) {
+			shard_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+static int shard_event(void *st, const pt_event *ev)
+{
+	pl_shard *s = st;
+	if (s->profile_shard && s->tool->profile->shard_event(s->profile_shard, ev))
+		return -1;
+	if (s->info->kind == PT_FILE_GPU) {
+		device_record(s, ev);
+	} else if (s->info->kind == PT_FILE_THREAD) {
+		int enter;
+		uint32_t id = pt_event_func(ev, &s->fl, &enter);
+		if (id) {
+			func_record(s, id, enter, ev->time_ns);
+		} else {
+			uint64_t before = s->cs.last_t;
+			pt_callstack_record(&s->cs, ev, &pl_calls, s);
+			thread_record(s, ev, before);
+		}
+	}
+	if (s->oom || s->cs.oom) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *pl_shard_error(void *st)
+{
+	pl_shard *s = st;
+	if (!s->err[0] && s->profile_shard)
+		return s->tool->profile->shard_error(s->profile_shard);
+	return s->err;
+}
+
+/* What a finished shard gives the whole picture (under the tool's lock). */
+static int shard_merge(pl_tool *pl, pl_shard *s)
+{
+	const pt_shard_info *in = s->info;
+	if (pf_tree_merge(&pl->m.flame, &s->tree))
+		return -1;
+	if (s->nfexcl > pl->nfexcl && grow_u64(&pl->fexcl, &pl->nfexcl, s->nfexcl - 1))
+		return -1;
+	for (size_t i = 0; i < s->nfexcl; i++)
+		pl->fexcl[i] += s->fexcl[i];
+	for (size_t i = 0; i < s->ngexcl; i++)
+		if (add_time(&pl->gexcl, &pl->ngexcl, s->gexcl[i].label, s->gexcl[i].ns))
+			return -1;
+	if (in->kind == PT_FILE_GPU)
+		pl->m.nstreams++;
+	else
+		pl->m.nthreads++;
+	if (in->index >= pl->m.nrows)
+		return 0;
+	pl_row *r = &pl->m.rows[in->index];
+	char label[512];
+	if (in->kind != PT_FILE_GPU)
+		pt_thread_row_label(pl->m.ctx, in, s->name, s->main, s->routine, s->creator, label,
+		                    sizeof label);
+	else if (s->have_stream)
+		pt_gpu_stream_row_label(s->stream_api, s->stream.device, s->stream.seq,
+		                        s->stream.flags, s->stream.stream, label, sizeof label);
+	else
+		pt_gpu_row_label(pl->m.ctx, in, label, sizeof label);
+	r->label = strdup(label);
+	r->gpu = in->kind == PT_FILE_GPU;
+	r->bins = s->row; /* the row's bins move to the model */
+	memset(&s->row, 0, sizeof s->row);
+	return r->label ? 0 : -1;
+}
+
+static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
+{
+	pl_shard *s = st;
+	pl_tool *pl = s->tool;
+	int rc = 0;
+	if (s->profile_shard && pl->profile->shard_exit(s->profile_shard, last_ns, complete))
+		rc = -1;
+	for (int k = 0; k < W_KINDS; k++)
+		wait_end(s, k, last_ns);
+	pt_callstack_end(&s->cs, last_ns, &pl_calls, s);
+	top_until(s, last_ns);
+	/* the root: every thread's lifetime, as the profile's total */
+	if (s->info->kind == PT_FILE_THREAD && last_ns >= s->info->first_ns)
+		s->tree.n[0].incl += last_ns - s->info->first_ns;
+	pthread_mutex_lock(&pl->lock);
+	if (s->oom || shard_merge(pl, s))
+		pl->oom = rc = -1;
+	pthread_mutex_unlock(&pl->lock);
+	shard_free(s);
+	return rc;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const pl_time *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->label < y->label ? -1 : x->label > y->label;
+}
+
+/* Every row on one bin width; the labels by exclusive time. */
+static int model_finish(pl_tool *pl)
+{
+	pl_model *m = &pl->m;
+	m->t0 = m->ctx->t0_ns;
+	m->t_end = m->ctx->t_end_ns > m->t0 ? m->ctx->t_end_ns : m->t0 + 1;
+	uint64_t span = m->t_end - m->t0;
+	unsigned shift = 0;
+	while (((span - 1) >> shift) >= PL_BINS)
+		shift++;
+	for (size_t i = 0; i < m->nrows; i++)
+		if (m->rows[i].bins.bins && m->rows[i].bins.shift > shift)
+			shift = m->rows[i].bins.shift;
+	for (size_t i = 0; i < m->nrows; i++)
+		if (m->rows[i].bins.bins)
+			pb_row_coarsen_to(&m->rows[i].bins, shift);
+	m->shift = shift;
+	m->nbins = (size_t)((span - 1) >> shift) + 1;
+	size_t n = 0;
+	for (size_t i = 1; i < pl->nfexcl; i++)
+		n += pl->fexcl[i] != 0;
+	m->excl = malloc((n + pl->ngexcl + 1) * sizeof *m->excl);
+	if (!m->excl)
+		return -1;
+	for (size_t i = 1; i < pl->nfexcl; i++)
+		if (pl->fexcl[i])
+			m->excl[m->nexcl++] = (pl_time){(uint32_t)i, pl->fexcl[i]};
+	for (size_t i = 0; i < pl->ngexcl; i++)
+		m->excl[m->nexcl++] = pl->gexcl[i];
+	pt_qsort(m->excl, m->nexcl, sizeof *m->excl, cmp_time);
+	return 0;
+}
+
+typedef struct html_args {
+	const pl_model *m;
+	const char *json;
+} html_args;
+
+static int write_svg(FILE *f, void *arg)
+{
+	return pl_svg_file(f, arg);
+}
+
+static int write_html(FILE *f, void *arg)
+{
+	html_args *a = arg;
+	return pl_html_report(f, a->m, a->json);
+}
+
+/* The profile's JSON, as `report --json` prints it. */
+static char *profile_json(pl_tool *pl, char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f || pl->profile->print_results(pl->profile_state, f)) {
+		if (f)
+			fclose(f);
+		free(buf);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (fclose(f)) {
+		free(buf);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return buf;
+}
+
+static int pl_finish(void *tool, char *err, size_t errlen)
+{
+	pl_tool *pl = tool;
+	if (pl->oom || model_finish(pl)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc;
+	if (pl->html) {
+		char *json = profile_json(pl, err, errlen);
+		if (!json)
+			return -1;
+		html_args a = {&pl->m, json};
+		rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
+		free(json);
+	} else {
+		rc = pl_write_file(pl->svg_path, write_svg, &pl->m, err, errlen);
+		/* the drawing takes well under a second (bounded by rows x bins and
+		 * the tree's nodes): no progress of its own */
+		if (!rc && pl->png)
+			rc = pl_svg_to_png(pl->svg_path, pl->png_path, err, errlen);
+	}
+	return rc;
+}
+
+static int pl_print(void *tool, FILE *out)
+{
+	pl_tool *pl = tool;
+	if (pl->m.ctx->quiet)
+		return 0;
+	fprintf(out, "%s: %s", pl->html ? "HTML report" : "plot", pl->svg_path);
+	if (pl->png_path)
+		fprintf(out, ", %s", pl->png_path);
+	fprintf(out, " (%zu rows%s)\n", pl->m.nrows,
+	        pl->m.nrows < pl->m.ctx->nshards ? ", the first of more" : "");
+	return 0;
+}
+
+static void pl_destroy(void *tool)
+{
+	pl_tool *pl = tool;
+	if (pl->profile_state)
+		pl->profile->destroy(pl->profile_state);
+	for (size_t i = 0; pl->m.rows && i < pl->m.nrows; i++) {
+		free(pl->m.rows[i].label);
+		pb_row_free(&pl->m.rows[i].bins);
+	}
+	free(pl->m.rows);
+	free(pl->m.excl);
+	pf_tree_free(&pl->m.flame);
+	if (pl->names)
+		gpu_names_free(pl->names);
+	free(pl->fexcl);
+	free(pl->gexcl);
+	free(pl->svg_path);
+	free(pl->png_path);
+	pthread_mutex_destroy(&pl->lock);
+	free(pl);
+}
+
+static const pt_tool plot_tool = {
+    .api_version = PT_TOOL_API_VERSION,
+    .name = "plot",
+    .description = "timeline and flame graph as SVG (PNG, HTML report)",
+    .init = pl_init,
+    .process_event = pl_process_event,
+    .shard_init = pl_shard_init,
+    .shard_event = shard_event,
+    .shard_exit = pl_shard_exit,
+    .shard_error = pl_shard_error,
+    .finish = pl_finish,
+    .print_results = pl_print,
+    .destroy = pl_destroy,
+};
+
+const pt_tool *pt_tool_plot(void)
+{
+	return &plot_tool;
+}

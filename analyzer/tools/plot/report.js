@@ -1,0 +1,172 @@
+/* paratrace report --html: the profile tables, built from the JSON that
+ * `paratrace report --json` prints (embedded in the page as #profile).
+ * Hand-written, no library, nothing fetched. Clicking a column header sorts
+ * by it (numbers largest first, text A to Z; again: the other way). The
+ * page's address may end in #click=TABLE.KEY,TABLE.KEY,... to click those
+ * headers once the tables are built (what the tests use). When everything
+ * is built, <body> gets data-ready="1". */
+(function () {
+	"use strict";
+	var data = JSON.parse(document.getElementById("profile").textContent);
+	var LIMIT = 500; /* rows shown before "show all" */
+
+	function dur(ns) {
+		var u = [[1e9, "s"], [1e6, "ms"], [1e3, "us"]];
+		for (var i = 0; i < u.length; i++)
+			if (ns >= u[i][0]) {
+				var v = ns / u[i][0];
+				return v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2) + " " + u[i][1];
+			}
+		return ns + " ns";
+	}
+	var formats = {
+		s: function (v) { return String(v); },
+		n: function (v) { return String(v); },
+		d: dur,
+		p: function (v) { return (100 * v).toFixed(1) + "%"; }
+	};
+
+	/* [key, header, format, tooltip] */
+	var specs = {
+		functions: {
+			rows: data.functions,
+			cols: [["name", "function", "s"], ["where", "file:line", "s"], ["calls", "calls", "n"],
+				["incl_ns", "inclusive", "d", "time in the function and its callees"],
+				["incl_mean_ns", "mean", "d"], ["incl_max_ns", "max", "d"],
+				["excl_ns", "exclusive", "d", "time in the function itself"],
+				["excl_mean_ns", "mean", "d"], ["excl_max_ns", "max", "d"],
+				["share", "% time", "p", "exclusive time over all threads' lifetime"],
+				["cut_calls", "cut", "n", "calls cut by data the runtime lost: not timed"]]
+		},
+		locks: {
+			rows: data.locks,
+			cols: [["kind", "kind", "s"], ["address", "object", "s"], ["pid", "pid", "n"],
+				["acquisitions", "acquired", "n"],
+				["contended", "contended", "n", "requests that had to wait"],
+				["failed", "failed", "n"], ["wait_ns", "wait", "d"], ["wait_max_ns", "max wait", "d"],
+				["top_waiter", "waited most in", "s"]]
+		},
+		threads: {
+			rows: data.threads,
+			cols: [["name", "thread", "s"], ["kind", "kind", "s"], ["start_ns", "start", "d"],
+				["lifetime_ns", "lifetime", "d"], ["running_ns", "running", "d"],
+				["wait_lock_ns", "locks", "d"], ["wait_cond_ns", "conditions", "d"],
+				["wait_join_ns", "joins", "d"], ["wait_barrier_ns", "barriers", "d"],
+				["events", "events", "n"]]
+		}
+	};
+	data.functions.forEach(function (f) {
+		f.where = f.file ? f.file + (f.line ? ":" + f.line : "") : "";
+	});
+
+	function el(tag, text, attrs) {
+		var e = document.createElement(tag);
+		if (text !== undefined)
+			e.textContent = text;
+		for (var k in attrs || {})
+			e.setAttribute(k, attrs[k]);
+		return e;
+	}
+
+	function fillBody(table, spec, all) {
+		var body = table.tBodies[0];
+		body.textContent = "";
+		var n = all ? spec.rows.length : Math.min(spec.rows.length, LIMIT);
+		for (var i = 0; i < n; i++) {
+			var tr = el("tr"), r = spec.rows[i];
+			spec.cols.forEach(function (c) {
+				tr.appendChild(el("td", formats[c[2]](r[c[0]]), {"class": c[2] === "s" ? "t" : "v"}));
+			});
+			body.appendChild(tr);
+		}
+		if (n < spec.rows.length) {
+			var more = el("button", "show all " + spec.rows.length + " rows", {type: "button"});
+			more.addEventListener("click", function () {
+				table.dataset.all = "1";
+				fillBody(table, spec, true);
+			});
+			var td = el("td", undefined, {colspan: spec.cols.length});
+			td.appendChild(more);
+			var tr = el("tr", undefined, {"class": "more"});
+			tr.appendChild(td);
+			body.appendChild(tr);
+		}
+	}
+
+	function sortBy(table, spec, col) {
+		var key = col[0], text = col[2] === "s";
+		var dir = table.dataset.sortKey === key ? -Number(table.dataset.sortDir) : (text ? 1 : -1);
+		spec.rows.forEach(function (r, i) { r._i = i; });
+		spec.rows.sort(function (a, b) {
+			var x = a[key], y = b[key], c;
+			if (text)
+				c = String(x).localeCompare(String(y));
+			else
+				c = x < y ? -1 : x > y ? 1 : 0;
+			return c * dir || a._i - b._i;
+		});
+		table.dataset.sortKey = key;
+		table.dataset.sortDir = String(dir);
+		Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+			if (th.dataset.key === key)
+				th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
+			else
+				th.removeAttribute("aria-sort");
+		});
+		fillBody(table, spec, table.dataset.all === "1");
+	}
+
+	function build(id) {
+		var spec = specs[id], table = document.getElementById(id);
+		var head = el("tr");
+		spec.cols.forEach(function (c) {
+			var th = el("th", c[1], {"data-key": c[0], scope: "col", tabindex: "0"});
+			if (c[3])
+				th.title = c[3];
+			th.addEventListener("click", function () { sortBy(table, spec, c); });
+			th.addEventListener("keydown", function (e) {
+				if (e.key === "Enter" || e.key === " ") {
+					e.preventDefault();
+					sortBy(table, spec, c);
+				}
+			});
+			head.appendChild(th);
+		});
+		table.appendChild(el("thead")).appendChild(head);
+		table.appendChild(el("tbody"));
+		fillBody(table, spec, false);
+		var count = document.getElementById(id + "-count");
+		if (count)
+			count.textContent = "(" + spec.rows.length + ")";
+	}
+
+	function summary() {
+		var life = 0, run = 0, w = {lock: 0, cond: 0, join: 0, barrier: 0};
+		data.threads.forEach(function (t) {
+			if (t.kind !== "thread")
+				return;
+			life += t.lifetime_ns;
+			run += t.running_ns;
+			for (var k in w)
+				w[k] += t["wait_" + k + "_ns"];
+		});
+		var tot = data.total_thread_ns || 1;
+		function share(x) { return (100 * x / tot).toFixed(1) + "%"; }
+		document.getElementById("summary").textContent =
+			dur(data.total_thread_ns) + " of thread time: running " + dur(run) + " (" +
+			share(run) + "), waiting for locks " + share(w.lock) + ", conditions " +
+			share(w.cond) + ", joins " + share(w.join) + ", barriers " + share(w.barrier) + ".";
+	}
+
+	summary();
+	Object.keys(specs).forEach(build);
+	var m = /[#&]click=([^&]*)/.exec(location.hash);
+	if (m)
+		decodeURIComponent(m[1]).split(",").forEach(function (c) {
+			var p = c.split(".");
+			var th = document.querySelector("#" + p[0] + " th[data-key='" + p[1] + "']");
+			if (th)
+				th.click();
+		});
+	document.body.setAttribute("data-ready", "1");
+})();

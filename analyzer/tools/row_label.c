@@ -1,0 +1,50 @@
+/* Row labels (row_label.h). */
+#include "row_label.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *name,
+                         int main, uint64_t routine, uint32_t creator, char *buf, size_t len)
+{
+	const pt_process_info *p = &ctx->processes[s->process];
+	char what[256];
+	if (name)
+		snprintf(what, sizeof what, "%s", name);
+	else if (main || s->tid == s->pid)
+		snprintf(what, sizeof what, "main");
+	else {
+		uint32_t id = routine ? pt_ctx_func_id_pc(ctx, s->process, routine) : 0;
+		const pt_func_info *fi = id ? pt_ctx_func_info(ctx, id) : NULL;
+		if (fi && fi->name[0] && strncmp(fi->name, "0x", 2))
+			snprintf(what, sizeof what, "%s", fi->name);
+		else if (creator)
+			snprintf(what, sizeof what, "created by %u", creator);
+		else
+			snprintf(what, sizeof what, "thread");
+	}
+	for (char *c = what; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	snprintf(buf, len, "%s pid %u tid %u (%s)", p->program, s->pid, s->tid, what);
+}
+
+void pt_gpu_stream_row_label(unsigned api, uint32_t device, uint32_t seq, uint32_t flags,
+                             uint64_t stream, char *buf, size_t len)
+{
+	if (api == PT_GPU_API_CUDA) {
+		snprintf(buf, len, "GPU-D%u.S%llu", device, (unsigned long long)stream);
+		return;
+	}
+	const char *type = flags & PT_GPU_STREAM_DEVICE_GPU     ? "GPU"
+	                   : flags & PT_GPU_STREAM_DEVICE_CPU   ? "CPU"
+	                   : flags & PT_GPU_STREAM_DEVICE_ACCEL ? "ACC"
+	                                                        : "DEV";
+	snprintf(buf, len, "OpenCL-%s%u-CQ%u", type, device, seq);
+}
+
+void pt_gpu_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s pid %u GPU stream %llu", ctx->processes[s->process].program, s->pid,
+	         (unsigned long long)s->gpu_stream);
+}

@@ -1,0 +1,26 @@
+/* What a row (a thread or a GPU stream) is called: one definition for the
+ * Paraver .row file and the pictures of `paratrace plot` / `report --html`,
+ * so that both name a row the same way. */
+#ifndef PT_ROW_LABEL_H
+#define PT_ROW_LABEL_H
+
+#include <paratrace/tool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "PROGRAM pid P tid T (WHAT)": WHAT is the thread's name (THREAD_NAME),
+ * else "main", else its start routine's name, else "created by TID",
+ * else "thread". name may be NULL; routine and creator 0 when unknown
+ * (THREAD_START's start_routine and creator_tid). */
+void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *name,
+                         int main, uint64_t routine, uint32_t creator, char *buf, size_t len);
+
+/* A GPU stream from its GPU_STREAM_DEF (api: the record's arg):
+ * "GPU-D<device>.S<stream>" (CUDA), "OpenCL-<GPU|CPU|ACC|DEV><device>-CQ<seq>". */
+void pt_gpu_stream_row_label(unsigned api, uint32_t device, uint32_t seq, uint32_t flags,
+                             uint64_t stream, char *buf, size_t len);
+
+/* A GPU stream whose log had no GPU_STREAM_DEF: "PROGRAM pid P GPU stream S". */
+void pt_gpu_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len);
+
+#endif
