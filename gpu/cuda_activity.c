@@ -1,6 +1,4 @@
 /* CUDA: host API events and activity-record conversion (see cuda_activity.h). */
-#ifdef PT_HAVE_CUPTI
-
 #include "cuda_activity.h"
 
 #include <stdio.h>
@@ -381,8 +379,6 @@ void pt_cuda_activity(const CUpti_Activity *rec)
 void pt_cuda_fork_child(void)
 {
 	memset(&cur, 0, sizeof cur);
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	cuda_clock.lock = fresh;
+	pt_spin_reset(&cuda_clock.lock);
 }
 
-#endif /* PT_HAVE_CUPTI */

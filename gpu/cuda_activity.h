@@ -1,6 +1,6 @@
 /* CUDA record conversion, separate from the CUPTI plumbing in cupti.c so a
  * unit test can drive it with synthetic callbacks and activity records
- * without libcupti or a GPU. Needs the CUPTI headers (PT_HAVE_CUPTI). */
+ * without libcupti or a GPU. Needs the CUPTI headers (PT_WITH_CUPTI). */
 #ifndef PT_CUDA_ACTIVITY_H
 #define PT_CUDA_ACTIVITY_H
 

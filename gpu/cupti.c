@@ -6,8 +6,8 @@
  * cudart, driver API, cuLaunchKernelEx, _ptsz, cooperative, graphs, library
  * kernels).
  *
- * When: libcupti is dlopen'ed only once libcuda is mapped (pt_gpu_init,
- * pt_gpu_modules_changed after a dlopen) or when CUDA calls our exported
+ * When: libcupti is dlopen'ed only once libcuda is mapped (this part's init,
+ * or its modules_changed after a dlopen) or when CUDA calls our exported
  * InitializeInjection (CUDA_INJECTION64_PATH=libtrace.so). A program that
  * never loads libcuda never maps libcupti.
  *
@@ -18,9 +18,9 @@
  * memset) delivered in buffers on CUPTI's thread go to one GPU log per
  * (device, stream), joined to launches by correlation id in the analyzer.
  * Clock: CUPTI takes its timestamps from our callback (CLOCK_MONOTONIC ns,
- * GPU times interpolated by CUPTI), which we map to trace ticks. */
-#ifdef PT_HAVE_CUPTI
-
+ * GPU times interpolated by CUPTI), which we map to trace ticks.
+ * Built only with PT_WITH_CUPTI (the CUPTI headers; libcupti itself is
+ * found at run time). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #endif
@@ -252,13 +252,15 @@ static void attach(void)
 	/* Exit handlers run in reverse order of registration: this one, made
 	 * when CUDA is first loaded, runs before the runtime's shutdown closes
 	 * the logs, so device records still buffered in CUPTI land in them.
-	 * pt_gpu_shutdown flushes again (nothing left by then). */
+	 * cuda_shutdown flushes again (nothing left by then). */
 	atexit(flush_at_exit);
 }
 
-void pt_cupti_attach_if_cuda(void)
+/* At init and after every dlopen/dlclose: attaches once libcuda is there. */
+static void attach_if_cuda(void)
 {
-	if (atomic_load(&state) != ST_IDLE)
+	const pt_config *c = pt_config_get();
+	if (!c || !c->gpu || atomic_load(&state) != ST_IDLE)
 		return;
 	int found = 0;
 	dl_iterate_phdr(find_libcuda, &found);
@@ -276,15 +278,17 @@ PT_EXPORT int InitializeInjection(void)
 	return 1;
 }
 
-void pt_cupti_shutdown(void)
+/* Not from a fatal signal's handler: CUPTI takes its own locks, which the
+ * thread that crashed may hold; its buffered records are lost then. */
+static void cuda_shutdown(int in_signal)
 {
-	if (atomic_load(&state) != ST_ATTACHED)
+	if (in_signal || atomic_load(&state) != ST_ATTACHED)
 		return;
 	/* Delivers every buffered record (on this thread) before logs close. */
 	cu.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-void pt_cupti_fork_child(void)
+static void cuda_fork_child(void)
 {
 	/* CUDA cannot be used in a fork child of a process that initialised it;
 	 * nothing of the parent's subscription is ours to flush there. */
@@ -293,4 +297,11 @@ void pt_cupti_fork_child(void)
 	pt_cuda_fork_child();
 }
 
-#endif /* PT_HAVE_CUPTI */
+PT_SUBSYSTEM(cuda_part) = {
+	.name = "cuda",
+	.order = PT_ORDER_GPU_API,
+	.init = attach_if_cuda,
+	.fork_child = cuda_fork_child,
+	.modules_changed = attach_if_cuda,
+	.shutdown = cuda_shutdown,
+};

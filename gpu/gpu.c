@@ -1,5 +1,6 @@
-/* GPU tracing glue: entry points core calls (pt_runtime.h), device clock
- * alignment, name tables and per-stream logs shared by opencl.c and cupti.c. */
+/* What the GPU API parts (opencl.c, cupti.c) share: device clock alignment,
+ * name tables and per-stream logs; a part of the runtime of its own, which
+ * closes the stream logs at exit and forgets them in a fork child. */
 #include "gpu_internal.h"
 
 #include <stdatomic.h>
@@ -10,7 +11,7 @@
 
 /* ---- host clock rate ---------------------------------------------------- */
 
-static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_spin rate_lock;
 static uint64_t rate_t0, rate_ns0; /* first (ticks, CLOCK_MONOTONIC ns) pair */
 static double rate_cached;
 
@@ -42,7 +43,7 @@ static uint64_t rate_last_t;
 
 double pt_gpu_ticks_per_ns(void)
 {
-	pthread_mutex_lock(&rate_lock);
+	pt_spin_lock(&rate_lock);
 	uint64_t t, n;
 	if (!rate_t0) {
 		host_pair(&rate_t0, &rate_ns0);
@@ -53,7 +54,7 @@ double pt_gpu_ticks_per_ns(void)
 			;
 	} else if (rate_cached > 0 && pt_now() - rate_last_t < (uint64_t)(rate_cached * 1e6)) {
 		double r = rate_cached;
-		pthread_mutex_unlock(&rate_lock);
+		pt_spin_unlock(&rate_lock);
 		return r;
 	}
 	host_pair(&t, &n);
@@ -61,7 +62,7 @@ double pt_gpu_ticks_per_ns(void)
 		rate_cached = (double)(t - rate_t0) / (double)(n - rate_ns0);
 	rate_last_t = t;
 	double r = rate_cached;
-	pthread_mutex_unlock(&rate_lock);
+	pt_spin_unlock(&rate_lock);
 	return r;
 }
 
@@ -80,7 +81,7 @@ void pt_gpu_clock_bracket(pt_gpu_clock *c, uint64_t t0, uint64_t t1, uint64_t de
 		return;
 	uint64_t width = t1 - t0;
 	double rate = pt_gpu_ticks_per_ns();
-	pthread_mutex_lock(&c->lock);
+	pt_spin_lock(&c->lock);
 	c->brackets++;
 	int first = !c->have;
 	int stale = !first && t0 > c->anchor_ticks && (double)(t0 - c->anchor_ticks) > 1e8 * rate;
@@ -92,23 +93,23 @@ void pt_gpu_clock_bracket(pt_gpu_clock *c, uint64_t t0, uint64_t t1, uint64_t de
 	}
 	if (first || width < c->best)
 		c->best = width;
-	pthread_mutex_unlock(&c->lock);
+	pt_spin_unlock(&c->lock);
 }
 
 void pt_gpu_clock_reset(pt_gpu_clock *c)
 {
-	pthread_mutex_lock(&c->lock);
+	pt_spin_lock(&c->lock);
 	c->have = 0;
 	c->width = c->best = 0;
-	pthread_mutex_unlock(&c->lock);
+	pt_spin_unlock(&c->lock);
 }
 
 uint64_t pt_gpu_clock_to_ticks(pt_gpu_clock *c, uint64_t dev)
 {
-	pthread_mutex_lock(&c->lock);
+	pt_spin_lock(&c->lock);
 	int have = c->have;
 	uint64_t at = c->anchor_ticks, ad = c->anchor_dev;
-	pthread_mutex_unlock(&c->lock);
+	pt_spin_unlock(&c->lock);
 	if (!have || !dev)
 		return 0;
 	return pt_gpu_clock_map(at, ad, pt_gpu_ticks_per_ns(), dev);
@@ -124,7 +125,7 @@ typedef struct name_ent {
 } name_ent;
 
 #define NAME_BUCKETS 256
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_spin names_lock;
 static name_ent *kernels[NAME_BUCKETS];
 static uint32_t next_kernel = 1;
 static name_ent *funcs[NAME_BUCKETS];
@@ -143,7 +144,7 @@ uint32_t pt_gpu_kernel_id(unsigned api, const char *name)
 		name = "(unknown kernel)";
 	unsigned b = hash_str(name, api);
 	uint32_t id = 0;
-	pthread_mutex_lock(&names_lock);
+	pt_spin_lock(&names_lock);
 	for (name_ent *e = kernels[b]; e; e = e->next)
 		if (e->api == api && !strcmp(e->name, name)) {
 			id = e->id;
@@ -164,17 +165,17 @@ uint32_t pt_gpu_kernel_id(unsigned api, const char *name)
 			pt_process_emit(PT_REC_GPU_KERNEL_DEF, api, &d, sizeof d, name, len);
 		}
 	}
-	pthread_mutex_unlock(&names_lock);
+	pt_spin_unlock(&names_lock);
 	return id;
 }
 
 void pt_gpu_func_define(unsigned api, uint32_t func, const char *name)
 {
 	unsigned b = (func * 2654435761u ^ api) % NAME_BUCKETS;
-	pthread_mutex_lock(&names_lock);
+	pt_spin_lock(&names_lock);
 	for (name_ent *e = funcs[b]; e; e = e->next)
 		if (e->api == api && e->id == func) {
-			pthread_mutex_unlock(&names_lock);
+			pt_spin_unlock(&names_lock);
 			return;
 		}
 	size_t len = strlen(name) + 1;
@@ -188,7 +189,7 @@ void pt_gpu_func_define(unsigned api, uint32_t func, const char *name)
 		pt_rec_gpu_func_def d = {.func = func};
 		pt_process_emit(PT_REC_GPU_FUNC_DEF, api, &d, sizeof d, name, len);
 	}
-	pthread_mutex_unlock(&names_lock);
+	pt_spin_unlock(&names_lock);
 }
 
 static void names_forget(void)
@@ -209,20 +210,19 @@ static void names_forget(void)
 
 /* ---- streams ------------------------------------------------------------ */
 
-static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_spin streams_lock;
 static pt_gpu_stream *streams;
 static uint32_t stream_seq[3]; /* per api */
 
 pt_gpu_stream *pt_gpu_stream_get(unsigned api, uint32_t device, uint64_t stream, uint32_t flags,
 				 const char *dev_name)
 {
-	pthread_mutex_lock(&streams_lock);
+	pt_spin_lock(&streams_lock);
 	pt_gpu_stream *s;
 	for (s = streams; s; s = s->next)
 		if (s->api == api && s->device == device && s->stream == stream)
 			break;
 	if (!s && (s = calloc(1, sizeof *s))) {
-		pthread_mutex_init(&s->lock, NULL);
 		s->api = api;
 		s->device = device;
 		s->stream = stream;
@@ -247,7 +247,7 @@ pt_gpu_stream *pt_gpu_stream_get(unsigned api, uint32_t device, uint64_t stream,
 		s->next = streams;
 		streams = s;
 	}
-	pthread_mutex_unlock(&streams_lock);
+	pt_spin_unlock(&streams_lock);
 	return s;
 }
 
@@ -256,22 +256,25 @@ void pt_gpu_stream_emit(pt_gpu_stream *s, uint64_t ticks, unsigned kind, const v
 {
 	if (!s || !s->file)
 		return;
-	pthread_mutex_lock(&s->lock);
+	pt_spin_lock(&s->lock);
 	/* Device records may complete out of start order (out-of-order queues,
 	 * concurrent kernels); the payload keeps the exact times. */
 	if (ticks < s->last)
 		ticks = s->last;
 	s->last = ticks;
 	pt_log_file_emit(s->file, ticks, kind, s->api, payload, len, NULL, 0);
-	pthread_mutex_unlock(&s->lock);
+	pt_spin_unlock(&s->lock);
 }
 
 /* With `try`, a lock that is held (by a thread that crashed while holding
  * it, possibly this one) is not waited for: that log is then sealed as it
  * is by pt_shutdown, readable up to its last complete record. */
-static int lock_or_try(pthread_mutex_t *m, int try)
+static int lock_or_try(pt_spin *l, int try)
 {
-	return try ? pthread_mutex_trylock(m) : pthread_mutex_lock(m);
+	if (try)
+		return pt_spin_trylock(l) ? 0 : -1;
+	pt_spin_lock(l);
+	return 0;
 }
 
 void pt_gpu_streams_close(int forget, int try)
@@ -283,7 +286,7 @@ void pt_gpu_streams_close(int forget, int try)
 		if (!forget && s->file && lock_or_try(&s->lock, try) == 0) {
 			pt_log_file_close(s->file);
 			s->file = NULL;
-			pthread_mutex_unlock(&s->lock);
+			pt_spin_unlock(&s->lock);
 		}
 		if (forget) /* fork child: the parent's logs are the parent's */
 			free(s);
@@ -292,7 +295,7 @@ void pt_gpu_streams_close(int forget, int try)
 		streams = NULL;
 		memset(stream_seq, 0, sizeof stream_seq);
 	}
-	pthread_mutex_unlock(&streams_lock);
+	pt_spin_unlock(&streams_lock);
 }
 
 static _Atomic uint64_t correlation_seq;
@@ -302,54 +305,28 @@ uint64_t pt_gpu_next_correlation(void)
 	return atomic_fetch_add_explicit(&correlation_seq, 1, memory_order_relaxed) + 1;
 }
 
-/* ---- entry points called by core ---------------------------------------- */
+/* ---- the part --------------------------------------------------------------- */
 
-#ifdef PT_HAVE_CUPTI
-static int gpu_on(void)
+static void gpu_fork_child(void)
 {
-	const pt_config *c = pt_config_get();
-	return c && c->gpu;
-}
-#endif
-
-void pt_gpu_init(void)
-{
-#ifdef PT_HAVE_CUPTI
-	if (gpu_on())
-		pt_cupti_attach_if_cuda();
-#endif
-}
-
-void pt_gpu_modules_changed(void)
-{
-#ifdef PT_HAVE_CUPTI
-	if (gpu_on())
-		pt_cupti_attach_if_cuda();
-#endif
-}
-
-void pt_gpu_fork_child(void)
-{
-#ifdef PT_HAVE_CUPTI
-	pt_cupti_fork_child();
-#endif
-	pt_opencl_fork_child();
 	/* Another parent thread may have held these locks at fork time. */
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	streams_lock = fresh;
-	names_lock = fresh;
-	rate_lock = fresh;
+	pt_spin_reset(&streams_lock);
+	pt_spin_reset(&names_lock);
+	pt_spin_reset(&rate_lock);
 	pt_gpu_streams_close(1, 0);
 	names_forget();
 }
 
-void pt_gpu_shutdown(int in_signal)
+/* After the API parts (ordered after this one) have drained their device
+ * records into the stream logs. */
+static void gpu_shutdown(int in_signal)
 {
-	if (!in_signal) {
-#ifdef PT_HAVE_CUPTI
-		pt_cupti_shutdown();
-#endif
-		pt_opencl_shutdown();
-	}
 	pt_gpu_streams_close(0, in_signal);
 }
+
+PT_SUBSYSTEM(gpu_part) = {
+	.name = "gpu",
+	.order = PT_ORDER_GPU,
+	.fork_child = gpu_fork_child,
+	.shutdown = gpu_shutdown,
+};

@@ -6,7 +6,6 @@
 
 #include "pt_runtime.h"
 
-#include <pthread.h>
 #include <stdint.h>
 
 /* ---- device clock -> trace clock ----------------------------------------
@@ -22,14 +21,14 @@
  * ticks_per_ns comes from the host clocks (pt_now vs CLOCK_MONOTONIC) over
  * the longest baseline seen, since the trace clock may be a TSC. */
 typedef struct pt_gpu_clock {
-	pthread_mutex_t lock;
+	pt_spin lock;
 	int have;
 	uint64_t anchor_ticks, anchor_dev, width;
 	uint64_t best;     /* narrowest width ever offered */
 	uint64_t brackets; /* how many were offered (diagnostics) */
 } pt_gpu_clock;
 
-#define PT_GPU_CLOCK_INIT {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0}
+#define PT_GPU_CLOCK_INIT {PT_SPIN_INIT, 0, 0, 0, 0, 0, 0}
 
 /* Forgets every bracket (the device's clock turned out not to be the one
  * the brackets assumed). */
@@ -60,7 +59,7 @@ PT_HIDDEN void pt_gpu_func_define(unsigned api, uint32_t func, const char *name)
  * GPU_STREAM_DEF. Writes are serialised by the stream's own lock because
  * device records arrive on the device layer's threads. */
 typedef struct pt_gpu_stream {
-	pthread_mutex_t lock;
+	pt_spin lock;
 	pt_log_file *file; /* NULL if it could not be created */
 	unsigned api;
 	uint32_t device, seq, flags;
@@ -82,14 +81,5 @@ PT_HIDDEN void pt_gpu_streams_close(int forget, int try);
 
 /* Process-unique correlation ids for APIs that have none of their own (OpenCL). */
 PT_HIDDEN uint64_t pt_gpu_next_correlation(void);
-
-/* ---- per-API parts -------------------------------------------------------- */
-PT_HIDDEN void pt_opencl_shutdown(void);
-PT_HIDDEN void pt_opencl_fork_child(void);
-#ifdef PT_HAVE_CUPTI
-PT_HIDDEN void pt_cupti_attach_if_cuda(void);
-PT_HIDDEN void pt_cupti_shutdown(void);
-PT_HIDDEN void pt_cupti_fork_child(void);
-#endif
 
 #endif /* PT_GPU_INTERNAL_H */

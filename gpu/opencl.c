@@ -96,7 +96,7 @@ typedef struct ocl_queue {
 	int in_order;
 	/* In-order queues: the previous command's end, on the device clock and
 	 * converted (see on_complete). */
-	pthread_mutex_t order_lock;
+	pt_spin order_lock;
 	uint64_t last_dev_end, last_end;
 	struct ocl_queue *next;
 } ocl_queue;
@@ -104,7 +104,7 @@ typedef struct ocl_queue {
 /* Queues and devices are few; a list under a lock is enough. Entries live
  * until exit because completion callbacks may still point at them after
  * the program released the queue. */
-static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static pt_spin tables_lock;
 static ocl_device *devices;
 static uint32_t ndevices;
 static ocl_queue *queues;
@@ -117,14 +117,13 @@ static ocl_device *device_get(cl_device_id id)
 {
 	REAL(clGetDeviceInfo);
 	ocl_device *d;
-	pthread_mutex_lock(&tables_lock);
+	pt_spin_lock(&tables_lock);
 	for (d = devices; d; d = d->next)
 		if (d->id == id)
 			break;
 	if (!d && (d = calloc(1, sizeof *d))) {
 		d->id = id;
 		d->index = ndevices++;
-		pthread_mutex_init(&d->clock.lock, NULL);
 		cl_device_type type = 0;
 		if (real_clGetDeviceInfo) {
 			if (real_clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof d->name - 1, d->name, NULL) !=
@@ -138,18 +137,18 @@ static ocl_device *device_get(cl_device_id id)
 		d->next = devices;
 		devices = d;
 	}
-	pthread_mutex_unlock(&tables_lock);
+	pt_spin_unlock(&tables_lock);
 	return d;
 }
 
 static ocl_queue *queue_find(cl_command_queue q)
 {
-	pthread_mutex_lock(&tables_lock);
+	pt_spin_lock(&tables_lock);
 	ocl_queue *e;
 	for (e = queues; e; e = e->next)
 		if (e->q == q)
 			break;
-	pthread_mutex_unlock(&tables_lock);
+	pt_spin_unlock(&tables_lock);
 	return e;
 }
 
@@ -180,20 +179,19 @@ static ocl_queue *queue_add(cl_command_queue q, cl_device_id dev_id, cl_command_
 			e->user_array_given = 0;
 	}
 	uint32_t flags = dev->flags;
-	pthread_mutex_init(&e->order_lock, NULL);
 	e->in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
 	if (e->in_order)
 		flags |= PT_GPU_STREAM_IN_ORDER;
-	pthread_mutex_lock(&tables_lock);
+	pt_spin_lock(&tables_lock);
 	e->id = ++nqueues;
-	pthread_mutex_unlock(&tables_lock);
+	pt_spin_unlock(&tables_lock);
 	/* Complete before another thread can find it. */
 	e->stream = pt_gpu_stream_get(PT_GPU_API_OPENCL, dev->index, e->id, flags, dev->name);
-	pthread_mutex_lock(&tables_lock);
+	pt_spin_lock(&tables_lock);
 	/* A newer entry with the same handle shadows the stale one. */
 	e->next = queues;
 	queues = e;
-	pthread_mutex_unlock(&tables_lock);
+	pt_spin_unlock(&tables_lock);
 	return e;
 }
 
@@ -354,7 +352,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 		ocl_queue *oq = p->q;
 		/* Converted under the queue's lock so that its commands are
 		 * placed in completion order with one offset estimate each. */
-		pthread_mutex_lock(&oq->order_lock);
+		pt_spin_lock(&oq->order_lock);
 		uint64_t q = pt_gpu_clock_to_ticks(clk, queued);
 		uint64_t s = pt_gpu_clock_to_ticks(clk, start);
 		uint64_t e = pt_gpu_clock_to_ticks(clk, end);
@@ -394,7 +392,7 @@ static void CL_CALLBACK on_complete(cl_event ev, cl_int status, void *data)
 			p->rec.c.end = e;
 			pt_gpu_stream_emit(p->q->stream, s, p->kind, &p->rec.c, sizeof p->rec.c);
 		}
-		pthread_mutex_unlock(&oq->order_lock);
+		pt_spin_unlock(&oq->order_lock);
 	}
 	if (real_clReleaseEvent)
 		real_clReleaseEvent(ev);
@@ -871,8 +869,12 @@ PT_EXPORT cl_int clWaitForEvents(cl_uint n, const cl_event *list)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
-void pt_opencl_shutdown(void)
+/* Not from a fatal signal's handler: nothing may wait there, and the
+ * callbacks may need locks the crashed thread holds. */
+static void opencl_shutdown(int in_signal)
 {
+	if (in_signal)
+		return;
 	/* Completion callbacks of commands the program did not wait for run on
 	 * the implementation's threads; give them a bounded moment so their
 	 * records land before the logs close (never block exit for long). */
@@ -888,15 +890,21 @@ void pt_opencl_shutdown(void)
 			left);
 }
 
-void pt_opencl_fork_child(void)
+static void opencl_fork_child(void)
 {
 	/* The child has no OpenCL runtime threads; queues stay usable only in
 	 * the parent. Forget the tables (their memory is the parent's copy). */
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	tables_lock = fresh;
+	pt_spin_reset(&tables_lock);
 	devices = NULL;
 	queues = NULL;
 	ndevices = 0;
 	nqueues = 0;
 	atomic_store(&pending_ops, 0);
 }
+
+PT_SUBSYSTEM(opencl_part) = {
+	.name = "opencl",
+	.order = PT_ORDER_GPU_API,
+	.fork_child = opencl_fork_child,
+	.shutdown = opencl_shutdown,
+};

@@ -4,7 +4,6 @@
 #include "core.h"
 
 #include <dlfcn.h>
-#include <sched.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -14,9 +13,23 @@
  * possible or sensible (dlsym -> calloc during the first pt_real). */
 static char pt_bump_static[64 * 1024] __attribute__((aligned(16)));
 static atomic_size_t pt_bump_used;
+
+/* Then chunks of pages, each with its own fill counter in its first bytes.
+ * A block is [chunk + PT_BUMP_HEAD + o, + size) with o from one atomic add
+ * to that chunk's counter and o + size within the chunk: so no byte is
+ * handed out twice, whatever threads (or a signal handler on this thread)
+ * do between the read of pt_bump_chunk and the add. A thread still holding
+ * a chunk that was replaced adds to that chunk's counter, which the add
+ * that found it full has pushed past its end, and tries again. */
 static char *_Atomic pt_bump_chunk;
-static atomic_size_t pt_bump_chunk_used;
 #define PT_BUMP_CHUNK (256 * 1024)
+#define PT_BUMP_HEAD 16 /* the counter, padded to the blocks' alignment */
+
+static void *chunk_take(char *chunk, size_t size)
+{
+	size_t o = atomic_fetch_add((atomic_size_t *)(void *)chunk, size);
+	return o + size <= PT_BUMP_CHUNK - PT_BUMP_HEAD ? chunk + PT_BUMP_HEAD + o : NULL;
+}
 
 void *pt_bump_alloc(size_t size)
 {
@@ -28,20 +41,19 @@ void *pt_bump_alloc(size_t size)
 		return pt_pages_alloc(size);
 	for (;;) {
 		char *chunk = atomic_load(&pt_bump_chunk);
-		if (chunk) {
-			size_t o = atomic_fetch_add(&pt_bump_chunk_used, size);
-			if (o + size <= PT_BUMP_CHUNK)
-				return chunk + o;
-		}
-		/* Chunk exhausted: whoever swaps in a fresh one wins; losers retry.
-		 * The tail of the old chunk is abandoned (rare, small). */
+		void *p = chunk ? chunk_take(chunk, size) : NULL;
+		if (p)
+			return p;
+		/* Full (the tail it has left is abandoned: rare, small), or none
+		 * yet: a fresh chunk with this block taken from it already,
+		 * published unless another thread published one first. */
 		char *fresh = pt_pages_alloc(PT_BUMP_CHUNK);
 		if (!fresh)
 			return NULL;
+		atomic_store_explicit((atomic_size_t *)(void *)fresh, size, memory_order_relaxed);
 		if (atomic_compare_exchange_strong(&pt_bump_chunk, &chunk, fresh))
-			atomic_store(&pt_bump_chunk_used, 0);
-		else
-			pt_pages_free(fresh, PT_BUMP_CHUNK);
+			return fresh + PT_BUMP_HEAD;
+		pt_pages_free(fresh, PT_BUMP_CHUNK);
 	}
 }
 
@@ -81,26 +93,4 @@ void *pt_real(const char *name)
 uint32_t pt_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
-}
-
-void pt_spin_lock(pt_spin *l)
-{
-	unsigned n = 0;
-	while (atomic_exchange_explicit(l, 1, memory_order_acquire)) {
-		/* Holders never block inside; yield so a preempted holder on a
-		 * 2-core machine can finish. */
-		if (++n > 64)
-			sched_yield();
-	}
-}
-
-int pt_spin_trylock_for(pt_spin *l, unsigned spins)
-{
-	for (unsigned n = 0; n <= spins; n++) {
-		if (!atomic_exchange_explicit(l, 1, memory_order_acquire))
-			return 0;
-		if (n > 64)
-			sched_yield();
-	}
-	return -1;
 }

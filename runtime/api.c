@@ -190,7 +190,7 @@ PT_EXPORT void paratrace_counter(const char *name)
 	int saved = errno;
 	pt_thread *t = pt_enter();
 	if (t) {
-		if (!pt_counter_manual || pt_counter_manual(t, name) != 0) {
+		if (pt_counter_manual(t, name) != 0) {
 			char type[128];
 			snprintf(type, sizeof type, "PT_COUNTER %s", name);
 			uint32_t id = intern_type(type, 0);
@@ -204,9 +204,11 @@ PT_EXPORT void paratrace_counter(const char *name)
 	errno = saved;
 }
 
-void pt_api_redefine_all(void)
+/* Fork child: the types, value names and functions interned so far, in
+ * the child's new process log. */
+static void api_fork_child(void)
 {
-	atomic_store(&pt_api_lock, 0);
+	pt_spin_reset(&pt_api_lock);
 	for (api_type *t = pt_types; t; t = t->next)
 		emit_type(t);
 	for (api_value_name *v = pt_value_names; v; v = v->next)
@@ -215,3 +217,9 @@ void pt_api_redefine_all(void)
 		pt_emit_func_def(a->desc->id, a->desc->name, a->desc->file, a->desc->line,
 				 a->module_base);
 }
+
+PT_SUBSYSTEM(api_part) = {
+	.name = "api",
+	.order = PT_ORDER_API,
+	.fork_child = api_fork_child,
+};

@@ -26,3 +26,8 @@ PT_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *b)
 	}
 	return r;
 }
+
+PT_SUBSYSTEM(barrier_part) = {
+	.name = "barrier",
+	.order = PT_ORDER_INTERPOSE,
+};

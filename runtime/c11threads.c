@@ -202,3 +202,8 @@ PT_INTERPOSE int cnd_broadcast(cnd_t *c)
 	c11_signal_rec(c, 1);
 	return real(c);
 }
+
+PT_SUBSYSTEM(c11threads_part) = {
+	.name = "c11threads",
+	.order = PT_ORDER_INTERPOSE,
+};

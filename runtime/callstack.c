@@ -10,8 +10,8 @@
 #define _GNU_SOURCE
 #endif
 #define UNW_LOCAL_ONLY
+#include "callstack.h"
 #include "pt_fd.h"
-#include "pt_runtime.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -23,6 +23,8 @@
  * shared object (libtrace.so). When it is the executable itself (unit
  * tests link the runtime's files in) nothing is skipped by address. */
 static uintptr_t pt_self_lo, pt_self_hi;
+/* PARATRACE_CALLSTACK, read at init. */
+static int pt_callstack_depth;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -47,10 +49,15 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-void pt_callstack_init(void)
+static void callstack_emit(pt_thread *t);
+
+static void callstack_init(void)
 {
+	const pt_config *cfg = pt_config_get();
 	pt_self_lo = pt_self_hi = 0;
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&pt_callstack_init);
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&callstack_init);
+	pt_callstack_depth = cfg ? cfg->callstack_depth : 0;
+	pt_callstack_emitter = pt_callstack_depth > 0 ? callstack_emit : NULL;
 }
 
 int pt_callstack_in_runtime(uint64_t pc)
@@ -102,17 +109,22 @@ int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max)
 	return k;
 }
 
-__attribute__((noinline)) void pt_callstack_emit(pt_thread *t)
+/* Reached through pt_callstack_emit (inline, so it adds no frame of its
+ * own): skips capture() and this function. */
+static __attribute__((noinline)) void callstack_emit(pt_thread *t)
 {
-	const pt_config *cfg = pt_config_get();
-	if (!cfg || cfg->callstack_depth <= 0)
-		return;
 	int saved = errno;
 	uint64_t pcs[PT_CALLSTACK_MAX];
 	int cancel = pt_nocancel_begin(); /* libunwind may read or write a pipe */
-	int n = capture(pcs, cfg->callstack_depth, 2);
+	int n = capture(pcs, pt_callstack_depth, 2);
 	pt_nocancel_end(cancel);
 	if (n > 0)
 		pt_emit(t, PT_REC_CALLSTACK, (unsigned)n, pcs, (size_t)n * sizeof pcs[0]);
 	errno = saved;
 }
+
+PT_SUBSYSTEM(callstack_part) = {
+	.name = "callstack",
+	.order = PT_ORDER_CALLSTACK,
+	.init = callstack_init,
+};

@@ -117,3 +117,8 @@ PT_INTERPOSE int pthread_cond_broadcast(pthread_cond_t *c)
 	signal_rec(c, 1);
 	return real(c);
 }
+
+PT_SUBSYSTEM(cond_part) = {
+	.name = "cond",
+	.order = PT_ORDER_INTERPOSE,
+};

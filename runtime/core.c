@@ -272,7 +272,7 @@ static void emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
  * path (pt_hook_slow reads them) instead of testing a flag on it. */
 static void keep_slow_if_needed(pt_thread *t)
 {
-	if (&pt_counters_at_mask && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
+	if (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS)
 		t->log.slow = 1;
 }
 
@@ -280,7 +280,8 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 {
 	if (pt_tls)
 		return pt_tls;
-	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING || !pt_initialized())
+	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING ||
+	    !pt_ensure_initialized())
 		return NULL;
 	if (pt_tls) /* the init just run created this (main) thread's state */
 		return pt_tls;
@@ -318,7 +319,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	pt_tls = t;
 	pt_tls_state = PT_TLS_ACTIVE;
 	emit_thread_start(t, start);
-	PT_CALL_WEAK(pt_counters_thread_start, t);
+	pt_parts_thread_start(t);
 	pt_leave(t);
 	pt_nocancel_end(cancel);
 	errno = saved;
@@ -343,7 +344,7 @@ void pt_thread_note_end(uint64_t retval, uint32_t flags)
 /* Writes THREAD_END + CLOSE into the calling thread's own log. */
 static void close_own(pt_thread *t, uint32_t extra_flags)
 {
-	PT_CALL_WEAK(pt_counters_thread_end, t);
+	pt_parts_thread_end(t);
 	pt_rec_thread_end e = {t->end_retval, t->end_flags | extra_flags, 0};
 	pt_wlog_put_final(&t->log, pt_now(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
 	atomic_store(&t->closed, 1);
@@ -362,10 +363,11 @@ static void thread_destructor(void *arg)
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
-		/* Shutdown owns the remaining logs now: nothing is written. The
-		 * thread's counters go (their descriptors are kept in its TLS,
-		 * which goes away with it). */
-		PT_CALL_WEAK(pt_counters_thread_end, NULL);
+		/* Shutdown owns the remaining logs now: nothing is written.
+		 * What the parts hold for the thread goes (its counters'
+		 * descriptors, its sampling timer: kept in its TLS, which goes
+		 * away with it). */
+		pt_parts_thread_end(NULL);
 		pt_tls = NULL;
 		atomic_store(&t->guard, 0);
 		pt_nocancel_end(cancel);
@@ -506,6 +508,24 @@ static void fail_init(const char *msg)
 	atomic_store(&pt_state, PT_STATE_OFF);
 }
 
+/* A setting for a part this build left out does nothing: say so, once. */
+static void warn_absent_parts(void)
+{
+	static const struct {
+		const char *part, *variable, *option;
+	} needs[] = {
+		{"counters", "PARATRACE_COUNTERS", "PT_WITH_PFM"},
+		{"callstack", "PARATRACE_CALLSTACK", "PT_WITH_UNWIND"},
+		{"sampling", "PARATRACE_SAMPLING", "PT_WITH_UNWIND"},
+	};
+	int set[] = {pt_cfg.counters && *pt_cfg.counters, pt_cfg.callstack_depth > 0,
+		     pt_cfg.sampling_ns > 0};
+	for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+		if (set[i] && !pt_part_find(needs[i].part))
+			pt_warn("%s is ignored: this libtrace.so was built without %s (%s=OFF)",
+				needs[i].variable, needs[i].part, needs[i].option);
+}
+
 void pt_init(void)
 {
 	int expect = PT_STATE_UNINIT;
@@ -514,6 +534,8 @@ void pt_init(void)
 	int saved = errno;
 	int cancel = pt_nocancel_begin(); /* init may run in any thread's first event */
 	pt_init_tid = (int)pt_gettid();
+	/* Before any thread can find the state RUNNING and walk it. */
+	pt_parts_collect();
 	char err[512];
 	/* setuid, setgid or file capabilities (libtrace.so reached through
 	 * DT_NEEDED or /etc/ld.so.preload): the environment is the invoking
@@ -590,8 +612,8 @@ void pt_init(void)
 	atomic_store(&pt_state, PT_STATE_RUNNING);
 	pt_debug(1, "tracing to %s/%s (clock %s)", pt_run_info.dir, pt_run_info.pdir_name,
 		 pt_clock.source == PT_CLOCK_TSC ? "tsc" : "monotonic");
-	PT_CALL_WEAK(pt_counters_init);
-	PT_CALL_WEAK(pt_gpu_init);
+	pt_parts_init();
+	warn_absent_parts();
 	/* The main thread's log exists from the start, so THREAD_START (MAIN)
 	 * is its first event even if it never calls an instrumented function. */
 	pt_thread_create(NULL);
@@ -602,7 +624,7 @@ out:
 
 /* Waits for an init running on another thread (module registration must
  * not be skipped because it raced with a slow calibration). */
-int pt_initialized_wait(void)
+int pt_ensure_initialized_wait(void)
 {
 	for (;;) {
 		int s = atomic_load(&pt_state);
@@ -632,13 +654,13 @@ __attribute__((destructor(101))) static void pt_destructor(void)
 
 /* ---- exit ------------------------------------------------------------- */
 
-
-void pt_flush_all(void)
+void pt_publish_fence(void)
 {
-	/* Records are in shared file mappings the moment they are written;
-	 * a full barrier makes them visible to any reader of the files. */
 	atomic_thread_fence(memory_order_seq_cst);
 }
+
+/* How and with which status the process ends, for logs_shutdown. */
+static int pt_end_how, pt_end_status;
 
 void pt_shutdown(int how, int status)
 {
@@ -647,9 +669,27 @@ void pt_shutdown(int how, int status)
 		return;
 	int saved = errno;
 	int cancel = pt_nocancel_begin();
-	/* GPU logs first, while tracing is still on: device records in flight
-	 * are drained into them. */
-	PT_CALL_WEAK(pt_gpu_shutdown, how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
+	pt_end_how = how;
+	pt_end_status = status;
+	/* Backward: the GPU parts first, while tracing is still on (device
+	 * records in flight are drained into their logs), then the logs. */
+	pt_parts_shutdown(how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
+	uint64_t lr = atomic_load(&pt_total_lost_records);
+	if (lr)
+		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
+		        "PARATRACE_MAX_SIZE, out of memory, or raised by a signal handler that "
+		        "interrupted the tracer); see the LOST records",
+		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
+		        pt_run_info.pdir_name);
+	pt_nocancel_end(cancel);
+	errno = saved;
+}
+
+/* Every step is bounded (locks tried for a while, threads inside the
+ * runtime waited for a while): the same from a fatal signal's handler. */
+static void logs_shutdown(int in_signal)
+{
+	(void)in_signal;
 	atomic_store(&pt_state, PT_STATE_CLOSING);
 	state_store_fence();
 	pt_thread *self = pt_tls;
@@ -676,16 +716,7 @@ void pt_shutdown(int how, int status)
 		pt_spin_unlock(&pt_registry_lock);
 	}
 	pt_log_files_seal();
-	pt_process_close(how, status);
-	uint64_t lr = atomic_load(&pt_total_lost_records);
-	if (lr)
-		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
-		        "PARATRACE_MAX_SIZE, out of memory, or raised by a signal handler that "
-		        "interrupted the tracer); see the LOST records",
-		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
-		        pt_run_info.pdir_name);
-	pt_nocancel_end(cancel);
-	errno = saved;
+	pt_process_close(pt_end_how, pt_end_status);
 }
 
 /* ---- fork / exec ------------------------------------------------------ */
@@ -720,15 +751,12 @@ void pt_fork_parent(void)
 	}
 }
 
-void pt_fork_child(void)
+/* The parent's logs, threads and process folder are the parent's: the
+ * child forgets them and starts its own folder and process log. */
+static void logs_fork_child(void)
 {
-	if (!pt_tracing())
-		return;
-	int saved = errno;
-	pt_fd_fork_child();
 	pt_process_unlock_fork(1);
-	atomic_store(&pt_registry_lock, 0);
-	pt_prefault_fork_child();
+	pt_spin_reset(&pt_registry_lock);
 	/* The registration belongs to the address space: the child has none
 	 * (and is single-threaded here, so switching modes is safe). */
 	asym_fence_register();
@@ -739,7 +767,8 @@ void pt_fork_child(void)
 	pt_thread *self = pt_tls;
 	/* Only this thread exists here. The parent's windows were not
 	 * inherited (MADV_DONTFORK); drop the descriptors without touching
-	 * the parent's files. */
+	 * the parent's files. This thread's state is reused by
+	 * restart_thread_in_child. */
 	for (pt_thread *t = pt_registry, *next; t; t = next) {
 		next = t->next;
 		pt_wlog_forget(&t->log);
@@ -749,50 +778,78 @@ void pt_fork_child(void)
 	pt_registry = NULL;
 	pt_log_files_forget();
 	char err[512];
+	err[0] = '\0';
 	if (make_process_dir(err, sizeof err) != 0 || pt_process_open(1) != 0) {
 		if (err[0])
 			pt_warn("%s; the child process is not traced", err);
 		atomic_store(&pt_state, PT_STATE_OFF);
-		errno = saved;
+	}
+}
+
+/* The forking thread, now the child's only one: a new log, started like
+ * a new thread's once every part has forgotten the parent's state. */
+static void restart_thread_in_child(void)
+{
+	pt_thread *self = pt_tls;
+	if (!self || !pt_tracing())
+		return;
+	uint64_t retval = self->end_retval;
+	uint32_t flags = self->end_flags;
+	memset(self, 0, sizeof *self);
+	self->end_retval = retval;
+	self->end_flags = flags;
+	self->tid = pt_gettid();
+	atomic_store(&self->guard, 1);
+	if (open_thread_log(self) != 0) {
+		pt_tls = NULL;
+		pt_tls_state = PT_TLS_FINISHED;
+		pt_pages_free(self, PT_THREAD_ALLOC);
 		return;
 	}
-	if (self) {
-		uint64_t retval = self->end_retval;
-		uint32_t flags = self->end_flags;
-		memset(self, 0, sizeof *self);
-		self->end_retval = retval;
-		self->end_flags = flags;
-		self->tid = pt_gettid();
-		atomic_store(&self->guard, 1);
-		if (open_thread_log(self) != 0) {
-			pt_tls = NULL;
-			pt_tls_state = PT_TLS_FINISHED;
-			pt_pages_free(self, PT_THREAD_ALLOC);
-		} else {
-			keep_slow_if_needed(self);
-			registry_add(self);
-			pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
-			emit_thread_start(self, &s);
-			/* The child's thread needs its own counters and sampling timer. */
-			PT_CALL_WEAK(pt_counters_thread_start, self);
-		}
-	}
-	PT_CALL_WEAK(pt_counters_fork_child);
-	PT_CALL_WEAK(pt_gpu_fork_child);
-	if (self && pt_tls)
-		pt_leave(self);
+	keep_slow_if_needed(self);
+	registry_add(self);
+	pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
+	emit_thread_start(self, &s);
+	pt_parts_thread_start(self);
+	pt_leave(self);
+}
+
+void pt_fork_child(void)
+{
+	if (!pt_tracing())
+		return;
+	int saved = errno;
+	/* The descriptor lock pt_fork_prepare took (the registry's and the
+	 * process log's are the logs part's). */
+	pt_fd_fork_child();
+	pt_parts_fork_child();
+	restart_thread_in_child();
 	errno = saved;
+}
+
+/* The new image writes into the same run: PARATRACE_RUN in environ. */
+static void logs_exec(void)
+{
+	char buf[sizeof pt_run_info.dir + 128];
+	if (pt_run_env_format(buf, sizeof buf) == 0)
+		setenv(PT_RUN_ENV, buf, 1);
 }
 
 void pt_exec_prepare(void)
 {
 	if (!pt_tracing())
 		return;
-	char buf[sizeof pt_run_info.dir + 128];
-	if (pt_run_env_format(buf, sizeof buf) == 0)
-		setenv(PT_RUN_ENV, buf, 1);
-	pt_flush_all();
+	pt_parts_exec();
+	pt_publish_fence();
 }
+
+PT_SUBSYSTEM(logs_part) = {
+	.name = "logs",
+	.order = PT_ORDER_LOGS,
+	.fork_child = logs_fork_child,
+	.exec = logs_exec,
+	.shutdown = logs_shutdown,
+};
 
 const char *pt_run_env_string(void)
 {

@@ -75,8 +75,6 @@ PT_HIDDEN int pt_prefault_mapped(pt_prefault *pf);
  * withdrawing a request not started; pf is then the caller's again (IDLE).
  * Call before pf's window is unmapped or the file shrinks. */
 PT_HIDDEN void pt_prefault_wait(pt_prefault *pf);
-/* Fork child: no helper, no queue. */
-PT_HIDDEN void pt_prefault_fork_child(void);
 /* PARATRACE_PREFAULT: -1 auto, 0 off, 1 on. */
 extern PT_HIDDEN int pt_prefault_mode;
 /* Whether a log that just became busy should use the helper: with `auto`,
@@ -265,7 +263,10 @@ typedef struct pt_run {
 extern PT_HIDDEN pt_run pt_run_info;
 
 PT_HIDDEN void pt_init(void);
-static inline int pt_initialized(void)
+/* Initialises the runtime if nothing has yet (constructor not run yet, or
+ * the first event of any thread); 1 when it is tracing then. An init
+ * running on another thread is not waited for (0). */
+static inline int pt_ensure_initialized(void)
 {
 	int s = atomic_load_explicit(&pt_state, memory_order_acquire);
 	if (pt_likely(s == PT_STATE_RUNNING))
@@ -275,17 +276,6 @@ static inline int pt_initialized(void)
 		return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
 	}
 	return 0;
-}
-
-/* A small spin lock: the runtime never takes the program's (interposed)
- * pthread locks. */
-typedef atomic_int pt_spin;
-PT_HIDDEN void pt_spin_lock(pt_spin *l);
-/* Bounded attempt for exit and signal paths: 0 when taken. */
-PT_HIDDEN int pt_spin_trylock_for(pt_spin *l, unsigned spins);
-static inline void pt_spin_unlock(pt_spin *l)
-{
-	atomic_store_explicit(l, 0, memory_order_release);
 }
 
 extern PT_HIDDEN pt_spin pt_registry_lock;
@@ -311,8 +301,6 @@ PT_HIDDEN void pt_process_close(int how, int status);
 PT_HIDDEN void pt_modules_reset(void);
 /* dl_iterate_phdr scan; `initial`: modules are not flagged DLOPEN. */
 PT_HIDDEN void pt_modules_scan(int initial);
-/* Re-emits FUNC_DEF records of every registered module (fork child). */
-PT_HIDDEN void pt_hooks_redefine_all(void);
 /* Module map state is lost across exec only; fork keeps it but the child's
  * process log is new, so the child rescans from nothing. */
 
@@ -334,35 +322,16 @@ PT_HIDDEN void pt_pages_free(void *p, size_t size);
 PT_HIDDEN uint32_t pt_gettid(void);
 
 /* ---- glue between core files ------------------------------------------ */
-/* Like pt_initialized, but waits for an init running on another thread. */
-PT_HIDDEN int pt_initialized_wait(void);
+/* Like pt_ensure_initialized, but waits for an init running on another
+ * thread. */
+PT_HIDDEN int pt_ensure_initialized_wait(void);
 /* n consecutive function ids (first returned), 0 when the id space is full. */
 PT_HIDDEN uint32_t pt_func_ids_alloc(uint32_t n);
 PT_HIDDEN void pt_emit_func_def(uint32_t id, const char *name, const char *file, uint32_t line,
 				uint64_t module_base);
-PT_HIDDEN void pt_api_redefine_all(void);
 PT_HIDDEN void pt_process_lock_fork(void);
 PT_HIDDEN void pt_process_unlock_fork(int child);
 PT_HIDDEN void pt_log_files_seal(void);
 PT_HIDDEN void pt_log_files_forget(void);
-
-/* The other families, as weak references: the core files alone (the
- * pt_core_obj library of the unit tests) link and run without them. */
-#pragma weak pt_counters_init
-#pragma weak pt_counters_thread_start
-#pragma weak pt_counters_thread_end
-#pragma weak pt_counters_fork_child
-#pragma weak pt_counters_emit
-#pragma weak pt_counters_at_mask
-#pragma weak pt_counter_manual
-#pragma weak pt_gpu_init
-#pragma weak pt_gpu_modules_changed
-#pragma weak pt_gpu_fork_child
-#pragma weak pt_gpu_shutdown
-#define PT_CALL_WEAK(fn, ...) \
-	do { \
-		if (fn) \
-			fn(__VA_ARGS__); \
-	} while (0)
 
 #endif /* PT_CORE_H */

@@ -54,10 +54,9 @@ typedef struct pt_cdesc {
 	int group;
 } pt_cdesc;
 
-/* Configured counters that passed the probe, fixed after pt_counters_init. */
+/* Configured counters that passed the probe, fixed after counters_init. */
 static pt_cdesc pt_cdescs[PT_MAX_COUNTERS];
 static int pt_ncdescs;
-unsigned pt_counters_at_mask;
 
 /* PT_COUNTER names: appended under pt_manual_lock, never removed; readers
  * go by pt_nmanual (release/acquire) so a published entry is complete. */
@@ -67,9 +66,8 @@ typedef struct pt_manual_desc {
 } pt_manual_desc;
 static pt_manual_desc pt_manual[PT_MAX_MANUAL];
 static _Atomic int pt_nmanual;
-/* A spin lock, not a pthread mutex: the runtime never takes the program's
- * (interposed) locks. Held only while a new name is encoded and probed. */
-static atomic_flag pt_manual_lock = ATOMIC_FLAG_INIT;
+/* Held only while a new name is encoded and probed. */
+static pt_spin pt_manual_lock;
 
 typedef struct pt_cthread {
 	int active;
@@ -93,20 +91,9 @@ typedef struct pt_cthread {
 static __thread pt_cthread pt_ct __attribute__((tls_model("initial-exec")));
 
 /* Every thread with open counters, so a fork child can close the fds the
- * other (vanished) threads left it. A spinlock because the child must be
- * able to reset it whatever state fork caught it in. */
+ * other (vanished) threads left it. */
 static pt_cthread *pt_threads_list;
-static atomic_flag pt_threads_lock = ATOMIC_FLAG_INIT;
-
-static void threads_lock(void)
-{
-	while (atomic_flag_test_and_set_explicit(&pt_threads_lock, memory_order_acquire))
-		;
-}
-static void threads_unlock(void)
-{
-	atomic_flag_clear_explicit(&pt_threads_lock, memory_order_release);
-}
+static pt_spin pt_threads_lock;
 
 /* Joins the list at its first counter fd: threads with none (no counters
  * configured) never touch the list's lock. */
@@ -114,10 +101,10 @@ static void list_add_once(pt_cthread *c)
 {
 	if (c->listed)
 		return;
-	threads_lock();
+	pt_spin_lock(&pt_threads_lock);
 	c->next = pt_threads_list;
 	pt_threads_list = c;
-	threads_unlock();
+	pt_spin_unlock(&pt_threads_lock);
 	c->listed = 1;
 }
 
@@ -130,7 +117,7 @@ static struct {
 	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
 } pfm;
 
-/* pfm_initialize once. Callers are serialised: pt_counters_init runs before
+/* pfm_initialize once. Callers are serialised: counters_init runs before
  * any thread is traced, PT_COUNTER lookups hold pt_manual_lock. */
 static int pfm_ready(void)
 {
@@ -273,13 +260,15 @@ static int encode_and_probe(const char *name, pt_cdesc *d)
 	return 0;
 }
 
-void pt_counters_init(void)
+static void counters_read(pt_thread *t);
+static int counter_manual(pt_thread *t, const char *name);
+
+static void counters_init(void)
 {
 	const pt_config *cfg = pt_config_get();
-	pt_callstack_init();
-	pt_sampling_init();
 	pt_ncdescs = 0;
-	pt_counters_at_mask = 0;
+	/* PT_COUNTER works whether or not counters are configured. */
+	pt_counters_provide(0, counters_read, counter_manual);
 	if (!cfg || !cfg->counters || !*cfg->counters)
 		return;
 
@@ -314,8 +303,7 @@ void pt_counters_init(void)
 			pt_ncdescs++;
 		}
 	}
-	if (pt_ncdescs)
-		pt_counters_at_mask = mask;
+	pt_counters_provide(pt_ncdescs ? mask : 0, counters_read, counter_manual);
 	pt_debug(1, "counters: %d open, read at mask %#x", pt_ncdescs, pt_counters_at_mask);
 }
 
@@ -348,14 +336,13 @@ static void reset_thread(pt_cthread *c)
 
 /* After fork: every counter fd this process inherited counts one of the
  * parent's threads (only the forking thread survives here, with the
- * parent's TLS). Closes them, keeping only state opened in this process.
- * Idempotent, so it does not matter whether the core starts the child's
- * thread before or after pt_counters_fork_child. The list's lock may have
- * been held by a thread that no longer exists here. */
+ * parent's TLS). Closes them, keeping only state opened in this process
+ * (idempotent). The list's lock may have been held by a thread that no
+ * longer exists here. */
 static void forget_parent_counters(void)
 {
 	pid_t me = getpid();
-	atomic_flag_clear(&pt_threads_lock);
+	pt_spin_reset(&pt_threads_lock);
 	for (pt_cthread *c = pt_threads_list; c; c = c->next)
 		if (c->pid != me)
 			close_thread_fds(c);
@@ -369,7 +356,7 @@ static void forget_parent_counters(void)
 	}
 }
 
-void pt_counters_thread_start(pt_thread *t)
+static void counters_thread_start(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (c->active && c->pid == getpid())
@@ -399,7 +386,6 @@ void pt_counters_thread_start(pt_thread *t)
 	c->next_index = c->n;
 	if (c->n)
 		list_add_once(c);
-	pt_sampling_thread_start(t);
 	pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 }
 
@@ -421,7 +407,7 @@ static int read_all(pt_cthread *c, uint64_t *v)
 	return 0;
 }
 
-void pt_counters_emit(pt_thread *t)
+static void counters_read(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (!c->active || c->n == 0)
@@ -438,34 +424,32 @@ void pt_counters_emit(pt_thread *t)
 	errno = saved;
 }
 
-void pt_counters_thread_end(pt_thread *t)
+static void counters_thread_end(pt_thread *t)
 {
 	pt_cthread *c = &pt_ct;
 	if (!c->active)
 		return;
-	pt_sampling_thread_end(t);
 	if (t)
 		pt_counters_at(t, PT_COUNTERS_AT_THREADS);
 	int saved = errno;
 	if (c->listed) {
-		threads_lock();
+		pt_spin_lock(&pt_threads_lock);
 		for (pt_cthread **p = &pt_threads_list; *p; p = &(*p)->next)
 			if (*p == c) {
 				*p = c->next;
 				break;
 			}
-		threads_unlock();
+		pt_spin_unlock(&pt_threads_lock);
 	}
 	close_thread_fds(c);
 	reset_thread(c);
 	errno = saved;
 }
 
-void pt_counters_fork_child(void)
+static void counters_fork_child(void)
 {
 	forget_parent_counters();
-	pt_sampling_fork_child();
-	atomic_flag_clear(&pt_manual_lock);
+	pt_spin_reset(&pt_manual_lock);
 }
 
 /* Index of `name` in pt_manual, encoding and probing it on first use. */
@@ -475,8 +459,7 @@ static int manual_lookup(const char *name)
 	for (int i = 0; i < n; i++)
 		if (!strcmp(pt_manual[i].d.name, name))
 			return i;
-	while (atomic_flag_test_and_set_explicit(&pt_manual_lock, memory_order_acquire))
-		;
+	pt_spin_lock(&pt_manual_lock);
 	n = atomic_load_explicit(&pt_nmanual, memory_order_relaxed);
 	int found = -1;
 	for (int i = 0; i < n && found < 0; i++)
@@ -495,11 +478,11 @@ static int manual_lookup(const char *name)
 			pt_warn("PT_COUNTER('%s') ignored: at most %d distinct PT_COUNTER names", name,
 				PT_MAX_MANUAL);
 	}
-	atomic_flag_clear_explicit(&pt_manual_lock, memory_order_release);
+	pt_spin_unlock(&pt_manual_lock);
 	return found;
 }
 
-int pt_counter_manual(pt_thread *t, const char *name)
+static int counter_manual(pt_thread *t, const char *name)
 {
 	pt_cthread *c = &pt_ct;
 	if (!name || !c->active)
@@ -537,3 +520,12 @@ out:
 	errno = saved;
 	return ret;
 }
+
+PT_SUBSYSTEM(counters_part) = {
+	.name = "counters",
+	.order = PT_ORDER_COUNTERS,
+	.init = counters_init,
+	.thread_start = counters_thread_start,
+	.thread_end = counters_thread_end,
+	.fork_child = counters_fork_child,
+};

@@ -338,3 +338,8 @@ PT_INTERPOSE int dlclose(void *handle)
 		after_map_change();
 	return r;
 }
+
+PT_SUBSYSTEM(dl_part) = {
+	.name = "dl",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -92,7 +92,7 @@ static void before_exec(const char *path)
 	int e = errno;
 	exec_record(path);
 	pt_exec_prepare();
-	pt_flush_all();
+	pt_publish_fence();
 	errno = e;
 }
 
@@ -303,3 +303,8 @@ PT_INTERPOSE int execle(const char *path, const char *arg, ...)
 	ungather(argv, bytes);
 	return r;
 }
+
+PT_SUBSYSTEM(exec_part) = {
+	.name = "exec",
+	.order = PT_ORDER_INTERPOSE,
+};

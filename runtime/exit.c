@@ -1,8 +1,9 @@
 /* Process end: exit, _exit, _Exit, quick_exit, abort.
  *
- * exit() (and return from main) close the logs in the runtime's destructor,
- * after the program's atexit handlers and static destructors have run and
- * been traced; the wrapper only notes the status for the EXIT record.
+ * exit() (and return from main) close the logs in the runtime's on_exit
+ * handler (core.c), which runs after the program's atexit handlers and
+ * static destructors have run and been traced; the wrapper only notes the
+ * status for the EXIT record.
  * _exit, _Exit and quick_exit run no destructor (quick_exit's
  * at_quick_exit handlers aside), so the logs are closed here, just before.
  * abort() raises SIGABRT: the signal handler (signals.c) closes the logs
@@ -65,6 +66,11 @@ PT_INTERPOSE void abort(void)
 {
 	void (*real)(void) __attribute__((noreturn)) = PT_REAL(abort);
 	__atomic_store_n(&pt_abort_called, 1, __ATOMIC_RELAXED);
-	pt_flush_all();
+	pt_publish_fence();
 	real();
 }
+
+PT_SUBSYSTEM(exit_part) = {
+	.name = "exit",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -67,13 +67,6 @@ typedef struct fd_entry {
 static fd_entry *fd_entries; /* under fd_lock */
 static size_t fd_nentries, fd_capentries;
 
-static void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 static int is_ours(int fd)
 {
 	return fd >= 0 && (unsigned)fd < FD_CAP &&
@@ -409,11 +402,9 @@ void pt_fd_fork_child(void)
 static void move_away(int fd)
 {
 	atomic_store(&pt_fd_moving, 1);
-	for (unsigned n = 0; atomic_load(&pt_fd_users); n++) {
-		if (n > 64)
-			sched_yield(); /* a use preempted on a busy machine */
-		cpu_relax();
-	}
+	/* Pauses, then yields: a use may be preempted on a busy machine. */
+	for (unsigned n = 0; atomic_load(&pt_fd_users); n++)
+		pt_spin_wait_once(n);
 	long to = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor_fd());
 	if (to < 0)
 		to = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
@@ -601,3 +592,8 @@ PT_INTERPOSE int __dup2(int oldfd, int newfd)
 {
 	return dup2(oldfd, newfd);
 }
+
+PT_SUBSYSTEM(fds_part) = {
+	.name = "fds",
+	.order = PT_ORDER_INTERPOSE,
+};

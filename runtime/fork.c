@@ -171,3 +171,8 @@ PT_INTERPOSE FILE *popen(const char *command, const char *type)
 		pt_exec_prepare();
 	return real(command, type);
 }
+
+PT_SUBSYSTEM(fork_part) = {
+	.name = "fork",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -36,8 +36,8 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 			pt_wlog_put_func(&t->log, now, kind, id);
 		else
 			pt_wlog_put(&t->log, now, kind, 0, &pc, sizeof pc, NULL, 0);
-		if (t->log.slow && pt_counters_emit && (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS))
-			pt_counters_emit(t);
+		if (t->log.slow)
+			pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS);
 		pt_leave(t);
 	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
 	           atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
@@ -297,7 +297,7 @@ static void emit_defs(const pt_reg *r)
 PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
 {
 	int saved = errno;
-	if (!m || !pt_initialized_wait())
+	if (!m || !pt_ensure_initialized_wait())
 		goto out;
 	if (m->abi_version != PT_ABI_VERSION) {
 		Dl_info info;
@@ -353,11 +353,18 @@ PT_EXPORT PT_NOINST void __paratrace_unregister_module(pt_abi_module *m)
 	pt_spin_unlock(&pt_reg_lock);
 }
 
-/* Fork child: its process log is new; the ids in use are the parent's. */
-void pt_hooks_redefine_all(void)
+/* Fork child: its process log is new (the logs part, ordered before this
+ * one, opened it); the ids in use are the parent's, defined again there. */
+static void hooks_fork_child(void)
 {
-	atomic_store(&pt_reg_lock, 0);
+	pt_spin_reset(&pt_reg_lock);
 	for (pt_reg *r = pt_regs; r; r = r->next)
 		if (r->module)
 			emit_defs(r);
 }
+
+PT_SUBSYSTEM(hooks_part) = {
+	.name = "hooks",
+	.order = PT_ORDER_HOOKS,
+	.fork_child = hooks_fork_child,
+};

@@ -41,3 +41,8 @@ PT_JUMP_WRAPPER(longjmp)
 PT_JUMP_WRAPPER(_longjmp)
 PT_JUMP_WRAPPER(siglongjmp)
 PT_JUMP_WRAPPER(__longjmp_chk)
+
+PT_SUBSYSTEM(longjmp_part) = {
+	.name = "longjmp",
+	.order = PT_ORDER_INTERPOSE,
+};

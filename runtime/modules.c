@@ -22,7 +22,7 @@ static pt_spin pt_mods_lock;
 void pt_modules_reset(void)
 {
 	pt_nmods = 0;
-	atomic_store(&pt_mods_lock, 0);
+	pt_spin_reset(&pt_mods_lock);
 }
 
 static pt_mod *find(uint64_t base, uint64_t lo)
@@ -163,5 +163,5 @@ void pt_modules_sync(void)
 	if (!pt_tracing())
 		return;
 	pt_modules_scan(0);
-	PT_CALL_WEAK(pt_gpu_modules_changed);
+	pt_parts_modules_changed();
 }

@@ -99,3 +99,8 @@ PT_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *m)
 	pt_leave(t);
 	return r;
 }
+
+PT_SUBSYSTEM(mutex_part) = {
+	.name = "mutex",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -88,8 +88,8 @@ static atomic_uint pt_pf_seq;    /* bumped at every request: the futex word */
 static atomic_int pt_pf_started; /* 0 none, 1 starting or running, -1 failed */
 
 #define PT_PF_NOINST                                                                   \
-	__attribute__((no_instrument_function, no_sanitize("address", "undefined"),   \
-		       no_stack_protector))
+	__attribute__((no_instrument_function,                                          \
+		       no_sanitize("address", "undefined", "thread"), no_stack_protector))
 
 static inline PT_PF_NOINST long raw_syscall6(long n, long a, long b, long c, long d, long e,
 					      long f)
@@ -158,15 +158,14 @@ touch:
 /* Takes the next request, marking it PREPARING; NULL when none. */
 static PT_PF_NOINST pt_prefault *take(void)
 {
-	while (atomic_exchange_explicit(&pt_pf_lock, 1, memory_order_acquire))
-		__builtin_ia32_pause();
+	pt_spin_lock(&pt_pf_lock);
 	pt_prefault *pf = pt_pf_queue;
 	if (pf) {
 		pt_pf_queue = pf->next;
 		pf->next = NULL;
 		atomic_store_explicit(&pf->state, PT_PF_PREPARING, memory_order_relaxed);
 	}
-	atomic_store_explicit(&pt_pf_lock, 0, memory_order_release);
+	pt_spin_unlock(&pt_pf_lock);
 	return pf;
 }
 
@@ -280,10 +279,11 @@ void pt_prefault_wait(pt_prefault *pf)
 	atomic_store_explicit(&pf->state, PT_PF_IDLE, memory_order_relaxed);
 }
 
-void pt_prefault_fork_child(void)
+/* Fork child: no helper, no queue. */
+static void prefault_fork_child(void)
 {
 	atomic_store(&pt_busy_logs, 0);
-	atomic_store(&pt_pf_lock, 0);
+	pt_spin_reset(&pt_pf_lock);
 	pt_pf_queue = NULL;
 	atomic_store(&pt_pf_started, 0);
 }
@@ -307,9 +307,15 @@ void pt_prefault_wait(pt_prefault *pf)
 	(void)pf;
 }
 
-void pt_prefault_fork_child(void)
+static void prefault_fork_child(void)
 {
 	atomic_store(&pt_busy_logs, 0);
 }
 
 #endif
+
+PT_SUBSYSTEM(prefault_part) = {
+	.name = "prefault",
+	.order = PT_ORDER_PREFAULT,
+	.fork_child = prefault_fork_child,
+};

@@ -97,10 +97,6 @@ int pt_process_open(int forked)
 	}
 	pt_modules_reset();
 	pt_modules_scan(1);
-	if (forked) {
-		pt_hooks_redefine_all();
-		pt_api_redefine_all();
-	}
 	return 0;
 }
 
@@ -203,7 +199,7 @@ void pt_log_files_seal(void)
 
 void pt_log_files_forget(void)
 {
-	atomic_store(&pt_files_lock, 0);
+	pt_spin_reset(&pt_files_lock);
 	for (pt_log_file *f = pt_files; f; f = f->next)
 		pt_wlog_forget(&f->log);
 	pt_files = NULL; /* the structures leak in the child: a few pages at most */

@@ -69,11 +69,8 @@ static inline __attribute__((always_inline)) void pt_fd_use_begin_raw(void)
 		if (!atomic_load(&pt_fd_moving))
 			return;
 		atomic_fetch_sub(&pt_fd_users, 1);
-		while (atomic_load_explicit(&pt_fd_moving, memory_order_relaxed)) {
-#if defined(__x86_64__) || defined(__i386__)
-			__builtin_ia32_pause();
-#endif
-		}
+		while (atomic_load_explicit(&pt_fd_moving, memory_order_relaxed))
+			pt_cpu_relax();
 	}
 }
 static inline __attribute__((always_inline)) void pt_fd_use_end_raw(void)

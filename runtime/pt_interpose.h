@@ -6,12 +6,17 @@
  *   real = PT_REAL(fn);                 lazily resolved, cached
  *   t = pt_enter(); if (!t) return real(...);   untraced path: exact passthrough
  *   record the "before" event; pt_leave(t);
- *   r = real(...);                      never called inside the runtime's region,
- *                                       so a blocking or cancelled call leaves
- *                                       no guard set and signal handlers that
- *                                       run meanwhile are traced normally
+ *   r = real(...);                      a call that may block (or be cancelled)
+ *                                       is never made inside the runtime's
+ *                                       region, so it leaves no guard set and
+ *                                       signal handlers that run meanwhile are
+ *                                       traced normally
  *   t = pt_enter(); record the "after" event; pt_leave(t);
  *   return r;                           errno as the real call left it
+ * A call that cannot block (a trylock, an unlock) is made inside the region
+ * instead, between the clock read and its record (PT_LOCK_TRY, the unlock
+ * wrappers): one pt_enter for the whole call, and the record stamped at the
+ * moment the call was made.
  */
 #ifndef PT_INTERPOSE_H
 #define PT_INTERPOSE_H
@@ -26,8 +31,9 @@
 #define PT_INTERPOSE __attribute__((visibility("default")))
 
 /* Cached dlsym(RTLD_NEXT): a relaxed atomic pointer per function, filled on
- * first use (or eagerly by pt_real_now for functions a signal handler may
- * reach first, since dlsym is not async-signal-safe). */
+ * first use, or eagerly from a constructor for the functions a signal
+ * handler may reach first (dlsym is not async-signal-safe: exit.c,
+ * fork.c, signals.c). */
 static inline void *pt_real_cached(void **slot, const char *name)
 {
 	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -56,8 +62,9 @@ PT_HIDDEN void pt_lock_result(unsigned type, const volatile void *obj, int acqui
 PT_HIDDEN void pt_lock_released_at(pt_thread *t, uint64_t ticks, unsigned type, const volatile void *obj);
 
 /* One lock record. The result is written only when it is not 0 (format
- * 1.1), and the release of the lock acquired last is its head alone
- * (1.2): an uncontended lock+unlock costs 24 bytes of log, not 72. */
+ * 1.1); a request, acquisition or release of the lock acquired last is a
+ * 4-byte compact record (2.0, the request 3.0), so a loop taking one lock
+ * uncontended writes 8 bytes of log per lock+unlock. */
 static inline void pt_lock_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
 				   const volatile void *obj, int result)
 {
@@ -136,8 +143,6 @@ PT_HIDDEN char *const *pt_exec_prepare_env(char *const *envp);
 PT_HIDDEN char *const *pt_env_with_run(char *const *envp, char **buf, size_t n);
 PT_HIDDEN void pt_env_free(char *const *env, char *const *envp, char **buf);
 
-#endif /* PT_INTERPOSE_H */
-
 /* ---- threads (threads.c; used by c11threads.c) ------------------------- */
 /* Process-unique, > 0: links a THREAD_CREATE to the THREAD_START it causes. */
 PT_HIDDEN uint64_t pt_thread_next_seq(void);
@@ -159,3 +164,5 @@ PT_HIDDEN uint64_t pt_join_begin(uint64_t thread);
 PT_HIDDEN void pt_join_end(uint64_t thread, uint64_t seq, int result, int joined);
 PT_HIDDEN void pt_thread_create_rec(uint64_t ticks, uint64_t seq, uint64_t routine, int result,
 				    uint32_t flags, uint64_t thread);
+
+#endif /* PT_INTERPOSE_H */

@@ -1,6 +1,6 @@
-/* Internal API of libtrace.so: what the interposition families (threads,
- * sync, fork/exec, signals, dl), counters, sampling and GPU code use to
- * reach the core (buffers, clock, process log). Nothing here is exported:
+/* Internal API of libtrace.so: what its parts (the interposition families,
+ * counters, call stacks, sampling, GPU code) use to reach the core
+ * (buffers, clock, process log, the table of parts). Nothing here is exported:
  * the library is built with -fvisibility=hidden and a version script.
  *
  * Contract for every caller, summarised:
@@ -12,6 +12,8 @@
  */
 #ifndef PT_RUNTIME_H
 #define PT_RUNTIME_H
+
+#include "pt_spin.h"
 
 #include <paratrace/format.h>
 #include <signal.h>
@@ -95,13 +97,17 @@ PT_HIDDEN void pt_log_file_emit(pt_log_file *f, uint64_t ticks, unsigned kind, u
 PT_HIDDEN void pt_log_file_close(pt_log_file *f);
 
 /* ---- lifecycle (used by fork/exec/exit/signal families) -------------- */
-/* Is the runtime initialised and tracing? */
+/* Is the runtime initialised and tracing? A pure check: never initialises. */
 PT_HIDDEN int pt_tracing(void);
-/* Everything recorded so far reaches the files (async-signal-safe: the
- * buffers are shared mappings, this only publishes lengths). */
-PT_HIDDEN void pt_flush_all(void);
-/* Close every log of this process (exit path): writes CLOSE records where it
- * is safe, trims files to their data. Idempotent. */
+/* Makes every record written so far visible to any reader of the files: a
+ * full fence, nothing more (the logs are shared file mappings, so their
+ * bytes are in the page cache already). Async-signal-safe. */
+PT_HIDDEN void pt_publish_fence(void);
+/* The process ends: every part's shutdown (see "parts of the runtime"
+ * below), which closes every log of this process: CLOSE records where it
+ * is safe, files trimmed to their data, EXIT with how and status. Runs
+ * once; later calls return at once. how PT_EXIT_SIGNAL or PT_EXIT_ABORT:
+ * from a fatal signal's handler, async-signal-safe. */
 PT_HIDDEN void pt_shutdown(int how, int status);
 /* Fork: called in the parent before fork, and in parent/child after it.
  * The child gets a new process folder and fresh thread state. */
@@ -118,6 +124,92 @@ PT_HIDDEN void pt_exec_prepare(void);
  * scan. Called at init, and after dlopen/dlclose by the dl family. */
 PT_HIDDEN void pt_modules_sync(void);
 
+/* ---- parts of the runtime ---------------------------------------------
+ * Each part of libtrace.so (the logs of the core, the hooks, each
+ * interposition family, counters, call stacks, sampling, the prefault
+ * helper, each GPU API...) describes itself with one pt_subsystem, defined
+ * in its own file with PT_SUBSYSTEM. The core walks the table at each
+ * moment of the process's life (docs/RUNTIME.md, "Parts of the runtime"),
+ * so a part is added or left out of the build without an edit elsewhere.
+ * Callbacks may be NULL. Forward (ascending `order`; parts of equal order
+ * by name): init, thread_start, fork_child, exec, modules_changed.
+ * Backward: thread_end, shutdown. None of them is called inside a signal
+ * handler except shutdown with in_signal = 1. */
+typedef struct pt_subsystem {
+	const char *name;
+	int order; /* enum pt_part_order */
+	/* Once, when tracing starts: the configuration is read, the trace
+	 * directory and the process log are open, the state is RUNNING; no
+	 * thread log is open yet, unless a thread raced the main one. */
+	void (*init)(void);
+	/* A thread's log was just opened (THREAD_START written); on that
+	 * thread, inside the runtime's region (t is pt_enter's). Also for the
+	 * thread of a fork child, after every fork_child. */
+	void (*thread_start)(pt_thread *t);
+	/* The thread is ending (before its THREAD_END), or the process is and
+	 * this is the thread that ends it; on that thread, inside its region.
+	 * t NULL: the thread ends while the process shuts down, its log is not
+	 * written any more; what the part holds for it (fds, timers) still
+	 * goes, and nothing is recorded. */
+	void (*thread_end)(pt_thread *t);
+	/* In the child after fork, alone in its process, before its thread
+	 * starts again: forget what is the parent's (other threads, their
+	 * fds, timers, logs; locks a vanished thread may have held). */
+	void (*fork_child)(void);
+	/* Before an exec (or system/popen) of this process. */
+	void (*exec)(void);
+	/* After a dlopen/dlclose, once the module map is written. */
+	void (*modules_changed)(void);
+	/* The process ends (exit, _exit, abort, fatal signal). Parts ordered
+	 * after PT_ORDER_LOGS run while tracing is still on. in_signal: from a
+	 * fatal signal's handler, which may have interrupted any code of this
+	 * thread, holding any lock: async-signal-safe, nothing that blocks. */
+	void (*shutdown)(int in_signal);
+} pt_subsystem;
+
+/* Where a part runs among the others (see pt_subsystem). */
+enum pt_part_order {
+	PT_ORDER_PREFAULT = 10,  /* before the logs: their windows use it */
+	PT_ORDER_LOGS = 20,      /* the core: process log, thread logs */
+	PT_ORDER_HOOKS = 30,     /* function tables of instrumented modules */
+	PT_ORDER_API = 31,       /* the manual API's names */
+	PT_ORDER_INTERPOSE = 40, /* interposition families */
+	PT_ORDER_CALLSTACK = 50,
+	PT_ORDER_COUNTERS = 60,
+	PT_ORDER_SAMPLING = 61,  /* its samples use call stacks */
+	PT_ORDER_GPU = 70,       /* gpu/: stream logs, names, device clocks */
+	PT_ORDER_GPU_API = 80,   /* CUDA, OpenCL: drain into the stream logs first */
+};
+
+/* Registers the pt_subsystem `id` defined right after it:
+ *     PT_SUBSYSTEM(counters_part) = {.name = "counters", ...};
+ * A pointer to it goes to the linker section pt_subsys, whose bounds the
+ * core reads (__start_/__stop_pt_subsys): it works the same for a part in
+ * a static library, provided that library is linked whole (nothing else
+ * refers to its objects). Pointers, not the descriptors themselves: the
+ * compiler may pad or over-align a large object, never a pointer. */
+#define PT_SUBSYSTEM(id)                                                                   \
+	static const pt_subsystem id;                                                      \
+	static const pt_subsystem *const id##_entry                                        \
+		__attribute__((used, section("pt_subsys"), aligned(sizeof(void *)))) = &id; \
+	static const pt_subsystem id
+
+/* The table, sorted (parts.c). pt_parts_collect reads the section (again:
+ * idempotent) and returns the number of parts; the core calls it once at
+ * init. pt_part_find: NULL when `name` was left out of the build. */
+PT_HIDDEN size_t pt_parts_collect(void);
+PT_HIDDEN size_t pt_parts_count(void);
+PT_HIDDEN const pt_subsystem *pt_part_at(size_t i);
+PT_HIDDEN const pt_subsystem *pt_part_find(const char *name);
+/* Every part's callback, in the order above. */
+PT_HIDDEN void pt_parts_init(void);
+PT_HIDDEN void pt_parts_thread_start(pt_thread *t);
+PT_HIDDEN void pt_parts_thread_end(pt_thread *t);
+PT_HIDDEN void pt_parts_fork_child(void);
+PT_HIDDEN void pt_parts_exec(void);
+PT_HIDDEN void pt_parts_modules_changed(void);
+PT_HIDDEN void pt_parts_shutdown(int in_signal);
+
 /* ---- configuration (environment, read once at init) ------------------- */
 typedef struct pt_config {
 	int enabled;          /* PARATRACE_ENABLE (default 1) */
@@ -125,7 +217,7 @@ typedef struct pt_config {
 	const char *dir;      /* PARATRACE_DIR: trace directory (default ./paratrace-<prog>-<pid>-<time>) */
 	size_t buffer_size;   /* PARATRACE_BUFFER_SIZE: bytes mapped per thread at a time */
 	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
-	/* later parts add their own fields here (counters, callstack, sampling, gpu) */
+	/* settings of the parts that may be left out of the build */
 	const char *counters;  /* PARATRACE_COUNTERS */
 	unsigned counters_at;  /* PARATRACE_COUNTERS_AT: PT_COUNTERS_AT_*, 0 = default */
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
@@ -146,23 +238,16 @@ PT_HIDDEN void pt_debug(int level, const char *fmt, ...) __attribute__((format(p
  * dlsym -> calloc bootstrap (the runtime has a static bump allocator). */
 PT_HIDDEN void *pt_real(const char *name);
 
-/* ---- counters, call stacks, sampling (counters.c, callstack.c, sampling.c) ----
- * Who calls what:
- *   core:      pt_counters_init() once at init, after the configuration is
- *              read and before any thread log exists; pt_counters_thread_start(t)
- *              right after a thread's log is opened (THREAD_START written);
- *              pt_counters_thread_end(t) before THREAD_END is written
- *              (NULL when the thread ends during shutdown: its log is
- *              not written any more, its counters and timer still go);
- *              pt_counters_fork_child() in the child after fork (inherited
- *              counters and timers belong to the parent's thread);
- *              pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS) after FUNC_ENTER/EXIT;
- *              pt_counter_manual(t, name) for the manual API's PT_COUNTER(name).
- *   interpose: pt_counters_at(t, PT_COUNTERS_AT_SYNC) after lock/cond/barrier
- *              records, pt_counters_at(t, PT_COUNTERS_AT_THREADS) after thread
- *              create/join records, and pt_callstack_emit(t) right after the
- *              record of a lock contention (LOCK_REQUEST that blocks), a
- *              COND_WAIT_BEGIN and a THREAD_CREATE.
+/* ---- what parts offer each other through the core ---------------------
+ * A part never calls another by name (either may be left out of the
+ * build): the counters and call-stack parts hand the core their entry
+ * points from their init, and everyone else calls these.
+ *   pt_counters_at(t, PT_COUNTERS_AT_SYNC) after lock/cond/barrier records,
+ *   pt_counters_at(t, PT_COUNTERS_AT_THREADS) after thread create/join
+ *   records (the core: after FUNC_ENTER/EXIT with ..._FUNCTIONS);
+ *   pt_callstack_emit(t) right after the record of a lock contention
+ *   (LOCK_REQUEST that blocks), a COND_WAIT_BEGIN and a THREAD_CREATE;
+ *   pt_counter_manual(t, name) for the manual API's PT_COUNTER(name).
  * All take t from pt_enter() (inside the runtime's region). */
 #define PT_COUNTERS_AT_FUNCTIONS 0x1u
 #define PT_COUNTERS_AT_SYNC 0x2u
@@ -170,45 +255,36 @@ PT_HIDDEN void *pt_real(const char *name);
 /* PARATRACE_COUNTERS_AT as a mask of PT_COUNTERS_AT_*, 0 when no counter is
  * open: the hot path tests it before calling out of line. */
 PT_HIDDEN extern unsigned pt_counters_at_mask;
-PT_HIDDEN void pt_counters_init(void);
-PT_HIDDEN void pt_counters_thread_start(pt_thread *t);
-PT_HIDDEN void pt_counters_thread_end(pt_thread *t);
-PT_HIDDEN void pt_counters_fork_child(void);
 /* Reads this thread's counters and writes a COUNTERS record (deltas since
- * the previous read) right after the record just written. */
-PT_HIDDEN void pt_counters_emit(pt_thread *t);
+ * the previous read) right after the record just written. Set whenever
+ * pt_counters_at_mask is not 0. */
+PT_HIDDEN extern void (*pt_counters_reader)(pt_thread *t);
 static inline void pt_counters_at(pt_thread *t, unsigned where)
 {
 	if (pt_unlikely(pt_counters_at_mask & where))
-		pt_counters_emit(t);
+		pt_counters_reader(t);
 }
-/* PT_COUNTER(name): reads counter `name` on this thread (opened on first use,
- * as configured counters are) and writes a COUNTER_VALUE record holding its
- * count since this thread's first PT_COUNTER(name). Returns 0, or a negative
- * errno when the counter cannot be had (warned once per name). */
+/* PT_COUNTER(name): reads counter `name` on this thread and writes a
+ * COUNTER_VALUE record holding its count since this thread's first
+ * PT_COUNTER(name). Returns 0, or a negative errno when the counter cannot
+ * be had (warned once per name; -ENOSYS without the counters part). */
 PT_HIDDEN int pt_counter_manual(pt_thread *t, const char *name);
-/* Writes a CALLSTACK record (PARATRACE_CALLSTACK callers of the code that
- * called into the runtime, the runtime's own frames skipped) attached to the
- * record just written. No-op when PARATRACE_CALLSTACK is 0. */
-PT_HIDDEN void pt_callstack_emit(pt_thread *t);
+/* The counters part, from its init: the mask and the reader (NULL: none),
+ * and the PT_COUNTER reader. */
+PT_HIDDEN void pt_counters_provide(unsigned at_mask, void (*reader)(pt_thread *t),
+				   int (*manual)(pt_thread *t, const char *name));
 
-/* Between counters.c, callstack.c and sampling.c only (pt_counters_* calls them). */
-PT_HIDDEN void pt_callstack_init(void);
-/* Up to max return addresses of the callers of the frame that called into
- * the runtime, innermost first. Async-signal-unsafe (libunwind's
- * unw_backtrace); not for signal handlers. */
-PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
-/* Callers from a signal's ucontext: pcs[0] = interrupted pc, then callers;
- * at most max (pcs holds that many). */
-PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
-/* Is pc in libtrace.so's own code? (Always 0 when the runtime's files are
- * linked into an executable, as in unit tests.) */
-PT_HIDDEN int pt_callstack_in_runtime(uint64_t pc);
-PT_HIDDEN void pt_sampling_init(void);
-PT_HIDDEN void pt_sampling_thread_start(pt_thread *t);
-/* t NULL: the timer goes, the count of dropped samples is not written. */
-PT_HIDDEN void pt_sampling_thread_end(pt_thread *t);
-PT_HIDDEN void pt_sampling_fork_child(void);
+/* Writes a CALLSTACK record (PARATRACE_CALLSTACK callers of the code that
+ * called into the runtime, the runtime's own frames skipped) attached to
+ * the record just written; nothing when call stacks are off. Always
+ * inline: the emitter counts the frames it skips, this adds none. */
+PT_HIDDEN extern void (*pt_callstack_emitter)(pt_thread *t);
+static inline __attribute__((always_inline)) void pt_callstack_emit(pt_thread *t)
+{
+	void (*emit)(pt_thread *) = pt_callstack_emitter;
+	if (pt_unlikely(emit != NULL))
+		emit(t);
+}
 
 /* ---- signals the runtime uses itself (signals.c; sampling.c) ---------- */
 /* Installs h for sig (SA_SIGINFO | SA_RESTART, every signal blocked while
@@ -219,28 +295,7 @@ PT_HIDDEN int pt_signal_adopt(int sig, void (*h)(int, siginfo_t *, void *));
  * action for sig says (ignore, default, or its handler with its mask). */
 PT_HIDDEN void pt_signal_forward(int sig, siginfo_t *si, void *uc);
 
-/* ---- GPU (gpu/opencl.c, gpu/cupti.c) ----------------------------------
- * Who calls what (all are cheap no-ops when PARATRACE_GPU=0 or nothing GPU
- * is in use; none may be called from a signal handler, except
- * pt_gpu_shutdown(1)):
- *   core: pt_gpu_init() once at init, after the configuration is read;
- *         pt_gpu_modules_changed() at the end of every pt_modules_sync()
- *         (libcuda may just have been dlopen'ed: CUPTI is attached then);
- *         pt_gpu_fork_child() in the child after fork (CUPTI and OpenCL
- *         state belong to the parent);
- *         pt_gpu_shutdown() at the start of pt_shutdown(), while logs are
- *         still open: drains device records and closes the GPU logs. */
-PT_HIDDEN void pt_gpu_init(void);
-PT_HIDDEN void pt_gpu_modules_changed(void);
-PT_HIDDEN void pt_gpu_fork_child(void);
-/* in_signal: pt_shutdown runs from a fatal signal's handler. Then nothing
- * may block or call into CUPTI (which takes its own locks, possibly held
- * by the thread that crashed): the device records CUPTI still buffers are
- * lost, and a stream log whose lock is held stays as written so far. */
-PT_HIDDEN void pt_gpu_shutdown(int in_signal);
-
-
-/* ---- added by the core (see docs/RUNTIME.md) -------------------------- */
+/* ---- threads, exit, exec, bootstrap (for the interposition families) --- */
 /* Thread lifecycle, for the pthread_create/thrd_create wrappers: call
  * pt_thread_start first thing in the new thread (before any other event) so
  * its THREAD_START carries the creator; a thread that raised an event

@@ -129,3 +129,8 @@ PT_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	pt_leave(t);
 	return r;
 }
+
+PT_SUBSYSTEM(rwlock_part) = {
+	.name = "rwlock",
+	.order = PT_ORDER_INTERPOSE,
+};

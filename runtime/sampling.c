@@ -21,8 +21,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "callstack.h"
 #include "pt_fd.h"
-#include "pt_runtime.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -106,7 +106,7 @@ static void sample_handler(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-void pt_sampling_init(void)
+static void sampling_init(void)
 {
 	const pt_config *cfg = pt_config_get();
 	pt_sampling_on = 0;
@@ -126,7 +126,7 @@ void pt_sampling_init(void)
 	pt_sampling_on = 1;
 }
 
-void pt_sampling_thread_start(pt_thread *t)
+static void sampling_thread_start(pt_thread *t)
 {
 	if (!pt_sampling_on || (pt_st.active && pt_st.pid == getpid()))
 		return;
@@ -168,7 +168,7 @@ void pt_sampling_thread_start(pt_thread *t)
 	errno = saved;
 }
 
-void pt_sampling_thread_end(pt_thread *t)
+static void sampling_thread_end(pt_thread *t)
 {
 	if (!pt_st.active)
 		return;
@@ -183,13 +183,22 @@ void pt_sampling_thread_end(pt_thread *t)
 	errno = saved;
 }
 
-void pt_sampling_fork_child(void)
+static void sampling_fork_child(void)
 {
 	/* POSIX timers are not inherited: forget the parent's without deleting
-	 * (its id may now name a timer of this process). A timer this process
-	 * armed already (the core may start the child's thread first) stays. */
+	 * (its id may now name a timer of this process). One this process
+	 * armed itself stays. */
 	if (pt_st.pid != getpid()) {
 		pt_st.active = 0;
 		pt_st.dropped = 0;
 	}
 }
+
+PT_SUBSYSTEM(sampling_part) = {
+	.name = "sampling",
+	.order = PT_ORDER_SAMPLING,
+	.init = sampling_init,
+	.thread_start = sampling_thread_start,
+	.thread_end = sampling_thread_end,
+	.fork_child = sampling_fork_child,
+};

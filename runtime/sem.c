@@ -75,3 +75,8 @@ PT_INTERPOSE int sem_post(sem_t *s)
 	pt_leave(t);
 	return r;
 }
+
+PT_SUBSYSTEM(sem_part) = {
+	.name = "sem",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -44,7 +44,7 @@ typedef struct app_action {
 	int cur;
 } app_action;
 static app_action table[NSIG];
-static int table_lock;
+static pt_spin table_lock;
 static int installed; /* handlers installed: sigaction goes through the table */
 static int adopted;   /* the runtime's own signal (pt_signal_adopt), 0 if none */
 PT_HIDDEN int pt_abort_called;
@@ -73,14 +73,12 @@ static void lock_table(sigset_t *saved)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, saved);
-	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	pt_spin_lock(&table_lock);
 }
 
 static void unlock_table(const sigset_t *saved)
 {
-	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	pt_spin_unlock(&table_lock);
 	pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
@@ -186,22 +184,26 @@ static void handler(int sig, siginfo_t *si, void *uc)
 		errno = e;
 		return;
 	}
-	pt_flush_all();
+	pt_publish_fence();
 	errno = e;
 	/* (With SA_RESETHAND the kernel has just reset the disposition.) */
 	run_program_handler(&app, sig, si, uc);
 	/* errno is left as the program's handler left it, as without tracing. */
 }
 
-/* After the runtime's constructor (priority 101): only when tracing. The
- * current dispositions (SIG_DFL, or a handler a library constructor
- * installed already) become the program's table entries. */
-__attribute__((constructor(102))) static void signals_init(void)
+/* Resolved at load, traced or not, not in a handler (a program's handler
+ * may call sigaction, and dlsym is not async-signal-safe). */
+__attribute__((constructor(102))) static void signals_resolve(void)
 {
-	/* Resolved here, not in a handler (dlsym is not async-signal-safe). */
+	(void)PT_REAL(sigaction);
+}
+
+/* When tracing starts. The current dispositions (SIG_DFL, or a handler a
+ * library constructor installed already) become the program's table
+ * entries. */
+static void signals_init(void)
+{
 	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
-	if (!pt_tracing())
-		return;
 	sigset_t saved;
 	lock_table(&saved);
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
@@ -335,3 +337,17 @@ void pt_signal_forward(int sig, siginfo_t *si, void *uc)
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	run_program_handler(&app, sig, si, uc);
 }
+
+/* The table's lock may have been held by a thread that is not in the
+ * child (it is held only with every signal blocked, so not by this one). */
+static void signals_fork_child(void)
+{
+	pt_spin_reset(&table_lock);
+}
+
+PT_SUBSYSTEM(signals_part) = {
+	.name = "signals",
+	.order = PT_ORDER_INTERPOSE,
+	.init = signals_init,
+	.fork_child = signals_fork_child,
+};

@@ -38,3 +38,8 @@ PT_INTERPOSE int pthread_spin_unlock(pthread_spinlock_t *l)
 	pt_leave(t);
 	return r;
 }
+
+PT_SUBSYSTEM(spin_part) = {
+	.name = "spin",
+	.order = PT_ORDER_INTERPOSE,
+};

@@ -49,7 +49,7 @@ typedef struct seq_slot {
 	uint64_t seq;
 } seq_slot;
 static seq_slot seq_table[SEQ_SLOTS];
-static int seq_lock;
+static pt_spin seq_lock;
 
 static size_t seq_home(uint64_t thread)
 {
@@ -61,15 +61,25 @@ static size_t seq_home(uint64_t thread)
 
 static void seq_lock_take(void)
 {
-	while (__atomic_exchange_n(&seq_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&seq_lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	pt_spin_lock(&seq_lock);
 }
 
 static void seq_lock_drop(void)
 {
-	__atomic_store_n(&seq_lock, 0, __ATOMIC_RELEASE);
+	pt_spin_unlock(&seq_lock);
 }
+
+/* The table's lock may have been held by a thread that is not in the child. */
+static void threads_fork_child(void)
+{
+	pt_spin_reset(&seq_lock);
+}
+
+PT_SUBSYSTEM(threads_part) = {
+	.name = "threads",
+	.order = PT_ORDER_INTERPOSE,
+	.fork_child = threads_fork_child,
+};
 
 void pt_thread_seq_put(uint64_t thread, uint64_t seq)
 {

@@ -8,8 +8,9 @@
  * ahead of the data with written zeros (see reserve()); the unwritten tail
  * reads as zeros, which the format defines as the end of the data. When a
  * window is full the next one is mapped starting at the page that holds the
- * current position, so records never straddle a gap. Busy logs have that
- * next window prepared ahead by a helper thread (prefault.c).
+ * current position, so records never straddle a gap. With
+ * PARATRACE_PREFAULT on (or auto, with idle CPUs), a busy log has that next
+ * window prepared ahead by a helper thread (prefault.c).
  * On close the file is trimmed to its data. */
 #define _GNU_SOURCE
 #include "core.h"
@@ -744,10 +745,12 @@ void pt_wlog_seal_foreign(pt_wlog *l)
 	l->dead = 1;
 	atomic_thread_fence(memory_order_seq_cst);
 	/* The owner may be inside the fast path with the old limit: it writes
-	 * at most one 8-byte record at the position read here. Trimming to that
-	 * position loses that record but cannot fault, unless the position is
-	 * page-aligned (the page would then lie wholly past the end): keep 8
-	 * bytes more, which hold either that record or zeros (the end mark). */
+	 * at most one record (2 to 16 bytes: 16 for a PC record) at the position
+	 * read here. Trimming to that position loses that record but cannot
+	 * fault, unless the position is page-aligned (the page would then lie
+	 * wholly past the end): keep 8 bytes more, so that page stays in the
+	 * file (a store past a file's end within its last page does not
+	 * fault); they hold that record's start or zeros (the end mark). */
 	uint64_t len = pt_wlog_length(l);
 	if (len % page_size() == 0)
 		len += 8;

@@ -298,7 +298,7 @@ static void test_fifo_paths(void)
 	/* This test binary, without its DWARF but with a debug link to a file
 	 * beside it; that file is a FIFO. Names come from its symbol table;
 	 * file:line would come from the debug file. */
-	char exe[4096] = {0}, copy[256], dbg[256], cmd[8192];
+	char exe[4096] = {0}, copy[256], dbg[256], cmd[2 * 4096 + 3 * 256 + 128];
 	CU_ASSERT_FATAL(readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
 	path_of(copy, sizeof copy, "fifo/mods/cli_stripped");
 	path_of(dbg, sizeof dbg, "fifo/mods/cli_stripped.debug");

@@ -209,6 +209,32 @@ functions)
 	[ -n "$tc" ] && [ "$tc" -gt 0 ] || fail "touch_pages task-clock '$tc'"
 	grep -q "page-faults" "$work/a.pcf" || fail "counter name not in the .pcf"
 	;;
+absent)
+	# PT_IGNORED: the variables of the parts this build left out. Each is
+	# ignored with one warning; the program runs as ever, traced.
+	run PARATRACE_COUNTERS=page-faults PARATRACE_CALLSTACK=3 PARATRACE_SAMPLING=1ms -- lock ||
+		fail "program failed"
+	grep -q "^lock done" "$work/out" || fail "program output changed"
+	for v in ${PT_IGNORED:?}; do
+		w=$(grep -c "$v is ignored: this libtrace.so was built without" "$work/err")
+		[ "$w" = 1 ] || fail "want one warning for $v, got $w"
+	done
+	dump
+	for v in $PT_IGNORED; do
+		case $v in
+		PARATRACE_COUNTERS) kinds="COUNTER_DEF COUNTERS" ;;
+		PARATRACE_CALLSTACK) kinds="CALLSTACK" ;;
+		PARATRACE_SAMPLING) kinds="SAMPLING_START SAMPLE" ;;
+		esac
+		for k in $kinds; do
+			! grep -q " $k " "$work/dump" || fail "$k record with $v ignored"
+		done
+	done
+	logs=$(find "$work/tr" -name '*.ptl' | wc -l)
+	closes=$(awk '$4 == "CLOSE"' "$work/dump" | wc -l)
+	[ "$logs" -ge 3 ] && [ "$closes" = "$logs" ] || fail "$closes CLOSE records for $logs logs"
+	grep -q " LOCK_REQUEST " "$work/dump" || fail "the contended lock was not traced"
+	;;
 *)
 	echo "unknown case $case"
 	exit 2

@@ -1,34 +1,35 @@
 /* Unit tests of gpu/ without a GPU or libcupti: device clock alignment,
  * CUDA API classification, and the CUDA path from synthetic CUPTI callbacks
  * and activity records to GPU records (correlation, clock conversion, one
- * GPU log per stream). The runtime core is replaced by fake_runtime.c. */
-#include "fake_runtime.h"
+ * GPU log per stream). The runtime core is replaced by the fake core
+ * (tests/fake). */
+#include "fake_core.h"
 #include "gpu_internal.h"
 
 #include <CUnit/Basic.h>
 #include <string.h>
 
-/* The fatal-signal path (pt_gpu_shutdown(1)) must not wait for a stream
+/* The fatal-signal path (pt_parts_shutdown(1)) must not wait for a stream
  * lock: the thread that crashed may hold it (here: this thread). The other
  * logs are closed; the held one stays open, as written so far. */
 static void test_shutdown_in_signal_skips_held_locks(void)
 {
-	pt_gpu_fork_child(); /* forget streams of earlier tests */
+	pt_parts_fork_child(); /* forget streams of earlier tests */
 	fake_reset();
 	pt_gpu_stream *a = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 1, 0, "dev");
 	pt_gpu_stream *b = pt_gpu_stream_get(PT_GPU_API_OPENCL, 0, 2, 0, "dev");
 	CU_ASSERT_FATAL(a && b && a->file && b->file);
-	pthread_mutex_lock(&b->lock);
-	pt_gpu_shutdown(1); /* a deadlock here fails the test by its timeout */
+	pt_spin_lock(&b->lock);
+	pt_parts_shutdown(1); /* a deadlock here fails the test by its timeout */
 	CU_ASSERT_PTR_NULL(a->file);
 	CU_ASSERT_PTR_NOT_NULL(b->file);
-	pthread_mutex_unlock(&b->lock);
-	pt_gpu_shutdown(0);
+	pt_spin_unlock(&b->lock);
+	pt_parts_shutdown(0);
 	CU_ASSERT_PTR_NULL(b->file);
-	pt_gpu_fork_child();
+	pt_parts_fork_child();
 }
 
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 #include "cuda_activity.h"
 #endif
 
@@ -112,7 +113,7 @@ static void test_clock_converts_device_times(void)
 	CU_ASSERT(err > -20000 && err < 20000); /* within 10 us */
 }
 
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 
 static void test_cuda_classify(void)
 {
@@ -166,7 +167,7 @@ static void test_cuda_classify(void)
 
 static void fresh(void)
 {
-	pt_gpu_fork_child(); /* forget streams and names from earlier tests */
+	pt_parts_fork_child(); /* forget streams and names from earlier tests */
 	fake_reset();
 }
 
@@ -182,8 +183,10 @@ static uint32_t kernel_def_id(const char *name)
 		const fake_rec *r = fake_find(FAKE_PROCESS, PT_REC_GPU_KERNEL_DEF, i);
 		if (!r)
 			return 0;
-		if (!strcmp((const char *)r->payload + sizeof(pt_rec_gpu_kernel_def), name))
-			return ((const pt_rec_gpu_kernel_def *)r->payload)->kernel;
+		pt_rec_gpu_kernel_def def;
+		memcpy(&def, r->payload, sizeof def);
+		if (!strcmp((const char *)r->payload + sizeof def, name))
+			return def.kernel;
 	}
 }
 
@@ -436,10 +439,12 @@ static void test_cuda_sync_call(void)
 	CU_ASSERT_EQUAL(a->result, 700);
 	CU_ASSERT_EQUAL(a->correlation, 5);
 }
-#endif /* PT_HAVE_CUPTI */
+#endif /* PT_WITH_CUPTI */
 
 int main(void)
 {
+	fake_auto_thread = 1; /* gpu/ records on whatever thread calls it */
+	pt_parts_collect();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("gpu", NULL, NULL);
@@ -449,7 +454,7 @@ int main(void)
 	CU_add_test(s, "clock_rate_matches_host", test_clock_rate_matches_host);
 	CU_add_test(s, "clock_converts_device_times", test_clock_converts_device_times);
 	CU_add_test(s, "shutdown_in_signal_skips_held_locks", test_shutdown_in_signal_skips_held_locks);
-#ifdef PT_HAVE_CUPTI
+#ifdef PT_WITH_CUPTI
 	CU_add_test(s, "cuda_classify", test_cuda_classify);
 	CU_add_test(s, "cuda_launch_and_kernel", test_cuda_launch_and_kernel);
 	CU_add_test(s, "cuda_streams_and_copies", test_cuda_streams_and_copies);

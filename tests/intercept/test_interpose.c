@@ -1,11 +1,12 @@
 /* Unit tests (CUnit, also run under ASan+UBSan) for the interposition
  * helpers that are pure logic: the environment given to exec'd and spawned
  * images (exec.c) and the pthread_t -> create_seq table (threads.c).
- * exec.c and threads.c are linked in with the core's functions replaced by
- * the small doubles below; tracing is "off" for the wrappers they define
- * (pt_tracing() == 0, pt_enter() == NULL), so the test program's own
+ * exec.c and threads.c are linked in with the fake core (tests/fake),
+ * tracing "off" for the wrappers they define (fake_tracing = 0:
+ * pt_tracing() == 0, pt_enter() == NULL), so the test program's own
  * pthread and exec calls pass straight through to the real ones. */
 #define _GNU_SOURCE
+#include "fake_core.h"
 #include "pt_interpose.h"
 
 #include <CUnit/Basic.h>
@@ -13,26 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- doubles for the core ------------------------------------------- */
-static const char *run_string = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
-unsigned pt_counters_at_mask;
-pt_thread *pt_enter(void) { return NULL; }
-void pt_leave(pt_thread *t) { (void)t; }
-void pt_emit(pt_thread *t, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)k; (void)a; (void)p; (void)l; }
-void pt_emit_at(pt_thread *t, uint64_t x, unsigned k, unsigned a, const void *p, size_t l) { (void)t; (void)x; (void)k; (void)a; (void)p; (void)l; }
-int pt_clock_use_tsc; /* pt_now() is inline: it reads pt_mono_ns below */
-uint64_t pt_mono_ns(void) { return 0; }
-uint32_t pt_thread_tid(const pt_thread *t) { (void)t; return 0; }
-void *pt_real(const char *name) { return dlsym(RTLD_NEXT, name); }
-int pt_tracing(void) { return 0; }
-void pt_exec_prepare(void) {}
-void pt_flush_all(void) {}
-const char *pt_run_env_string(void) { return run_string; }
-void pt_thread_start(const pt_rec_thread_start *s) { (void)s; }
-void pt_thread_note_end(uint64_t r, uint32_t f) { (void)r; (void)f; }
-void pt_callstack_emit(pt_thread *t) { (void)t; }
-void pt_counters_emit(pt_thread *t) { (void)t; }
 
 static size_t count(char *const *e)
 {
@@ -68,7 +49,7 @@ static void test_env_gets_run(void)
 	CU_ASSERT_EQUAL(count(env), 4);
 	CU_ASSERT(has(env, "HOME=/root") && has(env, "PATH=/bin"));
 	CU_ASSERT(has(env, "LD_PRELOAD=/x/libtrace.so"));
-	CU_ASSERT(has(env, run_string));
+	CU_ASSERT(has(env, fake_run_env));
 	pt_env_free(env, envp, buf);
 }
 
@@ -79,13 +60,13 @@ static void test_env_stale_run_replaced(void)
 	char *const *env = pt_env_with_run(envp, buf, 16);
 	CU_ASSERT_EQUAL(count(env), 2);
 	CU_ASSERT(!has(env, "PARATRACE_RUN=v1:old"));
-	CU_ASSERT(has(env, run_string));
+	CU_ASSERT(has(env, fake_run_env));
 	pt_env_free(env, envp, buf);
 }
 
 static void test_env_current_run_kept(void)
 {
-	char *envp[] = {(char *)run_string, "LD_PRELOAD=/x/libtrace.so", NULL};
+	char *envp[] = {(char *)fake_run_env, "LD_PRELOAD=/x/libtrace.so", NULL};
 	char *buf[16];
 	CU_ASSERT_PTR_EQUAL(pt_env_with_run(envp, buf, 16), envp);
 }
@@ -104,7 +85,7 @@ static void test_env_large_uses_pages(void)
 	char *const *env = pt_env_with_run(envp, buf, 16);
 	CU_ASSERT_PTR_NOT_EQUAL(env, envp);
 	CU_ASSERT_EQUAL(count(env), N + 2);
-	CU_ASSERT(has(env, run_string) && has(env, "V2999=2999"));
+	CU_ASSERT(has(env, fake_run_env) && has(env, "V2999=2999"));
 	pt_env_free(env, envp, buf); /* munmap: ASan sees a leak or a bad free otherwise */
 	free(envp);
 }
@@ -144,6 +125,8 @@ static void test_seq_table(void)
 
 int main(void)
 {
+	fake_tracing = 0;
+	pt_parts_collect();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("interpose", NULL, NULL);

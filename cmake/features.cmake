@@ -1,0 +1,47 @@
+# The parts of the runtime that need an optional library. Each PT_WITH_*
+# option defaults to whether that library (or, for libpfm4, CUPTI and
+# OpenCL, its headers) was found; OFF leaves the part out of libtrace.so altogether
+# (its sources are not compiled, its headers not included) and its tests
+# out of the test suite. ON with the library missing is an error.
+find_package(PkgConfig)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PT_LIBUNWIND IMPORTED_TARGET libunwind)
+endif()
+# Headers only: counters.c loads libpfm.so.4 with dlopen when counters are
+# asked for (a run without it warns and goes on).
+find_path(PT_LIBPFM_INCLUDE perfmon/pfmlib.h)
+find_path(PT_OPENCL_INCLUDE CL/cl.h)
+# Headers only: CUPTI is dlopen'ed at run time when the program uses CUDA.
+find_path(PT_CUPTI_INCLUDE cupti.h PATHS /usr/local/cuda/include)
+
+set(PT_UNWIND_FOUND ${PT_LIBUNWIND_FOUND})
+if(PT_LIBPFM_INCLUDE)
+  set(PT_PFM_FOUND TRUE)
+endif()
+if(PT_OPENCL_INCLUDE)
+  set(PT_OPENCL_FOUND TRUE)
+endif()
+if(PT_CUPTI_INCLUDE)
+  set(PT_CUPTI_FOUND TRUE)
+endif()
+
+# pt_feature(OPTION FOUND_VAR "what it is" "what it needs")
+function(pt_feature option found doc needs)
+  if(${found})
+    set(default ON)
+  else()
+    set(default OFF)
+  endif()
+  option(${option} "${doc}" ${default})
+  if(${option} AND NOT ${found})
+    message(FATAL_ERROR "${option} is ON but ${needs} was not found: install it "
+      "(scripts/deps.sh) or configure with -D${option}=OFF")
+  endif()
+  message(STATUS "${option}: ${${option}} (${doc})")
+endfunction()
+
+pt_feature(PT_WITH_UNWIND PT_UNWIND_FOUND "call stacks and sampling, through libunwind" "libunwind")
+pt_feature(PT_WITH_PFM PT_PFM_FOUND "performance counters, through libpfm4 (headers only)"
+  "perfmon/pfmlib.h")
+pt_feature(PT_WITH_OPENCL PT_OPENCL_FOUND "OpenCL tracing (headers only)" "CL/cl.h")
+pt_feature(PT_WITH_CUPTI PT_CUPTI_FOUND "CUDA tracing through CUPTI (headers only)" "cupti.h")
