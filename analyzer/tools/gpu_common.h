@@ -7,7 +7,7 @@
 #include <paratrace/tool.h>
 #include <stdint.h>
 
-/* Paraver types (Extrae's numbers where Extrae has one, see PARAVER.md). */
+/* Paraver types (Extrae's numbers where Extrae has one, docs/GPU.md). */
 #define GPU_EV_CUDA_CALL 63000000u        /* host: pt_gpu_call value (Extrae's table), 0 = end */
 #define GPU_EV_CUDA_TRANSFER 63000001u    /* stream row: bytes of the copy, 0 = end */
 #define GPU_EV_CUDA_KERNEL 63000006u      /* stream row: kernel value, 0 = end */

@@ -281,7 +281,7 @@ def check_prv(a, trace, pid, by_name):
     r = subprocess.run([a.paratrace, "analyze", trace, "-o", out, "--quiet"], capture_output=True, text=True)
     if not check(r.returncode == 0, "paratrace analyze failed: %s" % r.stderr[-2000:]):
         return
-    # the analyzer's structural checker (PARAVER.md rules: sorted, states
+    # the analyzer's structural checker (the rules of docs/ANALYZER.md: sorted, states
     # not overlapping, every type and value named in the .pcf, ...)
     checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer", "prv_check.py")
     if os.path.exists(checker):
