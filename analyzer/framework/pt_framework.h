@@ -37,6 +37,9 @@ typedef struct pt_fw_options {
 			 double elapsed_s);
 	void *arg;
 	const char *run; /* the run to analyze, of a trace holding several (pt_trace_pick_run) */
+	/* What outputs show (pt_select.h); NULL: everything. Placed in the run
+	 * once the process logs are read, before any shard. */
+	const struct pt_select *select;
 } pt_fw_options;
 
 /* Facts about the last run, for summaries and benchmarks. */

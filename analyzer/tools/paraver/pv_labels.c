@@ -282,6 +282,12 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 		return -1;
 	pcf_defaults_and_states(f);
 	pcf_functions(pv->ctx, &pv->found, f);
+	if (pv->thin) /* calls were left out (pv_select.c): their summaries */
+		fprintf(
+		    f,
+		    "\n\nEVENT_TYPE\n0    %u    Calls left out (count, since the last line of the "
+		    "call around them)\n0    %u    Time in calls left out (ns)\n",
+		    PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pv_n_ext(); i++)
@@ -314,23 +320,21 @@ int pv_write_row(pv_tool *pv, const char *path)
 	const pt_trace_ctx *ctx = pv->ctx;
 	char host[256] = "localhost";
 	gethostname(host, sizeof host - 1);
-	fprintf(f, "LEVEL CPU SIZE %zu\n", ctx->nshards);
-	for (size_t i = 0; i < ctx->nshards; i++)
-		fprintf(f, "%zu.%s\n", i + 1, host);
+	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
+	for (unsigned i = 0; i < pv->nrows; i++)
+		fprintf(f, "%u.%s\n", i + 1, host);
 	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
-	unsigned ntasks = 0;
-	for (size_t p = 0; p < ctx->nprocesses; p++)
-		if (ctx->processes[p].task > ntasks)
-			ntasks = ctx->processes[p].task;
 	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
-	fprintf(f, "\nLEVEL TASK SIZE %u\n", ntasks);
-	for (unsigned t = 1; t <= ntasks; t++)
+	fprintf(f, "\nLEVEL TASK SIZE %u\n", pv->ntasks);
+	for (unsigned t = 1; t <= pv->ntasks; t++)
 		for (size_t p = 0; p < ctx->nprocesses; p++)
-			if (ctx->processes[p].task == t)
+			if (pv->ptask[p] == t)
 				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
 				        ctx->processes[p].pid);
-	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", ctx->nshards);
+	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->nrows);
 	for (size_t i = 0; i < ctx->nshards; i++) {
+		if (!pv->row[i])
+			continue;
 		char label[512];
 		row_label(pv, i, label, sizeof label);
 		fprintf(f, "%s\n", label);
