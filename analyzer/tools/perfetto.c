@@ -58,6 +58,7 @@ enum {
 	EVENT_NAME_NAME = 2,
 
 	DA_NAME = 10, /* DebugAnnotation */
+	DA_UINT_VALUE = 3,
 	DA_STRING_VALUE = 6,
 
 	TD_UUID = 1, /* TrackDescriptor */
@@ -346,6 +347,24 @@ static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 	pf_slice_end(o, t + dur);
 }
 
+static void uint_annotation(pf_shard *s, pbuf *ev, const char *name, uint64_t v)
+{
+	pbuf *da = &s->aux2;
+	da->len = 0;
+	pb_str(da, DA_NAME, name);
+	pb_uint(da, DA_UINT_VALUE, v);
+	pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
+}
+
+static void pf_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
+{
+	pf_shard *s = o->enc;
+	pbuf *ev = named_event(s, TYPE_INSTANT, "left out", "calls left out");
+	uint_annotation(s, ev, "calls", calls);
+	uint_annotation(s, ev, "ns", ns);
+	end_event(o, s, t);
+}
+
 /* The process tracks, on a sequence of their own after the shards'. */
 static int pf_header(FILE *f, const pt_trace_ctx *ctx)
 {
@@ -387,6 +406,7 @@ static const tl_encoder perfetto_pb = {
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
 	.device = pf_device,
+	.left_out = pf_left_out,
 	.header = pf_header,
 	.footer = pf_footer,
 };

@@ -37,7 +37,7 @@ struct tl_shard {
 	const char *wait_what[W_KINDS];
 	int wait_open[W_KINDS];
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
-	uint64_t n;
+	tl_sel sel;          /* what is written (timeline_sel.c) */
 	char err[256];
 };
 
@@ -101,7 +101,9 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	s->tool = tl;
 	s->out.ctx = tl->ctx;
 	s->out.info = info;
-	if (tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out))) {
+	tl_sel_init(&s->sel, &s->out, tl->enc, pt_fw_select(tl->ctx));
+	if (!s->sel.skip && tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out))) {
+		tl_sel_free(&s->sel);
 		snprintf(err, errlen, "out of memory");
 		fclose(s->out.f);
 		free(s->buf);
@@ -113,37 +115,24 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	return s;
 }
 
-static void slice_begin(tl_shard *s, uint64_t t, uint32_t id)
-{
-	s->tool->enc->slice_begin(&s->out, t, id);
-	s->n++;
-}
-
-static void slice_end(tl_shard *s, uint64_t t)
-{
-	s->tool->enc->slice_end(&s->out, t);
-	s->n++;
-}
-
 static void calls_push(void *arg, pt_callstack *cs)
 {
-	slice_begin(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
+	tl_shard *s = arg;
+	tl_sel_enter(&s->sel, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
 }
 
 static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
 	(void)cs;
-	(void)how;
-	while (n--)
-		slice_end(arg, t);
+	tl_shard *s = arg;
+	tl_sel_exit(&s->sel, t, n, how == PT_CALL_CUT);
 }
 
 static const pt_callstack_ops tl_calls = {calls_push, calls_pop};
 
 static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint64_t flow)
 {
-	s->tool->enc->flow_point(&s->out, t, name, out, flow);
-	s->n++;
+	tl_sel_flow(&s->sel, t, name, out, flow);
 }
 
 static void wait_begin(tl_shard *s, int k, uint64_t t, uint64_t obj, const char *what)
@@ -160,8 +149,7 @@ static void wait_end(tl_shard *s, int k, uint64_t t)
 		return;
 	s->wait_open[k] = 0;
 	uint64_t t0 = s->wait_t[k];
-	s->tool->enc->wait(&s->out, t0, t > t0 ? t - t0 : 0, s->wait_what[k], s->wait_obj[k]);
-	s->n++;
+	tl_sel_wait(&s->sel, t0, t > t0 ? t - t0 : 0, s->wait_what[k], s->wait_obj[k]);
 }
 
 static const char *lock_what(unsigned type)
@@ -219,8 +207,7 @@ static void device_event(tl_shard *s, const pt_event *ev)
 		return;
 	}
 	gpu_one_at_a_time(&s->busy_until, &start, &end);
-	s->tool->enc->device(&s->out, start, end - start, cat, name, flow);
-	s->n++;
+	tl_sel_device(&s->sel, start, end - start, cat, name, flow);
 }
 
 /* A kernel launch on the host: the source of the flow to its execution
@@ -252,6 +239,8 @@ int tl_shard_event(void *st, const pt_event *ev)
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	uint64_t t = ev->time_ns;
+	if (t >= s->sel.edge)
+		tl_sel_cross(&s->sel, t, &s->calls);
 	int is_enter;
 	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
@@ -260,9 +249,9 @@ int tl_shard_event(void *st, const pt_event *ev)
 		if (!pt_callstack_step(cs, id, is_enter, t))
 			pt_callstack_func(cs, id, is_enter, t, &tl_calls, s);
 		else if (is_enter)
-			slice_begin(s, t, id);
+			tl_sel_enter(&s->sel, t, id);
 		else
-			slice_end(s, t);
+			tl_sel_exit(&s->sel, t, 1, 0);
 		goto out;
 	}
 	pt_callstack_record(&s->calls, ev, &tl_calls, s);
@@ -318,6 +307,10 @@ int tl_shard_event(void *st, const pt_event *ev)
 	default: break;
 	}
 out:
+	if (s->sel.oom) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
 	if (ferror(s->out.f)) {
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[in->index],
 			 strerror(errno));
@@ -338,14 +331,20 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (int k = 0; k < W_KINDS; k++)
 		wait_end(s, k, last_ns);
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
+	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;
 	if (rc)
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[s->out.info->index],
 			 strerror(errno));
+	if (s->sel.oom && !rc) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		rc = -1;
+	}
 	pthread_mutex_lock(&s->tool->lock);
-	s->tool->events += s->n;
+	s->tool->events += s->sel.events;
 	pthread_mutex_unlock(&s->tool->lock);
-	if (s->tool->enc->shard_free)
+	tl_sel_free(&s->sel);
+	if (s->tool->enc->shard_free && s->out.enc)
 		s->tool->enc->shard_free(s->out.enc);
 	free(s->buf);
 	pt_callstack_free(&s->calls);
