@@ -445,6 +445,12 @@ static int place_select(fw *w, char *err, size_t errlen)
 	return pt_select_place(&w->sel, w->ctx.t0_ns, end, err, errlen);
 }
 
+uint32_t pt_fw_static_funcs(const pt_trace_ctx *ctx)
+{
+	const fw *w = ctx->framework;
+	return w ? w->static_funcs : 0;
+}
+
 const pt_select *pt_fw_select(const pt_trace_ctx *ctx)
 {
 	const fw *w = ctx->framework;
@@ -578,6 +584,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	if (init_tools(w, err, errlen))
 		goto out;
 	int failed = fw_prepass(w);
+	w->static_funcs = fw_func_count(w);
 	if (!failed && w->has_sel && place_select(w, err, errlen)) {
 		rc = PT_FW_BAD_INPUT;
 		goto out;

@@ -79,6 +79,7 @@ typedef struct fw {
 	double step_t0;
 	uint64_t prepass_end; /* the process logs' latest record */
 	pt_select sel;        /* o->select, placed in the run (has_sel) */
+	uint32_t static_funcs; /* function ids the process logs define (pt_fw_static_funcs) */
 	int has_sel;
 } fw;
 

@@ -408,6 +408,10 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (pv_ids_init(pv)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
 	if (pv_select_calls(pv, merge, err, errlen))
 		goto out;
 	uint64_t text = 0;
@@ -540,6 +544,8 @@ static void pv_destroy(void *tool)
 	free(pv->shards);
 	free(pv->tmpdir);
 	free(pv->name);
+	free(pv->fval);
+	free(pv->finv);
 	pthread_mutex_destroy(&pv->lock);
 	free(pv);
 }

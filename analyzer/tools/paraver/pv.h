@@ -257,6 +257,15 @@ typedef struct pv_extension {
 	 * in *out (freed by the writer); returns its length. */
 	size_t (*comms)(void *global, pv_comm **out);
 	void (*destroy)(void *global);
+	/* Values numbered in the order the shards met them depend on -j; the
+	 * writer renumbers them at finish, before write_pcf (pv_ids.c). Both
+	 * optional. renumber: func_value[id] is the final value of analyzer
+	 * function id (1..nfunc; valid until destroy) for the events whose
+	 * values are function ids; returns 1 if any value the extension wrote
+	 * changes (its own numbering included). final_value: the final value
+	 * of an event written as (type, *value); 1 if it changed. */
+	int (*renumber)(void *global, const uint32_t *func_value, uint32_t nfunc);
+	int (*final_value)(void *global, uint32_t type, int64_t *value);
 } pv_extension;
 
 #define PV_MAX_EXT 8

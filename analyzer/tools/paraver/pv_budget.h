@@ -45,6 +45,11 @@ typedef struct pv_thin_stats {
 int pv_thin_runs(pv_tool *pv, uint64_t min_ns, pv_run *out, pv_thin_stats *st, char *err,
                  size_t errlen);
 
+/* pv_ids.c: the final values (pv->fval, finv, renumber). 0, or -1 (ENOMEM). */
+int pv_ids_init(pv_tool *pv);
+/* The final value of an event written as (type, *value); 1 if it changed. */
+int pv_final_value(const pv_tool *pv, uint32_t type, int64_t *value);
+
 /* pv_select.c */
 /* The rows written and their numbers (pv->row, task, thread, ptask). */
 int pv_rows_init(pv_tool *pv, char *err, size_t errlen);

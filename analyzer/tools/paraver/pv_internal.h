@@ -142,6 +142,11 @@ typedef struct pv_tool {
 	pv_run *thin;        /* per shard: its event run with calls left out, or empty */
 	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */
 	int window_set;      /* origin and win_hi are set (pv_window_init) */
+	/* function ids as the .prv shows them (pv_ids.c): fval[id], finv[value] */
+	uint32_t *fval, *finv;
+	uint32_t nfunc;
+	int renumber; /* some value written changes: the event runs are rewritten */
+	int thinned;  /* calls were left out */
 } pv_tool;
 
 #define PV_GZ_ABOVE 1000000000ull /* a .prv larger is written .prv.gz (unless told) */

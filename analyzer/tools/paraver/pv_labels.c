@@ -131,14 +131,21 @@ static void pcf_defaults_and_states(FILE *f)
 	      f);
 }
 
-/* The VALUES of a type whose values are function ids: "name [file:line]". */
-static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
+/* The function shown as value v (pv_ids.c). */
+static uint32_t func_of_value(const pv_tool *pv, uint32_t v)
 {
+	return pv->finv && v <= pv->nfunc ? pv->finv[v] : v;
+}
+
+/* The VALUES of a type whose values are function ids: "name [file:line]". */
+static void pcf_function_values(const pv_tool *pv, FILE *f)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
 	fputs("VALUES\n0      End\n", f);
 	uint32_t nf = pt_ctx_func_count(ctx);
-	for (uint32_t id = 1; id <= nf; id++) {
-		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
-		fprintf(f, "%-6u ", id);
+	for (uint32_t v = 1; v <= nf; v++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
+		fprintf(f, "%-6u ", v);
 		pcf_escape_line(f, fi->name);
 		if (fi->file[0]) {
 			fputs(" [", f);
@@ -153,24 +160,25 @@ static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
 
 /* 60000019 (name [file:line]) and 60000119 (line (file)) labels, and
  * 61000020 when calls were cut by lost data. */
-static void pcf_functions(const pt_trace_ctx *ctx, const pv_found *found, FILE *f)
+static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 {
+	const pt_trace_ctx *ctx = pv->ctx;
 	fprintf(f, "EVENT_TYPE\n0    %u    User function\n", PV_EV_USER_FUNC);
-	pcf_function_values(ctx, f);
+	pcf_function_values(pv, f);
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function line\nVALUES\n0      End\n",
 	        PV_EV_USER_FUNC_LINE);
 	uint32_t nf = pt_ctx_func_count(ctx);
-	for (uint32_t id = 1; id <= nf; id++) {
-		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+	for (uint32_t v = 1; v <= nf; v++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
 		/* Extrae's label shape: "<line> (<file>)" */
-		fprintf(f, "%-6u %u (", id, fi->line);
+		fprintf(f, "%-6u %u (", v, fi->line);
 		pcf_escape_line(f, fi->file[0] ? fi->file : "?");
 		fputs(")\n", f);
 	}
 	if (found->cuts) {
 		fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function cut by lost data\n",
 		        PV_EV_FUNC_CUT);
-		pcf_function_values(ctx, f);
+		pcf_function_values(pv, f);
 	}
 }
 
@@ -281,8 +289,8 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 	if (!f)
 		return -1;
 	pcf_defaults_and_states(f);
-	pcf_functions(pv->ctx, &pv->found, f);
-	if (pv->thin) /* calls were left out (pv_select.c): their summaries */
+	pcf_functions(pv, &pv->found, f);
+	if (pv->thinned) /* calls were left out (pv_select.c): their summaries */
 		fprintf(
 		    f,
 		    "\n\nEVENT_TYPE\n0    %u    Calls left out (count, since the last line of the "

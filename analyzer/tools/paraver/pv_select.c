@@ -104,11 +104,12 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 	pv->full_bytes = total;
 	int calls = pt_select_calls(pv->sel);
 	int over = pv->hist && total > pv->budget;
-	if (!calls && !over)
+	if (!calls && !over && !pv->renumber)
 		return 0;
+	pv->thinned = calls || over;
 	uint64_t min_ns = pv->sel ? pv->sel->min_ns : 0, est;
-	unsigned k = 1;
-	if (pv->hist)
+	unsigned k = pv->thinned;
+	if (pv->hist && pv->thinned)
 		k = pv_budget_choose(pv->hist, total, over ? pv->budget : UINT64_MAX, calls, &est);
 	pv->thin = calloc(ctx->nshards ? ctx->nshards : 1, sizeof *pv->thin);
 	if (!pv->thin) {
@@ -127,8 +128,6 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		uint64_t min = th > min_ns ? th : min_ns;
 		pv_thin_stats st;
 		pv->threshold = th > min_ns ? th : 0;
-		if (pv->ctx->ops->progress)
-			pv->ctx->ops->progress(pv->ctx, "leaving calls out", 0, 1);
 		if (pv_thin_runs(pv, min, pv->thin, &st, err, errlen)) {
 			free_thin(pv, pv->thin);
 			return -1;
@@ -196,7 +195,7 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		fprintf(out,
 		        "paratrace: %llu communications with an end outside the window left out\n",
 		        (unsigned long long)pv->comms_left);
-	if (!pv->thin)
+	if (!pv->thinned)
 		return;
 	fputs("paratrace: ", out);
 	if (pv->threshold)

@@ -99,6 +99,8 @@ static int rd_next(rd *r, rec *out)
  * wrote at one time stay one line). */
 typedef struct tw {
 	pv_stream *out;
+	const uint32_t *fval; /* final function values (pv_ids.c) */
+	const pv_tool *pv;
 	uint64_t key;
 	int active, mixed;
 	uint32_t pops;
@@ -150,7 +152,7 @@ static void op_enter(void *arg, uint64_t t, uint32_t id)
 {
 	tw *w = arg;
 	tw_flush(w);
-	pv_stream_func(w->out, t, id);
+	pv_stream_func(w->out, t, w->fval[id]);
 }
 
 static void op_exit(void *arg, uint64_t t, uint32_t id, int cut)
@@ -160,7 +162,7 @@ static void op_exit(void *arg, uint64_t t, uint32_t id, int cut)
 	memcpy(w->line + w->len, PV_POP_PAIR, PV_POP_PAIR_LEN);
 	w->len += PV_POP_PAIR_LEN;
 	if (cut) {
-		tw_pair(w, PV_EV_FUNC_CUT, id);
+		tw_pair(w, PV_EV_FUNC_CUT, w->fval[id]);
 		w->mixed = 1;
 	} else
 		w->pops++;
@@ -177,12 +179,36 @@ static void op_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns)
 
 static const pt_thin_ops thin_ops = {op_enter, op_exit, op_summary};
 
+/* A line of another kind, with its values' final numbers (pv_ids.c). */
 static void text_line(tw *w, uint64_t key, const rec *r)
 {
 	tw_flush(w);
-	char *p = pv_stream_reserve(w->out, key);
-	memcpy(p, r->text, r->tlen);
-	pv_stream_commit(w->out, r->tlen);
+	char *p = pv_stream_reserve(w->out, key), *o = p;
+	const char *t = r->text, *e = r->text + r->tlen;
+	if (!w->pv->renumber) {
+		memcpy(p, t, r->tlen);
+		pv_stream_commit(w->out, r->tlen);
+		return;
+	}
+	/* ":type:value" pairs, then "\n" */
+	while (t < e && *t == ':') {
+		char *q;
+		uint32_t type = (uint32_t)strtoul(t + 1, &q, 10);
+		int64_t v = strtoll(q + 1, &q, 10);
+		if (pv_final_value(w->pv, type, &v)) {
+			*o++ = ':';
+			o = pv_u64(o, type);
+			*o++ = ':';
+			o = pv_i64(o, v);
+		} else {
+			memcpy(o, t, (size_t)(q - t));
+			o += q - t;
+		}
+		t = q;
+	}
+	memcpy(o, t, (size_t)(e - t));
+	o += e - t;
+	pv_stream_commit(w->out, (size_t)(o - p));
 }
 
 /* ---- one run --------------------------------------------------------------- */
@@ -255,6 +281,8 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 	out.strict = 1;
 	memset(w, 0, sizeof *w);
 	w->out = &out;
+	w->pv = pv;
+	w->fval = pv->fval;
 	pt_thin_out_init(&o, &thin_ops, w);
 	if (ea || eb) {
 		snprintf(err, errlen, "reading back a temporary file: %s", strerror(ea ? ea : eb));
