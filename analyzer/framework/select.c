@@ -247,7 +247,7 @@ void pt_sel_funcs_free(pt_sel_funcs *f)
 int pt_sel_funcs_lookup(pt_sel_funcs *f, uint32_t id)
 {
 	const pt_select *sel = f->sel;
-	const pt_func_info *fi = id ? pt_ctx_func_info(f->ctx, id) : NULL;
+	const pt_func_info *fi = id && f->ctx ? pt_ctx_func_info(f->ctx, id) : NULL;
 	const char *name = fi && fi->name ? fi->name : "";
 	int left = (sel->has_include && regexec(&sel->include, name, 0, NULL, 0) != 0) ||
 	           (sel->has_exclude && regexec(&sel->exclude, name, 0, NULL, 0) == 0);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "timeline.h"
 #include "gpu_common.h"
+#include "pt_waits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,18 +25,13 @@ typedef struct tl_tool_state {
 	pthread_mutex_t lock;
 } tl_tool_state;
 
-enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_KINDS };
-
 struct tl_shard {
 	tl_tool_state *tool;
 	tl_out out;
 	char *buf;
 	pt_callstack calls;
 	pt_func_lookup fl;
-	uint64_t wait_t[W_KINDS];
-	uint64_t wait_obj[W_KINDS];
-	const char *wait_what[W_KINDS];
-	int wait_open[W_KINDS];
+	pt_waits waits;
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
 	tl_sel sel;          /* what is written (timeline_sel.c) */
 	char err[256];
@@ -135,23 +131,6 @@ static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint6
 	tl_sel_flow(&s->sel, t, name, out, flow);
 }
 
-static void wait_begin(tl_shard *s, int k, uint64_t t, uint64_t obj, const char *what)
-{
-	s->wait_open[k] = 1;
-	s->wait_t[k] = t;
-	s->wait_obj[k] = obj;
-	s->wait_what[k] = what;
-}
-
-static void wait_end(tl_shard *s, int k, uint64_t t)
-{
-	if (!s->wait_open[k])
-		return;
-	s->wait_open[k] = 0;
-	uint64_t t0 = s->wait_t[k];
-	tl_sel_wait(&s->sel, t0, t > t0 ? t - t0 : 0, s->wait_what[k], s->wait_obj[k]);
-}
-
 static const char *lock_what(unsigned type)
 {
 	switch (type) {
@@ -162,6 +141,15 @@ static const char *lock_what(unsigned type)
 	case PT_LOCK_C11_MTX: return "mtx_t";
 	default: return "mutex";
 	}
+}
+
+/* A wait that ended, as a slice: "wait mutex", "wait condition", ... */
+static void wait_ended(tl_shard *s, const pt_wait *w)
+{
+	static const char *const what[PT_WAIT_KINDS] = {"", "condition", "join", "barrier"};
+	if (w->begun)
+		tl_sel_wait(&s->sel, w->begin, w->end - w->begin,
+		            w->kind == PT_WAIT_LOCK ? lock_what(w->type) : what[w->kind], w->object);
 }
 
 static const char *kernel_name(tl_shard *s, uint32_t local_id)
@@ -278,34 +266,11 @@ int tl_shard_event(void *st, const pt_event *ev)
 		break;
 	}
 	case PT_REC_GPU_LAUNCH: launch_event(s, ev); break;
-	case PT_REC_LOCK_REQUEST: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (l)
-			wait_begin(s, W_LOCK, t, l->object, lock_what(ev->rec->arg));
-		break;
-	}
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED: wait_end(s, W_LOCK, t); break;
-	case PT_REC_COND_WAIT_BEGIN: {
-		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
-		if (c)
-			wait_begin(s, W_COND, t, c->cond, "condition");
-		break;
-	}
-	case PT_REC_COND_WAIT_END: wait_end(s, W_COND, t); break;
-	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, W_JOIN, t, 0, "join"); break;
-	case PT_REC_THREAD_JOIN_END: wait_end(s, W_JOIN, t); break;
-	case PT_REC_BARRIER_BEGIN: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (l)
-			wait_begin(s, W_BARRIER, t, l->object, "barrier");
-		break;
-	}
-	case PT_REC_BARRIER_END: wait_end(s, W_BARRIER, t); break;
 	default: break;
 	}
+	pt_wait w;
+	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED)
+		wait_ended(s, &w);
 out:
 	if (s->sel.oom) {
 		snprintf(s->err, sizeof s->err, "out of memory");
@@ -328,8 +293,10 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 {
 	(void)complete;
 	tl_shard *s = st;
-	for (int k = 0; k < W_KINDS; k++)
-		wait_end(s, k, last_ns);
+	pt_wait w;
+	for (int k = 0; k < PT_WAIT_KINDS; k++)
+		if (pt_waits_close(&s->waits, k, last_ns, &w))
+			wait_ended(s, &w);
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
 	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;
