@@ -207,8 +207,11 @@ static int parse_size(const char *s, uint64_t *v)
 	char *e;
 	errno = 0;
 	double x = strtod(s, &e);
-	if (errno || e == s || !(x > 0) || s[0] == '-' || !strncasecmp(s, "0x", 2))
+	if (errno || e == s || !(x > 0))
 		return -1;
+	for (const char *p = s; p < e; p++) /* no sign, exponent or hex */
+		if (!(*p >= '0' && *p <= '9') && *p != '.')
+			return -1;
 	static const struct {
 		const char *u;
 		double m;

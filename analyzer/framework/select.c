@@ -275,11 +275,10 @@ const char *pt_fmt_ns(uint64_t ns, char *buf, size_t len)
 		v /= 1000;
 		u++;
 	}
+	/* three digits: "350 ns", "2.10 us", "12.0 ms" */
 	if (u == 0 || v >= 100)
 		snprintf(buf, len, "%.0f %s", v, units[u]);
-	else if (v >= 10)
-		snprintf(buf, len, "%.1f %s", v, units[u]);
 	else
-		snprintf(buf, len, "%.2g %s", v, units[u]);
+		snprintf(buf, len, v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
 	return buf;
 }

@@ -13,7 +13,9 @@ written"):
     every left-out call whose innermost kept caller it is, and the time of
     the outermost ones less the kept calls inside them.
 
-Usage: thin_check.py FULL.prv THIN.prv --min-ns T [--include RE] [--exclude RE]
+Usage: thin_check.py FULL.prv THIN.prv [--min-ns T] [--include RE] [--exclude RE]
+(without --min-ns: whatever the threshold, every call left out for its
+duration is shorter than every call kept)
 Exit status 0 when all holds; 1 with one line per problem (at most 20).
 """
 import argparse
@@ -84,6 +86,10 @@ def read_calls(prv):
 
 
 def check(full, thin, min_ns, include=None, exclude=None):
+    """min_ns None: the threshold is not known exactly (the budget's,
+    printed rounded); then every call left out for its duration must be
+    shorter than every call kept, and stats gives the bounds found
+    (left_max, kept_min)."""
     problems = []
 
     def bad(msg):
@@ -100,7 +106,7 @@ def check(full, thin, min_ns, include=None, exclude=None):
 
     fc, _ = read_calls(full)
     tc, ts = read_calls(thin)
-    stats = {"left": 0, "kept": 0, "summaries": 0}
+    stats = {"left": 0, "kept": 0, "summaries": 0, "left_max": -1, "kept_min": None}
     for th in sorted(set(fc) | set(tc)):
         F, T = fc.get(th, []), tc.get(th, [])
         by_entry = {(c[1], c[0]): i for i, c in enumerate(F)}
@@ -113,6 +119,13 @@ def check(full, thin, min_ns, include=None, exclude=None):
             kept[i] = j
         for i, c in enumerate(F):
             dur = c[2] - c[1]
+            if min_ns is None:  # bounds of the threshold, checked at the end
+                if not excluded(c[0]) and not c[4]:
+                    if i in kept:
+                        stats["kept_min"] = dur if stats["kept_min"] is None else min(stats["kept_min"], dur)
+                    else:
+                        stats["left_max"] = max(stats["left_max"], dur)
+                continue
             should_go = excluded(c[0]) or (not c[4] and dur < min_ns)
             if should_go == (i in kept):
                 bad("thread %s: call %d (function %d, %d ns%s) %s" % (
@@ -156,6 +169,8 @@ def check(full, thin, min_ns, include=None, exclude=None):
                     th, "call %d" % k if k != -1 else "the thread", got_calls[k], got_ns[k],
                     want_calls[k], want_ns[k]))
         stats["kept"] += len(kept)
+    if min_ns is None and stats["kept_min"] is not None and stats["left_max"] >= stats["kept_min"]:
+        bad("a call of %d ns was left out and one of %d ns kept" % (stats["left_max"], stats["kept_min"]))
     return problems, stats
 
 
@@ -163,7 +178,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("full")
     ap.add_argument("thin")
-    ap.add_argument("--min-ns", type=int, default=0)
+    ap.add_argument("--min-ns", type=int)
     ap.add_argument("--include")
     ap.add_argument("--exclude")
     a = ap.parse_args()

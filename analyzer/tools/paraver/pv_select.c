@@ -185,16 +185,17 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		fprintf(out, " of the run; in the .prv, time 0 is %s after its start\n",
 		        pt_fmt_ns(pv->origin - ctx->t0_ns, c, sizeof c));
 	}
+	const char *comms = pv->comms_left == 1 ? "communication" : "communications";
 	if (pt_select_rows(sel)) {
 		fprintf(out, "paratrace: %u of %zu rows", pv->nrows, ctx->nshards);
 		if (pv->comms_left)
-			fprintf(out, " (%llu communications with an end outside them left out)",
-			        (unsigned long long)pv->comms_left);
+			fprintf(out, " (%llu %s with an end outside them%s left out)",
+			        (unsigned long long)pv->comms_left, comms,
+			        pt_select_window(sel) ? " or the window" : "");
 		fputc('\n', out);
 	} else if (pv->comms_left)
-		fprintf(out,
-		        "paratrace: %llu communications with an end outside the window left out\n",
-		        (unsigned long long)pv->comms_left);
+		fprintf(out, "paratrace: %llu %s with an end outside the window left out\n",
+		        (unsigned long long)pv->comms_left, comms);
 	if (!pv->thinned)
 		return;
 	fputs("paratrace: ", out);
