@@ -50,8 +50,9 @@ static int pv_options(pv_tool *pv, const char *options)
 	for (const char *o = options; o && *o;) {
 		size_t n = strcspn(o, ",");
 		if (!strncmp(o, "cfgs=", 5)) {
-			pv->cfgs = strdup(o + 5);
-			return pv->cfgs ? 0 : -1;
+			if (!(pv->cfgs = strdup(o + 5)))
+				return -1;
+			break;
 		}
 		if (n == 2 && !strncmp(o, "gz", 2))
 			pv->gz = 1;
