@@ -2,7 +2,8 @@
 """What the .prv budget does to real traces: the peer benchmark's workloads
 (bench/peers/workloads, built with the plugin and run under libtrace.so at
 a size that makes tens of millions of events) and ptgen's synthetic
-trace, each analyzed with everything (--full) and by default (the budget):
+trace, each analyzed with everything (--full --no-gz: the text Paraver
+parses) and by default (the budget):
 .prv sizes, analyze times (wall and CPU, medians), the threshold chosen
 and how many calls it left out. Prints a markdown table
 (docs/ANALYZER.md, "The size budget").
@@ -53,7 +54,7 @@ def dir_bytes(path):
 
 def measure(a, name, trace):
     row = {"name": name, "logs": dir_bytes(trace)}
-    for mode, opts in (("full", ["--full"]), ("default", [])):
+    for mode, opts in (("full", ["--full", "--no-gz"]), ("default", [])):
         out = os.path.join(a.out, "out-" + mode)
         walls, cpus = [], []
         for _ in range(a.reps):

@@ -105,6 +105,14 @@ def case_budget():
     import gzip
     with gzip.open(gz + ".prv.gz", "rb") as z:
         expect(z.read() == open(thin + ".prv", "rb").read(), "--gz differs from the plain .prv")
+    # a budget the other records alone exceed: every call left out, said so
+    k = gen("budget-known")
+    out, p = analyze(k, "b-tiny", "--budget", "2kB")
+    expect("every call left out" in p.stdout and "more than the budget" in p.stdout,
+           "a budget too small: %r" % p.stdout)
+    s = checked(out + ".prv")
+    expect(not any(key.startswith("60000019:") and key != "60000019:0" for key in s["events"])
+           and s["left_calls"] > 0, "calls written under a budget too small")
     for bad in ("0", "12XB", "-5M", "1e9"):
         p = run([PARATRACE, "analyze", "--budget", bad, d], rc=2)
         expect("--budget" in p.stderr, "--budget %s: %r" % (bad, p.stderr))

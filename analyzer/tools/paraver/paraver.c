@@ -421,6 +421,7 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		text += merge[i].text;
 		pv->records += merge[i].nrec;
 	}
+	pv->text = text;
 	if (pv->gz_auto && text > PV_GZ_ABOVE)
 		pv->gz = 1;
 	size_t hlen = header(pv, hdr, hsize);

@@ -9,42 +9,53 @@
  * calls cut by lost data (never left out: their duration is unknown).
  * Threshold slot k leaves out the calls of slots below k.
  *
- * Summaries: leaving calls out writes one summary line per run of them
- * between two written items of a kept call (pt_thin.h). A call c in call P
- * starts such a run for the thresholds k with slot(c) < k <= slot(P) (c
- * left out, P kept) when the item before c in P stays: a kept sibling
- * (slot(prev) >= k), or a line of another kind, or nothing (P's start),
- * or c holds a line of another kind itself (which splits runs). So each
- * call adds one line's bytes to the thresholds (slot(c), min(slot(prev),
- * slot(P))] of a difference array; slot(P) is known only at P's end, so
- * the open-ended ones wait in P's `open` until then. Left-out calls of a
- * function --include/--exclude leaves out contain kept ones that split
- * runs in a way this does not follow; the estimate is checked after the
- * thinning anyway (pv_thin.c). */
+ * Summaries: every line written flushes what was left out since the line
+ * before (pt_thin.h), so for threshold k there is one summary line per gap
+ * between two written lines that holds the end of a left-out call: per
+ * end e (of a call c, slot(c) < k) whose previous item, going back over
+ * the entries of left-out calls only, is a written line. The item just
+ * before e decides it:
+ *   - a line of another kind (always written): e starts a gap for every
+ *     k > slot(c);
+ *   - the end of a call x (c's last callee, or a frame that ended with c):
+ *     for k in (slot(c), slot(x)], when x is written;
+ *   - c's own entry (c made no other line): going back over the chain of
+ *     entries right before it (c's, its caller's if nothing came between,
+ *     ...), to the item before the outermost one, the chain's terminal
+ *     (a line, an end, or the start of the row): for k in (slot(c),
+ *     max(slots of the chain, slot(terminal))].
+ * Each end adds one line's bytes to a difference array over thresholds;
+ * an upper end known only when the chain's outermost call ends waits in
+ * that frame (`sub`, `cmax`) until then. The result is checked after the
+ * thinning anyway (pv_select.c). */
 #define _GNU_SOURCE
 #include "pv_budget.h"
 #include "pv_codec.h"
 
 #include <string.h>
 
-#define PREV_NONE 0xff /* the item before was not a call (or there was none) */
+#define NO_SLOT 0xffff /* a terminal that is always written (a line, the row's start) */
 /* a summary line: prefix, key, ":61000030:" count ":61000031:" ns "\n" */
 #define SUMMARY_FIXED 29
 
 typedef struct acct_frame {
 	uint64_t key;
-	uint64_t open; /* summary bytes of runs that start in it, open-ended */
+	uint64_t sub; /* a chain root: summary bytes whose upper end waits for its end */
 	uint32_t id;
-	uint8_t prev;   /* slot of the last item in it, or PREV_NONE */
-	uint8_t split;  /* it holds a line of another kind */
+	uint32_t root;  /* the outermost frame of its chain of entries (itself if none) */
+	uint16_t term;  /* a chain root: slot of the end before it, or NO_SLOT */
+	uint16_t cmax;  /* a chain root: the largest slot of its chain's frames */
 	uint8_t forced; /* its function is left out */
 } acct_frame;
+
+enum { LAST_LINE, LAST_ENTRY, LAST_END };
 
 struct pv_acct {
 	pv_hist h;
 	acct_frame *f;
 	size_t depth, cap;
-	acct_frame root; /* the thread: always kept */
+	int last;           /* LAST_*: the row's previous item */
+	unsigned last_slot; /* LAST_END: its call's slot */
 	pt_sel_funcs funcs;
 	uint64_t min_ns;
 	size_t prefix_len;
@@ -84,7 +95,7 @@ pv_acct *pv_acct_new(const pv_tool *pv, const pv_shard *s)
 	pt_sel_funcs_init(&a->funcs, pv->sel, pv->ctx);
 	a->min_ns = pv->sel ? pv->sel->min_ns : 0;
 	a->prefix_len = s->ev.prefix_len;
-	a->root.prev = PREV_NONE;
+	a->last = LAST_LINE; /* the row's start: as a written line */
 	return a;
 }
 
@@ -124,36 +135,58 @@ static void push(pv_acct *a, uint64_t key, uint32_t id)
 		a->f = f;
 		a->cap = ncap;
 	}
-	a->f[a->depth++] =
-	    (acct_frame){key, 0, id, PREV_NONE, 0, (uint8_t)pt_sel_func_left(&a->funcs, id)};
+	uint32_t d = (uint32_t)a->depth++;
+	acct_frame *f = &a->f[d];
+	*f = (acct_frame){key, 0, id, d, NO_SLOT, 0, (uint8_t)pt_sel_func_left(&a->funcs, id)};
+	if (a->last == LAST_ENTRY && d > 0)
+		f->root = a->f[d - 1].root; /* the chain of entries goes on */
+	else if (a->last == LAST_END)
+		f->term = (uint16_t)a->last_slot;
+	a->last = LAST_ENTRY;
 }
 
 static void pop(pv_acct *a, uint64_t key, int cut)
 {
 	if (!a->depth)
 		return;
-	acct_frame c = a->f[--a->depth];
-	acct_frame *p = a->depth ? &a->f[a->depth - 1] : &a->root;
-	uint64_t d = key - c.key;
-	unsigned slot = c.forced ? 0 : cut ? PV_SLOT_CUT : d < a->min_ns ? 0 : 1 + pv_bucket(d);
+	uint32_t d = (uint32_t)--a->depth;
+	acct_frame c = a->f[d];
+	uint64_t dur = key - c.key;
+	unsigned slot = c.forced ? 0 : cut ? PV_SLOT_CUT : dur < a->min_ns ? 0 : 1 + pv_bucket(dur);
 	pv_hist *h = &a->h;
 	h->bytes[slot] += 2 * a->prefix_len + pv_digits(c.key) + pv_digits(key) +
 	                  func_text_len(c.id) + func_text_len(0);
 	h->calls[slot]++;
-	/* the runs that started in c, open-ended, stay up to c's slot */
-	h->runs[slot + 1] -= (int64_t)c.open;
-	if (!p->forced) {
-		uint64_t est = a->prefix_len + pv_digits(key) + SUMMARY_FIXED;
-		if (p->prev == PREV_NONE || c.split) {
-			h->runs[slot + 1] += (int64_t)est;
-			p->open += est;
-		} else if (p->prev > slot) {
-			h->runs[slot + 1] += (int64_t)est;
-			h->runs[p->prev + 1] -= (int64_t)est;
+	/* the gaps this end starts: thresholds (slot, upper] */
+	int64_t est = (int64_t)(a->prefix_len + pv_digits(key) + SUMMARY_FIXED);
+	if (a->last == LAST_LINE) {
+		h->runs[slot + 1] += est;
+	} else if (a->last == LAST_END) {
+		if (a->last_slot > slot) {
+			h->runs[slot + 1] += est;
+			h->runs[a->last_slot + 1] -= est;
 		}
+	} else if (c.root == d) {
+		/* its own entry alone: up to the end before it */
+		h->runs[slot + 1] += est;
+		if (c.term != NO_SLOT)
+			h->runs[(c.term > slot ? c.term : slot) + 1] -= est;
+	} else {
+		h->runs[slot + 1] += est;
+		a->f[c.root].sub += (uint64_t)est; /* up to the chain's end, later */
 	}
-	p->prev = (uint8_t)slot;
-	p->split |= c.split;
+	if (c.root != d) {
+		acct_frame *r = &a->f[c.root];
+		if (slot > r->cmax)
+			r->cmax = (uint16_t)slot;
+	} else if (c.sub && c.term != NO_SLOT) {
+		unsigned top = slot > c.cmax ? slot : c.cmax;
+		if (c.term > top)
+			top = c.term;
+		h->runs[top + 1] -= (int64_t)c.sub;
+	}
+	a->last = LAST_END;
+	a->last_slot = slot;
 }
 
 void pv_acct_func(pv_shard *s, uint32_t id)
@@ -172,10 +205,7 @@ void pv_acct_pop(pv_shard *s, size_t n, int cut)
 
 void pv_acct_text(pv_shard *s)
 {
-	pv_acct *a = s->acct;
-	acct_frame *f = a->depth ? &a->f[a->depth - 1] : &a->root;
-	f->prev = PREV_NONE;
-	f->split = 1;
+	s->acct->last = LAST_LINE;
 }
 
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,

@@ -9,6 +9,11 @@
  *   pv_stream.c  temporary streams (and the pool file short ones share)
  *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
  *                pv_partition.c places in each run
+ *   pv_select.c  what is written: the selection's rows and window, and at
+ *                finish the calls (pv_budget.c: the budget's histogram and
+ *                threshold; pv_thin.c: the rows' event runs rewritten
+ *                without them, summarised; pv_ids.c: values that must not
+ *                depend on -j, renumbered in the same rewrite)
  *   pv_ext*.c    extensions (counters, GPU): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
@@ -139,6 +144,7 @@ typedef struct pv_tool {
 	uint64_t threshold;   /* calls shorter were left out (0: none) */
 	uint64_t calls_left, calls_total, ns_left, comms_left;
 	uint64_t full_bytes; /* the .prv with everything selected */
+	uint64_t text;       /* the .prv written (uncompressed) */
 	pv_run *thin;        /* per shard: its event run with calls left out, or empty */
 	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */
 	int window_set;      /* origin and win_hi are set (pv_window_init) */

@@ -165,8 +165,10 @@ static const char *fmt_bytes(uint64_t n, char *buf, size_t len)
 {
 	if (n >= 1000000000)
 		snprintf(buf, len, "%.2f GB", (double)n / 1e9);
+	else if (n >= 1000000)
+		snprintf(buf, len, "%.0f MB", (double)n / 1e6);
 	else
-		snprintf(buf, len, "%.0f MB", (double)n / 1e6 < 1 ? 1 : (double)n / 1e6);
+		snprintf(buf, len, "%.0f kB", (double)n / 1e3);
 	return buf;
 }
 
@@ -211,6 +213,9 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 	fprintf(out, " (%s of %s calls, %s of their time summarised as events %u/%u)",
 	        fmt_count(pv->calls_left, c, sizeof c), fmt_count(pv->calls_total, d, sizeof d),
 	        pt_fmt_ns(pv->ns_left, a, sizeof a), PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
+	if (pv->threshold && pv->text > pv->budget)
+		fprintf(out, "; the rest alone takes %s, more than the budget",
+		        fmt_bytes(pv->text, c, sizeof c));
 	if (pv->threshold)
 		fprintf(out, "; --full for everything (%s), or a larger --budget",
 		        fmt_bytes(pv->full_bytes, b, sizeof b));
