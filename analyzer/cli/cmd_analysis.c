@@ -133,7 +133,8 @@ static void common_help(FILE *out)
 
 static void select_help(FILE *out)
 {
-	fputs("Selecting what is written (the profile always counts everything):\n"
+	fputs("Selecting what is written (calls left out are summarised, as a count and a time,\n"
+	      "in the call around them; the profile always counts everything):\n"
 	      "  --min-duration T     leave out calls shorter than T (500ns, 2.5us, 1ms)\n"
 	      "  --include REGEX      only calls of functions whose name matches (POSIX ERE)\n"
 	      "  --exclude REGEX      leave out calls of functions whose name matches\n"
@@ -141,7 +142,7 @@ static void select_help(FILE *out)
 	      "                       share of it (25%); in the .prv, --from is time 0\n"
 	      "  --threads LIST       rows of these tids (4711,4713-4715) or row numbers (r1-4)\n"
 	      "  --processes LIST     rows of these pids\n"
-	      "Calls left out are summarised in the call around them (count and time).\n",
+	      "Other options:\n",
 	      out);
 }
 

@@ -15,6 +15,7 @@ Traces and outputs go under --out and are deleted as it goes (a 100 M-event
 trace: 330 MB of logs, a 4 GB .prv with --full).
 """
 import argparse
+import gzip
 import os
 import re
 import resource
@@ -52,6 +53,20 @@ def dir_bytes(path):
     return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(path) for f in fs)
 
 
+def prv_size(out):
+    """Bytes of the .prv text (a .prv.gz decompressed), the file removed."""
+    if os.path.exists(out + ".prv"):
+        size = os.path.getsize(out + ".prv")
+        os.unlink(out + ".prv")
+        return size
+    size = 0
+    with gzip.open(out + ".prv.gz", "rb") as z:
+        for chunk in iter(lambda: z.read(1 << 20), b""):
+            size += len(chunk)
+    os.unlink(out + ".prv.gz")
+    return size
+
+
 def measure(a, name, trace):
     row = {"name": name, "logs": dir_bytes(trace)}
     for mode, opts in (("full", ["--full", "--no-gz"]), ("default", [])):
@@ -62,8 +77,7 @@ def measure(a, name, trace):
                                + opts + [trace])
             walls.append(w)
             cpus.append(c)
-            size = os.path.getsize(out + ".prv")
-            os.unlink(out + ".prv")
+            size = prv_size(out)
         row[mode] = (size, statistics.median(walls), statistics.median(cpus))
         m = re.search(r"(\d+) events from", text)
         row["events"] = int(m.group(1)) if m else 0

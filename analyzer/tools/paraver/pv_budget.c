@@ -40,8 +40,8 @@
 
 typedef struct acct_frame {
 	uint64_t key;
-	uint64_t sub; /* a chain root: summary bytes whose upper end waits for its end */
-	uint32_t id;
+	uint64_t sub;   /* a chain root: summary bytes whose upper end waits for its end */
+	uint32_t bytes; /* of its entry's line */
 	uint32_t root;  /* the outermost frame of its chain of entries (itself if none) */
 	uint16_t term;  /* a chain root: slot of the end before it, or NO_SLOT */
 	uint16_t cmax;  /* a chain root: the largest slot of its chain's frames */
@@ -54,6 +54,7 @@ struct pv_acct {
 	pv_hist h;
 	acct_frame *f;
 	size_t depth, cap;
+	int regex;          /* --include/--exclude given: look functions up */
 	int last;           /* LAST_*: the row's previous item */
 	unsigned last_slot; /* LAST_END: its call's slot */
 	pt_sel_funcs funcs;
@@ -94,6 +95,7 @@ pv_acct *pv_acct_new(const pv_tool *pv, const pv_shard *s)
 		return NULL;
 	pt_sel_funcs_init(&a->funcs, pv->sel, pv->ctx);
 	a->min_ns = pv->sel ? pv->sel->min_ns : 0;
+	a->regex = pv->sel && (pv->sel->has_include || pv->sel->has_exclude);
 	a->prefix_len = s->ev.prefix_len;
 	a->last = LAST_LINE; /* the row's start: as a written line */
 	return a;
@@ -123,7 +125,14 @@ const pv_hist *pv_acct_hist(const pv_acct *a)
 	return &a->h;
 }
 
-static void push(pv_acct *a, uint64_t key, uint32_t id)
+/* The stream has just written a line at key: its key's digits (cached by
+ * the stream). */
+static inline unsigned key_digits(const pv_shard *s)
+{
+	return s->ev.key_digits;
+}
+
+static void push(pv_acct *a, uint64_t key, uint32_t id, unsigned kd)
 {
 	if (a->depth == a->cap) {
 		size_t ncap = a->cap ? 2 * a->cap : 64;
@@ -137,7 +146,9 @@ static void push(pv_acct *a, uint64_t key, uint32_t id)
 	}
 	uint32_t d = (uint32_t)a->depth++;
 	acct_frame *f = &a->f[d];
-	*f = (acct_frame){key, 0, id, d, NO_SLOT, 0, (uint8_t)pt_sel_func_left(&a->funcs, id)};
+	uint32_t bytes = (uint32_t)(a->prefix_len + kd + func_text_len(id));
+	*f = (acct_frame){
+	    key, 0, bytes, d, NO_SLOT, 0, (uint8_t)(a->regex && pt_sel_func_left(&a->funcs, id))};
 	if (a->last == LAST_ENTRY && d > 0)
 		f->root = a->f[d - 1].root; /* the chain of entries goes on */
 	else if (a->last == LAST_END)
@@ -145,7 +156,7 @@ static void push(pv_acct *a, uint64_t key, uint32_t id)
 	a->last = LAST_ENTRY;
 }
 
-static void pop(pv_acct *a, uint64_t key, int cut)
+static void pop(pv_acct *a, uint64_t key, int cut, unsigned kd)
 {
 	if (!a->depth)
 		return;
@@ -154,11 +165,10 @@ static void pop(pv_acct *a, uint64_t key, int cut)
 	uint64_t dur = key - c.key;
 	unsigned slot = c.forced ? 0 : cut ? PV_SLOT_CUT : dur < a->min_ns ? 0 : 1 + pv_bucket(dur);
 	pv_hist *h = &a->h;
-	h->bytes[slot] += 2 * a->prefix_len + pv_digits(c.key) + pv_digits(key) +
-	                  func_text_len(c.id) + func_text_len(0);
+	h->bytes[slot] += c.bytes + a->prefix_len + kd + func_text_len(0);
 	h->calls[slot]++;
 	/* the gaps this end starts: thresholds (slot, upper] */
-	int64_t est = (int64_t)(a->prefix_len + pv_digits(key) + SUMMARY_FIXED);
+	int64_t est = (int64_t)(a->prefix_len + kd + SUMMARY_FIXED);
 	if (a->last == LAST_LINE) {
 		h->runs[slot + 1] += est;
 	} else if (a->last == LAST_END) {
@@ -192,15 +202,15 @@ static void pop(pv_acct *a, uint64_t key, int cut)
 void pv_acct_func(pv_shard *s, uint32_t id)
 {
 	if (id)
-		push(s->acct, s->ev.last_key, id);
+		push(s->acct, s->ev.last_key, id, key_digits(s));
 	else
-		pop(s->acct, s->ev.last_key, 0);
+		pop(s->acct, s->ev.last_key, 0, key_digits(s));
 }
 
 void pv_acct_pop(pv_shard *s, size_t n, int cut)
 {
 	while (n--)
-		pop(s->acct, s->ev.last_key, cut);
+		pop(s->acct, s->ev.last_key, cut, key_digits(s));
 }
 
 void pv_acct_text(pv_shard *s)
