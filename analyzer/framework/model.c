@@ -58,6 +58,8 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 	}
 	pt_event ev;
 	while (pt_log_read(log, &ev) == 0) {
+		if (ev.time_ns > w->prepass_end)
+			w->prepass_end = ev.time_ns;
 		pt_symtab_add(p->symtab, &ev);
 		for (size_t t = 0; t < w->ntools; t++) {
 			const pt_tool *tool = w->tools[t].tool;
