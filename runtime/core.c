@@ -843,6 +843,32 @@ void pt_exec_prepare(void)
 	pt_publish_fence();
 }
 
+pt_thread *pt_exec_close(void)
+{
+	if (!pt_tracing())
+		return NULL;
+	pt_thread *t = pt_enter();
+	if (!t)
+		return NULL;
+	int saved = errno;
+	pt_wlog_suspend(&t->log);
+	pt_process_suspend();
+	pt_publish_fence();
+	errno = saved;
+	return t;
+}
+
+void pt_exec_failed(pt_thread *t)
+{
+	if (!t)
+		return;
+	int saved = errno;
+	pt_process_resume();
+	pt_wlog_resume(&t->log);
+	pt_leave(t);
+	errno = saved;
+}
+
 PT_SUBSYSTEM(logs_part) = {
 	.name = "logs",
 	.order = PT_ORDER_LOGS,

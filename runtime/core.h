@@ -112,7 +112,8 @@ typedef struct pt_wlog {
 	uint64_t written_back; /* writeback started for [0, written_back) */
 	uint64_t dropped;      /* page cache released for [0, dropped) */
 	int fd;
-	int dead;      /* closed or trimmed: never write again */
+	int dead;      /* closed or trimmed: never write again (unless suspended) */
+	int suspended; /* closed for an exec: pt_wlog_resume goes on after the CLOSE */
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;
@@ -172,6 +173,14 @@ PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */
 PT_HIDDEN void pt_wlog_close(pt_wlog *l);
+/* Before an exec: CLOSE and trim like pt_wlog_close, but the descriptor and
+ * the window stay, so that if the exec fails pt_wlog_resume (also called by
+ * the next pt_wlog_put or pt_wlog_put_final: another writer of a shared log)
+ * extends the file again and the log goes on after its CLOSE. The reader
+ * takes a CLOSE followed by more records as a log that went on. resume: 0,
+ * or -1 when the log cannot go on (no space: it stays as closed). */
+PT_HIDDEN void pt_wlog_suspend(pt_wlog *l);
+PT_HIDDEN int pt_wlog_resume(pt_wlog *l);
 /* Another thread may still be appending: stop the fast path, trim the file to
  * the data written so far without writing, keep the mapping. */
 PT_HIDDEN void pt_wlog_seal_foreign(pt_wlog *l);
@@ -331,6 +340,10 @@ PT_HIDDEN void pt_emit_func_def(uint32_t id, const char *name, const char *file,
 				uint64_t module_base);
 PT_HIDDEN void pt_process_lock_fork(void);
 PT_HIDDEN void pt_process_unlock_fork(int child);
+/* exec: the process log ends with CLOSE, trimmed; resumed if the exec
+ * fails (pt_wlog_suspend). */
+PT_HIDDEN void pt_process_suspend(void);
+PT_HIDDEN void pt_process_resume(void);
 PT_HIDDEN void pt_log_files_seal(void);
 PT_HIDDEN void pt_log_files_forget(void);
 

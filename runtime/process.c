@@ -112,6 +112,26 @@ void pt_process_close(int how, int status)
 	pt_spin_unlock(&pt_plock);
 }
 
+/* exec: bounded, as the exec may come from a signal handler that
+ * interrupted a writer of the process log on this thread (its log then
+ * keeps its zero tail, as before). A resume that does not get the lock is
+ * left to the next writer (pt_wlog_put resumes a suspended log). */
+void pt_process_suspend(void)
+{
+	if (pt_spin_trylock_for(&pt_plock, 20000) != 0)
+		return;
+	pt_wlog_suspend(&pt_plog);
+	pt_spin_unlock(&pt_plock);
+}
+
+void pt_process_resume(void)
+{
+	if (pt_spin_trylock_for(&pt_plock, 20000) != 0)
+		return;
+	pt_wlog_resume(&pt_plog);
+	pt_spin_unlock(&pt_plock);
+}
+
 /* ---- extra logs ------------------------------------------------------- */
 
 struct pt_log_file {

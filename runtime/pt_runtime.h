@@ -117,6 +117,15 @@ PT_HIDDEN void pt_fork_child(void);
 /* Before exec: make sure the new image of this process will write into the
  * same run (trace directory, clock calibration) through the environment. */
 PT_HIDDEN void pt_exec_prepare(void);
+/* Right before the exec system call (after pt_exec_prepare): the calling
+ * thread's log and the process log are closed (CLOSE, trimmed), since a
+ * successful exec ends them; other threads' logs are left to their
+ * writers, which run on until the exec ends them. The thread stays inside
+ * the runtime's region until pt_exec_failed(t), which the caller must
+ * call if the exec returns: both logs then go on after their CLOSE.
+ * Returns NULL (nothing closed) when the thread cannot enter the runtime. */
+PT_HIDDEN pt_thread *pt_exec_close(void);
+PT_HIDDEN void pt_exec_failed(pt_thread *t);
 
 /* ---- modules ------------------------------------------------------- */
 /* Rescans the loaded modules (dl_iterate_phdr) and writes MODULE_MAP /

@@ -68,6 +68,8 @@ extern _Atomic int fake_forwarded;
 /* What pt_run_env_string() returns; pt_exec_prepare() calls. */
 extern const char *fake_run_env;
 extern int fake_exec_prepared;
+/* pt_exec_close() and pt_exec_failed() calls. */
+extern int fake_exec_closed, fake_exec_failed;
 /* The last pt_shutdown(how, status); calls. */
 extern int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;
 

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The runtime at the edges of a process's life, with programs built with
+the plugin (progs/*_main.c) and run under libtrace.so:
+
+  exec       sh -c 'exec prog 3', and prog execs itself down to level 0,
+             each level first trying an exec that fails (ENOENT): every log
+             of every image is complete (CLOSE, trimmed: no zeros after the
+             data, no note from dump or analyze), and no call is lost
+             around the failed exec.
+
+  lifecycle.py --cc clang --plugin instrument.so --runtime libtrace.so \\
+               --paratrace paratrace --check pt_check_trace \\
+               --work DIR MODE
+"""
+import argparse
+import csv
+import glob
+import io
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+
+PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def no_core():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(cmd, env=None, status=0, timeout=120):
+    print("+ " + " ".join(cmd), flush=True)
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           timeout=timeout, preexec_fn=no_core)
+    except subprocess.TimeoutExpired:
+        fail("%s did not end within %d s" % (cmd[0], timeout))
+    if status is not None and r.returncode != status:
+        print(r.stdout + r.stderr)
+        fail("%s exited with %d, expected %d" % (cmd[0], r.returncode, status))
+    return r
+
+
+class Env:
+    def __init__(self, a):
+        self.a = a
+
+    def build(self, name, plugin=True, extra=()):
+        exe = os.path.join(self.a.work, name)
+        cmd = [self.a.cc, "-O2", "-g", os.path.join(PROGS, name + ".c"), "-o", exe, "-pthread"]
+        if plugin:
+            cmd.insert(1, "-fplugin=" + self.a.plugin)
+        run(cmd + list(extra))
+        return exe
+
+    def traced(self, tdir):
+        shutil.rmtree(tdir, ignore_errors=True)
+        return dict(os.environ, LD_PRELOAD=self.a.runtime, PARATRACE_DIR=tdir)
+
+    def calls(self, tdir):
+        """Calls per function name over the whole trace (report --csv)."""
+        out = run([self.a.paratrace, "report", "--csv", "--top", "0", tdir]).stdout
+        calls = {}
+        for row in csv.reader(io.StringIO(out)):
+            if len(row) > 4 and row[0] == "function":
+                calls[row[1]] = calls.get(row[1], 0) + int(row[4])
+        return calls
+
+    def check(self, tdir):
+        """pt_check_trace's facts: per file, its line, kind counts, lost."""
+        out = run([self.a.check, tdir]).stdout
+        files, counts, lost = {}, {}, {}
+        for line in out.splitlines():
+            w = line.split()
+            if w[0] == "file":
+                files[w[1]] = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+            elif w[0] == "count":
+                counts[(w[1], w[2])] = int(w[3])
+            elif w[0] == "lost":
+                lost[w[1]] = int(w[2].split("=")[1])
+        return files, counts, lost
+
+
+def mode_exec(e):
+    exe = e.build("exec_main")
+    levels = 3
+    tdir = os.path.join(e.a.work, "trace")
+    run(["sh", "-c", 'exec "$0" %d' % levels, exe], env=e.traced(tdir))
+    folders = sorted(os.path.basename(p) for p in glob.glob(os.path.join(tdir, "p*")))
+    print(folders)
+    # sh, then the program at levels 3, 2, 1, 0: one pid, five images
+    if len(folders) != levels + 2:
+        fail("%d process folders, expected %d: %s" % (len(folders), levels + 2, folders))
+    for path in sorted(glob.glob(os.path.join(tdir, "p*", "*.ptl"))):
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) < 8 or data[-8:] == bytes(8):
+            fail("%s ends with zeros (%d bytes): not trimmed to its data" % (path, len(data)))
+    files, _, _ = e.check(tdir)
+    for rel, v in files.items():
+        if v.get("complete") != "1" or v.get("state") != "eof":
+            fail("%s is not complete: %s" % (rel, v))
+    r = run([e.a.paratrace, "dump", tdir])
+    if "note:" in r.stderr:
+        fail("dump: %s" % r.stderr)
+    r = run([e.a.paratrace, "analyze", "-o", os.path.join(e.a.work, "exec"), tdir])
+    if "note" in r.stderr or "killed" in r.stderr:
+        fail("analyze: %s" % r.stderr)
+    calls = e.calls(tdir)
+    print(calls)
+    if calls.get("work") != 100 * (levels + 1):
+        fail("work: %s calls, expected %d" % (calls.get("work"), 100 * (levels + 1)))
+    if calls.get("after_failed_exec") != 1000 * levels:
+        fail("after_failed_exec: %s calls, expected %d" % (calls.get("after_failed_exec"),
+                                                          1000 * levels))
+    print("OK")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--work"):
+        p.add_argument(a, required=True)
+    p.add_argument("mode", choices=["exec"])
+    a = p.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    globals()["mode_" + a.mode](Env(a))
+
+
+if __name__ == "__main__":
+    main()
