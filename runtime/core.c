@@ -362,7 +362,7 @@ static void thread_destructor(void *arg)
 	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
-	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
+	if (!pt_state_writable(atomic_load(&pt_state)) || atomic_load(&t->closed)) {
 		/* Shutdown owns the remaining logs now: nothing is written.
 		 * What the parts hold for the thread goes (its counters'
 		 * descriptors, its sampling timer: kept in its TLS, which goes
@@ -433,7 +433,7 @@ pt_thread *pt_enter(void)
 		atomic_store(&t->guard, 1); /* seq_cst: pairs with pt_shutdown's state store */
 	}
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	if (pt_unlikely(atomic_load(&pt_state) != PT_STATE_RUNNING || t->log.dead)) {
+	if (pt_unlikely(!pt_state_writable(atomic_load(&pt_state)) || t->log.dead)) {
 		atomic_store(&t->guard, 0);
 		return NULL;
 	}
@@ -661,19 +661,28 @@ void pt_publish_fence(void)
 
 /* How and with which status the process ends, for logs_shutdown. */
 static int pt_end_how, pt_end_status;
+/* Set on the thread that runs pt_shutdown from a fatal signal's handler. */
+static __thread int pt_signal_shutdown __attribute__((tls_model("initial-exec")));
+
+int pt_in_signal_shutdown(void)
+{
+	return pt_signal_shutdown;
+}
 
 void pt_shutdown(int how, int status)
 {
 	static atomic_int started;
+	int in_signal = how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT;
 	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_exchange(&started, 1))
 		return;
 	int saved = errno;
 	int cancel = pt_nocancel_begin();
 	pt_end_how = how;
 	pt_end_status = status;
+	pt_signal_shutdown = in_signal;
 	/* Backward: the GPU parts first, while tracing is still on (device
 	 * records in flight are drained into their logs), then the logs. */
-	pt_parts_shutdown(how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
+	pt_parts_shutdown(in_signal);
 	uint64_t lr = atomic_load(&pt_total_lost_records);
 	if (lr)
 		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
@@ -685,36 +694,51 @@ void pt_shutdown(int how, int status)
 	errno = saved;
 }
 
+/* Trims the other threads' logs to their data; their next entry into the
+ * runtime sees CLOSING. Bounded: the lock is tried for a while (this
+ * thread's exit may come from a handler that interrupted a holder), a
+ * thread inside the runtime (mapping a window, writing a record) is waited
+ * for a while, else its file keeps its zero tail, still readable. */
+static void seal_others(pt_thread *self)
+{
+	if (pt_spin_trylock_for(&pt_registry_lock, 20000) != 0)
+		return;
+	for (pt_thread *t = pt_registry; t; t = t->next) {
+		if (t == self || atomic_load(&t->closed))
+			continue;
+		for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
+			sched_yield();
+		if (atomic_load(&t->guard))
+			continue;
+		atomic_store(&t->closed, 1);
+		pt_wlog_seal_foreign(&t->log);
+	}
+	pt_spin_unlock(&pt_registry_lock);
+}
+
 /* Every step is bounded (locks tried for a while, threads inside the
- * runtime waited for a while): the same from a fatal signal's handler. */
+ * runtime waited for a while), and from a fatal signal's handler
+ * async-signal-safe.
+ *
+ * From a fatal signal, the other threads' logs are left to them: they run
+ * on until the kernel ends the process, a moment later, and what they
+ * write meanwhile is in their files (shared mappings; the zeros after it
+ * are the end mark, as after SIGKILL). Sealing them (trimmed, no more
+ * writes) dropped those calls without a trace: 1,000 to 36,000 completed
+ * calls per busy thread, in half the runs. On exit() and _exit() they are
+ * sealed: the process ends as soon as this thread is done, and the files
+ * are trimmed to their data. */
 static void logs_shutdown(int in_signal)
 {
-	(void)in_signal;
-	atomic_store(&pt_state, PT_STATE_CLOSING);
+	atomic_store(&pt_state, in_signal ? PT_STATE_DYING : PT_STATE_CLOSING);
 	state_store_fence();
 	pt_thread *self = pt_tls;
 	if (self && !atomic_load(&self->closed) && !atomic_load(&self->guard)) {
 		atomic_store(&self->guard, 1);
 		close_own(self, PT_THREAD_END_PROCESS);
 	}
-	/* Bounded: shutdown may run from a signal handler that interrupted a
-	 * holder of the lock on this very thread. */
-	int locked = pt_spin_trylock_for(&pt_registry_lock, 20000) == 0;
-	if (locked) {
-		for (pt_thread *t = pt_registry; t; t = t->next) {
-			if (t == self || atomic_load(&t->closed))
-				continue;
-			/* Wait for a thread inside the runtime (mapping a window,
-			 * writing a record) to leave it; its next entry sees CLOSING. */
-			for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
-				sched_yield();
-			if (atomic_load(&t->guard))
-				continue; /* its file keeps a zero tail: still readable */
-			atomic_store(&t->closed, 1);
-			pt_wlog_seal_foreign(&t->log);
-		}
-		pt_spin_unlock(&pt_registry_lock);
-	}
+	if (!in_signal)
+		seal_others(self);
 	pt_log_files_seal();
 	pt_process_close(pt_end_how, pt_end_status);
 }

@@ -256,7 +256,16 @@ enum {
 	PT_STATE_RUNNING,
 	PT_STATE_OFF,     /* disabled by configuration or an error */
 	PT_STATE_CLOSING, /* pt_shutdown in progress or done */
+	/* A fatal signal's handler ended tracing (pt_shutdown): that thread's
+	 * log and the process log are closed; the other threads go on writing
+	 * their own logs (pt_enter lets them) until the kernel ends them. */
+	PT_STATE_DYING,
 };
+/* pt_enter's test: a thread may write into its own log. */
+static inline int pt_state_writable(int s)
+{
+	return s == PT_STATE_RUNNING || s == PT_STATE_DYING;
+}
 extern PT_HIDDEN atomic_int pt_state;
 
 typedef struct pt_run {

@@ -40,7 +40,7 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 			pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS);
 		pt_leave(t);
 	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
-	           atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
+	           pt_state_writable(atomic_load_explicit(&pt_state, memory_order_relaxed))) {
 		/* Raised inside the runtime (a signal handler interrupting it). */
 		pt_wlog_note_nested(&pt_tls->log);
 	}

@@ -188,16 +188,27 @@ void pt_log_file_close(pt_log_file *f)
 {
 	if (!f)
 		return;
-	pt_spin_lock(&pt_files_lock);
-	for (pt_log_file **pp = &pt_files; *pp; pp = &(*pp)->next)
-		if (*pp == f) {
-			*pp = f->next;
-			break;
-		}
-	pt_spin_unlock(&pt_files_lock);
+	/* In a fatal signal's handler (the GPU part's shutdown), which may
+	 * have interrupted a holder of the lock on this thread: tried for a
+	 * while; if not had, the log is closed all the same and left in the
+	 * list (the process is ending; pt_log_files_seal skips a closed one). */
+	int locked = 1;
+	if (pt_in_signal_shutdown())
+		locked = pt_spin_trylock_for(&pt_files_lock, 20000) == 0;
+	else
+		pt_spin_lock(&pt_files_lock);
+	if (locked) {
+		for (pt_log_file **pp = &pt_files; *pp; pp = &(*pp)->next)
+			if (*pp == f) {
+				*pp = f->next;
+				break;
+			}
+		pt_spin_unlock(&pt_files_lock);
+	}
 	if (!atomic_exchange(&f->closed, 1))
 		pt_wlog_close(&f->log);
-	pt_pages_free(f, sizeof *f);
+	if (locked)
+		pt_pages_free(f, sizeof *f);
 }
 
 /* Exit: logs still open get their data trimmed; a writer inside

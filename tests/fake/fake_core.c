@@ -25,6 +25,7 @@ _Atomic int fake_forwarded;
 const char *fake_run_env = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
 int fake_exec_prepared;
 int fake_exec_closed, fake_exec_failed;
+int fake_signal_shutdown;
 int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;
 
 static __thread pt_thread *fake_self;
@@ -309,6 +310,11 @@ void pt_exec_failed(pt_thread *t)
 const char *pt_run_env_string(void)
 {
 	return fake_run_env;
+}
+
+int pt_in_signal_shutdown(void)
+{
+	return fake_signal_shutdown;
 }
 
 void pt_shutdown(int how, int status)

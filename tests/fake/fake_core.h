@@ -72,6 +72,8 @@ extern int fake_exec_prepared;
 extern int fake_exec_closed, fake_exec_failed;
 /* The last pt_shutdown(how, status); calls. */
 extern int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;
+/* What pt_in_signal_shutdown() returns (default 0). */
+extern int fake_signal_shutdown;
 
 /* The clock: CLOCK_MONOTONIC ns, and trace ticks, 2 per ns (a clock that
  * is not ns, so that a missing conversion shows). */

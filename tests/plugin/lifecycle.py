@@ -2,6 +2,10 @@
 """The runtime at the edges of a process's life, with programs built with
 the plugin (progs/*_main.c) and run under libtrace.so:
 
+  crash      one thread dies of SIGSEGV while the others call a traced
+             function in a loop and count their calls in a shared file
+             mapping: every call they counted is in the trace or in a LOST
+             record (several runs: the race is timing-bound).
   exec       sh -c 'exec prog 3', and prog execs itself down to level 0,
              each level first trying an exec that fails (ENOENT): every log
              of every image is complete (CLOSE, trimmed: no zeros after the
@@ -88,6 +92,39 @@ class Env:
         return files, counts, lost
 
 
+def mode_crash(e):
+    exe = e.build("crash_main")
+    counts_file = os.path.join(e.a.work, "counts")
+    threads, minimum = 3, 100000
+    for i in range(e.a.runs):
+        tdir = os.path.join(e.a.work, "trace%d" % i)
+        run([exe, counts_file, str(threads), str(minimum)], env=e.traced(tdir), status=-11)
+        with open(counts_file, "rb") as f:
+            raw = f.read(16 * threads)
+        counted = {}
+        for k in range(threads):
+            tid = int.from_bytes(raw[16 * k:16 * k + 8], "little")
+            counted[str(tid)] = int.from_bytes(raw[16 * k + 8:16 * k + 16], "little")
+        files, counts, lost = e.check(tdir)
+        for tid, n in counted.items():
+            rel = [f for f, v in files.items() if v.get("tid") == tid]
+            if len(rel) != 1:
+                fail("run %d: worker %s has %d logs" % (i, tid, len(rel)))
+            if files[rel[0]].get("state") != "eof":
+                fail("run %d: %s does not read cleanly: %s" % (i, rel[0], files[rel[0]]))
+            exits = counts.get((rel[0], "FUNC_EXIT"), 0)
+            dropped = lost.get(rel[0], 0)
+            print("run %d: worker %s counted %d calls, trace %d + %d lost" % (i, tid, n, exits,
+                                                                            dropped))
+            if exits + dropped < n:
+                fail("run %d: worker %s completed %d calls, the trace has %d and counts %d lost"
+                     % (i, tid, n, exits, dropped))
+            if exits > n + 1:
+                fail("run %d: worker %s: %d calls in the trace, it made at most %d"
+                     % (i, tid, exits, n + 1))
+    print("OK")
+
+
 def mode_exec(e):
     exe = e.build("exec_main")
     levels = 3
@@ -127,7 +164,8 @@ def main():
     p = argparse.ArgumentParser()
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--work"):
         p.add_argument(a, required=True)
-    p.add_argument("mode", choices=["exec"])
+    p.add_argument("--runs", type=int, default=8)
+    p.add_argument("mode", choices=["crash", "exec"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
