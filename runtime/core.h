@@ -348,6 +348,11 @@ PT_HIDDEN uint32_t pt_func_ids_alloc(uint32_t n);
 PT_HIDDEN void pt_emit_func_def(uint32_t id, const char *name, const char *file, uint32_t line,
 				uint64_t module_base);
 PT_HIDDEN void pt_process_lock_fork(void);
+/* 1 when the runtime's state belongs to this process; in a child of a raw
+ * fork or clone (no atfork handler ran), it is rebuilt for the child first,
+ * or tracing is turned off there (0). Not from a signal handler. */
+PT_HIDDEN int pt_state_is_mine(void);
+PT_HIDDEN int pt_process_trylock_fork(void); /* 0 when taken */
 PT_HIDDEN void pt_process_unlock_fork(int child);
 /* exec: the process log ends with CLOSE, trimmed; resumed if the exec
  * fails (pt_wlog_suspend). */

@@ -21,6 +21,11 @@ void pt_process_lock_fork(void)
 	pt_spin_lock(&pt_plock);
 }
 
+int pt_process_trylock_fork(void)
+{
+	return pt_spin_trylock(&pt_plock) ? 0 : -1;
+}
+
 void pt_process_unlock_fork(int child)
 {
 	if (child)
@@ -40,7 +45,7 @@ void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, c
 		     size_t len2)
 {
 	int s = atomic_load(&pt_state);
-	if (s != PT_STATE_RUNNING && s != PT_STATE_INITIALIZING)
+	if ((s != PT_STATE_RUNNING && s != PT_STATE_INITIALIZING) || !pt_state_is_mine())
 		return;
 	int saved = errno;
 	process_put(kind, arg, p1, len1, p2, len2);
@@ -145,7 +150,7 @@ static pt_spin pt_files_lock;
 
 pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream)
 {
-	if (!pt_tracing() || !name || strchr(name, '/'))
+	if (!pt_tracing() || !name || strchr(name, '/') || !pt_state_is_mine())
 		return NULL;
 	int saved = errno;
 	pt_log_file *f = pt_pages_alloc(sizeof *f);
@@ -176,7 +181,8 @@ void pt_log_file_emit(pt_log_file *f, uint64_t ticks, unsigned kind, unsigned ar
 	if (!f)
 		return;
 	atomic_store(&f->log.busy, 1); /* seq_cst: pairs with the exit path */
-	if (!atomic_load(&f->closed) && atomic_load(&pt_state) == PT_STATE_RUNNING) {
+	if (!atomic_load(&f->closed) && atomic_load(&pt_state) == PT_STATE_RUNNING &&
+	    pt_state_is_mine()) {
 		int saved = errno;
 		pt_wlog_put(&f->log, ticks, kind, arg, p1, len1, p2, len2);
 		errno = saved;

@@ -2,6 +2,10 @@
 """The runtime at the edges of a process's life, with programs built with
 the plugin (progs/*_main.c) and run under libtrace.so:
 
+  rawfork    children made by a raw fork system call and by
+             clone(fn, stack, SIGCHLD, arg), which run no atfork handler:
+             each exits with its own status, as untraced, and is traced as
+             a process of its own (its calls in its own process, none lost).
   crash      one thread dies of SIGSEGV while the others call a traced
              function in a loop and count their calls in a shared file
              mapping: every call they counted is in the trace or in a LOST
@@ -92,6 +96,44 @@ class Env:
         return files, counts, lost
 
 
+def mode_rawfork(e):
+    exe = e.build("rawfork_main")
+    plain = run([exe]).stdout
+    if "fork_child exit 3" not in plain or "clone_child exit 5" not in plain:
+        fail("untraced run: %r" % plain)
+    tdir = os.path.join(e.a.work, "trace")
+    out = run([exe], env=e.traced(tdir)).stdout
+    print(out)
+    for want in ("fork_child exit 3", "clone_child exit 5"):
+        if want not in out:
+            fail("traced run: %r, expected %r (as untraced)" % (out, want))
+    # Calls per process: each child is a process of its own.
+    r = run([e.a.paratrace, "dump", "--kind", "FUNC_EXIT", tdir])
+    per = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\d+ (\d+) \d+ FUNC_EXIT .*name=(\w+)", line)
+        if m:
+            key = (m.group(2), m.group(1))
+            per[key] = per.get(key, 0) + 1
+    print(per)
+    pids = {}
+    for (name, pid), n in per.items():
+        pids.setdefault(name, []).append((pid, n))
+    n = 1000
+    want = {"in_parent": 2 * n, "in_fork_child": n, "in_clone_child": n}
+    for name, total in want.items():
+        got = pids.get(name, [])
+        if len(got) != 1 or got[0][1] != total:
+            fail("%s: %s (pid, calls), expected %d calls in one process" % (name, got, total))
+    owner = {name: pids[name][0][0] for name in want}
+    if len(set(owner.values())) != 3:
+        fail("parent and children share a process in the trace: %s" % owner)
+    for name, pid in owner.items():
+        if not os.path.isfile(os.path.join(tdir, "p" + pid, "process.ptl")):
+            fail("%s ran in process %s, which has no process folder" % (name, pid))
+    print("OK")
+
+
 def mode_crash(e):
     exe = e.build("crash_main")
     counts_file = os.path.join(e.a.work, "counts")
@@ -165,7 +207,7 @@ def main():
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["crash", "exec"])
+    p.add_argument("mode", choices=["rawfork", "crash", "exec"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
