@@ -246,6 +246,10 @@ extern PT_HIDDEN __thread int pt_tls_state __attribute__((tls_model("initial-exe
 
 /* Creates this thread's state (first event). NULL when tracing is off. */
 PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
+/* An event pt_enter() refused because it was raised inside the runtime or
+ * a hook's fast path (a signal handler interrupting them): counted as lost
+ * (reason REENTRANT). Nothing otherwise (tracing off, thread not traced). */
+PT_HIDDEN void pt_note_nested_event(void);
 /* Hook slow path: a FUNC record (pc == 0) or a PC record. */
 PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
 

@@ -15,10 +15,14 @@ the plugin (progs/*_main.c) and run under libtrace.so:
              of every image is complete (CLOSE, trimmed: no zeros after the
              data, no note from dump or analyze), and no call is lost
              around the failed exec.
+  apisignal  the manual API's first use of a function site from a signal
+             handler that interrupted the same thing in the main flow:
+             the program ends, and each handler run is either traced or
+             counted lost.
 
   lifecycle.py --cc clang --plugin instrument.so --runtime libtrace.so \\
                --paratrace paratrace --check pt_check_trace \\
-               --work DIR MODE
+               --include include/ --work DIR MODE
 """
 import argparse
 import csv
@@ -202,12 +206,40 @@ def mode_exec(e):
     print("OK")
 
 
+def mode_apisignal(e):
+    exe = e.build("apisig_main", plugin=False, extra=["-I", e.a.include])
+    tdir = os.path.join(e.a.work, "trace")
+    sites = 100000
+    out = run([exe, str(sites)], env=e.traced(tdir), timeout=60).stdout
+    m = re.search(r"main (\d+) handler (\d+)", out)
+    if not m:
+        fail("output: %r" % out)
+    handled = int(m.group(2))
+    if handled == 0:
+        fail("the handler never ran: nothing was tested")
+    calls = e.calls(tdir)
+    lost = 0
+    for line in run([e.a.paratrace, "dump", "--raw", "--kind", "LOST", tdir]).stdout.splitlines():
+        lm = re.search(r"records=(\d+) .*reason=(\w+)", line)
+        if not lm or lm.group(2) != "reentrant":
+            fail("unexpected LOST record: %s" % line)
+        lost += int(lm.group(1))
+    print("handler runs %d: traced %d, lost %d; main sites %d"
+          % (handled, calls.get("handler_site", 0), lost, calls.get("main_site", 0)))
+    if calls.get("main_site") != sites:
+        fail("main_site: %s calls, expected %d" % (calls.get("main_site"), sites))
+    if calls.get("handler_site", 0) + lost != handled:
+        fail("handler runs: %d traced + %d lost != %d" % (calls.get("handler_site", 0), lost,
+                                                         handled))
+    print("OK")
+
+
 def main():
     p = argparse.ArgumentParser()
-    for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--work"):
+    for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["rawfork", "crash", "exec"])
+    p.add_argument("mode", choices=["rawfork", "crash", "exec", "apisignal"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
