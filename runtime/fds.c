@@ -375,6 +375,14 @@ void pt_fd_fork_prepare(void)
 	fd_lock();
 }
 
+int pt_fd_fork_trylock(void)
+{
+	if (!pt_spin_trylock(&fd_lock_word))
+		return -1;
+	fd_lock_depth = 1;
+	return 0;
+}
+
 void pt_fd_fork_parent(void)
 {
 	fd_unlock();
