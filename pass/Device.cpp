@@ -387,10 +387,17 @@ class DeviceInstrumenter
 		}
 	}
 
+	// noduplicate as well as convergent: jump threading would otherwise
+	// copy the barrier into the two paths of the `if` before it (both test
+	// the group size), and a work-group compiler such as PoCL's needs one
+	// barrier that every work-item reaches.
 	void spirBarrier(IRBuilder<> &b)
 	{
 		// CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE
-		spirCall(b, "_Z7barrierj", Type::getVoidTy(ctx), {ConstantInt::get(i32, 3)}, true);
+		auto *ci = cast<CallInst>(
+			spirCall(b, "_Z7barrierj", Type::getVoidTy(ctx), {ConstantInt::get(i32, 3)}, true));
+		ci->addFnAttr(Attribute::NoDuplicate);
+		ci->addFnAttr(Attribute::Convergent);
 	}
 
 	Value *nvvmSreg(IRBuilder<> &b, Intrinsic::ID id)
@@ -530,59 +537,59 @@ class DeviceInstrumenter
 		}
 		spirBarrier(b);
 		// The builtins again rather than values kept across the barrier:
-		// PoCL would have to save those per work-item.
+		// PoCL would have to save those per work-item. After the barrier,
+		// only the group's first work-item works, in one structured
+		// region (a work-group compiler wants single-entry regions): it
+		// sums the scratch columns, one atomic per block, and counts the
+		// group.
 		Value *lid, *lsz;
 		spirLocal(b, lid, lsz);
-		if (countBlocks) {
-			Value *cnt = ConstantInt::get(i64, blocks.size());
-			Value *ok2 = b.CreateICmpULE(lsz, b.CreateZExt(items, i64));
-			Instruction *then = ifThen(b, ok2);
-			IRBuilder<> t(then);
-			t.SetCurrentDebugLocation(dl);
-			// Block i is summed by work-item i mod lsz.
-			loop(t, lid, cnt, lsz, [&](IRBuilder<> &lb, Value *blk) {
-				Value *base = lb.CreateMul(blk, lsz);
-				BasicBlock *cur = lb.GetInsertBlock();
-				BasicBlock *rest = SplitBlock(cur, &*lb.GetInsertPoint());
-				BasicBlock *inner = BasicBlock::Create(ctx, "pt.sum", &f, rest);
-				cur->getTerminator()->setSuccessor(0, inner);
-				IRBuilder<> in(inner);
-				in.SetCurrentDebugLocation(dl);
-				PHINode *j = in.CreatePHI(i64, 2), *s = in.CreatePHI(i64, 2);
-				j->addIncoming(ConstantInt::get(i64, 0), cur);
-				s->addIncoming(ConstantInt::get(i64, 0), cur);
-				Value *v = in.CreateLoad(
-				    i32, in.CreateGEP(i32, scratch, in.CreateAdd(base, j)));
-				Value *s1 = in.CreateAdd(s, in.CreateZExt(v, i64));
-				Value *j1 = in.CreateAdd(j, ConstantInt::get(i64, 1));
-				j->addIncoming(j1, inner);
-				s->addIncoming(s1, inner);
-				in.CreateCondBr(in.CreateICmpULT(j1, lsz), inner, rest);
-				lb.SetInsertPoint(&*rest->getFirstInsertionPt());
-				Instruction *add =
-				    ifThen(lb, lb.CreateICmpNE(s1, ConstantInt::get(i64, 0)));
-				IRBuilder<> a(add);
-				a.SetCurrentDebugLocation(dl);
-				a.CreateAtomicRMW(
-				    AtomicRMWInst::Add,
-				    word(a, prof,
-				         a.CreateAdd(
-				             blk, ConstantInt::get(i64, PT_GPU_PROF_HEADER_WORDS))),
-				    s1, MaybeAlign(8), AtomicOrdering::Monotonic);
-			});
-		}
 		Instruction *first = ifThen(b, b.CreateICmpEQ(lid, ConstantInt::get(i64, 0)));
 		IRBuilder<> t(first);
 		t.SetCurrentDebugLocation(dl);
 		Value *one = ConstantInt::get(i64, 1);
+		if (countBlocks) {
+			Value *ok = t.CreateICmpULE(lsz, t.CreateZExt(items, i64));
+			Instruction *then = ifThen(t, ok);
+			IRBuilder<> r(then);
+			r.SetCurrentDebugLocation(dl);
+			loop(r, ConstantInt::get(i64, 0), ConstantInt::get(i64, blocks.size()), one,
+			     [&](IRBuilder<> &lb, Value *blk) { sumColumn(f, lb, scratch, prof, blk, lsz, dl); });
+			atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WG_UNCOUNTED,
+			         t.CreateSelect(ok, ConstantInt::get(i64, 0), one));
+		}
 		atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WG_ENTRIES, one);
 		atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WG_EXITS, one);
 		atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WORK_ITEMS, lsz);
-		if (countBlocks) {
-			Value *okNow = t.CreateICmpULE(lsz, t.CreateZExt(items, i64));
-			atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WG_UNCOUNTED,
-			         t.CreateSelect(okNow, ConstantInt::get(i64, 0), one));
-		}
+	}
+
+	// prof[header + blk] += sum of scratch[blk * lsz + j], j < lsz (lsz >= 1).
+	void sumColumn(Function &f, IRBuilder<> &lb, Value *scratch, Value *prof, Value *blk, Value *lsz,
+	               DebugLoc dl)
+	{
+		Value *base = lb.CreateMul(blk, lsz);
+		BasicBlock *cur = lb.GetInsertBlock();
+		BasicBlock *rest = SplitBlock(cur, &*lb.GetInsertPoint());
+		BasicBlock *inner = BasicBlock::Create(ctx, "pt.sum", &f, rest);
+		cur->getTerminator()->setSuccessor(0, inner);
+		IRBuilder<> in(inner);
+		in.SetCurrentDebugLocation(dl);
+		PHINode *j = in.CreatePHI(i64, 2), *s = in.CreatePHI(i64, 2);
+		j->addIncoming(ConstantInt::get(i64, 0), cur);
+		s->addIncoming(ConstantInt::get(i64, 0), cur);
+		Value *v = in.CreateLoad(i32, in.CreateGEP(i32, scratch, in.CreateAdd(base, j)));
+		Value *s1 = in.CreateAdd(s, in.CreateZExt(v, i64));
+		Value *j1 = in.CreateAdd(j, ConstantInt::get(i64, 1));
+		j->addIncoming(j1, inner);
+		s->addIncoming(s1, inner);
+		in.CreateCondBr(in.CreateICmpULT(j1, lsz), inner, rest);
+		lb.SetInsertPoint(&*rest->getFirstInsertionPt());
+		Instruction *add = ifThen(lb, lb.CreateICmpNE(s1, ConstantInt::get(i64, 0)));
+		IRBuilder<> a(add);
+		a.SetCurrentDebugLocation(dl);
+		a.CreateAtomicRMW(AtomicRMWInst::Add,
+		                  word(a, prof, a.CreateAdd(blk, ConstantInt::get(i64, PT_GPU_PROF_HEADER_WORDS))), s1,
+		                  MaybeAlign(8), AtomicOrdering::Monotonic);
 	}
 
 	// The module's table, for the runtime to read by running this kernel.
