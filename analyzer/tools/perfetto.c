@@ -16,7 +16,10 @@
  * - functions, waits and GPU kernels and copies are SLICE_BEGIN/SLICE_END
  *   pairs; thread creation, fork and GPU launches are instants carrying
  *   flow ids (flow_ids at the source, terminating_flow_ids at the
- *   destination: the new thread's start, the kernel's slice).
+ *   destination: the new thread's start, the kernel's slice);
+ * - kernel profiles (instrument.so) are counter tracks (CounterDescriptor)
+ *   under their stream's track, described on the stream's sequence when
+ *   first used.
  * Timestamps are the trace's ns (CLOCK_MONOTONIC's time base) in the
  * default clock domain. The protobuf wire format is written by hand: a few
  * varint and length-delimited fields do not call for a protobuf library. */
@@ -47,11 +50,13 @@ enum {
 	TE_TRACK_UUID = 11,
 	TE_CATEGORIES = 22,
 	TE_NAME = 23,
+	TE_COUNTER_VALUE_DOUBLE = 44, /* double_counter_value */
 	TE_FLOW_IDS = 47,             /* fixed64 */
 	TE_TERMINATING_FLOW_IDS = 48, /* fixed64 */
 	TYPE_SLICE_BEGIN = 1,
 	TYPE_SLICE_END = 2,
 	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
 
 	INTERNED_EVENT_NAMES = 2, /* InternedData.event_names: EventName */
 	EVENT_NAME_IID = 1,
@@ -65,6 +70,7 @@ enum {
 	TD_PROCESS = 3,
 	TD_THREAD = 4,
 	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8, /* CounterDescriptor */
 	PD_PID = 1, /* ProcessDescriptor */
 	PD_PROCESS_NAME = 6,
 	THD_PID = 1, /* ThreadDescriptor */
@@ -148,6 +154,7 @@ static void pb_msg(pbuf *b, unsigned field, const pbuf *m)
 typedef struct pf_shard {
 	uint32_t seq;   /* trusted_packet_sequence_id */
 	uint64_t track; /* the shard's track uuid */
+	int counters_described[TL_COUNTERS];
 	uint8_t *named; /* bitmap: function ids already interned on this sequence */
 	size_t named_bits;
 	pbuf pkt, ev, aux, aux2; /* reused scratch buffers */
@@ -346,6 +353,46 @@ static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 	pf_slice_end(o, t + dur);
 }
 
+/* Counter tracks after the shards' and the processes' tracks. */
+static uint64_t counter_track(const pt_trace_ctx *ctx, size_t shard, unsigned index)
+{
+	return (uint64_t)ctx->nshards + 1 + ctx->nprocesses + (uint64_t)shard * TL_COUNTERS + index;
+}
+
+static void pf_counter(tl_out *o, uint64_t t, unsigned index, double value)
+{
+	pf_shard *s = o->enc;
+	uint64_t uuid = counter_track(o->ctx, o->info->index, index);
+	if (!s->counters_described[index]) {
+		char name[300];
+		tl_thread_name(o->info, name, sizeof name);
+		size_t len = strlen(name);
+		snprintf(name + len, sizeof name - len, ": %s", tl_counter_names[index]);
+		pbuf *td = &s->aux, *p = &s->pkt, empty = {0};
+		td->len = p->len = 0;
+		pb_uint(td, TD_UUID, uuid);
+		pb_uint(td, TD_PARENT_UUID, s->track);
+		pb_str(td, TD_NAME, name);
+		pb_msg(td, TD_COUNTER, &empty);
+		pb_uint(p, PKT_SEQUENCE_ID, s->seq);
+		pb_msg(p, PKT_TRACK_DESCRIPTOR, td);
+		if (p->oom || td->oom) {
+			p->oom = td->oom = 0;
+			return;
+		}
+		put_packet(o->f, p);
+		s->counters_described[index] = 1;
+	}
+	pbuf *ev = begin_event(s, TYPE_COUNTER);
+	ev->len = 0; /* the counter's own track, not the shard's */
+	pb_uint(ev, TE_TYPE, TYPE_COUNTER);
+	pb_uint(ev, TE_TRACK_UUID, uuid);
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	pb_fixed64(ev, TE_COUNTER_VALUE_DOUBLE, bits);
+	end_event(o, s, t);
+}
+
 /* The process tracks, on a sequence of their own after the shards'. */
 static int pf_header(FILE *f, const pt_trace_ctx *ctx)
 {
@@ -387,6 +434,7 @@ static const tl_encoder perfetto_pb = {
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
 	.device = pf_device,
+	.counter = pf_counter,
 	.header = pf_header,
 	.footer = pf_footer,
 };

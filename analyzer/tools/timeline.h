@@ -52,10 +52,19 @@ typedef struct tl_encoder {
 	 * Never overlapping on one track (timeline.c clamps). */
 	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
 		       uint64_t flow);
+	/* On a GPU stream (optional): counter `index` (< TL_COUNTERS, named
+	 * tl_counter_names[index]) of the stream takes `value` at t. A kernel
+	 * profiled inside (instrument.so) sets its counters at its start and
+	 * back to 0 at its end. */
+	void (*counter)(tl_out *o, uint64_t t, unsigned index, double value);
 	/* The whole file: written before and after the shards' files. */
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
 } tl_encoder;
+
+/* The counters of a GPU stream's track (timeline.c). */
+enum { TL_COUNTERS = 4 };
+extern const char *const tl_counter_names[TL_COUNTERS];
 
 /* The tool over an encoder (writes ctx->output): each encoder file defines
  * its pt_tool with TL_TOOL(variable, its tl_encoder, name, description). */
