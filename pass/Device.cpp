@@ -31,7 +31,9 @@
 
 #include <paratrace/gpu_abi.h>
 
+#include <llvm/ADT/SCCIterator.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/CallGraph.h>
 #include <llvm/Config/llvm-config.h>
 #if LLVM_VERSION_MAJOR >= 17
 #include <llvm/TargetParser/Triple.h>
@@ -171,6 +173,8 @@ class DeviceInstrumenter
 			if (why.empty())
 				kernels.push_back(&f);
 		}
+		if (!kernels.empty())
+			findRecursion();
 		for (Function *k : kernels)
 			instrumentKernel(*k);
 		if (tables.empty())
@@ -217,7 +221,8 @@ class DeviceInstrumenter
 	}
 
 	// Inlines every call to a defined function (so that its blocks are
-	// counted as the kernel's). Bounded: recursion (CUDA) leaves calls.
+	// counted as the kernel's). Recursive functions (CUDA) stay calls,
+	// their blocks uncounted.
 	void inlineCallees(Function &f)
 	{
 		for (unsigned round = 0; round < kMaxInlineRounds; round++) {
@@ -226,8 +231,8 @@ class DeviceInstrumenter
 				for (Instruction &i : bb)
 					if (auto *cb = dyn_cast<CallBase>(&i)) {
 						Function *callee = cb->getCalledFunction();
-						if (callee && !callee->isDeclaration() &&
-						    callee != &f && !callee->isIntrinsic())
+						if (callee && !callee->isDeclaration() && callee != &f &&
+						    !callee->isIntrinsic() && !recursive.count(callee))
 							calls.push_back(cb);
 					}
 			if (calls.empty())
@@ -242,6 +247,17 @@ class DeviceInstrumenter
 			if (!any)
 				return;
 		}
+	}
+
+	// Functions on a cycle of the call graph.
+	void findRecursion()
+	{
+		CallGraph cg(m);
+		for (scc_iterator<CallGraph *> i = scc_begin(&cg); !i.isAtEnd(); ++i)
+			if (i.hasCycle())
+				for (CallGraphNode *n : *i)
+					if (Function *f = n->getFunction())
+						recursive.insert(f);
 	}
 
 	static unsigned instructionCount(const Function &f)
@@ -299,21 +315,31 @@ class DeviceInstrumenter
 		return i;
 	}
 
+	// A block's line: that of its first instruction written in the kernel
+	// itself; a block made only of code inlined from a callee gets the
+	// callee's line (where that code is written).
 	BlockRow describe(const BasicBlock &bb)
 	{
 		BlockRow r;
 		r.instructions = staticInstructions(bb);
+		const DILocation *loc = nullptr;
 		for (const Instruction &i : bb) {
-			const DebugLoc &dl = i.getDebugLoc();
-			if (!dl || !dl.getLine())
+			const DILocation *l = i.getDebugLoc().get();
+			if (isa<DbgInfoIntrinsic>(i) || !l || !l->getLine())
 				continue;
-			auto *loc = cast<DILocation>(dl.getAsMDNode());
+			if (!l->getInlinedAt()) {
+				loc = l;
+				break;
+			}
+			if (!loc)
+				loc = l;
+		}
+		if (loc) {
 			std::string file = loc->getFilename().str();
 			if (!file.empty() && file[0] != '/' && !loc->getDirectory().empty())
 				file = loc->getDirectory().str() + "/" + file;
 			r.file = fileIndex(normalisePath(file));
-			r.line = dl.getLine();
-			break;
+			r.line = loc->getLine();
 		}
 		return r;
 	}
@@ -405,11 +431,18 @@ class DeviceInstrumenter
 		return b.CreateCall(Intrinsic::getDeclaration(&m, id));
 	}
 
-	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints)
+	// Inline PTX. activemask is convergent and must not be merged: hoisted
+	// out of the two arms of a branch it would give both arms the mask of
+	// the threads that reached the branch, not of those in each arm.
+	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints, bool convergent = false)
 	{
-		InlineAsm *ia =
-		    InlineAsm::get(FunctionType::get(ty, false), text, constraints, true);
-		return b.CreateCall(FunctionType::get(ty, false), ia);
+		InlineAsm *ia = InlineAsm::get(FunctionType::get(ty, false), text, constraints, true);
+		CallInst *ci = b.CreateCall(FunctionType::get(ty, false), ia);
+		if (convergent) {
+			ci->addFnAttr(Attribute::Convergent);
+			ci->addFnAttr(Attribute::NoMerge);
+		}
+		return ci;
 	}
 
 	Value *word(IRBuilder<> &b, Value *prof, Value *index)
@@ -718,7 +751,7 @@ class DeviceInstrumenter
 			// first active lane adds the number of active lanes.
 			for (size_t i = 0; i < blocks.size(); i++) {
 				IRBuilder<> c(&*blocks[i]->getFirstInsertionPt());
-				Value *mask = ptxAsm(c, i32, "activemask.b32 $0;", "=r");
+				Value *mask = ptxAsm(c, i32, "activemask.b32 $0;", "=r", true);
 				Value *lane = nvvmSreg(c, Intrinsic::nvvm_read_ptx_sreg_laneid);
 				Function *cttz =
 				    Intrinsic::getDeclaration(&m, Intrinsic::cttz, {i32});
@@ -931,6 +964,7 @@ class DeviceInstrumenter
 	std::vector<std::string> files;
 	std::map<std::string, int> fileIdx;
 	std::vector<TableKernel> tables, kernelRows;
+	std::set<const Function *> recursive;
 };
 
 } // namespace
