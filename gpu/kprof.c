@@ -280,19 +280,15 @@ struct child {
 	char *const *envp;
 	int logfd;
 	uint64_t mask; /* the parent's signal mask, restored before exec */
+	char *stack2;  /* the compiler's stack until it execs */
+	size_t stack2_size;
+	int status; /* the compiler's wait status, -1: not run */
 };
 
-/* Runs in the child on the parent's memory (CLONE_VM) until execve: raw
- * system calls only. Every signal goes back to its default action before
- * the mask is restored, so that no handler of the program runs here. */
-static int child_main(void *arg)
+/* The compiler: its output to the log, then exec. */
+static int compiler_main(void *arg)
 {
 	struct child *c = arg;
-	struct ksigaction dfl = {0};
-	for (int sig = 1; sig < 65; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof c->mask);
 	long null = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
 	if (null >= 0)
 		syscall(SYS_dup3, (int)null, 0, 0);
@@ -305,6 +301,33 @@ static int child_main(void *arg)
 	return 127;
 }
 
+/* Runs on the parent's memory (CLONE_VM), raw system calls only, and never
+ * execs, so that its exit signal stays 0 (an exec resets it to SIGCHLD):
+ * the compiler is its child, not the program's. Every signal goes back to
+ * its default action before the mask is restored, so that no handler of
+ * the program runs here or in the compiler. */
+static int middle_main(void *arg)
+{
+	struct child *c = arg;
+	struct ksigaction dfl = {0};
+	for (int sig = 1; sig < 65; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof c->mask);
+	pid_t pid =
+	    clone(compiler_main, c->stack2 + c->stack2_size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+	if (pid < 0)
+		syscall(SYS_exit, 0);
+	int st = 0;
+	long r;
+	while ((r = syscall(SYS_wait4, pid, &st, __WALL, NULL)) < 0 && errno == EINTR)
+		;
+	if (r == pid)
+		c->status = st;
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
 extern char **environ;
 
 int pt_kprof_run(char *const argv[], const char *log_path)
@@ -314,12 +337,12 @@ int pt_kprof_run(char *const argv[], const char *log_path)
 		n++;
 	char **envp = calloc(n + 1, sizeof *envp);
 	size_t stack_size = 256 << 10;
-	void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
-	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (!envp || stack == MAP_FAILED) {
+	char *stacks = mmap(NULL, 2 * stack_size, PROT_READ | PROT_WRITE,
+	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (!envp || stacks == MAP_FAILED) {
 		free(envp);
-		if (stack != MAP_FAILED)
-			munmap(stack, stack_size);
+		if (stacks != MAP_FAILED)
+			munmap(stacks, 2 * stack_size);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -327,32 +350,29 @@ int pt_kprof_run(char *const argv[], const char *log_path)
 	for (char **e = environ; e && *e; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
 			envp[m++] = *e;
-	struct child c = {argv, envp, -1, 0};
+	struct child c = {argv, envp, -1, 0, stacks + stack_size, stack_size, -1};
 	c.logfd = (int)syscall(SYS_openat, AT_FDCWD, log_path,
 	                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	uint64_t all = ~0ull;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &c.mask, sizeof all);
-	/* Exit signal 0: no SIGCHLD for the program, and only __WALL waits
-	 * (ours) see the child. CLONE_VFORK: we resume once it has exec'd. */
-	pid_t pid = clone(child_main, (char *)stack + stack_size, CLONE_VM | CLONE_VFORK, &c);
+	/* Exit signal 0 and no exec: no SIGCHLD for the program, and only
+	 * __WALL waits (ours) see this child. CLONE_VFORK: we resume when it
+	 * has exited, i.e. when the compiler has. */
+	pid_t pid = clone(middle_main, stacks + stack_size, CLONE_VM | CLONE_VFORK, &c);
 	int err = errno;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c.mask, NULL, sizeof c.mask);
+	if (pid > 0)
+		while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
+			;
 	if (c.logfd >= 0)
 		syscall(SYS_close, c.logfd);
-	munmap(stack, stack_size);
+	munmap(stacks, 2 * stack_size);
 	free(envp);
-	if (pid < 0) {
-		errno = err;
+	if (pid < 0 || c.status < 0) {
+		errno = pid < 0 ? err : ECHILD;
 		return -1;
 	}
-	int status = 0;
-	long r;
-	do
-		r = syscall(SYS_wait4, pid, &status, __WALL, NULL);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (WIFEXITED(c.status))
+		return WEXITSTATUS(c.status);
+	return 128 + (WIFSIGNALED(c.status) ? WTERMSIG(c.status) : 0);
 }

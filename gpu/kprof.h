@@ -53,9 +53,11 @@ PT_HIDDEN void pt_kprof_emit(pt_gpu_stream *s, unsigned api, uint64_t ticks, uin
                              uint32_t prof, uint32_t nblocks, int clock, const uint64_t *words);
 
 /* Runs argv (argv[0] a path) with the environment minus LD_PRELOAD, its
- * stdout and stderr into the file log_path, and waits for it. The child
- * sends the program no SIGCHLD and no wait() of the program can reap it
- * (exit signal 0). Returns its exit status, or -1 (cannot run: errno). */
+ * stdout and stderr into the file log_path, and waits for it. The program
+ * sees no child: no SIGCHLD, nothing its wait() could reap (the compiler is
+ * the child of a helper that shares our memory, never execs and exits with
+ * exit signal 0). Returns the exit status (127: could not exec, 128 + n:
+ * killed by signal n), or -1 (cannot run: errno). */
 PT_HIDDEN int pt_kprof_run(char *const argv[], const char *log_path);
 
 #endif /* PT_GPU_KPROF_H */
