@@ -251,7 +251,9 @@ static void device_event(tl_shard *s, const pt_event *ev)
 				 gpu_copy_dir_name(c->direction), (unsigned long long)c->bytes);
 		name = buf;
 	} else if (ev->kind == PT_REC_GPU_PROF) {
-		if (s->join && gpu_prof_join_profile(s->join, ev->rec, &start, &end))
+		if (!s->join)
+			s->join = gpu_prof_join_new();
+		if (gpu_prof_join_profile(s->join, ev->rec, &start, &end))
 			profile_counters(s, ev->rec, start, end);
 		return;
 	} else {

@@ -305,7 +305,9 @@ static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_ev
 		values[n++] = (int64_t)c->bytes;
 		types[n] = GPU_EV_COPY_DIR, values[n++] = (int64_t)c->direction + 1;
 	} else if (ev->kind == PT_REC_GPU_PROF) {
-		if (gs->join && gpu_prof_join_profile(gs->join, ev->rec, &start, &end))
+		if (!gs->join)
+			gs->join = gpu_prof_join_new();
+		if (gpu_prof_join_profile(gs->join, ev->rec, &start, &end))
 			profile_events(g, gs, s, ev->rec, end);
 		return;
 	} else {
