@@ -64,11 +64,12 @@ typedef struct kp_twin {
 	uint32_t nblocks; /* 0: work-group counts only */
 } kp_twin;
 
-enum { KP_SOURCE, KP_INSTRUMENTED, KP_FAILED, KP_DEAD };
+enum { KP_SOURCE, KP_BINARY, KP_INSTRUMENTED, KP_FAILED, KP_DEAD };
 
 typedef struct kp_program {
 	cl_program user; /* the application's handle */
-	cl_program ours; /* instrumented build (KP_INSTRUMENTED) */
+	cl_program ours; /* instrumented build (KP_INSTRUMENTED); user itself for a binary
+	                    compiled with instrument.so */
 	int state;
 	char *source;
 	size_t len;
@@ -490,6 +491,14 @@ static void instrument_program(kp_program *kp, cl_uint ndev, const cl_device_id 
 
 /* ---- the application's calls ------------------------------------------------ */
 
+static void program_add(kp_program *kp)
+{
+	pt_spin_lock(&kp_lock);
+	kp->next = programs;
+	programs = kp;
+	pt_spin_unlock(&kp_lock);
+}
+
 PT_EXPORT cl_program clCreateProgramWithSource(cl_context ctx, cl_uint count, const char **strings,
                                                const size_t *lengths, cl_int *errcode_ret)
 {
@@ -523,10 +532,7 @@ PT_EXPORT cl_program clCreateProgramWithSource(cl_context ctx, cl_uint count, co
 		kp->source = src;
 		kp->len = total;
 		kp->state = KP_SOURCE;
-		pt_spin_lock(&kp_lock);
-		kp->next = programs;
-		programs = kp;
-		pt_spin_unlock(&kp_lock);
+		program_add(kp);
 	} else {
 		free(kp);
 		free(src);
@@ -535,6 +541,80 @@ PT_EXPORT cl_program clCreateProgramWithSource(cl_context ctx, cl_uint count, co
 		pt_leave(t);
 	errno = saved;
 	return p;
+}
+
+/* A binary may be SPIR bitcode compiled offline with instrument.so: it then
+ * holds the twins and __paratrace_gpu_info itself (found at its build). */
+PT_EXPORT cl_program clCreateProgramWithBinary(cl_context ctx, cl_uint ndev,
+                                               const cl_device_id *devs, const size_t *lengths,
+                                               const unsigned char **binaries, cl_int *status,
+                                               cl_int *errcode_ret)
+{
+	REAL(clCreateProgramWithBinary);
+	if (!real_clCreateProgramWithBinary) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_CONTEXT;
+		return NULL;
+	}
+	cl_program p =
+	    real_clCreateProgramWithBinary(ctx, ndev, devs, lengths, binaries, status, errcode_ret);
+	if (!p || !kp_mode())
+		return p;
+	int saved = errno;
+	kp_program *kp = calloc(1, sizeof *kp);
+	if (kp) {
+		kp->user = p;
+		kp->state = KP_BINARY;
+		program_add(kp);
+	}
+	errno = saved;
+	return p;
+}
+
+/* After the application built a binary: is it one instrument.so compiled? */
+static void adopt_binary(kp_program *kp, int mode)
+{
+	REAL(clGetProgramInfo);
+	kp->state = KP_FAILED;
+	char *names = NULL;
+	size_t len = 0;
+	cl_context ctx = NULL;
+	cl_device_id devs[16];
+	cl_uint nd = 0;
+	if (real_clGetProgramInfo(kp->user, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len) != CL_SUCCESS ||
+	    !len || !(names = malloc(len)) ||
+	    real_clGetProgramInfo(kp->user, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) !=
+	        CL_SUCCESS ||
+	    real_clGetProgramInfo(kp->user, CL_PROGRAM_CONTEXT, sizeof ctx, &ctx, NULL) !=
+	        CL_SUCCESS ||
+	    real_clGetProgramInfo(kp->user, CL_PROGRAM_NUM_DEVICES, sizeof nd, &nd, NULL) !=
+	        CL_SUCCESS ||
+	    nd == 0 || nd > 16 ||
+	    real_clGetProgramInfo(kp->user, CL_PROGRAM_DEVICES, nd * sizeof *devs, devs, NULL) !=
+	        CL_SUCCESS) {
+		free(names);
+		return;
+	}
+	int has_info = 0;
+	char *save = NULL;
+	for (char *n = strtok_r(names, ";", &save); n; n = strtok_r(NULL, ";", &save))
+		has_info |= !strcmp(n, PT_GPU_INFO_KERNEL);
+	free(names);
+	if (!has_info)
+		return;
+	pt_kprof_table table = {0};
+	const char *why = NULL;
+	if (read_table(ctx, devs[0], kp->user, &table, &why) == 0 &&
+	    make_twins(kp, &table, mode) == 0) {
+		kp->ours = kp->user;
+		kp->state = KP_INSTRUMENTED;
+		pt_debug(1, "OpenCL binary compiled with instrument.so: %u kernels", kp->ntwins);
+	} else {
+		warn_once("cannot read the kernels' table of an OpenCL binary compiled with "
+		          "instrument.so (%s%s): they run uninstrumented",
+		          why ? why : "unknown error", "");
+	}
+	pt_kprof_table_free(&table);
 }
 
 PT_EXPORT cl_int clBuildProgram(cl_program program, cl_uint ndev, const cl_device_id *devs,
@@ -550,16 +630,20 @@ PT_EXPORT cl_int clBuildProgram(cl_program program, cl_uint ndev, const cl_devic
 	if (err != CL_SUCCESS || !mode)
 		return err;
 	kp_program *kp = program_find(program);
-	if (!kp || !kp->source)
+	if (!kp || (!kp->source && kp->state != KP_BINARY && kp->ours != kp->user))
 		return err;
 	int saved = errno;
 	pt_thread *t = pt_enter();
 	/* A rebuild (new options) replaces the previous instrumented build;
-	 * kernels made from that one keep it alive as long as they need it. */
-	if (kp->state == KP_INSTRUMENTED && kp->ours)
+	 * kernels made from that one keep it alive as long as they need it
+	 * (and its twins' descriptions stay). */
+	if (kp->state == KP_INSTRUMENTED && kp->ours && kp->ours != kp->user)
 		real_clReleaseProgram(kp->ours);
 	kp->ours = NULL;
-	instrument_program(kp, ndev, devs, options, mode);
+	if (kp->source)
+		instrument_program(kp, ndev, devs, options, mode);
+	else
+		adopt_binary(kp, mode);
 	if (t)
 		pt_leave(t);
 	errno = saved;
@@ -706,11 +790,11 @@ PT_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t 
 	if (e) {
 		switch (param) {
 		case CL_KERNEL_FUNCTION_NAME:
-			return pt_ocl_info_answer(e->twin->name, strlen(e->twin->name) + 1, size, value,
-			                   size_ret);
+			return pt_ocl_info_answer(e->twin->name, strlen(e->twin->name) + 1, size,
+			                          value, size_ret);
 		case CL_KERNEL_NUM_ARGS:
 			return pt_ocl_info_answer(&e->user_args, sizeof e->user_args, size, value,
-			                   size_ret);
+			                          size_ret);
 		case CL_KERNEL_PROGRAM:
 			return pt_ocl_info_answer(&e->user, sizeof e->user, size, value, size_ret);
 		default:
@@ -793,7 +877,7 @@ PT_EXPORT cl_int clReleaseProgram(cl_program program)
 	    refs == 1) {
 		/* Kernels made from our build hold references of their own. */
 		pt_spin_lock(&kp_lock);
-		cl_program ours = kp->ours;
+		cl_program ours = kp->ours != kp->user ? kp->ours : NULL;
 		kp->ours = NULL;
 		kp->state = KP_DEAD;
 		free(kp->source);
@@ -950,7 +1034,9 @@ void pt_ocl_kprof_end(pt_ocl_kprof_launch *l, cl_int err, cl_command_queue queue
 static void kprof_shutdown(int in_signal)
 {
 	if (!in_signal)
-		pt_gpu_drain(&kp_pending, "OpenCL kernel profiles had not been read back at exit; they are missing");
+		pt_gpu_drain(
+		    &kp_pending,
+		    "OpenCL kernel profiles had not been read back at exit; they are missing");
 }
 
 static void kprof_fork_child(void)

@@ -18,6 +18,10 @@ check:
   "instructions executed" values add up to the same total;
 - entries: work-groups and work-items, no block rows, no instruction events;
 - unset: no profile at all and no compile of the source;
+- offline: the same source compiled by clang with instrument.so to SPIR
+  bitcode, loaded by the program with clCreateProgramWithBinary: untraced,
+  the same results (the twins are not used); under blocks, the same exact
+  counts, with the offline source file named;
 - a clang that cannot be run: one warning, the program runs uninstrumented
   with the same results.
 """
@@ -41,9 +45,9 @@ def check(cond, msg):
     return cond
 
 
-def run(a, mode, extra_env=None):
+def run(a, mode, extra_env=None, binary=None):
     """Runs the program (mode None: untraced); returns (stdout dict, stderr, trace)."""
-    trace = os.path.join(a.dir, "trace-%s" % (mode or "plain"))
+    trace = os.path.join(a.dir, "trace-%s%s" % (mode or "plain", "-binary" if binary else ""))
     env = dict(os.environ, POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))
     env.pop("PARATRACE_GPU_KERNELS", None)
     if mode:
@@ -53,7 +57,8 @@ def run(a, mode, extra_env=None):
         if a.plugin:
             env["PARATRACE_PLUGIN"] = a.plugin
     env.update(extra_env or {})
-    r = subprocess.run([a.prog, str(a.reps)], env=env, capture_output=True, text=True, timeout=300)
+    args = [a.prog] + (["--binary", binary] if binary else []) + [str(a.reps)]
+    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     if not check(r.returncode == 0, "%s run failed (%d): %s%s" % (mode, r.returncode, r.stdout, r.stderr[-3000:])):
         return None, r.stderr, trace
     said = collections.defaultdict(list)
@@ -113,7 +118,7 @@ def report_csv(a, trace):
     return kernels, blocks
 
 
-def check_blocks(a, said, trace):
+def check_blocks(a, said, trace, source="/ocl-1.cl"):
     exp = expected(said)
     kernels, blocks = report_csv(a, trace)
     by_name = {k["kernel"]: k for k in kernels}
@@ -135,8 +140,8 @@ def check_blocks(a, said, trace):
         else:
             check(int(k["work_groups"]) > e["groups_given"], "%s: work-groups %s" % (name, k["work_groups"]))
         check(int(k["groups_uncounted"]) == 0, "%s: %s groups uncounted" % (name, k["groups_uncounted"]))
-        check(k["file"].endswith("/ocl-1.cl") and os.path.exists(k["file"]),
-              "%s: source file %s not in the trace" % (name, k["file"]))
+        check(k["file"].endswith(source) and os.path.exists(k["file"]),
+              "%s: source file %s, expected %s" % (name, k["file"], source))
         rows = sorted((b for b in blocks if b["kernel"] == name), key=lambda b: int(b["block"]))
         check(rows and int(rows[0]["executions"]) == e["items"],
               "%s: entry block ran %s times, expected %d" % (name, rows and rows[0]["executions"], e["items"]))
@@ -212,6 +217,7 @@ def main():
     ap.add_argument("--paratrace", required=True)
     ap.add_argument("--prog", required=True)
     ap.add_argument("--plugin", help="instrument.so (default: found next to libtrace.so)")
+    ap.add_argument("--clang", help="clang instrument.so is built for (the offline checks)")
     ap.add_argument("--dir", required=True)
     ap.add_argument("--reps", type=int, default=2)
     a = ap.parse_args()
@@ -266,9 +272,32 @@ def main():
         check(" GPU_PROF" not in r.stdout and r.stdout.count(" GPU_LAUNCH ") == 5 * a.reps,
               "no clang: launches still traced, no profiles")
 
+    if a.clang and a.plugin:
+        check_offline(a, want)
+
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
+
+
+def check_offline(a, want):
+    src = os.path.join(a.dir, "offline.cl")
+    with open(src, "w") as f:
+        f.write(subprocess.run([a.prog, "--source"], capture_output=True, text=True).stdout)
+    bc = os.path.join(a.dir, "offline.bc")
+    cc = subprocess.run([a.clang, "-target", "spir64-unknown-unknown", "-x", "cl", "-Xclang",
+                         "-finclude-default-header", "-cl-std=CL1.2", "-c", "-emit-llvm", "-O2",
+                         "-gline-tables-only", "-fplugin=" + a.plugin, src, "-o", bc], capture_output=True, text=True)
+    if not check(cc.returncode == 0, "offline compile failed: %s" % cc.stderr[-2000:]):
+        return
+    said, _, _ = run(a, None, binary=bc)
+    if said:
+        check(results(said) == want, "offline, untraced: results differ")
+    said, err, trace = run(a, "blocks", binary=bc)
+    if said:
+        check(results(said) == want, "offline, blocks: results differ")
+        check(not [l for l in err.splitlines() if l.startswith("paratrace")], "offline: warnings %s" % err[-2000:])
+        check_blocks(a, said, trace, "/offline.cl")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,11 @@
  * It checks that what it sees of its kernels is what it built (name,
  * argument count, program, argument indices), prints checksums of every
  * result, the line of each marker comment of the source, and what it
- * launched, one "key value" per line. */
+ * launched, one "key value" per line.
+ *   ocl_kernels [REPS]                build the kernels from source
+ *   ocl_kernels --binary F [REPS]     load SPIR bitcode F (e.g. compiled
+ *                                     offline by clang with instrument.so)
+ *   ocl_kernels --source              print the kernels' source */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -128,9 +132,36 @@ static cl_kernel kernel(cl_program p, const char *name, cl_uint nargs)
 	return k;
 }
 
+static void *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	void *b = malloc(*len);
+	if (b && fread(b, 1, *len, f) != *len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 2;
+	const char *binary = NULL;
+	int a = 1;
+	if (argc > 1 && !strcmp(argv[1], "--source")) {
+		printf("%s%s", src_helper, src_kernels);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--binary")) {
+		binary = argv[2];
+		a = 3;
+	}
+	int reps = argc > a ? atoi(argv[a]) : 2;
 	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
@@ -140,10 +171,24 @@ int main(int argc, char **argv)
 	CHECK(err);
 	cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
 	CHECK(err);
-	const char *srcs[2] = {src_helper, src_kernels};
-	cl_program p = clCreateProgramWithSource(ctx, 2, srcs, NULL, &err);
-	CHECK(err);
-	CHECK(clBuildProgram(p, 1, &dev, "-DUNUSED=1", NULL, NULL));
+	cl_program p;
+	if (binary) {
+		size_t len = 0;
+		const unsigned char *bc = read_all(binary, &len);
+		if (!bc) {
+			fprintf(stderr, "cannot read %s\n", binary);
+			return 2;
+		}
+		p = clCreateProgramWithBinary(ctx, 1, &dev, &len, &bc, NULL, &err);
+		CHECK(err);
+		CHECK(clBuildProgram(p, 1, &dev, "-x spir -spir-std=1.2", NULL, NULL));
+		free((void *)bc);
+	} else {
+		const char *srcs[2] = {src_helper, src_kernels};
+		p = clCreateProgramWithSource(ctx, 2, srcs, NULL, &err);
+		CHECK(err);
+		CHECK(clBuildProgram(p, 1, &dev, "-DUNUSED=1", NULL, NULL));
+	}
 	cl_kernel kb = kernel(p, "branchy", 2), k2 = kernel(p, "grid2d", 2),
 	          kr = kernel(p, "reduce", 3), kc = kernel(p, "copy", 2);
 
