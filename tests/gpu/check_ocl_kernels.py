@@ -11,9 +11,11 @@ check:
   of the source executed exactly as often as the work sizes and the data say
   (odd work-items, a loop whose trip count is the id mod 8, a helper that
   branches on the data, a 2-D range, a tree reduction in local memory);
-- the .prv: per launch, on the queue's row, the work-groups (63200004) and
-  instructions executed (63200001, summing to the report's total), labelled
-  in the .pcf; the analyzer's structural checker accepts the trace;
+- the .prv: per launch, on the queue's row after the kernel it profiles,
+  the work-groups (63200004), instructions executed (63200001, summing to
+  the report's total), hot-block share and line (63200002/3), each exactly
+  what that kernel's blocks in the report give for one launch, labelled in
+  the .pcf; the analyzer's structural checker accepts the trace;
 - the Perfetto export: the queue's track has counter tracks whose
   "instructions executed" values add up to the same total;
 - entries: work-groups and work-items, no block rows, no instruction events;
@@ -21,7 +23,7 @@ check:
 - offline: the same source compiled by clang with instrument.so to SPIR
   bitcode, loaded by the program with clCreateProgramWithBinary: untraced,
   the same results (the twins are not used); under blocks, the same exact
-  counts, with the offline source file named;
+  counts in the report and the .prv, with the offline source file named;
 - a clang that cannot be run: one warning, the program runs uninstrumented
   with the same results.
 """
@@ -30,6 +32,7 @@ import collections
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -153,27 +156,41 @@ def check_blocks(a, said, trace, source="/ocl-1.cl"):
         instr = sum(int(b["executions"]) * int(b["instructions"]) for b in rows)
         check(instr == int(k["instructions"]), "%s: instructions %s, blocks say %d" % (name, k["instructions"], instr))
         total += instr
-    return total, sum(exp[k]["launches"] for k in names), exp
+    return total, sum(exp[k]["launches"] for k in names), exp, blocks
 
 
 def prv_events(a, trace, out):
+    """Events of the .prv: {type: [(row, value)]}, the .pcf, and per launch
+    (the profile events on a stream row) the kernel whose execution ended
+    just before: [(kernel name, {type: value})]."""
     r = subprocess.run([a.paratrace, "analyze", trace, "-o", out, "--quiet"], capture_output=True, text=True)
     if not check(r.returncode == 0, "paratrace analyze failed: %s" % r.stderr[-2000:]):
-        return None, ""
+        return None, "", []
     checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer", "prv_check.py")
     v = subprocess.run([sys.executable, checker, out + ".prv"], capture_output=True, text=True)
     check(v.returncode == 0, "prv_check.py: %s%s" % (v.stdout, v.stderr))
+    pcf = open(out + ".pcf").read()
+    m = re.search(r"64200000\s+OpenCL kernel name\nVALUES\n((?:\d+\s+\S+\n)+)", pcf)
+    names = dict(l.split() for l in m.group(1).splitlines()) if m else {}
     events = collections.defaultdict(list)  # type -> [(row, value)]
+    launches, running = [], {}
     for line in open(out + ".prv"):
         p = line.strip().split(":")
-        if p[0] == "2":
-            for t, val in zip(p[6::2], p[7::2]):
-                events[int(t)].append((int(p[1]), int(val)))
-    return events, open(out + ".pcf").read()
+        if p[0] != "2":
+            continue
+        row = (int(p[3]), int(p[4]))
+        evs = {int(t): int(val) for t, val in zip(p[6::2], p[7::2])}
+        for t, val in evs.items():
+            events[t].append((row, val))
+        if evs.get(64200000):
+            running[row] = names.get(str(evs[64200000]))
+        if 63200004 in evs:
+            launches.append((running.get(row), evs))
+    return events, pcf, launches
 
 
-def check_prv_blocks(a, trace, total, nlaunches, exp):
-    ev, pcf = prv_events(a, trace, os.path.join(a.dir, "blocks"))
+def check_prv_blocks(a, trace, total, nlaunches, exp, blocks, out):
+    ev, pcf, launches = prv_events(a, trace, os.path.join(a.dir, out))
     if ev is None:
         return
     groups, instr = ev.get(63200004, []), ev.get(63200001, [])
@@ -188,6 +205,25 @@ def check_prv_blocks(a, trace, total, nlaunches, exp):
     check(len(share) == nlaunches and all(0 < v <= 100 for _, v in share), "prv: hot-block shares %s" % share)
     for t in (63200001, 63200002, 63200003, 63200004):
         check(str(t) in pcf, "pcf: no label for %d" % t)
+    # Each launch of a kernel runs the same work: its events follow from
+    # the kernel's blocks in the report (executions per launch).
+    per = collections.Counter(name for name, _ in launches)
+    for name, e in exp.items():
+        if name == "per_launch_groups":
+            continue
+        check(per[name] == e["launches"], "prv: %d profiled launches of %s, expected %d" % (per[name], name, e["launches"]))
+        rows = [b for b in blocks if b["kernel"] == name]
+        x = [int(b["executions"]) // e["launches"] * int(b["instructions"]) for b in rows]
+        want = {63200001: sum(x)}
+        if x and sum(x):
+            hot = x.index(max(x))
+            want[63200002] = 100 * x[hot] // sum(x)
+            want[63200003] = int(rows[hot]["line"])
+        if e["groups"] is not None:
+            want[63200004] = e["groups"] // e["launches"]
+        for _, evs in (l for l in launches if l[0] == name):
+            got = {t: evs.get(t) for t in want}
+            check(got == want, "prv: a launch of %s has %s, expected %s" % (name, got, want))
 
 
 def check_perfetto(a, trace, total):
@@ -234,8 +270,8 @@ def main():
     if said:
         check(results(said) == want, "blocks: results differ from the untraced run")
         check(not [l for l in err.splitlines() if l.startswith("paratrace")], "blocks: warnings %s" % err[-2000:])
-        total, nlaunches, exp = check_blocks(a, said, trace)
-        check_prv_blocks(a, trace, total, nlaunches, exp)
+        total, nlaunches, exp, blocks = check_blocks(a, said, trace)
+        check_prv_blocks(a, trace, total, nlaunches, exp, blocks, "blocks")
         check_perfetto(a, trace, total)
 
     said, err, trace = run(a, "entries")
@@ -249,7 +285,7 @@ def main():
             check(e and int(k["work_items"]) == e["items"] and int(k["instructions"]) == 0 and
                   (e["groups"] is None or int(k["work_groups"]) == e["groups"]),
                   "entries: %s" % k)
-        ev, _ = prv_events(a, trace, os.path.join(a.dir, "entries"))
+        ev, _, _ = prv_events(a, trace, os.path.join(a.dir, "entries"))
         if ev is not None:
             check(len(ev.get(63200004, [])) == exp["branchy"]["launches"] + 3 * a.reps and 63200001 not in ev,
                   "entries: prv profile events %s" % {t: len(v) for t, v in ev.items() if t // 100 == 632000})
@@ -297,7 +333,8 @@ def check_offline(a, want):
     if said:
         check(results(said) == want, "offline, blocks: results differ")
         check(not [l for l in err.splitlines() if l.startswith("paratrace")], "offline: warnings %s" % err[-2000:])
-        check_blocks(a, said, trace, "/offline.cl")
+        total, nlaunches, exp, blocks = check_blocks(a, said, trace, "/offline.cl")
+        check_prv_blocks(a, trace, total, nlaunches, exp, blocks, "offline")
 
 
 if __name__ == "__main__":
