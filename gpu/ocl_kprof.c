@@ -186,12 +186,8 @@ static int clang_path(char *buf, size_t len)
 	return -1;
 }
 
-/* The application's build options that mean something to clang: macros,
- * include paths, the language version, the -cl-* optimisation and math
- * switches, warnings. The rest (PoCL's own, -g) is not for the device
- * compile. `words` holds the copies, argv gets pointers into it. */
-static size_t translate_options(const char *options, char *words, const char **argv, size_t max,
-                                int *has_std)
+size_t pt_ocl_kprof_options(const char *options, char *words, const char **argv, size_t max,
+                            int *has_std)
 {
 	size_t n = 0;
 	*has_std = 0;
@@ -210,6 +206,8 @@ static size_t translate_options(const char *options, char *words, const char **a
 		if (keep)
 			argv[n++] = w;
 	}
+	if (take_next) /* no room for the value of a final -D or -I */
+		n--;
 	return n;
 }
 
@@ -288,7 +286,7 @@ static void *compile(const kp_program *kp, uint32_t seq, int bits64, const char 
 	argv[n++] = fmode;
 	int has_std = 0;
 	if (words)
-		n += translate_options(options, words, argv + n, 88 - n, &has_std);
+		n += pt_ocl_kprof_options(options, words, argv + n, 88 - n, &has_std);
 	if (!has_std)
 		argv[n++] = "-cl-std=CL1.2";
 	argv[n++] = "-o";

@@ -15,6 +15,16 @@
 
 typedef struct pt_ocl_kprof_launch pt_ocl_kprof_launch;
 
+/* The application's clBuildProgram options that mean something to clang,
+ * for compiling its source again: macros, include paths, the language
+ * version, the -cl-* optimisation and math switches, warnings (-D and -I
+ * with their value as the next word too). The rest (PoCL's own, -g) is not
+ * for the device compile. words (strlen(options) + 1 bytes) holds the
+ * copies, argv (at most max - 1 entries, never a -D or -I without its
+ * value) points into it. Returns the entries; *has_std: -cl-std= given. */
+PT_HIDDEN size_t pt_ocl_kprof_options(const char *options, char *words, const char **argv,
+                                      size_t max, int *has_std);
+
 /* Copies a value for a clGet*Info answer, with OpenCL's size rules
  * (opencl.c). */
 PT_HIDDEN cl_int pt_ocl_info_answer(const void *val, size_t len, size_t size, void *out,

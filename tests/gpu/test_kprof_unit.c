@@ -2,13 +2,17 @@
  * CUDA part's bookkeeping, against the fake core: the device table's
  * parser (good and damaged tables), GPU_PROF_DEF and GPU_PROF records as
  * the runtime writes them, running the compiler without disturbing the
- * program (no SIGCHLD, not reapable by its wait, no LD_PRELOAD), and the
- * set of correlation ids of the CUDA part's own calls. */
+ * program (no SIGCHLD, not reapable by its wait, no LD_PRELOAD), the
+ * OpenCL build options passed on to clang, and the set of correlation ids
+ * of the CUDA part's own calls. */
 #define _GNU_SOURCE
 #include "fake_core.h"
 #include "kprof.h"
 #ifdef PT_WITH_CUPTI
 #include "cuda_kprof.h"
+#endif
+#ifdef PT_WITH_OPENCL
+#include "ocl_kprof.h"
 #endif
 
 #include <CUnit/Basic.h>
@@ -231,6 +235,47 @@ static void test_run_compiler(void)
 	unlink(log);
 }
 
+#ifdef PT_WITH_OPENCL
+/* Joins what pt_ocl_kprof_options kept, one space between words. */
+static const char *kept(const char *options, size_t max, int *has_std)
+{
+	static char words[512], joined[512];
+	const char *argv[64];
+	size_t n = pt_ocl_kprof_options(options, words, argv, max, has_std);
+	joined[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(joined, " ");
+		strcat(joined, argv[i]);
+	}
+	return joined;
+}
+
+static void test_ocl_options(void)
+{
+	int std = -1;
+	CU_ASSERT_STRING_EQUAL(kept(NULL, 64, &std), "");
+	CU_ASSERT_EQUAL(std, 0);
+	/* macros and include paths (joined or with their value as the next
+	 * word), -cl-* switches, warnings; PoCL's own and -g, -O dropped */
+	CU_ASSERT_STRING_EQUAL(kept("-DUNUSED=1 -D  X=2\t-I inc -Idir -g -O3 -cl-fast-relaxed-math "
+	                            "-x spir -spir-std=1.2 -w -Werror -cl-mad-enable",
+	                            64, &std),
+	                       "-DUNUSED=1 -D X=2 -I inc -Idir -cl-fast-relaxed-math -w -Werror "
+	                       "-cl-mad-enable");
+	CU_ASSERT_EQUAL(std, 0);
+	CU_ASSERT_STRING_EQUAL(kept(" -cl-std=CL2.0\n", 64, &std), "-cl-std=CL2.0");
+	CU_ASSERT_EQUAL(std, 1);
+	/* -I's value that looks like an option is still its value */
+	CU_ASSERT_STRING_EQUAL(kept("-I -w -g", 64, &std), "-I -w");
+	/* out of room: at most max - 1 words, and never a -D without its value */
+	CU_ASSERT_STRING_EQUAL(kept("-DA -DB -DC", 3, &std), "-DA -DB");
+	CU_ASSERT_STRING_EQUAL(kept("-DA -D B", 3, &std), "-DA");
+	CU_ASSERT_STRING_EQUAL(kept("-DA -D", 64, &std), "-DA");
+	CU_ASSERT_STRING_EQUAL(kept("-DA", 0, &std), "");
+}
+#endif
+
 #ifdef PT_WITH_CUPTI
 static void test_cuda_ignore_set(void)
 {
@@ -264,6 +309,9 @@ int main(void)
 	CU_add_test(s, "define_record", test_define_record);
 	CU_add_test(s, "emit_record", test_emit_record);
 	CU_add_test(s, "run_compiler", test_run_compiler);
+#ifdef PT_WITH_OPENCL
+	CU_add_test(s, "ocl_options", test_ocl_options);
+#endif
 #ifdef PT_WITH_CUPTI
 	CU_add_test(s, "cuda_ignore_set", test_cuda_ignore_set);
 #endif
