@@ -10,7 +10,8 @@ check:
   and work-items the program made, and the first block at each marker line
   of the source executed exactly as often as the work sizes and the data say
   (odd work-items, a loop whose trip count is the id mod 8, a helper that
-  branches on the data, a 2-D range, a tree reduction in local memory);
+  branches on the data, a 2-D range, a tree reduction in local memory, a
+  loop whose trip count is the id);
 - the .prv: per launch, on the queue's row after the kernel it profiles,
   the work-groups (63200004), instructions executed (63200001, summing to
   the report's total), hot-block share and line (63200002/3), each exactly
@@ -80,6 +81,7 @@ def expected(said):
     sizes of each kernel's launches, from the program's sizes and data."""
     one = lambda k: int(said[k][0][0])
     reps, n, w, h, lb, lr = one("reps"), one("N"), one("W"), one("H"), one("LB"), one("LR")
+    nt, lt = one("NT"), one("LT")
     l2 = [int(x) for x in said["L2"][0]]
     line = {k[5:]: int(v[0][0]) for k, v in said.items() if k.startswith("line_")}
     data = [i % 7 for i in range(n)]
@@ -96,6 +98,8 @@ def expected(said):
         "reduce": dict(launches=reps, items=n * reps, groups=n // lr * reps,
                        lines={"FOLD": n // lr * (lr - 1), "STEP": n * steps, "GROUP": n // lr}),
         "copy": dict(launches=reps, items=n * reps, groups=n // lb * reps, lines={"COPY": n}),
+        # trip count = the work-item's id
+        "triangle": dict(launches=reps, items=nt * reps, groups=nt // lt * reps, lines={"TRI": nt * (nt - 1) // 2}),
     }
     for k, e in exp.items():
         per = e["launches"] if k != "branchy" else 2 * reps
@@ -103,7 +107,7 @@ def expected(said):
     exp["branchy"]["groups_given"] = n // lb * reps
     # work-groups of each launch whose group size the program gives
     exp["per_launch_groups"] = collections.Counter({(w // l2[0]) * (h // l2[1]): reps, n // lr: reps}) + \
-        collections.Counter({n // lb: 2 * reps})
+        collections.Counter({n // lb: 2 * reps}) + collections.Counter({nt // lt: reps})
     return exp
 
 
@@ -279,7 +283,7 @@ def main():
         check(results(said) == want, "entries: results differ from the untraced run")
         kernels, blocks = report_csv(a, trace)
         exp = expected(said)
-        check(len(kernels) == 4 and not blocks, "entries: %d kernels, %d block rows" % (len(kernels), len(blocks)))
+        check(len(kernels) == 5 and not blocks, "entries: %d kernels, %d block rows" % (len(kernels), len(blocks)))
         for k in kernels:
             e = exp.get(k["kernel"])
             check(e and int(k["work_items"]) == e["items"] and int(k["instructions"]) == 0 and
@@ -287,7 +291,7 @@ def main():
                   "entries: %s" % k)
         ev, _, _ = prv_events(a, trace, os.path.join(a.dir, "entries"))
         if ev is not None:
-            check(len(ev.get(63200004, [])) == exp["branchy"]["launches"] + 3 * a.reps and 63200001 not in ev,
+            check(len(ev.get(63200004, [])) == exp["branchy"]["launches"] + 4 * a.reps and 63200001 not in ev,
                   "entries: prv profile events %s" % {t: len(v) for t, v in ev.items() if t // 100 == 632000})
 
     said, err, trace = run(a, "off")
@@ -305,7 +309,7 @@ def main():
         warns = [l for l in err.splitlines() if l.startswith("paratrace")]
         check(len(warns) == 1 and "clang not found" in warns[0], "no clang: warnings %s" % warns)
         r = subprocess.run([a.paratrace, "dump", trace], capture_output=True, text=True)
-        check(" GPU_PROF" not in r.stdout and r.stdout.count(" GPU_LAUNCH ") == 5 * a.reps,
+        check(" GPU_PROF" not in r.stdout and r.stdout.count(" GPU_LAUNCH ") == 6 * a.reps,
               "no clang: launches still traced, no profiles")
 
     if a.clang and a.plugin:

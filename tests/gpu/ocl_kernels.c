@@ -7,7 +7,8 @@
  *   grid2d   a 2-D range where items with (x + y) % 3 == 0 take a branch;
  *   reduce   a tree reduction in __local memory (the application's own
  *            __local argument and barriers), a loop of log2(group) steps;
- *   copy     straight-line.
+ *   copy     straight-line;
+ *   triangle a loop whose trip count is the work-item's id.
  * It checks that what it sees of its kernels is what it built (name,
  * argument count, program, argument indices), prints checksums of every
  * result, the line of each marker comment of the source, and what it
@@ -80,6 +81,16 @@ static const char *src_kernels =
     "__kernel void copy(__global int *out, __global const int *in)\n"
     "{\n"
     "	out[get_global_id(0)] = in[get_global_id(0)] * 3; // COPY\n"
+    "}\n"
+    "\n"
+    "__kernel void triangle(__global int *out, __global const int *in)\n"
+    "{\n"
+    "	int i = get_global_id(0), acc = 0;\n"
+    "	for (int k = 0; k < i; k++)\n"
+    "	{\n"
+    "		acc += in[k]; // TRI\n"
+    "	}\n"
+    "	out[i] = acc;\n"
     "}\n";
 
 /* Marker comments and their lines in the joined source (1-based). */
@@ -190,9 +201,10 @@ int main(int argc, char **argv)
 		CHECK(clBuildProgram(p, 1, &dev, "-DUNUSED=1", NULL, NULL));
 	}
 	cl_kernel kb = kernel(p, "branchy", 2), k2 = kernel(p, "grid2d", 2),
-	          kr = kernel(p, "reduce", 3), kc = kernel(p, "copy", 2);
+	          kr = kernel(p, "reduce", 3), kc = kernel(p, "copy", 2),
+	          kt = kernel(p, "triangle", 2);
 
-	enum { N = 4096, W = 48, H = 32, LB = 64, LR = 128 };
+	enum { N = 4096, W = 48, H = 32, LB = 64, LR = 128, NT = 512, LT = 64 };
 	int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
 	for (int i = 0; i < N; i++)
 		in[i] = i % 7;
@@ -205,6 +217,8 @@ int main(int argc, char **argv)
 	CHECK(clSetKernelArg(kb, 1, sizeof bin, &bin));
 	CHECK(clSetKernelArg(kc, 0, sizeof bout, &bout));
 	CHECK(clSetKernelArg(kc, 1, sizeof bin, &bin));
+	CHECK(clSetKernelArg(kt, 0, sizeof bout, &bout));
+	CHECK(clSetKernelArg(kt, 1, sizeof bin, &bin));
 	int width = W;
 	CHECK(clSetKernelArg(k2, 0, sizeof bout, &bout));
 	CHECK(clSetKernelArg(k2, 1, sizeof width, &width));
@@ -212,7 +226,7 @@ int main(int argc, char **argv)
 	CHECK(clSetKernelArg(kr, 1, sizeof bin, &bin));
 	CHECK(clSetKernelArg(kr, 2, LR * sizeof(int), NULL));
 
-	size_t n = N, lb = LB, lr = LR, g2[2] = {W, H}, l2[2] = {16, 4};
+	size_t n = N, lb = LB, lr = LR, g2[2] = {W, H}, l2[2] = {16, 4}, nt = NT, lt = LT;
 	for (int r = 0; r < reps; r++) {
 		/* branchy: the group size given, then left to the implementation */
 		CHECK(clEnqueueNDRangeKernel(q, kb, 1, NULL, &n, &lb, 0, NULL, NULL));
@@ -235,18 +249,23 @@ int main(int argc, char **argv)
 		CHECK(
 		    clEnqueueReadBuffer(q, bout, CL_TRUE, 0, N * sizeof *out, out, 0, NULL, NULL));
 		printf("sum_copy %llu\n", (unsigned long long)checksum(out, N));
+		CHECK(clEnqueueNDRangeKernel(q, kt, 1, NULL, &nt, &lt, 0, NULL, NULL));
+		CHECK(
+		    clEnqueueReadBuffer(q, bout, CL_TRUE, 0, NT * sizeof *out, out, 0, NULL, NULL));
+		printf("sum_triangle %llu\n", (unsigned long long)checksum(out, NT));
 	}
 	CHECK(clFinish(q));
 	char *joined = malloc(strlen(src_helper) + strlen(src_kernels) + 1);
 	strcpy(joined, src_helper);
 	strcat(joined, src_kernels);
 	print_markers(joined);
-	printf("reps %d\nN %d\nW %d\nH %d\nLB %d\nLR %d\nL2 %zu %zu\n", reps, N, W, H, LB, LR,
-	       l2[0], l2[1]);
+	printf("reps %d\nN %d\nW %d\nH %d\nLB %d\nLR %d\nL2 %zu %zu\nNT %d\nLT %d\n", reps, N, W, H,
+	       LB, LR, l2[0], l2[1], NT, LT);
 	clReleaseKernel(kb);
 	clReleaseKernel(k2);
 	clReleaseKernel(kr);
 	clReleaseKernel(kc);
+	clReleaseKernel(kt);
 	clReleaseProgram(p);
 	clReleaseMemObject(bin);
 	clReleaseMemObject(bout);
