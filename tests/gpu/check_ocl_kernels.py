@@ -18,7 +18,8 @@ check:
   what that kernel's blocks in the report give for one launch, labelled in
   the .pcf; the analyzer's structural checker accepts the trace;
 - the Perfetto export: the queue's track has counter tracks whose
-  "instructions executed" values add up to the same total;
+  "instructions executed" values add up to the same total; none with a
+  time window that ends before any kernel ran;
 - entries: work-groups and work-items, no block rows, no instruction events;
 - unset: no profile at all and no compile of the source;
 - offline: the same source compiled by clang with instrument.so to SPIR
@@ -249,6 +250,13 @@ def check_perfetto(a, trace, total):
         parent = [t["parent"] for t, _ in counters.values()]
         check(all(p in tracks and not tracks[p]["counter"] and tracks[p]["name"].startswith("GPU stream")
                   for p in parent), "perfetto: counter tracks not under the queue's track")
+    # a time window before any kernel ran: no counter values
+    r = subprocess.run([a.paratrace, "export", "--format", "perfetto", "-q", "--to", "1us", "-o", pf + ".win",
+                        trace], capture_output=True, text=True)
+    if check(r.returncode == 0, "export perfetto --to 1us failed: %s" % r.stderr[-2000:]):
+        packets = perfetto_read.read(pf + ".win")
+        check(not perfetto_read.check(packets)[0] and not any(pts for _, pts in perfetto_read.counters(packets).values()),
+              "perfetto --to 1us: counter values outside the window")
 
 
 def main():
