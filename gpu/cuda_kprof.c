@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA kernel profiling (PARATRACE_GPU_KERNELS=entries|blocks) for kernels
  * compiled by clang with instrument.so (cuda_kprof.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel profiling, the part the GPU APIs share (gpu/kprof.h): the device
  * table's parser, the GPU_PROF_DEF / GPU_PROF records, and running the
  * compiler without disturbing the traced program. */

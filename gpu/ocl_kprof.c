@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL kernel profiling (PARATRACE_GPU_KERNELS=entries|blocks): programs
  * the application builds from source at run time get their kernels
  * instrumented by instrument.so, without rebuilding the application.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL kernel profiling (gpu/ocl_kprof.c), as opencl.c's launch wrapper
  * uses it. */
 #ifndef PT_GPU_OCL_KPROF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device half of the IR pass (Device.h): instruments GPU kernels with the
 // counters of include/paratrace/gpu_abi.h.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Device half of the IR pass: GPU kernels clang compiles (OpenCL C for
 // spir/spir64, CUDA for nvptx/nvptx64) get work-group counts, per-block
 // execution counters and (CUDA) work-group times, written to a profile

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "IRUtil.h"
 
 #include <llvm/IR/Instructions.h>

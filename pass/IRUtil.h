@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Small IR helpers both halves of the pass (host hooks, device counters) use.
 #ifndef PT_PASS_IRUTIL_H
 #define PT_PASS_IRUTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's kernel section (tool "gpu-kernels"): what the counters
  * instrument.so puts inside kernels saw (GPU_PROF_DEF / GPU_PROF). Per
  * kernel: launches (and how many were profiled), work-groups, work-items,

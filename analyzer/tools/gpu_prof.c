@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel profiles for the analyzer parts (gpu_prof.h). */
 #include "gpu_prof.h"
 

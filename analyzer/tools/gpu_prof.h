@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profiles taken inside kernels (GPU_PROF_DEF / GPU_PROF records, issue 20)
  * as the analyzer parts use them: the report's kernel section
  * (gpu_kernels.c), Paraver events on the stream rows (pv_ext_gpu.c) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel-profiling cost on an OpenCL device (bench/gpu/run.sh): a
  * memory-bound kernel (triad over 4M floats) and a branchy one (a loop of
  * id % 64 iterations with a data-dependent branch), built from source at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Kernel-profiling cost on an OpenCL device (PoCL here): device time per
 # launch of a memory-bound and a branchy kernel (kernels_bench.c), median of
 # REPS runs (default 5) per configuration, run interleaved:

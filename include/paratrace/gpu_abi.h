@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace device-code ABI: what instrument.so puts into GPU kernels that
  * clang compiles (OpenCL C for spir/spir64, CUDA for nvptx/nvptx64) and what
  * libtrace.so expects of them. Described in docs/ABI.md ("Device code"); the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUDA device code through instrument.so, compile-only (no GPU needed):
 cuda_kernels.cu is compiled by clang for the GPU side only, to LLVM IR and
 to PTX, at -O2 and -O0, and the checks are on what the pass emitted:

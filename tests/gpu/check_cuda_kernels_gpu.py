@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUDA kernel profiling on a real GPU (skipped, exit 77, without one):
 clang compiles cuda_kernels.cu to PTX with instrument.so; cuda_kernels_host
 loads it through the driver API and launches branchy twice and axpy once,

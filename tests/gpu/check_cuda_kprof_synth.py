@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUDA kernel profiling on synthetic launches (no GPU): runs cuda_kprof_synth
 with a stand-in libcuda under PARATRACE_GPU_KERNELS=blocks, =entries and
 unset, and checks that the runtime points the kernel's slot at a buffer for

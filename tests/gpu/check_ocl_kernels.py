@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Kernel profiling end to end on PoCL (PARATRACE_GPU_KERNELS): run
 ocl_kernels, which builds its kernels from source at run time, untraced and
 under libtrace.so with PARATRACE_GPU_KERNELS=blocks, =entries and unset, and

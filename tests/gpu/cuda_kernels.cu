@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CUDA kernels for the device-instrumentation test (check_cuda_device.py),
 // compiled by clang for the GPU side only (--cuda-device-only -nocudainc
 // -nocudalib: this machine's CUDA 13 headers are newer than clang 14 can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the kernels of cuda_kernels.cu on a real GPU (check_cuda_kernels_gpu.py):
  * the PTX clang made of them with instrument.so is loaded through the
  * driver API, which this program reaches with dlopen (it links nothing of

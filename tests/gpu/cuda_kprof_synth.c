@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA kernel profiling end to end without a GPU: this program links the
  * runtime itself (pt_runtime_obj, tracing set up from the environment as
  * under LD_PRELOAD), loads a stand-in libcuda.so.1 (fake_cuda_kprof.c) and

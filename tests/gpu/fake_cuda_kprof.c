@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stands in for libcuda.so.1 in the CUDA kernel-profiling test
  * (cuda_kprof_synth.c): the driver functions gpu/cuda_kprof.c calls, on
  * host memory ("device" pointers are host addresses, every asynchronous

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL program for the kernel-profiling test (check_ocl_kernels.py): it
  * builds its kernels from source at run time, as most OpenCL programs do,
  * and launches kernels whose per-block counts follow from the work sizes
