@@ -306,7 +306,8 @@ static size_t collect(kt_tool *t, krow **out)
 			acc_add(&rows[i].acc, k, d->nblocks);
 		}
 	}
-	qsort(rows, n, sizeof *rows, krow_cmp);
+	if (n) /* qsort must not get the NULL of an empty list */
+		qsort(rows, n, sizeof *rows, krow_cmp);
 	*out = rows;
 	return n;
 }
