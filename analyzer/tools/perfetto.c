@@ -135,7 +135,7 @@ static void pb_bytes(pbuf *b, unsigned field, const void *p, size_t n)
 {
 	pb_raw_varint(b, (uint64_t)field << 3 | 2);
 	pb_raw_varint(b, n);
-	if (!pb_room(b, n))
+	if (!n || !pb_room(b, n)) /* an empty message may have no buffer at all */
 		return;
 	memcpy(b->d + b->len, p, n);
 	b->len += n;
