@@ -55,6 +55,11 @@ typedef struct tl_encoder {
 	 * Never overlapping on one track (timeline.c clamps). */
 	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
 		       uint64_t flow);
+	/* On a GPU stream (optional): counter `index` (< TL_COUNTERS, named
+	 * tl_counter_names[index]) of the stream takes `value` at t. A kernel
+	 * profiled inside (instrument.so) sets its counters at its start and
+	 * back to 0 at its end. */
+	void (*counter)(tl_out *o, uint64_t t, unsigned index, double value);
 	/* An instant at t: `calls` calls left out by the selection took `ns`
 	 * that no slice shows (pt_thin.h). */
 	void (*left_out)(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns);
@@ -62,6 +67,10 @@ typedef struct tl_encoder {
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
 } tl_encoder;
+
+/* The counters of a GPU stream's track (timeline.c). */
+enum { TL_COUNTERS = 4 };
+extern const char *const tl_counter_names[TL_COUNTERS];
 
 /* What the export writes of a shard (timeline_sel.c): the selection's
  * rows, window and calls (pt_select.h, pt_thin.h) between the records and
@@ -93,6 +102,9 @@ void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t
 void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow);
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
                    uint64_t flow);
+/* A GPU stream's counter `index` holds `value` over [start, end] (clipped
+ * to the window), then 0. */
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value);
 /* A thread's record at t >= q->edge: the window opens or closes. */
 void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs);
 /* The shard ended: what waited is written. */

@@ -225,6 +225,16 @@ void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const c
 	q->events++;
 }
 
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value)
+{
+	uint64_t dur = end - start;
+	if (!q->enc->counter || !clip(q, &start, &dur))
+		return;
+	q->enc->counter(q->o, start, index, value);
+	q->enc->counter(q->o, start + dur, index, 0);
+	q->events += 2;
+}
+
 void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs)
 {
 	if (!q->open && !q->closed && t >= q->lo) {

@@ -233,7 +233,14 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(GPU_LAUNCH, 0x45, pt_rec_gpu_launch, sizeof(pt_rec_gpu_launch), 0, "thread", "API", "") \
 	X(GPU_KERNEL, 0x46, pt_rec_gpu_kernel, sizeof(pt_rec_gpu_kernel), 0, "GPU", "API", "") \
 	X(GPU_MEMCPY, 0x47, pt_rec_gpu_copy, sizeof(pt_rec_gpu_copy), 0, "GPU", "API", "") \
-	X(GPU_MEMSET, 0x48, pt_rec_gpu_copy, sizeof(pt_rec_gpu_copy), 0, "GPU", "API", "")
+	X(GPU_MEMSET, 0x48, pt_rec_gpu_copy, sizeof(pt_rec_gpu_copy), 0, "GPU", "API", "") \
+	/* Inside kernels (device code compiled with instrument.so): a kernel's \
+	 * block table, once per program build / module; one profile per \
+	 * launch, joined to the launch by correlation. */ \
+	X(GPU_PROF_DEF, 0x49, pt_rec_gpu_prof_def, sizeof(pt_rec_gpu_prof_def), 0, "process", \
+	  "API", "+ `pt_gpu_prof_block[nblocks]` + nfiles file names") \
+	X(GPU_PROF, 0x4a, pt_rec_gpu_prof, sizeof(pt_rec_gpu_prof), 0, "GPU", "API", \
+	  "+ `uint64_t count[nblocks]`")
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -833,6 +840,68 @@ _Static_assert(sizeof(pt_rec_gpu_copy) == 40, "pt_rec_gpu_copy layout");
 	F(T, ENUM, "dir", direction, "other|htod|dtoh|dtod|htoh|ptop|memset") \
 	F(T, FLAGS, "flags", flags, "map")
 #define PT_FIELDS_GPU_MEMSET PT_FIELDS_GPU_MEMCPY
+
+/* Kernel profiles (issue 20): counters instrument.so puts inside kernels
+ * (include/paratrace/gpu_abi.h), read back by the runtime after each
+ * launch. GPU_PROF_DEF, in the process log before any GPU_PROF that uses
+ * it, describes one instrumented kernel of one program build (OpenCL) or
+ * module (CUDA): its basic blocks with their static instruction counts and
+ * source lines. GPU_PROF, in the GPU log of the launch's stream, holds one
+ * launch's counts. */
+#define PT_GPU_PROF_F_BLOCKS 0x1 /* the kernel counts its blocks */
+#define PT_GPU_PROF_F_CLOCK 0x2  /* work-group times (CUDA %globaltimer) */
+
+typedef struct pt_rec_gpu_prof_def {
+	uint32_t prof;    /* process-unique id, > 0 (GPU_PROF.prof) */
+	uint32_t kernel;  /* GPU_KERNEL_DEF id of the kernel's name */
+	uint32_t nblocks; /* pt_gpu_prof_block rows that follow */
+	uint32_t flags;   /* PT_GPU_PROF_F_* */
+	uint32_t nfiles;  /* NUL-terminated file names after the rows */
+	int32_t file;     /* the kernel's definition: file index (-1: unknown) */
+	uint32_t line;
+	uint32_t pad;
+	/* followed by pt_gpu_prof_block[nblocks], then nfiles names */
+} pt_rec_gpu_prof_def;
+_Static_assert(sizeof(pt_rec_gpu_prof_def) == 32, "pt_rec_gpu_prof_def layout");
+
+typedef struct pt_gpu_prof_block {
+	uint32_t instructions; /* static count (LLVM IR instructions of the block) */
+	int32_t file;          /* index into the record's names, -1: unknown */
+	uint32_t line;         /* first source line of the block, 0: unknown */
+} pt_gpu_prof_block;
+_Static_assert(sizeof(pt_gpu_prof_block) == 12, "pt_gpu_prof_block layout");
+#define PT_FIELDS_GPU_PROF_DEF(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, U, "prof", prof, "") F(T, U, "kernel", kernel, "") \
+	F(T, U, "blocks", nblocks, "") F(T, FLAGS, "flags", flags, "blocks|clock") \
+	F(T, I, "file", file, "") F(T, U, "line", line, "") \
+	C(gpu_prof_blocks, "b<i>=<instructions>@<file>:<line> ... files=<f0>|<f1>...") \
+	F(T, GPU_KERNEL, "name", kernel, "")
+
+typedef struct pt_rec_gpu_prof {
+	uint64_t correlation;  /* of the launch (GPU_LAUNCH, GPU_KERNEL) */
+	uint32_t prof;         /* GPU_PROF_DEF id */
+	uint32_t nblocks;      /* counts that follow (0: blocks not counted) */
+	uint64_t wg_entries;   /* work-groups (CUDA blocks) that started */
+	uint64_t wg_exits;     /* ... and finished */
+	uint64_t work_items;   /* work-items (CUDA threads) of the finished groups */
+	uint64_t wg_uncounted; /* groups whose blocks were not counted */
+	/* PT_GPU_PROF_F_CLOCK: device clock ns (not trace ticks); else 0 */
+	uint64_t start_ns;   /* earliest group start */
+	uint64_t end_ns;     /* latest group end */
+	uint64_t dur_sum_ns; /* sum of group durations */
+	uint64_t dur_min_ns;
+	uint64_t dur_max_ns;
+	/* followed by uint64_t count[nblocks] (executions of each block) */
+} pt_rec_gpu_prof;
+_Static_assert(sizeof(pt_rec_gpu_prof) == 88, "pt_rec_gpu_prof layout");
+#define PT_FIELDS_GPU_PROF(T, F, A, S, C) \
+	A(ENUMQ, "api", PT_GPU_API_NAMES) F(T, U, "corr", correlation, "") \
+	F(T, U, "prof", prof, "") F(T, U, "groups", wg_exits, "") \
+	F(T, U, "started", wg_entries, "") F(T, U, "items", work_items, "") \
+	F(T, U, "uncounted", wg_uncounted, "") F(T, U, "start_ns", start_ns, "") \
+	F(T, U, "end_ns", end_ns, "") F(T, U, "dur_sum_ns", dur_sum_ns, "") \
+	F(T, U, "dur_min_ns", dur_min_ns, "") F(T, U, "dur_max_ns", dur_max_ns, "") \
+	F(T, U, "blocks", nblocks, "") C(gpu_prof_counts, "c0= c1= ...")
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \
