@@ -223,6 +223,7 @@ typedef struct pt_config {
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */
+	int openmp;            /* PARATRACE_OPENMP (default 1): OMPT tool, GOMP_* records */
 	int prefault;          /* PARATRACE_PREFAULT: -1 auto, 0 off (default), 1 on */
 } pt_config;
 PT_HIDDEN const pt_config *pt_config_get(void);
