@@ -46,6 +46,7 @@ typedef struct pf_shard {
 	uint32_t req_caller, cond_caller, bar_caller;
 	pt_func_lookup fl;
 	tstat ts;
+	pf_omp_shard *omp; /* from the thread's first OpenMP record */
 	int oom;
 	char err[128];
 } pf_shard;
@@ -231,6 +232,12 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	pf->ctx = ctx;
 	pf->top = 25;
+	if (!(pf->omp = pf_omp_new(ctx))) {
+		free(pf->t);
+		free(pf);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	pthread_mutex_init(&pf->lock, NULL);
 	if (options) {
 		if (strstr(options, "csv"))
@@ -281,6 +288,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		return 0;
 	}
 	pt_callstack_record(&s->calls, ev, &pf_calls, s);
+	if ((s->omp || (ev->kind >= PT_REC_RANGE_OPENMP_FIRST &&
+	                ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
+	    pf_omp_event(s->pf->omp, &s->omp, in, ev))
+		s->oom = 1;
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -335,7 +346,7 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
 		if (!c)
 			break;
-		s->cond_lock = lock_slot(s, in->pid, c->cond, 100);
+		s->cond_lock = lock_slot(s, in->pid, c->cond, ev->rec->arg & PT_COND_FUTEX ? 101 : 100);
 		s->cond_t = t;
 		s->cond_open = 1;
 		s->cond_caller = top_id(s);
@@ -411,6 +422,8 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	s->ts.last = last_ns;
 	int rc = 0;
 	pthread_mutex_lock(&pf->lock);
+	if (pf_omp_shard_exit(pf->omp, s->omp, s->info, &s->ts, last_ns))
+		rc = -1;
 	pf->t[s->info->index] = s->ts;
 	if (s->nf > pf->nf) {
 		fstat *f = realloc(pf->f, s->nf * sizeof *f);
@@ -485,8 +498,15 @@ static void pf_destroy(void *tool)
 	free(pf->l);
 	free(pf->f);
 	free(pf->t);
+	pf_omp_free(pf->omp);
 	pthread_mutex_destroy(&pf->lock);
 	free(pf);
+}
+
+static int pf_process_event(void *tool, size_t process, const pt_event *ev)
+{
+	pf_omp_process_event(((pf_tool *)tool)->omp, process, ev);
+	return 0;
 }
 
 static const pt_tool profile_tool = {
@@ -494,6 +514,7 @@ static const pt_tool profile_tool = {
 	.name = "profile",
 	.description = "per function, lock and thread times",
 	.init = pf_init,
+	.process_event = pf_process_event,
 	.shard_init = pf_shard_init,
 	.shard_event = pf_shard_event,
 	.shard_exit = pf_shard_exit,

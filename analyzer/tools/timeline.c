@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "timeline.h"
 #include "gpu_common.h"
+#include "omp_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@ typedef struct tl_tool_state {
 	char **tmp; /* per shard */
 	uint64_t events;
 	gpu_names *names; /* kernel names, from the process logs */
+	omp_names *omp;   /* OpenMP code locations, from the process logs */
 	pthread_mutex_t lock;
 } tl_tool_state;
 
@@ -37,6 +39,7 @@ struct tl_shard {
 	const char *wait_what[W_KINDS];
 	int wait_open[W_KINDS];
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
+	tl_omp *omp;         /* from the thread's first OpenMP record */
 	uint64_t n;
 	char err[256];
 };
@@ -54,9 +57,10 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	tl->path = strdup(ctx->output ? ctx->output : "trace.out");
 	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
 	tl->names = gpu_names_new(ctx->nprocesses);
+	tl->omp = omp_names_new(ctx->nprocesses);
 	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
 	tl->tmpdir = n ? malloc(n) : NULL;
-	if (!tl->path || !tl->tmp || !tl->names || !tl->tmpdir) {
+	if (!tl->path || !tl->tmp || !tl->names || !tl->omp || !tl->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -72,6 +76,7 @@ fail:
 	free(tl->tmpdir);
 	if (tl->names)
 		gpu_names_free(tl->names);
+	omp_names_free(tl->omp);
 	pthread_mutex_destroy(&tl->lock);
 	free(tl);
 	return NULL;
@@ -80,6 +85,7 @@ fail:
 int tl_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	gpu_names_process_event(((tl_tool_state *)tool)->names, process, ev);
+	omp_names_process_event(((tl_tool_state *)tool)->omp, process, ev);
 	return 0;
 }
 
@@ -110,6 +116,7 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
+	omp_names_finish(tl->omp);
 	return s;
 }
 
@@ -172,7 +179,7 @@ static const char *lock_what(unsigned type)
 	case PT_LOCK_SPIN: return "spinlock";
 	case PT_LOCK_SEMAPHORE: return "semaphore";
 	case PT_LOCK_C11_MTX: return "mtx_t";
-	default: return "mutex";
+	default: return pt_lock_is_omp(type) ? omp_lock_name(type) : "mutex";
 	}
 }
 
@@ -266,6 +273,12 @@ int tl_shard_event(void *st, const pt_event *ev)
 		goto out;
 	}
 	pt_callstack_record(&s->calls, ev, &tl_calls, s);
+	if ((s->omp ||
+	     (ev->kind >= PT_REC_RANGE_OPENMP_FIRST && ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
+	    tl_omp_event(&s->omp, s->tool->omp, s->tool->enc, &s->out, ev, &s->n)) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -301,7 +314,8 @@ int tl_shard_event(void *st, const pt_event *ev)
 	case PT_REC_COND_WAIT_BEGIN: {
 		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
 		if (c)
-			wait_begin(s, W_COND, t, c->cond, "condition");
+			wait_begin(s, W_COND, t, c->cond,
+			           ev->rec->arg & PT_COND_FUTEX ? "futex" : "condition");
 		break;
 	}
 	case PT_REC_COND_WAIT_END: wait_end(s, W_COND, t); break;
@@ -338,6 +352,7 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (int k = 0; k < W_KINDS; k++)
 		wait_end(s, k, last_ns);
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
+	tl_omp_end(s->omp, s->tool->enc, &s->out, last_ns, &s->n);
 	int rc = fclose(s->out.f) ? -1 : 0;
 	if (rc)
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[s->out.info->index],
@@ -438,6 +453,7 @@ void tl_destroy(void *tool)
 	}
 	rmdir(tl->tmpdir);
 	gpu_names_free(tl->names);
+	omp_names_free(tl->omp);
 	free(tl->tmp);
 	free(tl->tmpdir);
 	free(tl->path);

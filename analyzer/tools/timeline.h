@@ -40,6 +40,9 @@ typedef struct tl_encoder {
 	/* A function slice opens; `func` is the framework's function id. */
 	void (*slice_begin)(tl_out *o, uint64_t t, uint32_t func);
 	void (*slice_end)(tl_out *o, uint64_t t);
+	/* A slice `name` of category `cat` opens (OpenMP regions, tasks,
+	 * waits), nested with the function slices; slice_end closes it. */
+	void (*span_begin)(tl_out *o, uint64_t t, const char *cat, const char *name);
 	/* A wait on `what` ("mutex", "condition", ...) that lasted [t, t + dur];
 	 * obj: the lock's address, 0 when there is none (join). Written when the
 	 * wait ends, so after the records of the wait itself. */
@@ -90,6 +93,16 @@ void tl_destroy(void *tool);
 		.print_results = tl_print,                                                 \
 		.destroy = tl_destroy,                                                     \
 	}
+
+/* OpenMP slices (omp_timeline.c): *x is made at the thread's first
+ * record that tl_omp_event takes (OpenMP ones, then every record but
+ * function records), tl_omp_end closes what is open and frees it. n counts
+ * the events written. */
+typedef struct tl_omp tl_omp;
+struct omp_names;
+int tl_omp_event(tl_omp **x, const struct omp_names *names, const tl_encoder *enc, tl_out *o,
+                 const pt_event *ev, uint64_t *n);
+void tl_omp_end(tl_omp *x, const tl_encoder *enc, tl_out *o, uint64_t last, uint64_t *n);
 
 /* Flow ids: thread creation (pid * 2^20 + create_seq), fork (2^52 + child
  * pid), GPU launch (3 * 2^51 + (pid mod 2^18) * 2^33 + api bit * 2^32 +
