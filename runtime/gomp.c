@@ -43,6 +43,42 @@ static inline int recording(void)
 	return pt_omp_source() == PT_OMP_SOURCE_GOMP && pt_tracing() && pt_config_get()->openmp;
 }
 
+/* libomp runs the program and records it through OMPT, but the chunks of
+ * a gcc-built loop, which libomp's GOMP_loop_* hand out without a
+ * callback, are recorded here (pt_omp_gomp_loop keeps the __kmpc_*
+ * wrappers it may call meanwhile from recording them again). */
+static inline int libomp_chunks(void)
+{
+	return pt_omp_source() == PT_OMP_SOURCE_OTHER && pt_tracing() && pt_config_get()->openmp;
+}
+
+/* Where the construct is (pt_omp.h): set by every wrapper that enters one,
+ * for its own records and, when libomp runs the program, for the OMPT
+ * callbacks the real call raises; the previous one is back when the
+ * wrapper returns. fnp: the outlined body or task function, if any. */
+static inline void site_restore(pt_omp_site *old)
+{
+	pt_omp_here = *old;
+}
+static inline pt_omp_site site_of(const void *ra, const void *fn)
+{
+	const void *c = pt_omp_caller(ra);
+	return (pt_omp_site){c, c || fn ? fn : pt_omp_body};
+}
+#define SITE(fnp)                                                                                  \
+	pt_omp_site site_saved_ __attribute__((cleanup(site_restore))) = pt_omp_here;              \
+	pt_omp_here = site_of(__builtin_return_address(0), (const void *)(fnp))
+
+static uint32_t loc_here(uint32_t what)
+{
+	return pt_omp_loc(pt_omp_here.codeptr, pt_omp_here.fn, what);
+}
+
+static uint32_t sync_loc(unsigned kind)
+{
+	return loc_here(PT_OMP_AT(OMP_SYNC_BEGIN, kind));
+}
+
 /* libgomp's own answers, for the team of the running region. */
 static int team_size(void)
 {
@@ -162,11 +198,21 @@ typedef struct region {
 	uint64_t count;
 	long chunk;
 	int64_t incr;
+	int quiet; /* libomp runs it (OMPT records): only pt_omp_body is set */
 } region;
 
 static void region_body(void *arg)
 {
 	region *r = arg;
+	if (r->quiet) {
+		const void *body = pt_omp_body;
+		pt_omp_body = (const void *)r->fn;
+		if (r->flags & PT_OMP_PAR_LOOP)
+			loop_push(r->incr);
+		r->fn(r->data);
+		pt_omp_body = body;
+		return;
+	}
 	uint64_t outer = current_task;
 	int index = team_index();
 	pt_rec_omp_implicit p = {r->id, r->loc, (uint16_t)team_size(), (uint16_t)index};
@@ -178,7 +224,10 @@ static void region_body(void *arg)
 	} else if (r->flags & PT_OMP_PAR_SECTIONS) {
 		work_begin(PT_OMP_WORK_SECTIONS, 0, r->count, r->loc, 0);
 	}
+	const void *body = pt_omp_body;
+	pt_omp_body = (const void *)r->fn;
 	r->fn(r->data);
+	pt_omp_body = body;
 	current_task = outer;
 	p.team = 0;
 	pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
@@ -189,11 +238,11 @@ static void region_body(void *arg)
 }
 
 static void region_begin(region *r, void (*fn)(void *), void *data, unsigned nthreads,
-                         unsigned flags, const void *codeptr)
+                         unsigned flags)
 {
 	r->fn = fn;
 	r->data = data;
-	r->loc = pt_omp_loc(codeptr, (const void *)fn, PT_OMP_AT(OMP_PARALLEL_BEGIN, flags));
+	r->loc = loc_here(PT_OMP_AT(OMP_PARALLEL_BEGIN, flags));
 	r->id = pt_omp_next_id() & ((1ull << PT_OMP_LOC_SHIFT) - 1);
 	r->flags = flags;
 	pt_rec_omp_parallel p = {r->id, r->loc, (uint16_t)(nthreads > 0xffff ? 0xffff : nthreads),
@@ -211,13 +260,15 @@ static void region_end(const region *r)
 PT_REAL_DECL(GOMP_parallel);
 PT_INTERPOSE void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
 {
+	SITE(fn);
 	void (*real)(void (*)(void *), void *, unsigned, unsigned) = PT_REAL(GOMP_parallel);
 	if (!recording()) {
-		real(fn, data, nthreads, flags);
+		region q = {.fn = fn, .data = data, .quiet = 1};
+		real(region_body, &q, nthreads, flags);
 		return;
 	}
 	region r = {0};
-	region_begin(&r, fn, data, nthreads, 0, __builtin_return_address(0));
+	region_begin(&r, fn, data, nthreads, 0);
 	real(region_body, &r, nthreads, flags);
 	region_end(&r);
 }
@@ -226,14 +277,16 @@ PT_REAL_DECL(GOMP_parallel_sections);
 PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
                                          unsigned count, unsigned flags)
 {
+	SITE(fn);
 	void (*real)(void (*)(void *), void *, unsigned, unsigned, unsigned) =
 	    PT_REAL(GOMP_parallel_sections);
 	if (!recording()) {
-		real(fn, data, nthreads, count, flags);
+		region q = {.fn = fn, .data = data, .quiet = 1};
+		real(region_body, &q, nthreads, count, flags);
 		return;
 	}
 	region r = {0};
-	region_begin(&r, fn, data, nthreads, PT_OMP_PAR_SECTIONS, __builtin_return_address(0));
+	region_begin(&r, fn, data, nthreads, PT_OMP_PAR_SECTIONS);
 	r.count = count;
 	real(region_body, &r, nthreads, count, flags);
 	region_end(&r);
@@ -247,15 +300,20 @@ PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigne
 	                                            unsigned nthreads, long start, long end,       \
 	                                            long incr, long chunk_size, unsigned flags)    \
 	{                                                                                          \
+		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, unsigned, long, long, long, long,           \
 		             unsigned) = PT_REAL(GOMP_parallel_loop_##name);                       \
 		if (!recording()) {                                                                \
-			real(fn, data, nthreads, start, end, incr, chunk_size, flags);             \
+			region q = {.fn = fn,                                                      \
+			            .data = data,                                                  \
+			            .flags = PT_OMP_PAR_LOOP,                                      \
+			            .incr = incr,                                                  \
+			            .quiet = 1};                                                   \
+			real(region_body, &q, nthreads, start, end, incr, chunk_size, flags);      \
 			return;                                                                    \
 		}                                                                                  \
 		region r = {0};                                                                    \
-		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP,                              \
-		             __builtin_return_address(0));                                         \
+		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP);                             \
 		r.sched = sched_;                                                                  \
 		r.count = iterations(start, end, incr);                                            \
 		r.chunk = chunk_size;                                                              \
@@ -269,15 +327,20 @@ PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigne
 	                                            unsigned nthreads, long start, long end,       \
 	                                            long incr, unsigned flags)                     \
 	{                                                                                          \
+		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, unsigned, long, long, long, unsigned) =     \
 		    PT_REAL(GOMP_parallel_loop_##name);                                            \
 		if (!recording()) {                                                                \
-			real(fn, data, nthreads, start, end, incr, flags);                         \
+			region q = {.fn = fn,                                                      \
+			            .data = data,                                                  \
+			            .flags = PT_OMP_PAR_LOOP,                                      \
+			            .incr = incr,                                                  \
+			            .quiet = 1};                                                   \
+			real(region_body, &q, nthreads, start, end, incr, flags);                  \
 			return;                                                                    \
 		}                                                                                  \
 		region r = {0};                                                                    \
-		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP,                              \
-		             __builtin_return_address(0));                                         \
+		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP);                             \
 		r.sched = PT_OMP_SCHED_RUNTIME;                                                    \
 		r.count = iterations(start, end, incr);                                            \
 		r.incr = incr;                                                                     \
@@ -298,11 +361,10 @@ PARALLEL_LOOP_RUNTIME(maybe_nonmonotonic_runtime)
  * loop begins on this thread, with its first chunk when it returns true;
  * _next: the next chunk. */
 static bool loop_started(bool got, unsigned sched, long start, long end, long incr, long chunk_size,
-                         const long *istart, const long *iend, const void *codeptr)
+                         const long *istart, const long *iend)
 {
 	work_begin(PT_OMP_WORK_LOOP, sched, iterations(start, end, incr),
-	           pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)),
-	           chunk_size);
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)), chunk_size);
 	loop_push(incr);
 	if (got)
 		chunk(*istart, iterations(*istart, *iend, incr));
@@ -316,25 +378,42 @@ static bool loop_next(bool got, const long *istart, const long *iend)
 	return got;
 }
 
+/* The start of a loop libomp runs: its first chunk (libomp_chunks). */
+static bool loop_passed(bool got, long incr, const long *istart, const long *iend)
+{
+	loop_push(incr);
+	if (got)
+		chunk(*istart, iterations(*istart, *iend, incr));
+	return got;
+}
+
 #define LOOP(name, sched_)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
 	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
 	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr,                \
 	                                           long chunk_size, long *istart, long *iend)      \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		bool (*real)(long, long, long, long, long *, long *) =                             \
 		    PT_REAL(GOMP_loop_##name##_start);                                             \
-		if (!recording())                                                                  \
-			return real(start, end, incr, chunk_size, istart, iend);                   \
+		if (!recording()) {                                                                \
+			int pass = libomp_chunks();                                                \
+			pt_omp_gomp_loop += pass;                                                  \
+			bool got = real(start, end, incr, chunk_size, istart, iend);               \
+			pt_omp_gomp_loop -= pass;                                                  \
+			return pass ? loop_passed(got, incr, istart, iend) : got;                  \
+		}                                                                                  \
 		bool got = real(start, end, incr, chunk_size, istart, iend);                       \
-		return loop_started(got, sched_, start, end, incr, chunk_size, istart, iend,       \
-		                    __builtin_return_address(0));                                  \
+		return loop_started(got, sched_, start, end, incr, chunk_size, istart, iend);      \
 	}                                                                                          \
 	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
+		int rec = recording(), pass = !rec && libomp_chunks();                             \
+		pt_omp_gomp_loop += pass;                                                          \
 		bool got = real(istart, iend);                                                     \
-		return recording() ? loop_next(got, istart, iend) : got;                           \
+		pt_omp_gomp_loop -= pass;                                                          \
+		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 #define LOOP_RUNTIME(name)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
@@ -342,19 +421,27 @@ static bool loop_next(bool got, const long *istart, const long *iend)
 	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart,  \
 	                                           long *iend)                                     \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		bool (*real)(long, long, long, long *, long *) =                                   \
 		    PT_REAL(GOMP_loop_##name##_start);                                             \
-		if (!recording())                                                                  \
-			return real(start, end, incr, istart, iend);                               \
+		if (!recording()) {                                                                \
+			int pass = libomp_chunks();                                                \
+			pt_omp_gomp_loop += pass;                                                  \
+			bool got = real(start, end, incr, istart, iend);                           \
+			pt_omp_gomp_loop -= pass;                                                  \
+			return pass ? loop_passed(got, incr, istart, iend) : got;                  \
+		}                                                                                  \
 		bool got = real(start, end, incr, istart, iend);                                   \
-		return loop_started(got, PT_OMP_SCHED_RUNTIME, start, end, incr, 0, istart, iend,  \
-		                    __builtin_return_address(0));                                  \
+		return loop_started(got, PT_OMP_SCHED_RUNTIME, start, end, incr, 0, istart, iend); \
 	}                                                                                          \
 	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
+		int rec = recording(), pass = !rec && libomp_chunks();                             \
+		pt_omp_gomp_loop += pass;                                                          \
 		bool got = real(istart, iend);                                                     \
-		return recording() ? loop_next(got, istart, iend) : got;                           \
+		pt_omp_gomp_loop -= pass;                                                          \
+		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 LOOP(static, PT_OMP_SCHED_STATIC)
 LOOP(dynamic, PT_OMP_SCHED_DYNAMIC)
@@ -390,6 +477,7 @@ PT_REAL_DECL(GOMP_loop_start);
 PT_INTERPOSE bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk_size,
                                   long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
+	SITE(NULL);
 	bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) =
 	    PT_REAL(GOMP_loop_start);
 	if (!recording())
@@ -397,7 +485,7 @@ PT_INTERPOSE bool GOMP_loop_start(long start, long end, long incr, long sched, l
 	bool got = real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
 	/* istart NULL: only the reductions were set up, no chunk handed out */
 	return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, istart,
-	                    iend, __builtin_return_address(0)) &&
+	                    iend) &&
 	       got;
 }
 
@@ -406,13 +494,14 @@ PT_INTERPOSE bool GOMP_loop_ordered_start(long start, long end, long incr, long 
                                           long chunk_size, long *istart, long *iend,
                                           uintptr_t *reductions, void **mem)
 {
+	SITE(NULL);
 	bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) =
 	    PT_REAL(GOMP_loop_ordered_start);
 	if (!recording())
 		return real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
 	bool got = real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
 	return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, istart,
-	                    iend, __builtin_return_address(0)) &&
+	                    iend) &&
 	       got;
 }
 
@@ -420,11 +509,10 @@ PT_INTERPOSE bool GOMP_loop_ordered_start(long start, long end, long incr, long 
  * end, incr, chunk, istart, iend). */
 static bool loop_ull_started(bool got, unsigned sched, bool up, uint64_t start, uint64_t end,
                              uint64_t incr, uint64_t chunk_size, const uint64_t *istart,
-                             const uint64_t *iend, const void *codeptr)
+                             const uint64_t *iend)
 {
 	work_begin(PT_OMP_WORK_LOOP, sched, iterations_ull(up, start, end, incr),
-	           pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)),
-	           (long)chunk_size);
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)), (long)chunk_size);
 	loop_push(up ? (int64_t)incr : -(int64_t)((uint64_t)0 - incr));
 	if (got)
 		chunk((int64_t)*istart, iterations_ull(up, *istart, *iend, incr));
@@ -449,14 +537,14 @@ typedef unsigned long long ull;
 	PT_INTERPOSE bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr,      \
 	                                               ull chunk_size, ull *istart, ull *iend)     \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		bool (*real)(bool, ull, ull, ull, ull, ull *, ull *) =                             \
 		    PT_REAL(GOMP_loop_ull_##name##_start);                                         \
 		if (!recording())                                                                  \
 			return real(up, start, end, incr, chunk_size, istart, iend);               \
 		bool got = real(up, start, end, incr, chunk_size, istart, iend);                   \
 		return loop_ull_started(got, sched_, up, start, end, incr, chunk_size,             \
-		                        (uint64_t *)istart, (uint64_t *)iend,                      \
-		                        __builtin_return_address(0));                              \
+		                        (uint64_t *)istart, (uint64_t *)iend);                     \
 	}                                                                                          \
 	PT_INTERPOSE bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                      \
 	{                                                                                          \
@@ -480,12 +568,14 @@ LOOP_ULL(ordered_guided, PT_OMP_SCHED_GUIDED)
 	PT_REAL_DECL(fn);                                                                          \
 	PT_INTERPOSE R fn(void)                                                                    \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		R (*real)(void) = PT_REAL(fn);                                                     \
 		if (!recording())                                                                  \
 			return real();                                                             \
 		work_end(type);                                                                    \
 		pop;                                                                               \
-		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE, 0);                             \
+		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE,                                 \
+		           sync_loc(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE));                      \
 		R r = real();                                                                      \
 		sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE);                                  \
 		return r;                                                                          \
@@ -494,15 +584,19 @@ LOOP_ULL(ordered_guided, PT_OMP_SCHED_GUIDED)
 	PT_REAL_DECL(fn);                                                                          \
 	PT_INTERPOSE void fn(void)                                                                 \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		void (*real)(void) = PT_REAL(fn);                                                  \
 		if (!recording()) {                                                                \
+			if (libomp_chunks())                                                       \
+				pop;                                                               \
 			real();                                                                    \
 			return;                                                                    \
 		}                                                                                  \
 		work_end(type);                                                                    \
 		pop;                                                                               \
 		if (barrier)                                                                       \
-			sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE, 0);                     \
+			sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE,                         \
+			           sync_loc(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE));              \
 		real();                                                                            \
 		if (barrier)                                                                       \
 			sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE);                          \
@@ -515,10 +609,10 @@ WORK_END_VOID(GOMP_sections_end_nowait, PT_OMP_WORK_SECTIONS, (void)0, 0)
 WORK_END_BARRIER(GOMP_sections_end_cancel, bool, PT_OMP_WORK_SECTIONS, (void)0)
 
 /* ---- sections, single ------------------------------------------------------------- */
-static unsigned sections_started(unsigned first, unsigned count, const void *codeptr)
+static unsigned sections_started(unsigned first, unsigned count)
 {
 	work_begin(PT_OMP_WORK_SECTIONS, 0, count,
-	           pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SECTIONS)), 0);
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SECTIONS)), 0);
 	chunk(first, first != 0);
 	return first;
 }
@@ -526,17 +620,19 @@ static unsigned sections_started(unsigned first, unsigned count, const void *cod
 PT_REAL_DECL(GOMP_sections_start);
 PT_INTERPOSE unsigned GOMP_sections_start(unsigned count)
 {
+	SITE(NULL);
 	unsigned (*real)(unsigned) = PT_REAL(GOMP_sections_start);
 	unsigned first = real(count);
-	return recording() ? sections_started(first, count, __builtin_return_address(0)) : first;
+	return recording() ? sections_started(first, count) : first;
 }
 
 PT_REAL_DECL(GOMP_sections2_start);
 PT_INTERPOSE unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
+	SITE(NULL);
 	unsigned (*real)(unsigned, uintptr_t *, void **) = PT_REAL(GOMP_sections2_start);
 	unsigned first = real(count, reductions, mem);
-	return recording() ? sections_started(first, count, __builtin_return_address(0)) : first;
+	return recording() ? sections_started(first, count) : first;
 }
 
 PT_REAL_DECL(GOMP_sections_next);
@@ -551,40 +647,36 @@ PT_INTERPOSE unsigned GOMP_sections_next(void)
 
 /* single has no end call: the construct is recorded where it is entered,
  * for the thread that runs it and for the others. */
-static void single(int executor, const void *codeptr)
+static void single(int executor)
 {
 	unsigned type = executor ? PT_OMP_WORK_SINGLE_EXECUTOR : PT_OMP_WORK_SINGLE_OTHER;
-	work_begin(
-	    type, 0, 1,
-	    pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SINGLE_EXECUTOR)), 0);
+	work_begin(type, 0, 1, loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SINGLE_EXECUTOR)), 0);
 	work_end(type);
 }
 
 PT_REAL_DECL(GOMP_single_start);
 PT_INTERPOSE bool GOMP_single_start(void)
 {
+	SITE(NULL);
 	bool (*real)(void) = PT_REAL(GOMP_single_start);
 	bool mine = real();
 	if (recording())
-		single(mine, __builtin_return_address(0));
+		single(mine);
 	return mine;
 }
 
 PT_REAL_DECL(GOMP_single_copy_start);
 PT_INTERPOSE void *GOMP_single_copy_start(void)
 {
+	SITE(NULL);
 	void *(*real)(void) = PT_REAL(GOMP_single_copy_start);
 	void *r = real();
 	if (recording())
-		single(r == NULL, __builtin_return_address(0));
+		single(r == NULL);
 	return r;
 }
 
 /* ---- barriers, task waits ------------------------------------------------------------ */
-static uint32_t sync_loc(const void *codeptr, unsigned kind)
-{
-	return pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_SYNC_BEGIN, kind));
-}
 
 /* A call that waits: SYNC_BEGIN + WAIT_BEGIN before, WAIT_END + SYNC_END
  * after. GOMP_barrier is an explicit barrier or the one after a static
@@ -593,12 +685,13 @@ static uint32_t sync_loc(const void *codeptr, unsigned kind)
 	PT_REAL_DECL(fn);                                                                          \
 	PT_INTERPOSE void fn params                                                                \
 	{                                                                                          \
+		SITE(NULL);                                                                        \
 		void(*real) params = PT_REAL(fn);                                                  \
 		if (!recording()) {                                                                \
 			real args;                                                                 \
 			return;                                                                    \
 		}                                                                                  \
-		sync_begin(kind, sync_loc(__builtin_return_address(0), kind));                     \
+		sync_begin(kind, sync_loc(kind));                                                  \
 		real args;                                                                         \
 		sync_end(kind);                                                                    \
 	}
@@ -610,10 +703,11 @@ SYNCED(GOMP_taskgroup_end, PT_OMP_SYNC_TASKGROUP, (void), ())
 PT_REAL_DECL(GOMP_barrier_cancel);
 PT_INTERPOSE bool GOMP_barrier_cancel(void)
 {
+	SITE(NULL);
 	bool (*real)(void) = PT_REAL(GOMP_barrier_cancel);
 	if (!recording())
 		return real();
-	sync_begin(PT_OMP_SYNC_BARRIER, sync_loc(__builtin_return_address(0), PT_OMP_SYNC_BARRIER));
+	sync_begin(PT_OMP_SYNC_BARRIER, sync_loc(PT_OMP_SYNC_BARRIER));
 	bool r = real();
 	sync_end(PT_OMP_SYNC_BARRIER);
 	return r;
@@ -770,7 +864,10 @@ static void task_run(void *arg)
 	pt_rec_omp_task_schedule s = {prior, h.task};
 	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
 	current_task = h.task;
+	const void *body = pt_omp_body;
+	pt_omp_body = (const void *)h.fn;
 	h.fn((char *)arg + h.off);
+	pt_omp_body = body;
 	current_task = prior;
 	s.prior = h.task;
 	s.next = prior;
@@ -788,6 +885,7 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
                             long arg_size, long arg_align, bool if_clause, unsigned flags,
                             void **depend, int priority, void *detach)
 {
+	SITE(fn);
 	void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned,
 	             void **, int, void *) = PT_REAL(GOMP_task);
 	if (!recording() || arg_size < 0 || arg_align <= 0) {
@@ -795,8 +893,7 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		     detach);
 		return;
 	}
-	uint32_t loc = pt_omp_loc(__builtin_return_address(0), (const void *)fn,
-	                          PT_OMP_AT(OMP_TASK_CREATE, 0));
+	uint32_t loc = loc_here(PT_OMP_AT(OMP_TASK_CREATE, 0));
 	uint64_t task = pt_omp_task_id(loc, pt_omp_next_id());
 	long align = arg_align > (long)_Alignof(task_head) ? arg_align : (long)_Alignof(task_head);
 	size_t off = (sizeof(task_head) + (size_t)align - 1) & ~((size_t)align - 1);
@@ -823,6 +920,7 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 	                       long arg_size, long arg_align, unsigned flags,                      \
 	                       unsigned long ntasks, int priority, T start, T end, T step)         \
 	{                                                                                          \
+		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long,       \
 		             unsigned, unsigned long, int, T, T, T) = PT_REAL(name);               \
 		if (!recording()) {                                                                \
@@ -831,9 +929,7 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 			return;                                                                    \
 		}                                                                                  \
 		work_begin(PT_OMP_WORK_TASKLOOP, 0, 0,                                             \
-		           pt_omp_loc(__builtin_return_address(0), (const void *)fn,               \
-		                      PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_TASKLOOP)),            \
-		           0);                                                                     \
+		           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_TASKLOOP)), 0);          \
 		real(fn, data, cpyfn, arg_size, arg_align, flags, ntasks, priority, start, end,    \
 		     step);                                                                        \
 		work_end(PT_OMP_WORK_TASKLOOP);                                                    \

@@ -6,17 +6,20 @@
 #include "pt_omp.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 /* ---- code locations ----------------------------------------------------- */
-/* codeptr -> location number: open addressing over a fixed table, the
- * location being the slot's index + 1, so a slot once taken never changes
- * and a lookup needs no lock. A new codeptr claims its slot with a CAS; the
- * winner writes the OMP_LOC_DEF. */
+/* key -> location number: open addressing over a fixed table, the location
+ * being the slot's index + 1, so a slot once taken never changes and a
+ * lookup needs no lock. A new key claims its slot with a CAS; the winner
+ * writes the OMP_LOC_DEF. The key is the construct's return address, or,
+ * for a construct whose return address is in the runtime (pt_omp_caller),
+ * the body function it ends. */
 #define LOC_SLOTS 4096
 #define LOC_PROBES 32
 typedef struct loc_slot {
-	uintptr_t codeptr; /* 0 = free */
-	uintptr_t fn;
+	uintptr_t key; /* 0 = free */
+	uintptr_t codeptr, fn;
 	uint32_t what;
 } loc_slot;
 static loc_slot loc_table[LOC_SLOTS];
@@ -24,30 +27,32 @@ static int loc_full_warned;
 
 static void loc_def(uint32_t loc, const loc_slot *s)
 {
-	pt_rec_omp_loc d = {loc, PT_OMP_LOC_RETURN_ADDRESS | s->what, s->codeptr, s->fn};
+	pt_rec_omp_loc d = {loc, (s->codeptr ? PT_OMP_LOC_RETURN_ADDRESS : 0) | s->what, s->codeptr,
+	                    s->fn};
 	pt_process_emit(PT_REC_OMP_LOC_DEF, 0, &d, sizeof d, NULL, 0);
 }
 
 uint32_t pt_omp_loc(const void *codeptr, const void *fn, uint32_t what)
 {
-	uintptr_t key = (uintptr_t)codeptr;
+	uintptr_t key = codeptr ? (uintptr_t)codeptr : (uintptr_t)fn;
 	if (!key)
 		return 0;
 	size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52) & (LOC_SLOTS - 1);
 	for (size_t i = 0; i < LOC_PROBES; i++) {
 		size_t j = (h + i) & (LOC_SLOTS - 1);
 		loc_slot *s = &loc_table[j];
-		uintptr_t cur = __atomic_load_n(&s->codeptr, __ATOMIC_ACQUIRE);
+		uintptr_t cur = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (cur == key)
 			return (uint32_t)j + 1;
 		if (cur)
 			continue;
 		/* written before the slot is claimed; a racing claimer of the same
 		 * slot writes its own: the winner's def says what it saw */
+		s->codeptr = (uintptr_t)codeptr;
 		s->fn = (uintptr_t)fn;
 		s->what = what;
 		uintptr_t expected = 0;
-		if (__atomic_compare_exchange_n(&s->codeptr, &expected, key, 0, __ATOMIC_ACQ_REL,
+		if (__atomic_compare_exchange_n(&s->key, &expected, key, 0, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_ACQUIRE)) {
 			loc_def((uint32_t)j + 1, s);
 			return (uint32_t)j + 1;
@@ -60,6 +65,79 @@ uint32_t pt_omp_loc(const void *codeptr, const void *fn, uint32_t what)
 		        "others are recorded without their place in the code",
 		        LOC_SLOTS - 1);
 	return 0;
+}
+
+__thread pt_omp_site pt_omp_here __attribute__((tls_model("initial-exec")));
+__thread const void *pt_omp_body __attribute__((tls_model("initial-exec")));
+__thread int pt_omp_gomp_loop __attribute__((tls_model("initial-exec")));
+
+/* The code of libtrace.so and of the OpenMP runtime, [lo, hi) each: found
+ * once, from the load segments of the object that holds a given address. */
+typedef struct code_range {
+	uintptr_t lo, hi;
+	int known; /* 1 looked for (lo/hi 0: not found) */
+} code_range;
+static code_range self_code, omp_code;
+
+static int range_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	code_range *r = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t b = info->dlpi_addr + ph->p_vaddr;
+		if (b < lo)
+			lo = b;
+		if (b + ph->p_memsz > hi)
+			hi = b + ph->p_memsz;
+	}
+	if (r->lo < lo || r->lo >= hi)
+		return 0;
+	r->lo = lo;
+	r->hi = hi;
+	return 1;
+}
+
+static void find_range(code_range *r, const void *addr)
+{
+	code_range found = {(uintptr_t)addr, 0, 1};
+	if (!addr || !dl_iterate_phdr(range_of, &found))
+		found.lo = found.hi = 0;
+	__atomic_store_n(&r->lo, found.lo, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hi, found.hi, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->known, 1, __ATOMIC_RELEASE);
+}
+
+static int in_range(const code_range *r, uintptr_t a)
+{
+	return a >= r->lo && a < r->hi;
+}
+
+/* A return address in libtrace.so (our trampolines) or in the OpenMP
+ * runtime (it runs a body that tail-called an entry point) is no place in
+ * the program: NULL. */
+const void *pt_omp_caller(const void *ra)
+{
+	if (pt_unlikely(!__atomic_load_n(&omp_code.known, __ATOMIC_ACQUIRE))) {
+		find_range(&self_code, (const void *)(uintptr_t)&pt_omp_caller);
+		/* our own GOMP_barrier comes first: the runtime's is the next one */
+		void *rt = dlsym(RTLD_DEFAULT, "GOMP_barrier");
+		if (rt && in_range(&self_code, (uintptr_t)rt))
+			rt = pt_real("GOMP_barrier");
+		find_range(&omp_code, rt);
+	}
+	uintptr_t a = (uintptr_t)ra;
+	return in_range(&self_code, a) || in_range(&omp_code, a) ? NULL : ra;
+}
+
+uint32_t pt_omp_loc_here(const void *codeptr, uint32_t what)
+{
+	if (pt_omp_here.codeptr || pt_omp_here.fn)
+		return pt_omp_loc(pt_omp_here.codeptr, pt_omp_here.fn, what);
+	return pt_omp_loc(codeptr, NULL, what);
 }
 
 static uint64_t id_counter;
@@ -102,7 +180,7 @@ static void omp_exec(void)
 static void omp_fork_child(void)
 {
 	for (size_t j = 0; j < LOC_SLOTS; j++)
-		if (loc_table[j].codeptr)
+		if (loc_table[j].key)
 			loc_def((uint32_t)j + 1, &loc_table[j]);
 }
 

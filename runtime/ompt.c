@@ -81,19 +81,62 @@ enum { ompt_task_initial = 0x1, ompt_parallel_league = 0x40000000 };
 
 /* ---- ids ----------------------------------------------------------------- */
 #define ID_MASK ((1ull << PT_OMP_LOC_SHIFT) - 1)
+/* In an implicit task's word: the thread is its team's master. */
+#define MASTER_BIT (1ull << 62)
 
 static inline uint64_t region_value(uint32_t loc, uint64_t id)
 {
 	return (uint64_t)loc << PT_OMP_LOC_SHIFT | (id & ID_MASK);
 }
 
+static inline uint32_t region_loc(uint64_t v)
+{
+	return (uint32_t)(v >> PT_OMP_LOC_SHIFT) & 0x3fffff;
+}
+
+/* When each region's team was complete at its end (the master's wait in the
+ * implicit barrier ended), by region id. libomp tells a worker that its
+ * wait at a region's end is over, and that its part of the region ended,
+ * only when the next region that needs it starts (its fork barrier): the
+ * worker then writes those records at this time instead, so that what
+ * follows shows as idle rather than as a barrier wait of the last region.
+ * (After KMP_BLOCKTIME the worker sleeps on a condition variable whose
+ * records come in between: the end can then be no earlier than those.) */
+#define JOIN_SLOTS 1024
+static struct {
+	uint64_t id, ticks;
+} join_table[JOIN_SLOTS];
+
+static void join_note(uint64_t id, uint64_t ticks)
+{
+	__atomic_store_n(&join_table[id % JOIN_SLOTS].ticks, ticks, __ATOMIC_RELAXED);
+	__atomic_store_n(&join_table[id % JOIN_SLOTS].id, id, __ATOMIC_RELEASE);
+}
+
+static uint64_t join_find(uint64_t id)
+{
+	if (__atomic_load_n(&join_table[id % JOIN_SLOTS].id, __ATOMIC_ACQUIRE) != id)
+		return 0;
+	return __atomic_load_n(&join_table[id % JOIN_SLOTS].ticks, __ATOMIC_RELAXED);
+}
+
+/* The worker's deferred end: the time its records of the region's end
+ * carry, from the wait's end to the implicit task's (0: none pending). */
+static __thread uint64_t deferred_end __attribute__((tls_model("initial-exec")));
+
+static void emit_at(uint64_t ticks, unsigned kind, unsigned arg, const void *payload, size_t len)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return;
+	pt_emit_at(t, ticks, kind, arg, payload, len);
+	pt_leave(t);
+}
+
 /* Loop schedules, for the work callback that follows on this thread (the
  * interposed entry point sets them just before the runtime raises it). */
 static __thread unsigned pending_sched __attribute__((tls_model("initial-exec")));
 static __thread uint32_t pending_chunk __attribute__((tls_model("initial-exec")));
-/* And where the loop is: the code address libomp reports for a construct
- * it enters through our wrapper is in the wrapper. */
-static __thread const void *pending_codeptr __attribute__((tls_model("initial-exec")));
 
 /* ---- callbacks ------------------------------------------------------------ */
 static void on_parallel_begin(ompt_data_t *encountering_task, const void *frame,
@@ -102,7 +145,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task, const void *frame,
 {
 	(void)encountering_task;
 	(void)frame;
-	uint32_t loc = pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_PARALLEL_BEGIN, 0));
+	uint32_t loc = pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_PARALLEL_BEGIN, 0));
 	uint64_t id = pt_omp_next_id() & ID_MASK;
 	parallel->value = region_value(loc, id);
 	pt_rec_omp_parallel p = {id, loc, (uint16_t)(requested > 0xffff ? 0xffff : requested),
@@ -117,7 +160,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *encountering_tas
 	(void)flags;
 	(void)codeptr;
 	uint64_t v = parallel ? parallel->value : 0;
-	pt_rec_omp_parallel p = {v & ID_MASK, (uint32_t)(v >> PT_OMP_LOC_SHIFT), 0, 0};
+	pt_rec_omp_parallel p = {v & ID_MASK, region_loc(v), 0, 0};
 	pt_omp_emit(PT_REC_OMP_PARALLEL_END, PT_OMP_RUNTIME_OMPT, &p, sizeof p);
 }
 
@@ -131,16 +174,21 @@ static void on_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *t
 		return;
 	if (endpoint == ompt_scope_begin) {
 		uint64_t v = parallel ? parallel->value : 0;
-		task->value = v;
-		pt_rec_omp_implicit p = {v & ID_MASK, (uint32_t)(v >> PT_OMP_LOC_SHIFT),
+		task->value = v | (index == 0 ? MASTER_BIT : 0);
+		deferred_end = 0;
+		pt_rec_omp_implicit p = {v & ID_MASK, region_loc(v),
 		                         (uint16_t)(actual > 0xffff ? 0xffff : actual),
 		                         (uint16_t)(index > 0xffff ? 0xffff : index)};
 		pt_omp_emit(PT_REC_OMP_IMPLICIT_BEGIN, 0, &p, sizeof p);
 	} else {
 		uint64_t v = task->value;
-		pt_rec_omp_implicit p = {v & ID_MASK, (uint32_t)(v >> PT_OMP_LOC_SHIFT), 0,
+		pt_rec_omp_implicit p = {v & ID_MASK, region_loc(v), 0,
 		                         (uint16_t)(index > 0xffff ? 0xffff : index)};
-		pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
+		if (deferred_end)
+			emit_at(deferred_end, PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
+		else
+			pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
+		deferred_end = 0;
 	}
 }
 
@@ -156,15 +204,13 @@ static void on_work(int wstype, int endpoint, ompt_data_t *parallel, ompt_data_t
 	}
 	unsigned sched = 0;
 	uint32_t chunk = 0;
-	if (pending_codeptr) {
-		codeptr = pending_codeptr;
-		pending_codeptr = NULL;
-		if (type == PT_OMP_WORK_LOOP) {
-			sched = pending_sched;
-			chunk = pending_chunk;
-		}
+	if (type == PT_OMP_WORK_LOOP) {
+		sched = pending_sched;
+		chunk = pending_chunk;
 	}
-	pt_rec_omp_work w = {count, pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, type)),
+	pending_sched = 0;
+	pending_chunk = 0;
+	pt_rec_omp_work w = {count, pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_WORK_BEGIN, type)),
 	                     chunk};
 	pt_omp_emit(PT_REC_OMP_WORK_BEGIN, type | sched << 4, &w, sizeof w);
 }
@@ -178,7 +224,7 @@ static void on_masked(int endpoint, ompt_data_t *parallel, ompt_data_t *task, co
 		return;
 	}
 	pt_rec_omp_work w = {
-	    1, pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_MASKED)), 0};
+	    1, pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_MASKED)), 0};
 	pt_omp_emit(PT_REC_OMP_WORK_BEGIN, PT_OMP_WORK_MASKED, &w, sizeof w);
 }
 
@@ -189,22 +235,43 @@ static void on_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_d
 	(void)task;
 	unsigned k = kind > 0 && kind <= PT_OMP_SYNC_BARRIER_TEAMS ? (unsigned)kind : 0;
 	if (endpoint == ompt_scope_end) {
-		pt_omp_emit(PT_REC_OMP_SYNC_END, k, NULL, 0);
+		if (deferred_end)
+			emit_at(deferred_end, PT_REC_OMP_SYNC_END, k, NULL, 0);
+		else
+			pt_omp_emit(PT_REC_OMP_SYNC_END, k, NULL, 0);
 		return;
 	}
-	pt_rec_omp_sync s = {pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_SYNC_BEGIN, k)), 0};
+	pt_rec_omp_sync s = {pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_SYNC_BEGIN, k)), 0};
 	pt_omp_emit(PT_REC_OMP_SYNC_BEGIN, k, &s, sizeof s);
 }
 
+/* The end of the wait in the barrier that ends a region: on the master,
+ * the team is complete (join_note); on a worker it comes late (see
+ * join_table). libomp gives no parallel_data there. */
 static void on_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
                                 const void *codeptr)
 {
-	(void)parallel;
-	(void)task;
 	(void)codeptr;
 	unsigned k = kind > 0 && kind <= PT_OMP_SYNC_BARRIER_TEAMS ? (unsigned)kind : 0;
-	pt_omp_emit(endpoint == ompt_scope_end ? PT_REC_OMP_WAIT_END : PT_REC_OMP_WAIT_BEGIN, k,
-	            NULL, 0);
+	if (endpoint != ompt_scope_end) {
+		pt_omp_emit(PT_REC_OMP_WAIT_BEGIN, k, NULL, 0);
+		return;
+	}
+	uint64_t v = task ? task->value : 0;
+	if ((k == PT_OMP_SYNC_BARRIER_IMPLICIT || k == PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL) &&
+	    !(v & PT_OMP_TASK_EXPLICIT)) {
+		if (v & MASTER_BIT) {
+			join_note(v & ID_MASK, pt_now());
+		} else if (!parallel) {
+			uint64_t at = join_find(v & ID_MASK);
+			if (at) {
+				deferred_end = at;
+				emit_at(at, PT_REC_OMP_WAIT_END, k, NULL, 0);
+				return;
+			}
+		}
+	}
+	pt_omp_emit(PT_REC_OMP_WAIT_END, k, NULL, 0);
 }
 
 static unsigned lock_type(int kind)
@@ -264,7 +331,7 @@ static void on_task_create(ompt_data_t *encountering_task, const void *frame, om
 	(void)frame;
 	if (flags & ompt_task_initial)
 		return;
-	uint64_t id = pt_omp_task_id(pt_omp_loc(codeptr, NULL, PT_OMP_AT(OMP_TASK_CREATE, 0)),
+	uint64_t id = pt_omp_task_id(pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_TASK_CREATE, 0)),
 	                             pt_omp_next_id());
 	task->value = id;
 	pt_rec_omp_task_create c = {id, (uint32_t)flags, (uint32_t)has_dependences};
@@ -391,11 +458,18 @@ static inline int ompt_recording(void)
 	return __atomic_load_n(&ompt_on, __ATOMIC_RELAXED);
 }
 
-static void note_schedule(int32_t kmp, int64_t chunk, const void *codeptr)
+/* libomp's kmp_sch_static and its ordered and distribute forms: no chunk
+ * size given (compilers pass 1). */
+static int unchunked(int32_t kmp)
+{
+	int32_t s = kmp & ~(3 << 29);
+	return s == 34 || s == 66 || s == 92;
+}
+
+static void note_schedule(int32_t kmp, int64_t chunk)
 {
 	pending_sched = sched_of(kmp);
-	pending_chunk = chunk > 0 && chunk <= UINT32_MAX ? (uint32_t)chunk : 0;
-	pending_codeptr = codeptr;
+	pending_chunk = !unchunked(kmp) && chunk > 0 && chunk <= UINT32_MAX ? (uint32_t)chunk : 0;
 }
 
 static void chunk_rec(int64_t first, uint64_t count)
@@ -459,9 +533,11 @@ static void static_chunks(int64_t glb_hi, int64_t lo, int64_t hi, int64_t stride
 			return;                                                                    \
 		}                                                                                  \
 		T glb_hi = *upper;                                                                 \
-		note_schedule(sched, (int64_t)chunk, __builtin_return_address(0));                 \
+		note_schedule(sched, (int64_t)chunk);                                              \
+		pt_omp_site site_ = pt_omp_here;                                                   \
+		pt_omp_here = (pt_omp_site){__builtin_return_address(0), NULL};                    \
 		real(loc, gtid, sched, last, lower, upper, stride, incr, chunk);                   \
-		pending_codeptr = NULL;                                                            \
+		pt_omp_here = site_;                                                               \
 		static_chunks((int64_t)glb_hi, (int64_t)*lower, (int64_t)*upper, (int64_t)*stride, \
 		              (int64_t)incr, is_unsigned);                                         \
 	}
@@ -482,9 +558,11 @@ STATIC_INIT(8u, uint64_t, 1)
 			real(loc, gtid, sched, lb, ub, st, chunk);                                 \
 			return;                                                                    \
 		}                                                                                  \
-		note_schedule(sched, (int64_t)chunk, __builtin_return_address(0));                 \
+		note_schedule(sched, (int64_t)chunk);                                              \
+		pt_omp_site site_ = pt_omp_here;                                                   \
+		pt_omp_here = (pt_omp_site){__builtin_return_address(0), NULL};                    \
 		real(loc, gtid, sched, lb, ub, st, chunk);                                         \
-		pending_codeptr = NULL;                                                            \
+		pt_omp_here = site_;                                                               \
 	}                                                                                          \
 	PT_INTERPOSE int __kmpc_dispatch_next_##suffix(void *loc, int32_t gtid, int32_t *last,     \
 	                                               T *lb, T *ub, T *st)                        \
@@ -492,7 +570,7 @@ STATIC_INIT(8u, uint64_t, 1)
 		int (*real)(void *, int32_t, int32_t *, T *, T *, T *) =                           \
 		    PT_REAL(__kmpc_dispatch_next_##suffix);                                        \
 		int r = real(loc, gtid, last, lb, ub, st);                                         \
-		if (r && ompt_recording())                                                         \
+		if (r && ompt_recording() && !pt_omp_gomp_loop)                                    \
 			chunk_rec((int64_t)*lb, span((int64_t)*lb, (int64_t)*ub,                   \
 			                             st &&*st ? (int64_t)*st : 1, is_unsigned));   \
 		return r;                                                                          \
@@ -504,9 +582,10 @@ DISPATCH(8u, uint64_t, 1)
 
 static void ompt_fork_child(void)
 {
+	deferred_end = 0;
 	pending_sched = 0;
 	pending_chunk = 0;
-	pending_codeptr = NULL;
+	pt_omp_here = (pt_omp_site){NULL, NULL};
 }
 
 PT_SUBSYSTEM(ompt_part) = {

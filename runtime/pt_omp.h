@@ -11,15 +11,37 @@
 
 #include "pt_interpose.h"
 
-/* The location of a construct at code address `codeptr` (a return address
- * in the code that encountered it; fn: the outlined body when known, for
- * its name; what: PT_OMP_LOC_CONSTRUCT(record kind, arg) of the record
- * that asks): a number > 0, the same for every call from that place; its
- * OMP_LOC_DEF is written to the process log the first time. 0 when codeptr
- * is 0 or the table is full (4095 locations, warned once). Lock-free, no
- * allocation; one hash and a compare on the common path. */
+/* The location of a construct (what: PT_OMP_LOC_CONSTRUCT(record kind,
+ * arg) of the record that asks) at code address `codeptr`, a return address
+ * in the code that encountered it (fn: the outlined body when known, for
+ * its name); with codeptr NULL, at the end of body function fn. A number >
+ * 0, the same for every call from that place; its OMP_LOC_DEF is written to
+ * the process log the first time. 0 when both are NULL or the table is
+ * full (4095 locations, warned once). Lock-free, no allocation; one hash
+ * and a compare on the common path. */
 PT_HIDDEN uint32_t pt_omp_loc(const void *codeptr, const void *fn, uint32_t what);
 #define PT_OMP_AT(kind, arg) PT_OMP_LOC_CONSTRUCT(PT_REC_##kind, arg)
+
+/* Where the GOMP_* or __kmpc_* wrapper the runtime is running under was
+ * called from, set around the real call: libomp reports that wrapper as
+ * the construct's place (the return address it reads is in the wrapper).
+ * pt_omp_loc_here uses it when set, else codeptr. */
+typedef struct pt_omp_site {
+	const void *codeptr, *fn;
+} pt_omp_site;
+extern PT_HIDDEN __thread pt_omp_site pt_omp_here __attribute__((tls_model("initial-exec")));
+PT_HIDDEN uint32_t pt_omp_loc_here(const void *codeptr, uint32_t what);
+
+/* A wrapper's return address, or NULL when it is in libtrace.so itself: a
+ * body that ends by tail-calling an entry point (gcc does) returns into our
+ * trampoline; the construct is then named by the body the trampoline runs
+ * on this thread, pt_omp_body (set by gomp.c's trampolines). */
+PT_HIDDEN const void *pt_omp_caller(const void *ra);
+extern PT_HIDDEN __thread const void *pt_omp_body __attribute__((tls_model("initial-exec")));
+
+/* > 0 while a GOMP_* loop wrapper calls libomp, which records the chunks
+ * itself (gomp.c): the __kmpc_dispatch_next wrappers then do not. */
+extern PT_HIDDEN __thread int pt_omp_gomp_loop __attribute__((tls_model("initial-exec")));
 
 /* Process-unique ids: parallel region instances, explicit tasks (the
  * sequence part of an explicit task's id, pt_omp_task_id). */

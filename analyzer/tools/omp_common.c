@@ -189,33 +189,40 @@ static void enclosing_function(char *out, size_t len, const char *sym)
 	snprintf(out, len, "%.*s", (int)n, sym);
 }
 
+/* Where a location is: the declaration of its outlined body when the
+ * runtime knew it (gcc's main._omp_fn.N is declared on its pragma's line,
+ * where a return address at -O2 may land on a neighbouring statement),
+ * else the line of its return address. */
 static char *make_label(omp_proc *p, const loc_def *d, char **place)
 {
-	uint64_t pc =
-	    d->flags & PT_OMP_LOC_RETURN_ADDRESS && d->codeptr ? d->codeptr - 1 : d->codeptr;
 	const char *file = NULL;
 	unsigned line = 0;
 	char func[256] = "", where[512];
 	pt_sym s;
-	if (p->st) {
+	if (p->st && d->fn && pt_symtab_pc(p->st, d->fn, &s) == 0) {
+		enclosing_function(func, sizeof func, s.name);
+		file = s.file;
+		line = s.line;
+	}
+	if (p->st && d->codeptr && !(file && line)) {
+		uint64_t pc = d->flags & PT_OMP_LOC_RETURN_ADDRESS ? d->codeptr - 1 : d->codeptr;
 		/* the symbol first: it opens the module the line is read from */
-		if (pt_symtab_pc(p->st, pc, &s) == 0)
+		if (pt_symtab_pc(p->st, pc, &s) == 0 && !func[0])
 			enclosing_function(func, sizeof func, s.name);
 		if (pt_symtab_pc_line(p->st, pc, &file, &line) != 0)
 			file = NULL;
-		if (!func[0] && d->fn && pt_symtab_pc(p->st, d->fn, &s) == 0)
-			enclosing_function(func, sizeof func, s.name);
 	}
 	if (file && line)
 		snprintf(where, sizeof where, "%s:%u", base_name(file), line);
 	else if (func[0])
 		snprintf(where, sizeof where, "%s", func);
 	else
-		snprintf(where, sizeof where, "0x%llx", (unsigned long long)d->codeptr);
+		snprintf(where, sizeof where, "0x%llx",
+		         (unsigned long long)(d->codeptr ? d->codeptr : d->fn));
 	*place = strdup(where);
 	char *label = NULL;
 	if (func[0] && file && line) {
-		if (asprintf(&label, "%s @ %s (%s)", construct_name(d->flags), where, func) < 0)
+		if (asprintf(&label, "%s @ %s in %s", construct_name(d->flags), where, func) < 0)
 			label = NULL;
 	} else if (asprintf(&label, "%s @ %s", construct_name(d->flags), where) < 0) {
 		label = NULL;

@@ -76,7 +76,7 @@ void omp_names_finish(omp_names *n);
 /* Trace-wide value (>= 1) of location `loc` of a process; 0 if unknown. */
 uint32_t omp_names_value(const omp_names *n, size_t process, uint32_t loc);
 uint32_t omp_names_count(const omp_names *n); /* values are 1..count */
-/* "parallel @ solver.c:42 (main)"; NULL for a value out of range. */
+/* "parallel @ solver.c:42 in main"; NULL for a value out of range. */
 const char *omp_names_label(const omp_names *n, uint32_t value);
 /* "solver.c:42" (or the label when the line is unknown). */
 const char *omp_names_place(const omp_names *n, uint32_t value);

@@ -27,7 +27,6 @@
 #include "omp_common.h"
 #include "profile.h"
 #include "pt_fw_util.h"
-#include "pt_names.h"
 #include "text_escape.h"
 
 #include <stdlib.h>
@@ -281,6 +280,8 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 		return 0;
 	omp_step step;
 	omp_track_event(&o->track, ev, &step);
+	if (step.popped && step.popped->kind == OMP_FR_IMPLICIT)
+		work_done(o);
 	if (step.popped)
 		frame_ended(g, o, step.popped, ev->time_ns);
 	switch (ev->kind) {
@@ -290,6 +291,12 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 			break;
 		work_done(o);
 		uint32_t v = value_of(g, o, w->loc);
+		if (!v) {
+			/* a construct the runtime gave no place (libomp's workers in gcc's
+			 * combined parallel loops): its region's */
+			const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
+			v = im ? value_of(g, o, im->loc) : 0;
+		}
 		o->work_open = 1;
 		o->work_value = v;
 		o->work_iters = 0;
@@ -303,6 +310,14 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 	}
 	case PT_REC_OMP_CHUNK: {
 		const pt_rec_omp_chunk *c = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_chunk);
+		if (c && !o->work_open) {
+			/* a loop this thread did not see begin (libomp running gcc's
+			 * combined parallel loop tells one thread): its region's */
+			const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
+			o->work_open = im != NULL;
+			o->work_value = im ? value_of(g, o, im->loc) : 0;
+			o->work_iters = 0;
+		}
 		if (!c || !o->work_open || !o->work_value || loc_grow(&o->ls, o->work_value))
 			break;
 		o->ls.work[o->work_value].chunks++;
@@ -502,6 +517,20 @@ static int is_region(const pf_omp *g, uint32_t v)
 	return pt_omp_loc_kind(omp_names_construct(g->names, v)) == PT_REC_OMP_PARALLEL_BEGIN;
 }
 
+/* A label in at most w columns: without its " in function" first, then
+ * with its start cut (the file and line are at the end). */
+static void label_fit(char *out, size_t len, const char *label, size_t w)
+{
+	size_t n = strlen(label);
+	const char *in = strstr(label, " in ");
+	if (n > w && in)
+		n = (size_t)(in - label);
+	if (n > w && w > 2)
+		snprintf(out, len, "..%.*s", (int)(w - 2), label + n - (w - 2));
+	else
+		snprintf(out, len, "%.*s", (int)n, label);
+}
+
 static double imbalance(const region_stat *s)
 {
 	return s->mean_sum > 0 ? s->max_sum / s->mean_sum : 0.0;
@@ -559,7 +588,7 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 		if (!is_region(g, v) || !s->execs || (top && shown >= top))
 			continue;
 		shown++;
-		pt_name_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
 		pf_fmt_dur(a, sizeof a, s->time);
 		pf_fmt_dur(b, sizeof b, s->time / s->execs);
 		pf_fmt_dur(c, sizeof c, s->busy);
@@ -589,7 +618,7 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 			fprintf(o, "\nOpenMP work-sharing\n%-*s %-8s %6s %8s %10s %10s %10s\n",
 			        (int)nw, "construct", "schedule", "thread", "chunks", "iterations",
 			        "min/thr", "max/thr");
-		pt_name_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
 		snprintf(a, sizeof a, "%s", omp_sched_name(w->sched));
 		if (w->chunk_size && *a)
 			snprintf(a + strlen(a), sizeof a - strlen(a), ",%u", w->chunk_size);
@@ -607,7 +636,7 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 		if (!head++)
 			fprintf(o, "\nOpenMP waits\n%-*s %8s %8s %8s %8s\n", (int)nw, "where",
 			        "arrivals", "wait", "mean", "max");
-		pt_name_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
 		pf_fmt_dur(a, sizeof a, s->wait);
 		pf_fmt_dur(b, sizeof b, s->wait / s->arrivals);
 		pf_fmt_dur(c, sizeof c, s->wait_max);
@@ -622,7 +651,7 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 		if (!head++)
 			fprintf(o, "\nOpenMP tasks\n%-*s %8s %8s %8s %8s %8s %6s\n", (int)nw,
 			        "task", "created", "run", "time", "mean", "max", "deps");
-		pt_name_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
 		pf_fmt_dur(a, sizeof a, t->time);
 		pf_fmt_dur(b, sizeof b, t->run ? t->time / t->run : 0);
 		pf_fmt_dur(c, sizeof c, t->time_max);
@@ -635,7 +664,7 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 	for (size_t i = 0; i < g->nthreads; i++) {
 		const thread_row *t = &g->threads[i];
 		char label[256];
-		pt_name_fit(name, sizeof name, thread_label(g, t->shard, label, sizeof label), nw);
+		label_fit(name, sizeof name, thread_label(g, t->shard, label, sizeof label), nw);
 		pf_fmt_dur(a, sizeof a, t->cat[OMP_CAT_WORK] + t->cat[OMP_CAT_OTHER]);
 		pf_fmt_dur(b, sizeof b, t->cat[OMP_CAT_BARRIER]);
 		pf_fmt_dur(c, sizeof c, t->cat[OMP_CAT_TASKWAIT]);

@@ -1,5 +1,5 @@
 /* OpenMP on the timelines (timeline.h): on every thread of a team a slice
- * for its part of each region ("parallel @ solver.c:42 (main)"), inside it
+ * for its part of each region ("parallel @ solver.c:42 in main"), inside it
  * the work-sharing constructs ("loop @ solver.c:44 dynamic,4"), the
  * explicit tasks the thread runs ("task @ solver.c:50") and the time it
  * waits in barriers, taskwait and taskgroup ("wait omp barrier"), nested
