@@ -15,7 +15,7 @@
  *   GOMP_sections*            the same for sections (a chunk per section)
  *   GOMP_single_start         WORK_BEGIN/END (single, executor or other)
  *   GOMP_barrier, taskwait,
- *   GOMP_taskgroup_end        SYNC_BEGIN/WAIT_BEGIN ... WAIT_END/SYNC_END
+ *   GOMP_taskgroup_end        WAIT_BEGIN ... WAIT_END around the call
  *   GOMP_critical*, atomic,
  *   ordered, omp_*_lock       LOCK_REQUEST/ACQUIRED/RELEASED (pt_omp.h)
  *   GOMP_task                 TASK_CREATE; the task's function is wrapped
@@ -76,7 +76,7 @@ static uint32_t loc_here(uint32_t what)
 
 static uint32_t sync_loc(unsigned kind)
 {
-	return loc_here(PT_OMP_AT(OMP_SYNC_BEGIN, kind));
+	return loc_here(PT_OMP_AT(OMP_WAIT_BEGIN, kind));
 }
 
 /* libgomp's own answers, for the team of the running region. */
@@ -165,23 +165,13 @@ static void chunk(int64_t first, uint64_t count)
 
 static void sync_begin(unsigned kind, uint32_t loc)
 {
-	pt_thread *t = pt_enter();
-	if (!t)
-		return;
 	pt_rec_omp_sync s = {loc, 0};
-	pt_emit(t, PT_REC_OMP_SYNC_BEGIN, kind, &s, sizeof s);
-	pt_emit(t, PT_REC_OMP_WAIT_BEGIN, kind, NULL, 0);
-	pt_leave(t);
+	pt_omp_emit(PT_REC_OMP_WAIT_BEGIN, kind, &s, sizeof s);
 }
 
 static void sync_end(unsigned kind)
 {
-	pt_thread *t = pt_enter();
-	if (!t)
-		return;
-	pt_emit(t, PT_REC_OMP_WAIT_END, kind, NULL, 0);
-	pt_emit(t, PT_REC_OMP_SYNC_END, kind, NULL, 0);
-	pt_leave(t);
+	pt_omp_emit(PT_REC_OMP_WAIT_END, kind, NULL, 0);
 }
 
 /* ---- parallel regions -------------------------------------------------------- */
@@ -678,9 +668,8 @@ PT_INTERPOSE void *GOMP_single_copy_start(void)
 
 /* ---- barriers, task waits ------------------------------------------------------------ */
 
-/* A call that waits: SYNC_BEGIN + WAIT_BEGIN before, WAIT_END + SYNC_END
- * after. GOMP_barrier is an explicit barrier or the one after a static
- * loop or a single: gcc calls it for both. */
+/* A call that waits: WAIT_BEGIN before, WAIT_END after. GOMP_barrier is an explicit barrier or the
+ * one after a static loop or a single: gcc calls it for both. */
 #define SYNCED(fn, kind, params, args)                                                             \
 	PT_REAL_DECL(fn);                                                                          \
 	PT_INTERPOSE void fn params                                                                \

@@ -337,7 +337,7 @@ static void print_omp_loc_flags(const dump_ctx *c)
 	unsigned kind = pt_omp_loc_kind(l->flags), arg = pt_omp_loc_arg(l->flags);
 	if (kind == PT_REC_OMP_WORK_BEGIN)
 		put_enum(c->out, "construct", arg, PT_OMP_WORK_NAMES, NULL);
-	else if (kind == PT_REC_OMP_SYNC_BEGIN)
+	else if (kind == PT_REC_OMP_WAIT_BEGIN)
 		put_enum(c->out, "construct", arg, PT_OMP_SYNC_NAMES, NULL);
 	else
 		fprintf(c->out, " construct=%s",

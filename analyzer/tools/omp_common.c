@@ -161,7 +161,7 @@ static const char *construct_name(uint32_t flags)
 		                                   : "parallel";
 	case PT_REC_OMP_WORK_BEGIN:
 		return omp_work_name(arg);
-	case PT_REC_OMP_SYNC_BEGIN:
+	case PT_REC_OMP_WAIT_BEGIN:
 		return omp_sync_name(arg);
 	case PT_REC_OMP_TASK_CREATE:
 		return "task";

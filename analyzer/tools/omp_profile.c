@@ -80,7 +80,6 @@ struct pf_omp_shard {
 	uint32_t work_value;
 	uint64_t work_iters;
 	int work_open;
-	uint64_t sync_begin; /* SYNC_BEGIN's time and location, for the wait's owner */
 	uint32_t sync_value;
 	int oom;
 };
@@ -328,7 +327,7 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 	case PT_REC_OMP_WORK_END:
 		work_done(o);
 		break;
-	case PT_REC_OMP_SYNC_BEGIN: {
+	case PT_REC_OMP_WAIT_BEGIN: {
 		const pt_rec_omp_sync *y = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_sync);
 		o->sync_value = y ? value_of(g, o, y->loc) : 0;
 		break;

@@ -247,10 +247,8 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	  "construct + 16 × schedule", "") \
 	X(OMP_WORK_END, 0x66, void, 0, 0, "thread", "construct", "none") \
 	X(OMP_CHUNK, 0x67, pt_rec_omp_chunk, sizeof(pt_rec_omp_chunk), 0, "thread", "–", "") \
-	X(OMP_SYNC_BEGIN, 0x68, pt_rec_omp_sync, sizeof(pt_rec_omp_sync), 0, "thread", \
+	X(OMP_WAIT_BEGIN, 0x6a, pt_rec_omp_sync, sizeof(pt_rec_omp_sync), 0, "thread", \
 	  "sync kind", "") \
-	X(OMP_SYNC_END, 0x69, void, 0, 0, "thread", "sync kind", "none") \
-	X(OMP_WAIT_BEGIN, 0x6a, void, 0, 0, "thread", "sync kind", "none") \
 	X(OMP_WAIT_END, 0x6b, void, 0, 0, "thread", "sync kind", "none") \
 	X(OMP_TASK_CREATE, 0x6c, pt_rec_omp_task_create, sizeof(pt_rec_omp_task_create), 0, \
 	  "thread", "–", "") \
@@ -916,7 +914,7 @@ typedef struct pt_rec_omp_loc {
 #define PT_OMP_LOC_RETURN_ADDRESS 0x1 /* codeptr is a return address (look up codeptr - 1) */
 /* What construct is there, as the first record that used the location
  * says: that record's kind in bits 8..15 (OMP_PARALLEL_BEGIN,
- * OMP_WORK_BEGIN, OMP_SYNC_BEGIN, OMP_TASK_CREATE) and its arg (the
+ * OMP_WORK_BEGIN, OMP_WAIT_BEGIN, OMP_TASK_CREATE) and its arg (the
  * construct, the sync kind) in bits 16..23. */
 #define PT_OMP_LOC_CONSTRUCT(kind, arg) ((uint32_t)(kind) << 8 | ((uint32_t)(arg)&0xff) << 16)
 static inline unsigned pt_omp_loc_kind(uint32_t flags)
@@ -1003,10 +1001,11 @@ typedef struct pt_rec_omp_chunk {
 } pt_rec_omp_chunk;
 #define PT_FIELDS_OMP_CHUNK(T, F, A, S, C) F(T, I, "first", first, "") F(T, U, "count", count, "")
 
-/* Synchronization regions: OMP_SYNC_BEGIN/END around the construct,
- * OMP_WAIT_BEGIN/END around the part spent waiting (spinning included), so
- * a barrier is SYNC_BEGIN, WAIT_BEGIN, WAIT_END, SYNC_END; tasks may run in
- * between. arg = enum pt_omp_sync (OMPT's ompt_sync_region_t values). */
+/* Synchronization: OMP_WAIT_BEGIN/END around the time a thread waits in a
+ * barrier, taskwait or taskgroup, spinning included (OMPT's
+ * sync_region_wait; the whole call of a GOMP_* one); tasks may run in
+ * between. arg = enum pt_omp_sync (OMPT's ompt_sync_region_t values).
+ * Kinds 0x68 and 0x69 are unused. */
 enum pt_omp_sync {
 	PT_OMP_SYNC_BARRIER = 1,
 	PT_OMP_SYNC_BARRIER_IMPLICIT = 2, /* OMPT 5.0's implicit barrier */
@@ -1030,11 +1029,9 @@ typedef struct pt_rec_omp_sync {
 	uint32_t loc;
 	uint32_t pad;
 } pt_rec_omp_sync;
-#define PT_FIELDS_OMP_SYNC_BEGIN(T, F, A, S, C) \
+#define PT_FIELDS_OMP_WAIT_BEGIN(T, F, A, S, C) \
 	A(ENUM, "kind", PT_OMP_SYNC_NAMES) F(T, U, "loc", loc, "")
-#define PT_FIELDS_OMP_SYNC_END(T, F, A, S, C) A(ENUM, "kind", PT_OMP_SYNC_NAMES)
-#define PT_FIELDS_OMP_WAIT_BEGIN PT_FIELDS_OMP_SYNC_END
-#define PT_FIELDS_OMP_WAIT_END PT_FIELDS_OMP_SYNC_END
+#define PT_FIELDS_OMP_WAIT_END(T, F, A, S, C) A(ENUM, "kind", PT_OMP_SYNC_NAMES)
 
 /* Explicit tasks. TASK_CREATE on the creating thread; TASK_SCHEDULE where
  * a thread switches from task `prior` (arg: its status) to task `next`. */

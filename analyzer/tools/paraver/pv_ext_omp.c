@@ -235,12 +235,12 @@ static void omp_record(omp_global *g, pv_shard *s, const pt_event *ev)
 			          (int64_t[]){c->first, (int64_t)c->count});
 		break;
 	}
-	case PT_REC_OMP_SYNC_BEGIN: {
+	case PT_REC_OMP_WAIT_BEGIN: {
 		const pt_rec_omp_sync *y = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_sync);
 		sync_events(s, t, ev->rec->arg, 1, y ? omp_names_value(nm, proc, y->loc) : 0);
 		break;
 	}
-	case PT_REC_OMP_SYNC_END:
+	case PT_REC_OMP_WAIT_END:
 		sync_events(s, t, ev->rec->arg, 0, 0);
 		break;
 	case PT_REC_OMP_TASK_CREATE: {
