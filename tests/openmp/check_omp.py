@@ -15,8 +15,9 @@ program measures of itself (its "key value" lines):
     critical sections and locks (acquisitions), the imbalanced loop's
     barrier wait within 10% of the program's own measure, and the thread
     summary counting that wait as barrier time;
-  - `paratrace export --format chrome`: a region slice per region on every
-    team thread;
+  - `paratrace export --format chrome` and `--format perfetto`: a region
+    slice per region on every team thread;
+  - `paratrace report --csv`: the regions table, as in --json;
   - PARATRACE_OPENMP=0: the program runs the same and no OpenMP record is
     written.
 
@@ -32,6 +33,8 @@ comments of the source. Exit 77 (skip) when the compiler cannot build an
 OpenMP program.
 """
 import argparse
+import csv
+import io
 import json
 import math
 import os
@@ -325,6 +328,31 @@ def main():
             per_tid[e["tid"]] = per_tid.get(e["tid"], 0) + 1
     check(sorted(per_tid.values()) == [REGIONS] * THREADS,
           "timeline: %d region slices on each of %d threads (%s)" % (REGIONS, THREADS, per_tid))
+
+    # Perfetto: the same slices, on the threads' tracks
+    sys.path.insert(0, os.path.join(HERE, "..", "analyzer"))
+    import perfetto_read
+    pf = os.path.join(a.work, "trace.pftrace")
+    run([a.paratrace, "export", "--format", "perfetto", "--quiet", trace, "-o", pf])
+    problems, _, slices = perfetto_read.check(perfetto_read.read(pf))
+    check(not problems, "perfetto: a well-formed trace (%s)" % problems[:3])
+    per_track = {}
+    for track, sl in slices.items():
+        for name, b, e, ev in sl:
+            if ev["categories"] == ["openmp"] and (name or "").startswith("parallel @") \
+                    and at_line(name, mk["regions"]):
+                per_track[track] = per_track.get(track, 0) + 1
+    check(sorted(per_track.values()) == [REGIONS] * THREADS,
+          "perfetto: %d region slices on each of %d threads' tracks (%s)" % (REGIONS, THREADS, per_track))
+
+    # report --csv: the regions table says what --json says
+    csv_rows = list(csv.reader(io.StringIO(run([a.paratrace, "report", "--csv", trace]).stdout)))
+    rows = [r for r in csv_rows if r and r[0] == "omp_region"]
+    check(len(rows) == len(regions), "report --csv: %d omp_region rows (%d)" % (len(regions), len(rows)))
+    hit = [r for r in rows if r[1].startswith("parallel @") and at_line(r[1], mk["regions"])]
+    if check(len(hit) == 1, "report --csv: one row for the regions' line"):
+        check(int(hit[0][2]) == REGIONS and abs(float(hit[0][4]) - THREADS) < 1e-9,
+              "report --csv: %d executions of %d threads (%s, %s)" % (REGIONS, THREADS, hit[0][2], hit[0][4]))
 
     # the runtime that recorded it, once
     dump = run([a.paratrace, "dump", trace]).stdout
