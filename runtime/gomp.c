@@ -8,7 +8,7 @@
  *                             (region_body) that writes IMPLICIT_BEGIN/END
  *                             on every thread of the team; the master's
  *                             wait for its team at the end is an implicit
- *                             barrier (SYNC + WAIT)
+ *                             barrier (WAIT_BEGIN/END)
  *   GOMP_loop_*_start/next    WORK_BEGIN (loop: schedule, iterations,
  *                             chunk size), OMP_CHUNK for every chunk
  *   GOMP_loop_end*            WORK_END, and the barrier that follows

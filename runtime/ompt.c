@@ -2,9 +2,9 @@
  * Debian's libomp-dev) and Intel's runtime: libtrace.so exports
  * ompt_start_tool, the runtime calls it at its start and then calls us back
  * on the threads where things happen: parallel regions and each thread's
- * part of them (implicit tasks), work-sharing constructs, barriers, taskwait
- * and taskgroup (the construct and, inside it, the time spent waiting,
- * spinning included), explicit tasks, locks and critical sections.
+ * part of them (implicit tasks), work-sharing constructs, the time spent
+ * waiting in barriers, taskwait and taskgroup (spinning included),
+ * explicit tasks, locks and critical sections.
  *
  * Every callback writes at most one or two records through pt_emit and
  * allocates nothing: what a callback needs later lives in the 64-bit words
