@@ -810,7 +810,92 @@ static void *lock_real(void **slot, const char *name)
 		return r;                                                                          \
 	}
 OMP_LOCK(lock, PT_LOCK_OMP_LOCK)
-OMP_LOCK(nest_lock, PT_LOCK_OMP_NEST_LOCK)
+
+/* Nest locks are recorded as OMPT reports them (ompt.c): the owner's first
+ * acquisition and last release only, not its acquisitions of a lock it
+ * holds. The depths this thread holds its nest locks at are kept here
+ * (locks held at once are few; a lock that finds no free slot is recorded
+ * at every call, as a plain lock). */
+#define NEST_SLOTS 8
+typedef struct nest_held {
+	const void *lock;
+	int depth;
+} nest_held;
+static __thread nest_held nest_table[NEST_SLOTS] __attribute__((tls_model("initial-exec")));
+
+static nest_held *nest_find(const void *lock)
+{
+	for (int i = 0; i < NEST_SLOTS; i++)
+		if (nest_table[i].lock == lock)
+			return &nest_table[i];
+	return NULL;
+}
+
+/* Records that this thread now holds `lock` at `depth` (> 0). */
+static void nest_note(const void *lock, int depth)
+{
+	nest_held *h = nest_find(lock);
+	if (!h)
+		h = nest_find(NULL);
+	if (h)
+		*h = (nest_held){lock, depth};
+}
+
+static void *slot_set_nest, *slot_unset_nest, *slot_test_nest;
+
+PT_INTERPOSE void omp_set_nest_lock(void *lock)
+{
+	void (*real)(void *) = (void (*)(void *))lock_real(&slot_set_nest, "omp_set_nest_lock");
+	if (!real)
+		return;
+	nest_held *h = NULL;
+	if (!recording() || ((h = nest_find(lock)) && h->depth > 0)) {
+		real(lock);
+		if (h && recording())
+			h->depth++;
+		return;
+	}
+	pt_omp_acquire();
+	real(lock);
+	pt_omp_acquired(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock), 1);
+	nest_note(lock, 1);
+}
+
+PT_INTERPOSE void omp_unset_nest_lock(void *lock)
+{
+	void (*real)(void *) =
+	    (void (*)(void *))lock_real(&slot_unset_nest, "omp_unset_nest_lock");
+	if (!real)
+		return;
+	if (recording()) {
+		nest_held *h = nest_find(lock);
+		if (h && h->depth > 1) {
+			h->depth--;
+		} else {
+			if (h)
+				*h = (nest_held){NULL, 0};
+			pt_omp_released(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock));
+		}
+	}
+	real(lock);
+}
+
+/* omp_test_nest_lock returns the new depth: 1 is the first acquisition. */
+PT_INTERPOSE int omp_test_nest_lock(void *lock)
+{
+	int (*real)(void *) = (int (*)(void *))lock_real(&slot_test_nest, "omp_test_nest_lock");
+	if (!real)
+		return 0;
+	if (!recording())
+		return real(lock);
+	pt_omp_acquire();
+	int r = real(lock);
+	if (r <= 1)
+		pt_omp_acquired(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock), r != 0);
+	if (r > 0)
+		nest_note(lock, r);
+	return r;
+}
 
 /* ---- tasks --------------------------------------------------------------------------------- */
 /* The task's data is copied by libgomp into the task (arg_size bytes,

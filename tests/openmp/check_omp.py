@@ -6,13 +6,14 @@ program measures of itself (its "key value" lines):
 
   - the .prv: on every thread row, one 60000018 (outlined region) event per
     region the thread ran, one 60000001 (parallel) per region a thread
-    encountered; the iterations of the dynamic loop per thread (62000005
+    encountered; omp_set_num_threads (60000030, 62000009); the iterations of the dynamic loop per thread (62000005
     chunk events) as the program counted them; the master's
     Synchronization time at least the barrier wait it measured;
   - `paratrace report --json`: regions (executions, team size), the
     dynamic loop's iterations and chunks (the static loop's too with
     clang), nested regions, the task chain (created, run, dependences),
-    critical sections and locks (acquisitions), the imbalanced loop's
+    critical sections, locks, nest locks and ordered (acquisitions),
+    sections, master, an ordered loop, a taskwait and its tasks, the imbalanced loop's
     barrier wait within 10% of the program's own measure, and the thread
     summary counting that wait as barrier time;
   - `paratrace export --format chrome` and `--format perfetto`: a region
@@ -50,6 +51,7 @@ THREADS = 3
 # the program's constants (omp_shapes.c)
 REGIONS, STATIC_ITERS, DYN_ITERS, DYN_CHUNK = 5, 1000, 999, 7
 TASKS, CRITICAL, LOCKS = 12, 20, 15
+NEST, ORDERED, TW_TASKS, SECTIONS = 4, 9, 4, 2
 failures = []
 
 
@@ -117,6 +119,8 @@ def self_report(out):
             d["critical"], d["locked"] = int(w[1]), int(w[3])
         elif w and w[0] == "tasks_done":
             d["tasks_done"] = int(w[1])
+        elif w and w[0] == "misc":
+            d["misc"] = [int(x) for x in w[1:]]
     return d
 
 
@@ -187,9 +191,11 @@ def main():
     r = run([exe], env=program_env(a, trace))
     me = self_report(r.stdout)
     check(me.get("tasks_done") == TASKS and me.get("critical") == CRITICAL * THREADS and
-          me.get("locked") == LOCKS * THREADS, "the traced program computes what it computes untraced")
+          me.get("locked") == LOCKS * THREADS and
+          me.get("misc") == [1, 1, 1, NEST * THREADS, ORDERED, TW_TASKS],
+          "the traced program computes what it computes untraced")
     un = self_report(plain.stdout)
-    check(all(un.get(k) == me.get(k) for k in ("tasks_done", "critical", "locked")),
+    check(all(un.get(k) == me.get(k) for k in ("tasks_done", "critical", "locked", "misc")),
           "the same results traced and not")
 
     rep = json.loads(run([a.paratrace, "report", "--json", trace]).stdout)
@@ -254,6 +260,42 @@ def main():
           "critical: %d acquisitions (%s)" % (CRITICAL * THREADS, kinds.get("critical")))
     check(kinds.get("omp lock") == LOCKS * THREADS,
           "omp_set_lock: %d acquisitions (%s)" % (LOCKS * THREADS, kinds.get("omp lock")))
+    # a nest lock taken again by its owner is not acquired again (OMPT's view)
+    check(kinds.get("nest lock") == NEST * THREADS,
+          "omp_set_nest_lock: %d first acquisitions (%s)" % (NEST * THREADS, kinds.get("nest lock")))
+    check(kinds.get("ordered") == ORDERED, "ordered: %d acquisitions (%s)" % (ORDERED, kinds.get("ordered")))
+
+    # the misc region: gcc places some constructs on the region's line or the
+    # statement's after the pragma, so they are found by kind within it
+    def in_misc(label):
+        m = re.search(r"@ omp_shapes\.c:(\d+)", label or "")
+        return m is not None and mk["misc_region"] <= int(m.group(1)) <= mk["taskwait"] + 1
+
+    def misc_rows(rows, key, prefix):
+        return [r for r in rows if r[key].startswith(prefix) and in_misc(r[key])]
+
+    # libomp serves gcc's sections through its loop dispatcher: a loop there
+    if a.compiler == "gcc-libomp":
+        sec = [r for r in misc_rows(work, "construct", "loop @") if r["iterations"] == SECTIONS]
+    else:
+        sec = misc_rows(work, "construct", "sections @")
+    if check(len(sec) == 1, "the sections construct is in the work-sharing table"):
+        check((sec[0]["threads"], sec[0]["chunks"], sec[0]["iterations"]) == (THREADS, SECTIONS, SECTIONS),
+              "sections: %d threads, one chunk per section (%s, %s, %s)" % (
+                  THREADS, sec[0]["threads"], sec[0]["chunks"], sec[0]["iterations"]))
+    loops = [r for r in misc_rows(work, "construct", "loop @") if r["iterations"] == ORDERED]
+    if check(len(loops) == 1, "the ordered loop is in the work-sharing table"):
+        check(loops[0]["chunks"] == ORDERED, "ordered loop: %d chunks (%s)" % (ORDERED, loops[0]["chunks"]))
+    masked = misc_rows(work, "construct", "masked @")
+    if clang:
+        check(len(masked) == 1 and masked[0]["threads"] == 1, "master: run by 1 thread (%s)" % masked)
+    else:
+        check(not masked, "gcc's master (a test of the thread number) is not in the table")
+    tw = misc_rows(waits, "where", "taskwait @")
+    check(len(tw) == 1 and tw[0]["arrivals"] == 1, "taskwait: 1 arrival (%s)" % tw)
+    twt = misc_rows(tasks, "task", "task @")
+    check(len(twt) == 1 and twt[0]["created"] == TW_TASKS and twt[0]["run"] == TW_TASKS,
+          "taskwait's tasks: %d created and run (%s)" % (TW_TASKS, twt))
 
     measured = sum(me["barrier_wait_ns"])
     bar = find(waits, "where", mk["imbalance_barrier"], "barrier @")
@@ -280,9 +322,14 @@ def main():
         check(ran == [REGIONS] * THREADS,
               ".prv: %d threads with %d 60000018 events of the region each (%s)" % (THREADS, REGIONS, ran))
     encountered = sorted(n for n in (count_events(evs, 60000001) for evs in events.values()) if n)
-    # 5 + static + dynamic + outer + inner + tasks + critical + imbalance on the
-    # main thread, the other inner region on the outer team's worker
-    check(encountered == [1, 12], ".prv: 60000001 events, 12 on the main thread, 1 on another (%s)" % encountered)
+    # 5 + static + dynamic + outer + inner + tasks + critical + misc +
+    # imbalance on the main thread, the other inner region on the outer
+    # team's worker
+    check(encountered == [1, 13], ".prv: 60000001 events, 13 on the main thread, 1 on another (%s)" % encountered)
+    # omp_set_num_threads(3): 60000030 and its value
+    main_evs = events[min(events)]
+    check(count_events(main_evs, 60000030, 1) == 1 and count_events(main_evs, 62000009, 3) == 1,
+          ".prv: omp_set_num_threads(3) on the main thread")
     # the dynamic loop's iterations per thread: 62000005 inside its construct
     if clang:
         dv = [v for v, l in labels.items() if l.startswith("loop @") and at_line(l, mk["dynamic"])]
@@ -305,9 +352,11 @@ def main():
             check(sorted(per) == sorted(me["dynamic_thread"]),
                   ".prv: the dynamic loop's iterations per thread as the program counted (%s, %s)" % (
                       sorted(per), sorted(me["dynamic_thread"])))
-    # every chunk: the dynamic loop's, and (clang) one per thread of the static loop
+    # every chunk: the dynamic loop's, the sections', the ordered loop's, and
+    # (clang) one per thread of the static loop
     chunks = [v for evs in events.values() for _, pairs in evs for t, v in pairs if t == 62000005 and v]
-    want = (nchunks + (THREADS if clang else 0), DYN_ITERS + (STATIC_ITERS if clang else 0))
+    want = (nchunks + SECTIONS + ORDERED + (THREADS if clang else 0),
+            DYN_ITERS + SECTIONS + ORDERED + (STATIC_ITERS if clang else 0))
     check((len(chunks), sum(chunks)) == want,
           ".prv: %d chunk events of %d iterations in all (%d, %d)" % (want + (len(chunks), sum(chunks))))
     main_row = min(events)
@@ -364,7 +413,7 @@ def main():
     off = os.path.join(a.work, "trace_off")
     r = run([exe], env=program_env(a, off, {"PARATRACE_OPENMP": "0"}))
     off_me = self_report(r.stdout)
-    check(all(off_me.get(k) == me.get(k) for k in ("tasks_done", "critical", "locked")),
+    check(all(off_me.get(k) == me.get(k) for k in ("tasks_done", "critical", "locked", "misc")),
           "PARATRACE_OPENMP=0: the program's results are the same")
     dump = run([a.paratrace, "dump", off]).stdout
     check(not re.search(r" OMP_\w+ ", dump), "PARATRACE_OPENMP=0: no OpenMP record")

@@ -12,6 +12,10 @@
  *   nested     a region of 2 threads, each opening one of 2 threads
  *   tasks      TASKS tasks in a chain of dependences, created by one thread
  *   critical   CRITICAL critical sections and LOCKS omp_set_lock per thread
+ *   misc       after omp_set_num_threads(3): two sections, a master, NEST
+ *              nest lock acquisitions per thread (each taken twice, the
+ *              second time by its owner), an ordered loop of ORDERED
+ *              iterations, TW_TASKS tasks and a taskwait in a single
  *   imbalance  a region of 2 threads: thread t works (t + 1) * IMB_MS ms,
  *              then waits at an explicit barrier; each thread's wait there,
  *              measured with omp_get_wtime */
@@ -26,6 +30,9 @@
 #define TASKS 12
 #define CRITICAL 20
 #define LOCKS 15
+#define NEST 4
+#define ORDERED 9
+#define TW_TASKS 4
 #define IMB_MS 60
 
 static volatile double sink;
@@ -108,6 +115,48 @@ int main(void)
 	}
 	omp_destroy_lock(&lock);
 	printf("critical %d locked %d\n", crit, locked);
+
+	omp_set_num_threads(3);
+	omp_nest_lock_t nest;
+	omp_init_nest_lock(&nest);
+	int sec1 = 0, sec2 = 0, mastered = 0, nested = 0, ordered = 0, tw = 0;
+#pragma omp parallel // @misc_region
+	{
+#pragma omp sections // @sections
+		{
+#pragma omp section
+			sec1++;
+#pragma omp section
+			sec2++;
+		}
+#pragma omp master // @master
+		mastered++;
+		for (int i = 0; i < NEST; i++) {
+			omp_set_nest_lock(&nest);
+			omp_set_nest_lock(&nest);
+			nested++;
+			omp_unset_nest_lock(&nest);
+			omp_unset_nest_lock(&nest);
+		}
+#pragma omp for ordered schedule(dynamic, 1) // @ordered
+		for (int i = 0; i < ORDERED; i++) {
+#pragma omp ordered
+			ordered++;
+		}
+#pragma omp single
+		{
+			for (int i = 0; i < TW_TASKS; i++) {
+#pragma omp task // @tw_task
+				{
+#pragma omp atomic
+					tw++;
+				}
+			}
+#pragma omp taskwait // @taskwait
+		}
+	}
+	omp_destroy_nest_lock(&nest);
+	printf("misc %d %d %d %d %d %d\n", sec1, sec2, mastered, nested, ordered, tw);
 
 	double waited[2] = {0, 0};
 #pragma omp parallel num_threads(2) // @imbalance_region
