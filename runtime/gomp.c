@@ -8,7 +8,7 @@
  *                             (region_body) that writes IMPLICIT_BEGIN/END
  *                             on every thread of the team; the master's
  *                             wait for its team at the end is an implicit
- *                             barrier (WAIT_BEGIN/END)
+ *                             barrier (WAIT_BEGIN/END) in its part
  *   GOMP_loop_*_start/next    WORK_BEGIN (loop: schedule, iterations,
  *                             chunk size), OMP_CHUNK for every chunk
  *   GOMP_loop_end*            WORK_END, and the barrier that follows
@@ -219,12 +219,16 @@ static void region_body(void *arg)
 	r->fn(r->data);
 	pt_omp_body = body;
 	current_task = outer;
+	/* The master goes on to wait for the others (in GOMP_parallel_end):
+	 * that wait is its part's, as OMPT has it, so its part ends in
+	 * region_end, after the wait. The other threads' wait at the end is
+	 * not seen. */
+	if (index == 0) {
+		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL, r->loc);
+		return;
+	}
 	p.team = 0;
 	pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
-	/* the master goes on to wait for the others (in GOMP_parallel_end);
-	 * the other threads' wait at the end is not seen */
-	if (index == 0)
-		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL, r->loc);
 }
 
 static void region_begin(region *r, void (*fn)(void *), void *data, unsigned nthreads,
@@ -243,6 +247,8 @@ static void region_begin(region *r, void (*fn)(void *), void *data, unsigned nth
 static void region_end(const region *r)
 {
 	sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL);
+	pt_rec_omp_implicit m = {r->id, r->loc, 0, 0};
+	pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &m, sizeof m);
 	pt_rec_omp_parallel p = {r->id, r->loc, 0, 0};
 	pt_omp_emit(PT_REC_OMP_PARALLEL_END, PT_OMP_RUNTIME_GOMP, &p, sizeof p);
 }

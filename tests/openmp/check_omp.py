@@ -208,6 +208,12 @@ def main():
     if check(reg is not None, "one region at the regions' line (%d)" % mk["regions"]):
         check(reg["executions"] == REGIONS, "regions: %d executions (%s)" % (REGIONS, reg["executions"]))
         check(abs(reg["team_mean"] - THREADS) < 1e-9, "regions: teams of %d (%s)" % (THREADS, reg["team_mean"]))
+        # the waits at the region's end (the master's for its team at least)
+        # are the region's barrier time
+        join = find(waits, "where", mk["regions"], "parallel @")
+        check(join is not None and join["arrivals"] >= REGIONS and reg["barrier_ns"] >= join["wait_ns"] > 0,
+              "regions: their end's waits (%s) counted in the region's barrier time (%s)" % (
+                  join and join["wait_ns"], reg["barrier_ns"]))
     outer = find(regions, "region", mk["outer"], "parallel @")
     inner = find(regions, "region", mk["inner"], "parallel @")
     if check(outer is not None and inner is not None, "nested regions found"):
