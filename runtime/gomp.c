@@ -469,37 +469,26 @@ static unsigned gfs_sched(long sched)
 	}
 }
 
-PT_REAL_DECL(GOMP_loop_start);
-PT_INTERPOSE bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk_size,
-                                  long *istart, long *iend, uintptr_t *reductions, void **mem)
-{
-	SITE(NULL);
-	bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) =
-	    PT_REAL(GOMP_loop_start);
-	if (!recording())
-		return real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
-	bool got = real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
-	/* istart NULL: only the reductions were set up, no chunk handed out */
-	return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, istart,
-	                    iend) &&
-	       got;
-}
-
-PT_REAL_DECL(GOMP_loop_ordered_start);
-PT_INTERPOSE bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
-                                          long chunk_size, long *istart, long *iend,
-                                          uintptr_t *reductions, void **mem)
-{
-	SITE(NULL);
-	bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) =
-	    PT_REAL(GOMP_loop_ordered_start);
-	if (!recording())
-		return real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
-	bool got = real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);
-	return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, istart,
-	                    iend) &&
-	       got;
-}
+/* istart NULL: only the reductions were set up, no chunk handed out. */
+#define LOOP_START_V5(fn)                                                                          \
+	PT_REAL_DECL(fn);                                                                          \
+	PT_INTERPOSE bool fn(long start, long end, long incr, long sched, long chunk_size,         \
+	                     long *istart, long *iend, uintptr_t *reductions, void **mem)          \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) = \
+		    PT_REAL(fn);                                                                   \
+		if (!recording())                                                                  \
+			return real(start, end, incr, sched, chunk_size, istart, iend, reductions, \
+			            mem);                                                          \
+		bool got =                                                                         \
+		    real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);      \
+		return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, \
+		                    istart, iend) &&                                               \
+		       got;                                                                        \
+	}
+LOOP_START_V5(GOMP_loop_start)
+LOOP_START_V5(GOMP_loop_ordered_start)
 
 /* unsigned long long loops: GOMP_loop_ull_<schedule>_start(up, start,
  * end, incr, chunk, istart, iend). */
@@ -869,8 +858,7 @@ PT_INTERPOSE void omp_set_nest_lock(void *lock)
 
 PT_INTERPOSE void omp_unset_nest_lock(void *lock)
 {
-	void (*real)(void *) =
-	    (void (*)(void *))lock_real(&slot_unset_nest, "omp_unset_nest_lock");
+	void (*real)(void *) = (void (*)(void *))lock_real(&slot_unset_nest, "omp_unset_nest_lock");
 	if (!real)
 		return;
 	if (recording()) {

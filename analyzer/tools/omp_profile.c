@@ -566,14 +566,21 @@ int pf_omp_has_data(const pf_omp *g)
 	return g && (g->nparts || g->nthreads);
 }
 
+/* What every printer starts with: the regions' statistics (NULL: nothing
+ * to print, or out of memory) and the threads in order. */
+static region_stat *print_prepare(pf_omp *g)
+{
+	region_stat *r = pf_omp_has_data(g) ? regions(g) : NULL;
+	if (r)
+		pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
+	return r;
+}
+
 void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FILE *o)
 {
-	if (!pf_omp_has_data(g))
-		return;
-	region_stat *r = regions(g);
+	region_stat *r = print_prepare(g);
 	if (!r)
 		return;
-	pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
 	char a[32], b[32], c[32], d[32], e[32], f[32], h[32], name[512];
 	uint32_t n = omp_names_count(g->names);
 	size_t shown = 0, total = 0;
@@ -679,12 +686,9 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 
 void pf_omp_print_csv(pf_omp *g, FILE *o)
 {
-	if (!pf_omp_has_data(g))
-		return;
-	region_stat *r = regions(g);
+	region_stat *r = print_prepare(g);
 	if (!r)
 		return;
-	pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
 	uint32_t n = omp_names_count(g->names);
 	fputs("\ntable,region,executions,time_ns,team_mean,busy_ns,imbalance,barrier_ns,lock_ns,"
 	      "wait_per_thread_ns,tasks,task_ns\n",
@@ -755,12 +759,9 @@ void pf_omp_print_csv(pf_omp *g, FILE *o)
 
 void pf_omp_print_json(pf_omp *g, FILE *o)
 {
-	if (!pf_omp_has_data(g))
-		return;
-	region_stat *r = regions(g);
+	region_stat *r = print_prepare(g);
 	if (!r)
 		return;
-	pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
 	uint32_t n = omp_names_count(g->names);
 	int first = 1;
 	fputs(",\n \"openmp\": {\n  \"regions\": [", o);

@@ -76,7 +76,8 @@ static double batch(const char *m)
 	} else {
 		int word = 0, wait = !strcmp(m, "futex-wait");
 		for (long i = 0; i < BATCH; i++)
-			syscall(SYS_futex, &word, (wait ? FUTEX_WAIT : FUTEX_WAKE) | FUTEX_PRIVATE_FLAG,
+			syscall(SYS_futex, &word,
+			        (wait ? FUTEX_WAIT : FUTEX_WAKE) | FUTEX_PRIVATE_FLAG,
 			        wait ? 1 : INT_MAX, NULL, NULL, 0);
 	}
 	return (now_ns() - t0) / BATCH;
@@ -91,14 +92,15 @@ int main(int argc, char **argv)
 		known |= !strcmp(m, modes[i]);
 	long n = argc == 3 ? atol(argv[2]) / BATCH : 0;
 	if (!known || n < 1) {
-		fprintf(stderr, "usage: omp_bench region|barrier|chunk|futex-wake|futex-wait N (N >= %d)\n",
+		fprintf(stderr,
+		        "usage: omp_bench region|barrier|chunk|futex-wake|futex-wait N (N >= %d)\n",
 		        BATCH);
 		return 2;
 	}
 	double *per = malloc((size_t)n * sizeof *per);
 	if (!per)
 		return 1;
-	/* warm up: the team exists before the clock starts */
+		/* warm up: the team exists before the clock starts */
 #pragma omp parallel
 	sink += omp_get_thread_num();
 	for (long i = 0; i < n; i++)
