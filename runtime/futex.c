@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futex waits made through libc's syscall(): C++20's std::atomic::wait and
  * notify, std::latch, std::barrier and std::counting_semaphore in
  * libstdc++ (GCC 12: syscall(SYS_futex, ...)), and any program or library

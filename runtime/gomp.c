@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP programs of GNU libgomp (gcc -fopenmp; GCC 12's libgomp has no
  * OMPT): the GOMP_* entry points gcc compiles OpenMP constructs into are
  * interposed and recorded as the OMPT callbacks of ompt.c would be, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP, the part both sources share (pt_omp.h): code locations and ids,
  * which runtime's program this is, the lock records, and the omp_set_*
  * calls that change how later regions run (OMP_CONTROL), which neither OMPT

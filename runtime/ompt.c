@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP through OMPT, the tool interface of LLVM's libomp (clang -fopenmp,
  * Debian's libomp-dev) and Intel's runtime: libtrace.so exports
  * ompt_start_tool, the runtime calls it at its start and then calls us back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the OpenMP parts: omp.c (code locations, ids, the omp_set_*
  * calls, which runtime records), ompt.c (the OMPT tool, for LLVM's libomp)
  * and gomp.c (the GOMP_* entry points, for GNU libgomp). docs/OPENMP.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP analysis shared by the Paraver extension, the profile and the
  * timelines (omp_common.h): names of code locations, a thread's nesting. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the OpenMP analyzer parts share (the Paraver extension
  * paraver/pv_ext_omp.c, the profile's OpenMP section omp_profile.c, the
  * timelines' slices omp_timeline.c): the names of code locations read from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile's OpenMP section (profile.h, "OpenMP"): parallel regions by
  * location, work-sharing constructs, barriers and task waits, explicit
  * tasks, and each thread's OpenMP time. Gathered per shard from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP on the timelines (timeline.h): on every thread of a team a slice
  * for its part of each region ("parallel @ solver.c:42 in main"), inside it
  * the work-sharing constructs ("loop @ solver.c:44 dynamic,4"), the
@@ -20,37 +21,28 @@ struct tl_omp {
 	unsigned work_depth;              /* ... opened at this depth */
 };
 
-static void end_span(const tl_encoder *enc, tl_out *o, uint64_t t, uint64_t *n)
+static void end_span(tl_sel *q, uint64_t t)
 {
-	enc->slice_end(o, t);
-	++*n;
+	tl_sel_span_end(q, t);
 }
 
-static void begin_span(const tl_encoder *enc, tl_out *o, uint64_t t, const char *cat,
-                       const char *name, uint64_t *n)
-{
-	enc->span_begin(o, t, cat, name);
-	++*n;
-}
-
-static const char *label(const omp_names *names, const tl_out *o, uint32_t loc, const char *what,
+static const char *label(const omp_names *names, const tl_sel *q, uint32_t loc, const char *what,
                          char *buf, size_t len)
 {
-	const char *l = omp_names_label(names, omp_names_value(names, o->info->process, loc));
+	const char *l = omp_names_label(names, omp_names_value(names, q->o->info->process, loc));
 	snprintf(buf, len, "%s", l ? l : what);
 	return buf;
 }
 
-static void close_work(tl_omp *x, const tl_encoder *enc, tl_out *o, uint64_t t, uint64_t *n)
+static void close_work(tl_omp *x, tl_sel *q, uint64_t t)
 {
 	if (x->work_open) {
 		x->work_open = 0;
-		end_span(enc, o, t, n);
+		end_span(q, t);
 	}
 }
 
-int tl_omp_event(tl_omp **xs, const omp_names *names, const tl_encoder *enc, tl_out *o,
-                 const pt_event *ev, uint64_t *n)
+int tl_omp_event(tl_omp **xs, const omp_names *names, tl_sel *q, const pt_event *ev)
 {
 	tl_omp *x = *xs;
 	if (!x) {
@@ -66,10 +58,10 @@ int tl_omp_event(tl_omp **xs, const omp_names *names, const tl_encoder *enc, tl_
 	 * ends before it */
 	for (unsigned d = step.pop_from; d-- > step.pop_to;) {
 		if (x->work_open && x->work_depth > d)
-			close_work(x, enc, o, t, n);
+			close_work(x, q, t);
 		if (d < OMP_TRACK_DEPTH && x->spanned[d]) {
 			x->spanned[d] = 0;
-			end_span(enc, o, t, n);
+			end_span(q, t);
 		}
 	}
 	char buf[512];
@@ -79,10 +71,10 @@ int tl_omp_event(tl_omp **xs, const omp_names *names, const tl_encoder *enc, tl_
 		const char *name = NULL, *cat = "openmp";
 		switch (f->kind) {
 		case OMP_FR_IMPLICIT:
-			name = label(names, o, f->loc, "parallel", buf, sizeof buf);
+			name = label(names, q, f->loc, "parallel", buf, sizeof buf);
 			break;
 		case OMP_FR_TASK:
-			name = label(names, o, f->loc, "task", buf, sizeof buf);
+			name = label(names, q, f->loc, "task", buf, sizeof buf);
 			break;
 		case OMP_FR_WAIT:
 			snprintf(buf, sizeof buf, "wait omp %s", omp_sync_name(f->arg));
@@ -92,31 +84,28 @@ int tl_omp_event(tl_omp **xs, const omp_names *names, const tl_encoder *enc, tl_
 		default: /* fork/join: the region is on the threads; locks: lock waits */
 			break;
 		}
-		if (name && d < OMP_TRACK_DEPTH) {
-			x->spanned[d] = 1;
-			begin_span(enc, o, t, cat, name, n);
-		}
+		if (name && d < OMP_TRACK_DEPTH)
+			x->spanned[d] = (uint8_t)tl_sel_span_begin(q, t, cat, name);
 	}
 	switch (ev->kind) {
 	case PT_REC_OMP_WORK_BEGIN: {
 		const pt_rec_omp_work *w = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_work);
 		if (!w)
 			break;
-		close_work(x, enc, o, t, n);
+		close_work(x, q, t);
 		char l[400];
-		label(names, o, w->loc, omp_work_name(ev->rec->arg & 15), l, sizeof l);
+		label(names, q, w->loc, omp_work_name(ev->rec->arg & 15), l, sizeof l);
 		const char *sched = omp_sched_name(ev->rec->arg >> 4);
 		if (*sched && w->chunk)
 			snprintf(buf, sizeof buf, "%s %s,%u", l, sched, w->chunk);
 		else
 			snprintf(buf, sizeof buf, "%s%s%s", l, *sched ? " " : "", sched);
-		begin_span(enc, o, t, "openmp", buf, n);
-		x->work_open = 1;
+		x->work_open = tl_sel_span_begin(q, t, "openmp", buf);
 		x->work_depth = x->track.depth;
 		break;
 	}
 	case PT_REC_OMP_WORK_END:
-		close_work(x, enc, o, t, n);
+		close_work(x, q, t);
 		break;
 	default:
 		break;
@@ -124,13 +113,13 @@ int tl_omp_event(tl_omp **xs, const omp_names *names, const tl_encoder *enc, tl_
 	return 0;
 }
 
-void tl_omp_end(tl_omp *x, const tl_encoder *enc, tl_out *o, uint64_t last, uint64_t *n)
+void tl_omp_end(tl_omp *x, tl_sel *q, uint64_t last)
 {
 	if (!x)
 		return;
-	close_work(x, enc, o, last, n);
+	close_work(x, q, last);
 	for (unsigned d = OMP_TRACK_DEPTH; d-- > 0;)
 		if (x->spanned[d])
-			end_span(enc, o, last, n);
+			end_span(q, last);
 	free(x);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP and futex tracing cost: one measurement per run, printed as ns
  * per operation (wall time, the team's threads run meanwhile).
  *   omp_bench region N   an empty parallel region (fork, join), N times

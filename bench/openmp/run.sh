@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # OpenMP and futex tracing cost (docs/OPENMP.md, "Cost"): builds omp_bench.c
 # with clang (libomp, recorded through OMPT) and gcc (libgomp, through the
 # GOMP_* wrappers), runs each measurement REPS times (default 7) untraced,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end check of futex waits (docs/OPENMP.md, "Futexes"):
 progs/futex_waits.cpp (C++20 std::atomic::wait, std::latch, std::barrier,
 std::counting_semaphore; libstdc++ waits with syscall(SYS_futex)) is run

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end checks of OpenMP tracing (docs/OPENMP.md): progs/omp_shapes.c
 is built, run with libtrace.so preloaded on 3 threads, and its trace is
 compared with the shapes the program is written to have and with what the
@@ -384,21 +385,24 @@ def main():
     check(sorted(per_tid.values()) == [REGIONS] * THREADS,
           "timeline: %d region slices on each of %d threads (%s)" % (REGIONS, THREADS, per_tid))
 
-    # Perfetto: the same slices, on the threads' tracks
+    # Perfetto: the same slices, on the threads' tracks; also when calls
+    # are left out (--min-duration: the slices go through its queue)
     sys.path.insert(0, os.path.join(HERE, "..", "analyzer"))
     import perfetto_read
-    pf = os.path.join(a.work, "trace.pftrace")
-    run([a.paratrace, "export", "--format", "perfetto", "--quiet", trace, "-o", pf])
-    problems, _, slices = perfetto_read.check(perfetto_read.read(pf))
-    check(not problems, "perfetto: a well-formed trace (%s)" % problems[:3])
-    per_track = {}
-    for track, sl in slices.items():
-        for name, b, e, ev in sl:
-            if ev["categories"] == ["openmp"] and (name or "").startswith("parallel @") \
-                    and at_line(name, mk["regions"]):
-                per_track[track] = per_track.get(track, 0) + 1
-    check(sorted(per_track.values()) == [REGIONS] * THREADS,
-          "perfetto: %d region slices on each of %d threads' tracks (%s)" % (REGIONS, THREADS, per_track))
+    for extra in ([], ["--min-duration", "1ms"]):
+        pf = os.path.join(a.work, "trace.pftrace")
+        run([a.paratrace, "export", "--format", "perfetto", "--quiet"] + extra + [trace, "-o", pf])
+        problems, _, slices = perfetto_read.check(perfetto_read.read(pf))
+        check(not problems, "perfetto %s: a well-formed trace (%s)" % (extra, problems[:3]))
+        per_track = {}
+        for track, sl in slices.items():
+            for name, b, e, ev in sl:
+                if ev["categories"] == ["openmp"] and (name or "").startswith("parallel @") \
+                        and at_line(name, mk["regions"]):
+                    per_track[track] = per_track.get(track, 0) + 1
+        check(sorted(per_track.values()) == [REGIONS] * THREADS,
+              "perfetto %s: %d region slices on each of %d threads' tracks (%s)" % (
+                  extra, REGIONS, THREADS, per_track))
 
     # report --csv: the regions table says what --json says
     csv_rows = list(csv.reader(io.StringIO(run([a.paratrace, "report", "--csv", trace]).stdout)))

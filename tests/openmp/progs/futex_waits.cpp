@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++20 waits that libstdc++ makes with futexes (syscall(SYS_futex, ...)),
 // for tests/openmp/check_futex.py. Each wait is made to block exactly once:
 // what it waits for comes only once the waiting thread is seen asleep in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP constructs of known shapes, for tests/openmp/check_omp.py: built
  * with clang (-fopenmp, the plugin: libomp, OMPT) and with gcc (-fopenmp
  * -finstrument-functions: libgomp, the GOMP_* entry points). Run with
