@@ -248,6 +248,7 @@ typedef struct pt_config {
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */
 	int gpu_kernels;       /* PARATRACE_GPU_KERNELS: PT_GPU_KERNELS_* (default off) */
+	int openmp;            /* PARATRACE_OPENMP (default 1): OMPT tool, GOMP_* records */
 	int prefault;          /* PARATRACE_PREFAULT: -1 auto, 0 off (default), 1 on */
 } pt_config;
 #define PT_GPU_KERNELS_OFF 0

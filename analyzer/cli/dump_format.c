@@ -338,6 +338,51 @@ static void print_gpu_prof_counts(const dump_ctx *c)
 		fprintf(c->out, " c%u=%" PRIu64, i, v[i]);
 }
 
+/* A futex recorded as a condition (PT_COND_FUTEX): said only then, so the
+ * lines of pthread conditions stay as they were. */
+static void print_cond_futex(const dump_ctx *c)
+{
+	if (c->h->arg & PT_COND_FUTEX)
+		fputs(" futex", c->out);
+}
+
+static void print_cond_signal(const dump_ctx *c)
+{
+	fprintf(c->out, " broadcast=%u", c->h->arg & PT_COND_BROADCAST);
+	if (!(c->h->arg & PT_COND_FUTEX))
+		return;
+	pt_rec_cond cd = {0};
+	memcpy(&cd, c->h + 1, pt_rec_size(c->h) - sizeof *c->h < sizeof cd
+				  ? pt_rec_size(c->h) - sizeof *c->h
+				  : sizeof cd);
+	fprintf(c->out, " futex woken=%d", cd.result);
+}
+
+static void print_omp_work_arg(const dump_ctx *c)
+{
+	put_enum(c->out, "construct", c->h->arg & 15, PT_OMP_WORK_NAMES, NULL);
+	put_enum(c->out, "schedule", c->h->arg >> 4, PT_OMP_SCHED_NAMES, NULL);
+}
+
+static void print_omp_loc_flags(const dump_ctx *c)
+{
+	const pt_rec_omp_loc *l = PT_REC_PAYLOAD(c->h, pt_rec_omp_loc);
+	if (!l)
+		return;
+	unsigned kind = pt_omp_loc_kind(l->flags), arg = pt_omp_loc_arg(l->flags);
+	if (kind == PT_REC_OMP_WORK_BEGIN)
+		put_enum(c->out, "construct", arg, PT_OMP_WORK_NAMES, NULL);
+	else if (kind == PT_REC_OMP_WAIT_BEGIN)
+		put_enum(c->out, "construct", arg, PT_OMP_SYNC_NAMES, NULL);
+	else
+		fprintf(c->out, " construct=%s",
+		        kind == PT_REC_OMP_PARALLEL_BEGIN ? "parallel"
+		        : kind == PT_REC_OMP_TASK_CREATE  ? "task"
+		                                          : "?");
+	if (l->flags & PT_OMP_LOC_RETURN_ADDRESS)
+		fputs(" return_address", c->out);
+}
+
 /* The field lists of format.h, one array per kind, indexed by kind. */
 #define FIELD_MEMBER(T, fmt_, key_, member, names_)                                                \
 	{.fmt = FMT_##fmt_,                                                                        \

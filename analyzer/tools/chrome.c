@@ -36,6 +36,14 @@ static void js_slice_begin(tl_out *o, uint64_t t, uint32_t func)
 	fputs("},\n", o->f);
 }
 
+static void js_span_begin(tl_out *o, uint64_t t, const char *cat, const char *name)
+{
+	head(o, "B", t);
+	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
+	pt_json_str(o->f, name);
+	fputs("},\n", o->f);
+}
+
 static void js_slice_end(tl_out *o, uint64_t t)
 {
 	head(o, "E", t);
@@ -154,6 +162,7 @@ static const tl_encoder chrome_json = {
 	.name = "Chrome trace",
 	.slice_begin = js_slice_begin,
 	.slice_end = js_slice_end,
+	.span_begin = js_span_begin,
 	.wait = js_wait,
 	.flow_point = js_flow_point,
 	.device = js_device,

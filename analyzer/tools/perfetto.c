@@ -322,6 +322,13 @@ static pbuf *named_event(pf_shard *s, int type, const char *cat, const char *nam
 	return ev;
 }
 
+static void pf_span_begin(tl_out *o, uint64_t t, const char *cat, const char *name)
+{
+	pf_shard *s = o->enc;
+	named_event(s, TYPE_SLICE_BEGIN, cat, name);
+	end_event(o, s, t);
+}
+
 static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
 {
 	pf_shard *s = o->enc;
@@ -456,6 +463,7 @@ static const tl_encoder perfetto_pb = {
 	.shard_free = pf_shard_free,
 	.slice_begin = pf_slice_begin,
 	.slice_end = pf_slice_end,
+	.span_begin = pf_span_begin,
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
 	.device = pf_device,

@@ -6,6 +6,7 @@
 #include "timeline.h"
 #include "gpu_common.h"
 #include "gpu_prof.h"
+#include "omp_common.h"
 #include "pt_waits.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@ typedef struct tl_tool_state {
 	uint64_t events;
 	gpu_names *names; /* kernel names, from the process logs */
 	gpu_profs *profs; /* kernel profiles' definitions */
+	omp_names *omp;   /* OpenMP code locations, from the process logs */
 	pthread_mutex_t lock;
 } tl_tool_state;
 
@@ -36,6 +38,7 @@ struct tl_shard {
 	pt_func_lookup fl;
 	pt_waits waits;
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
+	tl_omp *omp;         /* from the thread's first OpenMP record */
 	tl_sel sel;          /* what is written (timeline_sel.c) */
 	gpu_prof_join *join; /* GPU stream: kernels and their profiles */
 	char err[256];
@@ -55,9 +58,10 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
 	tl->names = gpu_names_new(ctx->nprocesses);
 	tl->profs = gpu_profs_new(ctx->nprocesses);
+	tl->omp = omp_names_new(ctx->nprocesses);
 	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
 	tl->tmpdir = n ? malloc(n) : NULL;
-	if (!tl->path || !tl->tmp || !tl->names || !tl->profs || !tl->tmpdir) {
+	if (!tl->path || !tl->tmp || !tl->names || !tl->profs || !tl->omp || !tl->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -74,6 +78,7 @@ fail:
 	if (tl->names)
 		gpu_names_free(tl->names);
 	gpu_profs_free(tl->profs);
+	omp_names_free(tl->omp);
 	pthread_mutex_destroy(&tl->lock);
 	free(tl);
 	return NULL;
@@ -83,6 +88,7 @@ int tl_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	gpu_names_process_event(((tl_tool_state *)tool)->names, process, ev);
 	gpu_profs_process_event(((tl_tool_state *)tool)->profs, process, ev);
+	omp_names_process_event(((tl_tool_state *)tool)->omp, process, ev);
 	return 0;
 }
 
@@ -115,6 +121,7 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
+	omp_names_finish(tl->omp);
 	return s;
 }
 
@@ -146,17 +153,20 @@ static const char *lock_what(unsigned type)
 	case PT_LOCK_SPIN: return "spinlock";
 	case PT_LOCK_SEMAPHORE: return "semaphore";
 	case PT_LOCK_C11_MTX: return "mtx_t";
-	default: return "mutex";
+	default: return pt_lock_is_omp(type) ? omp_lock_name(type) : "mutex";
 	}
 }
 
-/* A wait that ended, as a slice: "wait mutex", "wait condition", ... */
+/* A wait that ended, as a slice: "wait mutex", "wait condition", "wait futex", ... */
 static void wait_ended(tl_shard *s, const pt_wait *w)
 {
 	static const char *const what[PT_WAIT_KINDS] = {"", "condition", "join", "barrier"};
 	if (w->begun)
 		tl_sel_wait(&s->sel, w->begin, w->end - w->begin,
-		            w->kind == PT_WAIT_LOCK ? lock_what(w->type) : what[w->kind], w->object);
+		            w->kind == PT_WAIT_LOCK                              ? lock_what(w->type)
+		            : w->kind == PT_WAIT_COND && w->type & PT_COND_FUTEX ? "futex"
+		                                                                 : what[w->kind],
+		            w->object);
 }
 
 static const char *kernel_name(tl_shard *s, uint32_t local_id)
@@ -290,6 +300,12 @@ int tl_shard_event(void *st, const pt_event *ev)
 		goto out;
 	}
 	pt_callstack_record(&s->calls, ev, &tl_calls, s);
+	if ((s->omp ||
+	     (ev->kind >= PT_REC_RANGE_OPENMP_FIRST && ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
+	    tl_omp_event(&s->omp, s->tool->omp, &s->sel, ev)) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -344,6 +360,7 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
 		if (pt_waits_close(&s->waits, k, last_ns, &w))
 			wait_ended(s, &w);
+	tl_omp_end(s->omp, &s->sel, last_ns); /* inside the frames still open */
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
 	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;
@@ -453,6 +470,7 @@ void tl_destroy(void *tool)
 	rmdir(tl->tmpdir);
 	gpu_names_free(tl->names);
 	gpu_profs_free(tl->profs);
+	omp_names_free(tl->omp);
 	free(tl->tmp);
 	free(tl->tmpdir);
 	free(tl->path);

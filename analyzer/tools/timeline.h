@@ -43,6 +43,9 @@ typedef struct tl_encoder {
 	/* A function slice opens; `func` is the framework's function id. */
 	void (*slice_begin)(tl_out *o, uint64_t t, uint32_t func);
 	void (*slice_end)(tl_out *o, uint64_t t);
+	/* A slice `name` of category `cat` opens (OpenMP regions, tasks,
+	 * waits), nested with the function slices; slice_end closes it. */
+	void (*span_begin)(tl_out *o, uint64_t t, const char *cat, const char *name);
 	/* A wait on `what` ("mutex", "condition", ...) that lasted [t, t + dur];
 	 * obj: the lock's address, 0 when there is none (join). Written when the
 	 * wait ends, so after the records of the wait itself. */
@@ -81,6 +84,7 @@ typedef struct tl_sel {
 	const tl_encoder *enc;
 	uint64_t events; /* written */
 	int skip;        /* the row is not selected: nothing is written */
+	int window;      /* a time window is asked for */
 	uint64_t lo, hi; /* the window (absolute ns, inclusive) */
 	int open;        /* a thread's calls are written (inside the window) */
 	int closed;      /* the window has closed on this thread */
@@ -105,6 +109,11 @@ void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const c
 /* A GPU stream's counter `index` holds `value` over [start, end] (clipped
  * to the window), then 0. */
 void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value);
+/* A slice `name` of category `cat` (OpenMP regions, tasks, waits) opens at
+ * t, nested with the calls; written when the row is selected and no time
+ * window is asked for: 1 when written, and then tl_sel_span_end closes it. */
+int tl_sel_span_begin(tl_sel *q, uint64_t t, const char *cat, const char *name);
+void tl_sel_span_end(tl_sel *q, uint64_t t);
 /* A thread's record at t >= q->edge: the window opens or closes. */
 void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs);
 /* The shard ended: what waited is written. */
@@ -143,6 +152,14 @@ void tl_destroy(void *tool);
 		.print_results = tl_print,                                                 \
 		.destroy = tl_destroy,                                                     \
 	}
+
+/* OpenMP slices (omp_timeline.c): *x is made at the thread's first
+ * record that tl_omp_event takes (OpenMP ones, then every record but
+ * function records), tl_omp_end closes what is open and frees it. */
+typedef struct tl_omp tl_omp;
+struct omp_names;
+int tl_omp_event(tl_omp **x, const struct omp_names *names, tl_sel *q, const pt_event *ev);
+void tl_omp_end(tl_omp *x, tl_sel *q, uint64_t last);
 
 /* Flow ids: thread creation (pid * 2^20 + create_seq), fork (2^52 + child
  * pid), GPU launch (3 * 2^51 + (pid mod 2^18) * 2^33 + api bit * 2^32 +
