@@ -143,6 +143,7 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	c->enabled = 1;
 	c->buffer_size = 4u << 20;
 	c->gpu = 1;
+	c->mpi = 1;
 	c->prefault = 0;
 	pt_config_clock = "auto";
 	const char *v;
@@ -191,6 +192,8 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	}
 	if ((v = get("PARATRACE_GPU")) && *v && parse_bool(v, &c->gpu))
 		BAD("PARATRACE_GPU", "1/0, yes/no, true/false or on/off");
+	if ((v = get("PARATRACE_MPI")) && *v && parse_bool(v, &c->mpi))
+		BAD("PARATRACE_MPI", "1/0, yes/no, true/false or on/off");
 	if ((v = get("PARATRACE_PREFAULT")) && *v) {
 		if (!strcmp(v, "auto"))
 			c->prefault = -1;
