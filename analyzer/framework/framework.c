@@ -196,7 +196,11 @@ static void run_shard(fw *w, size_t si)
 	uint64_t n = 0, reported = 0, cur = 0;
 	const uint64_t iv = w->o->interval_ns, t0 = w->ctx.t0_ns;
 	int complete = 0;
+	/* an MPI rank's times go onto rank 0's clock (pt_fw_mpi.h) */
+	const pt_fw_mpi *clock = w->procs[sh->process].mpi.clocks ? &w->procs[sh->process].mpi : NULL;
 	while (log && pt_log_read(log, &ev) == 0) {
+		if (clock)
+			ev.time_ns = pt_fw_mpi_map(clock, ev.time_ns);
 		if (iv) {
 			uint64_t k = (ev.time_ns > t0 ? ev.time_ns - t0 : 0) / iv + 1;
 			if (cur == 0)
@@ -486,6 +490,7 @@ static void fw_free(fw *w)
 		free(p->program);
 		free(p->exe);
 		free(p->args);
+		free((char *)p->mpi.host);
 	}
 	fw_funcs_free(&w->funcs);
 	free(w->procs);

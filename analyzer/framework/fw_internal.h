@@ -3,6 +3,7 @@
 #define PT_FW_INTERNAL_H
 
 #include "pt_framework.h"
+#include "pt_fw_mpi.h"
 #include "pt_symbols.h"
 #include "pt_workers.h"
 
@@ -40,6 +41,7 @@ typedef struct fw_process {
 	int scan_index;
 	uint64_t start_ns;
 	char *program, *exe, *args;
+	pt_fw_mpi mpi; /* rank -1: not an MPI rank */
 } fw_process;
 
 typedef struct fw_snaps {
@@ -87,6 +89,9 @@ void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* model.c: processes and shards, ctx filled in; the pre-pass. */
 int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);
 int fw_prepass(fw *w);
+
+/* fw_mpi.c: a rank's process log read for its MPI facts. -1 if unreadable. */
+int fw_mpi_scan(const char *path, pt_fw_mpi *m);
 
 /* funcs.c */
 int fw_funcs_init(fw_funcs *f);

@@ -88,6 +88,11 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (pv_nodes_init(pv)) {
+		snprintf(err, errlen, "out of memory");
+		pv_nodes_free(pv);
+		pv->cpu = NULL;
+	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		pv->ext[i] = pv_extensions[i]->init ? pv_extensions[i]->init(ctx) : NULL;
 	return pv;
@@ -130,9 +135,9 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
 	s->ev_prefix_len = (size_t)snprintf(s->ev_prefix, sizeof s->ev_prefix, "2:%u:1:%u:%u:",
-					    info->row, info->task, info->thread);
+					    pv_cpu(pv, info), info->task, info->thread);
 	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
-					    info->row, info->task, info->thread);
+					    pv_cpu(pv, info), info->task, info->thread);
 	int rc = pv_stream_open(&s->ev, path, s->ev_prefix);
 	s->ev.strict = 1; /* a row's event lines: strictly increasing times (pv.h) */
 	snprintf(path, sizeof path, "%s/%zu.st", pv->tmpdir, info->index);
@@ -153,6 +158,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		s->last = first;
 	s->state_begin = first;
 	s->state = info->kind == PT_FILE_THREAD ? PV_STATE_RUNNING : PV_STATE_IDLE;
+	s->base_state = PV_STATE_RUNNING;
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		s->ext[i] = pv_extensions[i]->shard_init ? pv_extensions[i]->shard_init(pv->ext[i], s)
 							 : NULL;
@@ -234,8 +240,10 @@ static size_t header(pv_tool *pv, char *buf, size_t len)
 	uint64_t end = pv->max_time;
 	if (ctx->t_end_ns > ctx->t0_ns && ctx->t_end_ns - ctx->t0_ns > end)
 		end = ctx->t_end_ns - ctx->t0_ns;
-	size_t n = (size_t)snprintf(buf, len, "#Paraver (%s):%llu_ns:1(%zu):1:", date,
-				    (unsigned long long)end, ctx->nshards);
+	size_t n = (size_t)snprintf(buf, len, "#Paraver (%s):%llu_ns:", date,
+				    (unsigned long long)end);
+	n += pv_nodes_header(pv, buf + n, len - n);
+	n += (size_t)snprintf(buf + n, len - n, ":1:");
 	unsigned ntasks = 0;
 	for (size_t p = 0; p < ctx->nprocesses; p++)
 		if (ctx->processes[p].task > ntasks)
@@ -246,8 +254,8 @@ static size_t header(pv_tool *pv, char *buf, size_t len)
 			if (ctx->processes[p].task == t) {
 				if (n + 32 > len)
 					return 0;
-				n += (size_t)snprintf(buf + n, len - n, "%s%zu:1", t > 1 ? "," : "",
-						      ctx->processes[p].nshards);
+				n += (size_t)snprintf(buf + n, len - n, "%s%zu:%u", t > 1 ? "," : "",
+						      ctx->processes[p].nshards, pv_task_node(pv, p));
 			}
 	n += (size_t)snprintf(buf + n, len - n, "),0\n");
 	return n < len ? n : 0;
@@ -306,7 +314,7 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 		if (!first)
 			continue;
 		char *start = pv_stream_reserve(&st, 0), *p = start;
-		p += sprintf(p, "1:%u:1:%u:%u:0:", in->row, in->task, in->thread);
+		p += sprintf(p, "1:%u:1:%u:%u:0:", pv_cpu(pv, in), in->task, in->thread);
 		p = pv_u64(p, first);
 		p += sprintf(p, ":%u\n", PV_STATE_NOT_CREATED);
 		pv_stream_commit(&st, (size_t)(p - start));
@@ -334,8 +342,9 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 		return -1;
 	}
 	int rc = -1;
-	/* the date, three numbers, then "n:1," per task (header()) */
-	size_t hsize = 256 + 32 * ctx->nprocesses;
+	/* the date, three numbers, a CPU count per node, then "n:node," per
+	 * task (header()) */
+	size_t hsize = 256 + 48 * ctx->nprocesses;
 	char *hdr = malloc(hsize);
 	char *gzh = NULL;
 	int fd = -1;
@@ -433,6 +442,9 @@ static int pv_print(void *tool, FILE *out)
 		return 0;
 	fprintf(out, "Paraver trace: %s (%.1f MB, %llu records), %s.pcf, %s.row\n", pv->prv_path,
 		(double)pv->prv_bytes / 1e6, (unsigned long long)pv->records, pv->name, pv->name);
+	for (size_t i = 0; i < pv_n_ext(); i++)
+		if (pv_extensions[i]->print_results)
+			pv_extensions[i]->print_results(pv->ext[i], out);
 	return 0;
 }
 
@@ -456,6 +468,7 @@ static void pv_destroy(void *tool)
 		if (pv_extensions[i]->destroy)
 			pv_extensions[i]->destroy(pv->ext[i]);
 	pv_pool_free(&pv->pool);
+	pv_nodes_free(pv);
 	if (pv->tmpdir)
 		rmdir(pv->tmpdir);
 	pv_found_free(&pv->found);

@@ -221,11 +221,14 @@ typedef struct pv_shard pv_shard;
  * shard indices and absolute ns (pt_event time_ns). */
 typedef struct pv_comm {
 	size_t from;
-	uint64_t send_ns;
+	uint64_t send_ns; /* physical send */
 	size_t to;
-	uint64_t recv_ns;
+	uint64_t recv_ns; /* physical receive */
 	int64_t size;
 	int tag;
+	/* logical send and receive (an MPI message: the send call began, the
+	 * receive was posted); 0: the physical times */
+	uint64_t lsend_ns, lrecv_ns;
 } pv_comm;
 
 typedef struct pv_extension {
@@ -250,6 +253,9 @@ typedef struct pv_extension {
 	 * in *out (freed by the writer); returns its length. */
 	size_t (*comms)(void *global, pv_comm **out);
 	void (*destroy)(void *global);
+	/* Lines for the summary after the trace is written (what the
+	 * extension could not convert, for instance). */
+	void (*print_results)(void *global, FILE *out);
 } pv_extension;
 
 #define PV_MAX_EXT 8
@@ -267,6 +273,9 @@ struct pv_shard {
 	/* state machine: the open state and since when (relative ns) */
 	unsigned state;
 	uint64_t state_begin;
+	/* the state a thread row returns to when a wait ends: Running, or the
+	 * state of the MPI call it is in */
+	unsigned base_state;
 	char err[256];
 	void *ext[PV_MAX_EXT];
 	void *core; /* paraver.c's per-shard data */

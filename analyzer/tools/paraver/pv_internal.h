@@ -122,7 +122,28 @@ typedef struct pv_tool {
 	void *ext[PV_MAX_EXT];
 	char prv_path[PATH_MAX];
 	uint64_t prv_bytes;
+	/* the resource model (pv_nodes.c); cpu NULL: one node, CPU = row */
+	unsigned *cpu;       /* per shard */
+	unsigned nnodes;
+	char **node_name;
+	unsigned *node_ncpus;
+	unsigned *proc_node; /* per process, 0-based */
 } pv_tool;
+
+/* ---- pv_nodes.c --------------------------------------------------------- */
+int pv_nodes_init(pv_tool *pv);
+void pv_nodes_free(pv_tool *pv);
+/* The header's resources: "1(n)" or "nodes(cpus,cpus...)". */
+size_t pv_nodes_header(const pv_tool *pv, char *buf, size_t len);
+/* 1-based node of a process's task. */
+unsigned pv_task_node(const pv_tool *pv, size_t process);
+/* The .row's CPU and NODE levels. */
+void pv_nodes_row(const pv_tool *pv, FILE *f);
+/* The CPU a thread row's records name. */
+static inline unsigned pv_cpu(const pv_tool *pv, const pt_shard_info *s)
+{
+	return pv->cpu ? pv->cpu[s->index] : s->row;
+}
 
 static inline size_t pv_n_ext(void)
 {

@@ -2,6 +2,7 @@
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
+#include "pt_fw_mpi.h"
 #include "row_label.h"
 
 #include <stdint.h>
@@ -312,12 +313,7 @@ int pv_write_row(pv_tool *pv, const char *path)
 	if (!f)
 		return -1;
 	const pt_trace_ctx *ctx = pv->ctx;
-	char host[256] = "localhost";
-	gethostname(host, sizeof host - 1);
-	fprintf(f, "LEVEL CPU SIZE %zu\n", ctx->nshards);
-	for (size_t i = 0; i < ctx->nshards; i++)
-		fprintf(f, "%zu.%s\n", i + 1, host);
-	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
+	pv_nodes_row(pv, f);
 	unsigned ntasks = 0;
 	for (size_t p = 0; p < ctx->nprocesses; p++)
 		if (ctx->processes[p].task > ntasks)
@@ -325,10 +321,17 @@ int pv_write_row(pv_tool *pv, const char *path)
 	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
 	fprintf(f, "\nLEVEL TASK SIZE %u\n", ntasks);
 	for (unsigned t = 1; t <= ntasks; t++)
-		for (size_t p = 0; p < ctx->nprocesses; p++)
-			if (ctx->processes[p].task == t)
+		for (size_t p = 0; p < ctx->nprocesses; p++) {
+			if (ctx->processes[p].task != t)
+				continue;
+			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+			if (m)
+				fprintf(f, "%s rank %d pid %u\n", ctx->processes[p].program, m->rank,
+				        ctx->processes[p].pid);
+			else
 				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
 				        ctx->processes[p].pid);
+		}
 	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", ctx->nshards);
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		char label[512];
