@@ -345,6 +345,7 @@ int pt_cmd_report(int argc, char **argv)
 	if (!strcmp(fmt, "text")) {
 		add_builtin(&c, pt_tool_counters(), NULL);
 		add_builtin(&c, pt_tool_gpu(), NULL);
+		add_builtin(&c, pt_tool_mpi(), c.optbuf);
 	}
 	if (c.interval_ns)
 		add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);

@@ -142,7 +142,7 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 			break;
 		uint64_t lt = t->call ? t->begin : ev->time_ns;
 		mpi_end e = {t->rank, m->peer, m->tag, (uint32_t)t->shard->index, m->comm,
-			     m->bytes, lt, ev->time_ns, t->seq++};
+			     m->bytes, lt, ev->time_ns, lt, t->seq++};
 		if (mpi_ends_push(&t->sends, &e))
 			t->oom = 1;
 		else if (t->call)
@@ -159,7 +159,8 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 			posted = back < ev->time_ns ? ev->time_ns - back : 0;
 		}
 		mpi_end e = {m->peer, t->rank, m->tag, (uint32_t)t->shard->index, m->comm,
-			     m->bytes, posted, ev->time_ns, t->seq++};
+			     m->bytes, posted, ev->time_ns, t->call ? t->begin : ev->time_ns,
+			     t->seq++};
 		if (mpi_ends_push(&t->recvs, &e))
 			t->oom = 1;
 		break;

@@ -37,6 +37,7 @@ typedef struct mpi_end {
 	 * it was posted (logical) and when the call that completed it ended
 	 * (physical) */
 	uint64_t lt, pt;
+	uint64_t cb;  /* receive: the begin of the call that completed it (its wait) */
 	uint64_t seq; /* order in its log: ties of time */
 } mpi_end;
 
