@@ -78,6 +78,10 @@ typedef struct fw {
 	char *error;          /* first fatal error (malloc'ed) */
 	char *step;           /* label of the last finish-step progress */
 	double step_t0;
+	uint32_t funcs_prepass; /* function ids once the pre-pass is over */
+	size_t nrun;            /* shards this process runs (order[0..nrun)) */
+	unsigned errors_shared; /* data_errors before the shards (every process finds them) */
+	int in_shards;          /* atomic: the shard pass is running */
 } fw;
 
 /* framework.c */
@@ -89,6 +93,12 @@ void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* model.c: processes and shards, ctx filled in; the pre-pass. */
 int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);
 int fw_prepass(fw *w);
+
+/* fw_dist.c: the shards this process runs (w->order, w->nrun), and what
+ * the processes tell each other once their shards are done (the run's
+ * end, counts, failures). 0, or -1 with the error set everywhere. */
+void fw_dist_select(fw *w);
+int fw_dist_after_shards(fw *w, int failed);
 
 /* fw_mpi.c: a rank's process log read for its MPI facts. -1 if unreadable. */
 int fw_mpi_scan(const char *path, pt_fw_mpi *m);

@@ -12,6 +12,8 @@
 #ifndef PT_FRAMEWORK_H
 #define PT_FRAMEWORK_H
 
+#include "pt_dist.h"
+
 #include <paratrace/tool.h>
 #include <stdio.h>
 
@@ -37,6 +39,9 @@ typedef struct pt_fw_options {
 			 double elapsed_s);
 	void *arg;
 	const char *run; /* the run to analyze, of a trace holding several (pt_trace_pick_run) */
+	/* Several analyzer processes (pt_dist.h): this one runs its share of
+	 * the shards; NULL: one process. */
+	pt_dist *dist;
 } pt_fw_options;
 
 /* Facts about the last run, for summaries and benchmarks. */
@@ -48,6 +53,7 @@ typedef struct pt_fw_stats {
 	double seconds_shards; /* wall time of the parallel pass */
 	double seconds_total;
 	unsigned workers;
+	unsigned processes_analyzing; /* analyzer processes (pt_dist.h) */
 } pt_fw_stats;
 
 /* Runs every tool over the trace. 0 on success (warnings may have been

@@ -17,6 +17,7 @@
  * the framework's call-stack tracker (pt_callstack.h) finds them.
  */
 #define _GNU_SOURCE
+#include "pt_dist.h"
 #include "pv_internal.h"
 
 #include <errno.h>
@@ -49,6 +50,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		return NULL;
 	}
 	pv->ctx = ctx;
+	pv->dist = pt_fw_dist(ctx) != NULL;
 	pthread_mutex_init(&pv->lock, NULL);
 	pv->ext_kind_min = UINT_MAX;
 	for (size_t i = 0; i < pv_n_ext(); i++)
@@ -60,9 +62,10 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pv->shards = calloc(ctx->nshards + 1, sizeof *pv->shards);
 	pv->roles = calloc(ctx->nshards + 1, sizeof *pv->roles);
 	pv->runs = calloc(2 * ctx->nshards + 2, sizeof *pv->runs);
+	pv->mine = calloc(ctx->nshards + 1, 1);
 	size_t tl = strlen(pv->name) + 32;
 	pv->tmpdir = malloc(tl);
-	if (!pv->name || !pv->shards || !pv->roles || !pv->runs || !pv->tmpdir) {
+	if (!pv->name || !pv->shards || !pv->roles || !pv->runs || !pv->mine || !pv->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -101,6 +104,7 @@ fail:
 	free(pv->shards);
 	free(pv->roles);
 	free(pv->runs);
+	free(pv->mine);
 	free(pv);
 	return NULL;
 }
@@ -171,6 +175,8 @@ static int pv_shard_event(void *st, const pt_event *ev)
 	pv_shard *s = st;
 	if (s->info->kind == PT_FILE_THREAD)
 		pv_thread_event(s, ev);
+	if (__builtin_expect(s->pv->dist, 0) && pv_dist_blocks(ev->kind))
+		s->pv->dist_blocked = 1;
 	/* function records, the bulk, are below every extension's kinds */
 	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && i < PV_MAX_EXT && pv_extensions[i];
 	     i++) {
@@ -223,6 +229,7 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 		pv_fail(s, "writing temporary files: %s", strerror(e));
 	if (rc || oom)
 		return -1; /* the framework asks for the message: s stays until destroy */
+	pv->mine[i] = 1;
 	pv->shards[i] = NULL;
 	free(s);
 	return 0;
@@ -327,14 +334,18 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 	return 0;
 }
 
-static int pv_finish(void *tool, char *err, size_t errlen)
+/* The first half of the finish: the Not created states and the
+ * communications as runs, the output's temporary file with the header
+ * (its descriptor in *fd, its length in *hl). The streams' pool is
+ * flushed already. 0, or -1 with a message in err. */
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl, char *err,
+		    size_t errlen)
 {
-	pv_tool *pv = tool;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
 	pv_run *comms_run = &pv->runs[2 * ctx->nshards + 1];
 	char path[PATH_MAX];
-	char tmp_prv[PATH_MAX] = "", tmp_pcf[PATH_MAX] = "", tmp_row[PATH_MAX] = "";
+	*fd = -1;
 	snprintf(path, sizeof path, "%s/comms", pv->tmpdir);
 	if (pv_stream_open(&comms, path, NULL)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
@@ -347,19 +358,14 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	size_t hsize = 256 + 48 * ctx->nprocesses;
 	char *hdr = malloc(hsize);
 	char *gzh = NULL;
-	int fd = -1;
 	if (!hdr) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (pv_pool_flush(&pv->pool)) {
-		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
 		goto out;
 	}
 	if (not_created_lines(pv, &pv->runs[2 * ctx->nshards], err, errlen) ||
 	    pv_write_comms(pv, &comms, err, errlen))
 		goto out;
-	uint64_t comm_records = comms.nrec;
+	pv->comm_records = comms.nrec;
 	if (pv_stream_finish(&comms, NULL, comms_run)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
 		goto out;
@@ -370,39 +376,54 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	 * output, so on its file system) and renamed into place at the end:
 	 * a run that fails leaves the previous trace as it was, and Paraver
 	 * never opens a half-written one. */
-	snprintf(tmp_prv, sizeof tmp_prv, "%s/out.prv", pv->tmpdir);
-	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
-	snprintf(tmp_row, sizeof tmp_row, "%s/out.row", pv->tmpdir);
-	fd = open(tmp_prv, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	snprintf(tmp_prv, tmplen, "%s/out.prv", pv->tmpdir);
+	*fd = open(tmp_prv, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		snprintf(err, errlen, "%s: %s", tmp_prv, strerror(errno));
+		tmp_prv[0] = 0;
 		goto out;
 	}
 	const char *h = hdr;
-	size_t hl = hlen;
+	size_t n = hlen;
 	if (pv->gz) {
-		if (gz_member(hdr, hlen, &gzh, &hl)) {
+		if (gz_member(hdr, hlen, &gzh, &n)) {
 			snprintf(err, errlen, "compressing: out of memory");
 			goto out;
 		}
 		h = gzh;
 	}
-	if (pwrite(fd, h, hl, 0) != (ssize_t)hl) {
+	if (pwrite(*fd, h, n, 0) != (ssize_t)n) {
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	if (pv_merge_progress(pv->runs, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
-			      merge_progress, pv, err, errlen))
-		goto out;
+	*hl = n;
+	rc = 0;
+out:
+	if (rc && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	pv_stream_free(&comms);
+	free(hdr);
+	free(gzh);
+	return rc;
+}
+
+/* The second half, once the merge has written the body into fd: the
+ * .pcf and .row, the three files renamed into place (fd closed). */
+int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen)
+{
+	char path[PATH_MAX], tmp_pcf[PATH_MAX], tmp_row[PATH_MAX];
+	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
+	snprintf(tmp_row, sizeof tmp_row, "%s/out.row", pv->tmpdir);
+	int rc = -1;
 	struct stat stt;
 	if (fstat(fd, &stt) == 0)
 		pv->prv_bytes = (uint64_t)stt.st_size;
 	if (close(fd)) {
-		fd = -1;
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	fd = -1;
 	if (pv_write_pcf(pv, tmp_pcf)) {
 		snprintf(err, errlen, "%s: %s", tmp_pcf, strerror(errno));
 		goto out;
@@ -420,19 +441,41 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 			goto out;
 		}
 	}
-	pv->records += comm_records;
 	rc = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (rc && tmp_prv[0]) /* what was not renamed into place */
+	if (rc) /* what was not renamed into place */
 		for (const char *const *t = (const char *const[]){tmp_prv, tmp_pcf, tmp_row, NULL}; *t;
 		     t++)
 			unlink(*t);
-	pv_stream_free(&comms);
-	free(hdr);
-	free(gzh);
 	return rc;
+}
+
+static int pv_finish(void *tool, char *err, size_t errlen)
+{
+	pv_tool *pv = tool;
+	const pt_trace_ctx *ctx = pv->ctx;
+	pt_dist *d = (pt_dist *)pt_fw_dist(ctx);
+	if (d)
+		return pv_finish_dist(pv, d, err, errlen);
+	if (pv_pool_flush(&pv->pool)) {
+		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
+		return -1;
+	}
+	char tmp_prv[PATH_MAX] = "";
+	int fd;
+	uint64_t hl;
+	if (pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, err, errlen))
+		return -1;
+	if (pv_merge_progress(pv->runs, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
+			      merge_progress, pv, err, errlen)) {
+		close(fd);
+		unlink(tmp_prv);
+		return -1;
+	}
+	if (pv_finish_end(pv, fd, tmp_prv, err, errlen))
+		return -1;
+	pv->records += pv->comm_records;
+	return 0;
 }
 
 static int pv_print(void *tool, FILE *out)
@@ -461,9 +504,26 @@ static void pv_destroy(void *tool)
 		}
 		free(pv->roles[i].name);
 	}
-	for (size_t i = 0; i < 2 * pv->ctx->nshards + 2; i++)
+	for (size_t i = 0; i < 2 * pv->ctx->nshards + 2; i++) {
+		if (pv->foreign && pv->foreign[i]) { /* another process's files */
+			free(pv->runs[i].path);
+			free(pv->runs[i].idx);
+			continue;
+		}
 		pv_run_free(&pv->runs[i]);
+	}
 	free(pv->runs);
+	free(pv->mine);
+	free(pv->foreign);
+	if (pv->fpools) {
+		const pt_dist *d = pt_fw_dist(pv->ctx);
+		for (int p = 0; d && p < d->size; p++) {
+			if (pv->fpools[p].fd >= 0)
+				close(pv->fpools[p].fd);
+			free(pv->fpools[p].path);
+		}
+		free(pv->fpools);
+	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->destroy)
 			pv_extensions[i]->destroy(pv->ext[i]);

@@ -168,6 +168,14 @@ int pv_merge(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned
 int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
 		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
 		      void *arg, char *err, size_t errlen);
+/* One analyzer process's share of the merge (pt_dist.h): the partitions p
+ * with p % part_n == part_k of the ones all_workers would cut (the same
+ * in every process); part_k 0 sizes the file (before the others write:
+ * the caller waits). nworkers: this process's workers. */
+int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+		  unsigned all_workers, unsigned part_k, unsigned part_n, int gz,
+		  void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
+		  size_t errlen);
 
 /* ---- formatting ------------------------------------------------------ */
 static inline unsigned pv_digits(uint64_t v)
@@ -215,6 +223,7 @@ static inline char *pv_i64(char *p, int64_t v)
 
 /* ---- shards ---------------------------------------------------------- */
 struct pv_tool;
+struct pt_buf;
 typedef struct pv_shard pv_shard;
 
 /* A communication an extension asks for (e.g. GPU launch -> execution):
@@ -256,6 +265,12 @@ typedef struct pv_extension {
 	/* Lines for the summary after the trace is written (what the
 	 * extension could not convert, for instance). */
 	void (*print_results)(void *global, FILE *out);
+	/* Several analyzer processes (pt_dist.h): what shard_exit gathered in
+	 * global, put in a buffer, and another process's added to this one's
+	 * (its pack's bytes). An extension without them must gather nothing
+	 * from shards that reach it under MPI (pv_dist.c says which). */
+	void (*pack)(void *global, struct pt_buf *out);
+	int (*unpack)(void *global, const void *data, size_t len);
 } pv_extension;
 
 #define PV_MAX_EXT 8

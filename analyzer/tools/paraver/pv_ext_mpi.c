@@ -15,6 +15,7 @@
  * missing or cut short) are counted and said in the summary. */
 #define _GNU_SOURCE
 #include "mpi_common.h"
+#include "pt_dist.h"
 #include "pv_internal.h"
 
 #include <stdio.h>
@@ -220,6 +221,48 @@ static void mpi_print(void *global, FILE *out)
 	fputc('\n', out);
 }
 
+/* Several analyzer processes: what each one's shards found. */
+static void mpi_pack(void *global, pt_buf *b)
+{
+	mpi_global *g = global;
+	pt_buf_u64(b, (uint64_t)g->oom);
+	pt_buf_u64(b, (uint64_t)g->coll);
+	pt_buf_put(b, g->used, sizeof g->used);
+	pt_buf_u64(b, g->sends.n);
+	pt_buf_put(b, g->sends.v, g->sends.n * sizeof *g->sends.v);
+	pt_buf_u64(b, g->recvs.n);
+	pt_buf_put(b, g->recvs.v, g->recvs.n * sizeof *g->recvs.v);
+}
+
+static int unpack_ends(pt_rbuf *r, mpi_ends *into)
+{
+	uint64_t n = pt_rbuf_u64(r);
+	if (r->err || n > (uint64_t)(r->end - r->p) / sizeof(mpi_end))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		mpi_end e;
+		pt_rbuf_get(r, &e, sizeof e);
+		if (mpi_ends_push(into, &e))
+			return -1;
+	}
+	return 0;
+}
+
+static int mpi_unpack(void *global, const void *data, size_t len)
+{
+	mpi_global *g = global;
+	pt_rbuf r = {data, (const char *)data + len, 0};
+	g->oom |= (int)pt_rbuf_u64(&r);
+	g->coll |= (int)pt_rbuf_u64(&r);
+	uint8_t used[sizeof g->used];
+	pt_rbuf_get(&r, used, sizeof used);
+	for (size_t i = 0; i < sizeof used; i++)
+		g->used[i] |= used[i];
+	if (unpack_ends(&r, &g->sends) || unpack_ends(&r, &g->recvs) || r.err)
+		return -1;
+	return 0;
+}
+
 static void mpi_destroy(void *global)
 {
 	mpi_global *g = global;
@@ -246,4 +289,6 @@ const pv_extension pv_ext_mpi = {
 	.comms = mpi_comms_out,
 	.destroy = mpi_destroy,
 	.print_results = mpi_print,
+	.pack = mpi_pack,
+	.unpack = mpi_unpack,
 };

@@ -128,7 +128,24 @@ typedef struct pv_tool {
 	char **node_name;
 	unsigned *node_ncpus;
 	unsigned *proc_node; /* per process, 0-based */
+	/* several analyzer processes (pv_dist.c) */
+	int dist;            /* pt_fw_dist(ctx) != NULL */
+	int dist_blocked;    /* a record whose numbering depends on the process was seen */
+	uint8_t *mine;       /* per shard: this process ran it */
+	uint8_t *foreign;    /* per run: another process's (its files are not ours to remove) */
+	pv_pool *fpools;     /* per process: its pool file, read-only */
+	uint64_t comm_records;
 } pv_tool;
+
+/* ---- paraver.c, pv_dist.c: the finish ------------------------------------ */
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl, char *err,
+		    size_t errlen);
+int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen);
+struct pt_dist;
+int pv_finish_dist(pv_tool *pv, struct pt_dist *d, char *err, size_t errlen);
+/* Records whose values are numbered as shards meet them (so differently in
+ * each analyzer process): counters, call stacks, samples, GPU. */
+int pv_dist_blocks(unsigned kind);
 
 /* ---- pv_nodes.c --------------------------------------------------------- */
 int pv_nodes_init(pv_tool *pv);
