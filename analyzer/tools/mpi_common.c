@@ -221,6 +221,34 @@ void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev)
 	}
 }
 
+size_t mpi_ranks_missing(const mpi_ranks *r, char *buf, size_t len)
+{
+	uint32_t size = 0;
+	for (size_t p = 0; p < r->n; p++)
+		if (r->rank[p] >= 0 && r->size[p] > size)
+			size = r->size[p];
+	size_t missing = 0, used = 0;
+	int cut = 0;
+	buf[0] = 0;
+	for (uint32_t k = 0; k < size; k++) {
+		size_t p = 0;
+		while (p < r->n && r->rank[p] != (int32_t)k)
+			p++;
+		if (p < r->n)
+			continue;
+		/* room for this one and the " ... (of N)" that may follow */
+		if (!cut && used + 40 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%u",
+			                         missing ? ", " : "", k);
+		else
+			cut = 1;
+		missing++;
+	}
+	if (missing)
+		snprintf(buf + used, len - used, "%s (of %u)", cut ? ", ..." : "", size);
+	return missing;
+}
+
 void mpi_ranks_free(mpi_ranks *r)
 {
 	for (size_t p = 0; r->host && p < r->n; p++)

@@ -83,6 +83,10 @@ typedef struct mpi_ranks {
 int mpi_ranks_init(mpi_ranks *r, const pt_trace_ctx *ctx);
 void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev);
 void mpi_ranks_free(mpi_ranks *r);
+/* The ranks of the job (the largest world size a rank gave) that no
+ * process of the trace is, written as "2, 5 (of 8)" into buf; 0 when none
+ * is missing (buf is then ""). */
+size_t mpi_ranks_missing(const mpi_ranks *r, char *buf, size_t len);
 
 /* Communicators by id, numbered for display: 1 MPI_COMM_WORLD, 2
  * MPI_COMM_SELF, then the others in order of id (the same numbers

@@ -448,6 +448,9 @@ static int mr_print(void *tool, FILE *out)
 	        nr, nhosts, nhosts == 1 ? "" : "s", (unsigned long long)calls, a,
 	        pct(mpi_ns, thread_ns), (unsigned long long)t->st.matched, b,
 	        (unsigned long long)t->st.unmatched_sends, (unsigned long long)t->st.unmatched_recvs);
+	char missing[160];
+	if (mpi_ranks_missing(&t->ranks, missing, sizeof missing))
+		fprintf(out, "Ranks missing from the trace (no log of theirs): %s\n", missing);
 	if (t->oom)
 		fputs("(out of memory: some calls or messages are missing)\n", out);
 	print_ranks(t, out);

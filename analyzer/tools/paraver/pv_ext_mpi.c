@@ -212,6 +212,9 @@ static void mpi_print(void *global, FILE *out)
 		             "(a rank killed or its log missing or cut short)",
 		        (unsigned long long)st->unmatched_sends,
 		        (unsigned long long)st->unmatched_recvs);
+	char missing[160];
+	if (mpi_ranks_missing(&g->ranks, missing, sizeof missing))
+		fprintf(out, "; ranks missing from the trace: %s", missing);
 	if (st->clamped)
 		fprintf(out, "; %llu received before sent on the synchronised clocks (moved to the "
 		             "send)",
