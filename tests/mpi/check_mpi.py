@@ -12,7 +12,9 @@ rank order, and every message (communication with an MPI tag, >= 10):
 its count and bytes per sender equal what the sender counted, and no
 receive ends before its send begins. Modes:
 
-  p2p       the line above (env LD_PRELOAD=... in the mpirun command)
+  p2p       the line above (env LD_PRELOAD=... in the mpirun command);
+            in every complete run, also: the report's MPI section and the
+            Chrome export's flows count the same ranks and messages
   p2p-x     the same with `mpirun -x LD_PRELOAD` and no PARATRACE_DIR:
             the ranks agree on the directory they derive
   coll      also collectives: calls, bytes given and got, communicators
@@ -247,6 +249,33 @@ def check_plugin(prv):
                  (prv.task_rank[task], ftype))
 
 
+def check_report_export(a, trace, name, np, nmsgs):
+    """The report's MPI section and the Chrome export agree with the .prv."""
+    rep = run([a.paratrace, "report", trace], os.path.dirname(name), log=name + ".report").stdout
+    m = re.search(r"^MPI: (\d+) ranks on 1 host; .* (\d+) messages matched", rep, re.M)
+    if not m or (int(m.group(1)), int(m.group(2))) != (np, nmsgs):
+        fail("report: MPI line %r, expected %d ranks and %d messages" %
+             (m.group(0) if m else None, np, nmsgs))
+    for section in ("MPI time by rank", "MPI calls by time", "Largest communication pairs"):
+        if section not in rep and (nmsgs or "pairs" not in section):
+            fail("report: no section %r" % section)
+    out = name + ".json"
+    run([a.paratrace, "export", "--format", "chrome", "-o", out, trace], os.path.dirname(name))
+    with open(out) as f:
+        evs = json.load(f)["traceEvents"]
+    flows = defaultdict(int)
+    for e in evs:
+        if e.get("name") == "MPI message" and e.get("ph") in ("s", "f"):
+            flows[e["ph"]] += 1
+    if flows["s"] != nmsgs or flows["f"] != nmsgs:
+        fail("export: %s MPI message flows, expected %d" % (dict(flows), nmsgs))
+    names = sorted(e["args"]["name"] for e in evs
+                   if e.get("ph") == "M" and e.get("name") == "process_name")
+    ranks = sorted(int(re.search(r" rank (\d+) ", n).group(1)) for n in names if " rank " in n)
+    if ranks != list(range(np)):
+        fail("export: processes named by rank %s, expected 0..%d" % (ranks, np - 1))
+
+
 def dump_clock(a, trace, rank):
     proc = glob.glob(os.path.join(trace, "p*-r%d" % rank, "process.ptl"))
     if len(proc) != 1:
@@ -358,6 +387,7 @@ def main():
     check_messages(prv, exp["sent"])
     if counts[1] or counts[2]:
         fail("unmatched messages in a complete run: %s" % (counts,))
+    check_report_export(a, trace, name, np, len(prv.msgs))
     if mode == "coll":
         check_coll(prv, exp)
     elif mode == "threads":
