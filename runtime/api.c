@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The manual API of include/paratrace.h: function scopes get function ids
  * from the same space as instrumented modules (so the analyzer treats them
  * alike); event types and value names are interned by name once per
@@ -129,13 +130,14 @@ PT_EXPORT void paratrace_user_event(paratrace_type_desc *d, int64_t value, const
 	errno = saved;
 }
 
+/* The function's id, defined at its first use. Called inside the
+ * runtime's region (pt_enter), as every holder of pt_api_lock is: a signal
+ * handler that interrupts a holder finds the thread inside and drops its
+ * event, instead of waiting for a lock its own thread holds. */
 static uint32_t func_id(paratrace_func_desc *f)
 {
-	uint32_t id = __atomic_load_n(&f->id, __ATOMIC_ACQUIRE);
-	if (pt_likely(id))
-		return id;
 	pt_spin_lock(&pt_api_lock);
-	id = f->id;
+	uint32_t id = f->id;
 	api_func *a;
 	if (!id && (a = pt_bump_alloc(sizeof *a)) && (id = pt_func_ids_alloc(1))) {
 		Dl_info info;
@@ -156,9 +158,18 @@ PT_EXPORT void paratrace_func_begin(paratrace_func_desc *f)
 {
 	if (!f || !pt_tracing())
 		return;
-	int saved = errno;
-	uint32_t id = func_id(f);
-	errno = saved;
+	uint32_t id = __atomic_load_n(&f->id, __ATOMIC_ACQUIRE);
+	if (pt_unlikely(!id)) {
+		int saved = errno;
+		pt_thread *t = pt_enter();
+		if (t) {
+			id = func_id(f);
+			pt_leave(t);
+		} else {
+			pt_note_nested_event();
+		}
+		errno = saved;
+	}
 	if (id)
 		__paratrace_func_enter(id);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime lifecycle: init (constructor, or lazily at the first event of any
  * thread), the trace directory, per-thread state, exit, fork and exec. */
 #define _GNU_SOURCE
@@ -8,16 +9,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/membarrier.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 atomic_int pt_state;
@@ -245,7 +247,76 @@ static void registry_remove_locked(pt_thread *t)
 	t->next = t->prev = NULL;
 }
 
-#define PT_THREAD_ALLOC (((sizeof(pt_thread) + 4095) / 4096) * 4096)
+/* A thread's state straddles two pages. The fields the hooks' fast path
+ * uses (the log's first PT_THREAD_HOT bytes: position, limit, previous
+ * time and function, in_hook) end a page marked MADV_WIPEONFORK; the rest
+ * starts the next page. A child made without the atfork handlers (a raw
+ * fork or clone(SIGCHLD) system call) keeps the thread's TLS pointer, but
+ * sees those fields zero: limit NULL sends its first event to the slow
+ * path instead of a store into a window it does not have (MADV_DONTFORK),
+ * and cur NULL tells pt_enter that this state is not the child's
+ * (adopt_child). The fast path still reads one cache line. */
+#define PT_THREAD_HOT offsetof(pt_wlog, masked)
+_Static_assert(offsetof(pt_thread, log) == 0 && offsetof(pt_wlog, cur) < PT_THREAD_HOT &&
+                   offsetof(pt_wlog, limit) < PT_THREAD_HOT &&
+                   offsetof(pt_wlog, last) < PT_THREAD_HOT &&
+                   offsetof(pt_wlog, last_func) < PT_THREAD_HOT &&
+                   offsetof(pt_wlog, in_hook) < PT_THREAD_HOT &&
+                   PT_THREAD_HOT % _Alignof(pt_thread) == 0 && PT_THREAD_HOT <= 64,
+               "the fast path's fields are the first PT_THREAD_HOT bytes of a thread's state");
+static size_t pt_page;
+
+static size_t thread_span(void)
+{
+	return pt_page + ((sizeof(pt_thread) - PT_THREAD_HOT + pt_page - 1) & ~(pt_page - 1));
+}
+
+static pt_thread *thread_alloc(void)
+{
+	char *p = pt_pages_alloc(thread_span());
+	if (!p)
+		return NULL;
+	madvise(p, pt_page, MADV_WIPEONFORK); /* best effort: kernels since 4.14 */
+	return (pt_thread *)(void *)(p + pt_page - PT_THREAD_HOT);
+}
+
+static void thread_free(pt_thread *t)
+{
+	if (t)
+		pt_pages_free((char *)t + PT_THREAD_HOT - pt_page, thread_span());
+}
+
+/* One word on a MADV_WIPEONFORK page, 1 once this process's tracing state
+ * is its own: 0 in any fork child until pt_fork_child (atfork) or, after
+ * a raw fork, the first event that finds it (adopt_child) has either
+ * rebuilt the state for the child or turned tracing off there. NULL when
+ * the page could not be had: every process then counts as its own. */
+static int *pt_owner_mark;
+
+static int process_is_mine(void)
+{
+	int *m = pt_owner_mark;
+	return !m || __atomic_load_n(m, __ATOMIC_ACQUIRE);
+}
+
+static void owner_mark_init(void)
+{
+	int *m = pt_pages_alloc(pt_page);
+	if (m && madvise(m, pt_page, MADV_WIPEONFORK) != 0) {
+		pt_pages_free(m, pt_page);
+		m = NULL;
+	}
+	if (m)
+		*m = 1;
+	pt_owner_mark = m;
+}
+
+static int adopt_child(void);
+
+int pt_state_is_mine(void)
+{
+	return process_is_mine() || adopt_child();
+}
 
 /* Opens t<tid>.ptl (t<tid>.<k>.ptl when the kernel reused the tid). */
 static int open_thread_log(pt_thread *t)
@@ -286,14 +357,14 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	if (pt_tls)
 		return pt_tls;
 	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING ||
-	    !pt_ensure_initialized())
+	    !pt_ensure_initialized() || (!process_is_mine() && !adopt_child()))
 		return NULL;
 	if (pt_tls) /* the init just run created this (main) thread's state */
 		return pt_tls;
 	int saved = errno;
 	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_CREATING;
-	pt_thread *t = pt_pages_alloc(PT_THREAD_ALLOC);
+	pt_thread *t = thread_alloc();
 	if (!t) {
 		atomic_fetch_add(&pt_total_lost_records, 1);
 		pt_tls_state = PT_TLS_NEW;
@@ -310,7 +381,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 			pt_warn("cannot create the log of thread %u in %s/%s: %s; that thread is "
 				"not traced",
 				t->tid, pt_run_info.dir, pt_run_info.pdir_name, strerror(-r));
-		pt_pages_free(t, PT_THREAD_ALLOC);
+		thread_free(t);
 		pt_tls_state = PT_TLS_FINISHED;
 		pt_nocancel_end(cancel);
 		errno = saved;
@@ -367,7 +438,8 @@ static void thread_destructor(void *arg)
 	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
-	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_load(&t->closed)) {
+	if (!pt_state_writable(atomic_load(&pt_state)) || atomic_load(&t->closed) ||
+	    !process_is_mine()) {
 		/* Shutdown owns the remaining logs now: nothing is written.
 		 * What the parts hold for the thread goes (its counters'
 		 * descriptors, its sampling timer: kept in its TLS, which goes
@@ -385,7 +457,7 @@ static void thread_destructor(void *arg)
 	pt_spin_lock(&pt_registry_lock);
 	registry_remove_locked(t);
 	pt_spin_unlock(&pt_registry_lock);
-	pt_pages_free(t, PT_THREAD_ALLOC);
+	thread_free(t);
 	pt_nocancel_end(cancel);
 	errno = saved;
 }
@@ -419,6 +491,13 @@ static void state_store_fence(void)
 pt_thread *pt_enter(void)
 {
 	pt_thread *t = pt_tls;
+	/* cur is NULL in a closed log, and in a child of a raw fork, whose
+	 * copy of the thread's state is not its own (thread_alloc). */
+	if (pt_unlikely(t && !t->log.cur)) {
+		if (process_is_mine() || !adopt_child())
+			return NULL;
+		t = pt_tls;
+	}
 	if (pt_unlikely(!t)) {
 		if (pt_tls_state == PT_TLS_FINISHED)
 			return NULL;
@@ -438,7 +517,7 @@ pt_thread *pt_enter(void)
 		atomic_store(&t->guard, 1); /* seq_cst: pairs with pt_shutdown's state store */
 	}
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	if (pt_unlikely(atomic_load(&pt_state) != PT_STATE_RUNNING || t->log.dead)) {
+	if (pt_unlikely(!pt_state_writable(atomic_load(&pt_state)) || t->log.dead)) {
 		atomic_store(&t->guard, 0);
 		return NULL;
 	}
@@ -560,6 +639,8 @@ void pt_init(void)
 		goto out;
 	}
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+	pt_page = ps;
+	owner_mark_init();
 	pt_window_size = (pt_cfg.buffer_size + ps - 1) & ~(ps - 1);
 	pt_max_file_size = pt_cfg.max_size;
 	pt_prefault_mode = pt_cfg.prefault;
@@ -677,19 +758,32 @@ void pt_publish_fence(void)
 
 /* How and with which status the process ends, for logs_shutdown. */
 static int pt_end_how, pt_end_status;
+/* Set on the thread that runs pt_shutdown from a fatal signal's handler. */
+static __thread int pt_signal_shutdown __attribute__((tls_model("initial-exec")));
+
+int pt_in_signal_shutdown(void)
+{
+	return pt_signal_shutdown;
+}
 
 void pt_shutdown(int how, int status)
 {
 	static atomic_int started;
-	if (atomic_load(&pt_state) != PT_STATE_RUNNING || atomic_exchange(&started, 1))
+	int in_signal = how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT;
+	/* A child of a raw fork that raised no event yet: its state is rebuilt
+	 * first (not in a signal handler: that creates files), so that it is
+	 * its own logs that end here. */
+	if (atomic_load(&pt_state) != PT_STATE_RUNNING ||
+	    (!process_is_mine() && (in_signal || !adopt_child())) || atomic_exchange(&started, 1))
 		return;
 	int saved = errno;
 	int cancel = pt_nocancel_begin();
 	pt_end_how = how;
 	pt_end_status = status;
+	pt_signal_shutdown = in_signal;
 	/* Backward: the GPU parts first, while tracing is still on (device
 	 * records in flight are drained into their logs), then the logs. */
-	pt_parts_shutdown(how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT);
+	pt_parts_shutdown(in_signal);
 	uint64_t lr = atomic_load(&pt_total_lost_records);
 	if (lr)
 		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
@@ -701,46 +795,70 @@ void pt_shutdown(int how, int status)
 	errno = saved;
 }
 
+/* Trims the other threads' logs to their data; their next entry into the
+ * runtime sees CLOSING. Bounded: the lock is tried for a while (this
+ * thread's exit may come from a handler that interrupted a holder), a
+ * thread inside the runtime (mapping a window, writing a record) is waited
+ * for a while, else its file keeps its zero tail, still readable. */
+static void seal_others(pt_thread *self)
+{
+	if (pt_spin_trylock_for(&pt_registry_lock, 20000) != 0)
+		return;
+	for (pt_thread *t = pt_registry; t; t = t->next) {
+		if (t == self || atomic_load(&t->closed))
+			continue;
+		for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
+			sched_yield();
+		if (atomic_load(&t->guard))
+			continue;
+		atomic_store(&t->closed, 1);
+		pt_wlog_seal_foreign(&t->log);
+	}
+	pt_spin_unlock(&pt_registry_lock);
+}
+
 /* Every step is bounded (locks tried for a while, threads inside the
- * runtime waited for a while): the same from a fatal signal's handler. */
+ * runtime waited for a while), and from a fatal signal's handler
+ * async-signal-safe.
+ *
+ * From a fatal signal, the other threads' logs are left to them: they run
+ * on until the kernel ends the process, a moment later, and what they
+ * write meanwhile is in their files (shared mappings; the zeros after it
+ * are the end mark, as after SIGKILL). Sealing them (trimmed, no more
+ * writes) dropped those calls without a trace: 1,000 to 36,000 completed
+ * calls per busy thread, in half the runs. On exit() and _exit() they are
+ * sealed: the process ends as soon as this thread is done, and the files
+ * are trimmed to their data. */
 static void logs_shutdown(int in_signal)
 {
-	(void)in_signal;
-	atomic_store(&pt_state, PT_STATE_CLOSING);
+	atomic_store(&pt_state, in_signal ? PT_STATE_DYING : PT_STATE_CLOSING);
 	state_store_fence();
 	pt_thread *self = pt_tls;
 	if (self && !atomic_load(&self->closed) && !atomic_load(&self->guard)) {
 		atomic_store(&self->guard, 1);
 		close_own(self, PT_THREAD_END_PROCESS);
 	}
-	/* Bounded: shutdown may run from a signal handler that interrupted a
-	 * holder of the lock on this very thread. */
-	int locked = pt_spin_trylock_for(&pt_registry_lock, 20000) == 0;
-	if (locked) {
-		for (pt_thread *t = pt_registry; t; t = t->next) {
-			if (t == self || atomic_load(&t->closed))
-				continue;
-			/* Wait for a thread inside the runtime (mapping a window,
-			 * writing a record) to leave it; its next entry sees CLOSING. */
-			for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
-				sched_yield();
-			if (atomic_load(&t->guard))
-				continue; /* its file keeps a zero tail: still readable */
-			atomic_store(&t->closed, 1);
-			pt_wlog_seal_foreign(&t->log);
-		}
-		pt_spin_unlock(&pt_registry_lock);
-	}
+	if (!in_signal)
+		seal_others(self);
 	pt_log_files_seal();
 	pt_process_close(pt_end_how, pt_end_status);
 }
 
 /* ---- fork / exec ------------------------------------------------------ */
 
+/* Set while pt_fork_prepare holds the locks a fork child needs consistent
+ * (registry, process log, descriptors), until pt_fork_parent releases
+ * them: a child that finds it set (its copy) inherited them held by that
+ * fork, whatever made the child. */
+static int pt_fork_locks_held;
+/* The child being rebuilt was made by a raw fork (adopt_child): the
+ * parent's other thread states are forgotten, not freed (whichever thread
+ * of the child rebuilds it, another may still point at its own). */
+static int pt_fork_raw;
 
 void pt_fork_prepare(void)
 {
-	if (!pt_tracing())
+	if ((!process_is_mine() && !adopt_child()) || !pt_tracing())
 		return;
 	pt_thread *t = pt_tls;
 	if (t) {
@@ -750,12 +868,14 @@ void pt_fork_prepare(void)
 	pt_spin_lock(&pt_registry_lock);
 	pt_process_lock_fork();
 	pt_fd_fork_prepare();
+	pt_fork_locks_held = 1;
 }
 
 void pt_fork_parent(void)
 {
 	if (!pt_tracing())
 		return;
+	pt_fork_locks_held = 0;
 	pt_fd_fork_parent();
 	pt_process_unlock_fork(0);
 	pt_spin_unlock(&pt_registry_lock);
@@ -789,8 +909,8 @@ static void logs_fork_child(void)
 	for (pt_thread *t = pt_registry, *next; t; t = next) {
 		next = t->next;
 		pt_wlog_forget(&t->log);
-		if (t != self)
-			pt_pages_free(t, PT_THREAD_ALLOC);
+		if (t != self && !pt_fork_raw)
+			thread_free(t);
 	}
 	pt_registry = NULL;
 	pt_log_files_forget();
@@ -820,7 +940,7 @@ static void restart_thread_in_child(void)
 	if (open_thread_log(self) != 0) {
 		pt_tls = NULL;
 		pt_tls_state = PT_TLS_FINISHED;
-		pt_pages_free(self, PT_THREAD_ALLOC);
+		thread_free(self);
 		return;
 	}
 	keep_slow_if_needed(self);
@@ -831,17 +951,82 @@ static void restart_thread_in_child(void)
 	pt_leave(self);
 }
 
+/* The locks pt_fork_prepare takes, for a child no atfork handler ran in:
+ * taken if they are free; one that is held was held by a thread of the
+ * parent, which may have left what it guards half changed: 0 then. */
+static int take_fork_locks(void)
+{
+	if (!pt_spin_trylock(&pt_registry_lock))
+		return 0;
+	if (pt_process_trylock_fork() != 0) {
+		pt_spin_unlock(&pt_registry_lock);
+		return 0;
+	}
+	if (pt_fd_fork_trylock() != 0) {
+		pt_process_unlock_fork(0);
+		pt_spin_unlock(&pt_registry_lock);
+		return 0;
+	}
+	return 1;
+}
+
+/* The child of a fork does not trace on with the parent's state: it
+ * rebuilds its own (a process folder and process log, a log for this
+ * thread), as if it were a new process. After a fork that went through
+ * glibc (pt_fork_child, from the atfork handler), or at the first event
+ * of a child that no handler ran in (a raw fork or clone system call,
+ * which shares no memory with the parent: the owner mark is zero there).
+ * When that cannot be done safely (tracing was ending, or another thread
+ * of the parent held a lock whose data the child would read), the child
+ * runs untraced. Once per child; 1 when it is traced. */
+static int adopt_child(void)
+{
+	static atomic_int adopting;
+	int *mark = pt_owner_mark;
+	if (mark && __atomic_load_n(mark, __ATOMIC_ACQUIRE))
+		return pt_tracing(); /* rebuilt already (an atfork handler before ours) */
+	if (atomic_exchange(&adopting, 1))
+		return 0; /* another thread of the child is at it: this event is dropped */
+	int saved = errno;
+	int state = atomic_load(&pt_state);
+	pt_fork_raw = !pt_fork_locks_held;
+	int locked = pt_fork_locks_held || (state == PT_STATE_RUNNING && take_fork_locks());
+	pt_fork_locks_held = 0;
+	/* From here the state is the child's: the process log the rebuild
+	 * opens is written to (pt_state_is_mine). */
+	if (mark)
+		__atomic_store_n(mark, 1, __ATOMIC_RELEASE);
+	int ok = 0;
+	if (locked) {
+		/* The descriptor lock (the registry's and the process log's are
+		 * the logs part's, released by its fork_child). */
+		pt_fd_fork_child();
+		if (state == PT_STATE_RUNNING) {
+			pt_parts_fork_child();
+			restart_thread_in_child();
+			ok = pt_tracing();
+		} else {
+			pt_process_unlock_fork(1);
+			pt_spin_reset(&pt_registry_lock);
+		}
+	}
+	/* (A child of a parent that had not started tracing yet still may.) */
+	if (!ok && state != PT_STATE_UNINIT && state != PT_STATE_INITIALIZING) {
+		atomic_store(&pt_state, PT_STATE_OFF);
+		pt_tls = NULL;
+		pt_tls_state = PT_TLS_FINISHED;
+	}
+	atomic_store(&adopting, 0);
+	errno = saved;
+	return ok;
+}
+
+/* Also when tracing ended between the prepare handler and this one: the
+ * locks it took are released. */
 void pt_fork_child(void)
 {
-	if (!pt_tracing())
-		return;
-	int saved = errno;
-	/* The descriptor lock pt_fork_prepare took (the registry's and the
-	 * process log's are the logs part's). */
-	pt_fd_fork_child();
-	pt_parts_fork_child();
-	restart_thread_in_child();
-	errno = saved;
+	if (pt_tracing() || pt_fork_locks_held)
+		adopt_child();
 }
 
 /* The new image writes into the same run: PARATRACE_RUN in environ. */
@@ -858,6 +1043,32 @@ void pt_exec_prepare(void)
 		return;
 	pt_parts_exec();
 	pt_publish_fence();
+}
+
+pt_thread *pt_exec_close(void)
+{
+	if (!pt_tracing())
+		return NULL;
+	pt_thread *t = pt_enter();
+	if (!t)
+		return NULL;
+	int saved = errno;
+	pt_wlog_suspend(&t->log);
+	pt_process_suspend();
+	pt_publish_fence();
+	errno = saved;
+	return t;
+}
+
+void pt_exec_failed(pt_thread *t)
+{
+	if (!t)
+		return;
+	int saved = errno;
+	pt_process_resume();
+	pt_wlog_resume(&t->log);
+	pt_leave(t);
+	errno = saved;
 }
 
 PT_SUBSYSTEM(logs_part) = {

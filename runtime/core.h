@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the runtime core (clock, writer, hooks, process log, config).
  * Other runtime families use pt_runtime.h only. */
 #ifndef PT_CORE_H
@@ -112,7 +113,8 @@ typedef struct pt_wlog {
 	uint64_t written_back; /* writeback started for [0, written_back) */
 	uint64_t dropped;      /* page cache released for [0, dropped) */
 	int fd;
-	int dead;      /* closed or trimmed: never write again */
+	int dead;      /* closed or trimmed: never write again (unless suspended) */
+	int suspended; /* closed for an exec: pt_wlog_resume goes on after the CLOSE */
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;
@@ -172,6 +174,14 @@ PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */
 PT_HIDDEN void pt_wlog_close(pt_wlog *l);
+/* Before an exec: CLOSE and trim like pt_wlog_close, but the descriptor and
+ * the window stay, so that if the exec fails pt_wlog_resume (also called by
+ * the next pt_wlog_put or pt_wlog_put_final: another writer of a shared log)
+ * extends the file again and the log goes on after its CLOSE. The reader
+ * takes a CLOSE followed by more records as a log that went on. resume: 0,
+ * or -1 when the log cannot go on (no space: it stays as closed). */
+PT_HIDDEN void pt_wlog_suspend(pt_wlog *l);
+PT_HIDDEN int pt_wlog_resume(pt_wlog *l);
 /* Another thread may still be appending: stop the fast path, trim the file to
  * the data written so far without writing, keep the mapping. */
 PT_HIDDEN void pt_wlog_seal_foreign(pt_wlog *l);
@@ -237,6 +247,10 @@ extern PT_HIDDEN __thread int pt_tls_state __attribute__((tls_model("initial-exe
 
 /* Creates this thread's state (first event). NULL when tracing is off. */
 PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
+/* An event pt_enter() refused because it was raised inside the runtime or
+ * a hook's fast path (a signal handler interrupting them): counted as lost
+ * (reason REENTRANT). Nothing otherwise (tracing off, thread not traced). */
+PT_HIDDEN void pt_note_nested_event(void);
 /* Hook slow path: a FUNC record (pc == 0) or a PC record. */
 PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
 
@@ -247,7 +261,16 @@ enum {
 	PT_STATE_RUNNING,
 	PT_STATE_OFF,     /* disabled by configuration or an error */
 	PT_STATE_CLOSING, /* pt_shutdown in progress or done */
+	/* A fatal signal's handler ended tracing (pt_shutdown): that thread's
+	 * log and the process log are closed; the other threads go on writing
+	 * their own logs (pt_enter lets them) until the kernel ends them. */
+	PT_STATE_DYING,
 };
+/* pt_enter's test: a thread may write into its own log. */
+static inline int pt_state_writable(int s)
+{
+	return s == PT_STATE_RUNNING || s == PT_STATE_DYING;
+}
 extern PT_HIDDEN atomic_int pt_state;
 
 typedef struct pt_run {
@@ -330,7 +353,16 @@ PT_HIDDEN uint32_t pt_func_ids_alloc(uint32_t n);
 PT_HIDDEN void pt_emit_func_def(uint32_t id, const char *name, const char *file, uint32_t line,
 				uint64_t module_base);
 PT_HIDDEN void pt_process_lock_fork(void);
+/* 1 when the runtime's state belongs to this process; in a child of a raw
+ * fork or clone (no atfork handler ran), it is rebuilt for the child first,
+ * or tracing is turned off there (0). Not from a signal handler. */
+PT_HIDDEN int pt_state_is_mine(void);
+PT_HIDDEN int pt_process_trylock_fork(void); /* 0 when taken */
 PT_HIDDEN void pt_process_unlock_fork(int child);
+/* exec: the process log ends with CLOSE, trimmed; resumed if the exec
+ * fails (pt_wlog_suspend). */
+PT_HIDDEN void pt_process_suspend(void);
+PT_HIDDEN void pt_process_resume(void);
 PT_HIDDEN void pt_log_files_seal(void);
 PT_HIDDEN void pt_log_files_forget(void);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Performance counters through libpfm4 and perf_event_open(2).
  *
  * PARATRACE_COUNTERS=name,name,... names anything libpfm4 encodes for
@@ -431,6 +432,11 @@ static void counters_thread_end(pt_thread *t)
 		return;
 	if (t)
 		pt_counters_at(t, PT_COUNTERS_AT_THREADS);
+	/* In a fatal signal's handler, which may have interrupted this very
+	 * thread inside the list's lock: the process is ending, the kernel
+	 * closes the descriptors. */
+	if (pt_in_signal_shutdown())
+		return;
 	int saved = errno;
 	if (c->listed) {
 		pt_spin_lock(&pt_threads_lock);

@@ -1,9 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /* The exec family. Before the real call: an EXEC record (the path) in the
- * caller's thread log, and pt_exec_prepare, which puts PARATRACE_RUN (trace
+ * caller's thread log, pt_exec_prepare, which puts PARATRACE_RUN (trace
  * directory, run id, clock calibration) in the environment so the new image
- * writes into the same run as a new process folder. Everything recorded so
- * far is already in the files (shared mappings); the old image's logs keep
- * a zero tail instead of a CLOSE record, which the reader reads as the end.
+ * writes into the same run as a new process folder, and pt_exec_close,
+ * which ends the caller's log and the process log (CLOSE, trimmed) as an
+ * exit would. If the exec returns (it failed), both go on after their
+ * CLOSE (pt_exec_failed). Other threads' logs are not touched: they keep
+ * writing until the kernel ends them in the exec, and end with zeros, the
+ * reader's end mark.
  *
  * Programs that pass their own environment (execve, execle, execvpe,
  * fexecve, execveat) get PARATRACE_RUN added to a copy of it, but only when
@@ -85,17 +89,6 @@ static void exec_record(const char *path)
 	pt_leave(t);
 }
 
-/* Records the exec, prepares the environment; the errno the caller sees is
- * the real exec's. */
-static void before_exec(const char *path)
-{
-	int e = errno;
-	exec_record(path);
-	pt_exec_prepare();
-	pt_publish_fence();
-	errno = e;
-}
-
 PT_REAL_DECL(execve);
 PT_REAL_DECL(execv);
 PT_REAL_DECL(execvp);
@@ -115,103 +108,100 @@ __attribute__((constructor(102))) static void exec_resolve(void)
 	(void)PT_REAL(execveat);
 }
 
-static int execve_traced(const char *path, char *const argv[], char *const envp[])
+/* One exec call of the family, its environment aside. */
+enum exec_kind { EXEC_VE, EXEC_VPE, EXEC_FVE, EXEC_VEAT, EXEC_V, EXEC_VP };
+typedef struct exec_call {
+	enum exec_kind kind;
+	int fd;           /* fexecve, execveat */
+	const char *path; /* path or file; the EXEC record's */
+	char *const *argv;
+	int flags; /* execveat */
+} exec_call;
+
+static int call_real(const exec_call *c, char *const envp[])
 {
-	int (*real)(const char *, char *const[], char *const[]) = PT_REAL(execve);
-	if (!pt_tracing())
-		return real(path, argv, envp);
-	int was_environ = envp == (char *const *)environ;
-	before_exec(path);
-	if (was_environ)
-		envp = environ;
-	char *buf[ENV_STACK_SLOTS];
-	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
-	int r = real(path, argv, env);
-	int e = errno;
-	pt_env_free(env, envp, buf);
-	errno = e;
-	return r;
+	switch (c->kind) {
+	case EXEC_VE:
+		return PT_REAL(execve)(c->path, c->argv, envp);
+	case EXEC_VPE:
+		return PT_REAL(execvpe)(c->path, c->argv, envp);
+	case EXEC_FVE:
+		return PT_REAL(fexecve)(c->fd, c->argv, envp);
+	case EXEC_VEAT:
+		return PT_REAL(execveat)(c->fd, c->path, c->argv, envp, c->flags);
+	case EXEC_V:
+		return PT_REAL(execv)(c->path, c->argv);
+	case EXEC_VP:
+		return PT_REAL(execvp)(c->path, c->argv);
+	}
+	errno = EINVAL;
+	return -1;
 }
 
-static int execvpe_traced(const char *file, char *const argv[], char *const envp[])
+/* envp NULL for the forms that use environ (execv, execvp), which
+ * pt_exec_prepare has prepared already. An explicit envp gets
+ * PARATRACE_RUN added to a copy (pt_env_with_run); when it is environ
+ * itself, the prepared environ is used. */
+static int exec_traced(const exec_call *c, char *const envp[])
 {
-	int (*real)(const char *, char *const[], char *const[]) = PT_REAL(execvpe);
 	if (!pt_tracing())
-		return real(file, argv, envp);
+		return call_real(c, envp);
 	int was_environ = envp == (char *const *)environ;
-	before_exec(file);
+	int e = errno;
+	exec_record(c->path);
+	pt_exec_prepare();
+	/* Not in a child that shares the parent's memory (a raw
+	 * clone(CLONE_VM | CLONE_VFORK)): the logs are the parent's. */
+	pt_thread *t = pt_own_process() ? pt_exec_close() : NULL;
+	errno = e;
 	if (was_environ)
 		envp = environ;
 	char *buf[ENV_STACK_SLOTS];
-	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
-	int r = real(file, argv, env);
-	int e = errno;
-	pt_env_free(env, envp, buf);
+	char *const *env = envp ? pt_env_with_run(envp, buf, ENV_STACK_SLOTS) : NULL;
+	int r = call_real(c, env);
+	e = errno;
+	if (env)
+		pt_env_free(env, envp, buf);
+	pt_exec_failed(t);
 	errno = e;
 	return r;
 }
 
 PT_INTERPOSE int execve(const char *path, char *const argv[], char *const envp[])
 {
-	return execve_traced(path, argv, envp);
+	exec_call c = {EXEC_VE, -1, path, argv, 0};
+	return exec_traced(&c, envp);
 }
 
 PT_INTERPOSE int execv(const char *path, char *const argv[])
 {
-	int (*real)(const char *, char *const[]) = PT_REAL(execv);
-	if (pt_tracing())
-		before_exec(path);
-	return real(path, argv);
+	exec_call c = {EXEC_V, -1, path, argv, 0};
+	return exec_traced(&c, NULL);
 }
 
 PT_INTERPOSE int execvp(const char *file, char *const argv[])
 {
-	int (*real)(const char *, char *const[]) = PT_REAL(execvp);
-	if (pt_tracing())
-		before_exec(file);
-	return real(file, argv);
+	exec_call c = {EXEC_VP, -1, file, argv, 0};
+	return exec_traced(&c, NULL);
 }
 
 PT_INTERPOSE int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	return execvpe_traced(file, argv, envp);
+	exec_call c = {EXEC_VPE, -1, file, argv, 0};
+	return exec_traced(&c, envp);
 }
 
 PT_INTERPOSE int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	int (*real)(int, char *const[], char *const[]) = PT_REAL(fexecve);
-	if (!pt_tracing())
-		return real(fd, argv, envp);
-	int was_environ = envp == (char *const *)environ;
-	before_exec(argv[0] ? argv[0] : "");
-	if (was_environ)
-		envp = environ;
-	char *buf[ENV_STACK_SLOTS];
-	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
-	int r = real(fd, argv, env);
-	int e = errno;
-	pt_env_free(env, envp, buf);
-	errno = e;
-	return r;
+	exec_call c = {EXEC_FVE, fd, argv[0] ? argv[0] : "", argv, 0};
+	return exec_traced(&c, envp);
 }
 
 PT_INTERPOSE int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			  int flags)
 {
-	int (*real)(int, const char *, char *const[], char *const[], int) = PT_REAL(execveat);
-	if (!pt_tracing())
-		return real(dirfd, path, argv, envp, flags);
-	int was_environ = envp == (char *const *)environ;
-	before_exec(path);
-	if (was_environ)
-		envp = environ;
-	char *buf[ENV_STACK_SLOTS];
-	char *const *env = pt_env_with_run(envp, buf, ENV_STACK_SLOTS);
-	int r = real(dirfd, path, argv, env, flags);
-	int e = errno;
-	pt_env_free(env, envp, buf);
-	errno = e;
-	return r;
+	exec_call c = {EXEC_VEAT, dirfd, path, argv, flags};
+	return exec_traced(&c, envp);
 }
 
 /* The list forms: the arguments are gathered into an array on the stack
@@ -299,7 +289,8 @@ PT_INTERPOSE int execle(const char *path, const char *arg, ...)
 		errno = E2BIG;
 		return -1;
 	}
-	int r = execve_traced(path, argv, envp);
+	exec_call c = {EXEC_VE, -1, path, argv, 0};
+	int r = exec_traced(&c, envp);
 	ungather(argv, bytes);
 	return r;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's descriptors, kept out of the program's way (pt_fd.h), and
  * the wrappers that protect them: close, __close, close_range, closefrom,
  * dup, dup2, __dup2, dup3, fcntl, fcntl64, __fcntl.
@@ -373,6 +374,14 @@ void pt_fd_start_writeback(const int *slot, uint64_t off, uint64_t len)
 void pt_fd_fork_prepare(void)
 {
 	fd_lock();
+}
+
+int pt_fd_fork_trylock(void)
+{
+	if (!pt_spin_trylock(&fd_lock_word))
+		return -1;
+	fd_lock_depth = 1;
+	return 0;
 }
 
 void pt_fd_fork_parent(void)

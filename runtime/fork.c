@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process creation: fork, vfork, posix_spawn, posix_spawnp, system, popen.
  *
  * The runtime's own fork handling (pt_fork_prepare/parent/child: the child
@@ -172,7 +173,15 @@ PT_INTERPOSE FILE *popen(const char *command, const char *type)
 	return real(command, type);
 }
 
+/* Also for a child of a raw fork, whose state the core rebuilds at its
+ * first event: from then on the exit wrappers end its tracing. */
+static void fork_child(void)
+{
+	__atomic_store_n(&owner_pid, getpid(), __ATOMIC_RELAXED);
+}
+
 PT_SUBSYSTEM(fork_part) = {
 	.name = "fork",
 	.order = PT_ORDER_INTERPOSE,
+	.fork_child = fork_child,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hot path: entry/exit hooks called by code compiled with instrument.so
  * (abi.h) and by -finstrument-functions builds (__cyg_profile_func_*).
  *
@@ -39,12 +40,20 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 		if (t->log.slow)
 			pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS);
 		pt_leave(t);
-	} else if (pt_tls && atomic_load_explicit(&pt_tls->guard, memory_order_relaxed) &&
-	           atomic_load_explicit(&pt_state, memory_order_relaxed) == PT_STATE_RUNNING) {
-		/* Raised inside the runtime (a signal handler interrupting it). */
-		pt_wlog_note_nested(&pt_tls->log);
+	} else {
+		pt_note_nested_event();
 	}
 	errno = saved;
+}
+
+void pt_note_nested_event(void)
+{
+	pt_thread *t = pt_tls;
+	if (t &&
+	    (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
+	     __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)) &&
+	    pt_state_writable(atomic_load_explicit(&pt_state, memory_order_relaxed)))
+		pt_wlog_note_nested(&t->log);
 }
 
 /* The 8-byte FUNC record as one word: kind, id in bits 8..31 (arg and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process log (process.ptl): who this process is, what is mapped, the
  * function tables, and how it ended. Written by any thread under a spin
  * lock; also the home of the extra logs (pt_log_file) for GPU streams. */
@@ -21,6 +22,11 @@ void pt_process_lock_fork(void)
 	pt_spin_lock(&pt_plock);
 }
 
+int pt_process_trylock_fork(void)
+{
+	return pt_spin_trylock(&pt_plock) ? 0 : -1;
+}
+
 void pt_process_unlock_fork(int child)
 {
 	if (child)
@@ -40,7 +46,7 @@ void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, c
 		     size_t len2)
 {
 	int s = atomic_load(&pt_state);
-	if (s != PT_STATE_RUNNING && s != PT_STATE_INITIALIZING)
+	if ((s != PT_STATE_RUNNING && s != PT_STATE_INITIALIZING) || !pt_state_is_mine())
 		return;
 	int saved = errno;
 	process_put(kind, arg, p1, len1, p2, len2);
@@ -112,6 +118,26 @@ void pt_process_close(int how, int status)
 	pt_spin_unlock(&pt_plock);
 }
 
+/* exec: bounded, as the exec may come from a signal handler that
+ * interrupted a writer of the process log on this thread (its log then
+ * keeps its zero tail, as before). A resume that does not get the lock is
+ * left to the next writer (pt_wlog_put resumes a suspended log). */
+void pt_process_suspend(void)
+{
+	if (pt_spin_trylock_for(&pt_plock, 20000) != 0)
+		return;
+	pt_wlog_suspend(&pt_plog);
+	pt_spin_unlock(&pt_plock);
+}
+
+void pt_process_resume(void)
+{
+	if (pt_spin_trylock_for(&pt_plock, 20000) != 0)
+		return;
+	pt_wlog_resume(&pt_plog);
+	pt_spin_unlock(&pt_plock);
+}
+
 /* ---- extra logs ------------------------------------------------------- */
 
 struct pt_log_file {
@@ -125,7 +151,7 @@ static pt_spin pt_files_lock;
 
 pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream)
 {
-	if (!pt_tracing() || !name || strchr(name, '/'))
+	if (!pt_tracing() || !name || strchr(name, '/') || !pt_state_is_mine())
 		return NULL;
 	int saved = errno;
 	pt_log_file *f = pt_pages_alloc(sizeof *f);
@@ -156,7 +182,8 @@ void pt_log_file_emit(pt_log_file *f, uint64_t ticks, unsigned kind, unsigned ar
 	if (!f)
 		return;
 	atomic_store(&f->log.busy, 1); /* seq_cst: pairs with the exit path */
-	if (!atomic_load(&f->closed) && atomic_load(&pt_state) == PT_STATE_RUNNING) {
+	if (!atomic_load(&f->closed) && atomic_load(&pt_state) == PT_STATE_RUNNING &&
+	    pt_state_is_mine()) {
 		int saved = errno;
 		pt_wlog_put(&f->log, ticks, kind, arg, p1, len1, p2, len2);
 		errno = saved;
@@ -168,16 +195,27 @@ void pt_log_file_close(pt_log_file *f)
 {
 	if (!f)
 		return;
-	pt_spin_lock(&pt_files_lock);
-	for (pt_log_file **pp = &pt_files; *pp; pp = &(*pp)->next)
-		if (*pp == f) {
-			*pp = f->next;
-			break;
-		}
-	pt_spin_unlock(&pt_files_lock);
+	/* In a fatal signal's handler (the GPU part's shutdown), which may
+	 * have interrupted a holder of the lock on this thread: tried for a
+	 * while; if not had, the log is closed all the same and left in the
+	 * list (the process is ending; pt_log_files_seal skips a closed one). */
+	int locked = 1;
+	if (pt_in_signal_shutdown())
+		locked = pt_spin_trylock_for(&pt_files_lock, 20000) == 0;
+	else
+		pt_spin_lock(&pt_files_lock);
+	if (locked) {
+		for (pt_log_file **pp = &pt_files; *pp; pp = &(*pp)->next)
+			if (*pp == f) {
+				*pp = f->next;
+				break;
+			}
+		pt_spin_unlock(&pt_files_lock);
+	}
 	if (!atomic_exchange(&f->closed, 1))
 		pt_wlog_close(&f->log);
-	pt_pages_free(f, sizeof *f);
+	if (locked)
+		pt_pages_free(f, sizeof *f);
 }
 
 /* Exit: logs still open get their data trimmed; a writer inside

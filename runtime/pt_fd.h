@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's own file descriptors (fds.c): trace and process folders,
  * log files, perf events, and the few files it reads at once.
  *
@@ -80,6 +81,9 @@ static inline __attribute__((always_inline)) void pt_fd_use_end_raw(void)
 
 /* Fork (core.c): no descriptor is being created or moved across it. */
 PT_HIDDEN void pt_fd_fork_prepare(void);
+/* pt_fd_fork_prepare's lock if it is free, for a child of a raw fork (no
+ * atfork handler ran): 0 when taken, -1 when a thread of the parent held it. */
+PT_HIDDEN int pt_fd_fork_trylock(void);
 PT_HIDDEN void pt_fd_fork_parent(void);
 PT_HIDDEN void pt_fd_fork_child(void);
 

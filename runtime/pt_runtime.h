@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal API of libtrace.so: what its parts (the interposition families,
  * counters, call stacks, sampling, GPU code) use to reach the core
  * (buffers, clock, process log, the table of parts). Nothing here is exported:
@@ -104,11 +105,17 @@ PT_HIDDEN int pt_tracing(void);
  * bytes are in the page cache already). Async-signal-safe. */
 PT_HIDDEN void pt_publish_fence(void);
 /* The process ends: every part's shutdown (see "parts of the runtime"
- * below), which closes every log of this process: CLOSE records where it
+ * below), which closes the logs of this process: CLOSE records where it
  * is safe, files trimmed to their data, EXIT with how and status. Runs
  * once; later calls return at once. how PT_EXIT_SIGNAL or PT_EXIT_ABORT:
- * from a fatal signal's handler, async-signal-safe. */
+ * from a fatal signal's handler, async-signal-safe; the other threads'
+ * logs are then left open to them until the kernel ends the process. */
 PT_HIDDEN void pt_shutdown(int how, int status);
+/* 1 on the thread that runs pt_shutdown from a fatal signal's handler,
+ * from then on: what the parts run there (shutdown(1), and thread_end for
+ * that thread's log) must be async-signal-safe and must not wait without a
+ * bound (see pt_subsystem). */
+PT_HIDDEN int pt_in_signal_shutdown(void);
 /* Fork: called in the parent before fork, and in parent/child after it.
  * The child gets a new process folder and fresh thread state. */
 PT_HIDDEN void pt_fork_prepare(void);
@@ -117,6 +124,15 @@ PT_HIDDEN void pt_fork_child(void);
 /* Before exec: make sure the new image of this process will write into the
  * same run (trace directory, clock calibration) through the environment. */
 PT_HIDDEN void pt_exec_prepare(void);
+/* Right before the exec system call (after pt_exec_prepare): the calling
+ * thread's log and the process log are closed (CLOSE, trimmed), since a
+ * successful exec ends them; other threads' logs are left to their
+ * writers, which run on until the exec ends them. The thread stays inside
+ * the runtime's region until pt_exec_failed(t), which the caller must
+ * call if the exec returns: both logs then go on after their CLOSE.
+ * Returns NULL (nothing closed) when the thread cannot enter the runtime. */
+PT_HIDDEN pt_thread *pt_exec_close(void);
+PT_HIDDEN void pt_exec_failed(pt_thread *t);
 
 /* ---- modules ------------------------------------------------------- */
 /* Rescans the loaded modules (dl_iterate_phdr) and writes MODULE_MAP /
@@ -134,7 +150,9 @@ PT_HIDDEN void pt_modules_sync(void);
  * Callbacks may be NULL. Forward (ascending `order`; parts of equal order
  * by name): init, thread_start, fork_child, exec, modules_changed.
  * Backward: thread_end, shutdown. None of them is called inside a signal
- * handler except shutdown with in_signal = 1. */
+ * handler except shutdown with in_signal = 1 and, from the logs part's
+ * shutdown then, thread_end of the thread that runs it
+ * (pt_in_signal_shutdown()). */
 /* What `join` fills in (all zero: not part of a job). */
 typedef struct pt_run_job {
 	uint64_t run_id;  /* the job's run id, the same in all its processes */
@@ -158,7 +176,8 @@ typedef struct pt_subsystem {
 	 * this is the thread that ends it; on that thread, inside its region.
 	 * t NULL: the thread ends while the process shuts down, its log is not
 	 * written any more; what the part holds for it (fds, timers) still
-	 * goes, and nothing is recorded. */
+	 * goes, and nothing is recorded. While pt_in_signal_shutdown(), this
+	 * runs in a fatal signal's handler: the rule of shutdown(1) holds. */
 	void (*thread_end)(pt_thread *t);
 	/* In the child after fork, alone in its process, before its thread
 	 * starts again: forget what is the parent's (other threads, their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU-time sampling: PARATRACE_SAMPLING=period.
  *
  * Each thread gets a POSIX timer on its own CPU-time clock
@@ -177,7 +178,15 @@ static void sampling_thread_end(pt_thread *t)
 	 * handler only writes through pt_enter(), which fails here (the thread
 	 * is inside the runtime) and after the thread's log is closed. */
 	pt_st.active = 0;
-	timer_delete(pt_st.timer);
+	if (pt_in_signal_shutdown()) {
+		/* In a fatal signal's handler: disarmed (timer_settime is
+		 * async-signal-safe, timer_delete is not), and the process ends. */
+		struct itimerspec off;
+		memset(&off, 0, sizeof off);
+		timer_settime(pt_st.timer, 0, &off, NULL);
+	} else {
+		timer_delete(pt_st.timer);
+	}
 	if (t)
 		report_dropped(t);
 	errno = saved;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Log files written through MAP_SHARED windows.
  *
  * A log is a file in the trace directory; the runtime maps a window of it
@@ -528,7 +529,7 @@ static void put(pt_wlog *l, uint64_t ticks, pt_rec_head h, const void *p1, size_
 void pt_wlog_put(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
 		 size_t len1, const void *p2, size_t len2)
 {
-	if (l->dead)
+	if (pt_unlikely(l->dead) && pt_wlog_resume(l) != 0)
 		return;
 	size_t size = pt_rec_size_for(len1 + len2);
 	if (size > PT_REC_MAX_SIZE) {
@@ -618,7 +619,7 @@ void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
 		       size_t len1, const void *p2, size_t len2)
 {
-	if (l->dead)
+	if (pt_unlikely(l->dead) && pt_wlog_resume(l) != 0)
 		return;
 	size_t size = pt_rec_size_for(len1 + len2);
 	if (size > PT_TAIL_RESERVE / 4) {
@@ -708,13 +709,10 @@ static void trim(pt_wlog *l, uint64_t len)
 		l->reserved = len;
 }
 
-void pt_wlog_close(pt_wlog *l)
+/* CLOSE, then the file trimmed to the data; the window and the descriptor
+ * stay. */
+static void end_log(pt_wlog *l)
 {
-	if (l->dead || l->fd < 0)
-		return;
-	int saved = errno;
-	set_limit(l, NULL);
-	l->slow = 1;
 	pt_clock_pair pair;
 	pt_clock_pair_now(&pair);
 	/* CLOSE (after a pending LOST) comes out of the tail reserve; it may
@@ -726,9 +724,19 @@ void pt_wlog_close(pt_wlog *l)
 	/* The helper must be done with our pages before the file shrinks under
 	 * them (a touch past the end would raise SIGBUS in it). */
 	drop_ahead(l);
-	pt_prefault_log_done(&l->busy_counted);
 	refresh_clock(l);
 	trim(l, pt_wlog_length(l));
+}
+
+void pt_wlog_close(pt_wlog *l)
+{
+	if (l->dead || l->fd < 0)
+		return;
+	int saved = errno;
+	set_limit(l, NULL);
+	l->slow = 1;
+	end_log(l);
+	pt_prefault_log_done(&l->busy_counted);
 	l->dead = 1;
 	if (l->base)
 		munmap(l->base, l->map_len);
@@ -736,6 +744,41 @@ void pt_wlog_close(pt_wlog *l)
 	pt_fd_close(&l->fd);
 	pt_wlog_unmask(l); /* the end of the owner's region, if it is its own log */
 	errno = saved;
+}
+
+void pt_wlog_suspend(pt_wlog *l)
+{
+	if (l->dead || l->fd < 0)
+		return;
+	int saved = errno;
+	set_limit(l, NULL);
+	end_log(l);
+	l->dead = 1;
+	l->suspended = 1;
+	errno = saved;
+}
+
+int pt_wlog_resume(pt_wlog *l)
+{
+	if (!l->suspended)
+		return l->dead ? -1 : 0;
+	int saved = errno;
+	l->suspended = 0;
+	/* The window's pages past the trimmed end come back as the file grows
+	 * again (a shared mapping faults them in from the page cache). */
+	int r = reserve(l, l->win_off + (uint64_t)(l->end - l->base));
+	if (r == 0) {
+		l->retry_countdown = 0;
+		l->dead = 0;
+	} else {
+		static atomic_int warned;
+		if (!atomic_exchange(&warned, 1))
+			pt_warn("a log closed for an exec that failed cannot go on: %s; the events "
+			        "after it are not recorded",
+			        strerror(-r));
+	}
+	errno = saved;
+	return r == 0 ? 0 : -1;
 }
 
 void pt_wlog_seal_foreign(pt_wlog *l)

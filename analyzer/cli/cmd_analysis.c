@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace analyze / report / export: option parsing and printing around
  * the framework (analyzer/framework) and the built-in tools. */
 #define _GNU_SOURCE
 #include "commands.h"
 #include "pt_dist.h"
 #include "pt_framework.h"
+#include "pt_select.h"
 #include "tools.h"
 #include "counters.h"
 #include "gpu_common.h"
@@ -38,7 +40,16 @@ typedef struct cli {
 	size_t nloaded;
 	int progress_shown;
 	char optbuf[64];
+	/* analyze, export: what is written */
+	pt_select sel;
+	const char *sel_opt; /* the first selection option given (for refusals) */
+	const char *prv_opt; /* the first of --budget, --full, --no-gz given */
+	uint64_t budget;     /* analyze: bytes of .prv (0: --full) */
+	int no_gz;
+	char *pv_opts;
 } cli;
+
+#define DEFAULT_BUDGET 160000000ull
 
 static void warn_cb(void *arg, const char *msg)
 {
@@ -50,24 +61,44 @@ static void warn_cb(void *arg, const char *msg)
 	fprintf(stderr, "%s: warning: %s\n", pt_cli_progname, msg);
 }
 
+/* A byte count with a unit that suits `scale` (the total). */
+static const char *fmt_size(double v, double scale, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
+	int u = 0;
+	while (u < 4 && scale >= 1000) {
+		scale /= 1000;
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u && v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+/* Drawn once a step has taken PROGRESS_AFTER seconds: shorter ones print
+ * nothing but their end (erased at once). */
+#define PROGRESS_AFTER 2.0
+
 static void progress_cb(void *arg, const char *what, uint64_t done, uint64_t total,
 			double elapsed)
 {
 	cli *c = arg;
-	if (elapsed < 0.5 && done < total)
-		return; /* short steps print nothing */
+	if (elapsed < PROGRESS_AFTER && done < total)
+		return;
 	double frac = total ? (double)done / (double)total : 1.0;
 	if (frac > 1)
 		frac = 1;
 	double rate = elapsed > 0 ? (double)done / elapsed : 0;
 	double left = rate > 0 ? (double)(total - (done < total ? done : total)) / rate : 0;
-	char bar[31];
+	char bar[31], a[24], b[24], r[24];
 	int fill = (int)(frac * 30);
 	for (int i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : ' ';
 	bar[30] = 0;
-	fprintf(stderr, "\r%.40s [%s] %3d%%  %.0f/%.0f MB  %.0f MB/s  %.0fs left \033[K", what, bar,
-		(int)(frac * 100), (double)done / 1e6, (double)total / 1e6, rate / 1e6, left);
+	fprintf(stderr, "\r%.40s [%s] %3d%%  %s of %s  %s/s  %.0fs left \033[K", what, bar,
+		(int)(frac * 100), fmt_size((double)done, (double)total, a, sizeof a),
+		fmt_size((double)total, (double)total, b, sizeof b), fmt_size(rate, rate, r, sizeof r),
+		left);
 	c->progress_shown = 1;
 	if (done >= total) {
 		fputs("\r\033[K", stderr);
@@ -103,14 +134,34 @@ static void common_help(FILE *out)
 	      out);
 }
 
+static void select_help(FILE *out)
+{
+	fputs("Selecting what is written (calls left out are summarised, as a count and a time,\n"
+	      "in the call around them; the profile always counts everything):\n"
+	      "  --min-duration T     leave out calls shorter than T (500ns, 2.5us, 1ms)\n"
+	      "  --include REGEX      only calls of functions whose name matches (POSIX ERE)\n"
+	      "  --exclude REGEX      leave out calls of functions whose name matches\n"
+	      "  --from T, --to T     a time window: T since the start of the run (1.5ms) or a\n"
+	      "                       share of it (25%); in the .prv, --from is time 0\n"
+	      "  --threads LIST       rows of these tids (4711,4713-4715) or row numbers (r1-4)\n"
+	      "  --processes LIST     rows of these pids\n"
+	      "Other options:\n",
+	      out);
+}
+
 void pt_cmd_analyze_help(FILE *out)
 {
 	fputs("usage: paratrace analyze [options] TRACE_DIR\n"
 	      "Writes a Paraver trace (NAME.prv, NAME.pcf, NAME.row) and prints a short profile.\n"
 	      "  -o, --output NAME    base name of the Paraver files (default: TRACE_DIR)\n"
-	      "  --gz                 write NAME.prv.gz (Paraver reads it)\n"
+	      "  --budget SIZE        largest .prv to write (default 160MB, which Paraver loads\n"
+	      "                       in under 30 s): the shortest calls are left out to fit\n"
+	      "  --full               everything, whatever its size\n"
+	      "  --gz, --no-gz        always, never write NAME.prv.gz (Paraver reads it);\n"
+	      "                       default: when the .prv is over 1 GB\n"
 	      "  --no-profile         do not print the profile summary\n",
 	      out);
+	select_help(out);
 	common_help(out);
 }
 
@@ -135,6 +186,7 @@ void pt_cmd_export_help(FILE *out)
 	      "                       perfetto: Perfetto's protobuf format, ~4x smaller and faster\n"
 	      "  -o, --output FILE    output file (default: TRACE_DIR.json or TRACE_DIR.pftrace)\n",
 	      out);
+	select_help(out);
 	common_help(out);
 }
 
@@ -150,9 +202,67 @@ void pt_cmd_plot_help(FILE *out)
 }
 
 enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE,
-       OPT_HTML, OPT_PNG, OPT_RUN };
+       OPT_HTML, OPT_PNG, OPT_RUN, OPT_BUDGET, OPT_FULL, OPT_NO_GZ, OPT_MIN_DURATION,
+       OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES };
 
-static int parse(cli *c, int argc, char **argv)
+/* "160MB", "1.5G", "500k", "2GiB", bytes without a unit. */
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *e;
+	errno = 0;
+	double x = strtod(s, &e);
+	if (errno || e == s || !(x > 0))
+		return -1;
+	for (const char *p = s; p < e; p++) /* no sign, exponent or hex */
+		if (!(*p >= '0' && *p <= '9') && *p != '.')
+			return -1;
+	static const struct {
+		const char *u;
+		double m;
+	} units[] = {{"", 1},      {"B", 1},          {"k", 1e3},        {"kB", 1e3},
+		     {"K", 1e3},   {"KB", 1e3},       {"M", 1e6},        {"MB", 1e6},
+		     {"G", 1e9},   {"GB", 1e9},       {"KiB", 1024.0},   {"MiB", 1048576.0},
+		     {"GiB", 1073741824.0}};
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(e, units[i].u)) {
+			if (x * units[i].m > 1e18 || x * units[i].m < 1)
+				return -1;
+			*v = (uint64_t)(x * units[i].m);
+			return 0;
+		}
+	return -1;
+}
+
+/* A selection option (analyze, export): 0, or 2 after a message. */
+static int select_option(cli *c, int o, const char *name, const char *arg)
+{
+	char err[512];
+	int rc = 0;
+	if (!c->sel_opt)
+		c->sel_opt = name;
+	switch (o) {
+	case OPT_MIN_DURATION:
+		rc = pt_select_parse_duration(arg, &c->sel.min_ns, err, sizeof err);
+		break;
+	case OPT_INCLUDE:
+	case OPT_EXCLUDE:
+		rc = pt_select_set_regex(&c->sel, o == OPT_EXCLUDE, arg, err, sizeof err);
+		break;
+	case OPT_FROM:
+	case OPT_TO:
+		rc = pt_select_set_time(&c->sel, o == OPT_TO, arg, err, sizeof err);
+		break;
+	default:
+		rc = pt_select_add_list(&c->sel, o == OPT_PROCESSES, arg, err, sizeof err);
+	}
+	if (rc) {
+		pt_cli_error("%s: --%s: %s", c->cmd, name, err);
+		return 2;
+	}
+	return 0;
+}
+
+static int parse_args(cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
@@ -163,11 +273,22 @@ static int parse(cli *c, int argc, char **argv)
 		{"no-profile", no_argument, 0, OPT_NO_PROFILE}, {"help", no_argument, 0, 'h'},
 		{"run", required_argument, 0, OPT_RUN},
 		{"html", no_argument, 0, OPT_HTML},     {"png", no_argument, 0, OPT_PNG},
+		{"budget", required_argument, 0, OPT_BUDGET}, {"full", no_argument, 0, OPT_FULL},
+		{"no-gz", no_argument, 0, OPT_NO_GZ},
+		{"min-duration", required_argument, 0, OPT_MIN_DURATION},
+		{"include", required_argument, 0, OPT_INCLUDE},
+		{"exclude", required_argument, 0, OPT_EXCLUDE},
+		{"from", required_argument, 0, OPT_FROM}, {"to", required_argument, 0, OPT_TO},
+		{"threads", required_argument, 0, OPT_THREADS},
+		{"processes", required_argument, 0, OPT_PROCESSES},
 		{0, 0, 0, 0}};
-	int o;
+	int o, idx;
 	uint64_t v;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "o:j:qf:h", opts, NULL)) != -1) {
+	c->budget = DEFAULT_BUDGET;
+	while ((o = getopt_long(argc, argv, "o:j:qf:h", opts, &idx)) != -1) {
+		if ((o == OPT_BUDGET || o == OPT_FULL || o == OPT_NO_GZ) && !c->prv_opt)
+			c->prv_opt = opts[idx].name;
 		switch (o) {
 		case 'o': c->output = optarg; break;
 		case 'j':
@@ -208,11 +329,41 @@ static int parse(cli *c, int argc, char **argv)
 		case OPT_RUN: c->run = optarg; break;
 		case OPT_HTML: c->format = "html"; break;
 		case OPT_PNG: c->png = 1; break;
+		case OPT_BUDGET:
+			if (parse_size(optarg, &c->budget)) {
+				pt_cli_error("%s: --budget wants a size (160MB, 1.5GB), not '%s'", c->cmd,
+					     optarg);
+				return 2;
+			}
+			break;
+		case OPT_FULL: c->budget = 0; break;
+		case OPT_NO_GZ: c->no_gz = 1; break;
+		case OPT_MIN_DURATION:
+		case OPT_INCLUDE:
+		case OPT_EXCLUDE:
+		case OPT_FROM:
+		case OPT_TO:
+		case OPT_THREADS:
+		case OPT_PROCESSES:
+			if (select_option(c, o, opts[idx].name, optarg))
+				return 2;
+			break;
 		case 'h':
 			return -1;
 		default:
 			return 2;
 		}
+	}
+	int sel_ok = !strcmp(c->cmd, "analyze") || !strcmp(c->cmd, "export");
+	if ((c->sel_opt && !sel_ok) || (c->prv_opt && strcmp(c->cmd, "analyze"))) {
+		pt_cli_error("%s: --%s is an option of %s", c->cmd,
+			     c->sel_opt && !sel_ok ? c->sel_opt : c->prv_opt,
+			     c->sel_opt && !sel_ok ? "analyze and export" : "analyze");
+		return 2;
+	}
+	if (c->no_gz && c->gz) {
+		pt_cli_error("%s: --gz or --no-gz, not both", c->cmd);
+		return 2;
 	}
 	if (optind != argc - 1) {
 		pt_cli_error("%s: expected one trace directory (see 'paratrace help %s')", c->cmd,
@@ -221,6 +372,37 @@ static int parse(cli *c, int argc, char **argv)
 	}
 	c->dir = argv[optind];
 	return 0;
+}
+
+static int parse(cli *c, int argc, char **argv)
+{
+	int rc = parse_args(c, argc, argv);
+	if (rc)
+		pt_select_free(&c->sel);
+	return rc;
+}
+
+/* Where the Paraver views are: installed beside the executable
+ * (BINDIR/PT_CFGS_REL), or in the source tree of a build. NULL if neither
+ * has them. */
+static char *pt_cli_cfgs_dir(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(path, sizeof path, "%s/%s/functions.cfg", exe, PT_CFGS_REL);
+			if (access(path, R_OK) == 0) {
+				path[strlen(path) - strlen("/functions.cfg")] = 0;
+				return realpath(path, NULL);
+			}
+		}
+	}
+	snprintf(path, sizeof path, "%s/functions.cfg", PT_CFGS_SOURCE);
+	return access(path, R_OK) == 0 ? strdup(PT_CFGS_SOURCE) : NULL;
 }
 
 /* "dir/" -> "dir": the default output name sits beside the trace directory */
@@ -261,6 +443,7 @@ static int run(cli *c)
 		.arg = c,
 		.run = c->run,
 		.dist = c->dist,
+		.select = c->sel_opt ? &c->sel : NULL,
 	};
 	pt_fw_stats st;
 	memset(&st, 0, sizeof st);
@@ -316,7 +499,28 @@ int pt_cmd_analyze(int argc, char **argv)
 	char *name = NULL;
 	if (!c.output)
 		c.output = name = default_name(c.dir, "");
-	add_builtin(&c, pt_tool_paraver(), c.gz ? "gz" : NULL);
+	if (c.dist && c.sel_opt) {
+		pt_cli_error("%s: under mpirun, analyze writes the whole trace; run one process to "
+			     "select what is written",
+			     c.sel_opt);
+		c.dist->close(c.dist);
+		pt_select_free(&c.sel);
+		free(name);
+		return 2;
+	}
+	char *cfgs = pt_cli_cfgs_dir();
+	/* under mpirun: the whole trace (the budget would need every process's
+	 * accounts), as --full writes it (docs/MPI.md) */
+	if (asprintf(&c.pv_opts, "%s%s,budget=%llu%s%s", c.gz ? "gz" : "", c.no_gz ? "" : ",gzauto",
+		     c.dist ? 0ull : (unsigned long long)c.budget, cfgs ? ",cfgs=" : "",
+		     cfgs ? cfgs : "") < 0) {
+		free(cfgs);
+		free(name);
+		pt_cli_error("out of memory");
+		return 1;
+	}
+	free(cfgs);
+	add_builtin(&c, pt_tool_paraver(), c.pv_opts);
 	if (c.dist) {
 		/* under mpirun: the Paraver files only (docs/MPI.md) */
 		if (c.dist->rank == 0 && !c.quiet && (!c.no_profile || c.interval_ns || c.nloaded))
@@ -335,6 +539,8 @@ int pt_cmd_analyze(int argc, char **argv)
 	rc = run(&c);
 	if (c.dist)
 		c.dist->close(c.dist);
+	free(c.pv_opts);
+	pt_select_free(&c.sel);
 	free(name);
 	return rc;
 }
@@ -408,6 +614,7 @@ int pt_cmd_export(int argc, char **argv)
 		c.output = name = default_name(c.dir, perfetto ? ".pftrace" : ".json");
 	add_builtin(&c, perfetto ? pt_tool_perfetto() : pt_tool_chrome(), NULL);
 	rc = run(&c);
+	pt_select_free(&c.sel);
 	free(name);
 	return rc;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `mpirun -np M paratrace analyze`: finding that mpirun started this
  * process among others, and loading the MPI plugin (paratrace-mpi.so,
  * framework/pt_dist.h) that connects them. The paratrace executable never

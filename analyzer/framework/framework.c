@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analysis framework: the model of the trace (model.c), the process
  * pre-pass, the parallel shard pass with every tool at once, interval
  * snapshots, then the tools' whole-trace steps. The contract with tools is
@@ -450,6 +451,30 @@ static uint64_t end_time(const fw *w)
 	return tend;
 }
 
+/* The selection's window placed in the run as far as the process logs
+ * and the logs' first records know it (a process log ends with the
+ * process; the thread logs are not read yet). */
+static int place_select(fw *w, char *err, size_t errlen)
+{
+	uint64_t end = w->prepass_end;
+	for (size_t i = 0; i < w->nshards; i++)
+		if (w->shards[i].first_ns > end)
+			end = w->shards[i].first_ns;
+	return pt_select_place(&w->sel, w->ctx.t0_ns, end, err, errlen);
+}
+
+uint32_t pt_fw_static_funcs(const pt_trace_ctx *ctx)
+{
+	const fw *w = ctx->framework;
+	return w ? w->static_funcs : 0;
+}
+
+const pt_select *pt_fw_select(const pt_trace_ctx *ctx)
+{
+	const fw *w = ctx->framework;
+	return w && w->has_sel ? &w->sel : NULL;
+}
+
 /* After the shards: intervals, then every tool's finish, then results. */
 static int finish_tools(fw *w, char *err, size_t errlen)
 {
@@ -571,11 +596,19 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	w->ctx.interval_ns = o->interval_ns;
 	w->ctx.output = o->output;
 	w->ctx.quiet = o->quiet;
+	if (o->select) {
+		w->sel = *o->select; /* the window is placed after the pre-pass */
+		w->has_sel = 1;
+	}
 	if (init_tools(w, err, errlen))
 		goto out;
 	int failed = fw_prepass(w);
-	w->funcs_prepass = fw_func_count(w);
+	w->static_funcs = fw_func_count(w);
 	w->errors_shared = w->data_errors;
+	if (!failed && w->has_sel && place_select(w, err, errlen)) {
+		rc = PT_FW_BAD_INPUT;
+		goto out;
+	}
 	double t_shards = now_s();
 	__atomic_store_n(&w->in_shards, 1, __ATOMIC_RELAXED);
 	if (!failed)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The framework's part of the analyzer under MPI (pt_dist.h): which
  * shards this process runs, and what the processes tell each other once
  * their shards are done. Every step is collective: a process that failed
@@ -73,7 +74,7 @@ int fw_dist_after_shards(fw *w, int failed)
 	pt_buf b = {0};
 	pt_buf_u64(&b, (uint64_t)failed);
 	pt_buf_str(&b, failed && w->error ? w->error : "");
-	pt_buf_u64(&b, fw_func_count(w) != w->funcs_prepass);
+	pt_buf_u64(&b, fw_func_count(w) != w->static_funcs);
 	pt_buf_u64(&b, w->events);
 	pt_buf_u64(&b, w->data_errors - w->errors_shared);
 	pt_buf_u64(&b, w->nrun);

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to analyzer/framework/. */
 #ifndef PT_FW_INTERNAL_H
 #define PT_FW_INTERNAL_H
 
 #include "pt_framework.h"
 #include "pt_fw_mpi.h"
+#include "pt_select.h"
 #include "pt_symbols.h"
 #include "pt_workers.h"
 
@@ -78,7 +80,10 @@ typedef struct fw {
 	char *error;          /* first fatal error (malloc'ed) */
 	char *step;           /* label of the last finish-step progress */
 	double step_t0;
-	uint32_t funcs_prepass; /* function ids once the pre-pass is over */
+	uint64_t prepass_end; /* the process logs' latest record */
+	pt_select sel;        /* o->select, placed in the run (has_sel) */
+	uint32_t static_funcs; /* function ids the process logs define (pt_fw_static_funcs) */
+	int has_sel;
 	size_t nrun;            /* shards this process runs (order[0..nrun)) */
 	unsigned errors_shared; /* data_errors before the shards (every process finds them) */
 	int in_shards;          /* atomic: the shard pass is running */

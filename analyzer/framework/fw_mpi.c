@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MPI facts of a rank's process log, read while the model is built
  * (pt_fw_mpi.h): before the pre-pass, because they decide the order of
  * tasks and every time the tools see. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model of a trace the tools see (pt_trace_ctx): its processes, in
  * order of birth, and their shards, in row order, from the scanned
  * directory and each log's header and first record; then the serial
@@ -60,6 +61,8 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 	while (pt_log_read(log, &ev) == 0) {
 		if (p->mpi.clocks)
 			ev.time_ns = pt_fw_mpi_map(&p->mpi, ev.time_ns);
+		if (ev.time_ns > w->prepass_end)
+			w->prepass_end = ev.time_ns;
 		pt_symtab_add(p->symtab, &ev);
 		for (size_t t = 0; t < w->ntools; t++) {
 			const pt_tool *tool = w->tools[t].tool;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analyzer spread over several processes (docs/MPI.md, "The analyzer
  * under MPI"): `mpirun -np M paratrace analyze DIR` runs M analyzers, each
  * with its workers. Every one builds the model and reads the process logs;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analysis framework (internal to the analyzer): runs tools written to
  * <paratrace/tool.h> over a trace directory in one parallel pass.
  *
@@ -39,6 +40,9 @@ typedef struct pt_fw_options {
 			 double elapsed_s);
 	void *arg;
 	const char *run; /* the run to analyze, of a trace holding several (pt_trace_pick_run) */
+	/* What outputs show (pt_select.h); NULL: everything. Placed in the run
+	 * once the process logs are read, before any shard. */
+	const struct pt_select *select;
 	/* Several analyzer processes (pt_dist.h): this one runs its share of
 	 * the shards; NULL: one process. */
 	pt_dist *dist;
@@ -67,6 +71,12 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 /* "path.so" or "path.so:options": dlopen + pt_tool_entry + version check. */
 int pt_fw_load_tool(const char *spec, pt_fw_tool *out, char *err, size_t errlen);
 void pt_fw_unload_tool(pt_fw_tool *t);
+
+/* For built-in tools (a loaded tool cannot reach it): the function ids
+ * the process logs define, 1..n, numbered before any shard runs; ids past
+ * n (functions known by code address) are numbered in the order the
+ * shards, running in parallel, met them, so outputs must not show them. */
+uint32_t pt_fw_static_funcs(const pt_trace_ctx *ctx);
 
 /* Online CPUs (default -j). */
 unsigned pt_fw_default_jobs(void);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the framework knows of the MPI ranks of a trace before any tool
  * runs (internal to the analyzer: built-in tools reach it through their
  * ctx). A rank's process log is read while the model is built (fw_mpi.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MPI implementation of the analyzer's distribution (pt_dist.h):
  * paratrace-mpi.so, the only part of paratrace linked with libmpi, loaded
  * by the CLI when mpirun started it with more than one process. Only the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome trace-event JSON (opens in ui.perfetto.dev and chrome://tracing),
  * an encoder of the timeline export (timeline.h): processes and threads
  * named; user functions as nested B/E slices; waits, GPU kernels and
@@ -85,6 +86,15 @@ static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 		flow_event(o, t, 0, flow);
 }
 
+static void js_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
+{
+	head(o, "i", t);
+	fprintf(o->f,
+	        ",\"s\":\"t\",\"cat\":\"left out\",\"name\":\"calls left out\","
+	        "\"args\":{\"calls\":%llu,\"ns\":%llu}},\n",
+	        (unsigned long long)calls, (unsigned long long)ns);
+}
+
 static int js_header(FILE *o, const pt_trace_ctx *ctx)
 {
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"paratrace\"},\n"
@@ -101,8 +111,11 @@ static int js_header(FILE *o, const pt_trace_ctx *ctx)
 			   "\"args\":{\"sort_index\":%u}},\n",
 			pi->pid, pi->task);
 	}
+	const pt_select *sel = pt_fw_select(ctx);
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		const pt_shard_info *s = &ctx->shards[i];
+		if (!pt_select_shard(sel, s))
+			continue;
 		tl_thread_name(s, name, sizeof name);
 		fprintf(o, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
 			s->pid, json_tid(s));
@@ -130,6 +143,7 @@ static const tl_encoder chrome_json = {
 	.wait = js_wait,
 	.flow_point = js_flow_point,
 	.device = js_device,
+	.left_out = js_left_out,
 	.header = js_header,
 	.footer = js_footer,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The "counters" analysis tool (issue 7): what counters, call stacks and
  * samples add to the report, and the Paraver events they become.
  *
@@ -49,7 +50,16 @@ pt_counters_prv_shard *pt_counters_prv_shard_new(pt_counters_prv *c, const pt_sh
 void pt_counters_prv_event(pt_counters_prv_shard *s, const pt_event *ev, pt_prv_emit_fn emit,
 			   void *arg);
 void pt_counters_prv_shard_free(pt_counters_prv_shard *s);
-/* .pcf EVENT_TYPE blocks for every type emitted (after all shards ended). */
+/* After all shards ended: the values that depend on the order shards ran
+ * in get their final numbers, so that the output does not depend on -j:
+ * function ids become func_value[id] (the writer's, kept until free), the
+ * line labels are numbered in the order of their text. 1 if any value
+ * emitted changes. */
+int pt_counters_prv_renumber(pt_counters_prv *c, const uint32_t *func_value, uint32_t nfunc);
+/* The final value of an event emitted as (type, *value): 1 if it changed. */
+int pt_counters_prv_final_value(const pt_counters_prv *c, uint32_t type, int64_t *value);
+/* .pcf EVENT_TYPE blocks for every type emitted (after all shards ended;
+ * final values once renumbered). */
 void pt_counters_prv_pcf(pt_counters_prv *c, FILE *pcf);
 void pt_counters_prv_free(pt_counters_prv *c);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Paraver events of counters, call stacks and samples (counters.h:
  * pt_counters_prv_*), which the Paraver writer's counters extension
  * (paraver/pv_ext_counters.c) merges into its output. */
@@ -82,6 +83,10 @@ struct pt_counters_prv {
 	ct_strtab lines;
 	ct_pcmap line_ids;                     /* (process, looked-up pc) -> line id */
 	unsigned caller_levels, sample_levels; /* deepest level emitted */
+	/* final values (pt_counters_prv_renumber), NULL until then */
+	const uint32_t *func_value;
+	uint32_t nfunc;
+	uint32_t *line_value; /* [line id - 1] */
 };
 
 struct pt_counters_prv_shard {
@@ -226,23 +231,82 @@ void pt_counters_prv_event(pt_counters_prv_shard *s, const pt_event *ev, pt_prv_
 	s->last_kind = ev->kind;
 }
 
+static int cmp_line(const void *a, const void *b, void *arg)
+{
+	char *const *v = arg;
+	return strcmp(v[*(const uint32_t *)a], v[*(const uint32_t *)b]);
+}
+
+int pt_counters_prv_renumber(pt_counters_prv *c, const uint32_t *func_value, uint32_t nfunc)
+{
+	int changed = 0;
+	c->func_value = func_value;
+	c->nfunc = nfunc;
+	if (c->caller_levels || c->sample_levels)
+		for (uint32_t id = 1; id <= nfunc && !changed; id++)
+			changed = func_value[id] != id;
+	size_t n = c->lines.n;
+	uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+	free(c->line_value);
+	c->line_value = malloc((n ? n : 1) * sizeof *c->line_value);
+	if (!order || !c->line_value) {
+		free(order);
+		free(c->line_value);
+		c->line_value = NULL; /* numbered as they came */
+		return changed;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, cmp_line, c->lines.v);
+	for (uint32_t r = 0; r < n; r++) {
+		c->line_value[order[r]] = r + 1;
+		changed |= order[r] != r;
+	}
+	free(order);
+	return changed;
+}
+
+int pt_counters_prv_final_value(const pt_counters_prv *c, uint32_t type, int64_t *value)
+{
+	int func = (type > CT_PRV_CALLER_FUNC && type <= CT_PRV_CALLER_FUNC + 100) ||
+	           (type > CT_PRV_SAMPLE_FUNC && type < CT_PRV_SAMPLE_LINE);
+	int line = (type > CT_PRV_CALLER_LINE && type <= CT_PRV_CALLER_LINE + 100) ||
+	           (type > CT_PRV_SAMPLE_LINE && type < CT_PRV_SAMPLE_LINE + 100);
+	int64_t v = *value;
+	if (func && c->func_value && v > 0 && (uint64_t)v <= c->nfunc)
+		*value = c->func_value[v];
+	else if (line && c->line_value && v > 0 && (uint64_t)v <= c->lines.n)
+		*value = c->line_value[v - 1];
+	return *value != v;
+}
+
 static void pcf_func_values(pt_counters_prv *c, FILE *pcf)
 {
 	fprintf(pcf, "VALUES\n0 (none)\n");
 	uint32_t n = pt_ctx_func_count(c->ctx);
-	for (uint32_t id = 1; id <= n; id++) {
-		const pt_func_info *fi = pt_ctx_func_info(c->ctx, id);
+	uint32_t *by_value = c->func_value ? calloc(n + 1, sizeof *by_value) : NULL;
+	for (uint32_t id = 1; by_value && id <= n && id <= c->nfunc; id++)
+		if (c->func_value[id] <= n)
+			by_value[c->func_value[id]] = id;
+	for (uint32_t v = 1; v <= n; v++) {
+		const pt_func_info *fi = pt_ctx_func_info(c->ctx, by_value ? by_value[v] : v);
 		if (fi)
-			fprintf(pcf, "%u %s\n", id, fi->name);
+			fprintf(pcf, "%u %s\n", v, fi->name);
 	}
+	free(by_value);
 	fputc('\n', pcf);
 }
 
 static void pcf_line_values(pt_counters_prv *c, FILE *pcf)
 {
 	fprintf(pcf, "VALUES\n0 (none)\n");
-	for (size_t i = 0; i < c->lines.n; i++)
-		fprintf(pcf, "%zu %s\n", i + 1, c->lines.v[i]);
+	size_t n = c->lines.n;
+	const char **by_value = c->line_value ? calloc(n + 1, sizeof *by_value) : NULL;
+	for (size_t i = 0; by_value && i < n; i++)
+		by_value[c->line_value[i] - 1] = c->lines.v[i];
+	for (size_t i = 0; i < n; i++)
+		fprintf(pcf, "%zu %s\n", i + 1, by_value ? by_value[i] : c->lines.v[i]);
+	free(by_value);
 	fputc('\n', pcf);
 }
 
@@ -297,6 +361,7 @@ void pt_counters_prv_free(pt_counters_prv *c)
 	ct_counters_free(&c->counters);
 	strtab_free(&c->lines);
 	free(c->line_ids.v);
+	free(c->line_value);
 	pthread_mutex_destroy(&c->lock);
 	ct_syms_free(&c->syms);
 	free(c);

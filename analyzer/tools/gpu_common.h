@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the GPU analyzer parts share (Paraver extension paraver/pv_ext_gpu.c
  * and the GPU profile tool gpu.c): names of kernels and API functions read
  * from the process logs, and the Paraver numbering of GPU activity. */
@@ -7,7 +8,7 @@
 #include <paratrace/tool.h>
 #include <stdint.h>
 
-/* Paraver types (Extrae's numbers where Extrae has one, see PARAVER.md). */
+/* Paraver types (Extrae's numbers where Extrae has one, docs/GPU.md). */
 #define GPU_EV_CUDA_CALL 63000000u        /* host: pt_gpu_call value (Extrae's table), 0 = end */
 #define GPU_EV_CUDA_TRANSFER 63000001u    /* stream row: bytes of the copy, 0 = end */
 #define GPU_EV_CUDA_KERNEL 63000006u      /* stream row: kernel value, 0 = end */

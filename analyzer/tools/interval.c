@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interval tool (--interval-us N): a time series of the whole trace.
  * Per shard and interval it counts records, function calls (as the
  * call-stack tracker finds them: a longjmp landing is no new call), lock
@@ -10,6 +11,7 @@
 #define _GNU_SOURCE
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_waits.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -33,7 +35,7 @@ typedef struct iv_tool {
 
 typedef struct iv_shard {
 	iv_counts c;
-	uint64_t begin[4]; /* open waits: lock, cond, join, barrier (0 = none) */
+	pt_waits waits;
 	pt_callstack calls;
 	pt_func_lookup fl;
 } iv_shard;
@@ -70,18 +72,6 @@ static void call_begins(void *arg, pt_callstack *cs)
 
 static const pt_callstack_ops iv_calls = {call_begins, NULL};
 
-static void wait_begin(iv_shard *s, int k, uint64_t t)
-{
-	s->begin[k] = t ? t : 1;
-}
-
-static void wait_end(iv_shard *s, int k, uint64_t t)
-{
-	if (s->begin[k] && t >= s->begin[k])
-		s->c.wait_ns += t - s->begin[k];
-	s->begin[k] = 0;
-}
-
 static int iv_shard_event(void *st, const pt_event *ev)
 {
 	iv_shard *s = st;
@@ -93,21 +83,11 @@ static int iv_shard_event(void *st, const pt_event *ev)
 		return s->calls.oom ? -1 : 0;
 	}
 	pt_callstack_record(&s->calls, ev, &iv_calls, s);
-	switch (ev->kind) {
-	case PT_REC_LOCK_REQUEST: wait_begin(s, 0, ev->time_ns); break;
-	case PT_REC_LOCK_ACQUIRED:
+	if (ev->kind == PT_REC_LOCK_ACQUIRED)
 		s->c.acquisitions++;
-		wait_end(s, 0, ev->time_ns);
-		break;
-	case PT_REC_LOCK_FAILED: wait_end(s, 0, ev->time_ns); break;
-	case PT_REC_COND_WAIT_BEGIN: wait_begin(s, 1, ev->time_ns); break;
-	case PT_REC_COND_WAIT_END: wait_end(s, 1, ev->time_ns); break;
-	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, 2, ev->time_ns); break;
-	case PT_REC_THREAD_JOIN_END: wait_end(s, 2, ev->time_ns); break;
-	case PT_REC_BARRIER_BEGIN: wait_begin(s, 3, ev->time_ns); break;
-	case PT_REC_BARRIER_END: wait_end(s, 3, ev->time_ns); break;
-	default: break;
-	}
+	pt_wait w;
+	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED && w.begun)
+		s->c.wait_ns += w.end - w.begin; /* where it ends */
 	return 0;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analyzer's MPI parts' common ground (mpi_common.h): calls followed
  * per thread, messages gathered and matched, ranks and communicators. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the analyzer's MPI parts share (the Paraver extension
  * paraver/pv_ext_mpi.c, the report's MPI section mpi_report.c, the
  * Perfetto export's flows): every MPI call of a thread log followed

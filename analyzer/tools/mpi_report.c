@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The report's MPI section (paratrace report; docs/MPI.md, "The report"):
  *
  *   per rank: its threads' time, the time in MPI calls and its share,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Perfetto's native trace format, an encoder of the timeline export
  * (timeline.h): a stream of TracePacket messages, each one field 1 of the
  * Trace message, so the file is written as it goes and the shards' parts
@@ -11,8 +12,8 @@
  *   track under its process);
  * - each shard is a packet sequence of its own (trusted_packet_sequence_id
  *   = shard index + 1) whose TrackEvents all go to the shard's track;
- *   function names are interned per sequence (EventName, iid = the
- *   analyzer's function id), sent with the first event that uses them;
+ *   function names are interned per sequence (EventName, iids 1, 2, ...
+ *   in the order the sequence first uses them), sent with that event;
  * - functions, waits and GPU kernels and copies are SLICE_BEGIN/SLICE_END
  *   pairs; thread creation, fork and GPU launches are instants carrying
  *   flow ids (flow_ids at the source, terminating_flow_ids at the
@@ -58,6 +59,7 @@ enum {
 	EVENT_NAME_NAME = 2,
 
 	DA_NAME = 10, /* DebugAnnotation */
+	DA_UINT_VALUE = 3,
 	DA_STRING_VALUE = 6,
 
 	TD_UUID = 1, /* TrackDescriptor */
@@ -148,8 +150,12 @@ static void pb_msg(pbuf *b, unsigned field, const pbuf *m)
 typedef struct pf_shard {
 	uint32_t seq;   /* trusted_packet_sequence_id */
 	uint64_t track; /* the shard's track uuid */
-	uint8_t *named; /* bitmap: function ids already interned on this sequence */
-	size_t named_bits;
+	/* iid of each function id interned on this sequence (0: not yet):
+	 * numbered in the sequence's own order, which does not depend on the
+	 * order the shards resolved code addresses in (-j) */
+	uint32_t *iid;
+	size_t niid;
+	uint32_t next_iid;
 	pbuf pkt, ev, aux, aux2; /* reused scratch buffers */
 } pf_shard;
 
@@ -218,7 +224,7 @@ static void *pf_shard_init(tl_out *o)
 static void pf_shard_free(void *enc)
 {
 	pf_shard *s = enc;
-	free(s->named);
+	free(s->iid);
 	free(s->pkt.d);
 	free(s->ev.d);
 	free(s->aux.d);
@@ -254,39 +260,40 @@ static void end_event(tl_out *o, pf_shard *s, uint64_t t)
 }
 
 /* Interns function `id` on this sequence unless done already: the EventName
- * goes into this packet's InternedData (s->aux). 0 when out of memory. */
-static int intern_func(tl_out *o, pf_shard *s, uint32_t id)
+ * goes into this packet's InternedData (s->aux). Its iid, or 0 when out of
+ * memory. */
+static uint32_t intern_func(tl_out *o, pf_shard *s, uint32_t id)
 {
-	if (id >= s->named_bits) {
-		size_t bits = s->named_bits ? s->named_bits : 1024;
-		while (bits <= id)
-			bits *= 2;
-		uint8_t *n = realloc(s->named, bits / 8);
-		if (!n)
+	if (id >= s->niid) {
+		size_t n = s->niid ? s->niid : 1024;
+		while (n <= id)
+			n *= 2;
+		uint32_t *v = realloc(s->iid, n * sizeof *v);
+		if (!v)
 			return 0;
-		memset(n + s->named_bits / 8, 0, (bits - s->named_bits) / 8);
-		s->named = n;
-		s->named_bits = bits;
+		memset(v + s->niid, 0, (n - s->niid) * sizeof *v);
+		s->iid = v;
+		s->niid = n;
 	}
-	if (s->named[id / 8] & (1u << (id % 8)))
-		return 1;
+	if (s->iid[id])
+		return s->iid[id];
 	pbuf *en = &s->aux2;
 	en->len = 0;
-	pb_uint(en, EVENT_NAME_IID, id);
+	pb_uint(en, EVENT_NAME_IID, s->next_iid + 1);
 	pb_str(en, EVENT_NAME_NAME, tl_func_name(o->ctx, id));
 	pb_msg(&s->aux, INTERNED_EVENT_NAMES, en);
 	if (en->oom || s->aux.oom)
 		return 0;
-	s->named[id / 8] |= (uint8_t)(1u << (id % 8));
-	return 1;
+	return s->iid[id] = ++s->next_iid;
 }
 
 static void pf_slice_begin(tl_out *o, uint64_t t, uint32_t func)
 {
 	pf_shard *s = o->enc;
 	pbuf *ev = begin_event(s, TYPE_SLICE_BEGIN);
-	if (intern_func(o, s, func))
-		pb_uint(ev, TE_NAME_IID, func);
+	uint32_t iid = intern_func(o, s, func);
+	if (iid)
+		pb_uint(ev, TE_NAME_IID, iid);
 	else
 		pb_str(ev, TE_NAME, tl_func_name(o->ctx, func));
 	end_event(o, s, t);
@@ -346,6 +353,24 @@ static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 	pf_slice_end(o, t + dur);
 }
 
+static void uint_annotation(pf_shard *s, pbuf *ev, const char *name, uint64_t v)
+{
+	pbuf *da = &s->aux2;
+	da->len = 0;
+	pb_str(da, DA_NAME, name);
+	pb_uint(da, DA_UINT_VALUE, v);
+	pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
+}
+
+static void pf_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
+{
+	pf_shard *s = o->enc;
+	pbuf *ev = named_event(s, TYPE_INSTANT, "left out", "calls left out");
+	uint_annotation(s, ev, "calls", calls);
+	uint_annotation(s, ev, "ns", ns);
+	end_event(o, s, t);
+}
+
 /* The process tracks, on a sequence of their own after the shards'. */
 static int pf_header(FILE *f, const pt_trace_ctx *ctx)
 {
@@ -387,6 +412,7 @@ static const tl_encoder perfetto_pb = {
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
 	.device = pf_device,
+	.left_out = pf_left_out,
 	.header = pf_header,
 	.footer = pf_footer,
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile tool: per function, per lock and per thread figures.
  *
  *   functions: calls; inclusive and exclusive time (total, mean, max);
@@ -20,6 +21,7 @@
 #include "profile.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_waits.h"
 #include "tools.h"
 
 #include <pthread.h>
@@ -39,11 +41,11 @@ typedef struct pf_shard {
 	size_t nl, capl;
 	size_t *lmap; /* open addressing over l: index + 1 */
 	size_t lmap_cap;
-	/* pending waits */
-	uint64_t req_t, cond_t, join_t, bar_t;
-	size_t req_lock, cond_lock, bar_lock;
-	int req_open, cond_open, join_open, bar_open, req_stack;
-	uint32_t req_caller, cond_caller, bar_caller;
+	/* pending waits (W_* = PT_WAIT_*): their lock and who waited */
+	pt_waits waits;
+	size_t wlock[PT_WAIT_KINDS];
+	uint32_t wcaller[PT_WAIT_KINDS];
+	int req_stack; /* a CALLSTACK came with the open lock request */
 	pt_func_lookup fl;
 	tstat ts;
 	int oom;
@@ -296,88 +298,38 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		}
 		break;
 	}
-	case PT_REC_LOCK_REQUEST: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (!l)
-			break;
-		s->req_lock = lock_slot(s, in->pid, l->object, ev->rec->arg);
-		s->req_t = t;
-		s->req_open = 1;
-		s->req_stack = 0;
-		s->req_caller = top_id(s);
-		break;
-	}
 	case PT_REC_CALLSTACK:
-		if (s->req_open)
+		if (s->waits.is_open[PT_WAIT_LOCK])
 			s->req_stack = 1; /* attached to a blocking request */
 		break;
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (!l)
+	}
+	pt_wait w;
+	switch (pt_waits_record(&s->waits, ev, &w)) {
+	case PT_WAITS_BEGAN:
+		s->wcaller[w.kind] = top_id(s);
+		if (w.kind == PT_WAIT_LOCK)
+			s->req_stack = 0;
+		if (w.kind != PT_WAIT_JOIN)
+			s->wlock[w.kind] = lock_slot(s, in->pid, w.object,
+			                             w.kind == PT_WAIT_COND ? 100 : w.type);
+		break;
+	case PT_WAITS_ENDED: {
+		uint64_t d = w.end - w.begin;
+		s->ts.wait[w.kind] += d;
+		if (w.kind == PT_WAIT_JOIN)
 			break;
-		size_t li = s->req_open ? s->req_lock : lock_slot(s, in->pid, l->object, ev->rec->arg);
-		uint64_t w = s->req_open && t > s->req_t ? t - s->req_t : 0;
-		if (ev->kind == PT_REC_LOCK_ACQUIRED)
-			waited(s, li, w, s->req_open ? s->req_caller : top_id(s),
-			       w >= PF_CONTENDED_NS || s->req_stack);
-		else if (li != SIZE_MAX) {
-			s->l[li].failed++;
-			s->l[li].wait += w;
-		}
-		s->ts.wait[W_LOCK] += w;
-		s->req_open = 0;
+		size_t li = w.begun ? s->wlock[w.kind] : lock_slot(s, in->pid, w.object, w.type);
+		uint32_t caller = w.begun ? s->wcaller[w.kind] : top_id(s);
+		if (w.failed) {
+			if (li != SIZE_MAX) {
+				s->l[li].failed++;
+				s->l[li].wait += d;
+			}
+		} else
+			waited(s, li, d, caller,
+			       w.kind == PT_WAIT_LOCK && (d >= PF_CONTENDED_NS || s->req_stack));
 		break;
 	}
-	case PT_REC_COND_WAIT_BEGIN: {
-		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
-		if (!c)
-			break;
-		s->cond_lock = lock_slot(s, in->pid, c->cond, 100);
-		s->cond_t = t;
-		s->cond_open = 1;
-		s->cond_caller = top_id(s);
-		break;
-	}
-	case PT_REC_COND_WAIT_END:
-		if (s->cond_open) {
-			uint64_t w = t - s->cond_t;
-			waited(s, s->cond_lock, w, s->cond_caller, 0);
-			s->ts.wait[W_COND] += w;
-			s->cond_open = 0;
-		}
-		break;
-	case PT_REC_BARRIER_BEGIN: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (!l)
-			break;
-		s->bar_lock = lock_slot(s, in->pid, l->object, PT_LOCK_BARRIER);
-		s->bar_t = t;
-		s->bar_open = 1;
-		s->bar_caller = top_id(s);
-		break;
-	}
-	case PT_REC_BARRIER_END:
-		if (s->bar_open) {
-			uint64_t w = t - s->bar_t;
-			waited(s, s->bar_lock, w, s->bar_caller, 0);
-			s->ts.wait[W_BARRIER] += w;
-			s->bar_open = 0;
-		}
-		break;
-	case PT_REC_THREAD_JOIN_BEGIN:
-		s->join_t = t;
-		s->join_open = 1;
-		break;
-	case PT_REC_THREAD_JOIN_END:
-		if (s->join_open) {
-			s->ts.wait[W_JOIN] += t - s->join_t;
-			s->join_open = 0;
-		}
-		break;
 	default:
 		break;
 	}
@@ -400,14 +352,10 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	pf_tool *pf = s->pf;
 	/* frames still open end at the last record (exit, killed) */
 	pt_callstack_end(&s->calls, last_ns, &pf_calls, s);
-	if (s->req_open)
-		s->ts.wait[W_LOCK] += last_ns - s->req_t;
-	if (s->cond_open)
-		s->ts.wait[W_COND] += last_ns - s->cond_t;
-	if (s->bar_open)
-		s->ts.wait[W_BARRIER] += last_ns - s->bar_t;
-	if (s->join_open)
-		s->ts.wait[W_JOIN] += last_ns - s->join_t;
+	pt_wait w;
+	for (int k = 0; k < PT_WAIT_KINDS; k++)
+		if (pt_waits_close(&s->waits, k, last_ns, &w))
+			s->ts.wait[k] += w.end - w.begin;
 	s->ts.last = last_ns;
 	int rc = 0;
 	pthread_mutex_lock(&pf->lock);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline exports' shared part (timeline.h): records -> timeline
  * events, one temporary file per shard, the final file assembled in
  * finish. The encoders (chrome.c, perfetto.c) only write. */
@@ -7,6 +8,7 @@
 #include "mpi_common.h"
 #include "pt_fw_mpi.h"
 #include "pt_fw_util.h"
+#include "pt_waits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,20 +34,15 @@ typedef struct tl_tool_state {
 	int mpi_oom;
 } tl_tool_state;
 
-enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_KINDS };
-
 struct tl_shard {
 	tl_tool_state *tool;
 	tl_out out;
 	char *buf;
 	pt_callstack calls;
 	pt_func_lookup fl;
-	uint64_t wait_t[W_KINDS];
-	uint64_t wait_obj[W_KINDS];
-	const char *wait_what[W_KINDS];
-	int wait_open[W_KINDS];
+	pt_waits waits;
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
-	uint64_t n;
+	tl_sel sel;          /* what is written (timeline_sel.c) */
 	mpi_track mpi;        /* this thread's MPI calls and messages */
 	unsigned mpi_call;    /* the open MPI call: a slice at its end */
 	uint64_t mpi_begin;
@@ -129,7 +126,9 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	s->tool = tl;
 	s->out.ctx = tl->ctx;
 	s->out.info = info;
-	if (tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out))) {
+	tl_sel_init(&s->sel, &s->out, tl->enc, pt_fw_select(tl->ctx));
+	if (!s->sel.skip && tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out))) {
+		tl_sel_free(&s->sel);
 		snprintf(err, errlen, "out of memory");
 		fclose(s->out.f);
 		free(s->buf);
@@ -142,55 +141,24 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	return s;
 }
 
-static void slice_begin(tl_shard *s, uint64_t t, uint32_t id)
-{
-	s->tool->enc->slice_begin(&s->out, t, id);
-	s->n++;
-}
-
-static void slice_end(tl_shard *s, uint64_t t)
-{
-	s->tool->enc->slice_end(&s->out, t);
-	s->n++;
-}
-
 static void calls_push(void *arg, pt_callstack *cs)
 {
-	slice_begin(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
+	tl_shard *s = arg;
+	tl_sel_enter(&s->sel, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
 }
 
 static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
 	(void)cs;
-	(void)how;
-	while (n--)
-		slice_end(arg, t);
+	tl_shard *s = arg;
+	tl_sel_exit(&s->sel, t, n, how == PT_CALL_CUT);
 }
 
 static const pt_callstack_ops tl_calls = {calls_push, calls_pop};
 
 static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint64_t flow)
 {
-	s->tool->enc->flow_point(&s->out, t, name, out, flow);
-	s->n++;
-}
-
-static void wait_begin(tl_shard *s, int k, uint64_t t, uint64_t obj, const char *what)
-{
-	s->wait_open[k] = 1;
-	s->wait_t[k] = t;
-	s->wait_obj[k] = obj;
-	s->wait_what[k] = what;
-}
-
-static void wait_end(tl_shard *s, int k, uint64_t t)
-{
-	if (!s->wait_open[k])
-		return;
-	s->wait_open[k] = 0;
-	uint64_t t0 = s->wait_t[k];
-	s->tool->enc->wait(&s->out, t0, t > t0 ? t - t0 : 0, s->wait_what[k], s->wait_obj[k]);
-	s->n++;
+	tl_sel_flow(&s->sel, t, name, out, flow);
 }
 
 static const char *lock_what(unsigned type)
@@ -203,6 +171,15 @@ static const char *lock_what(unsigned type)
 	case PT_LOCK_C11_MTX: return "mtx_t";
 	default: return "mutex";
 	}
+}
+
+/* A wait that ended, as a slice: "wait mutex", "wait condition", ... */
+static void wait_ended(tl_shard *s, const pt_wait *w)
+{
+	static const char *const what[PT_WAIT_KINDS] = {"", "condition", "join", "barrier"};
+	if (w->begun)
+		tl_sel_wait(&s->sel, w->begin, w->end - w->begin,
+		            w->kind == PT_WAIT_LOCK ? lock_what(w->type) : what[w->kind], w->object);
 }
 
 static const char *kernel_name(tl_shard *s, uint32_t local_id)
@@ -248,8 +225,7 @@ static void device_event(tl_shard *s, const pt_event *ev)
 		return;
 	}
 	gpu_one_at_a_time(&s->busy_until, &start, &end);
-	s->tool->enc->device(&s->out, start, end - start, cat, name, flow);
-	s->n++;
+	tl_sel_device(&s->sel, start, end - start, cat, name, flow);
 }
 
 /* A kernel launch on the host: the source of the flow to its execution
@@ -281,6 +257,8 @@ int tl_shard_event(void *st, const pt_event *ev)
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	uint64_t t = ev->time_ns;
+	if (t >= s->sel.edge)
+		tl_sel_cross(&s->sel, t, &s->calls);
 	int is_enter;
 	uint32_t id = pt_event_func(ev, &s->fl, &is_enter);
 	if (id) {
@@ -289,9 +267,9 @@ int tl_shard_event(void *st, const pt_event *ev)
 		if (!pt_callstack_step(cs, id, is_enter, t))
 			pt_callstack_func(cs, id, is_enter, t, &tl_calls, s);
 		else if (is_enter)
-			slice_begin(s, t, id);
+			tl_sel_enter(&s->sel, t, id);
 		else
-			slice_end(s, t);
+			tl_sel_exit(&s->sel, t, 1, 0);
 		goto out;
 	}
 	pt_callstack_record(&s->calls, ev, &tl_calls, s);
@@ -318,32 +296,6 @@ int tl_shard_event(void *st, const pt_event *ev)
 		break;
 	}
 	case PT_REC_GPU_LAUNCH: launch_event(s, ev); break;
-	case PT_REC_LOCK_REQUEST: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (l)
-			wait_begin(s, W_LOCK, t, l->object, lock_what(ev->rec->arg));
-		break;
-	}
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED: wait_end(s, W_LOCK, t); break;
-	case PT_REC_COND_WAIT_BEGIN: {
-		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
-		if (c)
-			wait_begin(s, W_COND, t, c->cond, "condition");
-		break;
-	}
-	case PT_REC_COND_WAIT_END: wait_end(s, W_COND, t); break;
-	case PT_REC_THREAD_JOIN_BEGIN: wait_begin(s, W_JOIN, t, 0, "join"); break;
-	case PT_REC_THREAD_JOIN_END: wait_end(s, W_JOIN, t); break;
-	case PT_REC_BARRIER_BEGIN: {
-		pt_rec_lock lk;
-		const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
-		if (l)
-			wait_begin(s, W_BARRIER, t, l->object, "barrier");
-		break;
-	}
-	case PT_REC_BARRIER_END: wait_end(s, W_BARRIER, t); break;
 	case PT_REC_MPI_CALL:
 		mpi_track_event(&s->mpi, ev);
 		s->mpi_call = ev->rec->arg;
@@ -352,10 +304,8 @@ int tl_shard_event(void *st, const pt_event *ev)
 	case PT_REC_MPI_CALL_END: {
 		mpi_track_event(&s->mpi, ev);
 		const char *name = mpi_call_name(s->mpi_call);
-		if (s->mpi_call && name) {
-			s->tool->enc->device(&s->out, s->mpi_begin, t - s->mpi_begin, "mpi", name, 0);
-			s->n++;
-		}
+		if (s->mpi_call && name)
+			tl_sel_device(&s->sel, s->mpi_begin, t - s->mpi_begin, "mpi", name, 0);
 		s->mpi_call = 0;
 		break;
 	}
@@ -363,7 +313,14 @@ int tl_shard_event(void *st, const pt_event *ev)
 	case PT_REC_MPI_RECV: mpi_track_event(&s->mpi, ev); break;
 	default: break;
 	}
+	pt_wait w;
+	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED)
+		wait_ended(s, &w);
 out:
+	if (s->sel.oom) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
 	if (ferror(s->out.f)) {
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[in->index],
 			 strerror(errno));
@@ -381,22 +338,30 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 {
 	(void)complete;
 	tl_shard *s = st;
-	for (int k = 0; k < W_KINDS; k++)
-		wait_end(s, k, last_ns);
+	pt_wait w;
+	for (int k = 0; k < PT_WAIT_KINDS; k++)
+		if (pt_waits_close(&s->waits, k, last_ns, &w))
+			wait_ended(s, &w);
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
+	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;
 	if (rc)
 		snprintf(s->err, sizeof s->err, "writing %s: %s", s->tool->tmp[s->out.info->index],
 			 strerror(errno));
+	if (s->sel.oom && !rc) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		rc = -1;
+	}
 	mpi_track_end(&s->mpi, last_ns);
 	pthread_mutex_lock(&s->tool->lock);
-	s->tool->events += s->n;
+	s->tool->events += s->sel.events;
 	if (mpi_ends_move(&s->tool->sends, &s->mpi.sends) ||
 	    mpi_ends_move(&s->tool->recvs, &s->mpi.recvs) || s->mpi.oom)
 		s->tool->mpi_oom = 1;
 	pthread_mutex_unlock(&s->tool->lock);
 	mpi_track_free(&s->mpi);
-	if (s->tool->enc->shard_free)
+	tl_sel_free(&s->sel);
+	if (s->tool->enc->shard_free && s->out.enc)
 		s->tool->enc->shard_free(s->out.enc);
 	free(s->buf);
 	pt_callstack_free(&s->calls);

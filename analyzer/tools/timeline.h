@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline exports (paratrace export --format chrome|perfetto): one
  * event model, two encoders.
  *
@@ -18,6 +19,8 @@
 
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_select.h"
+#include "pt_thin.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,10 +58,48 @@ typedef struct tl_encoder {
 	 * Never overlapping on one track (timeline.c clamps). */
 	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
 		       uint64_t flow);
+	/* An instant at t: `calls` calls left out by the selection took `ns`
+	 * that no slice shows (pt_thin.h). */
+	void (*left_out)(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns);
 	/* The whole file: written before and after the shards' files. */
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
 } tl_encoder;
+
+/* What the export writes of a shard (timeline_sel.c): the selection's
+ * rows, window and calls (pt_select.h, pt_thin.h) between the records and
+ * the encoder. */
+typedef struct tl_item tl_item;
+typedef struct tl_sel {
+	tl_out *o;
+	const tl_encoder *enc;
+	uint64_t events; /* written */
+	int skip;        /* the row is not selected: nothing is written */
+	uint64_t lo, hi; /* the window (absolute ns, inclusive) */
+	int open;        /* a thread's calls are written (inside the window) */
+	int closed;      /* the window has closed on this thread */
+	uint64_t edge;   /* a record at or after this time: tl_sel_cross */
+	int thin;        /* calls are left out by the selection */
+	pt_thin_in in;
+	pt_thin_out out;
+	tl_item *q; /* ring: what waits for the oldest undecided call */
+	size_t qhead, qn, qcap;
+	uint64_t seq_out; /* the next entry to decide in the queue */
+	int oom;
+} tl_sel;
+
+void tl_sel_init(tl_sel *q, tl_out *o, const tl_encoder *enc, const pt_select *sel);
+void tl_sel_free(tl_sel *q);
+void tl_sel_enter(tl_sel *q, uint64_t t, uint32_t id);
+void tl_sel_exit(tl_sel *q, uint64_t t, size_t n, int cut);
+void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
+void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow);
+void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
+                   uint64_t flow);
+/* A thread's record at t >= q->edge: the window opens or closes. */
+void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs);
+/* The shard ended: what waited is written. */
+void tl_sel_end(tl_sel *q);
 
 /* The tool over an encoder (writes ctx->output): each encoder file defines
  * its pt_tool with TL_TOOL(variable, its tl_encoder, name, description). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cost of tracing MPI calls (bench/mpi/run.sh runs it untraced and under
  * libtrace.so). Rank 0 times BLOCKS blocks of ITER operations and prints
  * each block's nanoseconds per operation, one line each:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """MPI benchmarks (bench/mpi/run.sh builds what they need first):
 
 1. What tracing adds to an MPI call: pt_mpi_bench untraced and under

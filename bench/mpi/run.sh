@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # MPI: what tracing adds to MPI calls, and the analyzer's speed-up under
 # mpirun. Builds what it needs (build-bench/ unless BUILD_DIR is set) and
 # runs bench/mpi/mpi_bench.py (docs/BENCH.md, "MPI"; --help for options).

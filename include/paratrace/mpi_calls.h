@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MPI calls paratrace records: the arg of every MPI thread record
  * (format.h, "MPI records"), and what the analyzer makes of each call.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C API's wrappers (docs/MPI.md). Every one has the same shape:
  *
  *   PT_MPI_REAL(MPI_x)            the library's PMPI_x, looked up once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Communicators: which world rank each rank of a communicator is (so every
  * record names processes by world rank, whatever communicator the call
  * used), and an id every member gives the same communicator, without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Fortran entry points (docs/MPI.md, "Fortran"). Open MPI's Fortran
  * bindings (`use mpi`, mpif.h: mpi_send_ in libmpi_mpifh) call PMPI_*
  * directly, so the C wrappers never see a Fortran program's calls: these

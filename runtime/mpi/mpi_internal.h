@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the MPI part of libtrace.so (runtime/mpi/, docs/MPI.md).
  *
  * libtrace.so never links libmpi: mpi.h (Open MPI's) is used for types

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MPI part of the runtime (docs/MPI.md): which job this process is a
  * rank of (from the launcher's environment, before anything is written),
  * whether MPI calls are traced, the real MPI functions, the records every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Requests of non-blocking and persistent calls, from the call that made
  * them to the Wait/Test that completes them, possibly on another thread:
  * what a completed receive was (its communicator, to turn the status's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One clock for all ranks. Each rank's CLOCK_MONOTONIC counts from its
  * host's boot: across hosts they differ by far more than a message's
  * latency, and they drift apart. At MPI_Init and at MPI_Finalize, rank 0

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Structural checker for a Paraver trace (NAME.prv or NAME.prv.gz, with
 NAME.pcf and NAME.row beside it), as Paraver's parsers read them
 (docs/ANALYZER.md):
@@ -14,6 +15,10 @@ NAME.pcf and NAME.row beside it), as Paraver's parsers read them
     not count a call whose entry and exit share a time);
   - every event type is declared in the .pcf, and when its block has
     VALUES every value used is among them;
+  - per thread, user functions nest: a 60000019 value opens a call, a 0
+    ends the innermost one, none ends when none is open, and none is open
+    at the end of the trace; calls left out (61000030 = count, 61000031 =
+    their time) are summed in the summary as left_calls and left_ns;
   - communication records point at existing threads.
 
 Usage: prv_check.py TRACE.prv [--summary OUT.json]
@@ -207,6 +212,8 @@ def check(prv, summary_path=None):
     ev_count = defaultdict(int)
     comms = []
     nrec = 0
+    depth = defaultdict(int)
+    left = {"calls": 0, "ns": 0}
 
     def thread_ok(cpu, appl, task, thread, lineno):
         if appl < 1 or appl > len(H["appls"]):
@@ -288,6 +295,20 @@ def check(prv, summary_path=None):
                     # (values outside int32 cannot be labelled by Paraver at all)
                     P.add("line %d: value %d of type %d not named in the .pcf" % (lineno, v, ty))
                 ev_count["%d:%d" % (ty, v)] += 1
+                if ty == 60000019:
+                    depth[key] += 1 if v else -1
+                    if depth[key] < 0:
+                        P.add("line %d: thread %d.%d.%d ends a call when none is open"
+                              % (lineno, appl, task, th))
+                        depth[key] = 0
+                elif ty == 61000030:
+                    if v < 1:
+                        P.add("line %d: %d calls left out" % (lineno, v))
+                    left["calls"] += v
+                elif ty == 61000031:
+                    if v < 0:
+                        P.add("line %d: %d ns left out" % (lineno, v))
+                    left["ns"] += v
         elif kind == "3":
             if len(nums) != 14:
                 P.add("line %d: communication record with %d fields" % (lineno, len(nums)))
@@ -307,8 +328,12 @@ def check(prv, summary_path=None):
             P.add("line %d: time %d before the previous record's %d (body not sorted)" % (lineno, t, last_time))
         last_time = t
     f.close()
+    for key, d in sorted(depth.items()):
+        if d:
+            P.add("thread %d.%d.%d: %d calls still open at the end" % (key + (d,)))
     summary = {"end": end, "threads": nthreads, "records": nrec, "states": state_time,
                "events": ev_count, "comms": comms,
+               "left_calls": left["calls"], "left_ns": left["ns"],
                "thread_labels": levels.get("THREAD", []), "task_labels": levels.get("TASK", [])}
     if summary_path:
         with open(summary_path, "w") as out:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of runtime/counters.c, callstack.c and sampling.c against the
  * fake core (tests/fake): the records they would write are checked here. */
 #ifndef _GNU_SOURCE

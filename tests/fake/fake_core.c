@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See fake_core.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +25,8 @@ int fake_nwarnings;
 _Atomic int fake_forwarded;
 const char *fake_run_env = "PARATRACE_RUN=v1:00000000000000ab:2:1:0:/tmp/trace";
 int fake_exec_prepared;
+int fake_exec_closed, fake_exec_failed;
+int fake_signal_shutdown;
 int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;
 
 static __thread pt_thread *fake_self;
@@ -287,9 +290,32 @@ void pt_exec_prepare(void)
 	fake_exec_prepared++;
 }
 
+/* fork.c's: no test here shares memory with a parent. */
+int pt_own_process(void)
+{
+	return 1;
+}
+
+pt_thread *pt_exec_close(void)
+{
+	fake_exec_closed++;
+	return NULL;
+}
+
+void pt_exec_failed(pt_thread *t)
+{
+	(void)t;
+	fake_exec_failed++;
+}
+
 const char *pt_run_env_string(void)
 {
 	return fake_run_env;
+}
+
+int pt_in_signal_shutdown(void)
+{
+	return fake_signal_shutdown;
 }
 
 void pt_shutdown(int how, int status)

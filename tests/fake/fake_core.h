@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stand-in for the runtime core (runtime/pt_runtime.h) in the unit tests
  * of the runtime's parts: counters, call stacks and sampling
  * (tests/counters), gpu/ (tests/gpu), the interposition helpers
@@ -68,8 +69,12 @@ extern _Atomic int fake_forwarded;
 /* What pt_run_env_string() returns; pt_exec_prepare() calls. */
 extern const char *fake_run_env;
 extern int fake_exec_prepared;
+/* pt_exec_close() and pt_exec_failed() calls. */
+extern int fake_exec_closed, fake_exec_failed;
 /* The last pt_shutdown(how, status); calls. */
 extern int fake_shutdown_how, fake_shutdown_status, fake_shutdowns;
+/* What pt_in_signal_shutdown() returns (default 0). */
+extern int fake_signal_shutdown;
 
 /* The clock: CLOCK_MONOTONIC ns, and trace ticks, 2 per ns (a clock that
  * is not ns, so that a missing conversion shows). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end OpenCL test on PoCL: run ocl_two_queues under libtrace.so,
 read the trace back with `paratrace dump` (and `paratrace analyze` when it
 writes GPU rows) and check it against what the program says it did:
@@ -281,7 +282,7 @@ def check_prv(a, trace, pid, by_name):
     r = subprocess.run([a.paratrace, "analyze", trace, "-o", out, "--quiet"], capture_output=True, text=True)
     if not check(r.returncode == 0, "paratrace analyze failed: %s" % r.stderr[-2000:]):
         return
-    # the analyzer's structural checker (PARAVER.md rules: sorted, states
+    # the analyzer's structural checker (the rules of docs/ANALYZER.md: sorted, states
     # not overlapping, every type and value named in the .pcf, ...)
     checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer", "prv_check.py")
     if os.path.exists(checker):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests (CUnit, also run under ASan+UBSan) for the interposition
  * helpers that are pure logic: the environment given to exec'd and spawned
  * images (exec.c) and the pthread_t -> create_seq table (threads.c).
@@ -11,9 +12,12 @@
 
 #include <CUnit/Basic.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static size_t count(char *const *e)
 {
@@ -96,6 +100,33 @@ static void test_env_null(void)
 	CU_ASSERT_PTR_NULL(pt_env_with_run(NULL, buf, 4));
 }
 
+/* Every exec of the family that fails closes the logs, then reopens them,
+ * and returns the real call's result and errno. */
+static void test_exec_failed_reopens(void)
+{
+	char *argv[] = {"missing", NULL};
+	char *envp[] = {"LD_PRELOAD=x", NULL};
+	fake_tracing = 1;
+	fake_exec_closed = fake_exec_failed = 0;
+	errno = 0;
+	CU_ASSERT_EQUAL(execve("/nonexistent/pt-test", argv, envp), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(execv("/nonexistent/pt-test", argv), -1);
+	CU_ASSERT_EQUAL(execvp("/nonexistent/pt-test", argv), -1);
+	CU_ASSERT_EQUAL(execvpe("/nonexistent/pt-test", argv, envp), -1);
+	CU_ASSERT_EQUAL(execl("/nonexistent/pt-test", "missing", (char *)NULL), -1);
+	CU_ASSERT_EQUAL(execle("/nonexistent/pt-test", "missing", (char *)NULL, envp), -1);
+	CU_ASSERT_EQUAL(execlp("/nonexistent/pt-test", "missing", (char *)NULL), -1);
+	CU_ASSERT_EQUAL(execveat(AT_FDCWD, "/nonexistent/pt-test", argv, envp, 0), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	errno = 0;
+	CU_ASSERT_EQUAL(fexecve(-1, argv, envp), -1);
+	CU_ASSERT_NOT_EQUAL(errno, 0);
+	CU_ASSERT_EQUAL(fake_exec_closed, 9);
+	CU_ASSERT_EQUAL(fake_exec_failed, 9);
+	fake_tracing = 0;
+}
+
 static void test_seq_table(void)
 {
 	/* Round trip, removal, unknown keys. */
@@ -137,6 +168,7 @@ int main(void)
 	CU_add_test(s, "large env built in pages", test_env_large_uses_pages);
 	CU_add_test(s, "NULL env", test_env_null);
 	CU_add_test(s, "pthread_t -> seq table", test_seq_table);
+	CU_add_test(s, "failed exec reopens the logs", test_exec_failed_reopens);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

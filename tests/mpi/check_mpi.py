@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs an MPI program under mpirun with libtrace.so preloaded into every
 rank, analyzes the trace and checks the Paraver trace against what the
 ranks say they did ("expect" lines on stdout, mpitest.h):
@@ -395,8 +396,17 @@ def main():
     elif mode == "plugin":
         check_plugin(prv)
     elif mode == "clock":
-        if "received before sent" in an.stdout:
-            fail("receives before their sends on the corrected clocks: %s" % an.stdout[:500])
+        # A receive the corrected clocks put before its send is moved to the
+        # send (so the .prv never shows one: check_messages) and counted.
+        # Here a message takes 1-2 us and the synchronisation is right to
+        # about 1 us, so under load a few may need it; the shift left
+        # uncorrected would move every message of rank 1 by 50 s.
+        m = re.search(r"(\d+) received before sent", an.stdout)
+        clamped = int(m.group(1)) if m else 0
+        print("received before sent on the corrected clocks: %d of %d" % (clamped, counts[0]))
+        if clamped * 50 > counts[0]:
+            fail("%d of %d receives before their sends on the corrected clocks" %
+                 (clamped, counts[0]))
         for rank, shift in SHIFTS.items():
             pts = dump_clock(a, trace, rank)
             if [x[0] for x in pts] != ["init", "finalize"]:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collectives on MPI_COMM_WORLD, on halves made by MPI_Comm_split (even
  * and odd ranks) and on a duplicate of MPI_COMM_WORLD. Each rank prints
  * its collective calls and the bytes it gives and gets (docs/MPI.md:

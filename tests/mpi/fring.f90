@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: MIT
 ! A ring in Fortran (mpif.h's and "use mpi"'s entry points, mpi_send_...):
 ! non-blocking sends and receives completed by MPI_Waitall, blocking
 ! MPI_Send/MPI_Recv, and an MPI_Allreduce. Prints what it sent.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the MPI test programs share: each rank counts what it sends and
  * prints "expect <what> <rank> <values...>" lines that check_mpi.py sums
  * and compares with the trace. Every tag a test uses is >= 10, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ping-pong between ranks 0 and 1 (others idle): ITER round trips of SIZE
  * bytes out and SIZE/2 back, then one empty message; argv: ITER SIZE
  * [kill], where "kill" makes rank 1 kill itself (SIGKILL) half-way. */

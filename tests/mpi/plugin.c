@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built with the Clang plugin: the program's functions and its MPI calls
  * on one timeline (a halo exchange between neighbours, each step in a
  * function of its own). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A ring: each rank sends to the next and receives from the previous with
  * MPI_Isend/MPI_Irecv completed by MPI_Waitall (statuses ignored), then
  * with MPI_Sendrecv, then with persistent requests started ITER times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPI_THREAD_MULTIPLE: T threads per rank; thread t of rank r exchanges K
  * messages with thread t of rank r^1 (tag 10 + t), blocking and
  * non-blocking, all threads at once. */

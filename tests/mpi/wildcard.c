@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Rank 0 receives K messages from every other rank without naming the
  * source or the tag: MPI_Recv(ANY_SOURCE, ANY_TAG), MPI_Irecv + MPI_Waitany,
  * MPI_Probe + MPI_Recv, MPI_Irecv + MPI_Waitsome. Rank r sends message i

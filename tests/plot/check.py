@@ -1,5 +1,10 @@
-"""What the plot tests share: failures collected, not raised, so one run
-reports every disagreement; commands run with their status checked."""
+# SPDX-License-Identifier: MIT
+"""What the plot tests share (and the analyzer's, for the terminal):
+failures collected, not raised, so one run reports every disagreement;
+commands run with their status checked."""
+import os
+import pty
+import select
 import subprocess
 import sys
 
@@ -24,6 +29,29 @@ def run(args, rc=0, env=None, timeout=300):
         fail("%s: exit %d, expected %d\nstdout: %s\nstderr: %s"
              % (" ".join(args), p.returncode, rc, p.stdout[-2000:], p.stderr[-3000:]))
     return p
+
+
+def on_terminal(args):
+    """Runs args with stdout and stderr on a pseudo-terminal; its output."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(args[0], args)
+    out = b""
+    while True:
+        r, _, _ = select.select([fd], [], [], 60)
+        if not r:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    _, status = os.waitpid(pid, 0)
+    expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+           "%s on a terminal: status %d" % (" ".join(args), status))
+    return out.decode(errors="replace")
 
 
 def finish(done=""):

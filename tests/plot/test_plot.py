@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of `paratrace plot`.
 
 Usage: test_plot.py --paratrace P --ptgen G --work DIR CASE
@@ -24,15 +25,13 @@ import argparse
 import glob
 import json
 import os
-import pty
-import select
 import shutil
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svg_read  # noqa: E402
-from check import expect, fail, finish, run  # noqa: E402
+from check import expect, fail, finish, on_terminal, run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -164,29 +163,6 @@ def case_real():
         p = run([A.paratrace] + cmd + [trace])
         expect("reading" not in p.stderr and "\r" not in p.stderr,
                "%s not on a terminal: %r" % (cmd[0], p.stderr[-300:]))
-
-
-def on_terminal(args):
-    """Runs args with stdout and stderr on a pseudo-terminal; its output."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(args[0], args)
-    out = b""
-    while True:
-        r, _, _ = select.select([fd], [], [], 60)
-        if not r:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
-           "%s on a terminal: status %d" % (" ".join(args), status))
-    return out.decode(errors="replace")
 
 
 def scripted(name, script):

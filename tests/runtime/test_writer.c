@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the runtime core: configuration parsing, the log writer
  * (records, delta overflow, window switches, lost-data accounting, file
  * permissions) and the hook fast path, read back with the reader library.
@@ -540,6 +541,53 @@ static void test_lost_until_close(void)
 	CU_ASSERT(stat(path, &st) == 0 && st.st_size <= 64 * 1024 + PT_TAIL_RESERVE);
 }
 
+/* exec: a log suspended (CLOSE, trimmed to its data) and resumed (the exec
+ * failed) goes on after its CLOSE; a writer of a suspended log resumes it. */
+static void test_suspend_resume(void)
+{
+	enum { N = 20000 }; /* 4-byte records through 64 KiB windows */
+	pt_wlog l;
+	pt_window_size = 64 * 1024;
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_create(&l, &tmpfd, "t20.ptl", &thread_params), 0);
+	uint64_t t = l.last;
+	uint32_t id = 1;
+	for (; id <= N; id++)
+		pt_wlog_put_func(&l, t + id, PT_REC_FUNC_ENTER, id);
+	pt_wlog_suspend(&l);
+	char path[512];
+	snprintf(path, sizeof path, "%s/t20.ptl", tmpdir);
+	struct stat st;
+	CU_ASSERT(stat(path, &st) == 0 && (uint64_t)st.st_size == pt_wlog_length(&l));
+	static rec r[3 * N];
+	int complete = 0;
+	long n = read_all("t20.ptl", r, 3 * N, &complete);
+	CU_ASSERT_EQUAL(n, 1 + N + 1); /* TIME, the calls, CLOSE */
+	CU_ASSERT(complete);
+	/* Nothing is written while suspended but through a resume. */
+	pt_wlog_put_func(&l, t + id, PT_REC_FUNC_ENTER, id);
+	CU_ASSERT_EQUAL(read_all("t20.ptl", r, 3 * N, NULL), 1 + N + 1);
+	CU_ASSERT_EQUAL_FATAL(pt_wlog_resume(&l), 0);
+	for (; id <= 2 * N; id++)
+		pt_wlog_put_func(&l, t + id, PT_REC_FUNC_ENTER, id);
+	/* Suspended again, then a plain put (another writer): resumed. */
+	pt_wlog_suspend(&l);
+	char s[] = "after";
+	pt_wlog_put(&l, t + id, PT_REC_THREAD_NAME, 0, s, sizeof s, NULL, 0);
+	pt_wlog_close(&l);
+	n = read_all("t20.ptl", r, 3 * N, &complete);
+	CU_ASSERT(complete);
+	long closes = 0, calls = 0, ordered = 1;
+	for (long i = 0; i < n; i++) {
+		closes += r[i].kind == PT_REC_CLOSE;
+		if (r[i].kind == PT_REC_FUNC_ENTER)
+			ordered &= r[i].func_id == (uint32_t)++calls;
+	}
+	CU_ASSERT_EQUAL(calls, 2 * N);
+	CU_ASSERT(ordered);
+	CU_ASSERT_EQUAL(closes, 3);
+	CU_ASSERT_EQUAL(r[n - 2].kind, PT_REC_THREAD_NAME);
+}
+
 static void test_create_refuses_existing_and_symlinks(void)
 {
 	pt_wlog l;
@@ -715,6 +763,7 @@ int main(void)
 		    test_lock_records);
 	CU_add_test(s, "lost accounting", test_lost_accounting);
 	CU_add_test(s, "lost until close: LOST + CLOSE still written", test_lost_until_close);
+	CU_add_test(s, "suspended for an exec, resumed after its CLOSE", test_suspend_resume);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
 	CU_add_test(s, "hooks raised by a signal handler inside a hook", test_hooks_nested);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Paraver writer tool: NAME.prv / .pcf / .row (docs/ANALYZER.md says
  * what they hold; pv.h how lines are produced and merged; pv_internal.h
  * which file of this folder does what).
@@ -18,7 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "pt_dist.h"
-#include "pv_internal.h"
+#include "pv_budget.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +39,35 @@
  * delivers buffers after the work ran). */
 static uint64_t not_created_until(const pv_tool *pv, const pt_shard_info *info)
 {
-	if (info->kind == PT_FILE_GPU || !info->first_ns || info->first_ns <= pv->ctx->t0_ns)
+	if (info->kind == PT_FILE_GPU || !info->first_ns || info->first_ns <= pv->origin)
 		return 0;
-	return info->first_ns - pv->ctx->t0_ns;
+	uint64_t first = info->first_ns < pv->win_hi ? info->first_ns : pv->win_hi;
+	return first > pv->origin ? first - pv->origin : 0;
 }
+
+/* "gz", "gzauto" (compress past PV_GZ_ABOVE), "budget=BYTES" (leave calls
+ * out to fit), "cfgs=DIR" (last: the rest is the path) */
+static int pv_options(pv_tool *pv, const char *options)
+{
+	for (const char *o = options; o && *o;) {
+		size_t n = strcspn(o, ",");
+		if (!strncmp(o, "cfgs=", 5)) {
+			if (!(pv->cfgs = strdup(o + 5)))
+				return -1;
+			break;
+		}
+		if (n == 2 && !strncmp(o, "gz", 2))
+			pv->gz = 1;
+		else if (n == 6 && !strncmp(o, "gzauto", 6))
+			pv->gz_auto = 1;
+		else if (!strncmp(o, "budget=", 7))
+			pv->budget = strtoull(o + 7, NULL, 10);
+		o += n + (o[n] == ',');
+	}
+	pv->full = !pv->budget;
+	return 0;
+}
+
 static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pv_tool *pv = calloc(1, sizeof *pv);
@@ -56,9 +82,14 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->kind_first < pv->ext_kind_min)
 			pv->ext_kind_min = pv_extensions[i]->kind_first;
-	/* options: "gz" writes NAME.prv.gz */
-	pv->gz = options && strstr(options, "gz") != NULL;
+	pv->sel = pt_fw_select(ctx);
 	pv->name = strdup(ctx->output ? ctx->output : "trace");
+	if (pv_options(pv, options) || (!pv->full && !(pv->hist = calloc(1, sizeof *pv->hist)))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (pv_rows_init(pv, err, errlen))
+		goto fail;
 	pv->shards = calloc(ctx->nshards + 1, sizeof *pv->shards);
 	pv->roles = calloc(ctx->nshards + 1, sizeof *pv->roles);
 	pv->runs = calloc(2 * ctx->nshards + 2, sizeof *pv->runs);
@@ -101,6 +132,12 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	return pv;
 fail:
 	free(pv->name);
+	free(pv->cfgs);
+	free(pv->hist);
+	free(pv->row);
+	free(pv->task);
+	free(pv->thread);
+	free(pv->ptask);
 	free(pv->shards);
 	free(pv->roles);
 	free(pv->runs);
@@ -129,7 +166,11 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->info = info;
 	s->ctx = pv->ctx;
 	s->pv = pv;
-	s->t0 = pv->ctx->t0_ns;
+	pthread_mutex_lock(&pv->lock);
+	if (!pv->window_set) /* placed by now (pt_fw_select) */
+		pv_window_init(pv);
+	pv->window_set = 1;
+	pthread_mutex_unlock(&pv->lock);
 	if (pv_thread_init(s)) {
 		free(s);
 		snprintf(err, errlen, "out of memory");
@@ -138,10 +179,11 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->ev.fd = s->st.fd = -1;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
+	size_t i = info->index;
 	s->ev_prefix_len = (size_t)snprintf(s->ev_prefix, sizeof s->ev_prefix, "2:%u:1:%u:%u:",
-					    pv_cpu(pv, info), info->task, info->thread);
+					    pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
-					    pv_cpu(pv, info), info->task, info->thread);
+					    pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 	int rc = pv_stream_open(&s->ev, path, s->ev_prefix);
 	s->ev.strict = 1; /* a row's event lines: strictly increasing times (pv.h) */
 	snprintf(path, sizeof path, "%s/%zu.st", pv->tmpdir, info->index);
@@ -155,6 +197,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		free(s);
 		return NULL;
 	}
+	pv_shard_select(pv, s);
 	/* before its first record the thread did not exist yet (the Not
 	 * created state, written at finish: not_created_lines) */
 	uint64_t first = not_created_until(pv, info);
@@ -173,8 +216,11 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 static int pv_shard_event(void *st, const pt_event *ev)
 {
 	pv_shard *s = st;
-	if (s->info->kind == PT_FILE_THREAD)
+	if (s->info->kind == PT_FILE_THREAD) {
+		if (ev->time_ns >= s->win_next)
+			pv_thread_window(s, ev->time_ns);
 		pv_thread_event(s, ev);
+	}
 	if (__builtin_expect(s->pv->dist, 0) && pv_dist_blocks(ev->kind))
 		s->pv->dist_blocked = 1;
 	/* function records, the bulk, are below every extension's kinds */
@@ -209,6 +255,11 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	pv_thread_end(s, last);
 	pv_set_state(s, s->t0 + last, PV_STATE_IDLE);
 	pthread_mutex_lock(&pv->lock);
+	if (s->acct) {
+		pv_hist_add(pv->hist, pv_acct_hist(s->acct));
+		pv_acct_free(s->acct);
+		s->acct = NULL;
+	}
 	int oom = pv_thread_exit(s, pv);
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->shard_exit)
@@ -244,25 +295,23 @@ static size_t header(pv_tool *pv, char *buf, size_t len)
 	struct tm tm;
 	if (ctx->realtime0_ns && localtime_r(&secs, &tm))
 		strftime(date, sizeof date, "%d/%m/%Y at %H:%M", &tm);
-	uint64_t end = pv->max_time;
-	if (ctx->t_end_ns > ctx->t0_ns && ctx->t_end_ns - ctx->t0_ns > end)
-		end = ctx->t_end_ns - ctx->t0_ns;
+	uint64_t end = pv->max_time, t_end = ctx->t_end_ns < pv->win_hi ? ctx->t_end_ns : pv->win_hi;
+	if (t_end > pv->origin && t_end - pv->origin > end)
+		end = t_end - pv->origin;
 	size_t n = (size_t)snprintf(buf, len, "#Paraver (%s):%llu_ns:", date,
 				    (unsigned long long)end);
 	n += pv_nodes_header(pv, buf + n, len - n);
-	n += (size_t)snprintf(buf + n, len - n, ":1:");
-	unsigned ntasks = 0;
-	for (size_t p = 0; p < ctx->nprocesses; p++)
-		if (ctx->processes[p].task > ntasks)
-			ntasks = ctx->processes[p].task;
-	n += (size_t)snprintf(buf + n, len - n, "%u(", ntasks);
-	for (unsigned t = 1; t <= ntasks; t++)
+	n += (size_t)snprintf(buf + n, len - n, ":1:%u(", pv->ntasks);
+	for (unsigned t = 1; t <= pv->ntasks; t++)
 		for (size_t p = 0; p < ctx->nprocesses; p++)
-			if (ctx->processes[p].task == t) {
+			if (pv->ptask[p] == t) {
 				if (n + 32 > len)
 					return 0;
-				n += (size_t)snprintf(buf + n, len - n, "%s%zu:%u", t > 1 ? "," : "",
-						      ctx->processes[p].nshards, pv_task_node(pv, p));
+				unsigned rows = 0;
+				for (size_t i = 0; i < ctx->processes[p].nshards; i++)
+					rows += pv->row[ctx->processes[p].first_shard + i] != 0;
+				n += (size_t)snprintf(buf + n, len - n, "%s%u:%u", t > 1 ? "," : "", rows,
+						      pv_task_node(pv, p));
 			}
 	n += (size_t)snprintf(buf + n, len - n, "),0\n");
 	return n < len ? n : 0;
@@ -318,10 +367,10 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		const pt_shard_info *in = &ctx->shards[i];
 		uint64_t first = not_created_until(pv, in);
-		if (!first)
+		if (!first || !pv->row[i])
 			continue;
 		char *start = pv_stream_reserve(&st, 0), *p = start;
-		p += sprintf(p, "1:%u:1:%u:%u:0:", pv_cpu(pv, in), in->task, in->thread);
+		p += sprintf(p, "1:%u:1:%u:%u:0:", pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 		p = pv_u64(p, first);
 		p += sprintf(p, ":%u\n", PV_STATE_NOT_CREATED);
 		pv_stream_commit(&st, (size_t)(p - start));
@@ -335,11 +384,13 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 }
 
 /* The first half of the finish: the Not created states and the
- * communications as runs, the output's temporary file with the header
- * (its descriptor in *fd, its length in *hl). The streams' pool is
- * flushed already. 0, or -1 with a message in err. */
-int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl, char *err,
-		    size_t errlen)
+ * communications as runs, the calls selected (the runs to merge, in
+ * *merge_out: pv->runs' or the thinned ones; the caller frees the array),
+ * the output's temporary file with the header (its descriptor in *fd, its
+ * length in *hl). The streams' pool is flushed already. 0, or -1 with a
+ * message in err. */
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+		    pv_run **merge_out, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
@@ -353,6 +404,7 @@ int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t
 		return -1;
 	}
 	int rc = -1;
+	pv_run *merge = NULL; /* pv->runs or pv->thin's: not freed here */
 	/* the date, three numbers, a CPU count per node, then "n:node," per
 	 * task (header()) */
 	size_t hsize = 256 + 48 * ctx->nprocesses;
@@ -365,11 +417,31 @@ int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t
 	if (not_created_lines(pv, &pv->runs[2 * ctx->nshards], err, errlen) ||
 	    pv_write_comms(pv, &comms, err, errlen))
 		goto out;
-	pv->comm_records = comms.nrec;
 	if (pv_stream_finish(&comms, NULL, comms_run)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
 		goto out;
 	}
+	size_t nruns = 2 * ctx->nshards + 2;
+	merge = malloc(nruns * sizeof *merge);
+	if (!merge) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (pv_ids_init(pv)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (pv_select_calls(pv, merge, err, errlen))
+		goto out;
+	uint64_t text = 0;
+	pv->records = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		text += merge[i].text;
+		pv->records += merge[i].nrec;
+	}
+	pv->text = text;
+	if (pv->gz_auto && text > PV_GZ_ABOVE)
+		pv->gz = 1;
 	size_t hlen = header(pv, hdr, hsize);
 	snprintf(pv->prv_path, sizeof pv->prv_path, "%s.prv%s", pv->name, pv->gz ? ".gz" : "");
 	/* The three files are written in the temporary folder (beside the
@@ -397,6 +469,8 @@ int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t
 		goto out;
 	}
 	*hl = n;
+	*merge_out = merge;
+	merge = NULL;
 	rc = 0;
 out:
 	if (rc && *fd >= 0) {
@@ -404,6 +478,7 @@ out:
 		*fd = -1;
 	}
 	pv_stream_free(&comms);
+	free(merge);
 	free(hdr);
 	free(gzh);
 	return rc;
@@ -464,18 +539,18 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	char tmp_prv[PATH_MAX] = "";
 	int fd;
 	uint64_t hl;
-	if (pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, err, errlen))
+	pv_run *merge;
+	if (pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, &merge, err, errlen))
 		return -1;
-	if (pv_merge_progress(pv->runs, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
-			      merge_progress, pv, err, errlen)) {
+	int rc = pv_merge_progress(merge, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
+				   merge_progress, pv, err, errlen);
+	free(merge);
+	if (rc) {
 		close(fd);
 		unlink(tmp_prv);
 		return -1;
 	}
-	if (pv_finish_end(pv, fd, tmp_prv, err, errlen))
-		return -1;
-	pv->records += pv->comm_records;
-	return 0;
+	return pv_finish_end(pv, fd, tmp_prv, err, errlen) ? -1 : 0;
 }
 
 static int pv_print(void *tool, FILE *out)
@@ -485,6 +560,10 @@ static int pv_print(void *tool, FILE *out)
 		return 0;
 	fprintf(out, "Paraver trace: %s (%.1f MB, %llu records), %s.pcf, %s.row\n", pv->prv_path,
 		(double)pv->prv_bytes / 1e6, (unsigned long long)pv->records, pv->name, pv->name);
+	pv_print_selection(pv, out);
+	if (pv->cfgs)
+		fprintf(out, "Open it in Paraver: wxparaver %s %s/functions.cfg\n", pv->prv_path,
+		        pv->cfgs);
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->print_results)
 			pv_extensions[i]->print_results(pv->ext[i], out);
@@ -497,6 +576,7 @@ static void pv_destroy(void *tool)
 	for (size_t i = 0; i < pv->ctx->nshards; i++) {
 		pv_shard *s = pv->shards[i];
 		if (s) { /* a shard that failed */
+			pv_acct_free(s->acct);
 			pv_thread_free(s);
 			pv_stream_free(&s->ev);
 			pv_stream_free(&s->st);
@@ -512,6 +592,9 @@ static void pv_destroy(void *tool)
 		}
 		pv_run_free(&pv->runs[i]);
 	}
+	for (size_t i = 0; pv->thin && i < pv->ctx->nshards; i++)
+		pv_run_free(&pv->thin[i]);
+	free(pv->thin);
 	free(pv->runs);
 	free(pv->mine);
 	free(pv->foreign);
@@ -524,6 +607,12 @@ static void pv_destroy(void *tool)
 		}
 		free(pv->fpools);
 	}
+	free(pv->hist);
+	free(pv->row);
+	free(pv->task);
+	free(pv->thread);
+	free(pv->ptask);
+	free(pv->cfgs);
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->destroy)
 			pv_extensions[i]->destroy(pv->ext[i]);
@@ -536,6 +625,8 @@ static void pv_destroy(void *tool)
 	free(pv->shards);
 	free(pv->tmpdir);
 	free(pv->name);
+	free(pv->fval);
+	free(pv->finv);
 	pthread_mutex_destroy(&pv->lock);
 	free(pv);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver writer internals, and the extension point other parts (counters,
  * GPU) use to turn their record kinds into Paraver records.
  *
@@ -40,6 +41,8 @@ enum {
 #define PV_EV_PTHREAD 61000000u        /* Extrae pthread call values, 0 = outside */
 #define PV_EV_SYNC_OBJECT 61000010u    /* ours: lock/cond/barrier identity, 0 = none */
 #define PV_EV_FUNC_CUT 61000020u       /* ours: a call cut by lost data (function id), 0 = gap end */
+#define PV_EV_LEFT_CALLS 61000030u /* ours: calls left out by the selection since the last line */
+#define PV_EV_LEFT_NS 61000031u    /* ours: the time they took (ns) that no call shown has */
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {
@@ -152,6 +155,11 @@ void pv_stream_commit(pv_stream *s, size_t len);
 /* The two most common lines, stored in a few bytes: a function entry
  * (":60000019:id:60000119:id") or, with id 0, an exit (both values 0). */
 void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id);
+/* n frames (1..32) end together: an exit pair each, one line. */
+void pv_stream_pop(pv_stream *s, uint64_t key, uint32_t n);
+/* Like pv_stream_reserve, for a line that ends n frames cut by lost data
+ * (its text says which); pv_stream_commit ends it. */
+char *pv_stream_reserve_cut(pv_stream *s, uint64_t key, uint32_t n);
 /* The stream is complete: its bytes go to its own file (flushed, closed)
  * or, if they never left the buffer and pool is not NULL, to the pool;
  * what the merge needs moves to *run, and the stream is freed. 0, or -1
@@ -271,6 +279,15 @@ typedef struct pv_extension {
 	 * from shards that reach it under MPI (pv_dist.c says which). */
 	void (*pack)(void *global, struct pt_buf *out);
 	int (*unpack)(void *global, const void *data, size_t len);
+	/* Values numbered in the order the shards met them depend on -j; the
+	 * writer renumbers them at finish, before write_pcf (pv_ids.c). Both
+	 * optional. renumber: func_value[id] is the final value of analyzer
+	 * function id (1..nfunc; valid until destroy) for the events whose
+	 * values are function ids; returns 1 if any value the extension wrote
+	 * changes (its own numbering included). final_value: the final value
+	 * of an event written as (type, *value); 1 if it changed. */
+	int (*renumber)(void *global, const uint32_t *func_value, uint32_t nfunc);
+	int (*final_value)(void *global, uint32_t type, int64_t *value);
 } pv_extension;
 
 #define PV_MAX_EXT 8
@@ -291,6 +308,13 @@ struct pv_shard {
 	/* the state a thread row returns to when a wait ends: Running, or the
 	 * state of the MPI call it is in */
 	unsigned base_state;
+	/* The selected time window (pv_write.c): event lines at absolute
+	 * times in [win_lo, win_lo + win_len] are written, states are clipped
+	 * at win_end (relative ns). A row not selected has an empty window.
+	 * Without a window: 0, UINT64_MAX, UINT64_MAX. */
+	uint64_t win_lo, win_len, win_end;
+	uint64_t win_next;    /* a thread row's next window edge (pv_thread.c) */
+	struct pv_acct *acct; /* the budget's accounts (pv_budget.c), or NULL */
 	char err[256];
 	void *ext[PV_MAX_EXT];
 	void *core; /* paraver.c's per-shard data */

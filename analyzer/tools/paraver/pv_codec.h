@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The temporary streams' record format (private to pv_stream.c, which
  * writes it, and pv_merge.c, which reads it back); pv_stream.c's comment
  * describes it. */
@@ -14,9 +15,13 @@
 
 /* Entries and exits share one op and one code path: which of the two
  * comes next is as unpredictable as a random call tree, and a branch on
- * it would be mispredicted about half the time. */
-enum { PV_OP_TEXT, PV_OP_FUNC };
+ * it would be mispredicted about half the time. POP and CUT end frames
+ * (pv_stream.c): the thinning pass (pv_thin.c) follows calls through them. */
+enum { PV_OP_TEXT, PV_OP_FUNC, PV_OP_POP, PV_OP_CUT };
 static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
+#define PV_POP_PAIR ":60000019:0:60000119:0"
+#define PV_POP_PAIR_LEN (sizeof PV_POP_PAIR - 1)
+#define PV_POP_MAX 32 /* frames one POP line ends */
 
 /* Text of a function line (id 0: an exit). */
 static inline size_t func_text_len(uint32_t id)
@@ -55,9 +60,9 @@ static inline const uint8_t *get_leb(const uint8_t *p, const uint8_t *e, uint64_
 typedef struct rec {
 	uint64_t key;
 	unsigned op;
-	uint32_t id;      /* PV_OP_FUNC; 0: exit */
-	uint16_t tlen;    /* PV_OP_TEXT: length of text */
-	const char *text; /* PV_OP_TEXT */
+	uint32_t id;      /* PV_OP_FUNC; 0: exit. PV_OP_POP, PV_OP_CUT: frames ended */
+	uint16_t tlen;    /* PV_OP_TEXT, PV_OP_CUT: length of text */
+	const char *text; /* PV_OP_TEXT, PV_OP_CUT */
 } rec;
 
 /* Decodes the record at p (ending before e) that follows key `prev`.
@@ -73,17 +78,21 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 		return e - p < 11 ? 0 : -1;
 	r->key = prev + d;
 	switch (r->op) {
-	case PV_OP_FUNC: {
+	case PV_OP_FUNC:
+	case PV_OP_POP:
+	case PV_OP_CUT: {
 		uint64_t id;
 		const uint8_t *x = get_leb(q, e, &id);
 		if (!x)
 			return e - q < 5 ? 0 : -1;
-		if (id > UINT32_MAX)
+		if (id > UINT32_MAX || (r->op == PV_OP_POP && (id == 0 || id > PV_POP_MAX)))
 			return -1;
 		r->id = (uint32_t)id;
 		q = x;
-		break;
+		if (r->op != PV_OP_CUT)
+			break;
 	}
+		/* fall through - a CUT's text follows */
 	case PV_OP_TEXT:
 		if (e - q < 2)
 			return 0;
@@ -105,7 +114,9 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 /* Bytes of output text of a record (prefix and key included). */
 static inline uint64_t rec_text(const rec *r, size_t prefix_len)
 {
-	uint64_t t = r->op == PV_OP_FUNC ? func_text_len(r->id) : r->tlen;
+	uint64_t t = r->op == PV_OP_FUNC  ? func_text_len(r->id)
+	             : r->op == PV_OP_POP ? r->id * PV_POP_PAIR_LEN + 1
+	                                  : r->tlen;
 	return t + (prefix_len ? prefix_len + pv_digits(r->key) : 0);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Communications of the Paraver trace: thread creation (tag 1) and fork
  * (tag 2) from the creating thread to the first record of the thread or
  * process it created, and the links extensions ask for (GPU launch ->
@@ -74,7 +75,7 @@ static int link_forks(pv_tool *pv, comms *cs)
 			if (pi->pid != f->seq || !pi->nshards)
 				continue;
 			const pt_shard_info *to = &ctx->shards[pi->first_shard];
-			uint64_t tr = to->first_ns > ctx->t0_ns ? to->first_ns - ctx->t0_ns : 0;
+			uint64_t tr = to->first_ns > ctx->t0_ns ? to->first_ns : ctx->t0_ns;
 			if (VEC_PUSH(*cs, ((comm){f->time, tr, f->shard, to->index, 2, 0, f->time, tr})))
 				return -1;
 			break;
@@ -90,13 +91,13 @@ static int link_extensions(pv_tool *pv, comms *cs)
 		pv_comm *ec = NULL;
 		size_t m = pv_extensions[k]->comms ? pv_extensions[k]->comms(pv->ext[k], &ec) : 0;
 		for (size_t i = 0; i < m; i++) {
-			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns - ctx->t0_ns : 0;
-			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns - ctx->t0_ns : 0;
+			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns : ctx->t0_ns;
+			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns : ctx->t0_ns;
 			uint64_t ls = ts, lr = tr;
 			if (ec[i].lsend_ns)
-				ls = ec[i].lsend_ns > ctx->t0_ns ? ec[i].lsend_ns - ctx->t0_ns : 0;
+				ls = ec[i].lsend_ns > ctx->t0_ns ? ec[i].lsend_ns : ctx->t0_ns;
 			if (ec[i].lrecv_ns)
-				lr = ec[i].lrecv_ns > ctx->t0_ns ? ec[i].lrecv_ns - ctx->t0_ns : 0;
+				lr = ec[i].lrecv_ns > ctx->t0_ns ? ec[i].lrecv_ns : ctx->t0_ns;
 			if (ec[i].from >= ctx->nshards || ec[i].to >= ctx->nshards)
 				continue;
 			if (VEC_PUSH(*cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag, ec[i].size,
@@ -120,22 +121,33 @@ int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 		return -1;
 	}
 	pt_qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
+	(void)ctx;
 	for (size_t i = 0; i < cs.n; i++) {
 		const comm *c = &cs.v[i];
-		const pt_shard_info *a = &ctx->shards[c->from], *b = &ctx->shards[c->to];
-		char *start = pv_stream_reserve(out, c->ls), *p = start;
-		p += sprintf(p, "3:%u:1:%u:%u:", pv_cpu(pv, a), a->task, a->thread);
-		p = pv_u64(p, c->ls);
+		/* both ends must be written: rows selected, times in the window */
+		int in_a = pv->row[c->from] && c->ts >= pv->origin && c->ts <= pv->win_hi;
+		int in_b = pv->row[c->to] && c->tr >= pv->origin && c->tr <= pv->win_hi;
+		if (!in_a || !in_b) {
+			pv->comms_left += in_a || in_b;
+			continue;
+		}
+		uint64_t ts = c->ts - pv->origin, tr = c->tr - pv->origin;
+		uint64_t ls = c->ls > pv->origin ? c->ls - pv->origin : 0;
+		uint64_t lr = c->lr > pv->origin ? c->lr - pv->origin : 0;
+		char *start = pv_stream_reserve(out, ls), *p = start;
+		p += sprintf(p, "3:%u:1:%u:%u:", pv_cpu(pv, c->from), pv->task[c->from],
+		             pv->thread[c->from]);
+		p = pv_u64(p, ls);
 		*p++ = ':';
-		p = pv_u64(p, c->ts);
-		p += sprintf(p, ":%u:1:%u:%u:", pv_cpu(pv, b), b->task, b->thread);
-		p = pv_u64(p, c->lr);
+		p = pv_u64(p, ts);
+		p += sprintf(p, ":%u:1:%u:%u:", pv_cpu(pv, c->to), pv->task[c->to], pv->thread[c->to]);
+		p = pv_u64(p, lr);
 		*p++ = ':';
-		p = pv_u64(p, c->tr);
+		p = pv_u64(p, tr);
 		p += sprintf(p, ":%lld:%d\n", (long long)c->size, c->tag);
 		pv_stream_commit(out, (size_t)(p - start));
-		if (c->tr > pv->max_time)
-			pv->max_time = c->tr;
+		if (tr > pv->max_time)
+			pv->max_time = tr;
 	}
 	free(cs.v);
 	return 0;

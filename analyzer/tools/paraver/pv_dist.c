@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Paraver writer's finish under several analyzer processes (pt_dist.h).
  *
  *   1. Every process tells every other what its shards left: where their
@@ -328,15 +329,28 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 		failed = 1;
 	}
 
-	/* 2. the first process: the last runs, the header, the file */
+	/* 2. the first process: the last runs, the header, the file. The
+	 * calls are not thinned under several processes (analyze passes
+	 * --full: the budget would need every row's accounts), so the runs to
+	 * merge are pv->runs everywhere; whether the .prv is compressed is
+	 * the first's decision (gzauto), told to the others. */
+	pv_run *merge = NULL;
 	if (d->rank == 0 && !failed &&
-	    pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, msg, sizeof msg))
+	    pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, &merge, msg, sizeof msg))
 		failed = 1;
+	if (d->rank == 0 && !failed && (pv->thin || pv->renumber)) {
+		snprintf(msg, sizeof msg,
+			 "this trace's values would be renumbered or its calls thinned, which "
+			 "several analyzer processes do not do: analyze it with one process");
+		failed = 1;
+	}
+	free(merge);
 	pt_buf_u64(&b, (uint64_t)failed);
 	pt_buf_str(&b, msg);
 	if (d->rank == 0) {
 		pt_buf_str(&b, tmp_prv);
 		pt_buf_u64(&b, hl);
+		pt_buf_u64(&b, (uint64_t)pv->gz);
 		pt_buf_u64(&b, ctx->nworkers);
 		put_run(&b, &pv->runs[nruns - 2]);
 		put_run(&b, &pv->runs[nruns - 1]);
@@ -350,6 +364,7 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 	free(pt_rbuf_str(&r));
 	char *path = pt_rbuf_str(&r);
 	hl = pt_rbuf_u64(&r);
+	pv->gz = (int)pt_rbuf_u64(&r);
 	unsigned workers0 = (unsigned)pt_rbuf_u64(&r);
 	if (d->rank != 0) {
 		pv->foreign[nruns - 2] = pv->foreign[nruns - 1] = 1;
@@ -382,8 +397,6 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 	if (d->rank == 0) {
 		rc = pv_finish_end(pv, fd, tmp_prv, err, errlen);
 		fd = -1;
-		if (rc == 0)
-			pv->records += pv->comm_records;
 	} else {
 		rc = 0;
 	}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver extension for counters, call stacks and samples (issue 7): the
  * events themselves are made by ../counters.c (pt_counters_prv_*), shared
  * with the counters report tool; this file plugs them into the writer. */
@@ -47,6 +48,16 @@ static void ext_write_pcf(void *global, FILE *pcf)
 		pt_counters_prv_pcf(global, pcf);
 }
 
+static int ext_renumber(void *global, const uint32_t *func_value, uint32_t nfunc)
+{
+	return global ? pt_counters_prv_renumber(global, func_value, nfunc) : 0;
+}
+
+static int ext_final_value(void *global, uint32_t type, int64_t *value)
+{
+	return global ? pt_counters_prv_final_value(global, type, value) : 0;
+}
+
 static void ext_destroy(void *global)
 {
 	pt_counters_prv_free(global);
@@ -65,4 +76,6 @@ const pv_extension pv_ext_counters = {
 	.shard_exit = ext_shard_exit,
 	.write_pcf = ext_write_pcf,
 	.destroy = ext_destroy,
+	.renumber = ext_renumber,
+	.final_value = ext_final_value,
 };

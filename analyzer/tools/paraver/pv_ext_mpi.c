@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPI in the Paraver trace (docs/MPI.md, "Analysis"), as Extrae writes it:
  *
  *   every call: its family's type (50000001 point-to-point, 50000002

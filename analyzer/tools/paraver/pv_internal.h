@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the Paraver writer (analyzer/tools/paraver/). Who does what:
  *
  *   paraver.c    the tool: shards' streams, finish (header, merge, rename)
@@ -9,6 +10,11 @@
  *   pv_stream.c  temporary streams (and the pool file short ones share)
  *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
  *                pv_partition.c places in each run
+ *   pv_select.c  what is written: the selection's rows and window, and at
+ *                finish the calls (pv_budget.c: the budget's histogram and
+ *                threshold; pv_thin.c: the rows' event runs rewritten
+ *                without them, summarised; pv_ids.c: values that must not
+ *                depend on -j, renumbered in the same rewrite)
  *   pv_ext*.c    extensions (counters, GPU): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
@@ -16,6 +22,7 @@
 
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_select.h"
 #include "pv.h"
 
 #include <limits.h>
@@ -61,7 +68,7 @@ typedef struct pv_link_end {
 	uint32_t pid;
 	uint64_t seq; /* create_seq, or child pid for forks */
 	size_t shard;
-	uint64_t time; /* relative ns */
+	uint64_t time; /* absolute ns */
 } pv_link_end;
 
 typedef struct pv_named {
@@ -122,6 +129,31 @@ typedef struct pv_tool {
 	void *ext[PV_MAX_EXT];
 	char prv_path[PATH_MAX];
 	uint64_t prv_bytes;
+	/* what is written (pt_select.h; NULL: everything) */
+	const pt_select *sel;
+	/* rows written: per shard its row (its CPU: pv_cpu), task and thread, 0 when
+	 * it is not written; per process its task */
+	unsigned *row, *task, *thread, *ptask;
+	unsigned nrows, ntasks;
+	uint64_t origin; /* absolute ns of the .prv's time 0 */
+	uint64_t win_hi; /* absolute ns of the window's end (UINT64_MAX: none) */
+	/* the budget: the .prv fits in it unless `full` (pv_budget.c) */
+	uint64_t budget;
+	int full;
+	int gz_auto;          /* compress a .prv past PV_GZ_ABOVE bytes */
+	struct pv_hist *hist; /* the rows' accounts, summed at shard exit */
+	uint64_t threshold;   /* calls shorter were left out (0: none) */
+	uint64_t calls_left, calls_total, ns_left, comms_left;
+	uint64_t full_bytes; /* the .prv with everything selected */
+	uint64_t text;       /* the .prv written (uncompressed) */
+	pv_run *thin;        /* per shard: its event run with calls left out, or empty */
+	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */
+	int window_set;      /* origin and win_hi are set (pv_window_init) */
+	/* function ids as the .prv shows them (pv_ids.c): fval[id], finv[value] */
+	uint32_t *fval, *finv;
+	uint32_t nfunc;
+	int renumber; /* some value written changes: the event runs are rewritten */
+	int thinned;  /* calls were left out */
 	/* the resource model (pv_nodes.c); cpu NULL: one node, CPU = row */
 	unsigned *cpu;       /* per shard */
 	unsigned nnodes;
@@ -134,12 +166,13 @@ typedef struct pv_tool {
 	uint8_t *mine;       /* per shard: this process ran it */
 	uint8_t *foreign;    /* per run: another process's (its files are not ours to remove) */
 	pv_pool *fpools;     /* per process: its pool file, read-only */
-	uint64_t comm_records;
 } pv_tool;
 
+#define PV_GZ_ABOVE 1000000000ull /* a .prv larger is written .prv.gz (unless told) */
+
 /* ---- paraver.c, pv_dist.c: the finish ------------------------------------ */
-int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl, char *err,
-		    size_t errlen);
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+		    pv_run **merge_out, char *err, size_t errlen);
 int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen);
 struct pt_dist;
 int pv_finish_dist(pv_tool *pv, struct pt_dist *d, char *err, size_t errlen);
@@ -156,10 +189,10 @@ size_t pv_nodes_header(const pv_tool *pv, char *buf, size_t len);
 unsigned pv_task_node(const pv_tool *pv, size_t process);
 /* The .row's CPU and NODE levels. */
 void pv_nodes_row(const pv_tool *pv, FILE *f);
-/* The CPU a thread row's records name. */
-static inline unsigned pv_cpu(const pv_tool *pv, const pt_shard_info *s)
+/* The CPU the records of shard i's row name (0: the row is not written). */
+static inline unsigned pv_cpu(const pv_tool *pv, size_t i)
 {
-	return pv->cpu ? pv->cpu[s->index] : s->row;
+	return pv->cpu && pv->row[i] ? pv->cpu[i] : pv->row[i];
 }
 
 static inline size_t pv_n_ext(void)
@@ -179,14 +212,34 @@ static inline uint64_t pv_rel(const pv_shard *s, uint64_t t)
 /* A state line [b, e) (relative ns), whatever the open state. */
 void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state);
 
+static inline int pv_in_window(const pv_shard *s, uint64_t t)
+{
+	return t - s->win_lo <= s->win_len;
+}
+
+/* pv_budget.c: what each call would cost in the .prv, by duration, while
+ * the lines are written (a call's lines and the summaries leaving it out
+ * would bring), so that finish can pick the threshold that fits. */
+void pv_acct_func(pv_shard *s, uint32_t id); /* after a function line */
+void pv_acct_pop(pv_shard *s, size_t n, int cut);
+void pv_acct_text(pv_shard *s); /* before any other event line */
+
 /* The 60000019/60000119 line of an entry (id) or an exit (0) at t (the
  * event stream is strict: a tie goes 1 ns later, pv.h). */
 static inline void pv_func_line(pv_shard *s, uint64_t t, uint32_t id)
 {
+	if (!pv_in_window(s, t))
+		return;
 	pv_stream_func(&s->ev, pv_rel(s, t), id);
 	if (s->ev.last_key > s->last)
 		s->last = s->ev.last_key;
+	if (s->acct)
+		pv_acct_func(s, id);
 }
+/* n frames end at t (pv_write.c). */
+void pv_pop_line(pv_shard *s, uint64_t t, size_t n);
+/* Frames ids[lo .. hi) cut by lost data at t, innermost first. */
+void pv_cut_line(pv_shard *s, uint64_t t, const uint32_t *ids, size_t lo, size_t hi);
 
 /* ---- pv_thread.c: s->core ---------------------------------------------- */
 typedef struct pv_thread {
@@ -228,6 +281,9 @@ static inline void pv_thread_event(pv_shard *s, const pt_event *ev)
 	}
 	pv_thread_other(s, ev);
 }
+/* A record at t at or past s->win_next: the window opens (calls open then
+ * get their entry at its start) or closes (calls open then end there). */
+void pv_thread_window(pv_shard *s, uint64_t t);
 /* 1 when the thread's records could not be kept (out of memory). */
 int pv_thread_failed(const pv_shard *s);
 /* The log ended at `last` (relative ns): open frames and waits close. */

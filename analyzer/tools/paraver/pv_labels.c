@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NAME.pcf (what types, values and states mean) and NAME.row (what each
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
@@ -132,14 +133,21 @@ static void pcf_defaults_and_states(FILE *f)
 	      f);
 }
 
-/* The VALUES of a type whose values are function ids: "name [file:line]". */
-static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
+/* The function shown as value v (pv_ids.c). */
+static uint32_t func_of_value(const pv_tool *pv, uint32_t v)
 {
+	return pv->finv && v <= pv->nfunc ? pv->finv[v] : v;
+}
+
+/* The VALUES of a type whose values are function ids: "name [file:line]". */
+static void pcf_function_values(const pv_tool *pv, FILE *f)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
 	fputs("VALUES\n0      End\n", f);
 	uint32_t nf = pt_ctx_func_count(ctx);
-	for (uint32_t id = 1; id <= nf; id++) {
-		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
-		fprintf(f, "%-6u ", id);
+	for (uint32_t v = 1; v <= nf; v++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
+		fprintf(f, "%-6u ", v);
 		pcf_escape_line(f, fi->name);
 		if (fi->file[0]) {
 			fputs(" [", f);
@@ -154,24 +162,25 @@ static void pcf_function_values(const pt_trace_ctx *ctx, FILE *f)
 
 /* 60000019 (name [file:line]) and 60000119 (line (file)) labels, and
  * 61000020 when calls were cut by lost data. */
-static void pcf_functions(const pt_trace_ctx *ctx, const pv_found *found, FILE *f)
+static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 {
+	const pt_trace_ctx *ctx = pv->ctx;
 	fprintf(f, "EVENT_TYPE\n0    %u    User function\n", PV_EV_USER_FUNC);
-	pcf_function_values(ctx, f);
+	pcf_function_values(pv, f);
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function line\nVALUES\n0      End\n",
 	        PV_EV_USER_FUNC_LINE);
 	uint32_t nf = pt_ctx_func_count(ctx);
-	for (uint32_t id = 1; id <= nf; id++) {
-		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+	for (uint32_t v = 1; v <= nf; v++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
 		/* Extrae's label shape: "<line> (<file>)" */
-		fprintf(f, "%-6u %u (", id, fi->line);
+		fprintf(f, "%-6u %u (", v, fi->line);
 		pcf_escape_line(f, fi->file[0] ? fi->file : "?");
 		fputs(")\n", f);
 	}
 	if (found->cuts) {
 		fprintf(f, "\n\nEVENT_TYPE\n0    %u    User function cut by lost data\n",
 		        PV_EV_FUNC_CUT);
-		pcf_function_values(ctx, f);
+		pcf_function_values(pv, f);
 	}
 }
 
@@ -282,7 +291,13 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 	if (!f)
 		return -1;
 	pcf_defaults_and_states(f);
-	pcf_functions(pv->ctx, &pv->found, f);
+	pcf_functions(pv, &pv->found, f);
+	if (pv->thinned) /* calls were left out (pv_select.c): their summaries */
+		fprintf(
+		    f,
+		    "\n\nEVENT_TYPE\n0    %u    Calls left out (count, since the last line of the "
+		    "call around them)\n0    %u    Time in calls left out (ns)\n",
+		    PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pv_n_ext(); i++)
@@ -314,15 +329,11 @@ int pv_write_row(pv_tool *pv, const char *path)
 		return -1;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_nodes_row(pv, f);
-	unsigned ntasks = 0;
-	for (size_t p = 0; p < ctx->nprocesses; p++)
-		if (ctx->processes[p].task > ntasks)
-			ntasks = ctx->processes[p].task;
 	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
-	fprintf(f, "\nLEVEL TASK SIZE %u\n", ntasks);
-	for (unsigned t = 1; t <= ntasks; t++)
+	fprintf(f, "\nLEVEL TASK SIZE %u\n", pv->ntasks);
+	for (unsigned t = 1; t <= pv->ntasks; t++)
 		for (size_t p = 0; p < ctx->nprocesses; p++) {
-			if (ctx->processes[p].task != t)
+			if (pv->ptask[p] != t)
 				continue;
 			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
 			if (m)
@@ -332,8 +343,10 @@ int pv_write_row(pv_tool *pv, const char *path)
 				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
 				        ctx->processes[p].pid);
 		}
-	fprintf(f, "\nLEVEL THREAD SIZE %zu\n", ctx->nshards);
+	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->nrows);
 	for (size_t i = 0; i < ctx->nshards; i++) {
+		if (!pv->row[i])
+			continue;
 		char label[512];
 		row_label(pv, i, label, sizeof label);
 		fprintf(f, "%s\n", label);

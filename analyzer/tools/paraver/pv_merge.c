@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parallel k-way merge of the runs (finished temporary streams) into
  * NAME.prv (their format and the index notes: pv_stream.c).
  *
@@ -49,7 +50,7 @@ static int cursor_refill(cursor *c)
 	size_t from = c->keep;
 	size_t avail = c->len - from;
 	memmove(c->buf, c->buf + from, avail);
-	if (c->r.op == PV_OP_TEXT && c->r.text)
+	if ((c->r.op == PV_OP_TEXT || c->r.op == PV_OP_CUT) && c->r.text)
 		c->r.text -= from;
 	c->pos -= from;
 	c->nx_at -= from; /* nx follows r: nx_at >= keep */
@@ -202,7 +203,9 @@ static inline void out_line(out_buf *o, const cursor *c)
 	/* Fixed-size copies of the prefix and the cached digits (whole
 	 * arrays, the excess overwritten next) avoid a libc call per line:
 	 * hence the room asked for is the arrays' sizes, not the lengths. */
-	size_t text_max = c->r.op == PV_OP_TEXT ? c->r.tlen : PV_FUNC_TEXT_MAX;
+	size_t text_max = c->r.op == PV_OP_FUNC  ? PV_FUNC_TEXT_MAX
+	                  : c->r.op == PV_OP_POP ? PV_POP_MAX * PV_POP_PAIR_LEN + 1
+	                                         : c->r.tlen;
 	if (o->used + sizeof((pv_stream *)0)->prefix + sizeof o->kdig + text_max > o->cap)
 		out_flush(o, 0);
 	char *p = o->buf + o->used;
@@ -254,6 +257,11 @@ static inline void out_line(out_buf *o, const cursor *c)
 		*p++ = '\n';
 		break;
 	}
+	case PV_OP_POP:
+		for (uint32_t i = 0; i < c->r.id; i++, p += PV_POP_PAIR_LEN)
+			memcpy(p, PV_POP_PAIR, PV_POP_PAIR_LEN);
+		*p++ = '\n';
+		break;
 	default:
 		memcpy(p, c->r.text, c->r.tlen);
 		p += c->r.tlen;

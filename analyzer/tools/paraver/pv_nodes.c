@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* The resource model of the trace (Paraver's nodes and CPUs). A trace of
- * one machine has one node, the analyzer's host, and CPU i is thread row
+ * one machine has one node, the analyzer's host, and CPU i is written row
  * i (Extrae's model: a CPU per traced thread). An MPI run has one node
  * per host its ranks ran on, in order of the first rank on each, and a
- * node's CPUs are its threads' rows, numbered node after node: a task's
+ * node's CPUs are its written rows, numbered node after node: a task's
  * records must name CPUs of the node the header gives it. A process that
- * is no rank (a child forked by one) is on its parent's node. */
+ * is no rank (a child forked by one) is on its parent's node. Needs the
+ * rows (pv_rows_init) first. */
 #define _GNU_SOURCE
 #include "pv_internal.h"
 #include "pt_fw_mpi.h"
@@ -67,7 +69,7 @@ int pv_nodes_init(pv_tool *pv)
 	unsigned next = 0;
 	for (unsigned n = 0; n < pv->nnodes; n++)
 		for (size_t i = 0; i < ctx->nshards; i++)
-			if (pv->proc_node[ctx->shards[i].process] == n) {
+			if (pv->row[i] && pv->proc_node[ctx->shards[i].process] == n) {
 				pv->cpu[i] = ++next;
 				pv->node_ncpus[n]++;
 			}
@@ -76,10 +78,9 @@ int pv_nodes_init(pv_tool *pv)
 
 size_t pv_nodes_header(const pv_tool *pv, char *buf, size_t len)
 {
-	const pt_trace_ctx *ctx = pv->ctx;
 	size_t n;
 	if (!pv->cpu)
-		return (size_t)snprintf(buf, len, "1(%zu)", ctx->nshards);
+		return (size_t)snprintf(buf, len, "1(%u)", pv->nrows);
 	n = (size_t)snprintf(buf, len, "%u(", pv->nnodes);
 	for (unsigned i = 0; i < pv->nnodes && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", pv->node_ncpus[i]);
@@ -95,17 +96,16 @@ unsigned pv_task_node(const pv_tool *pv, size_t process)
 
 void pv_nodes_row(const pv_tool *pv, FILE *f)
 {
-	const pt_trace_ctx *ctx = pv->ctx;
 	if (!pv->cpu) {
 		char host[256] = "localhost";
 		gethostname(host, sizeof host - 1);
-		fprintf(f, "LEVEL CPU SIZE %zu\n", ctx->nshards);
-		for (size_t i = 0; i < ctx->nshards; i++)
-			fprintf(f, "%zu.%s\n", i + 1, host);
+		fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
+		for (unsigned i = 0; i < pv->nrows; i++)
+			fprintf(f, "%u.%s\n", i + 1, host);
 		fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
 		return;
 	}
-	fprintf(f, "LEVEL CPU SIZE %zu\n", ctx->nshards);
+	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
 	unsigned cpu = 0;
 	for (unsigned n = 0; n < pv->nnodes; n++)
 		for (unsigned k = 0; k < pv->node_ncpus[n]; k++)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Temporary sorted streams of .prv lines (pv_merge.c merges them).
  *
  * A stream file is a sequence of records, keys non-decreasing:
@@ -6,6 +7,10 @@
  *                (id 0 is an exit: the same line with 0, which Paraver
  *                 reads as "outside any function")
  *   PV_OP_TEXT   [u16 length][the text]
+ *   PV_OP_POP    [n: LEB128]             -> n times ":60000019:0:60000119:0", "\n"
+ *                (frames that end together: unwound, or at the log's end)
+ *   PV_OP_CUT    [n: LEB128][u16 length][the text]
+ *                (a text line that ends n frames cut by lost data)
  * so the most common lines take 3 to 6 bytes on disk (the temporary files
  * are written once and read back once: their size is CPU time). The
  * line's text is the expansion (after prefix and key). Every
@@ -225,6 +230,19 @@ void pv_stream_func(pv_stream *s, uint64_t key, uint32_t id)
 {
 	uint8_t *p = begin_rec(s, key, PV_OP_FUNC);
 	end_rec(s, put_leb(p, id), func_text_len(id));
+}
+
+void pv_stream_pop(pv_stream *s, uint64_t key, uint32_t n)
+{
+	uint8_t *p = begin_rec(s, key, PV_OP_POP);
+	end_rec(s, put_leb(p, n), n * PV_POP_PAIR_LEN + 1);
+}
+
+char *pv_stream_reserve_cut(pv_stream *s, uint64_t key, uint32_t n)
+{
+	uint8_t *p = put_leb(begin_rec(s, key, PV_OP_CUT), n);
+	s->text_at = (size_t)((char *)p - s->buf) + 2;
+	return s->buf + s->text_at;
 }
 
 int pv_stream_finish(pv_stream *s, pv_pool *pool, pv_run *run)

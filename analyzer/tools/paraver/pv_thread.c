@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A thread row of the Paraver trace: its records become user-function
  * events (calls as the framework's call-stack tracker says), pthread-call
  * and synchronization-object events, user events, and the Running /
@@ -32,23 +33,6 @@ int pv_thread_failed(const pv_shard *s)
 
 /* ---- functions --------------------------------------------------------- */
 
-/* Ends `n` frames at time t: one (60000019 0, 60000119 0) pair each, so
- * Paraver's stacked view pops them all. */
-static void pop_frames(pv_shard *s, uint64_t t, size_t n)
-{
-	uint32_t types[64];
-	int64_t values[64] = {0};
-	for (int i = 0; i < 64; i += 2) {
-		types[i] = PV_EV_USER_FUNC;
-		types[i + 1] = PV_EV_USER_FUNC_LINE;
-	}
-	while (n) {
-		size_t k = n > 32 ? 32 : n;
-		pv_events(s, t, 2 * k, types, values);
-		n -= k;
-	}
-}
-
 static void calls_push(void *arg, pt_callstack *cs)
 {
 	pv_func_line(arg, cs->at[cs->depth - 1].t, cs->ids[cs->depth - 1]);
@@ -57,36 +41,18 @@ static void calls_push(void *arg, pt_callstack *cs)
 /* Calls open when the runtime lost data end where the data stops, each
  * marked with PV_EV_FUNC_CUT = its function, innermost first; the gap's
  * LOST record sets PV_EV_FUNC_CUT back to 0. */
-static void cut_frames(pv_shard *s, pt_callstack *cs, size_t n, uint64_t t)
-{
-	pv_thread *c = s->core;
-	uint32_t types[63];
-	int64_t values[63];
-	size_t k = 0;
-	for (size_t i = cs->depth + n; i-- > cs->depth;) {
-		types[k] = PV_EV_USER_FUNC;
-		values[k++] = 0;
-		types[k] = PV_EV_USER_FUNC_LINE;
-		values[k++] = 0;
-		types[k] = PV_EV_FUNC_CUT;
-		values[k++] = cs->ids[i];
-		if (k == 63 || i == cs->depth) {
-			pv_events(s, t, k, types, values);
-			k = 0;
-		}
-	}
-	c->gap_open = 1;
-	c->found.cuts = 1;
-}
-
 static void calls_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how)
 {
-	if (how == PT_CALL_CUT)
-		cut_frames(arg, cs, n, t);
-	else if (n == 1)
-		pv_func_line(arg, t, 0);
+	pv_shard *s = arg;
+	if (how == PT_CALL_CUT) {
+		pv_thread *c = s->core;
+		pv_cut_line(s, t, cs->ids, cs->depth, cs->depth + n);
+		c->gap_open = 1;
+		c->found.cuts = 1;
+	} else if (n == 1)
+		pv_func_line(s, t, 0);
 	else
-		pop_frames(arg, t, n);
+		pv_pop_line(s, t, n);
 }
 
 static const pt_callstack_ops pv_calls = {calls_push, calls_pop};
@@ -245,7 +211,7 @@ static void cond_record(pv_shard *s, const pt_event *ev)
 static void note_link(pv_shard *s, int what, uint64_t seq, uint64_t t)
 {
 	pv_thread *c = s->core;
-	pv_link_end e = {s->info->pid, seq, s->info->index, pv_rel(s, t)};
+	pv_link_end e = {s->info->pid, seq, s->info->index, t};
 	int r = what == PT_REC_THREAD_START ? VEC_PUSH(c->found.starts, e)
 	        : what == PT_REC_FORK       ? VEC_PUSH(c->found.forks, e)
 	                                    : VEC_PUSH(c->found.creates, e);
@@ -396,6 +362,24 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 	default:
 		break;
 	}
+}
+
+void pv_thread_window(pv_shard *s, uint64_t t)
+{
+	pv_thread *c = s->core;
+	pt_callstack *cs = &c->calls;
+	uint64_t hi = s->win_lo + s->win_len;
+	if (s->win_next == s->win_lo) {
+		/* the window opens: the calls open then begin there */
+		for (size_t i = 0; i < cs->depth; i++)
+			pv_func_line(s, s->win_lo, cs->ids[i]);
+		s->win_next = hi == UINT64_MAX ? UINT64_MAX : hi + 1;
+		if (t < s->win_next)
+			return;
+	}
+	/* it closes: the calls still open end there */
+	pv_pop_line(s, hi, cs->depth);
+	s->win_next = UINT64_MAX;
 }
 
 void pv_thread_end(pv_shard *s, uint64_t last)

@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* A Paraver row's lines: events into the shard's event stream, states into
  * its state stream (pv.h: how the merge completes them). */
 #define _GNU_SOURCE
+#include "pv_codec.h"
 #include "pv_internal.h"
 
 #include <stdio.h>
@@ -33,6 +35,10 @@ static inline void line_end(pv_shard *s, char *start, char *p)
 void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
                const int64_t *values)
 {
+	if (!pv_in_window(s, time_ns))
+		return;
+	if (s->acct)
+		pv_acct_text(s);
 	uint64_t t = pv_rel(s, time_ns);
 	while (n) {
 		/* ~40 bytes per pair: stay well inside PV_LINE_MAX */
@@ -54,6 +60,10 @@ void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value)
 
 void pv_state_line(pv_shard *s, uint64_t b, uint64_t e, unsigned state)
 {
+	if (e > s->win_end)
+		e = s->win_end;
+	if (b >= e)
+		return;
 	char *start = pv_stream_reserve(&s->st, b), *p = start;
 	*p++ = ':';
 	p = pv_u64(p, e);
@@ -79,6 +89,47 @@ void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state)
 		pv_state_line(s, s->state_begin, t, s->state);
 	s->state = state;
 	s->state_begin = t;
+}
+
+/* n frames end at t: exit pairs, up to PV_POP_MAX a line. */
+void pv_pop_line(pv_shard *s, uint64_t t, size_t n)
+{
+	if (!pv_in_window(s, t))
+		return;
+	while (n) {
+		uint32_t k = n > PV_POP_MAX ? PV_POP_MAX : (uint32_t)n;
+		if (k == 1)
+			pv_stream_func(&s->ev, pv_rel(s, t), 0);
+		else
+			pv_stream_pop(&s->ev, pv_rel(s, t), k);
+		if (s->ev.last_key > s->last)
+			s->last = s->ev.last_key;
+		if (s->acct)
+			pv_acct_pop(s, k, 0);
+		n -= k;
+	}
+}
+
+/* Frames ids[lo .. hi) (outermost first) cut by lost data at t: each ends
+ * with PV_EV_FUNC_CUT = its function, innermost first, 21 a line. */
+void pv_cut_line(pv_shard *s, uint64_t t, const uint32_t *ids, size_t lo, size_t hi)
+{
+	if (!pv_in_window(s, t))
+		return;
+	while (hi > lo) {
+		size_t k = hi - lo > 21 ? 21 : hi - lo;
+		char *start = pv_stream_reserve_cut(&s->ev, pv_rel(s, t), (uint32_t)k), *p = start;
+		if (s->ev.last_key > s->last)
+			s->last = s->ev.last_key;
+		for (size_t i = 0; i < k; i++) {
+			p = pair(p, PV_EV_USER_FUNC, 0);
+			p = pair(p, PV_EV_USER_FUNC_LINE, 0);
+			p = pair(p, PV_EV_FUNC_CUT, ids[--hi]);
+		}
+		line_end(s, start, p);
+		if (s->acct)
+			pv_acct_pop(s, k, 1);
+	}
 }
 
 int pv_fail(pv_shard *s, const char *fmt, ...)

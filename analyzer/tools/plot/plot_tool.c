@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The plot tool (plot.h): `paratrace plot` and `paratrace report --html`.
  *
  * Per thread, the framework's call-stack tracker (pt_callstack.h) says
@@ -20,6 +21,7 @@
 #include "gpu_common.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
+#include "pt_waits.h"
 #include "row_label.h"
 #include "tools.h"
 
@@ -28,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { W_LOCK, W_COND, W_JOIN, W_BARRIER, W_KINDS };
 
 typedef struct pl_tool {
 	pl_model m;
@@ -61,8 +62,7 @@ typedef struct pl_shard {
 	size_t nfexcl;
 	pl_time *gexcl;
 	size_t ngexcl;
-	uint64_t wait_t[W_KINDS];
-	int wait_open[W_KINDS];
+	pt_waits waits;
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
 	/* for the row's label */
 	char *name;
@@ -210,19 +210,10 @@ static void func_record(pl_shard *s, uint32_t id, int enter, uint64_t t)
 
 /* ---- waits and GPU streams -------------------------------------------------- */
 
-static void wait_begin(pl_shard *s, int k, uint64_t t)
+static void wait_ended(pl_shard *s, const pt_wait *w)
 {
-	s->wait_open[k] = 1;
-	s->wait_t[k] = t;
-}
-
-static void wait_end(pl_shard *s, int k, uint64_t t)
-{
-	if (!s->wait_open[k])
-		return;
-	s->wait_open[k] = 0;
-	if (s->row.bins)
-		pb_wait(&s->row, s->wait_t[k], t);
+	if (w->begun && s->row.bins)
+		pb_wait(&s->row, w->begin, w->end);
 }
 
 static void device_record(pl_shard *s, const pt_event *ev)
@@ -297,34 +288,12 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 			s->top_t = t;
 		break;
 	}
-	case PT_REC_LOCK_REQUEST:
-		wait_begin(s, W_LOCK, t);
-		break;
-	case PT_REC_LOCK_ACQUIRED:
-	case PT_REC_LOCK_FAILED:
-		wait_end(s, W_LOCK, t);
-		break;
-	case PT_REC_COND_WAIT_BEGIN:
-		wait_begin(s, W_COND, t);
-		break;
-	case PT_REC_COND_WAIT_END:
-		wait_end(s, W_COND, t);
-		break;
-	case PT_REC_THREAD_JOIN_BEGIN:
-		wait_begin(s, W_JOIN, t);
-		break;
-	case PT_REC_THREAD_JOIN_END:
-		wait_end(s, W_JOIN, t);
-		break;
-	case PT_REC_BARRIER_BEGIN:
-		wait_begin(s, W_BARRIER, t);
-		break;
-	case PT_REC_BARRIER_END:
-		wait_end(s, W_BARRIER, t);
-		break;
 	default:
 		break;
 	}
+	pt_wait w;
+	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED)
+		wait_ended(s, &w);
 }
 
 /* ---- callbacks -------------------------------------------------------------- */
@@ -505,8 +474,10 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	int rc = 0;
 	if (s->profile_shard && pl->profile->shard_exit(s->profile_shard, last_ns, complete))
 		rc = -1;
-	for (int k = 0; k < W_KINDS; k++)
-		wait_end(s, k, last_ns);
+	pt_wait w;
+	for (int k = 0; k < PT_WAIT_KINDS; k++)
+		if (pt_waits_close(&s->waits, k, last_ns, &w))
+			wait_ended(s, &w);
 	pt_callstack_end(&s->cs, last_ns, &pl_calls, s);
 	top_until(s, last_ns);
 	/* the root: every thread's lifetime, as the profile's total */

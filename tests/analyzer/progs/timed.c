@@ -1,16 +1,24 @@
+/* SPDX-License-Identifier: MIT */
 /* A program whose timings are known by construction, for the analyzer's
  * end-to-end test (tests/analyzer/test_real.py):
- *   phase 1: main holds `gate` for HOLD_MS while T workers block on it, so
- *            each worker's first acquisition waits about HOLD_MS; each
- *            worker then holds it HELD_MS (so the others wait for that too);
+ *   phase 1: main holds `gate` while T workers block on it; once every
+ *            worker is seen waiting in the kernel for the gate (not merely
+ *            started: /proc/self/task/<tid>/syscall), main holds it
+ *            HOLD_MS more, so each worker's first acquisition waits at least
+ *            HOLD_MS; each worker then holds it HELD_MS (so the others wait
+ *            for that too);
  *   phase 2: each worker calls sleep_fixed() N times; it sleeps SLEEP_MS.
  *   then main forks a child that calls sleep_fixed() N times and exits;
  *   main waits for it.
  * Usage: timed T N   (prints the parameters it used, one "key value" a line)
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,9 +49,46 @@ __attribute__((noinline)) void hold_gate(void)
 	pthread_mutex_unlock(&gate);
 }
 
+static pid_t tids[64];
+
+/* Whether thread `tid` is blocked in futex(2) on the gate: the system call
+ * it is in, and its first argument, the futex's address (the mutex's
+ * first word). */
+static int waits_on_gate(pid_t tid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int ok = 0;
+	long nr;
+	unsigned long long addr;
+	if (fgets(line, sizeof line, f) && sscanf(line, "%ld %llx", &nr, &addr) == 2)
+		ok = nr == SYS_futex && addr == (unsigned long long)(uintptr_t)&gate;
+	fclose(f);
+	return ok;
+}
+
+/* Until every worker waits on the gate (at most 20 s: a kernel without
+ * /proc/<tid>/syscall, and the test then says which check failed). */
+static void wait_for_waiters(int t)
+{
+	for (int tries = 0; tries < 20000; tries++) {
+		int n = 0;
+		for (int i = 0; i < t; i++) {
+			pid_t tid = __atomic_load_n(&tids[i], __ATOMIC_ACQUIRE);
+			n += tid && waits_on_gate(tid);
+		}
+		if (n == t)
+			return;
+		sleep_ms(1);
+	}
+}
+
 static void *worker(void *arg)
 {
-	(void)arg;
+	__atomic_store_n(&tids[(uintptr_t)arg], gettid(), __ATOMIC_RELEASE);
 	hold_gate();
 	for (int i = 0; i < calls; i++)
 		sleep_fixed();
@@ -59,7 +104,8 @@ int main(int argc, char **argv)
 		return 2;
 	pthread_mutex_lock(&gate);
 	for (int i = 0; i < t; i++)
-		pthread_create(&th[i], NULL, worker, NULL);
+		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+	wait_for_waiters(t);
 	sleep_ms(HOLD_MS);
 	pthread_mutex_unlock(&gate);
 	for (int i = 0; i < t; i++)

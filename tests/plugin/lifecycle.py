@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The runtime at the edges of a process's life, with programs built with
+the plugin (progs/*_main.c) and run under libtrace.so:
+
+  rawfork    children made by a raw fork system call and by
+             clone(fn, stack, SIGCHLD, arg), which run no atfork handler:
+             each exits with its own status, as untraced, and is traced as
+             a process of its own (its calls in its own process, none lost).
+  crash      one thread dies of SIGSEGV while the others call a traced
+             function in a loop and count their calls in a shared file
+             mapping: every call they counted is in the trace or in a LOST
+             record (several runs: the race is timing-bound).
+  exec       sh -c 'exec prog 3', and prog execs itself down to level 0,
+             each level first trying an exec that fails (ENOENT): every log
+             of every image is complete (CLOSE, trimmed: no zeros after the
+             data, no note from dump or analyze), and no call is lost
+             around the failed exec.
+  apisignal  the manual API's first use of a function site from a signal
+             handler that interrupted the same thing in the main flow:
+             the program ends, and each handler run is either traced or
+             counted lost.
+
+  lifecycle.py --cc clang --plugin instrument.so --runtime libtrace.so \\
+               --paratrace paratrace --check pt_check_trace \\
+               --include include/ --work DIR MODE
+"""
+import argparse
+import csv
+import glob
+import io
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+
+PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def no_core():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(cmd, env=None, status=0, timeout=120):
+    print("+ " + " ".join(cmd), flush=True)
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                           timeout=timeout, preexec_fn=no_core)
+    except subprocess.TimeoutExpired:
+        fail("%s did not end within %d s" % (cmd[0], timeout))
+    if status is not None and r.returncode != status:
+        print(r.stdout + r.stderr)
+        fail("%s exited with %d, expected %d" % (cmd[0], r.returncode, status))
+    return r
+
+
+class Env:
+    def __init__(self, a):
+        self.a = a
+
+    def build(self, name, plugin=True, extra=()):
+        exe = os.path.join(self.a.work, name)
+        cmd = [self.a.cc, "-O2", "-g", os.path.join(PROGS, name + ".c"), "-o", exe, "-pthread"]
+        if plugin:
+            cmd.insert(1, "-fplugin=" + self.a.plugin)
+        run(cmd + list(extra))
+        return exe
+
+    def traced(self, tdir):
+        shutil.rmtree(tdir, ignore_errors=True)
+        return dict(os.environ, LD_PRELOAD=self.a.runtime, PARATRACE_DIR=tdir)
+
+    def calls(self, tdir):
+        """Calls per function name over the whole trace (report --csv)."""
+        out = run([self.a.paratrace, "report", "--csv", "--top", "0", tdir]).stdout
+        calls = {}
+        for row in csv.reader(io.StringIO(out)):
+            if len(row) > 4 and row[0] == "function":
+                calls[row[1]] = calls.get(row[1], 0) + int(row[4])
+        return calls
+
+    def check(self, tdir):
+        """pt_check_trace's facts: per file, its line, kind counts, lost."""
+        out = run([self.a.check, tdir]).stdout
+        files, counts, lost = {}, {}, {}
+        for line in out.splitlines():
+            w = line.split()
+            if w[0] == "file":
+                files[w[1]] = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+            elif w[0] == "count":
+                counts[(w[1], w[2])] = int(w[3])
+            elif w[0] == "lost":
+                lost[w[1]] = int(w[2].split("=")[1])
+        return files, counts, lost
+
+
+def mode_rawfork(e):
+    exe = e.build("rawfork_main")
+    plain = run([exe]).stdout
+    if "fork_child exit 3" not in plain or "clone_child exit 5" not in plain:
+        fail("untraced run: %r" % plain)
+    tdir = os.path.join(e.a.work, "trace")
+    out = run([exe], env=e.traced(tdir)).stdout
+    print(out)
+    for want in ("fork_child exit 3", "clone_child exit 5"):
+        if want not in out:
+            fail("traced run: %r, expected %r (as untraced)" % (out, want))
+    # Calls per process: each child is a process of its own.
+    r = run([e.a.paratrace, "dump", "--kind", "FUNC_EXIT", tdir])
+    per = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\d+ (\d+) \d+ FUNC_EXIT .*name=(\w+)", line)
+        if m:
+            key = (m.group(2), m.group(1))
+            per[key] = per.get(key, 0) + 1
+    print(per)
+    pids = {}
+    for (name, pid), n in per.items():
+        pids.setdefault(name, []).append((pid, n))
+    n = 1000
+    want = {"in_parent": 2 * n, "in_fork_child": n, "in_clone_child": n}
+    for name, total in want.items():
+        got = pids.get(name, [])
+        if len(got) != 1 or got[0][1] != total:
+            fail("%s: %s (pid, calls), expected %d calls in one process" % (name, got, total))
+    owner = {name: pids[name][0][0] for name in want}
+    if len(set(owner.values())) != 3:
+        fail("parent and children share a process in the trace: %s" % owner)
+    for name, pid in owner.items():
+        if not os.path.isfile(os.path.join(tdir, "p" + pid, "process.ptl")):
+            fail("%s ran in process %s, which has no process folder" % (name, pid))
+    print("OK")
+
+
+def mode_crash(e):
+    exe = e.build("crash_main")
+    counts_file = os.path.join(e.a.work, "counts")
+    threads, minimum = 3, 100000
+    for i in range(e.a.runs):
+        tdir = os.path.join(e.a.work, "trace%d" % i)
+        run([exe, counts_file, str(threads), str(minimum)], env=e.traced(tdir), status=-11)
+        with open(counts_file, "rb") as f:
+            raw = f.read(16 * threads)
+        counted = {}
+        for k in range(threads):
+            tid = int.from_bytes(raw[16 * k:16 * k + 8], "little")
+            counted[str(tid)] = int.from_bytes(raw[16 * k + 8:16 * k + 16], "little")
+        files, counts, lost = e.check(tdir)
+        for tid, n in counted.items():
+            rel = [f for f, v in files.items() if v.get("tid") == tid]
+            if len(rel) != 1:
+                fail("run %d: worker %s has %d logs" % (i, tid, len(rel)))
+            if files[rel[0]].get("state") != "eof":
+                fail("run %d: %s does not read cleanly: %s" % (i, rel[0], files[rel[0]]))
+            exits = counts.get((rel[0], "FUNC_EXIT"), 0)
+            dropped = lost.get(rel[0], 0)
+            print("run %d: worker %s counted %d calls, trace %d + %d lost" % (i, tid, n, exits,
+                                                                            dropped))
+            if exits + dropped < n:
+                fail("run %d: worker %s completed %d calls, the trace has %d and counts %d lost"
+                     % (i, tid, n, exits, dropped))
+            if exits > n + 1:
+                fail("run %d: worker %s: %d calls in the trace, it made at most %d"
+                     % (i, tid, exits, n + 1))
+    print("OK")
+
+
+def mode_exec(e):
+    exe = e.build("exec_main")
+    levels = 3
+    tdir = os.path.join(e.a.work, "trace")
+    run(["sh", "-c", 'exec "$0" %d' % levels, exe], env=e.traced(tdir))
+    folders = sorted(os.path.basename(p) for p in glob.glob(os.path.join(tdir, "p*")))
+    print(folders)
+    # sh, then the program at levels 3, 2, 1, 0: one pid, five images
+    if len(folders) != levels + 2:
+        fail("%d process folders, expected %d: %s" % (len(folders), levels + 2, folders))
+    for path in sorted(glob.glob(os.path.join(tdir, "p*", "*.ptl"))):
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) < 8 or data[-8:] == bytes(8):
+            fail("%s ends with zeros (%d bytes): not trimmed to its data" % (path, len(data)))
+    files, _, _ = e.check(tdir)
+    for rel, v in files.items():
+        if v.get("complete") != "1" or v.get("state") != "eof":
+            fail("%s is not complete: %s" % (rel, v))
+    r = run([e.a.paratrace, "dump", tdir])
+    if "note:" in r.stderr:
+        fail("dump: %s" % r.stderr)
+    r = run([e.a.paratrace, "analyze", "-o", os.path.join(e.a.work, "exec"), tdir])
+    if "note" in r.stderr or "killed" in r.stderr:
+        fail("analyze: %s" % r.stderr)
+    calls = e.calls(tdir)
+    print(calls)
+    if calls.get("work") != 100 * (levels + 1):
+        fail("work: %s calls, expected %d" % (calls.get("work"), 100 * (levels + 1)))
+    if calls.get("after_failed_exec") != 1000 * levels:
+        fail("after_failed_exec: %s calls, expected %d" % (calls.get("after_failed_exec"),
+                                                          1000 * levels))
+    print("OK")
+
+
+def mode_apisignal(e):
+    exe = e.build("apisig_main", plugin=False, extra=["-I", e.a.include])
+    tdir = os.path.join(e.a.work, "trace")
+    sites = 100000
+    out = run([exe, str(sites)], env=e.traced(tdir), timeout=60).stdout
+    m = re.search(r"main (\d+) handler (\d+)", out)
+    if not m:
+        fail("output: %r" % out)
+    handled = int(m.group(2))
+    if handled == 0:
+        fail("the handler never ran: nothing was tested")
+    calls = e.calls(tdir)
+    lost = 0
+    for line in run([e.a.paratrace, "dump", "--raw", "--kind", "LOST", tdir]).stdout.splitlines():
+        lm = re.search(r"records=(\d+) .*reason=(\w+)", line)
+        if not lm or lm.group(2) != "reentrant":
+            fail("unexpected LOST record: %s" % line)
+        lost += int(lm.group(1))
+    print("handler runs %d: traced %d, lost %d; main sites %d"
+          % (handled, calls.get("handler_site", 0), lost, calls.get("main_site", 0)))
+    if calls.get("main_site") != sites:
+        fail("main_site: %s calls, expected %d" % (calls.get("main_site"), sites))
+    if calls.get("handler_site", 0) + lost != handled:
+        fail("handler runs: %d traced + %d lost != %d" % (calls.get("handler_site", 0), lost,
+                                                         handled))
+    print("OK")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
+        p.add_argument(a, required=True)
+    p.add_argument("--runs", type=int, default=8)
+    p.add_argument("mode", choices=["rawfork", "crash", "exec", "apisignal"])
+    a = p.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    globals()["mode_" + a.mode](Env(a))
+
+
+if __name__ == "__main__":
+    main()
