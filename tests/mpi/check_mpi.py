@@ -13,7 +13,8 @@ rank order, and every message (communication with an MPI tag, >= 10):
 its count and bytes per sender equal what the sender counted, and no
 receive ends before its send begins. Modes:
 
-  p2p       the line above (env LD_PRELOAD=... in the mpirun command);
+  p2p       the line above (env LD_PRELOAD=... in the mpirun command), and
+            the Extrae states --states names appear;
             in every complete run, also: the report's MPI section and the
             Chrome export's flows count the same ranks and messages
   p2p-x     the same with `mpirun -x LD_PRELOAD` and no PARATRACE_DIR:
@@ -296,6 +297,8 @@ def main():
     for o in ("--mpirun", "--lib", "--paratrace", "--prv-check", "--work", "--mode"):
         ap.add_argument(o, required=True)
     ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--states", default="",
+                    help="Extrae MPI states (comma-separated) the ranks' rows must show")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     prog = a.prog[1:] if a.prog[:1] == ["--"] else a.prog
@@ -389,6 +392,10 @@ def main():
     if counts[1] or counts[2]:
         fail("unmatched messages in a complete run: %s" % (counts,))
     check_report_export(a, trace, name, np, len(prv.msgs))
+    shown = {int(k) for st in prv.summary["states"].values() for k, v in st.items() if v}
+    for want in (int(x) for x in a.states.split(",") if x):
+        if want not in shown:
+            fail("no row is ever in state %d (the MPI calls' states: %s)" % (want, sorted(shown)))
     if mode == "coll":
         check_coll(prv, exp)
     elif mode == "threads":
