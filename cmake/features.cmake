@@ -7,6 +7,9 @@
 find_package(PkgConfig)
 if(PkgConfig_FOUND)
   pkg_check_modules(PT_LIBUNWIND IMPORTED_TARGET libunwind)
+  # Open MPI's C binding: mpi.h for the MPI part of libtrace.so (types
+  # only: it never links libmpi), libmpi for paratrace's analyzer plugin.
+  pkg_check_modules(PT_OMPI IMPORTED_TARGET ompi-c)
 endif()
 # Headers only: counters.c loads libpfm.so.4 with dlopen when counters are
 # asked for (a run without it warns and goes on).
@@ -46,3 +49,7 @@ pt_feature(PT_WITH_PFM PT_PFM_FOUND "performance counters, through libpfm4 (head
   "perfmon/pfmlib.h")
 pt_feature(PT_WITH_OPENCL PT_OPENCL_FOUND "OpenCL tracing (headers only)" "CL/cl.h")
 pt_feature(PT_WITH_CUPTI PT_CUPTI_FOUND "CUDA tracing through CUPTI (headers only)" "cupti.h")
+set(PT_MPI_FOUND ${PT_OMPI_FOUND})
+pt_feature(PT_WITH_MPI PT_MPI_FOUND
+  "MPI tracing (Open MPI's mpi.h; libmpi is looked up at run time) and the analyzer under mpirun"
+  "Open MPI (libopenmpi-dev)")

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -17,19 +18,25 @@
 
 pt_clock_cal pt_clock = {PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
 int pt_clock_use_tsc;
+/* For tests only: PARATRACE_TEST_CLOCK_OFFSET_NS shifts every clock
+ * reading of this process, as if it ran on a host whose clock is that far
+ * from the others' (the MPI clock synchronisation must remove it). */
+static int64_t pt_clock_test_offset;
 
 uint64_t pt_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       (uint64_t)pt_clock_test_offset;
 }
 
 static uint64_t real_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       (uint64_t)pt_clock_test_offset;
 }
 
 void pt_clock_pair_now(pt_clock_pair *p)
@@ -122,6 +129,8 @@ void pt_clock_current(pt_clock_cal *cal, uint64_t *at)
 
 int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, size_t errlen)
 {
+	const char *shift = getenv("PARATRACE_TEST_CLOCK_OFFSET_NS");
+	pt_clock_test_offset = shift ? strtoll(shift, NULL, 10) : 0;
 	int tsc_ok = pt_clock_tsc_invariant();
 	int use_tsc = tsc_ok && (!want || strcmp(want, "monotonic") != 0);
 	if (want && !strcmp(want, "tsc") && !tsc_ok) {

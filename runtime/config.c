@@ -145,6 +145,7 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	c->buffer_size = 4u << 20;
 	c->gpu = 1;
 	c->openmp = 1;
+	c->mpi = 1;
 	c->prefault = 0;
 	pt_config_clock = "auto";
 	const char *v;
@@ -205,6 +206,8 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	}
 	if ((v = get("PARATRACE_OPENMP")) && *v && parse_bool(v, &c->openmp))
 		BAD("PARATRACE_OPENMP", "1/0, yes/no, true/false or on/off");
+	if ((v = get("PARATRACE_MPI")) && *v && parse_bool(v, &c->mpi))
+		BAD("PARATRACE_MPI", "1/0, yes/no, true/false or on/off");
 	if ((v = get("PARATRACE_PREFAULT")) && *v) {
 		if (!strcmp(v, "auto"))
 			c->prefault = -1;

@@ -169,16 +169,21 @@ static int open_trace_dir(const char *path, int *slot, char *err, size_t errlen)
 	return 0;
 }
 
-/* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec). */
+/* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec);
+ * a rank of a parallel job: p<pid>-r<rank>[.<n>] (two hosts may have the
+ * same pid). */
 static int make_process_dir(char *err, size_t errlen)
 {
 	pt_fd_close(&pt_run_info.pdirfd);
+	char job[16] = "";
+	if (pt_run_info.job_rank1)
+		snprintf(job, sizeof job, "-r%u", pt_run_info.job_rank1 - 1);
 	for (unsigned n = 0; n < 1000; n++) {
 		char name[sizeof pt_run_info.pdir_name];
 		if (n)
-			snprintf(name, sizeof name, "p%u.%u", pt_run_info.pid, n);
+			snprintf(name, sizeof name, "p%u%s.%u", pt_run_info.pid, job, n);
 		else
-			snprintf(name, sizeof name, "p%u", pt_run_info.pid);
+			snprintf(name, sizeof name, "p%u%s", pt_run_info.pid, job);
 		int r = pt_fd_mkdirat(&pt_run_info.dirfd, name, 0700);
 		if (r != 0) {
 			if (r == -EEXIST)
@@ -668,12 +673,23 @@ void pt_init(void)
 				PT_RUN_ENV);
 		}
 	}
+	/* A rank of a parallel job: the job's run and directory */
+	pt_run_job job = {0};
+	pt_parts_join(&job);
+	if (job.run_id) {
+		pt_run_info.job_rank1 = job.rank + 1;
+		pt_run_info.job_size = job.size;
+	}
 	if (!inh) {
-		if (getrandom(&pt_run_info.run_id, sizeof pt_run_info.run_id, GRND_NONBLOCK) !=
-		    sizeof pt_run_info.run_id)
+		if (job.run_id)
+			pt_run_info.run_id = job.run_id;
+		else if (getrandom(&pt_run_info.run_id, sizeof pt_run_info.run_id, GRND_NONBLOCK) !=
+			 sizeof pt_run_info.run_id)
 			pt_run_info.run_id = pt_mono_ns() ^ ((uint64_t)pt_run_info.pid << 32);
 		if (pt_cfg.dir)
 			snprintf(pt_run_info.dir, sizeof pt_run_info.dir, "%s", pt_cfg.dir);
+		else if (job.dir[0])
+			snprintf(pt_run_info.dir, sizeof pt_run_info.dir, "%s", job.dir);
 		else
 			default_dir(pt_run_info.dir, sizeof pt_run_info.dir);
 		absolutize(pt_run_info.dir, sizeof pt_run_info.dir);
@@ -892,6 +908,7 @@ static void logs_fork_child(void)
 	pt_run_info.pid = (uint32_t)getpid();
 	pt_run_info.ppid = parent;
 	pt_run_info.hdr_flags = PT_HDR_FLAG_FORKED;
+	pt_run_info.job_rank1 = 0; /* a child of a rank is not that rank */
 	pt_thread *self = pt_tls;
 	/* Only this thread exists here. The parent's windows were not
 	 * inherited (MADV_DONTFORK); drop the descriptors without touching

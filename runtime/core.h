@@ -282,6 +282,9 @@ typedef struct pt_run {
 	uint32_t pid, ppid;
 	uint32_t hdr_flags; /* PT_HDR_FLAG_* of this process */
 	char program[64];
+	/* A process of a parallel job (pt_run_job): rank + 1 (0: none) and
+	 * size, in the headers; its process folder is p<pid>-r<rank>. */
+	uint32_t job_rank1, job_size;
 } pt_run;
 extern PT_HIDDEN pt_run pt_run_info;
 
@@ -338,9 +341,6 @@ PT_HIDDEN int pt_run_env_format(char *buf, size_t len);
 /* ---- bump allocator -------------------------------------------------- */
 /* Zeroed, 16-byte aligned, never freed; works before anything else. */
 PT_HIDDEN void *pt_bump_alloc(size_t size);
-/* Pages from mmap, zeroed; for per-thread state. */
-PT_HIDDEN void *pt_pages_alloc(size_t size);
-PT_HIDDEN void pt_pages_free(void *p, size_t size);
 
 PT_HIDDEN uint32_t pt_gettid(void);
 

@@ -165,3 +165,10 @@ int pt_counter_manual(pt_thread *t, const char *name)
 	    __atomic_load_n(&pt_counter_by_name, __ATOMIC_ACQUIRE);
 	return f ? f(t, name) : -ENOSYS;
 }
+
+void pt_parts_join(pt_run_job *job)
+{
+	for (size_t i = 0; i < pt_nparts && !job->run_id; i++)
+		if (pt_parts[i]->join)
+			pt_parts[i]->join(job);
+}

@@ -158,6 +158,14 @@ PT_HIDDEN void pt_modules_sync(void);
  * handler except shutdown with in_signal = 1 and, from the logs part's
  * shutdown then, thread_end of the thread that runs it
  * (pt_in_signal_shutdown()). */
+/* What `join` fills in (all zero: not part of a job). */
+typedef struct pt_run_job {
+	uint64_t run_id;  /* the job's run id, the same in all its processes */
+	char dir[128];    /* trace directory when PARATRACE_DIR is unset ("" keeps the default) */
+	uint32_t rank;    /* this process's rank in the job */
+	uint32_t size;    /* the job's processes */
+} pt_run_job;
+
 typedef struct pt_subsystem {
 	const char *name;
 	int order; /* enum pt_part_order */
@@ -189,7 +197,15 @@ typedef struct pt_subsystem {
 	 * fatal signal's handler, which may have interrupted any code of this
 	 * thread, holding any lock: async-signal-safe, nothing that blocks. */
 	void (*shutdown)(int in_signal);
+	/* Before the trace directory is chosen (configuration read, pid and
+	 * program known, no file open): a part that finds this process is one
+	 * of a parallel job's (an MPI rank started by mpirun or srun) places
+	 * it in the job's run, which every process of the job derives alike
+	 * without talking to the others. The first part that sets run_id wins. */
+	void (*join)(pt_run_job *job);
 } pt_subsystem;
+
+
 
 /* Where a part runs among the others (see pt_subsystem). */
 enum pt_part_order {
@@ -233,6 +249,7 @@ PT_HIDDEN void pt_parts_fork_child(void);
 PT_HIDDEN void pt_parts_exec(void);
 PT_HIDDEN void pt_parts_modules_changed(void);
 PT_HIDDEN void pt_parts_shutdown(int in_signal);
+PT_HIDDEN void pt_parts_join(pt_run_job *job);
 
 /* ---- configuration (environment, read once at init) ------------------- */
 typedef struct pt_config {
@@ -250,6 +267,7 @@ typedef struct pt_config {
 	int gpu_kernels;       /* PARATRACE_GPU_KERNELS: PT_GPU_KERNELS_* (default off) */
 	int openmp;            /* PARATRACE_OPENMP (default 1): OMPT tool, GOMP_* records */
 	int prefault;          /* PARATRACE_PREFAULT: -1 auto, 0 off (default), 1 on */
+	int mpi;               /* PARATRACE_MPI (default 1) */
 } pt_config;
 #define PT_GPU_KERNELS_OFF 0
 #define PT_GPU_KERNELS_ENTRIES 1
@@ -346,6 +364,11 @@ PT_HIDDEN const char *pt_run_env_string(void);
  * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
 PT_HIDDEN int pt_real_in_progress(void);
 PT_HIDDEN void *pt_bump_alloc(size_t size);
+/* Pages from mmap, zeroed, given back with pt_pages_free: the runtime's
+ * state that outgrows a bump allocation (per-thread state, the MPI part's
+ * tables), never from the program's malloc. */
+PT_HIDDEN void *pt_pages_alloc(size_t size);
+PT_HIDDEN void pt_pages_free(void *p, size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
 
 #endif /* PT_RUNTIME_H */

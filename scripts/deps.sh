@@ -16,6 +16,7 @@ packages=(
   uftrace lttng-tools liblttng-ust-dev babeltrace2   # bench/peers: the tracers we compare with
   librsvg2-bin fonts-dejavu-core   # paratrace plot --png (rsvg-convert), the pictures' font
   chromium   # tests/plot: the HTML report loaded in headless Chromium
+  openmpi-bin libopenmpi-dev gfortran   # MPI tracing (Open MPI's mpi.h), tests/mpi, bench/mpi
   ${PT_EXTRA_PACKAGES:-}
 )
 

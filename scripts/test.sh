@@ -7,7 +7,7 @@
 #   build-tsan/  ThreadSanitizer build: the unit tests whose threads share
 #                runtime state (label tsan; only those are built)
 #   build-min/   every optional part left out (PT_WITH_*=OFF): the runtime
-#                builds without libunwind, libpfm4, OpenCL and CUPTI headers,
+#                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI headers,
 #                and its tests pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ cmake --build build-tsan -j"$jobs" --target pt_tsan_tests
 (cd build-tsan && ctest --output-on-failure -j"$jobs" -L tsan)
 
 cmake -S . -B build-min -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF \
-	-DPT_WITH_OPENCL=OFF -DPT_WITH_CUPTI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF \
+	-DPT_WITH_OPENCL=OFF -DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF \
 	-DPT_WERROR=ON >/dev/null
 cmake --build build-min -j"$jobs"
 (cd build-min && ctest --output-on-failure -j"$jobs" -LE slow)

@@ -3,6 +3,7 @@
  * the framework (analyzer/framework) and the built-in tools. */
 #define _GNU_SOURCE
 #include "commands.h"
+#include "pt_dist.h"
 #include "pt_framework.h"
 #include "pt_select.h"
 #include "tools.h"
@@ -33,6 +34,7 @@ typedef struct cli {
 	int no_profile;
 	const char *run; /* --run */
 	int png; /* plot --png */
+	pt_dist *dist; /* several analyzer processes (analyze under mpirun) */
 	pt_fw_tool tools[MAX_TOOLS];
 	size_t ntools;
 	const char *loaded[MAX_TOOLS];
@@ -428,17 +430,20 @@ static int run(cli *c)
 		}
 		c->ntools++;
 	}
+	/* several processes: the first prints, each warns of what it read */
+	int first = !c->dist || c->dist->rank == 0;
 	pt_fw_options o = {
 		.dir = c->dir,
 		.output = c->output,
 		.jobs = c->jobs,
 		.interval_ns = c->interval_ns,
 		.quiet = c->quiet,
-		.out = stdout,
+		.out = first ? stdout : NULL,
 		.warn = warn_cb,
-		.progress = !c->quiet && isatty(2) ? progress_cb : NULL,
+		.progress = first && !c->quiet && isatty(2) ? progress_cb : NULL,
 		.arg = c,
 		.run = c->run,
+		.dist = c->dist,
 		.select = c->sel_opt ? &c->sel : NULL,
 	};
 	pt_fw_stats st;
@@ -452,10 +457,19 @@ static int run(cli *c)
 		pt_cli_error("%s", err);
 		return rc == PT_FW_BAD_INPUT ? 2 : 1;
 	}
-	if (!c->quiet && !strcmp(c->cmd, "analyze"))
-		fprintf(stderr, "%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",
-			pt_cli_progname, (unsigned long long)st.events, st.shards, st.processes,
-			st.seconds_total, st.workers);
+	if (!c->quiet && first && !strcmp(c->cmd, "analyze")) {
+		if (st.processes_analyzing > 1)
+			fprintf(stderr,
+				"%s: %llu events from %zu logs of %zu processes in %.2f s (%u analyzer "
+				"processes of %u workers)\n",
+				pt_cli_progname, (unsigned long long)st.events, st.shards, st.processes,
+				st.seconds_total, st.processes_analyzing, st.workers);
+		else
+			fprintf(stderr,
+				"%s: %llu events from %zu logs of %zu processes in %.2f s (%u workers)\n",
+				pt_cli_progname, (unsigned long long)st.events, st.shards, st.processes,
+				st.seconds_total, st.workers);
+	}
 	return st.data_errors ? 1 : 0;
 }
 
@@ -479,12 +493,28 @@ int pt_cmd_analyze(int argc, char **argv)
 	}
 	if (rc)
 		return rc;
+	int failed;
+	c.dist = pt_cli_dist_open(&argc, &argv, &failed);
+	if (failed)
+		return 1;
 	char *name = NULL;
 	if (!c.output)
 		c.output = name = default_name(c.dir, "");
+	if (c.dist && c.sel_opt) {
+		pt_cli_error("%s: under mpirun, analyze writes the whole trace; run one process to "
+			     "select what is written",
+			     c.sel_opt);
+		c.dist->close(c.dist);
+		pt_select_free(&c.sel);
+		free(name);
+		return 2;
+	}
 	char *cfgs = pt_cli_cfgs_dir();
+	/* under mpirun: the whole trace (the budget would need every process's
+	 * accounts), as --full writes it (docs/MPI.md) */
 	if (asprintf(&c.pv_opts, "%s%s,budget=%llu%s%s", c.gz ? "gz" : "", c.no_gz ? "" : ",gzauto",
-		     (unsigned long long)c.budget, cfgs ? ",cfgs=" : "", cfgs ? cfgs : "") < 0) {
+		     c.dist ? 0ull : (unsigned long long)c.budget, cfgs ? ",cfgs=" : "",
+		     cfgs ? cfgs : "") < 0) {
 		free(cfgs);
 		free(name);
 		pt_cli_error("out of memory");
@@ -492,13 +522,24 @@ int pt_cmd_analyze(int argc, char **argv)
 	}
 	free(cfgs);
 	add_builtin(&c, pt_tool_paraver(), c.pv_opts);
-	if (!c.no_profile)
-		add_builtin(&c, pt_tool_profile(), "short");
-	add_builtin(&c, pt_tool_counters(), NULL);
-	add_builtin(&c, pt_tool_gpu(), NULL);
-	if (c.interval_ns)
-		add_builtin(&c, pt_tool_interval(), NULL);
+	if (c.dist) {
+		/* under mpirun: the Paraver files only (docs/MPI.md) */
+		if (c.dist->rank == 0 && !c.quiet && (!c.no_profile || c.interval_ns || c.nloaded))
+			fprintf(stderr, "%s: under mpirun, analyze writes the Paraver files only: run "
+					"'paratrace report' for the profile\n",
+				pt_cli_progname);
+		c.nloaded = 0;
+	} else {
+		if (!c.no_profile)
+			add_builtin(&c, pt_tool_profile(), "short");
+		add_builtin(&c, pt_tool_counters(), NULL);
+		add_builtin(&c, pt_tool_gpu(), NULL);
+		if (c.interval_ns)
+			add_builtin(&c, pt_tool_interval(), NULL);
+	}
 	rc = run(&c);
+	if (c.dist)
+		c.dist->close(c.dist);
 	free(c.pv_opts);
 	pt_select_free(&c.sel);
 	free(name);
@@ -540,6 +581,7 @@ int pt_cmd_report(int argc, char **argv)
 	if (!strcmp(fmt, "text")) {
 		add_builtin(&c, pt_tool_counters(), NULL);
 		add_builtin(&c, pt_tool_gpu(), NULL);
+		add_builtin(&c, pt_tool_mpi(), c.optbuf);
 	}
 	/* inside kernels: a table of its own in the CSV too */
 	if (strcmp(fmt, "json")) {

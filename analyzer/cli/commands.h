@@ -43,4 +43,10 @@ void pt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * when logs were there but all damaged, 2 otherwise (bad input). */
 int pt_cli_scan_status(int scan_errno);
 
+/* dist.c: when mpirun started several paratrace processes, the MPI plugin
+ * connecting them (pt_dist.h); NULL when alone, or with *failed set (said
+ * on stderr) when several but they cannot be connected. */
+struct pt_dist;
+struct pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed);
+
 #endif

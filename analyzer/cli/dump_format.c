@@ -10,6 +10,8 @@
 
 #include "dump_format.h"
 
+#include <paratrace/mpi_calls.h>
+
 /* ---- value formatting ---------------------------------------------------- */
 
 /* dump is single-threaded: the unlocked stdio calls avoid a lock per
@@ -381,6 +383,48 @@ static void print_omp_loc_flags(const dump_ctx *c)
 		                                          : "?");
 	if (l->flags & PT_OMP_LOC_RETURN_ADDRESS)
 		fputs(" return_address", c->out);
+}
+
+/* MPI records: the call by name, a receive's posting time, a
+ * communicator's world ranks. */
+static const char *mpi_call_name(unsigned call)
+{
+	switch (call) {
+#define MPI_CALL_NAME_(name, id, family, state)                                                    \
+	case id:                                                                                   \
+		return "MPI_" #name;
+		PT_MPI_CALLS(MPI_CALL_NAME_)
+#undef MPI_CALL_NAME_
+	default:
+		return NULL;
+	}
+}
+
+static void print_mpi_call(const dump_ctx *c)
+{
+	const char *n = mpi_call_name(c->h->arg);
+	if (n)
+		fprintf(c->out, " call=%s", n);
+	else
+		fprintf(c->out, " call=%u", c->h->arg);
+}
+
+static void print_mpi_posted(const dump_ctx *c)
+{
+	const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(c->h, pt_rec_mpi_msg);
+	if (m && m->posted && c->hdr)
+		put_dev_time(c->out, "posted", c->hdr, c->base_ns, m->posted);
+}
+
+static void print_mpi_comm_ranks(const dump_ctx *c)
+{
+	const pt_rec_mpi_comm_def *d = PT_REC_PAYLOAD(c->h, pt_rec_mpi_comm_def);
+	size_t room = (c->ev->size - sizeof *c->h - sizeof *d) / sizeof(int32_t);
+	size_t n = (size_t)d->local_size + d->remote_size;
+	const int32_t *w = (const int32_t *)(const void *)(d + 1);
+	fputs(" world=", c->out);
+	for (size_t i = 0; i < n && i < room; i++)
+		fprintf(c->out, "%s%d", i ? (i == d->local_size ? "|" : ",") : "", w[i]);
 }
 
 /* The field lists of format.h, one array per kind, indexed by kind. */

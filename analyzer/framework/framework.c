@@ -31,6 +31,11 @@ void fw_warnf(fw *w, const char *fmt, ...)
 {
 	if (!w->o->warn)
 		return;
+	/* several analyzer processes: what all of them read (the scan, the
+	 * process logs) is said once, by the first */
+	const pt_dist *d = w->o->dist;
+	if (d && d->size > 1 && d->rank > 0 && !__atomic_load_n(&w->in_shards, __ATOMIC_RELAXED))
+		return;
 	char line[1536];
 	va_list ap;
 	va_start(ap, fmt);
@@ -98,6 +103,12 @@ static void op_progress(const pt_trace_ctx *c, const char *what, uint64_t done, 
 }
 const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
 				    op_func_table, op_progress};
+
+const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx)
+{
+	const fw *w = ctx->framework;
+	return w && w->o->dist && w->o->dist->size > 1 ? w->o->dist : NULL;
+}
 
 /* ---- the parallel pass ----------------------------------------------- */
 
@@ -197,7 +208,11 @@ static void run_shard(fw *w, size_t si)
 	uint64_t n = 0, reported = 0, cur = 0;
 	const uint64_t iv = w->o->interval_ns, t0 = w->ctx.t0_ns;
 	int complete = 0;
+	/* an MPI rank's times go onto rank 0's clock (pt_fw_mpi.h) */
+	const pt_fw_mpi *clock = w->procs[sh->process].mpi.clocks ? &w->procs[sh->process].mpi : NULL;
 	while (log && pt_log_read(log, &ev) == 0) {
+		if (clock)
+			ev.time_ns = pt_fw_mpi_map(clock, ev.time_ns);
 		if (iv) {
 			uint64_t k = (ev.time_ns > t0 ? ev.time_ns - t0 : 0) / iv + 1;
 			if (cur == 0)
@@ -280,7 +295,7 @@ static void *worker(void *arg)
 	fw *w = arg;
 	for (;;) {
 		size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
-		if (i >= w->nshards || __atomic_load_n(&w->abort, __ATOMIC_RELAXED))
+		if (i >= w->nrun || __atomic_load_n(&w->abort, __ATOMIC_RELAXED))
 			break;
 		run_shard(w, w->order[i]);
 	}
@@ -302,8 +317,10 @@ static int run_shards(fw *w, unsigned nworkers)
 		w->order[i] = i;
 	sort_fw = w;
 	qsort(w->order, w->nshards, sizeof *w->order, cmp_order);
-	if (nworkers > w->nshards)
-		nworkers = (unsigned)w->nshards;
+	w->nrun = w->nshards;
+	fw_dist_select(w);
+	if (nworkers > w->nrun)
+		nworkers = w->nrun ? (unsigned)w->nrun : 1;
 	pthread_t *th = calloc(nworkers, sizeof *th);
 	if (!th) {
 		fw_failf(w, "out of memory");
@@ -511,6 +528,7 @@ static void fw_free(fw *w)
 		free(p->program);
 		free(p->exe);
 		free(p->args);
+		free((char *)p->mpi.host);
 	}
 	fw_funcs_free(&w->funcs);
 	free(w->procs);
@@ -586,13 +604,18 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		goto out;
 	int failed = fw_prepass(w);
 	w->static_funcs = fw_func_count(w);
+	w->errors_shared = w->data_errors;
 	if (!failed && w->has_sel && place_select(w, err, errlen)) {
 		rc = PT_FW_BAD_INPUT;
 		goto out;
 	}
 	double t_shards = now_s();
+	__atomic_store_n(&w->in_shards, 1, __ATOMIC_RELAXED);
 	if (!failed)
 		failed = run_shards(w, nworkers);
+	__atomic_store_n(&w->in_shards, 0, __ATOMIC_RELAXED);
+	if (o->dist && o->dist->size > 1)
+		failed = fw_dist_after_shards(w, failed);
 	if (failed) {
 		snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
 		goto out;
@@ -609,6 +632,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		stats->processes = w->nprocs;
 		stats->seconds_shards = t_shards;
 		stats->workers = nworkers < w->nshards ? nworkers : (unsigned)w->nshards;
+		stats->processes_analyzing = o->dist ? (unsigned)o->dist->size : 1;
 		stats->seconds_total = now_s() - t_begin;
 	}
 	rc = 0;

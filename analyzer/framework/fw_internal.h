@@ -4,6 +4,7 @@
 #define PT_FW_INTERNAL_H
 
 #include "pt_framework.h"
+#include "pt_fw_mpi.h"
 #include "pt_select.h"
 #include "pt_symbols.h"
 #include "pt_workers.h"
@@ -42,6 +43,7 @@ typedef struct fw_process {
 	int scan_index;
 	uint64_t start_ns;
 	char *program, *exe, *args;
+	pt_fw_mpi mpi; /* rank -1: not an MPI rank */
 } fw_process;
 
 typedef struct fw_snaps {
@@ -82,6 +84,9 @@ typedef struct fw {
 	pt_select sel;        /* o->select, placed in the run (has_sel) */
 	uint32_t static_funcs; /* function ids the process logs define (pt_fw_static_funcs) */
 	int has_sel;
+	size_t nrun;            /* shards this process runs (order[0..nrun)) */
+	unsigned errors_shared; /* data_errors before the shards (every process finds them) */
+	int in_shards;          /* atomic: the shard pass is running */
 } fw;
 
 /* framework.c */
@@ -93,6 +98,15 @@ void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* model.c: processes and shards, ctx filled in; the pre-pass. */
 int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);
 int fw_prepass(fw *w);
+
+/* fw_dist.c: the shards this process runs (w->order, w->nrun), and what
+ * the processes tell each other once their shards are done (the run's
+ * end, counts, failures). 0, or -1 with the error set everywhere. */
+void fw_dist_select(fw *w);
+int fw_dist_after_shards(fw *w, int failed);
+
+/* fw_mpi.c: a rank's process log read for its MPI facts. -1 if unreadable. */
+int fw_mpi_scan(const char *path, pt_fw_mpi *m);
 
 /* funcs.c */
 int fw_funcs_init(fw_funcs *f);

@@ -59,6 +59,8 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 	}
 	pt_event ev;
 	while (pt_log_read(log, &ev) == 0) {
+		if (p->mpi.clocks)
+			ev.time_ns = pt_fw_mpi_map(&p->mpi, ev.time_ns);
 		if (ev.time_ns > w->prepass_end)
 			w->prepass_end = ev.time_ns;
 		pt_symtab_add(p->symtab, &ev);
@@ -137,6 +139,16 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 static int cmp_proc(const void *a, const void *b)
 {
 	const fw_process *x = a, *y = b;
+	/* MPI ranks first, in rank order (task = rank + 1); of two processes
+	 * that say they are one rank (an image before exec, a process killed
+	 * before MPI_Init), the one whose MPI_Init was seen first */
+	int rx = x->mpi.rank >= 0, ry = y->mpi.rank >= 0;
+	if (rx != ry)
+		return rx ? -1 : 1;
+	if (rx && x->mpi.rank != y->mpi.rank)
+		return x->mpi.rank < y->mpi.rank ? -1 : 1;
+	if (rx && x->mpi.confirmed != y->mpi.confirmed)
+		return x->mpi.confirmed ? -1 : 1;
 	if (x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
 	return x->info.pid < y->info.pid ? -1 : x->info.pid > y->info.pid;
@@ -159,11 +171,13 @@ static int cmp_shard(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-/* A log whose header and first record time are read (first_time). */
+/* A log whose header and first record time are read (first_time); a
+ * process log of an MPI rank is read whole for its MPI facts. */
 typedef struct first_read {
 	const char *path;
 	pt_file_header *h;
 	uint64_t t;
+	pt_fw_mpi *mpi; /* process logs: where the MPI facts go */
 } first_read;
 
 typedef struct first_reads {
@@ -180,6 +194,8 @@ static void *first_reader(void *arg)
 		if (i >= r->n)
 			return NULL;
 		r->v[i].t = first_time(r->v[i].path, r->v[i].h);
+		if (r->v[i].mpi && r->v[i].h->file_kind == PT_FILE_PROCESS && r->v[i].h->job_rank1)
+			fw_mpi_scan(r->v[i].path, r->v[i].mpi);
 	}
 }
 
@@ -203,6 +219,8 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 			first_read *fr = &r.v[r.n++];
 			fr->path = tf->path;
 			fr->h = &other[r.n - 1];
+			fr->mpi = tf->kind == PT_FILE_PROCESS ? &w->procs[pi].mpi : NULL;
+			w->procs[pi].mpi.rank = -1;
 			if (tf->kind != PT_FILE_THREAD && tf->kind != PT_FILE_GPU)
 				continue;
 			pt_shard_info *s = &w->shards[w->nshards];
@@ -237,11 +255,17 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 			const pt_trace_file *tf = &tr->files[f];
 			const pt_file_header *h = r.v[k].h;
 			uint64_t t = r.v[k++].t;
+			/* a rank without its process log still says which it is */
+			if (p->mpi.rank < 0 && h->job_rank1)
+				p->mpi.rank = (int)h->job_rank1 - 1;
+			uint64_t real = h->open.real_ns - h->open.mono_ns + t;
+			if (t && p->mpi.clocks)
+				t = pt_fw_mpi_map(&p->mpi, t);
 			if (t && t < p->start_ns)
 				p->start_ns = t;
 			if (t && t < *t0) {
 				*t0 = t;
-				*real0 = h->open.real_ns - h->open.mono_ns + t;
+				*real0 = real;
 			}
 			if (!p->program && h->program[0])
 				p->program = strndup(h->program, sizeof h->program);

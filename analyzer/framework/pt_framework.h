@@ -13,6 +13,8 @@
 #ifndef PT_FRAMEWORK_H
 #define PT_FRAMEWORK_H
 
+#include "pt_dist.h"
+
 #include <paratrace/tool.h>
 #include <stdio.h>
 
@@ -41,6 +43,9 @@ typedef struct pt_fw_options {
 	/* What outputs show (pt_select.h); NULL: everything. Placed in the run
 	 * once the process logs are read, before any shard. */
 	const struct pt_select *select;
+	/* Several analyzer processes (pt_dist.h): this one runs its share of
+	 * the shards; NULL: one process. */
+	pt_dist *dist;
 } pt_fw_options;
 
 /* Facts about the last run, for summaries and benchmarks. */
@@ -52,6 +57,7 @@ typedef struct pt_fw_stats {
 	double seconds_shards; /* wall time of the parallel pass */
 	double seconds_total;
 	unsigned workers;
+	unsigned processes_analyzing; /* analyzer processes (pt_dist.h) */
 } pt_fw_stats;
 
 /* Runs every tool over the trace. 0 on success (warnings may have been

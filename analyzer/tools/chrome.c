@@ -125,7 +125,7 @@ static int js_header(FILE *o, const pt_trace_ctx *ctx)
 	char name[512];
 	for (size_t p = 0; p < ctx->nprocesses; p++) {
 		const pt_process_info *pi = &ctx->processes[p];
-		tl_process_name(pi, name, sizeof name);
+		tl_process_name(ctx, p, name, sizeof name);
 		fprintf(o, "{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_name\",\"args\":{\"name\":",
 			pi->pid);
 		pt_json_str(o, name);

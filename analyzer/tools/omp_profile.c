@@ -29,6 +29,7 @@
 #include "profile.h"
 #include "pt_fw_util.h"
 #include "text_escape.h"
+#include "tools.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -596,12 +597,12 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 			continue;
 		shown++;
 		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
-		pf_fmt_dur(a, sizeof a, s->time);
-		pf_fmt_dur(b, sizeof b, s->time / s->execs);
-		pf_fmt_dur(c, sizeof c, s->busy);
-		pf_fmt_dur(d, sizeof d, s->barrier);
-		pf_fmt_dur(e, sizeof e, s->lock);
-		pf_fmt_dur(f, sizeof f, per_thread(s->barrier + s->lock, s));
+		pt_fmt_dur(a, sizeof a, s->time);
+		pt_fmt_dur(b, sizeof b, s->time / s->execs);
+		pt_fmt_dur(c, sizeof c, s->busy);
+		pt_fmt_dur(d, sizeof d, s->barrier);
+		pt_fmt_dur(e, sizeof e, s->lock);
+		pt_fmt_dur(f, sizeof f, per_thread(s->barrier + s->lock, s));
 		fprintf(o, "%-*s %6llu %8s %8s %6.1f %8s %5.2fx %8s %8s %8s %6llu\n", (int)nw, name,
 		        (unsigned long long)s->execs, a, b, team_mean(s), c, imbalance(s), d, e, f,
 		        (unsigned long long)s->tasks);
@@ -644,9 +645,9 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 			fprintf(o, "\nOpenMP waits\n%-*s %8s %8s %8s %8s\n", (int)nw, "where",
 			        "arrivals", "wait", "mean", "max");
 		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
-		pf_fmt_dur(a, sizeof a, s->wait);
-		pf_fmt_dur(b, sizeof b, s->wait / s->arrivals);
-		pf_fmt_dur(c, sizeof c, s->wait_max);
+		pt_fmt_dur(a, sizeof a, s->wait);
+		pt_fmt_dur(b, sizeof b, s->wait / s->arrivals);
+		pt_fmt_dur(c, sizeof c, s->wait_max);
 		fprintf(o, "%-*s %8llu %8s %8s %8s\n", (int)nw, name,
 		        (unsigned long long)s->arrivals, a, b, c);
 	}
@@ -659,9 +660,9 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 			fprintf(o, "\nOpenMP tasks\n%-*s %8s %8s %8s %8s %8s %6s\n", (int)nw,
 			        "task", "created", "run", "time", "mean", "max", "deps");
 		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
-		pf_fmt_dur(a, sizeof a, t->time);
-		pf_fmt_dur(b, sizeof b, t->run ? t->time / t->run : 0);
-		pf_fmt_dur(c, sizeof c, t->time_max);
+		pt_fmt_dur(a, sizeof a, t->time);
+		pt_fmt_dur(b, sizeof b, t->run ? t->time / t->run : 0);
+		pt_fmt_dur(c, sizeof c, t->time_max);
 		fprintf(o, "%-*s %8llu %8llu %8s %8s %8s %6llu\n", (int)nw, name,
 		        (unsigned long long)t->created, (unsigned long long)t->run, a, b, c,
 		        (unsigned long long)t->deps);
@@ -672,13 +673,13 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 		const thread_row *t = &g->threads[i];
 		char label[256];
 		label_fit(name, sizeof name, thread_label(g, t->shard, label, sizeof label), nw);
-		pf_fmt_dur(a, sizeof a, t->cat[OMP_CAT_WORK] + t->cat[OMP_CAT_OTHER]);
-		pf_fmt_dur(b, sizeof b, t->cat[OMP_CAT_BARRIER]);
-		pf_fmt_dur(c, sizeof c, t->cat[OMP_CAT_TASKWAIT]);
-		pf_fmt_dur(d, sizeof d, t->cat[OMP_CAT_LOCK]);
-		pf_fmt_dur(e, sizeof e, t->cat[OMP_CAT_FORKJOIN]);
-		pf_fmt_dur(f, sizeof f, t->cat[OMP_CAT_IDLE]);
-		pf_fmt_dur(h, sizeof h, t->cat[OMP_CAT_SERIAL]);
+		pt_fmt_dur(a, sizeof a, t->cat[OMP_CAT_WORK] + t->cat[OMP_CAT_OTHER]);
+		pt_fmt_dur(b, sizeof b, t->cat[OMP_CAT_BARRIER]);
+		pt_fmt_dur(c, sizeof c, t->cat[OMP_CAT_TASKWAIT]);
+		pt_fmt_dur(d, sizeof d, t->cat[OMP_CAT_LOCK]);
+		pt_fmt_dur(e, sizeof e, t->cat[OMP_CAT_FORKJOIN]);
+		pt_fmt_dur(f, sizeof f, t->cat[OMP_CAT_IDLE]);
+		pt_fmt_dur(h, sizeof h, t->cat[OMP_CAT_SERIAL]);
 		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s\n", (int)nw, name, a, b, c, d, e, f,
 		        h);
 	}

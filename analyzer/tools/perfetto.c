@@ -196,7 +196,7 @@ static void *pf_shard_init(tl_out *o)
 	if (!s)
 		return NULL;
 	const pt_shard_info *in = o->info;
-	s->seq = (uint32_t)in->index + 1;
+	s->seq = o->seq ? o->seq : (uint32_t)in->index + 1;
 	s->track = shard_track(in->index);
 	/* The sequence's first packet: clears its interned state and describes
 	 * its track. */
@@ -432,7 +432,7 @@ static int pf_header(FILE *f, const pt_trace_ctx *ctx)
 	char name[512];
 	for (size_t i = 0; i < ctx->nprocesses; i++) {
 		const pt_process_info *pi = &ctx->processes[i];
-		tl_process_name(pi, name, sizeof name);
+		tl_process_name(ctx, i, name, sizeof name);
 		p.len = td.len = pd.len = 0;
 		pb_uint(&pd, PD_PID, pi->pid);
 		pb_str(&pd, PD_PROCESS_NAME, name);

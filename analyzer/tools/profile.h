@@ -83,8 +83,6 @@ typedef struct pf_tool {
 	pf_omp *omp;
 } pf_tool;
 
-/* A duration for the text tables: "12ns", "3.45us", "1.2ms", "2.00s". */
-void pf_fmt_dur(char *buf, size_t n, uint64_t ns);
 
 /* print_results: text, CSV or JSON. */
 int pf_print(void *tool, FILE *o);

@@ -13,7 +13,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-void pf_fmt_dur(char *buf, size_t n, uint64_t ns)
+/* "1.2ms", "3.45us": three significant digits or so (tools.h). */
+void pt_fmt_dur(char *buf, size_t n, uint64_t ns)
 {
 	if (ns >= 10000000000ull)
 		snprintf(buf, n, "%.1fs", (double)ns / 1e9);
@@ -298,9 +299,9 @@ static void text_summary(const pf_view *v, FILE *o)
 	char a[32], b[32], c[32];
 	uint64_t total = v->total, waiting = v->waiting;
 	double tot = v->tot;
-	pf_fmt_dur(a, sizeof a, total);
-	pf_fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
-	pf_fmt_dur(c, sizeof c, waiting);
+	pt_fmt_dur(a, sizeof a, total);
+	pt_fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
+	pt_fmt_dur(c, sizeof c, waiting);
 	fprintf(
 	    o,
 	    "\nProfile: %zu threads, %s of thread time\n  running %s (%.1f%%), waiting %s"
@@ -328,12 +329,12 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		         x->cut ? "*" : "");
 		cut += x->cut;
 		pt_name_fit(name, sizeof name, fi->name, nw);
-		pf_fmt_dur(a, sizeof a, x->incl);
-		pf_fmt_dur(b, sizeof b, mean(x->incl, x));
-		pf_fmt_dur(c, sizeof c, x->incl_max);
-		pf_fmt_dur(d, sizeof d, x->excl);
-		pf_fmt_dur(e, sizeof e, mean(x->excl, x));
-		pf_fmt_dur(f, sizeof f, x->excl_max);
+		pt_fmt_dur(a, sizeof a, x->incl);
+		pt_fmt_dur(b, sizeof b, mean(x->incl, x));
+		pt_fmt_dur(c, sizeof c, x->incl_max);
+		pt_fmt_dur(d, sizeof d, x->excl);
+		pt_fmt_dur(e, sizeof e, mean(x->excl, x));
+		pt_fmt_dur(f, sizeof f, x->excl_max);
 		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, calls, a, b,
 		        c, d, e, f, 100.0 * (double)x->excl / v->tot);
 	}
@@ -356,9 +357,9 @@ static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	        "wait", "mean", "max", "waited most in");
 	for (size_t i = 0; i < v->nl_show; i++) {
 		const lstat *l = &pf->l[i];
-		pf_fmt_dur(a, sizeof a, l->wait);
-		pf_fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
-		pf_fmt_dur(c, sizeof c, l->wait_max);
+		pt_fmt_dur(a, sizeof a, l->wait);
+		pt_fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
+		pt_fmt_dur(c, sizeof c, l->wait_max);
 		snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
 		pt_name_fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
 		fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
@@ -380,12 +381,12 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 		char label[256];
 		thread_label(pf, t, label, sizeof label);
 		fit_label(name, sizeof name, label, nw);
-		pf_fmt_dur(a, sizeof a, life);
-		pf_fmt_dur(b, sizeof b, life > w ? life - w : 0);
-		pf_fmt_dur(c, sizeof c, t->wait[W_LOCK]);
-		pf_fmt_dur(d, sizeof d, t->wait[W_COND]);
-		pf_fmt_dur(e, sizeof e, t->wait[W_JOIN]);
-		pf_fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
+		pt_fmt_dur(a, sizeof a, life);
+		pt_fmt_dur(b, sizeof b, life > w ? life - w : 0);
+		pt_fmt_dur(c, sizeof c, t->wait[W_LOCK]);
+		pt_fmt_dur(d, sizeof d, t->wait[W_COND]);
+		pt_fmt_dur(e, sizeof e, t->wait[W_JOIN]);
+		pt_fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
 		fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e,
 		        f, life ? 100.0 * (double)w / (double)life : 0.0);
 	}

@@ -7,6 +7,9 @@
 #include "gpu_common.h"
 #include "gpu_prof.h"
 #include "omp_common.h"
+#include "mpi_common.h"
+#include "pt_fw_mpi.h"
+#include "pt_fw_util.h"
 #include "pt_waits.h"
 
 #include <errno.h>
@@ -28,6 +31,11 @@ typedef struct tl_tool_state {
 	gpu_profs *profs; /* kernel profiles' definitions */
 	omp_names *omp;   /* OpenMP code locations, from the process logs */
 	pthread_mutex_t lock;
+	/* MPI: ranks, and the messages of every thread (under lock), matched
+	 * into flows at the end */
+	mpi_ranks ranks;
+	mpi_ends sends, recvs;
+	int mpi_oom;
 } tl_tool_state;
 
 struct tl_shard {
@@ -41,6 +49,9 @@ struct tl_shard {
 	tl_omp *omp;         /* from the thread's first OpenMP record */
 	tl_sel sel;          /* what is written (timeline_sel.c) */
 	gpu_prof_join *join; /* GPU stream: kernels and their profiles */
+	mpi_track mpi;        /* this thread's MPI calls and messages */
+	unsigned mpi_call;    /* the open MPI call: a slice at its end */
+	uint64_t mpi_begin;
 	char err[256];
 };
 
@@ -65,6 +76,10 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (mpi_ranks_init(&tl->ranks, ctx)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	snprintf(tl->tmpdir, n, "%s.tmp-XXXXXX", tl->path);
 	if (!mkdtemp(tl->tmpdir)) {
 		snprintf(err, errlen, "cannot create %s: %s", tl->tmpdir, strerror(errno));
@@ -72,6 +87,7 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	}
 	return tl;
 fail:
+	mpi_ranks_free(&tl->ranks);
 	free(tl->path);
 	free(tl->tmp);
 	free(tl->tmpdir);
@@ -86,10 +102,22 @@ fail:
 
 int tl_process_event(void *tool, size_t process, const pt_event *ev)
 {
-	gpu_names_process_event(((tl_tool_state *)tool)->names, process, ev);
-	gpu_profs_process_event(((tl_tool_state *)tool)->profs, process, ev);
-	omp_names_process_event(((tl_tool_state *)tool)->omp, process, ev);
+	tl_tool_state *tl = tool;
+	gpu_names_process_event(tl->names, process, ev);
+	gpu_profs_process_event(tl->profs, process, ev);
+	omp_names_process_event(tl->omp, process, ev);
+	mpi_ranks_process_event(&tl->ranks, process, ev);
 	return 0;
+}
+
+void tl_process_name(const pt_trace_ctx *ctx, size_t process, char *buf, size_t len)
+{
+	const pt_process_info *p = &ctx->processes[process];
+	const pt_fw_mpi *m = pt_fw_mpi_process(ctx, process);
+	if (m)
+		snprintf(buf, len, "%s rank %d (pid %u)", p->program, m->rank, p->pid);
+	else
+		snprintf(buf, len, "%s (pid %u)", p->program, p->pid);
 }
 
 void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
@@ -122,6 +150,7 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
 	omp_names_finish(tl->omp);
+	mpi_track_init(&s->mpi, info, info->process < tl->ranks.n ? tl->ranks.rank[info->process] : -1);
 	return s;
 }
 
@@ -329,6 +358,21 @@ int tl_shard_event(void *st, const pt_event *ev)
 		break;
 	}
 	case PT_REC_GPU_LAUNCH: launch_event(s, ev); break;
+	case PT_REC_MPI_CALL:
+		mpi_track_event(&s->mpi, ev);
+		s->mpi_call = ev->rec->arg;
+		s->mpi_begin = t;
+		break;
+	case PT_REC_MPI_CALL_END: {
+		mpi_track_event(&s->mpi, ev);
+		const char *name = mpi_call_name(s->mpi_call);
+		if (s->mpi_call && name)
+			tl_sel_device(&s->sel, s->mpi_begin, t - s->mpi_begin, "mpi", name, 0);
+		s->mpi_call = 0;
+		break;
+	}
+	case PT_REC_MPI_SEND:
+	case PT_REC_MPI_RECV: mpi_track_event(&s->mpi, ev); break;
 	default: break;
 	}
 	pt_wait w;
@@ -371,9 +415,14 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 		snprintf(s->err, sizeof s->err, "out of memory");
 		rc = -1;
 	}
+	mpi_track_end(&s->mpi, last_ns);
 	pthread_mutex_lock(&s->tool->lock);
 	s->tool->events += s->sel.events;
+	if (mpi_ends_move(&s->tool->sends, &s->mpi.sends) ||
+	    mpi_ends_move(&s->tool->recvs, &s->mpi.recvs) || s->mpi.oom)
+		s->tool->mpi_oom = 1;
 	pthread_mutex_unlock(&s->tool->lock);
+	mpi_track_free(&s->mpi);
 	tl_sel_free(&s->sel);
 	if (s->tool->enc->shard_free && s->out.enc)
 		s->tool->enc->shard_free(s->out.enc);
@@ -400,6 +449,88 @@ static int copy_file(FILE *out, const char *path)
 	int rc = ferror(in) ? -1 : 0;
 	fclose(in);
 	return rc;
+}
+
+/* MPI messages as flows, once every thread's are known: each matched
+ * message a flow from its send (when the send began) to its receive (when
+ * it completed), written per thread row in time order, on a sequence of
+ * the row's own after the shards' files. */
+typedef struct flow_pt {
+	uint64_t t, flow;
+	int out;
+} flow_pt;
+typedef struct flow_pts {
+	flow_pt *v;
+	size_t n, cap;
+} flow_pts;
+typedef struct flows {
+	flow_pts *per; /* per shard */
+	uint64_t k;
+	int oom;
+} flows;
+
+static void flow_push(flows *f, uint32_t shard, uint64_t t, int out, uint64_t flow)
+{
+	flow_pts *p = &f->per[shard];
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? 2 * p->cap : 16;
+		flow_pt *v = realloc(p->v, ncap * sizeof *v);
+		if (!v) {
+			f->oom = 1;
+			return;
+		}
+		p->v = v;
+		p->cap = ncap;
+	}
+	p->v[p->n++] = (flow_pt){t, flow, out};
+}
+
+static void one_flow(void *arg, const mpi_end *snd, const mpi_end *rcv)
+{
+	flows *f = arg;
+	uint64_t id = tl_flow_mpi(f->k++);
+	flow_push(f, snd->shard, snd->lt, 1, id);
+	flow_push(f, rcv->shard, rcv->pt, 0, id);
+}
+
+static int cmp_flow_pt(const void *a, const void *b)
+{
+	const flow_pt *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->flow < y->flow ? -1 : x->flow > y->flow;
+}
+
+static int mpi_flows(tl_tool_state *tl, FILE *o)
+{
+	const pt_trace_ctx *ctx = tl->ctx;
+	if (!tl->sends.n || !tl->recvs.n)
+		return 0;
+	flows f = {calloc(ctx->nshards + 1, sizeof *f.per), 0, 0};
+	if (!f.per)
+		return -1;
+	mpi_match_stats st;
+	mpi_match(&tl->sends, &tl->recvs, one_flow, &f, &st);
+	for (size_t i = 0; i < ctx->nshards && !f.oom; i++) {
+		flow_pts *p = &f.per[i];
+		if (!p->n)
+			continue;
+		pt_qsort(p->v, p->n, sizeof *p->v, cmp_flow_pt);
+		tl_out out = {o, ctx, &ctx->shards[i], NULL, (uint32_t)(ctx->nshards + 2 + i)};
+		if (tl->enc->shard_init && !(out.enc = tl->enc->shard_init(&out))) {
+			f.oom = 1;
+			break;
+		}
+		for (size_t j = 0; j < p->n; j++)
+			tl->enc->flow_point(&out, p->v[j].t, "MPI message", p->v[j].out, p->v[j].flow);
+		tl->events += p->n;
+		if (tl->enc->shard_free)
+			tl->enc->shard_free(out.enc);
+	}
+	for (size_t i = 0; i < ctx->nshards; i++)
+		free(f.per[i].v);
+	free(f.per);
+	return f.oom ? -1 : 0;
 }
 
 int tl_finish(void *tool, char *err, size_t errlen)
@@ -430,6 +561,12 @@ int tl_finish(void *tool, char *err, size_t errlen)
 			unlink(tmp);
 			return -1;
 		}
+	if (mpi_flows(tl, o)) {
+		snprintf(err, errlen, "out of memory");
+		fclose(o);
+		unlink(tmp);
+		return -1;
+	}
 	if (tl->enc->footer(o, ctx) || ferror(o))
 		goto write_error;
 	if (fclose(o)) {
@@ -471,6 +608,9 @@ void tl_destroy(void *tool)
 	gpu_names_free(tl->names);
 	gpu_profs_free(tl->profs);
 	omp_names_free(tl->omp);
+	mpi_ranks_free(&tl->ranks);
+	mpi_ends_free(&tl->sends);
+	mpi_ends_free(&tl->recvs);
 	free(tl->tmp);
 	free(tl->tmpdir);
 	free(tl->path);

@@ -33,6 +33,9 @@ typedef struct tl_out {
 	const pt_trace_ctx *ctx;
 	const pt_shard_info *info;
 	void *enc; /* the encoder's per-shard state (shard_init's result) */
+	/* 0: the shard's own sequence of events; else events written on the
+	 * shard's track at the end (MPI messages), as a sequence of their own */
+	uint32_t seq;
 } tl_out;
 
 typedef struct tl_encoder {
@@ -177,9 +180,17 @@ static inline uint64_t tl_flow_gpu(uint32_t pid, unsigned api, uint64_t correlat
 	return (3ull << 51) + ((uint64_t)(pid & 0x3ffff) << 33) + ((uint64_t)(api & 1) << 32) +
 	       (correlation & 0xffffffffu);
 }
+/* MPI messages: 5 * 2^50 + the message's number (in the order of sends). */
+static inline uint64_t tl_flow_mpi(uint64_t k)
+{
+	return (5ull << 50) + (k & ((1ull << 50) - 1));
+}
 static inline const char *tl_flow_name(uint64_t flow)
 {
-	return flow >> 51 == 3 ? "GPU launch" : flow >> 52 ? "fork" : "thread creation";
+	return flow >> 50 == 5	   ? "MPI message"
+	       : flow >> 51 == 3 ? "GPU launch"
+	       : flow >> 52	   ? "fork"
+				   : "thread creation";
 }
 
 /* Names shared by the encoders. */
@@ -198,10 +209,7 @@ static inline void tl_thread_name(const pt_shard_info *s, char *buf, size_t len)
 		snprintf(buf, len, "%s%u", s->tid == s->pid ? "main " : "thread ", s->tid);
 }
 
-/* "program (pid 4711)". */
-static inline void tl_process_name(const pt_process_info *p, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s (pid %u)", p->program, p->pid);
-}
+/* "program (pid 4711)", an MPI rank "program rank 3 (pid 4711)". */
+void tl_process_name(const pt_trace_ctx *ctx, size_t process, char *buf, size_t len);
 
 #endif /* PT_TIMELINE_H */

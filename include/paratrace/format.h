@@ -45,9 +45,11 @@ extern "C" {
  * 2.0: compact 4-byte function and lock records (PT_COMPACT_*), so records
  * start at 4-byte boundaries; a 1.x reader could not find the next record.
  * 3.0: short 2-byte function records (PT_SHORT_*) and 2-byte pads, so
- * records start at 2-byte boundaries. */
+ * records start at 2-byte boundaries.
+ * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
+ * the MPI records (PT_REC_RANGE_MPI). */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 0
+#define PT_FORMAT_VERSION_MINOR 1
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -99,11 +101,18 @@ typedef struct pt_file_header {
 	uint64_t run_id;    /* random, shared by every process of one run */
 	uint64_t gpu_stream; /* PT_FILE_GPU: stream/queue id; 0 otherwise */
 	char program[64];   /* basename of the executable, NUL-padded */
-	uint8_t reserved[256 - 152];
+	/* 3.1: a process started by a parallel job's launcher (mpirun, srun):
+	 * its rank + 1 there (0: not one) and the job's number of processes,
+	 * as the launcher's environment said at start (the MPI records confirm
+	 * them at MPI_Init). 0 in older files. */
+	uint32_t job_rank1;
+	uint32_t job_size;
+	uint8_t reserved[256 - 160];
 } pt_file_header;
 _Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, job_rank1) == 152, "pt_file_header layout");
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
@@ -265,7 +274,27 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(OMP_TASK_DEPEND, 0x6e, pt_rec_omp_task_depend, sizeof(pt_rec_omp_task_depend), 0, \
 	  "thread", "0 count, 1 edge", "") \
 	X(OMP_CONTROL, 0x6f, pt_rec_omp_control, sizeof(pt_rec_omp_control), 0, "thread", "what", \
-	  "")
+	  "") \
+	/* MPI (PT_REC_RANGE_MPI, see "MPI records" below): the job and the \
+	 * clock synchronisation in the process log; every MPI call's begin \
+	 * and end (arg = PT_MPI_CALL_*, <paratrace/mpi_calls.h>) and what it \
+	 * moved in the thread log of the calling thread. */ \
+	X(MPI_JOB, 0x70, pt_rec_mpi_job, sizeof(pt_rec_mpi_job), 0, "process", "–", \
+	  "+ host name + launcher") \
+	X(MPI_INIT, 0x71, pt_rec_mpi_init, sizeof(pt_rec_mpi_init), 0, "process", "–", \
+	  "+ host name + library version") \
+	X(MPI_CLOCK, 0x72, pt_rec_mpi_clock, sizeof(pt_rec_mpi_clock), 0, "process", \
+	  "0 MPI_Init, 1 MPI_Finalize", "") \
+	X(MPI_COMM_DEF, 0x73, pt_rec_mpi_comm_def, sizeof(pt_rec_mpi_comm_def), 0, "process", "–", \
+	  "+ `int32_t world[local + remote]`") \
+	X(MPI_CALL, 0x74, void, 0, 0, "thread", "call", "none: 8 bytes") \
+	X(MPI_CALL_END, 0x75, void, 0, 0, "thread", "call", "none: 8 bytes") \
+	X(MPI_SEND, 0x76, pt_rec_mpi_msg, sizeof(pt_rec_mpi_msg), 0, "thread", "call", "") \
+	X(MPI_RECV, 0x77, pt_rec_mpi_msg, sizeof(pt_rec_mpi_msg), 0, "thread", "call", "") \
+	X(MPI_IRECV, 0x78, pt_rec_mpi_msg, sizeof(pt_rec_mpi_msg), 0, "thread", "call", "") \
+	X(MPI_COLL, 0x79, pt_rec_mpi_coll, sizeof(pt_rec_mpi_coll), 0, "thread", "call", "") \
+	X(MPI_RMA, 0x7a, pt_rec_mpi_rma, sizeof(pt_rec_mpi_rma), 0, "thread", "call", "") \
+	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "")
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -283,6 +312,8 @@ enum pt_rec_kind {
 	PT_REC_RANGE_RUNTIME_LAST = 0x7f,
 	PT_REC_RANGE_OPENMP_FIRST = 0x60, /* OpenMP (OMPT, GOMP_*) */
 	PT_REC_RANGE_OPENMP_LAST = 0x6f,
+	PT_REC_RANGE_MPI_FIRST = 0x70, /* MPI, within the runtime range */
+	PT_REC_RANGE_MPI_LAST = 0x7f,
 };
 
 #define PT_FUNC_ID_BITS 24
@@ -1151,6 +1182,143 @@ typedef struct pt_rec_omp_control {
 #define PT_FIELDS_OMP_CONTROL(T, F, A, S, C) \
 	A(ENUM, "what", "|set_num_threads|set_dynamic|set_max_active_levels|set_schedule") \
 	F(T, I, "value", value, "") F(T, I, "value2", value2, "")
+/* MPI (issue 17), inside PT_REC_RANGE_MPI; docs/FORMAT.md "MPI records" and
+ * docs/MPI.md describe them. The calls (arg of every thread record) are
+ * PT_MPI_CALL_* of <paratrace/mpi_calls.h>; ranks are ranks in
+ * MPI_COMM_WORLD ("world ranks"), whatever communicator the call used;
+ * communicators are ids that every process of the job gives the same
+ * communicator (MPI_COMM_DEF).
+ *
+ * Process log:
+ *   MPI_JOB       at start, when the launcher's environment (mpirun, srun)
+ *                 says which process of a job this is
+ *   MPI_INIT      once MPI_Init or MPI_Init_thread has returned
+ *   MPI_CLOCK     the synchronisation of this process's clock with rank
+ *                 0's, at MPI_Init (arg 0) and at MPI_Finalize (arg 1)
+ *   MPI_COMM_DEF  a communicator, when first seen (created or used)
+ * Thread log of the calling thread:
+ *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and between
+ *   them what the call moved: MPI_SEND (a message sent: at the call's
+ *   begin), MPI_IRECV (a receive posted), MPI_RECV (a message received:
+ *   at the end of the call that completed it, MPI_Recv or the Wait/Test
+ *   that found its request done), MPI_COLL, MPI_RMA, MPI_IO. */
+typedef struct pt_rec_mpi_job {
+	int32_t rank; /* in the job, as the launcher's environment says */
+	uint32_t size;
+	uint32_t launcher; /* PT_MPI_LAUNCHER_* */
+	uint32_t pad;
+	/* followed by the host name */
+} pt_rec_mpi_job;
+#define PT_MPI_LAUNCHER_OPENMPI 1
+#define PT_MPI_LAUNCHER_PMIX 2
+#define PT_MPI_LAUNCHER_SLURM 3
+#define PT_FIELDS_MPI_JOB(T, F, A, S, C) \
+	F(T, I, "rank", rank, "") F(T, U, "size", size, "") \
+	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") S(sizeof(T), PLAIN)
+
+typedef struct pt_rec_mpi_init {
+	int32_t rank; /* in MPI_COMM_WORLD */
+	uint32_t size;
+	int32_t required; /* MPI_Init_thread's thread level (0 single .. 3 multiple); MPI_Init: -1 */
+	int32_t provided; /* the level the library gave */
+	uint32_t flags;   /* PT_MPI_INIT_* */
+	uint32_t pad;
+	/* followed by the host name */
+} pt_rec_mpi_init;
+#define PT_MPI_INIT_FORTRAN 0x1 /* through the Fortran entry point */
+#define PT_FIELDS_MPI_INIT(T, F, A, S, C) \
+	F(T, I, "rank", rank, "") F(T, U, "size", size, "") F(T, I, "required", required, "") \
+	F(T, I, "provided", provided, "") F(T, FLAGS, "flags", flags, "fortran") S(sizeof(T), PLAIN)
+
+/* One point of the mapping from this process's clock to rank 0's: at
+ * local_ns (CLOCK_MONOTONIC here), rank 0's CLOCK_MONOTONIC read ref_ns.
+ * Measured by ping-pongs with rank 0, keeping the one with the shortest
+ * round trip (the error is at most half of it). Rank 0: ref = local. */
+typedef struct pt_rec_mpi_clock {
+	uint64_t local_ns;
+	uint64_t ref_ns;
+	uint64_t rtt_ns;
+	uint32_t rounds; /* ping-pongs made */
+	uint32_t pad;
+} pt_rec_mpi_clock;
+#define PT_FIELDS_MPI_CLOCK(T, F, A, S, C) \
+	A(ENUM, "at", "init|finalize") F(T, U, "local_ns", local_ns, "") \
+	F(T, U, "ref_ns", ref_ns, "") F(T, U, "rtt_ns", rtt_ns, "") F(T, U, "rounds", rounds, "")
+
+typedef struct pt_rec_mpi_comm_def {
+	uint64_t comm;        /* its id, the same in every process that has it */
+	uint32_t local_size;  /* processes in it (intercommunicator: its local group) */
+	uint32_t remote_size; /* an intercommunicator's remote group; 0 otherwise */
+	uint32_t flags;       /* PT_MPI_COMM_* */
+	int32_t rank;         /* this process's rank in it */
+	/* followed by int32_t world[local_size + remote_size]: the world rank
+	 * of each of its ranks, then of each rank of the remote group */
+} pt_rec_mpi_comm_def;
+#define PT_MPI_COMM_WORLD_ID 1 /* MPI_COMM_WORLD's id */
+#define PT_MPI_COMM_SELF_ID 2  /* MPI_COMM_SELF's, in every process */
+#define PT_MPI_COMM_INTER 0x1
+/* Not seen created (made by a call the runtime does not wrap, or
+ * MPI_Comm_idup): its id is made when first used, and two processes may
+ * give it different ids. */
+#define PT_MPI_COMM_LATE 0x2
+#define PT_FIELDS_MPI_COMM_DEF(T, F, A, S, C) \
+	F(T, X, "comm", comm, "") F(T, U, "local", local_size, "") \
+	F(T, U, "remote", remote_size, "") F(T, FLAGS, "flags", flags, "inter|late") \
+	F(T, I, "rank", rank, "") C(mpi_comm_ranks, "world=r,r,...")
+
+/* MPI_SEND, MPI_RECV, MPI_IRECV. */
+typedef struct pt_rec_mpi_msg {
+	int32_t peer; /* world rank of the destination or source; -1 any (MPI_IRECV) */
+	int32_t tag;  /* -1: any (MPI_IRECV) */
+	uint64_t bytes; /* sent, received, or room posted (MPI_IRECV) */
+	uint64_t comm;
+	uint64_t request; /* of a non-blocking or persistent call; 0 for a blocking one */
+	/* MPI_RECV: ticks when the receive was posted (its MPI_Recv, MPI_Irecv
+	 * or MPI_Start began); 0 otherwise */
+	uint64_t posted;
+} pt_rec_mpi_msg;
+_Static_assert(sizeof(pt_rec_mpi_msg) == 40, "pt_rec_mpi_msg layout");
+#define PT_FIELDS_MPI_MSG_(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, I, "peer", peer, "") F(T, I, "tag", tag, "") \
+	F(T, U, "bytes", bytes, "") F(T, X, "comm", comm, "") F(T, X, "request", request, "")
+#define PT_FIELDS_MPI_SEND PT_FIELDS_MPI_MSG_
+#define PT_FIELDS_MPI_IRECV PT_FIELDS_MPI_MSG_
+#define PT_FIELDS_MPI_RECV(T, F, A, S, C) \
+	PT_FIELDS_MPI_MSG_(T, F, A, S, C) C(mpi_posted, "posted=<ns before this record>")
+
+#define PT_FIELDS_MPI_CALL(T, F, A, S, C) C(mpi_call, "call=MPI_..")
+#define PT_FIELDS_MPI_CALL_END PT_FIELDS_MPI_CALL
+
+typedef struct pt_rec_mpi_coll {
+	uint64_t comm;
+	int32_t root;  /* world rank of the root; -1 none */
+	uint32_t size; /* processes of the communicator (remote group for an intercommunicator) */
+	uint64_t sent; /* bytes this process gives to the operation */
+	uint64_t recvd; /* bytes it gets from it */
+	uint64_t request; /* a non-blocking collective's request; 0 */
+} pt_rec_mpi_coll;
+_Static_assert(sizeof(pt_rec_mpi_coll) == 40, "pt_rec_mpi_coll layout");
+#define PT_FIELDS_MPI_COLL(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, X, "comm", comm, "") F(T, I, "root", root, "") \
+	F(T, U, "size", size, "") F(T, U, "sent", sent, "") F(T, U, "recvd", recvd, "") \
+	F(T, X, "request", request, "")
+
+typedef struct pt_rec_mpi_rma {
+	int32_t target; /* world rank; -1 none (window-wide operations) */
+	uint32_t pad;
+	uint64_t bytes;
+	uint64_t win; /* window handle */
+} pt_rec_mpi_rma;
+#define PT_FIELDS_MPI_RMA(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, I, "target", target, "") F(T, U, "bytes", bytes, "") \
+	F(T, X, "win", win, "")
+
+typedef struct pt_rec_mpi_io {
+	uint64_t bytes; /* asked to read or write */
+	uint64_t file;  /* MPI_File handle */
+} pt_rec_mpi_io;
+#define PT_FIELDS_MPI_IO(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, U, "bytes", bytes, "") F(T, X, "file", file, "")
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \

@@ -6,6 +6,7 @@
  * file and the offset of the record. */
 #define _GNU_SOURCE
 #include "pt_framework.h"
+#include "pt_fw_mpi.h"
 #include "pv.h"
 
 #include <CUnit/Basic.h>
@@ -343,6 +344,37 @@ static const pt_tool counting = {
 	.shard_error = c_error, .shard_interval = c_snap, .combine_intervals = c_combine,
 	.print_intervals = c_print_iv, .release_interval = c_release};
 
+/* An MPI rank's times on rank 0's clock: the offset measured at MPI_Init,
+ * plus the drift measured by MPI_Finalize, linearly in between. */
+static void test_mpi_clock_map(void)
+{
+	/* this host's clock 50 s ahead of rank 0's, drifting 2 us in 10 s */
+	pt_fw_mpi m = {.rank = 1, .clocks = 2};
+	m.l[0] = 50000000000ull + 1000000;
+	m.off[0] = -50000000000ll;
+	m.l[1] = m.l[0] + 10000000000ull;
+	m.off[1] = -50000000000ll + 2000;
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[0]), 1000000);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[1]), m.l[1] - 50000000000ull + 2000);
+	uint64_t mid = m.l[0] + (m.l[1] - m.l[0]) / 2; /* half the drift */
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, mid), mid - 50000000000ull + 1000);
+	/* after the last point: the same line */
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[1] + 10000000000ull),
+	                m.l[1] + 10000000000ull - 50000000000ull + 4000);
+	/* one point (a rank killed before MPI_Finalize): the offset alone */
+	m.clocks = 1;
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, mid), mid - 50000000000ull);
+	/* a clock behind rank 0's, drifting the other way */
+	pt_fw_mpi n = {.rank = 2, .clocks = 2};
+	n.l[0] = 5000;
+	n.off[0] = 3000000000;
+	n.l[1] = 5000 + 1000000000;
+	n.off[1] = 3000000000 - 100;
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&n, n.l[1]), n.l[1] + 3000000000 - 100);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&n, n.l[0] + 500000000),
+	                n.l[0] + 500000000 + 3000000000 - 50);
+}
+
 static void test_framework_pass(void)
 {
 	char dir[512], err[512];
@@ -403,6 +435,7 @@ int main(void)
 	CU_add_test(s, "merge, gzip members", test_merge_gz);
 	CU_add_test(s, "merge, tiny streams", test_merge_small);
 	CU_add_test(s, "merge, times past the packed range", test_merge_huge_times);
+	CU_add_test(s, "MPI: a rank's clock mapped onto rank 0's", test_mpi_clock_map);
 	CU_add_test(s, "framework: one pass, intervals", test_framework_pass);
 	CU_add_test(s, "framework: tool error names file and offset", test_framework_error);
 	CU_add_test(s, "--tool load errors", test_load_tool_errors);

@@ -18,6 +18,7 @@
  * the framework's call-stack tracker (pt_callstack.h) finds them.
  */
 #define _GNU_SOURCE
+#include "pt_dist.h"
 #include "pv_budget.h"
 
 #include <errno.h>
@@ -75,6 +76,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		return NULL;
 	}
 	pv->ctx = ctx;
+	pv->dist = pt_fw_dist(ctx) != NULL;
 	pthread_mutex_init(&pv->lock, NULL);
 	pv->ext_kind_min = UINT_MAX;
 	for (size_t i = 0; i < pv_n_ext(); i++)
@@ -91,9 +93,10 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pv->shards = calloc(ctx->nshards + 1, sizeof *pv->shards);
 	pv->roles = calloc(ctx->nshards + 1, sizeof *pv->roles);
 	pv->runs = calloc(2 * ctx->nshards + 2, sizeof *pv->runs);
+	pv->mine = calloc(ctx->nshards + 1, 1);
 	size_t tl = strlen(pv->name) + 32;
 	pv->tmpdir = malloc(tl);
-	if (!pv->name || !pv->shards || !pv->roles || !pv->runs || !pv->tmpdir) {
+	if (!pv->name || !pv->shards || !pv->roles || !pv->runs || !pv->mine || !pv->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -119,6 +122,11 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (pv_nodes_init(pv)) {
+		snprintf(err, errlen, "out of memory");
+		pv_nodes_free(pv);
+		pv->cpu = NULL;
+	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		pv->ext[i] = pv_extensions[i]->init ? pv_extensions[i]->init(ctx) : NULL;
 	return pv;
@@ -133,6 +141,7 @@ fail:
 	free(pv->shards);
 	free(pv->roles);
 	free(pv->runs);
+	free(pv->mine);
 	free(pv);
 	return NULL;
 }
@@ -172,9 +181,9 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	snprintf(path, sizeof path, "%s/%zu.ev", pv->tmpdir, info->index);
 	size_t i = info->index;
 	s->ev_prefix_len = (size_t)snprintf(s->ev_prefix, sizeof s->ev_prefix, "2:%u:1:%u:%u:",
-					    pv->row[i], pv->task[i], pv->thread[i]);
+					    pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 	s->st_prefix_len = (size_t)snprintf(s->st_prefix, sizeof s->st_prefix, "1:%u:1:%u:%u:",
-					    pv->row[i], pv->task[i], pv->thread[i]);
+					    pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 	int rc = pv_stream_open(&s->ev, path, s->ev_prefix);
 	s->ev.strict = 1; /* a row's event lines: strictly increasing times (pv.h) */
 	snprintf(path, sizeof path, "%s/%zu.st", pv->tmpdir, info->index);
@@ -196,6 +205,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		s->last = first;
 	s->state_begin = first;
 	s->state = info->kind == PT_FILE_THREAD ? PV_STATE_RUNNING : PV_STATE_IDLE;
+	s->base_state = PV_STATE_RUNNING;
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		s->ext[i] = pv_extensions[i]->shard_init ? pv_extensions[i]->shard_init(pv->ext[i], s)
 							 : NULL;
@@ -211,6 +221,8 @@ static int pv_shard_event(void *st, const pt_event *ev)
 			pv_thread_window(s, ev->time_ns);
 		pv_thread_event(s, ev);
 	}
+	if (__builtin_expect(s->pv->dist, 0) && pv_dist_blocks(ev->kind))
+		s->pv->dist_blocked = 1;
 	/* function records, the bulk, are below every extension's kinds */
 	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && i < PV_MAX_EXT && pv_extensions[i];
 	     i++) {
@@ -268,6 +280,7 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 		pv_fail(s, "writing temporary files: %s", strerror(e));
 	if (rc || oom)
 		return -1; /* the framework asks for the message: s stays until destroy */
+	pv->mine[i] = 1;
 	pv->shards[i] = NULL;
 	free(s);
 	return 0;
@@ -285,9 +298,10 @@ static size_t header(pv_tool *pv, char *buf, size_t len)
 	uint64_t end = pv->max_time, t_end = ctx->t_end_ns < pv->win_hi ? ctx->t_end_ns : pv->win_hi;
 	if (t_end > pv->origin && t_end - pv->origin > end)
 		end = t_end - pv->origin;
-	size_t n = (size_t)snprintf(buf, len, "#Paraver (%s):%llu_ns:1(%u):1:", date,
-				    (unsigned long long)end, pv->nrows);
-	n += (size_t)snprintf(buf + n, len - n, "%u(", pv->ntasks);
+	size_t n = (size_t)snprintf(buf, len, "#Paraver (%s):%llu_ns:", date,
+				    (unsigned long long)end);
+	n += pv_nodes_header(pv, buf + n, len - n);
+	n += (size_t)snprintf(buf + n, len - n, ":1:%u(", pv->ntasks);
 	for (unsigned t = 1; t <= pv->ntasks; t++)
 		for (size_t p = 0; p < ctx->nprocesses; p++)
 			if (pv->ptask[p] == t) {
@@ -296,7 +310,8 @@ static size_t header(pv_tool *pv, char *buf, size_t len)
 				unsigned rows = 0;
 				for (size_t i = 0; i < ctx->processes[p].nshards; i++)
 					rows += pv->row[ctx->processes[p].first_shard + i] != 0;
-				n += (size_t)snprintf(buf + n, len - n, "%s%u:1", t > 1 ? "," : "", rows);
+				n += (size_t)snprintf(buf + n, len - n, "%s%u:%u", t > 1 ? "," : "", rows,
+						      pv_task_node(pv, p));
 			}
 	n += (size_t)snprintf(buf + n, len - n, "),0\n");
 	return n < len ? n : 0;
@@ -355,7 +370,7 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 		if (!first || !pv->row[i])
 			continue;
 		char *start = pv_stream_reserve(&st, 0), *p = start;
-		p += sprintf(p, "1:%u:1:%u:%u:0:", pv->row[i], pv->task[i], pv->thread[i]);
+		p += sprintf(p, "1:%u:1:%u:%u:0:", pv_cpu(pv, i), pv->task[i], pv->thread[i]);
 		p = pv_u64(p, first);
 		p += sprintf(p, ":%u\n", PV_STATE_NOT_CREATED);
 		pv_stream_commit(&st, (size_t)(p - start));
@@ -368,14 +383,20 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
 	return 0;
 }
 
-static int pv_finish(void *tool, char *err, size_t errlen)
+/* The first half of the finish: the Not created states and the
+ * communications as runs, the calls selected (the runs to merge, in
+ * *merge_out: pv->runs' or the thinned ones; the caller frees the array),
+ * the output's temporary file with the header (its descriptor in *fd, its
+ * length in *hl). The streams' pool is flushed already. 0, or -1 with a
+ * message in err. */
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+		    pv_run **merge_out, char *err, size_t errlen)
 {
-	pv_tool *pv = tool;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
 	pv_run *comms_run = &pv->runs[2 * ctx->nshards + 1];
 	char path[PATH_MAX];
-	char tmp_prv[PATH_MAX] = "", tmp_pcf[PATH_MAX] = "", tmp_row[PATH_MAX] = "";
+	*fd = -1;
 	snprintf(path, sizeof path, "%s/comms", pv->tmpdir);
 	if (pv_stream_open(&comms, path, NULL)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(comms.error));
@@ -384,17 +405,13 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	}
 	int rc = -1;
 	pv_run *merge = NULL; /* pv->runs or pv->thin's: not freed here */
-	/* the date, three numbers, then "n:1," per task (header()) */
-	size_t hsize = 256 + 32 * ctx->nprocesses;
+	/* the date, three numbers, a CPU count per node, then "n:node," per
+	 * task (header()) */
+	size_t hsize = 256 + 48 * ctx->nprocesses;
 	char *hdr = malloc(hsize);
 	char *gzh = NULL;
-	int fd = -1;
 	if (!hdr) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (pv_pool_flush(&pv->pool)) {
-		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
 		goto out;
 	}
 	if (not_created_lines(pv, &pv->runs[2 * ctx->nshards], err, errlen) ||
@@ -431,39 +448,57 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	 * output, so on its file system) and renamed into place at the end:
 	 * a run that fails leaves the previous trace as it was, and Paraver
 	 * never opens a half-written one. */
-	snprintf(tmp_prv, sizeof tmp_prv, "%s/out.prv", pv->tmpdir);
-	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
-	snprintf(tmp_row, sizeof tmp_row, "%s/out.row", pv->tmpdir);
-	fd = open(tmp_prv, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	snprintf(tmp_prv, tmplen, "%s/out.prv", pv->tmpdir);
+	*fd = open(tmp_prv, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		snprintf(err, errlen, "%s: %s", tmp_prv, strerror(errno));
+		tmp_prv[0] = 0;
 		goto out;
 	}
 	const char *h = hdr;
-	size_t hl = hlen;
+	size_t n = hlen;
 	if (pv->gz) {
-		if (gz_member(hdr, hlen, &gzh, &hl)) {
+		if (gz_member(hdr, hlen, &gzh, &n)) {
 			snprintf(err, errlen, "compressing: out of memory");
 			goto out;
 		}
 		h = gzh;
 	}
-	if (pwrite(fd, h, hl, 0) != (ssize_t)hl) {
+	if (pwrite(*fd, h, n, 0) != (ssize_t)n) {
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	if (pv_merge_progress(merge, nruns, fd, hl, ctx->nworkers, pv->gz, merge_progress, pv, err,
-			      errlen))
-		goto out;
+	*hl = n;
+	*merge_out = merge;
+	merge = NULL;
+	rc = 0;
+out:
+	if (rc && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	pv_stream_free(&comms);
+	free(merge);
+	free(hdr);
+	free(gzh);
+	return rc;
+}
+
+/* The second half, once the merge has written the body into fd: the
+ * .pcf and .row, the three files renamed into place (fd closed). */
+int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen)
+{
+	char path[PATH_MAX], tmp_pcf[PATH_MAX], tmp_row[PATH_MAX];
+	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
+	snprintf(tmp_row, sizeof tmp_row, "%s/out.row", pv->tmpdir);
+	int rc = -1;
 	struct stat stt;
 	if (fstat(fd, &stt) == 0)
 		pv->prv_bytes = (uint64_t)stt.st_size;
 	if (close(fd)) {
-		fd = -1;
 		snprintf(err, errlen, "%s: %s", pv->prv_path, strerror(errno));
 		goto out;
 	}
-	fd = -1;
 	if (pv_write_pcf(pv, tmp_pcf)) {
 		snprintf(err, errlen, "%s: %s", tmp_pcf, strerror(errno));
 		goto out;
@@ -483,17 +518,39 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	}
 	rc = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (rc && tmp_prv[0]) /* what was not renamed into place */
+	if (rc) /* what was not renamed into place */
 		for (const char *const *t = (const char *const[]){tmp_prv, tmp_pcf, tmp_row, NULL}; *t;
 		     t++)
 			unlink(*t);
-	pv_stream_free(&comms);
-	free(merge);
-	free(hdr);
-	free(gzh);
 	return rc;
+}
+
+static int pv_finish(void *tool, char *err, size_t errlen)
+{
+	pv_tool *pv = tool;
+	const pt_trace_ctx *ctx = pv->ctx;
+	pt_dist *d = (pt_dist *)pt_fw_dist(ctx);
+	if (d)
+		return pv_finish_dist(pv, d, err, errlen);
+	if (pv_pool_flush(&pv->pool)) {
+		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
+		return -1;
+	}
+	char tmp_prv[PATH_MAX] = "";
+	int fd;
+	uint64_t hl;
+	pv_run *merge;
+	if (pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, &merge, err, errlen))
+		return -1;
+	int rc = pv_merge_progress(merge, 2 * ctx->nshards + 2, fd, hl, ctx->nworkers, pv->gz,
+				   merge_progress, pv, err, errlen);
+	free(merge);
+	if (rc) {
+		close(fd);
+		unlink(tmp_prv);
+		return -1;
+	}
+	return pv_finish_end(pv, fd, tmp_prv, err, errlen) ? -1 : 0;
 }
 
 static int pv_print(void *tool, FILE *out)
@@ -507,6 +564,9 @@ static int pv_print(void *tool, FILE *out)
 	if (pv->cfgs)
 		fprintf(out, "Open it in Paraver: wxparaver %s %s/functions.cfg\n", pv->prv_path,
 		        pv->cfgs);
+	for (size_t i = 0; i < pv_n_ext(); i++)
+		if (pv_extensions[i]->print_results)
+			pv_extensions[i]->print_results(pv->ext[i], out);
 	return 0;
 }
 
@@ -524,12 +584,29 @@ static void pv_destroy(void *tool)
 		}
 		free(pv->roles[i].name);
 	}
-	for (size_t i = 0; i < 2 * pv->ctx->nshards + 2; i++)
+	for (size_t i = 0; i < 2 * pv->ctx->nshards + 2; i++) {
+		if (pv->foreign && pv->foreign[i]) { /* another process's files */
+			free(pv->runs[i].path);
+			free(pv->runs[i].idx);
+			continue;
+		}
 		pv_run_free(&pv->runs[i]);
+	}
 	for (size_t i = 0; pv->thin && i < pv->ctx->nshards; i++)
 		pv_run_free(&pv->thin[i]);
 	free(pv->thin);
 	free(pv->runs);
+	free(pv->mine);
+	free(pv->foreign);
+	if (pv->fpools) {
+		const pt_dist *d = pt_fw_dist(pv->ctx);
+		for (int p = 0; d && p < d->size; p++) {
+			if (pv->fpools[p].fd >= 0)
+				close(pv->fpools[p].fd);
+			free(pv->fpools[p].path);
+		}
+		free(pv->fpools);
+	}
 	free(pv->hist);
 	free(pv->row);
 	free(pv->task);
@@ -540,6 +617,7 @@ static void pv_destroy(void *tool)
 		if (pv_extensions[i]->destroy)
 			pv_extensions[i]->destroy(pv->ext[i]);
 	pv_pool_free(&pv->pool);
+	pv_nodes_free(pv);
 	if (pv->tmpdir)
 		rmdir(pv->tmpdir);
 	pv_found_free(&pv->found);

@@ -178,6 +178,14 @@ int pv_merge(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned
 int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
 		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
 		      void *arg, char *err, size_t errlen);
+/* One analyzer process's share of the merge (pt_dist.h): the partitions p
+ * with p % part_n == part_k of the ones all_workers would cut (the same
+ * in every process); part_k 0 sizes the file (before the others write:
+ * the caller waits). nworkers: this process's workers. */
+int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+		  unsigned all_workers, unsigned part_k, unsigned part_n, int gz,
+		  void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
+		  size_t errlen);
 
 /* ---- formatting ------------------------------------------------------ */
 static inline unsigned pv_digits(uint64_t v)
@@ -225,17 +233,21 @@ static inline char *pv_i64(char *p, int64_t v)
 
 /* ---- shards ---------------------------------------------------------- */
 struct pv_tool;
+struct pt_buf;
 typedef struct pv_shard pv_shard;
 
 /* A communication an extension asks for (e.g. GPU launch -> execution):
  * shard indices and absolute ns (pt_event time_ns). */
 typedef struct pv_comm {
 	size_t from;
-	uint64_t send_ns;
+	uint64_t send_ns; /* physical send */
 	size_t to;
-	uint64_t recv_ns;
+	uint64_t recv_ns; /* physical receive */
 	int64_t size;
 	int tag;
+	/* logical send and receive (an MPI message: the send call began, the
+	 * receive was posted); 0: the physical times */
+	uint64_t lsend_ns, lrecv_ns;
 } pv_comm;
 
 typedef struct pv_extension {
@@ -260,6 +272,15 @@ typedef struct pv_extension {
 	 * in *out (freed by the writer); returns its length. */
 	size_t (*comms)(void *global, pv_comm **out);
 	void (*destroy)(void *global);
+	/* Lines for the summary after the trace is written (what the
+	 * extension could not convert, for instance). */
+	void (*print_results)(void *global, FILE *out);
+	/* Several analyzer processes (pt_dist.h): what shard_exit gathered in
+	 * global, put in a buffer, and another process's added to this one's
+	 * (its pack's bytes). An extension without them must gather nothing
+	 * from shards that reach it under MPI (pv_dist.c says which). */
+	void (*pack)(void *global, struct pt_buf *out);
+	int (*unpack)(void *global, const void *data, size_t len);
 	/* Values numbered in the order the shards met them depend on -j; the
 	 * writer renumbers them at finish, before write_pcf (pv_ids.c). Both
 	 * optional. renumber: func_value[id] is the final value of analyzer
@@ -286,6 +307,9 @@ struct pv_shard {
 	/* state machine: the open state and since when (relative ns) */
 	unsigned state;
 	uint64_t state_begin;
+	/* the state a thread row returns to when a wait ends: Running, or the
+	 * state of the MPI call it is in */
+	unsigned base_state;
 	/* The selected time window (pv_write.c): event lines at absolute
 	 * times in [win_lo, win_lo + win_len] are written, states are clipped
 	 * at win_end (relative ns). A row not selected has an empty window.

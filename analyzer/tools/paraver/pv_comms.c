@@ -2,17 +2,18 @@
 /* Communications of the Paraver trace: thread creation (tag 1) and fork
  * (tag 2) from the creating thread to the first record of the thread or
  * process it created, and the links extensions ask for (GPU launch ->
- * execution, tags 3..). */
+ * execution, tags 3..; MPI messages, their own tag). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
 
 #include <stdio.h>
 
 typedef struct comm {
-	uint64_t ts, tr;
+	uint64_t ts, tr; /* physical send and receive */
 	size_t from, to;
 	int tag;
 	int64_t size;
+	uint64_t ls, lr; /* logical ones: ls <= ts */
 } comm;
 
 typedef VEC(comm) comms;
@@ -30,9 +31,15 @@ static int cmp_link(const void *a, const void *b)
 static int cmp_comm(const void *a, const void *b)
 {
 	const comm *x = a, *y = b;
+	if (x->ls != y->ls)
+		return x->ls < y->ls ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return x->from < y->from ? -1 : x->from > y->from;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->tr < y->tr ? -1 : x->tr > y->tr;
 }
 
 /* Each THREAD_CREATE to the THREAD_START of the same (pid, create_seq). */
@@ -51,7 +58,7 @@ static int link_creations(pv_tool *pv, comms *cs)
 		if (j < f->starts.n && f->starts.v[j].pid == c->pid &&
 		    f->starts.v[j].seq == c->seq &&
 		    VEC_PUSH(*cs, ((comm){c->time, f->starts.v[j].time, c->shard,
-		                          f->starts.v[j].shard, 1, 0})))
+		                          f->starts.v[j].shard, 1, 0, c->time, f->starts.v[j].time})))
 			return -1;
 	}
 	return 0;
@@ -69,7 +76,7 @@ static int link_forks(pv_tool *pv, comms *cs)
 				continue;
 			const pt_shard_info *to = &ctx->shards[pi->first_shard];
 			uint64_t tr = to->first_ns > ctx->t0_ns ? to->first_ns : ctx->t0_ns;
-			if (VEC_PUSH(*cs, ((comm){f->time, tr, f->shard, to->index, 2, 0})))
+			if (VEC_PUSH(*cs, ((comm){f->time, tr, f->shard, to->index, 2, 0, f->time, tr})))
 				return -1;
 			break;
 		}
@@ -86,10 +93,15 @@ static int link_extensions(pv_tool *pv, comms *cs)
 		for (size_t i = 0; i < m; i++) {
 			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns : ctx->t0_ns;
 			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns : ctx->t0_ns;
+			uint64_t ls = ts, lr = tr;
+			if (ec[i].lsend_ns)
+				ls = ec[i].lsend_ns > ctx->t0_ns ? ec[i].lsend_ns : ctx->t0_ns;
+			if (ec[i].lrecv_ns)
+				lr = ec[i].lrecv_ns > ctx->t0_ns ? ec[i].lrecv_ns : ctx->t0_ns;
 			if (ec[i].from >= ctx->nshards || ec[i].to >= ctx->nshards)
 				continue;
-			if (VEC_PUSH(*cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag,
-			                          ec[i].size}))) {
+			if (VEC_PUSH(*cs, ((comm){ts, tr, ec[i].from, ec[i].to, ec[i].tag, ec[i].size,
+			                          ls < ts ? ls : ts, lr}))) {
 				free(ec);
 				return -1;
 			}
@@ -120,14 +132,16 @@ int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 			continue;
 		}
 		uint64_t ts = c->ts - pv->origin, tr = c->tr - pv->origin;
-		char *start = pv_stream_reserve(out, ts), *p = start;
-		p += sprintf(p, "3:%u:1:%u:%u:", pv->row[c->from], pv->task[c->from],
+		uint64_t ls = c->ls > pv->origin ? c->ls - pv->origin : 0;
+		uint64_t lr = c->lr > pv->origin ? c->lr - pv->origin : 0;
+		char *start = pv_stream_reserve(out, ls), *p = start;
+		p += sprintf(p, "3:%u:1:%u:%u:", pv_cpu(pv, c->from), pv->task[c->from],
 		             pv->thread[c->from]);
-		p = pv_u64(p, ts);
+		p = pv_u64(p, ls);
 		*p++ = ':';
 		p = pv_u64(p, ts);
-		p += sprintf(p, ":%u:1:%u:%u:", pv->row[c->to], pv->task[c->to], pv->thread[c->to]);
-		p = pv_u64(p, tr);
+		p += sprintf(p, ":%u:1:%u:%u:", pv_cpu(pv, c->to), pv->task[c->to], pv->thread[c->to]);
+		p = pv_u64(p, lr);
 		*p++ = ':';
 		p = pv_u64(p, tr);
 		p += sprintf(p, ":%lld:%d\n", (long long)c->size, c->tag);

@@ -408,7 +408,7 @@ static size_t ext_comms(void *global, pv_comm **out)
 		const gpu_end *e = &g->execs.v[i];
 		const gpu_end *l = bsearch(e, g->launches.v, g->launches.n, sizeof *e, cmp_end);
 		if (l)
-			c[n++] = (pv_comm){l->shard, l->t, e->shard, e->t, 0, COMM_TAG_GPU_LAUNCH};
+			c[n++] = (pv_comm){l->shard, l->t, e->shard, e->t, 0, COMM_TAG_GPU_LAUNCH, 0, 0};
 	}
 	*out = c;
 	return n;

@@ -132,7 +132,7 @@ typedef struct pv_tool {
 	uint64_t prv_bytes;
 	/* what is written (pt_select.h; NULL: everything) */
 	const pt_select *sel;
-	/* rows written: per shard its row (= CPU), task and thread, 0 when
+	/* rows written: per shard its row (its CPU: pv_cpu), task and thread, 0 when
 	 * it is not written; per process its task */
 	unsigned *row, *task, *thread, *ptask;
 	unsigned nrows, ntasks;
@@ -155,9 +155,46 @@ typedef struct pv_tool {
 	uint32_t nfunc;
 	int renumber; /* some value written changes: the event runs are rewritten */
 	int thinned;  /* calls were left out */
+	/* the resource model (pv_nodes.c); cpu NULL: one node, CPU = row */
+	unsigned *cpu;       /* per shard */
+	unsigned nnodes;
+	char **node_name;
+	unsigned *node_ncpus;
+	unsigned *proc_node; /* per process, 0-based */
+	/* several analyzer processes (pv_dist.c) */
+	int dist;            /* pt_fw_dist(ctx) != NULL */
+	int dist_blocked;    /* a record whose numbering depends on the process was seen */
+	uint8_t *mine;       /* per shard: this process ran it */
+	uint8_t *foreign;    /* per run: another process's (its files are not ours to remove) */
+	pv_pool *fpools;     /* per process: its pool file, read-only */
 } pv_tool;
 
 #define PV_GZ_ABOVE 1000000000ull /* a .prv larger is written .prv.gz (unless told) */
+
+/* ---- paraver.c, pv_dist.c: the finish ------------------------------------ */
+int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+		    pv_run **merge_out, char *err, size_t errlen);
+int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen);
+struct pt_dist;
+int pv_finish_dist(pv_tool *pv, struct pt_dist *d, char *err, size_t errlen);
+/* Records whose values are numbered as shards meet them (so differently in
+ * each analyzer process): counters, call stacks, samples, GPU. */
+int pv_dist_blocks(unsigned kind);
+
+/* ---- pv_nodes.c --------------------------------------------------------- */
+int pv_nodes_init(pv_tool *pv);
+void pv_nodes_free(pv_tool *pv);
+/* The header's resources: "1(n)" or "nodes(cpus,cpus...)". */
+size_t pv_nodes_header(const pv_tool *pv, char *buf, size_t len);
+/* 1-based node of a process's task. */
+unsigned pv_task_node(const pv_tool *pv, size_t process);
+/* The .row's CPU and NODE levels. */
+void pv_nodes_row(const pv_tool *pv, FILE *f);
+/* The CPU the records of shard i's row name (0: the row is not written). */
+static inline unsigned pv_cpu(const pv_tool *pv, size_t i)
+{
+	return pv->cpu && pv->row[i] ? pv->cpu[i] : pv->row[i];
+}
 
 static inline size_t pv_n_ext(void)
 {

@@ -3,6 +3,7 @@
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
+#include "pt_fw_mpi.h"
 #include "row_label.h"
 
 #include <stdint.h>
@@ -335,19 +336,21 @@ int pv_write_row(pv_tool *pv, const char *path)
 	if (!f)
 		return -1;
 	const pt_trace_ctx *ctx = pv->ctx;
-	char host[256] = "localhost";
-	gethostname(host, sizeof host - 1);
-	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
-	for (unsigned i = 0; i < pv->nrows; i++)
-		fprintf(f, "%u.%s\n", i + 1, host);
-	fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
+	pv_nodes_row(pv, f);
 	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
 	fprintf(f, "\nLEVEL TASK SIZE %u\n", pv->ntasks);
 	for (unsigned t = 1; t <= pv->ntasks; t++)
-		for (size_t p = 0; p < ctx->nprocesses; p++)
-			if (pv->ptask[p] == t)
+		for (size_t p = 0; p < ctx->nprocesses; p++) {
+			if (pv->ptask[p] != t)
+				continue;
+			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+			if (m)
+				fprintf(f, "%s rank %d pid %u\n", ctx->processes[p].program, m->rank,
+				        ctx->processes[p].pid);
+			else
 				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
 				        ctx->processes[p].pid);
+		}
 	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->nrows);
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		if (!pv->row[i])

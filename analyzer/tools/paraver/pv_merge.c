@@ -540,6 +540,8 @@ static void *merge_worker(void *arg)
 		size_t p = __atomic_fetch_add(&m->next, 1, __ATOMIC_RELAXED);
 		if (p >= m->nparts || __atomic_load_n(&m->error, __ATOMIC_RELAXED))
 			break;
+		if (p % m->sel_n != m->sel_k)
+			continue; /* another analyzer process's */
 		o.off = m->out_off[p];
 		o.used = 0;
 		o.error = 0;
@@ -709,19 +711,32 @@ int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
                       int gz, void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
                       size_t errlen)
 {
+	return pv_merge_part(runs, n, fd, header_len, nworkers, nworkers, 0, 1, gz, progress, arg,
+	                     err, errlen);
+}
+
+int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
+                  unsigned all_workers, unsigned part_k, unsigned part_n, int gz,
+                  void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
+                  size_t errlen)
+{
 	merge m;
 	memset(&m, 0, sizeof m);
 	m.runs = runs;
 	m.n = n;
 	m.fd = fd;
 	m.gz = gz;
+	m.sel_k = part_k;
+	m.sel_n = part_n ? part_n : 1;
 	pthread_mutex_init(&m.lock, NULL);
 	pt_workers_done_init(&m.done);
 	int rc = -1;
 	uint64_t total = 0;
 	for (size_t s = 0; s < n; s++)
 		total += runs[s].text;
-	if (choose_bounds(&m, total, nworkers))
+	/* the partitions depend on every process's workers, never on which
+	 * process merges: each finds the same ones */
+	if (choose_bounds(&m, total, all_workers))
 		goto oom;
 	size_t np = m.nparts;
 	m.out_off = calloc(np + 1, sizeof *m.out_off);
@@ -739,7 +754,7 @@ int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
 		goto oom;
 	for (size_t p = 0; p <= np; p++)
 		m.out_off[p] += header_len;
-	if (!gz && ftruncate(fd, (off_t)(header_len + total))) {
+	if (!gz && part_k == 0 && ftruncate(fd, (off_t)(header_len + total))) {
 		snprintf(err, errlen, "cannot size the output: %s", strerror(errno));
 		goto out;
 	}

@@ -61,6 +61,9 @@ typedef struct merge {
 	uint64_t written; /* atomic: text bytes merged, for progress */
 	int *fds;         /* per stream, shared by the workers (pread); -1: open per refill */
 	pt_workers_done done;
+	/* several analyzer processes: this one merges partitions p with
+	 * p % sel_n == sel_k (pv_merge_part) */
+	unsigned sel_k, sel_n;
 } merge;
 
 /* Where partition p starts in stream s. */

@@ -123,7 +123,7 @@ static void wait_ends(pv_shard *s, uint64_t t, unsigned what, int obj_too)
 	else
 		pv_event(s, t, PV_EV_PTHREAD, 0);
 	c->wait &= ~what;
-	pv_set_state(s, t, c->wait ? PV_STATE_SYNC : PV_STATE_RUNNING);
+	pv_set_state(s, t, c->wait ? PV_STATE_SYNC : s->base_state);
 }
 
 static unsigned lock_value(unsigned type, int release)

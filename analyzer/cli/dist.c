@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* `mpirun -np M paratrace analyze`: finding that mpirun started this
+ * process among others, and loading the MPI plugin (paratrace-mpi.so,
+ * framework/pt_dist.h) that connects them. The paratrace executable never
+ * links libmpi: without the plugin it runs alone, as it always did. */
+#define _GNU_SOURCE
+#include "commands.h"
+#include "pt_dist.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The number of processes the launcher started, from its environment
+ * (Open MPI, MPICH's Hydra, Slurm); 1 when there is none. */
+static long launched(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return strtol(v, NULL, 10);
+	}
+	return 1;
+}
+
+/* Beside the executable (build/bin -> build/lib), then where it is installed. */
+static void *load_plugin(char *tried, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	tried[0] = 0;
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			char path[PATH_MAX + 64];
+			snprintf(path, sizeof path, "%s/../lib/paratrace-mpi.so", exe);
+			snprintf(tried, len, "%s", path);
+			/* GLOBAL: the MPI library's own plugins need its symbols */
+			void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+			if (h)
+				return h;
+		}
+	}
+#ifdef PT_LIBDIR
+	void *h = dlopen(PT_LIBDIR "/paratrace-mpi.so", RTLD_NOW | RTLD_GLOBAL);
+	if (h)
+		return h;
+	size_t used = strlen(tried);
+	snprintf(tried + used, len - used, "%s%s", used ? ", " : "", PT_LIBDIR "/paratrace-mpi.so");
+#endif
+	return NULL;
+}
+
+pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed)
+{
+	*failed = 0;
+	if (launched() <= 1)
+		return NULL;
+	char tried[2 * PATH_MAX + 128], err[512];
+	void *h = load_plugin(tried, sizeof tried);
+	pt_dist_open_fn open_fn = h ? (pt_dist_open_fn)dlsym(h, PT_DIST_ENTRY) : NULL;
+	if (!open_fn) {
+		pt_cli_error("started by mpirun with several processes, but this paratrace cannot "
+			     "load its MPI plugin (%s: %s); build it with PT_WITH_MPI",
+			     tried, dlerror());
+		*failed = 1;
+		return NULL;
+	}
+	pt_dist *d = open_fn(argc, argv, err, sizeof err);
+	if (!d) {
+		pt_cli_error("%s", err);
+		*failed = 1;
+	}
+	return d;
+}

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's MPI section (paratrace report; docs/MPI.md, "The report"):
+ *
+ *   per rank: its threads' time, the time in MPI calls and its share,
+ *     bytes sent and received (point to point, collectives), and the
+ *     late-sender wait: time a receive waited for a send that began
+ *     after the receiving call did (the time the receiver lost to the
+ *     sender's lateness, Scalasca's Late Sender);
+ *   load balance: time outside MPI, average over maximum across ranks;
+ *   per call: calls, time, the least and most time any rank spent in it;
+ *   the communication pairs that moved the most bytes.
+ *
+ * Text only (the --csv and --json reports leave it out); nothing when the
+ * trace has no MPI rank. */
+#define _GNU_SOURCE
+#include "mpi_common.h"
+#include "pt_fw_util.h"
+#include "tools.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct call_stat {
+	uint64_t n, ns, bytes;
+} call_stat;
+
+typedef struct rank_stat {
+	uint64_t thread_ns, mpi_ns, calls;
+	uint64_t p2p_sent, p2p_recvd, coll_sent, coll_recvd;
+	uint64_t late_ns;
+	uint32_t threads;
+	int seen;
+	call_stat call[256];
+} rank_stat;
+
+typedef struct pair_stat {
+	int32_t from, to;
+	uint64_t n, bytes;
+} pair_stat;
+
+typedef struct mr_tool {
+	const pt_trace_ctx *ctx;
+	mpi_ranks ranks;
+	pthread_mutex_t lock; /* below */
+	rank_stat *rank; /* [nrank] */
+	int32_t nrank;
+	mpi_ends sends, recvs;
+	int oom;
+	pair_stat *pairs;
+	size_t npairs, cappairs;
+	mpi_match_stats st;
+	unsigned top;
+} mr_tool;
+
+typedef struct mr_shard {
+	mr_tool *tool;
+	mpi_track track;
+	int32_t rank;
+	uint64_t first;
+	uint64_t sent, recvd, csent, crecvd;
+	call_stat call[256];
+} mr_shard;
+
+static void *mr_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
+{
+	mr_tool *t = calloc(1, sizeof *t);
+	if (!t || mpi_ranks_init(&t->ranks, ctx)) {
+		if (t)
+			mpi_ranks_free(&t->ranks);
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->ctx = ctx;
+	t->top = 25;
+	const char *top = options ? strstr(options, "top=") : NULL;
+	if (top)
+		t->top = (unsigned)strtoul(top + 4, NULL, 10);
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+static int mr_process_event(void *tool, size_t process, const pt_event *ev)
+{
+	mr_tool *t = tool;
+	mpi_ranks_process_event(&t->ranks, process, ev);
+	return 0;
+}
+
+static void *mr_shard_init(void *tool, const pt_shard_info *shard, char *err, size_t errlen)
+{
+	mr_tool *t = tool;
+	(void)err;
+	(void)errlen;
+	int32_t rank = shard->process < t->ranks.n ? t->ranks.rank[shard->process] : -1;
+	if (shard->kind != PT_FILE_THREAD || rank < 0)
+		return calloc(1, sizeof(mr_shard)); /* nothing to count: its tool stays NULL */
+	mr_shard *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->tool = t;
+	s->rank = rank;
+	s->first = shard->first_ns;
+	mpi_track_init(&s->track, shard, rank);
+	return s;
+}
+
+static int mr_shard_event(void *st, const pt_event *ev)
+{
+	mr_shard *s = st;
+	if (!s->tool || ev->kind < PT_REC_RANGE_MPI_FIRST || ev->kind > PT_REC_RANGE_MPI_LAST)
+		return 0;
+	unsigned call = s->track.call;
+	uint64_t begin = s->track.begin;
+	mpi_track_event(&s->track, ev);
+	switch (ev->kind) {
+	case PT_REC_MPI_CALL_END:
+		if (call) {
+			s->call[call].n++;
+			s->call[call].ns += ev->time_ns - begin;
+		}
+		break;
+	case PT_REC_MPI_SEND: {
+		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
+		s->sent += m->bytes;
+		s->call[ev->rec->arg].bytes += m->bytes;
+		break;
+	}
+	case PT_REC_MPI_RECV: {
+		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
+		s->recvd += m->bytes;
+		s->call[ev->rec->arg].bytes += m->bytes;
+		break;
+	}
+	case PT_REC_MPI_COLL: {
+		const pt_rec_mpi_coll *c = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_coll);
+		s->csent += c->sent;
+		s->crecvd += c->recvd;
+		s->call[ev->rec->arg].bytes += c->sent + c->recvd;
+		break;
+	}
+	case PT_REC_MPI_RMA: {
+		const pt_rec_mpi_rma *r = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_rma);
+		s->call[ev->rec->arg].bytes += r->bytes;
+		break;
+	}
+	case PT_REC_MPI_IO: {
+		const pt_rec_mpi_io *r = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_io);
+		s->call[ev->rec->arg].bytes += r->bytes;
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* The tool's row of a rank, grown as ranks appear (under lock). */
+static rank_stat *rank_row(mr_tool *t, int32_t rank)
+{
+	if (rank >= t->nrank) {
+		int32_t n = rank + 1;
+		rank_stat *r = realloc(t->rank, (size_t)n * sizeof *r);
+		if (!r)
+			return NULL;
+		memset(r + t->nrank, 0, (size_t)(n - t->nrank) * sizeof *r);
+		t->rank = r;
+		t->nrank = n;
+	}
+	return &t->rank[rank];
+}
+
+static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
+{
+	(void)complete;
+	mr_shard *s = st;
+	mr_tool *t = s->tool;
+	if (!t) {
+		free(s);
+		return 0;
+	}
+	unsigned call = s->track.call;
+	uint64_t begin = s->track.begin;
+	mpi_track_end(&s->track, last_ns);
+	if (call) { /* a call the log ended in */
+		s->call[call].n++;
+		s->call[call].ns += last_ns > begin ? last_ns - begin : 0;
+	}
+	pthread_mutex_lock(&t->lock);
+	rank_stat *r = rank_row(t, s->rank);
+	if (!r || mpi_ends_move(&t->sends, &s->track.sends) ||
+	    mpi_ends_move(&t->recvs, &s->track.recvs) || s->track.oom)
+		t->oom = 1;
+	if (r) {
+		r->seen = 1;
+		r->threads++;
+		r->thread_ns += last_ns > s->first ? last_ns - s->first : 0;
+		r->p2p_sent += s->sent;
+		r->p2p_recvd += s->recvd;
+		r->coll_sent += s->csent;
+		r->coll_recvd += s->crecvd;
+		for (unsigned c = 0; c < 256; c++) {
+			r->call[c].n += s->call[c].n;
+			r->call[c].ns += s->call[c].ns;
+			r->call[c].bytes += s->call[c].bytes;
+			r->calls += s->call[c].n;
+			r->mpi_ns += s->call[c].ns;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	mpi_track_free(&s->track);
+	free(s);
+	return 0;
+}
+
+/* Each matched message: its pair's totals, and the receiver's wait for
+ * a sender that began late. */
+static void one_msg(void *arg, const mpi_end *snd, const mpi_end *rcv)
+{
+	mr_tool *t = arg;
+	if (rcv->to >= 0 && rcv->to < t->nrank && snd->lt > rcv->cb) {
+		uint64_t until = snd->lt < rcv->pt ? snd->lt : rcv->pt;
+		if (until > rcv->cb)
+			t->rank[rcv->to].late_ns += until - rcv->cb;
+	}
+	if (t->npairs && t->pairs[t->npairs - 1].from == snd->from &&
+	    t->pairs[t->npairs - 1].to == snd->to) {
+		t->pairs[t->npairs - 1].n++;
+		t->pairs[t->npairs - 1].bytes += snd->bytes;
+		return;
+	}
+	if (t->npairs == t->cappairs) {
+		size_t ncap = t->cappairs ? 2 * t->cappairs : 64;
+		pair_stat *p = realloc(t->pairs, ncap * sizeof *p);
+		if (!p) {
+			t->oom = 1;
+			return;
+		}
+		t->pairs = p;
+		t->cappairs = ncap;
+	}
+	t->pairs[t->npairs++] = (pair_stat){snd->from, snd->to, 1, snd->bytes};
+}
+
+/* mpi_match hands pairs in sender, receiver order: consecutive ones of a
+ * pair are summed above; a pair split by communicators or tags is summed
+ * here. */
+static int cmp_pair_key(const void *a, const void *b)
+{
+	const pair_stat *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int cmp_pair_bytes(const void *a, const void *b)
+{
+	const pair_stat *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return cmp_pair_key(a, b);
+}
+
+static int mr_finish(void *tool, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	mr_tool *t = tool;
+	mpi_match(&t->sends, &t->recvs, one_msg, t, &t->st);
+	pt_qsort(t->pairs, t->npairs, sizeof *t->pairs, cmp_pair_key);
+	size_t k = 0;
+	for (size_t i = 0; i < t->npairs; i++) {
+		if (k && !cmp_pair_key(&t->pairs[k - 1], &t->pairs[i])) {
+			t->pairs[k - 1].n += t->pairs[i].n;
+			t->pairs[k - 1].bytes += t->pairs[i].bytes;
+		} else {
+			t->pairs[k++] = t->pairs[i];
+		}
+	}
+	t->npairs = k;
+	pt_qsort(t->pairs, t->npairs, sizeof *t->pairs, cmp_pair_bytes);
+	return 0;
+}
+
+static void fmt_bytes(char *buf, size_t n, uint64_t b)
+{
+	if (b >= 10000000000ull)
+		snprintf(buf, n, "%.1fGB", (double)b / 1e9);
+	else if (b >= 10000000ull)
+		snprintf(buf, n, "%.1fMB", (double)b / 1e6);
+	else if (b >= 10000ull)
+		snprintf(buf, n, "%.1fKB", (double)b / 1e3);
+	else
+		snprintf(buf, n, "%lluB", (unsigned long long)b);
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+typedef struct call_row {
+	unsigned call;
+	uint64_t n, ns, bytes, min_ns, max_ns;
+} call_row;
+
+static int cmp_call_row(const void *a, const void *b)
+{
+	const call_row *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->call < y->call ? -1 : x->call > y->call;
+}
+
+static void print_ranks(mr_tool *t, FILE *out)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32];
+	fputs("\nMPI time by rank\n", out);
+	fprintf(out, "%-5s %-16s %7s %11s %11s %6s %10s %10s %10s %12s\n", "rank", "host",
+	        "threads", "thread time", "in MPI", "%", "p2p sent", "p2p recvd", "coll bytes",
+	        "late sender");
+	uint64_t sum_out = 0, max_out = 0, sum_mpi = 0, max_mpi = 0;
+	int32_t nr = 0;
+	for (int32_t r = 0; r < t->nrank; r++) {
+		const rank_stat *s = &t->rank[r];
+		if (!s->seen)
+			continue;
+		const char *host = "?";
+		for (size_t p = 0; p < t->ranks.n; p++)
+			if (t->ranks.rank[p] == r && t->ranks.host[p]) {
+				host = t->ranks.host[p];
+				break;
+			}
+		pt_fmt_dur(a, sizeof a, s->thread_ns);
+		pt_fmt_dur(b, sizeof b, s->mpi_ns);
+		fmt_bytes(c, sizeof c, s->p2p_sent);
+		fmt_bytes(d, sizeof d, s->p2p_recvd);
+		fmt_bytes(e, sizeof e, s->coll_sent + s->coll_recvd);
+		pt_fmt_dur(f, sizeof f, s->late_ns);
+		fprintf(out, "%-5d %-16.16s %7u %11s %11s %5.1f%% %10s %10s %10s %12s\n", r, host,
+		        s->threads, a, b, pct(s->mpi_ns, s->thread_ns), c, d, e, f);
+		uint64_t outside = s->thread_ns > s->mpi_ns ? s->thread_ns - s->mpi_ns : 0;
+		sum_out += outside;
+		sum_mpi += s->mpi_ns;
+		if (outside > max_out)
+			max_out = outside;
+		if (s->mpi_ns > max_mpi)
+			max_mpi = s->mpi_ns;
+		nr++;
+	}
+	if (nr > 1 && max_out && sum_mpi)
+		fprintf(out,
+		        "Load balance (time outside MPI, average / maximum over ranks): %.2f; time in "
+		        "MPI, maximum / average: %.2f\n",
+		        (double)sum_out / nr / (double)max_out,
+		        (double)max_mpi * nr / (double)sum_mpi);
+}
+
+static void print_calls(mr_tool *t, FILE *out)
+{
+	call_row rows[256];
+	size_t n = 0;
+	for (unsigned c = 1; c < 256; c++) {
+		call_row row = {c, 0, 0, 0, UINT64_MAX, 0};
+		for (int32_t r = 0; r < t->nrank; r++) {
+			const call_stat *s = &t->rank[r].call[c];
+			if (!t->rank[r].seen)
+				continue;
+			row.n += s->n;
+			row.ns += s->ns;
+			row.bytes += s->bytes;
+			if (s->ns < row.min_ns)
+				row.min_ns = s->ns;
+			if (s->ns > row.max_ns)
+				row.max_ns = s->ns;
+		}
+		if (row.n)
+			rows[n++] = row;
+	}
+	qsort(rows, n, sizeof *rows, cmp_call_row);
+	size_t shown = t->top && t->top < n ? t->top : n;
+	fprintf(out, "\nMPI calls by time (%zu of %zu)\n", shown, n);
+	fprintf(out, "%-26s %9s %11s %10s %11s %11s %10s\n", "call", "calls", "time", "mean",
+	        "least rank", "most rank", "bytes");
+	for (size_t i = 0; i < shown; i++) {
+		char a[32], b[32], c[32], d[32], e[32];
+		pt_fmt_dur(a, sizeof a, rows[i].ns);
+		pt_fmt_dur(b, sizeof b, rows[i].ns / rows[i].n);
+		pt_fmt_dur(c, sizeof c, rows[i].min_ns);
+		pt_fmt_dur(d, sizeof d, rows[i].max_ns);
+		fmt_bytes(e, sizeof e, rows[i].bytes);
+		fprintf(out, "%-26s %9llu %11s %10s %11s %11s %10s\n", mpi_call_name(rows[i].call),
+		        (unsigned long long)rows[i].n, a, b, c, d, e);
+	}
+}
+
+static void print_pairs(mr_tool *t, FILE *out)
+{
+	if (!t->npairs)
+		return;
+	size_t shown = t->npairs < 10 ? t->npairs : 10;
+	fprintf(out, "\nLargest communication pairs (%zu of %zu)\n", shown, t->npairs);
+	fprintf(out, "%5s %5s %10s %10s %10s\n", "from", "to", "messages", "bytes", "mean");
+	for (size_t i = 0; i < shown; i++) {
+		char a[32], b[32];
+		fmt_bytes(a, sizeof a, t->pairs[i].bytes);
+		fmt_bytes(b, sizeof b, t->pairs[i].bytes / t->pairs[i].n);
+		fprintf(out, "%5d %5d %10llu %10s %10s\n", t->pairs[i].from, t->pairs[i].to,
+		        (unsigned long long)t->pairs[i].n, a, b);
+	}
+}
+
+static int mr_print(void *tool, FILE *out)
+{
+	mr_tool *t = tool;
+	if (!t->ranks.any)
+		return 0;
+	uint64_t calls = 0, mpi_ns = 0, thread_ns = 0, bytes = 0;
+	int32_t nr = 0;
+	size_t nhosts = 0;
+	for (int32_t r = 0; r < t->nrank; r++) {
+		if (!t->rank[r].seen)
+			continue;
+		nr++;
+		calls += t->rank[r].calls;
+		mpi_ns += t->rank[r].mpi_ns;
+		thread_ns += t->rank[r].thread_ns;
+	}
+	for (size_t i = 0; i < t->npairs; i++)
+		bytes += t->pairs[i].bytes;
+	for (size_t p = 0; p < t->ranks.n; p++) {
+		if (!t->ranks.host[p])
+			continue;
+		size_t q = 0;
+		while (q < p && (!t->ranks.host[q] || strcmp(t->ranks.host[q], t->ranks.host[p])))
+			q++;
+		nhosts += q == p;
+	}
+	char a[32], b[32];
+	pt_fmt_dur(a, sizeof a, mpi_ns);
+	fmt_bytes(b, sizeof b, bytes);
+	fprintf(out,
+	        "\nMPI: %d ranks on %zu host%s; %llu calls, %s in MPI (%.1f%% of the ranks' thread "
+	        "time); %llu messages matched (%s), %llu sends and %llu receives unmatched\n",
+	        nr, nhosts, nhosts == 1 ? "" : "s", (unsigned long long)calls, a,
+	        pct(mpi_ns, thread_ns), (unsigned long long)t->st.matched, b,
+	        (unsigned long long)t->st.unmatched_sends, (unsigned long long)t->st.unmatched_recvs);
+	char missing[160];
+	if (mpi_ranks_missing(&t->ranks, missing, sizeof missing))
+		fprintf(out, "Ranks missing from the trace (no log of theirs): %s\n", missing);
+	if (t->oom)
+		fputs("(out of memory: some calls or messages are missing)\n", out);
+	print_ranks(t, out);
+	print_calls(t, out);
+	print_pairs(t, out);
+	return 0;
+}
+
+static void mr_destroy(void *tool)
+{
+	mr_tool *t = tool;
+	mpi_ranks_free(&t->ranks);
+	mpi_ends_free(&t->sends);
+	mpi_ends_free(&t->recvs);
+	free(t->rank);
+	free(t->pairs);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static const pt_tool mpi_tool = {
+	.api_version = PT_TOOL_API_VERSION,
+	.name = "mpi",
+	.description = "MPI: time per rank and call, bytes, pairs, late senders, balance",
+	.init = mr_init,
+	.process_event = mr_process_event,
+	.shard_init = mr_shard_init,
+	.shard_event = mr_shard_event,
+	.shard_exit = mr_shard_exit,
+	.finish = mr_finish,
+	.print_results = mr_print,
+	.destroy = mr_destroy,
+};
+
+const pt_tool *pt_tool_mpi(void)
+{
+	return &mpi_tool;
+}

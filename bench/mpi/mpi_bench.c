@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Cost of tracing MPI calls (bench/mpi/run.sh runs it untraced and under
+ * libtrace.so). Rank 0 times BLOCKS blocks of ITER operations and prints
+ * each block's nanoseconds per operation, one line each:
+ *   pingpong   0-byte MPI_Send/MPI_Recv round trip between ranks 0 and 1
+ *              (the others wait in the final barrier)
+ *   self       0-byte MPI_Send to itself and its MPI_Recv, on every rank:
+ *              a real message with no other process in its path
+ *   allreduce  MPI_Allreduce of one double over MPI_COMM_WORLD
+ *   rank       MPI_Comm_rank: a call that does no communication, so what
+ *              tracing adds is the wrapper alone
+ * usage: mpi_bench MODE ITER BLOCKS */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc < 4) {
+		if (!rank)
+			fprintf(stderr, "usage: %s pingpong|self|allreduce|rank ITER BLOCKS\n",
+			        argv[0]);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	const char *mode = argv[1];
+	long iter = atol(argv[2]), blocks = atol(argv[3]);
+	double x = rank, y;
+	int r;
+	for (long b = 0; b <= blocks; b++) { /* block 0 warms up, not printed */
+		MPI_Barrier(MPI_COMM_WORLD);
+		double t0 = now_ns();
+		if (!strcmp(mode, "pingpong")) {
+			for (long i = 0; i < iter && rank < 2 && size > 1; i++) {
+				if (rank == 0) {
+					MPI_Send(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+					MPI_Recv(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+					         MPI_STATUS_IGNORE);
+				} else {
+					MPI_Recv(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+					         MPI_STATUS_IGNORE);
+					MPI_Send(NULL, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+				}
+			}
+		} else if (!strcmp(mode, "self")) {
+			for (long i = 0; i < iter; i++) {
+				MPI_Send(NULL, 0, MPI_BYTE, rank, 2, MPI_COMM_WORLD);
+				MPI_Recv(NULL, 0, MPI_BYTE, rank, 2, MPI_COMM_WORLD,
+				         MPI_STATUS_IGNORE);
+			}
+		} else if (!strcmp(mode, "allreduce")) {
+			for (long i = 0; i < iter; i++)
+				MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		} else {
+			for (long i = 0; i < iter; i++)
+				MPI_Comm_rank(MPI_COMM_WORLD, &r);
+		}
+		double t = now_ns() - t0;
+		if (rank == 0 && b > 0)
+			printf("%.1f\n", t / (double)iter);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the MPI part of libtrace.so (runtime/mpi/, docs/MPI.md).
+ *
+ * libtrace.so never links libmpi: mpi.h (Open MPI's) is used for types
+ * only, and everything of the MPI library is looked up when the program
+ * calls MPI: the real PMPI_* functions and the handles behind Open MPI's
+ * constants (MPI_COMM_WORLD is the address of ompi_mpi_comm_world). So a
+ * program without MPI never runs a line of this part, and one linked with
+ * another MPI library (MPICH: integer handles) gets its calls passed on
+ * untouched (pt_mpi_mode PT_MPI_PASS).
+ *
+ * Files: mpi_part.c (the part: job, modes, records, the real functions),
+ * mpi_comm.c (communicators -> world ranks and ids), mpi_req.c (requests),
+ * mpi_sync.c (clock synchronisation), mpi_c.c (the C wrappers),
+ * mpi_fortran.c (the Fortran ones). */
+#ifndef PT_MPI_INTERNAL_H
+#define PT_MPI_INTERNAL_H
+
+#include "pt_interpose.h"
+#include "pt_runtime.h"
+
+#include <mpi.h>
+#include <paratrace/mpi_calls.h>
+
+#if !defined(OPEN_MPI) || !OPEN_MPI
+#error "the MPI part is built against Open MPI's mpi.h (handles are pointers): see docs/MPI.md"
+#endif
+
+/* ---- modes ------------------------------------------------------------ */
+enum {
+	PT_MPI_UNDECIDED = 0,
+	PT_MPI_TRACE = 1, /* Open MPI, tracing on: calls recorded */
+	PT_MPI_PASS = 2,  /* calls passed on untouched */
+};
+extern PT_HIDDEN int pt_mpi_mode;
+/* Between a successful MPI_Init and MPI_Finalize: handles and PMPI calls
+ * may be used to describe a call. */
+extern PT_HIDDEN int pt_mpi_ready;
+/* Inside a recorded MPI call on this thread: calls the library makes to
+ * MPI_* itself are not recorded again. */
+extern PT_HIDDEN __thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
+
+/* Decides the mode at the first call (thread-safe, idempotent). */
+PT_HIDDEN int pt_mpi_decide(void);
+
+/* Whether a call starting now on this thread is recorded. */
+static inline int pt_mpi_on(void)
+{
+	if (pt_mpi_depth)
+		return 0;
+	if (pt_unlikely(pt_mpi_mode != PT_MPI_TRACE) && pt_mpi_decide() != PT_MPI_TRACE)
+		return 0;
+	return pt_tracing();
+}
+
+/* ---- real functions ------------------------------------------------------ */
+/* A function of the MPI library by name (PMPI_*: the C profiling entry
+ * points, which libtrace.so never defines; Fortran names: the next
+ * definition after libtrace.so's). NULL if the library has none. */
+PT_HIDDEN void *pt_mpi_sym(const char *name);
+PT_HIDDEN void *pt_mpi_sym_next(const char *name);
+/* A wrapper whose real function cannot be found: warned once, an error
+ * code returned (the program did not link an MPI library, or not this
+ * call). */
+PT_HIDDEN int pt_mpi_missing(const char *name);
+
+/* static __typeof__(&PMPI_x) *real: looked up once. */
+#define PT_MPI_REAL(name)                                                                          \
+	static __typeof__(&P##name) real_##name;                                                   \
+	if (pt_unlikely(!real_##name) &&                                                           \
+	    !(real_##name = (__typeof__(&P##name))pt_mpi_sym("P" #name)))                          \
+		return pt_mpi_missing(#name);
+
+/* ---- Open MPI's predefined handles (valid while pt_mpi_ready) ---------- */
+extern PT_HIDDEN MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
+extern PT_HIDDEN MPI_Datatype pt_mpi_byte;
+extern PT_HIDDEN MPI_Request pt_mpi_request_null;
+extern PT_HIDDEN int pt_mpi_rank, pt_mpi_size; /* in MPI_COMM_WORLD */
+
+/* ---- records ---------------------------------------------------------- */
+/* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it
+ * was written (the call is recorded: end it with pt_mpi_end*), 0 when not. */
+PT_HIDDEN int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len);
+/* The call ended: n records of `kind` (each `len` bytes, back to back in
+ * p), then MPI_CALL_END. */
+PT_HIDDEN void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t n);
+
+static inline int pt_mpi_begin_call(unsigned call)
+{
+	return pt_mpi_begin(call, 0, NULL, 0);
+}
+static inline void pt_mpi_end_call(unsigned call)
+{
+	pt_mpi_end(call, 0, NULL, 0, 0);
+}
+
+/* Bytes of count elements of a datatype (0 if it cannot be had). */
+PT_HIDDEN uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type);
+
+/* ---- communicators (mpi_comm.c) ----------------------------------------- */
+typedef struct pt_mpi_comm {
+	MPI_Comm handle;
+	uint64_t id;   /* PT_MPI_COMM_WORLD_ID... the same in every process */
+	int inter;     /* an intercommunicator: peers are in its remote group */
+	int rank;      /* this process's rank in it */
+	uint32_t size; /* of the group peers are ranks of */
+	int32_t *world; /* world rank of each of those ranks; NULL: the identity */
+	struct pt_mpi_comm *next;
+} pt_mpi_comm;
+
+/* The communicator behind a handle; registered (MPI_COMM_DEF, flagged
+ * late) if it was never seen created. NULL for MPI_COMM_NULL or when it
+ * cannot be described. */
+PT_HIDDEN const pt_mpi_comm *pt_mpi_comm_get(MPI_Comm c);
+/* A communicator a call just created (after Comm_dup, Comm_split...),
+ * in the order of creation, which every member shares: so its id is the
+ * same in all of them. */
+PT_HIDDEN void pt_mpi_comm_created(MPI_Comm c);
+/* Before MPI_Comm_free / MPI_Comm_disconnect: the handle may come back
+ * for another communicator. */
+PT_HIDDEN void pt_mpi_comm_freed(MPI_Comm c);
+/* Peer rank in c (remote group for an intercommunicator) -> world rank;
+ * negative ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) come back as is. */
+static inline int32_t pt_mpi_world_rank(const pt_mpi_comm *c, int rank)
+{
+	if (rank < 0 || !c)
+		return rank;
+	if (!c->world)
+		return rank;
+	return (uint32_t)rank < c->size ? c->world[rank] : -1;
+}
+PT_HIDDEN int pt_mpi_comm_init(void); /* after MPI_Init: WORLD, SELF */
+/* A one-sided call's target rank in the window's group -> world rank;
+ * windows leave the table when freed. */
+PT_HIDDEN int32_t pt_mpi_win_world_rank(MPI_Win win, int rank);
+PT_HIDDEN void pt_mpi_win_freed(MPI_Win win);
+PT_HIDDEN void pt_mpi_comm_fork_child(void);
+
+/* ---- requests (mpi_req.c) --------------------------------------------- */
+enum { PT_MPI_REQ_SEND = 1, PT_MPI_REQ_RECV = 2, PT_MPI_REQ_OTHER = 3 };
+typedef struct pt_mpi_req {
+	uintptr_t handle;
+	uint8_t kind;       /* PT_MPI_REQ_* */
+	uint8_t persistent; /* MPI_*_init: stays after completion, started by MPI_Start */
+	uint8_t active;
+	uint8_t call;       /* the call that made it */
+	int32_t peer;       /* world rank (persistent: the template's) */
+	int32_t tag;
+	uint64_t bytes;
+	const pt_mpi_comm *comm;
+	uint64_t posted; /* ticks at the Irecv or MPI_Start */
+	struct pt_mpi_req *next;
+} pt_mpi_req;
+
+PT_HIDDEN void pt_mpi_req_add(const pt_mpi_req *r);
+/* The request was completed (Wait/Test found it done): its entry in
+ * *out, removed unless persistent (then made inactive). 0 if unknown. */
+PT_HIDDEN int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out);
+/* A copy of the entry, without changing it. 0 if unknown. */
+PT_HIDDEN int pt_mpi_req_peek(uintptr_t h, pt_mpi_req *out);
+/* MPI_Start of a persistent request: active, posted now. 0 if unknown. */
+PT_HIDDEN int pt_mpi_req_start(uintptr_t h, uint64_t now, pt_mpi_req *out);
+PT_HIDDEN void pt_mpi_req_forget(uintptr_t h); /* MPI_Request_free */
+PT_HIDDEN void pt_mpi_req_fork_child(void);
+
+/* A message record from a request and the status that completed it. */
+PT_HIDDEN int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m);
+
+/* ---- completions shared by the C and Fortran wrappers (mpi_c.c) -------- */
+/* Requests a Wait/Test family call was given (copied before the call:
+ * it overwrites them) and which of them completed (done[i]). When the
+ * program passed no statuses, `st` is the wrapper's own. Writes a
+ * MPI_RECV for each completed receive, then the call's end. */
+PT_HIDDEN void pt_mpi_complete(unsigned call, const MPI_Request *h, const char *done,
+			       const MPI_Status *st, size_t n);
+/* Whether one of the n requests is a receive this part knows (statuses
+ * are needed then). */
+PT_HIDDEN int pt_mpi_any_recv(const MPI_Request *h, size_t n);
+
+/* Per-thread scratch for the arrays a Wait/Test family call needs when
+ * the program's are not enough (request copies, statuses, done flags):
+ * n elements of each; NULL if memory cannot be had. */
+typedef struct pt_mpi_scratch {
+	MPI_Request *req;
+	MPI_Status *st;
+	MPI_Status *st2; /* Fortran: the C statuses of the Fortran ones */
+	char *done;
+	int *idx;
+} pt_mpi_scratch;
+PT_HIDDEN int pt_mpi_scratch_get(size_t n, pt_mpi_scratch *s);
+
+/* A message about to be sent / a receive posted: the record's payload. */
+PT_HIDDEN void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int tag,
+			  uint64_t bytes, uintptr_t request);
+
+/* A collective's record: root in c's ranks (-1 none), bytes. */
+PT_HIDDEN void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent,
+			   uint64_t recvd, uintptr_t request);
+
+/* What the C and Fortran wrappers share (mpi_c.c): a send's begin
+ * (MPI_CALL + MPI_SEND), a non-blocking send's end (MPI_SEND with its
+ * request), a blocking receive's end (MPI_RECV from its status), a
+ * receive posted (its request remembered; persistent: a template for
+ * MPI_Start), the end of MPI_Start(all) (a MPI_SEND or MPI_IRECV per
+ * request started). Each writes the call's end when it says so. */
+PT_HIDDEN int pt_mpi_send_begin(unsigned call, int dest, int tag, MPI_Comm comm, int count,
+				MPI_Datatype dt);
+PT_HIDDEN void pt_mpi_isend_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm,
+				int count, MPI_Datatype dt, const MPI_Request *req);
+PT_HIDDEN void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
+			       uint64_t posted);
+PT_HIDDEN void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, int tag,
+				  uint64_t bytes, const MPI_Request *req, uint64_t posted,
+				  int persistent);
+PT_HIDDEN void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n,
+			      uint64_t now);
+/* Collectives: the size count arrays have (remote group of an
+ * intercommunicator), whether this process is the root, counts summed. */
+PT_HIDDEN uint32_t pt_mpi_coll_size(MPI_Comm comm);
+PT_HIDDEN int pt_mpi_is_root(MPI_Comm comm, int root);
+PT_HIDDEN uint64_t pt_mpi_sum_counts(const int *counts, uint32_t n, MPI_Datatype dt);
+
+/* ---- MPI_Init / MPI_Finalize (mpi_part.c, mpi_sync.c) ------------------- */
+/* After the real MPI_Init/MPI_Init_thread succeeded: handles, WORLD,
+ * MPI_INIT, the clock synchronisation. */
+PT_HIDDEN void pt_mpi_after_init(int required, int provided, int fortran);
+/* Before the real MPI_Finalize: the last synchronisation. */
+PT_HIDDEN void pt_mpi_before_finalize(void);
+PT_HIDDEN void pt_mpi_after_finalize(void);
+/* The synchronisation itself (phase 0 at init, 1 at finalize). */
+PT_HIDDEN void pt_mpi_clock_sync(int phase, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/* The MPI part of the runtime (docs/MPI.md): which job this process is a
+ * rank of (from the launcher's environment, before anything is written),
+ * whether MPI calls are traced, the real MPI functions, the records every
+ * wrapper writes, and what MPI_Init and MPI_Finalize add. */
+#define _GNU_SOURCE
+#include "mpi_internal.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pt_mpi_mode;
+int pt_mpi_ready;
+__thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
+
+MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
+MPI_Datatype pt_mpi_byte;
+MPI_Request pt_mpi_request_null;
+int pt_mpi_rank = -1, pt_mpi_size;
+
+/* ---- the job ---------------------------------------------------------- */
+
+/* What the launcher said (join), for the MPI_JOB record. */
+static struct {
+	int joined;
+	int rank;
+	uint32_t size;
+	uint32_t launcher;
+} job;
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; s && *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int env_uint(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	if (!v || !*v)
+		return -1;
+	unsigned long x = strtoul(v, &end, 10);
+	if (*end || x > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* The directory name's job part: what identifies the job to a person
+ * (Open MPI's job id, Slurm's job.step), letters, digits, '.', '-' only. */
+static void dir_name(char *out, size_t len, const char *what)
+{
+	char clean[64];
+	size_t n = 0;
+	for (const char *p = what; *p && n + 1 < sizeof clean; p++)
+		clean[n++] = (char)((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+						    (*p >= 'A' && *p <= 'Z') || *p == '.' || *p == '-'
+					    ? *p
+					    : '_');
+	clean[n] = 0;
+	snprintf(out, len, "paratrace-mpi-%s", clean);
+}
+
+/* Every process of one job finds the same key in its environment, and no
+ * other job has it: Open MPI's mpirun hands its ranks a random 128-bit
+ * key (orte_precondition_transports) and the job id; Slurm a job and step
+ * number; a PMIx launcher a namespace. The run id and the default trace
+ * directory are made from it, so the ranks agree without talking. */
+static void mpi_join(pt_run_job *out)
+{
+	const pt_config *cfg = pt_config_get();
+	if (cfg && !cfg->mpi)
+		return;
+	uint32_t rank, size = 0;
+	uint64_t key = 0xcbf29ce484222325ull;
+	char name[64];
+	const char *jobid;
+	if (!env_uint("OMPI_COMM_WORLD_RANK", &rank) && !env_uint("OMPI_COMM_WORLD_SIZE", &size) &&
+	    (jobid = getenv("OMPI_MCA_ess_base_jobid"))) {
+		job.launcher = PT_MPI_LAUNCHER_OPENMPI;
+		key = fnv1a(fnv1a(key, jobid), getenv("OMPI_MCA_orte_precondition_transports"));
+		key = fnv1a(key, getenv("OMPI_MCA_orte_hnp_uri"));
+		snprintf(name, sizeof name, "%s", jobid);
+	} else if (!env_uint("SLURM_PROCID", &rank) && getenv("SLURM_JOB_ID") &&
+		   getenv("SLURM_STEP_ID")) {
+		job.launcher = PT_MPI_LAUNCHER_SLURM;
+		env_uint("SLURM_NTASKS", &size);
+		key = fnv1a(fnv1a(fnv1a(key, getenv("SLURM_JOB_ID")), "."), getenv("SLURM_STEP_ID"));
+		key = fnv1a(key, getenv("SLURM_CLUSTER_NAME"));
+		snprintf(name, sizeof name, "%s.%s", getenv("SLURM_JOB_ID"), getenv("SLURM_STEP_ID"));
+	} else if (!env_uint("PMIX_RANK", &rank) && getenv("PMIX_NAMESPACE")) {
+		job.launcher = PT_MPI_LAUNCHER_PMIX;
+		key = fnv1a(fnv1a(key, getenv("PMIX_NAMESPACE")), getenv("PMIX_SERVER_URI2"));
+		snprintf(name, sizeof name, "%s", getenv("PMIX_NAMESPACE"));
+	} else {
+		return;
+	}
+	job.joined = 1;
+	job.rank = (int)rank;
+	job.size = size;
+	out->run_id = key ? key : 1;
+	out->rank = rank;
+	out->size = size;
+	dir_name(out->dir, sizeof out->dir, name);
+}
+
+static void host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) != 0)
+		snprintf(buf, len, "?");
+	buf[len - 1] = 0;
+}
+
+static void mpi_init_part(void)
+{
+	if (!job.joined)
+		return;
+	pt_rec_mpi_job r = {job.rank, job.size, job.launcher, 0};
+	char host[256];
+	host_name(host, sizeof host);
+	pt_process_emit(PT_REC_MPI_JOB, 0, &r, sizeof r, host, strlen(host) + 1);
+}
+
+static void mpi_fork_child(void)
+{
+	/* Open MPI does not let a forked child use MPI: whatever it calls
+	 * goes to the library untouched. */
+	pt_mpi_ready = 0;
+	__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
+	job.joined = 0;
+	pt_mpi_comm_fork_child();
+	pt_mpi_req_fork_child();
+}
+
+PT_SUBSYSTEM(mpi_part) = {
+	.name = "mpi",
+	.order = PT_ORDER_INTERPOSE,
+	.init = mpi_init_part,
+	.fork_child = mpi_fork_child,
+	.join = mpi_join,
+};
+
+/* ---- modes and real functions ------------------------------------------ */
+
+void *pt_mpi_sym(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+void *pt_mpi_sym_next(const char *name)
+{
+	return pt_real(name);
+}
+
+int pt_mpi_missing(const char *name)
+{
+	static int warned;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		pt_warn("%s was called but no MPI library defines P%s; returning an error", name,
+			name);
+	return MPI_ERR_INTERN;
+}
+
+int pt_mpi_decide(void)
+{
+	int m = __atomic_load_n(&pt_mpi_mode, __ATOMIC_ACQUIRE);
+	if (m != PT_MPI_UNDECIDED)
+		return m;
+	const pt_config *cfg = pt_config_get();
+	m = PT_MPI_PASS;
+	if (!pt_tracing() || (cfg && !cfg->mpi)) {
+		m = PT_MPI_PASS;
+	} else if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+		m = PT_MPI_TRACE;
+	} else {
+		static int warned;
+		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			pt_warn("this program's MPI library is not Open MPI: its MPI calls are passed on "
+				"untraced (docs/MPI.md)");
+	}
+	int expect = PT_MPI_UNDECIDED;
+	if (!__atomic_compare_exchange_n(&pt_mpi_mode, &expect, m, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		m = expect;
+	return m;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
+{
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (!t) {
+		errno = saved;
+		return 0;
+	}
+	pt_emit(t, PT_REC_MPI_CALL, call, NULL, 0);
+	if (kind)
+		pt_emit(t, kind, call, p, len);
+	pt_leave(t);
+	pt_mpi_depth = 1;
+	errno = saved;
+	return 1;
+}
+
+void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t n)
+{
+	int saved = errno;
+	pt_mpi_depth = 0;
+	pt_thread *t = pt_enter();
+	if (t) {
+		for (size_t i = 0; i < n; i++)
+			pt_emit(t, kind, call, (const char *)p + i * len, len);
+		pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+		pt_leave(t);
+	}
+	errno = saved;
+}
+
+/* The last datatype asked about on this thread: most programs send one
+ * or two types, and PMPI_Type_size costs a call. Types are freed and
+ * their handles reused: MPI_Type_free bumps pt_mpi_type_gen. */
+unsigned pt_mpi_type_gen;
+static __thread struct {
+	MPI_Datatype type;
+	unsigned gen;
+	uint64_t size;
+} type_cache __attribute__((tls_model("initial-exec")));
+
+uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type)
+{
+	if (count <= 0 || !pt_mpi_ready)
+		return 0;
+	unsigned gen = __atomic_load_n(&pt_mpi_type_gen, __ATOMIC_RELAXED);
+	if (type_cache.type != type || type_cache.gen != gen) {
+		static __typeof__(&PMPI_Type_size_x) size_x;
+		if (!size_x)
+			size_x = (__typeof__(&PMPI_Type_size_x))pt_mpi_sym("PMPI_Type_size_x");
+		MPI_Count sz = 0;
+		if (!size_x || size_x(type, &sz) != MPI_SUCCESS || sz < 0)
+			sz = 0;
+		type_cache.type = type;
+		type_cache.gen = gen;
+		type_cache.size = (uint64_t)sz;
+	}
+	return (uint64_t)count * type_cache.size;
+}
+
+/* ---- MPI_Init, MPI_Finalize ------------------------------------------- */
+
+/* A duplicate of MPI_COMM_WORLD for the runtime's own messages (the clock
+ * synchronisation), so that they never match the program's. */
+static MPI_Comm sync_comm;
+
+void pt_mpi_after_init(int required, int provided, int fortran)
+{
+	if (pt_mpi_ready)
+		return;
+	pt_mpi_comm_world = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_world");
+	pt_mpi_comm_self = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_self");
+	pt_mpi_comm_null = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_null");
+	pt_mpi_byte = (MPI_Datatype)pt_mpi_sym("ompi_mpi_byte");
+	pt_mpi_request_null = (MPI_Request)pt_mpi_sym("ompi_request_null");
+	__typeof__(&PMPI_Comm_rank) comm_rank = pt_mpi_sym("PMPI_Comm_rank");
+	__typeof__(&PMPI_Comm_size) comm_size = pt_mpi_sym("PMPI_Comm_size");
+	__typeof__(&PMPI_Comm_dup) comm_dup = pt_mpi_sym("PMPI_Comm_dup");
+	if (!pt_mpi_comm_world || !pt_mpi_byte || !comm_rank || !comm_size || !comm_dup ||
+	    comm_rank(pt_mpi_comm_world, &pt_mpi_rank) != MPI_SUCCESS ||
+	    comm_size(pt_mpi_comm_world, &pt_mpi_size) != MPI_SUCCESS) {
+		pt_warn("MPI_Init: cannot find Open MPI's MPI_COMM_WORLD; MPI calls are not traced");
+		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
+		return;
+	}
+	if (pt_mpi_comm_init() != 0) {
+		pt_warn("MPI_Init: out of memory; MPI calls are not traced");
+		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
+		return;
+	}
+	pt_mpi_ready = 1;
+	if (job.joined && (job.rank != pt_mpi_rank || (job.size && job.size != (uint32_t)pt_mpi_size)))
+		pt_warn("the launcher said rank %d of %u, MPI_Init says rank %d of %d",
+			job.rank, job.size, pt_mpi_rank, pt_mpi_size);
+	pt_rec_mpi_init r = {pt_mpi_rank, (uint32_t)pt_mpi_size, required, provided,
+			     fortran ? PT_MPI_INIT_FORTRAN : 0, 0};
+	char host[256];
+	host_name(host, sizeof host);
+	pt_process_emit(PT_REC_MPI_INIT, 0, &r, sizeof r, host, strlen(host) + 1);
+	if (comm_dup(pt_mpi_comm_world, &sync_comm) == MPI_SUCCESS)
+		pt_mpi_clock_sync(0, sync_comm);
+	else
+		sync_comm = NULL;
+}
+
+void pt_mpi_before_finalize(void)
+{
+	if (!pt_mpi_ready || !sync_comm)
+		return;
+	pt_mpi_clock_sync(1, sync_comm);
+	__typeof__(&PMPI_Comm_free) comm_free = pt_mpi_sym("PMPI_Comm_free");
+	if (comm_free)
+		comm_free(&sync_comm);
+	sync_comm = NULL;
+}
+
+void pt_mpi_after_finalize(void)
+{
+	pt_mpi_ready = 0;
+}

@@ -1,0 +1,447 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Runs an MPI program under mpirun with libtrace.so preloaded into every
+rank, analyzes the trace and checks the Paraver trace against what the
+ranks say they did ("expect" lines on stdout, mpitest.h):
+
+  expect sent RANK MSGS BYTES         point-to-point messages RANK sent
+  expect coll RANK CALLS SENT RECVD   collective calls and their bytes
+  expect half RANK COLOR              the MPI_Comm_split half RANK is in
+
+Every mode checks the trace with prv_check.py, one Paraver task per rank in
+rank order, and every message (communication with an MPI tag, >= 10):
+its count and bytes per sender equal what the sender counted, and no
+receive ends before its send begins. Modes:
+
+  p2p       the line above (env LD_PRELOAD=... in the mpirun command), and
+            the Extrae states --states names appear;
+            in every complete run, also: the report's MPI section and the
+            Chrome export's flows count the same ranks and messages
+  p2p-x     the same with `mpirun -x LD_PRELOAD` and no PARATRACE_DIR:
+            the ranks agree on the directory they derive
+  coll      also collectives: calls, bytes given and got, communicators
+            (ranks of one split half share one, the halves differ)
+  threads   also: every rank's MPI calls come from several threads
+  plugin    also: the program's functions are on the ranks' timelines
+  clock     ranks 1 and 2 run with clocks shifted by known amounts
+            (PARATRACE_TEST_CLOCK_OFFSET_NS): the synchronisation must
+            measure them within 5 us, and the analyzer remove them
+  killed    rank 1 kills itself: the other ranks' traces convert, the
+            send it never received is counted unmatched
+  missing   rank 2's folder is deleted before the analysis: the rest
+            converts, its messages are counted unmatched, it is named
+  twojobs   two jobs in one directory: refused without --run, each
+            converted alone with --run
+  dist      `mpirun -np M paratrace analyze` for M = 2, 3, 4 writes the
+            bytes one process writes
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+
+MPI_TAG_MIN = 10
+SHIFTS = {1: 50_000_000_000, 2: -1_000_000_000}  # ns, clock mode
+SYNC_TOLERANCE_NS = 5000
+
+fails = []
+
+
+def fail(msg):
+    fails.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def mpi_env():
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+    for k in ("PARATRACE_DIR", "LD_PRELOAD", "PARATRACE_TEST_CLOCK_OFFSET_NS"):
+        env.pop(k, None)
+    return env
+
+
+def run(cmd, cwd, timeout=120, check=True, log=None):
+    p = subprocess.run(cmd, cwd=cwd, env=mpi_env(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if log:
+        with open(log, "w") as f:
+            f.write("$ " + " ".join(cmd) + "\n" + p.stdout + "\n--- stderr\n" + p.stderr)
+    if check and p.returncode != 0:
+        sys.exit("check_mpi: %s exited %d\n%s%s" % (cmd[0], p.returncode, p.stdout[-3000:],
+                                                    p.stderr[-3000:]))
+    return p
+
+
+def launch(a, np, trace, prog, env_per_rank=None, use_x=False):
+    """mpirun command for np ranks of prog, every rank preloaded."""
+    cmd = [a.mpirun, "--oversubscribe", "--bind-to", "none"]
+    if use_x:
+        return cmd + ["-np", str(np), "-x", "LD_PRELOAD=" + a.lib] + prog
+    contexts = []
+    for r in range(np):
+        extra = (env_per_rank or {}).get(r)
+        if contexts and not extra and not contexts[-1][1]:
+            contexts[-1][0] += 1
+        else:
+            contexts.append([1, extra])
+    for i, (n, extra) in enumerate(contexts):
+        if i:
+            cmd.append(":")
+        cmd += ["-np", str(n), "env", "LD_PRELOAD=" + a.lib, "PARATRACE_DIR=" + trace]
+        if extra:
+            cmd += ["%s=%s" % kv for kv in extra.items()]
+        cmd += prog
+    return cmd
+
+
+def expects(stdout):
+    out = defaultdict(dict)
+    for line in stdout.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0] == "expect":
+            out[f[1]][int(f[2])] = [int(x) for x in f[3:]]
+    return out
+
+
+def analyze(a, trace, name, extra=(), check=True):
+    return run([a.paratrace, "analyze", trace, "-o", name] + list(extra), os.path.dirname(name),
+               check=check, log=name + ".log")
+
+
+class Prv:
+    """What the tests need of a .prv: tasks by rank, messages, events."""
+
+    def __init__(self, a, base):
+        self.base = base
+        summary = base + ".summary.json"
+        p = subprocess.run([sys.executable, a.prv_check, base + ".prv", "--summary", summary],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            fail("prv_check: " + p.stdout.strip()[:2000])
+        with open(summary) as f:
+            self.summary = json.load(f)
+        self.task_rank = {}
+        for i, label in enumerate(self.summary["task_labels"]):
+            m = re.search(r" rank (\d+) ", label)
+            self.task_rank[i + 1] = int(m.group(1)) if m else None
+        self.msgs = []  # (from rank, to rank, lsend, psend, lrecv, precv, size, tag)
+        self.events = defaultdict(list)  # task -> [(time, thread, [(type, value)...])]
+        with open(base + ".prv") as f:
+            next(f)
+            for line in f:
+                if line.startswith("3:"):
+                    v = [int(x) for x in line.split(":")[1:]]
+                    if v[13] >= MPI_TAG_MIN:
+                        self.msgs.append((self.task_rank[v[2]], self.task_rank[v[8]], v[4], v[5],
+                                          v[10], v[11], v[12], v[13]))
+                elif line.startswith("2:"):
+                    v = [int(x) for x in line.split(":")[1:]]
+                    pairs = list(zip(v[5::2], v[6::2]))
+                    self.events[v[2]].append((v[4], v[3], pairs))
+
+    def ranks(self):
+        return [self.task_rank[t] for t in sorted(self.task_rank)]
+
+
+def check_tasks(prv, want):
+    if prv.ranks() != want:
+        fail("tasks by rank: %s, expected %s" % (prv.ranks(), want))
+
+
+def check_messages(prv, sent, skip=()):
+    """Messages per sender equal what it counted; none received before sent."""
+    got = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        got[m[0]][0] += 1
+        got[m[0]][1] += m[6]
+        if m[5] < m[3] or m[5] < m[2]:
+            fail("message %d->%d tag %d received at %d before sent at %d" % (m[0], m[1], m[7],
+                                                                             m[5], m[3]))
+        if m[0] == m[1]:
+            fail("message %d->%d within one task" % (m[0], m[1]))
+    for rank, (n, b) in sorted(sent.items()):
+        if rank in skip:
+            continue
+        if got[rank] != [n, b]:
+            fail("rank %d: %s messages/bytes in the trace, the program sent %s" %
+                 (rank, got[rank], [n, b]))
+    print("messages: %d in the trace, %d counted by the program" %
+          (len(prv.msgs), sum(v[0] for r, v in sent.items() if r not in skip)))
+
+
+def summary_counts(log_text):
+    m = re.search(r"MPI: (\d+) messages matched(?:; unmatched: (\d+) sends never received, "
+                  r"(\d+) receives never sent)?", log_text)
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)
+
+
+def check_coll(prv, exp):
+    types = {50100001: 0, 50100002: 1, 50100004: 2}
+    per_task = defaultdict(list)
+    calls = defaultdict(int)
+    for task, evs in prv.events.items():
+        for t, th, pairs in sorted(evs):
+            d = dict(pairs)
+            if d.get(50000002):
+                calls[task] += 1
+            if 50100001 in d:
+                per_task[task].append([d.get(k, 0) for k in types])
+    comm_seq = {}
+    for task, rank in prv.task_rank.items():
+        c = per_task[task]
+        got = [calls[task], sum(x[0] for x in c), sum(x[1] for x in c)]
+        if got != exp["coll"][rank]:
+            fail("rank %d: collectives (calls, bytes given, got) %s, the program: %s" %
+                 (rank, got, exp["coll"][rank]))
+        if len(c) != calls[task]:
+            fail("rank %d: %d collective calls but %d size events" % (rank, calls[task], len(c)))
+        comm_seq[rank] = [x[2] for x in c]
+    # calls 0-7 on the split half, 8-9 on world, 10 on the dup, 11 on world
+    half = {r: exp["half"][r][0] for r in comm_seq}
+    for r, seq in comm_seq.items():
+        if len(seq) != 12:
+            fail("rank %d: %d collectives" % (r, len(seq)))
+            return
+        if len(set(seq[0:8])) != 1 or seq[8] != seq[9] or seq[9] != seq[11]:
+            fail("rank %d: communicators %s not constant where the program's are" % (r, seq))
+        if len({seq[0], seq[8], seq[10]}) != 3:
+            fail("rank %d: communicators %s: half, world and dup not told apart" % (r, seq))
+    for r in comm_seq:
+        for q in comm_seq:
+            same = comm_seq[r][0] == comm_seq[q][0]
+            if same != (half[r] == half[q]):
+                fail("ranks %d and %d: half communicators %d and %d (halves %d, %d)" %
+                     (r, q, comm_seq[r][0], comm_seq[q][0], half[r], half[q]))
+            if comm_seq[r][8] != comm_seq[q][8] or comm_seq[r][10] != comm_seq[q][10]:
+                fail("ranks %d and %d disagree on world/dup communicators" % (r, q))
+    print("collectives: %s" % dict(sorted(exp["coll"].items())))
+
+
+def check_threads(prv, nthreads):
+    for task, evs in prv.events.items():
+        ths = {th for t, th, pairs in evs for ty, v in pairs if ty == 50000001 and v}
+        if len(ths) < nthreads:
+            fail("rank %s: point-to-point calls on %d threads, expected %d" %
+                 (prv.task_rank[task], len(ths), nthreads))
+
+
+def check_plugin(prv):
+    with open(prv.base + ".pcf") as f:
+        pcf = f.read()
+    ftype = None
+    for block in pcf.split("EVENT_TYPE")[1:]:
+        if re.search(r"^\d+\s+exchange\b", block, re.M):
+            ftype = int(block.split()[1])
+            break
+    if ftype is None:
+        fail("the .pcf names no function exchange")
+        return
+    for task, evs in prv.events.items():
+        types = {ty for t, th, pairs in evs for ty, v in pairs if v}
+        if ftype not in types or 50000001 not in types:
+            fail("rank %s: functions (%d) and MPI calls not both on its timeline" %
+                 (prv.task_rank[task], ftype))
+
+
+def check_report_export(a, trace, name, np, nmsgs):
+    """The report's MPI section and the Chrome export agree with the .prv."""
+    rep = run([a.paratrace, "report", trace], os.path.dirname(name), log=name + ".report").stdout
+    m = re.search(r"^MPI: (\d+) ranks on 1 host; .* (\d+) messages matched", rep, re.M)
+    if not m or (int(m.group(1)), int(m.group(2))) != (np, nmsgs):
+        fail("report: MPI line %r, expected %d ranks and %d messages" %
+             (m.group(0) if m else None, np, nmsgs))
+    for section in ("MPI time by rank", "MPI calls by time", "Largest communication pairs"):
+        if section not in rep and (nmsgs or "pairs" not in section):
+            fail("report: no section %r" % section)
+    out = name + ".json"
+    run([a.paratrace, "export", "--format", "chrome", "-o", out, trace], os.path.dirname(name))
+    with open(out) as f:
+        evs = json.load(f)["traceEvents"]
+    flows = defaultdict(int)
+    for e in evs:
+        if e.get("name") == "MPI message" and e.get("ph") in ("s", "f"):
+            flows[e["ph"]] += 1
+    if flows["s"] != nmsgs or flows["f"] != nmsgs:
+        fail("export: %s MPI message flows, expected %d" % (dict(flows), nmsgs))
+    names = sorted(e["args"]["name"] for e in evs
+                   if e.get("ph") == "M" and e.get("name") == "process_name")
+    ranks = sorted(int(re.search(r" rank (\d+) ", n).group(1)) for n in names if " rank " in n)
+    if ranks != list(range(np)):
+        fail("export: processes named by rank %s, expected 0..%d" % (ranks, np - 1))
+
+
+def dump_clock(a, trace, rank):
+    proc = glob.glob(os.path.join(trace, "p*-r%d" % rank, "process.ptl"))
+    if len(proc) != 1:
+        fail("rank %d: %d process logs" % (rank, len(proc)))
+        return []
+    p = run([a.paratrace, "dump", proc[0]], os.path.dirname(trace))
+    pts = []
+    for line in p.stdout.splitlines():
+        if " MPI_CLOCK " in line:
+            kv = dict(x.split("=", 1) for x in line.split() if "=" in x)
+            pts.append((kv["at"], int(kv["local_ns"]), int(kv["ref_ns"]), int(kv["rtt_ns"])))
+    return pts
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for o in ("--mpirun", "--lib", "--paratrace", "--prv-check", "--work", "--mode"):
+        ap.add_argument(o, required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--states", default="",
+                    help="Extrae MPI states (comma-separated) the ranks' rows must show")
+    ap.add_argument("prog", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    prog = a.prog[1:] if a.prog[:1] == ["--"] else a.prog
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    trace = os.path.join(a.work, "trace")
+    name = os.path.join(a.work, "out")
+    np = a.np
+    mode = a.mode
+
+    if mode == "twojobs":
+        jobs = [["5", "64"], ["9", "32"]]
+        exps = [expects(run(launch(a, np, trace, prog + j), a.work,
+                            log=os.path.join(a.work, "job%d.log" % i)).stdout)
+                for i, j in enumerate(jobs)]
+        p = analyze(a, trace, name, check=False)
+        if p.returncode == 0 or "unrelated runs" not in p.stderr:
+            fail("two jobs in one directory were not refused: exit %d, %s" %
+                 (p.returncode, p.stderr.strip()[:500]))
+        runs = re.findall(r"run ([0-9a-f]+) ", p.stderr)
+        if len(runs) != 2:
+            fail("the refusal names %d runs, not 2: %s" % (len(runs), p.stderr[:500]))
+        for i, run_id in enumerate(runs):
+            analyze(a, trace, name + str(i), ["--run", run_id])
+            prv = Prv(a, name + str(i))
+            check_tasks(prv, list(range(np)))
+            # which job is which: the one whose counts the trace has
+            ok = [j for j, e in enumerate(exps)
+                  if sum(1 for m in prv.msgs) == sum(v[0] for v in e["sent"].values())]
+            if len(ok) != 1:
+                fail("run %s: %d messages match neither job alone" % (run_id, len(prv.msgs)))
+            else:
+                check_messages(prv, exps[ok[0]]["sent"])
+        return
+
+    use_x = mode == "p2p-x"
+    env_per_rank = None
+    if mode == "clock":
+        env_per_rank = {r: {"PARATRACE_TEST_CLOCK_OFFSET_NS": str(s)} for r, s in SHIFTS.items()}
+    cmd = launch(a, np, trace, prog, env_per_rank, use_x)
+    p = run(cmd, a.work, check=mode != "killed", log=os.path.join(a.work, "run.log"))
+    exp = expects(p.stdout)
+    if use_x:
+        dirs = glob.glob(os.path.join(a.work, "paratrace-mpi-*"))
+        if len(dirs) != 1:
+            sys.exit("check_mpi: %d trace directories derived by the ranks: %s" % (len(dirs), dirs))
+        trace = dirs[0]
+    if mode == "killed" and p.returncode == 0:
+        fail("mpirun exited 0 though rank 1 was killed")
+    if "skip:" in p.stdout:
+        print(p.stdout)
+        return
+
+    ranks = list(range(np))
+    if mode == "missing":
+        victim = glob.glob(os.path.join(trace, "p*-r2"))
+        if len(victim) != 1:
+            sys.exit("check_mpi: no folder of rank 2 in %s" % trace)
+        shutil.rmtree(victim[0])
+        ranks.remove(2)
+    an = analyze(a, trace, name)
+    prv = Prv(a, name)
+    check_tasks(prv, ranks)
+    counts = summary_counts(an.stdout)
+    if counts is None:
+        fail("analyze printed no MPI summary line: %s" % an.stdout[:500])
+        counts = (0, 0, 0)
+    if counts[0] != len(prv.msgs):
+        fail("analyze says %d messages matched, the .prv has %d" % (counts[0], len(prv.msgs)))
+
+    if mode == "killed":
+        # rank 1 reported before it died; rank 0 was killed by mpirun
+        check_messages(prv, {1: exp["sent"][1]})
+        if counts[1] < 1:
+            fail("the send rank 1 never received is not counted unmatched: %s" % an.stdout[:400])
+        return
+    if mode == "missing":
+        check_messages(prv, exp["sent"], skip=(1, 2))
+        into = sum(1 for m in prv.msgs if m[1] == 2 or m[0] == 2)
+        if into:
+            fail("%d messages of the missing rank 2 matched" % into)
+        want = (exp["sent"][1][0], exp["sent"][2][0])
+        if counts[1:] != want:
+            fail("unmatched sends/receives %s, expected %s (rank 1's sends, rank 2's)" %
+                 (counts[1:], want))
+        if "ranks missing from the trace: 2 (of %d)" % np not in an.stdout:
+            fail("the missing rank 2 is not named: %s" % (an.stderr + an.stdout)[:600])
+        return
+
+    check_messages(prv, exp["sent"])
+    if counts[1] or counts[2]:
+        fail("unmatched messages in a complete run: %s" % (counts,))
+    check_report_export(a, trace, name, np, len(prv.msgs))
+    shown = {int(k) for st in prv.summary["states"].values() for k, v in st.items() if v}
+    for want in (int(x) for x in a.states.split(",") if x):
+        if want not in shown:
+            fail("no row is ever in state %d (the MPI calls' states: %s)" % (want, sorted(shown)))
+    if mode == "coll":
+        check_coll(prv, exp)
+    elif mode == "threads":
+        check_threads(prv, int(prog[1]) if len(prog) > 1 else 3)
+    elif mode == "plugin":
+        check_plugin(prv)
+    elif mode == "clock":
+        # A receive the corrected clocks put before its send is moved to the
+        # send (so the .prv never shows one: check_messages) and counted.
+        # Here a message takes 1-2 us and the synchronisation is right to
+        # about 1 us, so under load a few may need it; the shift left
+        # uncorrected would move every message of rank 1 by 50 s.
+        m = re.search(r"(\d+) received before sent", an.stdout)
+        clamped = int(m.group(1)) if m else 0
+        print("received before sent on the corrected clocks: %d of %d" % (clamped, counts[0]))
+        if clamped * 50 > counts[0]:
+            fail("%d of %d receives before their sends on the corrected clocks" %
+                 (clamped, counts[0]))
+        for rank, shift in SHIFTS.items():
+            pts = dump_clock(a, trace, rank)
+            if [x[0] for x in pts] != ["init", "finalize"]:
+                fail("rank %d: clock points %s, expected init and finalize" % (rank, pts))
+            for at, local, ref, rtt in pts:
+                err = ref - local + shift  # the hosts' clocks are one: the offset is -shift
+                print("rank %d %s: shift %d ns, measured offset %d ns, error %d ns (rtt %d)" %
+                      (rank, at, shift, ref - local, err, rtt))
+                if abs(err) > SYNC_TOLERANCE_NS:
+                    fail("rank %d %s: offset off by %d ns (> %d)" %
+                         (rank, at, err, SYNC_TOLERANCE_NS))
+        # uncorrected, rank 1's times would lie 50 s after the others'
+        if prv.summary["end"] > abs(SHIFTS[1]) // 2:
+            fail("the trace lasts %d ns: a rank's shift was not removed" % prv.summary["end"])
+    elif mode == "dist":
+        for m in (2, 3, 4):
+            out = name + "-np%d" % m
+            run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(m), a.paratrace,
+                 "analyze", trace, "-o", out], a.work, timeout=150, log=out + ".log")
+            for ext in (".prv", ".pcf", ".row"):
+                with open(name + ext, "rb") as f1, open(out + ext, "rb") as f2:
+                    if f1.read() != f2.read():
+                        fail("%d analyzer processes: %s differs from one process's" % (m, ext))
+            print("%d analyzer processes: identical .prv/.pcf/.row" % m)
+
+
+if __name__ == "__main__":
+    main()
+    if fails:
+        sys.exit("check_mpi: %d problems" % len(fails))
+    print("check_mpi: ok")

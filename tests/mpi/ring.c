@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* A ring: each rank sends to the next and receives from the previous with
+ * MPI_Isend/MPI_Irecv completed by MPI_Waitall (statuses ignored), then
+ * with MPI_Sendrecv, then with persistent requests started ITER times
+ * (MPI_Startall) and completed by MPI_Test loops and MPI_Waitall. */
+#include "mpitest.h"
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int iter = argc > 1 ? atoi(argv[1]) : 5;
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	double sbuf[128] = {0}, rbuf[128];
+	for (int i = 0; i < iter; i++) {
+		MPI_Request r[2];
+		int n = 1 + (i * 7 + rank) % 128;
+		MT_CHECK(MPI_Irecv(rbuf, 128, MPI_DOUBLE, prev, 20, MPI_COMM_WORLD, &r[0]));
+		MT_CHECK(MPI_Isend(sbuf, n, MPI_DOUBLE, next, 20, MPI_COMM_WORLD, &r[1]));
+		mt_sent(n * 8);
+		MT_CHECK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+	}
+	for (int i = 0; i < iter; i++) {
+		MT_CHECK(MPI_Sendrecv(sbuf, 3, MPI_DOUBLE, next, 21, rbuf, 128, MPI_DOUBLE, prev,
+		                      21, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		mt_sent(24);
+	}
+	MPI_Request p[2];
+	MT_CHECK(MPI_Recv_init(rbuf, 128, MPI_DOUBLE, prev, 22, MPI_COMM_WORLD, &p[0]));
+	MT_CHECK(MPI_Send_init(sbuf, 16, MPI_DOUBLE, next, 22, MPI_COMM_WORLD, &p[1]));
+	for (int i = 0; i < iter; i++) {
+		MT_CHECK(MPI_Startall(2, p));
+		mt_sent(128);
+		if (i % 2) {
+			int done = 0;
+			while (!done)
+				MT_CHECK(MPI_Test(&p[0], &done, MPI_STATUS_IGNORE));
+			MT_CHECK(MPI_Wait(&p[1], MPI_STATUS_IGNORE));
+		} else {
+			MPI_Status st[2];
+			MT_CHECK(MPI_Waitall(2, p, st));
+		}
+	}
+	MPI_Request_free(&p[0]);
+	MPI_Request_free(&p[1]);
+	mt_report(rank);
+	MPI_Finalize();
+	return 0;
+}
