@@ -527,7 +527,10 @@ static void pv_destroy(void *tool)
 		pv_run_free(&pv->runs[i]);
 	for (size_t i = 0; pv->thin && i < pv->ctx->nshards; i++)
 		pv_run_free(&pv->thin[i]);
+	for (size_t i = 0; pv->thin_st && i < pv->ctx->nshards; i++)
+		pv_run_free(&pv->thin_st[i]);
 	free(pv->thin);
+	free(pv->thin_st);
 	free(pv->runs);
 	free(pv->hist);
 	free(pv->row);

@@ -89,10 +89,21 @@ static uint64_t runs_text(const pv_run *r, size_t n)
 	return t;
 }
 
-static void free_thin(pv_tool *pv, pv_run *thin)
+/* Synchronization calls the budget could leave out. */
+static int sync_calls(const pv_hist *h)
 {
-	for (size_t i = 0; i < pv->ctx->nshards; i++)
-		pv_run_free(&thin[i]);
+	for (size_t i = 0; h && i < PV_SLOTS; i++)
+		if (h->scalls[i])
+			return 1;
+	return 0;
+}
+
+static void free_thin(pv_tool *pv)
+{
+	for (size_t i = 0; i < pv->ctx->nshards; i++) {
+		pv_run_free(&pv->thin[i]);
+		pv_run_free(&pv->thin_st[i]);
+	}
 }
 
 int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
@@ -108,11 +119,17 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		return 0;
 	pv->thinned = calls || over;
 	uint64_t min_ns = pv->sel ? pv->sel->min_ns : 0, est;
-	unsigned k = pv->thinned;
-	if (pv->hist && pv->thinned)
+	unsigned k = pv->thinned, m = 0; /* threshold slots: calls, synchronization calls */
+	if (pv->hist && pv->thinned) {
 		k = pv_budget_choose(pv->hist, total, over ? pv->budget : UINT64_MAX, calls, &est);
-	pv->thin = calloc(ctx->nshards ? ctx->nshards : 1, sizeof *pv->thin);
-	if (!pv->thin) {
+		/* every call left out is not enough: short waits too */
+		if (over && est > pv->budget && k >= PV_SLOT_CUT)
+			m = pv_budget_choose_sync(pv->hist, total, pv->budget, &est);
+	}
+	size_t n = ctx->nshards ? ctx->nshards : 1;
+	pv->thin = calloc(n, sizeof *pv->thin);
+	pv->thin_st = calloc(n, sizeof *pv->thin_st);
+	if (!pv->thin || !pv->thin_st) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -122,30 +139,43 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 			events += pv->runs[2 * i + 1].text;
 	/* The estimate is close but not exact (which lines merge, the digits
 	 * of the summaries): when the result still exceeds the budget, the
-	 * next threshold up, from the original runs again. */
+	 * next threshold up (calls', then synchronization calls'), from the
+	 * original runs again. */
 	for (int tries = 0;; tries++) {
-		uint64_t th = pv_slot_threshold(k);
+		uint64_t th = pv_slot_threshold(k), sth = m ? pv_slot_threshold(m) : 0;
 		uint64_t min = th > min_ns ? th : min_ns;
 		pv_thin_stats st;
 		pv->threshold = th > min_ns ? th : 0;
-		if (pv_thin_runs(pv, min, pv->thin, &st, err, errlen)) {
-			free_thin(pv, pv->thin);
+		pv->sync_threshold = sth;
+		if (pv_thin_runs(pv, min, sth, pv->thin, pv->thin_st, &st, err, errlen)) {
+			free_thin(pv);
 			return -1;
 		}
-		uint64_t now = total - events + st.text;
-		if (!over || now <= pv->budget || k >= PV_SLOT_CUT || tries == 16) {
+		uint64_t now = total - events - st.text_st_before + st.text;
+		int last = k >= PV_SLOT_CUT && (m >= PV_SLOT_CUT || !sync_calls(pv->hist));
+		if (!over || now <= pv->budget || last || tries == 16) {
 			pv->calls_left = st.calls_left;
 			pv->calls_total = st.calls_left + st.calls_kept;
 			pv->ns_left = st.ns_left;
+			pv->sync_left = st.sync_left;
+			pv->sync_total = st.sync_left + st.sync_kept;
+			pv->wait_left = st.wait_left;
 			break;
 		}
-		free_thin(pv, pv->thin);
+		free_thin(pv);
 		memset(pv->thin, 0, ctx->nshards * sizeof *pv->thin);
-		k++;
+		memset(pv->thin_st, 0, ctx->nshards * sizeof *pv->thin_st);
+		if (k < PV_SLOT_CUT)
+			k++;
+		else
+			m = m < 2 ? 2 : m + 1;
 	}
-	for (size_t i = 0; i < ctx->nshards; i++)
+	for (size_t i = 0; i < ctx->nshards; i++) {
 		if (pv->thin[i].nrec || pv->thin[i].path || pv->thin[i].pool)
 			merge[2 * i + 1] = pv->thin[i];
+		if (pv->thin_st[i].nrec || pv->thin_st[i].path || pv->thin_st[i].pool)
+			merge[2 * i] = pv->thin_st[i];
+	}
 	return 0;
 }
 
@@ -213,6 +243,16 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 	fprintf(out, " (%s of %s calls, %s of their time summarised as events %u/%u)",
 	        fmt_count(pv->calls_left, c, sizeof c), fmt_count(pv->calls_total, d, sizeof d),
 	        pt_fmt_ns(pv->ns_left, a, sizeof a), PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
+	if (pv->sync_threshold == UINT64_MAX)
+		fputs(", and every synchronization call", out);
+	else if (pv->sync_threshold)
+		fprintf(out, ", and synchronization calls that waited less than %s",
+		        pt_fmt_ns(pv->sync_threshold, b, sizeof b));
+	if (pv->sync_threshold)
+		fprintf(out, " (%s of %s, %s of waiting, as events %u/%u)",
+		        fmt_count(pv->sync_left, c, sizeof c),
+		        fmt_count(pv->sync_total, d, sizeof d),
+		        pt_fmt_ns(pv->wait_left, a, sizeof a), PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
 	if (pv->threshold && pv->text > pv->budget)
 		fprintf(out, "; the rest alone takes %s, more than the budget",
 		        fmt_bytes(pv->text, c, sizeof c));
