@@ -10,10 +10,12 @@
  *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
  *                pv_partition.c places in each run
  *   pv_select.c  what is written: the selection's rows and window, and at
- *                finish the calls (pv_budget.c: the budget's histogram and
- *                threshold; pv_thin.c: the rows' event runs rewritten
- *                without them, summarised; pv_ids.c: values that must not
- *                depend on -j, renumbered in the same rewrite)
+ *                finish the calls (pv_budget.c: the budget's histograms and
+ *                thresholds, for calls and synchronization calls;
+ *                pv_thin.c: the rows' event runs rewritten without them,
+ *                summarised, and their state runs when waits go; pv_ids.c:
+ *                values that must not depend on -j, renumbered in the same
+ *                rewrite)
  *   pv_ext*.c    extensions (counters, GPU): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
