@@ -233,21 +233,27 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 	fputs("paratrace: ", out);
 	if (pv->threshold)
 		fprintf(out, ".prv budget %s: ", fmt_bytes(pv->budget, a, sizeof a));
-	if (pv->threshold == UINT64_MAX)
-		fputs("every call left out", out);
-	else if (pv->threshold)
-		fprintf(out, "calls shorter than %s left out",
-		        pt_fmt_ns(pv->threshold, b, sizeof b));
-	else
-		fputs("calls left out as selected", out);
-	fprintf(out, " (%s of %s calls, %s of their time summarised as events %u/%u)",
-	        fmt_count(pv->calls_left, c, sizeof c), fmt_count(pv->calls_total, d, sizeof d),
-	        pt_fmt_ns(pv->ns_left, a, sizeof a), PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
+	/* a trace without calls: only what went of its synchronization calls */
+	int calls = !pv->sync_threshold || pv->calls_total;
+	if (calls) {
+		if (pv->threshold == UINT64_MAX)
+			fputs("every call left out", out);
+		else if (pv->threshold)
+			fprintf(out, "calls shorter than %s left out",
+			        pt_fmt_ns(pv->threshold, b, sizeof b));
+		else
+			fputs("calls left out as selected", out);
+		fprintf(out, " (%s of %s calls, %s of their time summarised as events %u/%u)",
+		        fmt_count(pv->calls_left, c, sizeof c),
+		        fmt_count(pv->calls_total, d, sizeof d), pt_fmt_ns(pv->ns_left, a, sizeof a),
+		        PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
+	}
+	const char *and = calls ? ", and " : "";
 	if (pv->sync_threshold == UINT64_MAX)
-		fputs(", and every synchronization call", out);
+		fprintf(out, "%severy synchronization call%s", and, calls ? "" : " left out");
 	else if (pv->sync_threshold)
-		fprintf(out, ", and synchronization calls that waited less than %s",
-		        pt_fmt_ns(pv->sync_threshold, b, sizeof b));
+		fprintf(out, "%ssynchronization calls that waited less than %s%s", and,
+		        pt_fmt_ns(pv->sync_threshold, b, sizeof b), calls ? "" : " left out");
 	if (pv->sync_threshold)
 		fprintf(out, " (%s of %s, %s of waiting, as events %u/%u)",
 		        fmt_count(pv->sync_left, c, sizeof c),
