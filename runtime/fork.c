@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process creation: fork, vfork, posix_spawn, posix_spawnp, system, popen.
  *
  * The runtime's own fork handling (pt_fork_prepare/parent/child: the child

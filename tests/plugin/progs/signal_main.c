@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Signal handlers built with the plugin, interrupting hot loops of
  * instrumented calls (a good part of the time inside a hook). Modes:
  *   return N   SIGPROF every ~50 us of CPU; the handler calls in_handler()
