@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks a Paraver trace whose budget left synchronization calls out
 (docs/ANALYZER.md, "The size budget") against the same trace written with
 everything (`--full`), call by call:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The .prv budget on a lock-dominated real program (progs/locks.c, built
 with -finstrument-functions, run under the runtime): its lock events alone
 are most of the trace, so leaving every call out is not enough, and the

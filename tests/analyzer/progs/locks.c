@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A lock-dominated run for the .prv budget (test_locks_budget.py): two
  * threads take locks at every call of a small function, almost never
  * waiting (each its own mutex, spin lock and read lock, a condition
