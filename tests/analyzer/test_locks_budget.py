@@ -13,6 +13,9 @@ threshold (docs/ANALYZER.md, "The size budget"):
     thread, counts and time waited), every one waited less than every one
     kept, the program's long waits (>= 1 ms) are all kept, and their
     Synchronization states became Running (sync_check.py);
+  - with a larger budget that this leaves mostly unused, calls come back:
+    the shortest left out, every one shorter than every one kept, and the
+    same checks;
   - the same files for -j1 and -j2; with a budget the whole trace fits,
     the --full output byte for byte.
 
@@ -92,6 +95,27 @@ def main():
     expect("61000032    Synchronization calls left out" in pcf and
            "61000033    Time waited in synchronization calls left out (ns)" in pcf,
            "the .pcf names the summaries")
+
+    # room for some calls: they come back, the synchronization calls still
+    # out (how much room that takes depends on how many waits the run had)
+    for limit in (600000, 1200000, 2400000, 4800000):
+        back, p = analyze("back", "--budget", str(limit))
+        if re.search(r"calls shorter than \S+ \S+ left out .*, and synchronization calls that "
+                     r"waited", p.stdout):
+            break
+    else:
+        expect(False, "calls never came back: %r" % p.stdout)
+    got = os.path.getsize(back + ".prv")
+    expect(got <= limit, "over the budget %d: %d bytes" % (limit, got))
+    valid(back + ".prv")
+    problems, st = thin_check.check(full + ".prv", back + ".prv", None)
+    for m in problems:
+        expect(False, "thin_check (calls back): " + m)
+    expect(st["kept"] > 0 and st["left"] > 0, "calls back: %r" % st)
+    problems, st = sync_check.check(full + ".prv", back + ".prv", long_ns=1000000)
+    for m in problems:
+        expect(False, "sync_check (calls back): " + m)
+    expect(st["left"] > 50000, "synchronization calls with calls back: %r" % st)
 
     one, _ = analyze("thin-j1", "--budget", str(BUDGET), j="1")
     same(thin, one, "-j1 and -j2")

@@ -348,6 +348,20 @@ unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, uns
 	return k;
 }
 
+uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k)
+{
+	int64_t func = 0, left = 0, runs = 0;
+	for (size_t i = 0; i < PV_SLOTS; i++)
+		func += (int64_t)h->bytes[i];
+	for (unsigned i = 0; i < k && i + 1 < PV_SLOTS; i++) {
+		left += (int64_t)h->bytes[i];
+		runs += h->runs[i + 1];
+	}
+	int64_t other = (int64_t)total - func, e = (other > 0 ? other : 0) + func - left;
+	e += runs > 0 ? runs : 0;
+	return e > 0 ? (uint64_t)e : 0;
+}
+
 unsigned pv_budget_choose_sync(const pv_hist *h, uint64_t total, uint64_t budget, uint64_t *est)
 {
 	int64_t calls = 0;

@@ -42,6 +42,9 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src);
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,
                           uint64_t *est);
 
+/* The estimated size of the .prv at threshold slot k. */
+uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k);
+
 /* When every call left out is not enough: the smallest threshold slot
  * for synchronization calls' waits (from 2: waits shorter than 1 ns) whose
  * .prv would fit, with every call left out (the last slot if none). */

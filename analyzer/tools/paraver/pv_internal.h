@@ -150,6 +150,7 @@ typedef struct pv_tool {
 	uint64_t text;       /* the .prv written (uncompressed) */
 	pv_run *thin;        /* per shard: its event run with calls left out, or empty */
 	pv_run *thin_st;     /* per shard: its state run with waits left out, or empty */
+	unsigned thin_gen;   /* rewrites so far (pv_thin.c: their files' names) */
 	uint64_t sync_threshold; /* synchronization calls that waited less were left out */
 	uint64_t sync_left, sync_total, wait_left;
 	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */

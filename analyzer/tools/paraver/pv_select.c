@@ -107,6 +107,72 @@ static void free_thin(pv_tool *pv)
 	}
 }
 
+static void take_stats(pv_tool *pv, const pv_thin_stats *st)
+{
+	pv->calls_left = st->calls_left;
+	pv->calls_total = st->calls_left + st->calls_kept;
+	pv->ns_left = st->ns_left;
+	pv->sync_left = st->sync_left;
+	pv->sync_total = st->sync_left + st->sync_kept;
+	pv->wait_left = st->wait_left;
+}
+
+/* Synchronization calls left out with every call (pv->thin, `now` bytes)
+ * may leave much of the budget unused: the calls come back, as many as the
+ * room allows. Their estimate at a threshold, less what leaving the
+ * synchronization calls out saved (measured: the estimate with every call
+ * left out, less `now`), must fit in 3/4 of the budget; it does not count
+ * the summaries of synchronization calls inside the calls kept, so when
+ * the result does not fit, the next try scales the room by how far off the
+ * estimate was (3 tries). A result is taken only if it fits. 0, or -1 with
+ * a message. */
+static int calls_back(pv_tool *pv, uint64_t total, uint64_t events, int calls, uint64_t now,
+                      char *err, size_t errlen)
+{
+	uint64_t at_cut = pv_budget_estimate(pv->hist, total, PV_SLOT_CUT), est;
+	if (now > pv->budget / 2 || at_cut <= now)
+		return 0;
+	uint64_t saved = at_cut - now, room = pv->budget / 4 * 3;
+	uint64_t min_ns = pv->sel ? pv->sel->min_ns : 0;
+	size_t n = pv->ctx->nshards ? pv->ctx->nshards : 1;
+	pv_run *thin = calloc(n, sizeof *thin), *thin_st = calloc(n, sizeof *thin_st);
+	int rc = 0;
+	if (!thin || !thin_st) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	for (int tries = 0; !rc && tries < 3; tries++) {
+		unsigned k = pv_budget_choose(pv->hist, total, room + saved, calls, &est);
+		if (k >= PV_SLOT_CUT)
+			break;
+		uint64_t th = pv_slot_threshold(k);
+		pv_thin_stats st;
+		rc = pv_thin_runs(pv, th > min_ns ? th : min_ns, pv->sync_threshold, thin, thin_st,
+		                  &st, err, errlen);
+		uint64_t got = total - events - st.text_st_before + st.text;
+		if (!rc && got <= pv->budget) { /* the new runs replace the first ones */
+			free_thin(pv);
+			pv_run *t = pv->thin, *u = pv->thin_st;
+			pv->thin = thin;
+			pv->thin_st = thin_st;
+			thin = t;
+			thin_st = u;
+			pv->threshold = th > min_ns ? th : 0;
+			take_stats(pv, &st);
+			break;
+		}
+		for (size_t i = 0; i < pv->ctx->nshards; i++) {
+			pv_run_free(&thin[i]);
+			pv_run_free(&thin_st[i]);
+		}
+		uint64_t guess = est > saved ? est - saved : 1;
+		room = (uint64_t)((double)pv->budget * 0.9 * (double)guess / (double)got);
+	}
+	free(thin);
+	free(thin_st);
+	return rc;
+}
+
 int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
@@ -155,12 +221,9 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		uint64_t now = total - events - st.text_st_before + st.text;
 		int last = k >= PV_SLOT_CUT && (m >= PV_SLOT_CUT || !sync_calls(pv->hist));
 		if (!over || now <= pv->budget || last || tries == 16) {
-			pv->calls_left = st.calls_left;
-			pv->calls_total = st.calls_left + st.calls_kept;
-			pv->ns_left = st.ns_left;
-			pv->sync_left = st.sync_left;
-			pv->sync_total = st.sync_left + st.sync_kept;
-			pv->wait_left = st.wait_left;
+			take_stats(pv, &st);
+			if (m && calls_back(pv, total, events, calls, now, err, errlen))
+				return -1;
 			break;
 		}
 		free_thin(pv);

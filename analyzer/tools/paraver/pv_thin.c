@@ -390,6 +390,7 @@ typedef struct thin_job {
 	pv_tool *pv;
 	uint64_t min_ns, sync_ns;
 	pv_run *out, *out_st;
+	unsigned gen; /* in the files' names: two rewrites can coexist */
 	size_t next; /* atomic: next shard */
 	pthread_mutex_t lock;
 	pv_thin_stats st;
@@ -463,7 +464,7 @@ static int st_open(thin_job *j, size_t i, st_rw *w, char *err, size_t errlen)
 {
 	const pv_run *run = &j->pv->runs[2 * i];
 	char path[PATH_MAX], prefix[PV_RUN_PREFIX_MAX + 1];
-	snprintf(path, sizeof path, "%s/%zu.thin-st", j->pv->tmpdir, i);
+	snprintf(path, sizeof path, "%s/%zu.thin-st%u", j->pv->tmpdir, i, j->gen);
 	int hp = run_prefix(run, prefix);
 	int e = rd_open(&w->r, run);
 	w->opened = 1;
@@ -506,7 +507,7 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 	pv_tool *pv = j->pv;
 	const pv_run *run = &pv->runs[2 * i + 1];
 	char path[PATH_MAX], prefix[PV_RUN_PREFIX_MAX + 1];
-	snprintf(path, sizeof path, "%s/%zu.thin", pv->tmpdir, i);
+	snprintf(path, sizeof path, "%s/%zu.thin%u", pv->tmpdir, i, j->gen);
 	int hp = run_prefix(run, prefix);
 	pv_stream out;
 	rd a, b;
@@ -687,6 +688,7 @@ int pv_thin_runs(pv_tool *pv, uint64_t min_ns, uint64_t sync_ns, pv_run *out, pv
 	j.sync_ns = sync_ns;
 	j.out = out;
 	j.out_st = out_st;
+	j.gen = pv->thin_gen++;
 	pthread_mutex_init(&j.lock, NULL);
 	pt_workers_run(pv->ctx->nworkers, thin_worker, &j);
 	pthread_mutex_destroy(&j.lock);
