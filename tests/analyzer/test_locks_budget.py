@@ -8,7 +8,7 @@ threshold (docs/ANALYZER.md, "The size budget"):
 
   - the default output with a small --budget fits it, keeps Paraver's
     invariants (prv_check.py), and analyze says what it left out;
-  - every call left out, summarised call by call (thin_check.py);
+  - (nearly) every call left out, summarised call by call (thin_check.py);
   - the synchronization calls left out are exactly those summarised (per
     thread, counts and time waited), every one waited less than every one
     kept, the program's long waits (>= 1 ms) are all kept, and their
@@ -36,7 +36,8 @@ import thin_check  # noqa: E402
 from test_jobs import FAILS, expect, run  # noqa: E402
 
 BUDGET = 60000
-SAID = re.compile(r"\.prv budget 60 kB: every call left out \(.*\), and synchronization calls "
+SAID = re.compile(r"\.prv budget 60 kB: (every call|calls shorter than \S+ \S+) left out \(.*\), "
+                  r"and synchronization calls "
                   r"that waited less than [0-9.]+ (ns|us|ms) \(([0-9.]+ ?k?) of ([0-9.]+ ?k?), "
                   r".* as events 61000032/61000033\)")
 
@@ -82,7 +83,8 @@ def main():
     problems, st = thin_check.check(full + ".prv", thin + ".prv", None)
     for m in problems:
         expect(False, "thin_check: " + m)
-    expect(st["kept"] == 0 and st["left"] > 0, "calls kept: %r" % st)
+    # (a run with few waits leaves room for the longest calls)
+    expect(st["left"] > st["kept"], "calls kept: %r" % st)
     problems, st = sync_check.check(full + ".prv", thin + ".prv", long_ns=1000000)
     for m in problems:
         expect(False, "sync_check: " + m)
