@@ -107,6 +107,16 @@ VIEWS = {
         [timeline("Time in calls left out (ns)", [61000031], gradient=True),
          timeline("Calls left out", [61000030], gradient=True),
          timeline("User functions (call stack)", [FUNC], stacked=True)], []),
+    "left_out_locks": (
+        "Synchronization calls a budget left out (when leaving every call out was not\n"
+        "enough: those that waited less than a threshold): at the end of each run of\n"
+        "them, how many (61000032) and how long they waited (61000033, ns); the waits\n"
+        "kept, with their objects (61000010), and the thread states.",
+        [timeline("Synchronization calls left out", [61000032], gradient=True),
+         timeline("Time waited in synchronization calls left out (ns)", [61000033],
+                  gradient=True),
+         timeline("Synchronization object", [61000010]),
+         timeline("Thread states", thread=STATE, open_=False)], []),
 }
 
 LEVELS_SEL = ["cpu", "appl", "task", "thread", "node", "system", "workload"]

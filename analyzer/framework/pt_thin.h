@@ -27,7 +27,9 @@
  * time they took that no kept call shows (a left-out call's time less the
  * kept calls inside it, counted once for nested left-out calls). So a
  * summary sits inside the call whose time it explains, and a view of the
- * output still adds up. */
+ * output still adds up. A tool may leave out other items of its own
+ * (the Paraver writer: short synchronization calls, for its budget):
+ * pt_thin_out_left counts them into the same summaries. */
 #ifndef PT_THIN_H
 #define PT_THIN_H
 
@@ -83,8 +85,10 @@ typedef struct pt_thin_ops {
 	void (*enter)(void *arg, uint64_t t, uint32_t id);
 	/* a kept call ends (cut: by lost data) */
 	void (*exit)(void *arg, uint64_t t, uint32_t id, int cut);
-	/* left-out calls: `calls` of them took `ns` that no kept call shows */
-	void (*summary)(void *arg, uint64_t t, uint64_t calls, uint64_t ns);
+	/* left-out calls: `calls` of them took `ns` that no kept call shows;
+	 * and `sync` items left out by the tool, that waited `wait` ns */
+	void (*summary)(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint64_t sync,
+	                uint64_t wait);
 } pt_thin_ops;
 
 typedef struct pt_thin_out_frame {
@@ -102,8 +106,10 @@ typedef struct pt_thin_out {
 	/* what the innermost kept call (or the thread) has left out since
 	 * its last written item */
 	uint64_t pend_calls, pend_ns, pend_t;
+	uint64_t pend_sync, pend_wait; /* the tool's own items (pt_thin_out_left) */
 	/* totals */
 	uint64_t calls_left, ns_left, calls_kept;
+	uint64_t sync_left, wait_left;
 	int oom;
 } pt_thin_out;
 
@@ -115,10 +121,21 @@ void pt_thin_out_exit(pt_thin_out *out, uint64_t t, size_t n, int cut);
 static inline void pt_thin_out_other(pt_thin_out *out, uint64_t t)
 {
 	(void)t;
-	if (out->pend_calls) {
-		out->ops->summary(out->arg, out->pend_t, out->pend_calls, out->pend_ns);
-		out->pend_calls = out->pend_ns = 0;
+	if (out->pend_calls || out->pend_sync) {
+		out->ops->summary(out->arg, out->pend_t, out->pend_calls, out->pend_ns,
+		                  out->pend_sync, out->pend_wait);
+		out->pend_calls = out->pend_ns = out->pend_sync = out->pend_wait = 0;
 	}
+}
+/* The tool leaves out n items of its own at t (the end of the last),
+ * that waited `wait` ns: counted in the summary due. */
+static inline void pt_thin_out_left(pt_thin_out *out, uint64_t t, uint64_t n, uint64_t wait)
+{
+	out->pend_sync += n;
+	out->pend_wait += wait;
+	out->pend_t = t;
+	out->sync_left += n;
+	out->wait_left += wait;
 }
 /* No more items: the last summary. */
 static inline void pt_thin_out_end(pt_thin_out *out)

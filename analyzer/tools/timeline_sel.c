@@ -39,8 +39,11 @@ static void emit_exit(void *arg, uint64_t t, uint32_t id, int cut)
 	q->events++;
 }
 
-static void emit_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns)
+static void emit_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint64_t sync,
+                         uint64_t wait)
 {
+	(void)sync; /* the export leaves out calls only */
+	(void)wait;
 	tl_sel *q = arg;
 	q->enc->left_out(q->o, t, calls, ns);
 	q->events++;

@@ -11,6 +11,7 @@ and how many calls it left out. Prints a markdown table
 
   python3 bench/analyzer/bench_budget.py --build build [--reps 3]
       [--ptgen-events 100000000] [--scale 1] [--out /tmp/pt-budget] [-j 2]
+      [--only mutex-2t,ptgen]
 
 Traces and outputs go under --out and are deleted as it goes (a 100 M-event
 trace: 330 MB of logs, a 4 GB .prv with --full).
@@ -31,7 +32,10 @@ WORKLOADS = os.path.join(HERE, "..", "peers", "workloads")
 # name, source, threads, SIZE at scale 1 (~20 M traced calls each)
 RUNS = [("leaf-2t", "leaf", 2, 10_000_000), ("fib-2t", "fib", 2, 450),
         ("mutex-2t", "mutex", 2, 5_000_000), ("pool-2t", "pool", 2, 75_000)]
-LEFT = re.compile(r"calls shorter than (\S+ \S+) left out \((\S+(?: [kM])?) of (\S+(?: [kM])?) calls")
+LEFT = re.compile(r"(calls shorter than \S+ \S+|every call) left out \((\S+(?: [kM])?) of "
+                  r"(\S+(?: [kM])?) calls")
+SYNC = re.compile(r"synchronization calls that waited less than (\S+ \S+) \((\S+(?: [kM])?) of "
+                  r"(\S+(?: [kM])?), (\S+ \S+) of waiting")
 
 
 def sh(cmd, **kw):
@@ -78,13 +82,20 @@ def measure(a, name, trace):
                                + opts + [trace])
             walls.append(w)
             cpus.append(c)
+            row["gz"] = " (`.prv.gz`)" if os.path.exists(out + ".prv.gz") else ""
             size = prv_size(out)
         row[mode] = (size, statistics.median(walls), statistics.median(cpus))
         m = re.search(r"(\d+) events from", text)
         row["events"] = int(m.group(1)) if m else 0
         if mode == "default":
             m = LEFT.search(text)
-            row["left"] = "%s: %s of %s calls" % m.groups() if m else "nothing left out"
+            row["left"] = "%s: %s of %s calls" % (
+                m.group(1).replace("calls shorter than ", ""), m.group(2), m.group(3)) if m else \
+                "nothing left out"
+            m = SYNC.search(text)
+            if m:
+                row["left"] += "; synchronization calls that waited < %s: %s of %s (%s of waiting)" % \
+                    m.groups()
     return row
 
 
@@ -97,6 +108,7 @@ def main():
     ap.add_argument("--ptgen-events", type=int, default=100_000_000)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--cc", default="clang")
+    ap.add_argument("--only", help="comma-separated rows: leaf-2t,fib-2t,mutex-2t,pool-2t,ptgen")
     a = ap.parse_args()
     b = os.path.abspath(a.build)
     a.paratrace = os.path.join(b, "bin", "paratrace")
@@ -104,7 +116,10 @@ def main():
     os.makedirs(a.out)
     rows = []
     plugin = os.path.join(b, "lib", "instrument.so")
+    only = set(a.only.split(",")) if a.only else None
     for name, src, threads, size in RUNS:
+        if only and name not in only:
+            continue
         exe = os.path.join(a.out, src)
         sh([a.cc, "-O2", "-pthread", "-fplugin=" + plugin, os.path.join(WORKLOADS, src + ".c"),
             "-o", exe])
@@ -116,17 +131,18 @@ def main():
         shutil.rmtree(trace)
         print(rows[-1], file=sys.stderr, flush=True)
     trace = os.path.join(a.out, "ptgen")
-    sh([os.path.join(b, "bin", "ptgen"), "--out", trace, "--scenario", "bench", "--threads", "8",
-        "--events", str(a.ptgen_events)])
-    rows.append(measure(a, "ptgen bench, 8 threads", trace))
-    shutil.rmtree(trace)
+    if not only or "ptgen" in only:
+        sh([os.path.join(b, "bin", "ptgen"), "--out", trace, "--scenario", "bench", "--threads", "8",
+            "--events", str(a.ptgen_events)])
+        rows.append(measure(a, "ptgen bench, 8 threads", trace))
+        shutil.rmtree(trace)
     print("| trace | events | logs | .prv with --full | analyze --full (wall / CPU) | default .prv |"
           " analyze (wall / CPU) | left out |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print("| %s | %.1f M | %.0f MB | %.0f MB | %.2f s / %.2f s | %.0f MB | %.2f s / %.2f s | %s |" % (
+        print("| %s | %.1f M | %.0f MB | %.0f MB | %.2f s / %.2f s | %.0f MB%s | %.2f s / %.2f s | %s |" % (
             r["name"], r["events"] / 1e6, r["logs"] / 1e6, r["full"][0] / 1e6, r["full"][1],
-            r["full"][2], r["default"][0] / 1e6, r["default"][1], r["default"][2], r["left"]))
+            r["full"][2], r["default"][0] / 1e6, r["gz"], r["default"][1], r["default"][2], r["left"]))
     shutil.rmtree(a.out, ignore_errors=True)
     return 0
 

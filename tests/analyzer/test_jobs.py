@@ -4,8 +4,10 @@
 program built with -finstrument-functions (progs/cyg_jobs.c: functions
 known only by their code addresses) traced with sampling and call stacks,
 so its shards meet addresses in an order that depends on the workers; the
-.prv/.pcf/.row of `analyze` and the Perfetto and Chrome exports must come
-out byte-identical at -j1, -j3 and several times at -j2.
+.prv/.pcf/.row of `analyze`, the Perfetto and Chrome exports, the SVG of
+`plot` and the page of `report --html` (their flame graph merges the
+threads' call trees) must come out byte-identical at -j1, -j3 and several
+times at -j2.
 
 Usage: test_jobs.py --prog cyg_jobs --runtime libtrace.so --paratrace P --work DIR
 """
@@ -55,6 +57,10 @@ def main():
             out = os.path.join(a.work, "e%d%s" % (i, ext))
             run([a.paratrace, "export", "-q", "-j", j, "--format", fmt, "-o", out, tdir])
             outs.setdefault((fmt, open(out, "rb").read()), []).append("-j%s" % j)
+        for cmd, ext in ((["plot"], ".svg"), (["report", "--html"], ".html")):
+            out = os.path.join(a.work, "p%d%s" % (i, ext))
+            run([a.paratrace] + cmd + ["-q", "-j", j, "-o", out, tdir])
+            outs.setdefault((cmd[-1], open(out, "rb").read()), []).append("-j%s" % j)
     kinds = {}
     for k, runs in outs.items():
         kinds.setdefault(k[0] if isinstance(k, tuple) else "analyze", []).append(runs)
@@ -69,7 +75,7 @@ def main():
     expect("Sampled function at level 1" in pcf, "no samples in the trace (sampling unavailable?)")
     if FAILS:
         return 1
-    print("test_jobs: analyze and exports identical for -j1, -j2 (x4), -j3")
+    print("test_jobs: analyze, exports, plot and report --html identical for -j1, -j2 (x4), -j3")
     return 0
 
 

@@ -102,17 +102,21 @@ static void o_exit(void *arg, uint64_t t, uint32_t id, int cut)
 	say("-%u@%llu%s ", id, (unsigned long long)t, cut ? "!" : "");
 }
 
-static void o_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns)
+static void o_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint64_t sync,
+                      uint64_t wait)
 {
 	(void)arg;
-	say("S(%llu,%llu)@%llu ", (unsigned long long)calls, (unsigned long long)ns,
-	    (unsigned long long)t);
+	say("S(%llu,%llu", (unsigned long long)calls, (unsigned long long)ns);
+	if (sync)
+		say(";%llu,%llu", (unsigned long long)sync, (unsigned long long)wait);
+	say(")@%llu ", (unsigned long long)t);
 }
 
 static const pt_thin_ops o_ops = {o_enter, o_exit, o_summary};
 
 /* Items "e3@10" (enter 3), "x@20" (one frame ends), "x2@30" (two), "c@40"
- * (one cut by lost data), "o@50" (another item), fed to both halves the
+ * (one cut by lost data), "o@50" (another item), "l7@60" (an item of the
+ * tool's own left out, that waited 7 ns), fed to both halves the
  * way a tool does: all of them to the deciding half first, then again to
  * the writing half with each entry's decision. */
 static const char *thin(const char *items, uint64_t min_ns, const pt_select *sel)
@@ -148,6 +152,12 @@ static const char *thin(const char *items, uint64_t min_ns, const pt_select *sel
 					pt_thin_in_exit(&in, t, n, r[0] == 'c');
 				else
 					pt_thin_out_exit(&out, t, n, r[0] == 'c');
+				break;
+			case 'l':
+				if (!pass)
+					pt_thin_in_other(&in, t);
+				else
+					pt_thin_out_left(&out, t, 1, n);
 				break;
 			default:
 				if (!pass)
@@ -199,6 +209,11 @@ static void test_thin_duration(void)
 	EXPECT_THIN("e1@0 e2@10 c2@15", 50, NULL, "+1@0 +2@10 -2@15! -1@15! ");
 	/* a call that lasts exactly the threshold stays */
 	EXPECT_THIN("e1@0 x@50 e1@60 x@109", 50, NULL, "+1@0 -1@50 S(1,49)@109 ");
+	/* the tool's own items left out: in the same summaries as calls,
+	 * inside the innermost kept call, split by a written item */
+	EXPECT_THIN("e1@0 l3@5 e2@10 l0@12 x@20 o@30 l4@40 x@100", 50, NULL,
+	            "+1@0 S(1,10;2,3)@20 o@30 S(0,0;1,4)@40 -1@100 ");
+	EXPECT_THIN("l2@5 l0@6", 0, NULL, "S(0,0;2,2)@6 ");
 }
 
 static void test_thin_functions(void)

@@ -594,7 +594,10 @@ static void pv_destroy(void *tool)
 	}
 	for (size_t i = 0; pv->thin && i < pv->ctx->nshards; i++)
 		pv_run_free(&pv->thin[i]);
+	for (size_t i = 0; pv->thin_st && i < pv->ctx->nshards; i++)
+		pv_run_free(&pv->thin_st[i]);
 	free(pv->thin);
+	free(pv->thin_st);
 	free(pv->runs);
 	free(pv->mine);
 	free(pv->foreign);

@@ -43,6 +43,8 @@ enum {
 #define PV_EV_FUNC_CUT 61000020u       /* ours: a call cut by lost data (function id), 0 = gap end */
 #define PV_EV_LEFT_CALLS 61000030u /* ours: calls left out by the selection since the last line */
 #define PV_EV_LEFT_NS 61000031u    /* ours: the time they took (ns) that no call shown has */
+#define PV_EV_LEFT_SYNC 61000032u  /* ours: synchronization calls left out by the budget */
+#define PV_EV_LEFT_WAIT 61000033u  /* ours: the time they waited (ns) */
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {
@@ -162,6 +164,18 @@ void pv_stream_pop(pv_stream *s, uint64_t key, uint32_t n);
 /* Like pv_stream_reserve, for a line that ends n frames cut by lost data
  * (its text says which); pv_stream_commit ends it. */
 char *pv_stream_reserve_cut(pv_stream *s, uint64_t key, uint32_t n);
+/* A PV_OP_SYNC line is a synchronization call's text line, marked with
+ * what it is, so that the budget can leave out short ones (pv_thin.c):
+ *   PV_SY_REQ   a lock request or condition wait begins (no other wait
+ *               open): the wait and its Synchronization state start
+ *   PV_SY_END   that wait ends (acquired, failed, woken, log end)
+ *   PV_SY_INST  a call that does not wait (an uncontended lock, an
+ *               unlock, a semaphore post, a signal): wait 0
+ *   PV_SY_PIN   another wait begins while one is open: the open one stays */
+enum { PV_SY_REQ = 1, PV_SY_END, PV_SY_INST, PV_SY_PIN };
+/* Like pv_stream_reserve, for a synchronization call's line (kind:
+ * PV_SY_*, obj: its object or 0); pv_stream_commit ends it. */
+char *pv_stream_reserve_sync(pv_stream *s, uint64_t key, unsigned kind, uint32_t obj);
 /* The stream is complete: its bytes go to its own file (flushed, closed)
  * or, if they never left the buffer and pool is not NULL, to the pool;
  * what the merge needs moves to *run, and the stream is freed. 0, or -1

@@ -28,7 +28,17 @@
  * Each end adds one line's bytes to a difference array over thresholds;
  * an upper end known only when the chain's outermost call ends waits in
  * that frame (`sub`, `cmax`) until then. The result is checked after the
- * thinning anyway (pv_select.c). */
+ * thinning anyway (pv_select.c).
+ *
+ * Synchronization calls (PV_OP_SYNC lines) are left out only once every
+ * call is, so their accounts assume that: a call's end is then always a
+ * left-out item that makes a summary, entries and requests (whose wait
+ * is decided at its end) add nothing, other lines are written, and a
+ * synchronization call of slot s is written for thresholds up to s, left
+ * out (making a summary) above. A summary line starts at each item that
+ * makes one when the item before it (entries and requests aside) is
+ * written: the same difference array over the synchronization threshold
+ * (sruns). */
 #define _GNU_SOURCE
 #include "pv_budget.h"
 #include "pv_codec.h"
@@ -38,6 +48,8 @@
 #define NO_SLOT 0xffff /* a terminal that is always written (a line, the row's start) */
 /* a summary line: prefix, key, ":61000030:" count ":61000031:" ns "\n" */
 #define SUMMARY_FIXED 29
+/* its ":61000032:" count ":61000033:" ns, when synchronization calls go */
+#define SUMMARY_SYNC_FIXED 26
 
 typedef struct acct_frame {
 	uint64_t key;
@@ -50,6 +62,8 @@ typedef struct acct_frame {
 } acct_frame;
 
 enum { LAST_LINE, LAST_ENTRY, LAST_END };
+/* with every call left out: the item before (entries, requests aside) */
+enum { P2_LINE, P2_END, P2_SYNC };
 
 struct pv_acct {
 	pv_hist h;
@@ -62,6 +76,13 @@ struct pv_acct {
 	uint64_t min_ns;
 	size_t prefix_len;
 	int oom;
+	/* synchronization calls */
+	int p2;           /* P2_* */
+	unsigned p2_slot; /* P2_SYNC: its slot */
+	int req;          /* a request whose wait is open */
+	uint64_t req_key; /* its key and bytes */
+	uint64_t req_bytes;
+	size_t st_prefix_len;
 };
 
 unsigned pv_bucket(uint64_t d)
@@ -99,6 +120,8 @@ pv_acct *pv_acct_new(const pv_tool *pv, const pv_shard *s)
 	a->regex = pv->sel && (pv->sel->has_include || pv->sel->has_exclude);
 	a->prefix_len = s->ev.prefix_len;
 	a->last = LAST_LINE; /* the row's start: as a written line */
+	a->p2 = P2_LINE;
+	a->st_prefix_len = s->st.prefix_len;
 	return a;
 }
 
@@ -117,8 +140,40 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src)
 		dst->bytes[i] += src->bytes[i];
 		dst->calls[i] += src->calls[i];
 	}
-	for (size_t i = 0; i <= PV_SLOTS; i++)
+	for (size_t i = 0; i < PV_SLOTS; i++) {
+		dst->sbytes[i] += src->sbytes[i];
+		dst->scalls[i] += src->scalls[i];
+	}
+	for (size_t i = 0; i <= PV_SLOTS; i++) {
 		dst->runs[i] += src->runs[i];
+		dst->sruns[i] += src->sruns[i];
+	}
+}
+
+/* Summary lines for synchronization thresholds [lo, hi): one each, with
+ * the synchronization pairs from slot 2 (waits under 1 ns left out) on. */
+static void sync_runs(pv_acct *a, unsigned lo, unsigned hi, unsigned kd)
+{
+	int64_t e = (int64_t)(a->prefix_len + kd + SUMMARY_FIXED);
+	a->h.sruns[lo] += e;
+	a->h.sruns[hi] -= e;
+	if (lo < 2)
+		lo = 2;
+	if (lo < hi) {
+		a->h.sruns[lo] += SUMMARY_SYNC_FIXED;
+		a->h.sruns[hi] -= SUMMARY_SYNC_FIXED;
+	}
+}
+
+/* With every call left out, a call ends: a summary starts at it where
+ * the item before is written. */
+static void sync_call_end(pv_acct *a, unsigned kd)
+{
+	if (a->p2 == P2_LINE)
+		sync_runs(a, 0, PV_SLOTS, kd);
+	else if (a->p2 == P2_SYNC)
+		sync_runs(a, 0, a->p2_slot + 1, kd);
+	a->p2 = P2_END;
 }
 
 const pv_hist *pv_acct_hist(const pv_acct *a)
@@ -198,6 +253,10 @@ static void pop(pv_acct *a, uint64_t key, int cut, unsigned kd)
 	}
 	a->last = LAST_END;
 	a->last_slot = slot;
+	if (cut)
+		a->p2 = P2_LINE; /* kept */
+	else
+		sync_call_end(a, kd);
 }
 
 void pv_acct_func(pv_shard *s, uint32_t id)
@@ -217,6 +276,50 @@ void pv_acct_pop(pv_shard *s, size_t n, int cut)
 void pv_acct_text(pv_shard *s)
 {
 	s->acct->last = LAST_LINE;
+	s->acct->p2 = P2_LINE;
+}
+
+void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
+{
+	pv_acct *a = s->acct;
+	unsigned kd = key_digits(s);
+	uint64_t key = s->ev.last_key, bytes = a->prefix_len + kd + len;
+	unsigned slot = 1; /* no wait */
+	a->last = LAST_LINE;
+	switch (kind) {
+	case PV_SY_REQ:
+		a->req = 1;
+		a->req_key = key;
+		a->req_bytes = bytes;
+		return;
+	case PV_SY_END:
+		if (!a->req) { /* its request is not in the .prv: kept */
+			a->p2 = P2_LINE;
+			return;
+		}
+		a->req = 0;
+		slot = 1 + pv_bucket(key - a->req_key);
+		/* the request's line, and the Synchronization state and the
+		 * Running one after it that leaving the wait out merges */
+		bytes += a->req_bytes + 2 * (a->st_prefix_len + 2 * kd + 4);
+		break;
+	case PV_SY_INST:
+		break;
+	default: /* PV_SY_PIN: the open request stays */
+		a->req = 0;
+		a->p2 = P2_LINE;
+		return;
+	}
+	pv_hist *h = &a->h;
+	h->sbytes[slot] += bytes;
+	h->scalls[slot]++;
+	/* left out (a summary) for thresholds above slot, written up to it */
+	if (a->p2 == P2_LINE)
+		sync_runs(a, slot + 1, PV_SLOTS, kd);
+	else if (a->p2 == P2_SYNC && a->p2_slot > slot)
+		sync_runs(a, slot + 1, a->p2_slot + 1, kd);
+	a->p2 = P2_SYNC;
+	a->p2_slot = slot;
 }
 
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,
@@ -243,4 +346,38 @@ unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, uns
 	}
 	*est = e > 0 ? (uint64_t)e : 0;
 	return k;
+}
+
+uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k)
+{
+	int64_t func = 0, left = 0, runs = 0;
+	for (size_t i = 0; i < PV_SLOTS; i++)
+		func += (int64_t)h->bytes[i];
+	for (unsigned i = 0; i < k && i + 1 < PV_SLOTS; i++) {
+		left += (int64_t)h->bytes[i];
+		runs += h->runs[i + 1];
+	}
+	int64_t other = (int64_t)total - func, e = (other > 0 ? other : 0) + func - left;
+	e += runs > 0 ? runs : 0;
+	return e > 0 ? (uint64_t)e : 0;
+}
+
+unsigned pv_budget_choose_sync(const pv_hist *h, uint64_t total, uint64_t budget, uint64_t *est)
+{
+	int64_t calls = 0;
+	for (size_t i = 0; i < PV_SLOT_CUT; i++)
+		calls += (int64_t)h->bytes[i];
+	int64_t base = (int64_t)total - calls, runs = 0, e = base;
+	int64_t fit = budget > INT64_MAX ? INT64_MAX : (int64_t)budget;
+	unsigned m = 0;
+	for (;; m++) {
+		runs += h->sruns[m];
+		if (m)
+			base -= (int64_t)h->sbytes[m - 1];
+		e = base + (runs > 0 ? runs : 0);
+		if ((m >= 2 && e <= fit) || m + 1 >= PV_SLOTS)
+			break;
+	}
+	*est = e > 0 ? (uint64_t)e : 0;
+	return m;
 }

@@ -18,6 +18,12 @@ typedef struct pv_hist {
 	uint64_t bytes[PV_SLOTS]; /* .prv text of the calls of each slot */
 	uint64_t calls[PV_SLOTS];
 	int64_t runs[PV_SLOTS + 1]; /* summary bytes, a difference array over thresholds */
+	/* With every call left out, synchronization calls by their wait
+	 * (slots as calls', none forced): their text (lines and the states
+	 * leaving them out saves), and the summary bytes over thresholds. */
+	uint64_t sbytes[PV_SLOTS];
+	uint64_t scalls[PV_SLOTS];
+	int64_t sruns[PV_SLOTS + 1];
 } pv_hist;
 
 /* The threshold of slot k: calls shorter are left out (0: none; k >=
@@ -36,15 +42,28 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src);
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,
                           uint64_t *est);
 
+/* The estimated size of the .prv at threshold slot k. */
+uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k);
+
+/* When every call left out is not enough: the smallest threshold slot
+ * for synchronization calls' waits (from 2: waits shorter than 1 ns) whose
+ * .prv would fit, with every call left out (the last slot if none). */
+unsigned pv_budget_choose_sync(const pv_hist *h, uint64_t total, uint64_t budget, uint64_t *est);
+
 /* pv_thin.c: rewrites the event runs of the rows (runs[2i + 1]), leaving
  * out calls shorter than min_ns and of functions the selection leaves out,
  * summarised (pt_thin.h). Totals in *st. 0, or -1 with a message. */
 typedef struct pv_thin_stats {
 	uint64_t calls_left, calls_kept, ns_left;
-	uint64_t text; /* of the rewritten runs */
+	uint64_t sync_left, sync_kept, wait_left; /* synchronization calls */
+	uint64_t text;                            /* of the rewritten runs */
+	uint64_t text_st_before;                  /* of the state runs rewritten, before */
 } pv_thin_stats;
-int pv_thin_runs(pv_tool *pv, uint64_t min_ns, pv_run *out, pv_thin_stats *st, char *err,
-                 size_t errlen);
+/* sync_ns (0: none): synchronization calls that waited less are left out
+ * too, and their Synchronization states become Running: the rows' state
+ * runs are rewritten into out_st (per shard; empty when unchanged). */
+int pv_thin_runs(pv_tool *pv, uint64_t min_ns, uint64_t sync_ns, pv_run *out, pv_run *out_st,
+                 pv_thin_stats *st, char *err, size_t errlen);
 
 /* pv_ids.c: the final values (pv->fval, finv, renumber). 0, or -1 (ENOMEM). */
 int pv_ids_init(pv_tool *pv);

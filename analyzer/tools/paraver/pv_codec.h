@@ -10,14 +10,16 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The longest record: op, a 64-bit delta, a text length and the text. */
-#define PV_REC_MAX (1 + 10 + 2 + PV_LINE_MAX)
+/* The longest record: op, a 64-bit delta, a kind and an object (SYNC), a
+ * text length and the text. */
+#define PV_REC_MAX (1 + 10 + 1 + 5 + 2 + PV_LINE_MAX)
 
 /* Entries and exits share one op and one code path: which of the two
  * comes next is as unpredictable as a random call tree, and a branch on
  * it would be mispredicted about half the time. POP and CUT end frames
  * (pv_stream.c): the thinning pass (pv_thin.c) follows calls through them. */
-enum { PV_OP_TEXT, PV_OP_FUNC, PV_OP_POP, PV_OP_CUT };
+enum { PV_OP_TEXT, PV_OP_FUNC, PV_OP_POP, PV_OP_CUT, PV_OP_SYNC };
+/* PV_OP_SYNC: a PV_SY_* line (pv.h). */
 static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
 #define PV_POP_PAIR ":60000019:0:60000119:0"
 #define PV_POP_PAIR_LEN (sizeof PV_POP_PAIR - 1)
@@ -60,7 +62,9 @@ static inline const uint8_t *get_leb(const uint8_t *p, const uint8_t *e, uint64_
 typedef struct rec {
 	uint64_t key;
 	unsigned op;
-	uint32_t id;      /* PV_OP_FUNC; 0: exit. PV_OP_POP, PV_OP_CUT: frames ended */
+	uint32_t id;      /* PV_OP_FUNC; 0: exit. PV_OP_POP, PV_OP_CUT: frames ended.
+	                     PV_OP_SYNC: the object (61000010 value) */
+	uint8_t sub;      /* PV_OP_SYNC: PV_SY_* */
 	uint16_t tlen;    /* PV_OP_TEXT, PV_OP_CUT: length of text */
 	const char *text; /* PV_OP_TEXT, PV_OP_CUT */
 } rec;
@@ -77,10 +81,16 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 	if (!(q = get_leb(q, e, &d)))
 		return e - p < 11 ? 0 : -1;
 	r->key = prev + d;
+	if (r->op == PV_OP_SYNC) {
+		if (q >= e)
+			return 0;
+		r->sub = *q++;
+	}
 	switch (r->op) {
 	case PV_OP_FUNC:
 	case PV_OP_POP:
-	case PV_OP_CUT: {
+	case PV_OP_CUT:
+	case PV_OP_SYNC: {
 		uint64_t id;
 		const uint8_t *x = get_leb(q, e, &id);
 		if (!x)
@@ -89,10 +99,10 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 			return -1;
 		r->id = (uint32_t)id;
 		q = x;
-		if (r->op != PV_OP_CUT)
+		if (r->op != PV_OP_CUT && r->op != PV_OP_SYNC)
 			break;
 	}
-		/* fall through - a CUT's text follows */
+		/* fall through - a CUT's or SYNC's text follows */
 	case PV_OP_TEXT:
 		if (e - q < 2)
 			return 0;

@@ -11,10 +11,12 @@
  *   pv_merge.c   merges their runs into NAME.prv, in time partitions that
  *                pv_partition.c places in each run
  *   pv_select.c  what is written: the selection's rows and window, and at
- *                finish the calls (pv_budget.c: the budget's histogram and
- *                threshold; pv_thin.c: the rows' event runs rewritten
- *                without them, summarised; pv_ids.c: values that must not
- *                depend on -j, renumbered in the same rewrite)
+ *                finish the calls (pv_budget.c: the budget's histograms and
+ *                thresholds, for calls and synchronization calls;
+ *                pv_thin.c: the rows' event runs rewritten without them,
+ *                summarised, and their state runs when waits go; pv_ids.c:
+ *                values that must not depend on -j, renumbered in the same
+ *                rewrite)
  *   pv_ext*.c    extensions (counters, GPU): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
@@ -148,6 +150,10 @@ typedef struct pv_tool {
 	uint64_t full_bytes; /* the .prv with everything selected */
 	uint64_t text;       /* the .prv written (uncompressed) */
 	pv_run *thin;        /* per shard: its event run with calls left out, or empty */
+	pv_run *thin_st;     /* per shard: its state run with waits left out, or empty */
+	unsigned thin_gen;   /* rewrites so far (pv_thin.c: their files' names) */
+	uint64_t sync_threshold; /* synchronization calls that waited less were left out */
+	uint64_t sync_left, sync_total, wait_left;
 	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */
 	int window_set;      /* origin and win_hi are set (pv_window_init) */
 	/* function ids as the .prv shows them (pv_ids.c): fval[id], finv[value] */
@@ -224,6 +230,13 @@ static inline int pv_in_window(const pv_shard *s, uint64_t t)
 void pv_acct_func(pv_shard *s, uint32_t id); /* after a function line */
 void pv_acct_pop(pv_shard *s, size_t n, int cut);
 void pv_acct_text(pv_shard *s); /* before any other event line */
+/* after a synchronization call's line (PV_SY_*) of len bytes of text */
+void pv_acct_sync(pv_shard *s, unsigned kind, size_t len);
+
+/* pv_events for a synchronization call's line (at most 4 pairs): kind
+ * PV_SY_* (0: an ordinary line), obj its object (pv_codec.h). */
+void pv_sync_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                    const int64_t *values, unsigned kind, uint32_t obj);
 
 /* The 60000019/60000119 line of an entry (id) or an exit (0) at t (the
  * event stream is strict: a tie goes 1 ns later, pv.h). */
@@ -247,6 +260,7 @@ typedef struct pv_thread {
 	pt_callstack calls;
 	pt_func_lookup fl; /* function ids: the process's table, the pc cache */
 	unsigned wait;     /* what the thread waits for (pv_thread.c) */
+	unsigned sync_req; /* the wait (WAIT_*) whose request was marked PV_SY_REQ */
 	pv_found found;
 	pv_role role;
 	int gap_open; /* calls were cut at a gap: PV_EV_FUNC_CUT 0 at its LOST record */

@@ -306,6 +306,12 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 		    "\n\nEVENT_TYPE\n0    %u    Calls left out (count, since the last line of the "
 		    "call around them)\n0    %u    Time in calls left out (ns)\n",
 		    PV_EV_LEFT_CALLS, PV_EV_LEFT_NS);
+	if (pv->sync_threshold) /* and synchronization calls */
+		fprintf(f,
+		        "\n\nEVENT_TYPE\n0    %u    Synchronization calls left out (count, since "
+		        "the last line of the call around them)\n0    %u    Time waited in "
+		        "synchronization calls left out (ns)\n",
+		        PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pv_n_ext(); i++)

@@ -50,7 +50,7 @@ static int cursor_refill(cursor *c)
 	size_t from = c->keep;
 	size_t avail = c->len - from;
 	memmove(c->buf, c->buf + from, avail);
-	if ((c->r.op == PV_OP_TEXT || c->r.op == PV_OP_CUT) && c->r.text)
+	if (c->r.op != PV_OP_FUNC && c->r.op != PV_OP_POP && c->r.text)
 		c->r.text -= from;
 	c->pos -= from;
 	c->nx_at -= from; /* nx follows r: nx_at >= keep */

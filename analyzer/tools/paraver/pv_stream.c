@@ -11,6 +11,8 @@
  *                (frames that end together: unwound, or at the log's end)
  *   PV_OP_CUT    [n: LEB128][u16 length][the text]
  *                (a text line that ends n frames cut by lost data)
+ *   PV_OP_SYNC   [kind: 1 byte][object: LEB128][u16 length][the text]
+ *                (a synchronization call's line, pv_codec.h)
  * so the most common lines take 3 to 6 bytes on disk (the temporary files
  * are written once and read back once: their size is CPU time). The
  * line's text is the expansion (after prefix and key). Every
@@ -241,6 +243,15 @@ void pv_stream_pop(pv_stream *s, uint64_t key, uint32_t n)
 char *pv_stream_reserve_cut(pv_stream *s, uint64_t key, uint32_t n)
 {
 	uint8_t *p = put_leb(begin_rec(s, key, PV_OP_CUT), n);
+	s->text_at = (size_t)((char *)p - s->buf) + 2;
+	return s->buf + s->text_at;
+}
+
+char *pv_stream_reserve_sync(pv_stream *s, uint64_t key, unsigned kind, uint32_t obj)
+{
+	uint8_t *p = begin_rec(s, key, PV_OP_SYNC);
+	*p++ = (uint8_t)kind;
+	p = put_leb(p, obj);
 	s->text_at = (size_t)((char *)p - s->buf) + 2;
 	return s->buf + s->text_at;
 }

@@ -169,12 +169,19 @@ static void op_exit(void *arg, uint64_t t, uint32_t id, int cut)
 		w->pops++;
 }
 
-static void op_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns)
+static void op_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint64_t sync,
+                       uint64_t wait)
 {
 	tw *w = arg;
 	tw_start(w, t);
-	tw_pair(w, PV_EV_LEFT_CALLS, calls);
-	tw_pair(w, PV_EV_LEFT_NS, ns);
+	if (calls) {
+		tw_pair(w, PV_EV_LEFT_CALLS, calls);
+		tw_pair(w, PV_EV_LEFT_NS, ns);
+	}
+	if (sync) {
+		tw_pair(w, PV_EV_LEFT_SYNC, sync);
+		tw_pair(w, PV_EV_LEFT_WAIT, wait);
+	}
 	w->mixed = 1;
 }
 
@@ -212,50 +219,287 @@ static void text_line(tw *w, uint64_t key, const rec *r)
 	pv_stream_commit(w->out, (size_t)(o - p));
 }
 
+/* ---- synchronization calls ------------------------------------------------ */
+/* Deciding requests, ahead: one wait is open at a time (a request while
+ * one is open, or a PV_SY_PIN, keeps it); it is left out when it ends
+ * within the threshold, kept once it has lasted it or at the run's end.
+ * Decisions by request number, in a ring the writer releases. */
+typedef struct sy_in {
+	uint64_t thr; /* 0: nothing left out */
+	uint8_t *dec;
+	size_t dmask;
+	uint64_t seq_next, seq_base;
+	int open;
+	uint64_t open_seq, open_key;
+	int oom;
+} sy_in;
+
+static void sy_decide(sy_in *y, int d)
+{
+	if (y->open && y->open_seq >= y->seq_base)
+		y->dec[y->open_seq & y->dmask] = (uint8_t)d;
+	y->open = 0;
+}
+
+static void sy_request(sy_in *y, uint64_t key)
+{
+	size_t cap = y->dec ? y->dmask + 1 : 0;
+	if (y->seq_next - y->seq_base >= cap) {
+		size_t ncap = cap ? 2 * cap : 256;
+		uint8_t *d = calloc(ncap, 1);
+		if (!d) {
+			y->oom = 1;
+			return;
+		}
+		for (uint64_t q = y->seq_base; q < y->seq_next; q++)
+			d[q & (ncap - 1)] = y->dec[q & y->dmask];
+		free(y->dec);
+		y->dec = d;
+		y->dmask = ncap - 1;
+	}
+	y->open_seq = y->seq_next++;
+	y->dec[y->open_seq & y->dmask] = PT_THIN_UNDECIDED;
+	y->open = 1;
+	y->open_key = key;
+}
+
+static void sy_rec(sy_in *y, const rec *r)
+{
+	if (!y->thr)
+		return;
+	if (y->open && r->key - y->open_key >= y->thr)
+		sy_decide(y, PT_THIN_KEEP);
+	if (r->op != PV_OP_SYNC)
+		return;
+	switch (r->sub) {
+	case PV_SY_REQ:
+		sy_decide(y, PT_THIN_KEEP);
+		sy_request(y, r->key);
+		break;
+	case PV_SY_END:
+		sy_decide(y, PT_THIN_LEAVE); /* within the threshold */
+		break;
+	case PV_SY_PIN:
+		sy_decide(y, PT_THIN_KEEP);
+		break;
+	}
+}
+
+/* ---- the state run, rewritten: a wait left out is Running ---------------------- */
+typedef struct st_line {
+	uint64_t b, e;
+	unsigned state;
+	int mod; /* not the original line */
+	uint16_t tlen;
+	char text[48]; /* the original text (tlen < sizeof text), else parsed only */
+} st_line;
+
+typedef struct st_rw {
+	rd r;
+	pv_stream out;
+	st_line nx, pend; /* the next line read, the line not written yet */
+	int has_nx, has_pend, opened;
+} st_rw;
+
+/* The next line of the run into nx: 1, 0 at the end, -1 on an error. */
+static int st_read(st_rw *w)
+{
+	rec r;
+	int k = rd_next(&w->r, &r);
+	if (k <= 0)
+		return k;
+	st_line *l = &w->nx;
+	char buf[64];
+	size_t n = r.tlen < sizeof buf ? r.tlen : sizeof buf - 1;
+	memcpy(buf, r.text, n);
+	buf[n] = 0;
+	char *q;
+	l->b = r.key;
+	l->e = strtoull(buf + 1, &q, 10);
+	l->state = *q == ':' ? (unsigned)strtoul(q + 1, NULL, 10) : UINT_MAX;
+	l->mod = 0;
+	l->tlen = r.tlen;
+	if (r.tlen < sizeof l->text)
+		memcpy(l->text, r.text, r.tlen);
+	else
+		l->state = UINT_MAX; /* not a state line this rewrite knows: as it is */
+	return 1;
+}
+
+static void st_emit(st_rw *w)
+{
+	if (!w->has_pend)
+		return;
+	w->has_pend = 0;
+	const st_line *l = &w->pend;
+	char *p = pv_stream_reserve(&w->out, l->b), *o = p;
+	if (l->mod) {
+		*o++ = ':';
+		o = pv_u64(o, l->e);
+		*o++ = ':';
+		o = pv_u64(o, l->state);
+		*o++ = '\n';
+	} else {
+		memcpy(o, l->text, l->tlen);
+		o += l->tlen;
+	}
+	pv_stream_commit(&w->out, (size_t)(o - p));
+}
+
+/* A line, merged into the one before when one of them was changed and
+ * they are the same state, one right after the other. */
+static void st_put(st_rw *w, const st_line *l)
+{
+	st_line *p = &w->pend;
+	if (w->has_pend && (p->mod || l->mod) && p->state == l->state && p->e == l->b &&
+	    l->state != UINT_MAX) {
+		p->e = l->e;
+		p->mod = 1;
+		return;
+	}
+	st_emit(w);
+	w->pend = *l;
+	w->has_pend = 1;
+}
+
+/* Lines up to key; with `left`, the wait that began at key was left out:
+ * its Synchronization state (beginning at its request's key) is Running.
+ * 0, or -1 on an error. */
+static int st_leave(st_rw *w, uint64_t key, int left)
+{
+	for (;;) {
+		if (!w->has_nx) {
+			int k = st_read(w);
+			if (k <= 0)
+				return k;
+			w->has_nx = 1;
+		}
+		if (w->nx.b > key)
+			return 0;
+		if (left && w->nx.b == key && w->nx.state == PV_STATE_SYNC) {
+			w->nx.state = PV_STATE_RUNNING;
+			w->nx.mod = 1;
+		}
+		st_put(w, &w->nx);
+		w->has_nx = 0;
+	}
+}
+
 /* ---- one run --------------------------------------------------------------- */
 typedef struct thin_job {
 	pv_tool *pv;
-	uint64_t min_ns;
-	pv_run *out;
+	uint64_t min_ns, sync_ns;
+	pv_run *out, *out_st;
+	unsigned gen; /* in the files' names: two rewrites can coexist */
 	size_t next; /* atomic: next shard */
 	pthread_mutex_t lock;
 	pv_thin_stats st;
 	char err[PATH_MAX + 256]; /* the first failure */
 } thin_job;
 
-/* The decision of entry seq, reading ahead with a as far as it needs. */
-static int decision(pt_thin_in *in, rd *a, int *a_done, uint64_t seq)
+/* The next record of a, to both deciders: 1, 0 at the end, -1 on an error. */
+static int feed(pt_thin_in *in, sy_in *y, rd *a, int *a_done)
 {
-	while (in->seq_next <= seq || pt_thin_in_decision(in, seq) == PT_THIN_UNDECIDED) {
-		rec r;
-		int k = *a_done ? 0 : rd_next(a, &r);
-		if (k < 0)
-			return -1;
-		if (k == 0) {
+	rec r;
+	int k = *a_done ? 0 : rd_next(a, &r);
+	if (k < 0)
+		return -1;
+	if (k == 0) {
+		if (!*a_done) {
 			*a_done = 1;
 			pt_thin_in_end(in);
-			if (in->seq_next <= seq)
-				return -1; /* the two readers disagree: damage */
-			continue;
+			sy_decide(y, PT_THIN_KEEP);
 		}
-		switch (r.op) {
-		case PV_OP_FUNC:
-			if (r.id)
-				pt_thin_in_enter(in, r.key, r.id);
-			else
-				pt_thin_in_exit(in, r.key, 1, 0);
-			break;
-		case PV_OP_POP:
-		case PV_OP_CUT:
-			pt_thin_in_exit(in, r.key, r.id, r.op == PV_OP_CUT);
-			break;
-		default:
-			pt_thin_in_other(in, r.key);
-		}
-		if (in->oom)
-			return -1;
+		return 0;
+	}
+	switch (r.op) {
+	case PV_OP_FUNC:
+		if (r.id)
+			pt_thin_in_enter(in, r.key, r.id);
+		else
+			pt_thin_in_exit(in, r.key, 1, 0);
+		break;
+	case PV_OP_POP:
+	case PV_OP_CUT:
+		pt_thin_in_exit(in, r.key, r.id, r.op == PV_OP_CUT);
+		break;
+	default:
+		pt_thin_in_other(in, r.key);
+	}
+	sy_rec(y, &r);
+	return in->oom || y->oom ? -1 : 1;
+}
+
+/* The decision of call entry seq, reading ahead with a as far as it needs. */
+static int decision(pt_thin_in *in, sy_in *y, rd *a, int *a_done, uint64_t seq)
+{
+	while (in->seq_next <= seq || pt_thin_in_decision(in, seq) == PT_THIN_UNDECIDED) {
+		int k = feed(in, y, a, a_done);
+		if (k < 0 || (k == 0 && in->seq_next <= seq))
+			return -1; /* the two readers disagree: damage */
 	}
 	return pt_thin_in_decision(in, seq);
+}
+
+/* The same for request seq. */
+static int sync_decision(pt_thin_in *in, sy_in *y, rd *a, int *a_done, uint64_t seq)
+{
+	while (y->seq_next <= seq || y->dec[seq & y->dmask] == PT_THIN_UNDECIDED) {
+		int k = feed(in, y, a, a_done);
+		if (k < 0 || (k == 0 && y->seq_next <= seq))
+			return -1;
+	}
+	return y->dec[seq & y->dmask];
+}
+
+static int run_prefix(const pv_run *run, char *prefix)
+{
+	memcpy(prefix, run->prefix, run->prefix_len);
+	prefix[run->prefix_len] = 0;
+	return run->prefix_len != 0;
+}
+
+/* Opens the rewrite of row i's state run (j->sync_ns set). */
+static int st_open(thin_job *j, size_t i, st_rw *w, char *err, size_t errlen)
+{
+	const pv_run *run = &j->pv->runs[2 * i];
+	char path[PATH_MAX], prefix[PV_RUN_PREFIX_MAX + 1];
+	snprintf(path, sizeof path, "%s/%zu.thin-st%u", j->pv->tmpdir, i, j->gen);
+	int hp = run_prefix(run, prefix);
+	int e = rd_open(&w->r, run);
+	w->opened = 1;
+	if (!e && pv_stream_open(&w->out, path, hp ? prefix : NULL))
+		e = w->out.error;
+	if (e)
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	return e ? -1 : 0;
+}
+
+/* The rest of the state run, and its end. */
+static int st_close(thin_job *j, size_t i, st_rw *w, pv_thin_stats *st, char *err, size_t errlen)
+{
+	int k = st_leave(w, UINT64_MAX, 0);
+	st_emit(w);
+	if (k < 0) {
+		snprintf(err, errlen, "reading back a temporary file: %s", strerror(w->r.error));
+		return -1;
+	}
+	if (pv_stream_finish(&w->out, &j->pv->pool, &j->out_st[i])) {
+		snprintf(err, errlen, "%s: %s", w->out.path ? w->out.path : "state run",
+		         strerror(w->out.error));
+		return -1;
+	}
+	st->text += j->out_st[i].text;
+	st->text_st_before += j->pv->runs[2 * i].text;
+	return 0;
+}
+
+static void st_free(st_rw *w)
+{
+	if (!w->opened)
+		return;
+	pv_stream_free(&w->out);
+	rd_close(&w->r);
 }
 
 static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t errlen)
@@ -263,20 +507,21 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 	pv_tool *pv = j->pv;
 	const pv_run *run = &pv->runs[2 * i + 1];
 	char path[PATH_MAX], prefix[PV_RUN_PREFIX_MAX + 1];
-	snprintf(path, sizeof path, "%s/%zu.thin", pv->tmpdir, i);
-	memcpy(prefix, run->prefix, run->prefix_len);
-	prefix[run->prefix_len] = 0;
+	snprintf(path, sizeof path, "%s/%zu.thin%u", pv->tmpdir, i, j->gen);
+	int hp = run_prefix(run, prefix);
 	pv_stream out;
 	rd a, b;
 	pt_thin_in in;
 	pt_thin_out o;
+	sy_in y = {.thr = j->sync_ns};
+	st_rw *sw = calloc(1, sizeof *sw);
 	tw *w = malloc(sizeof *w);
 	memset(&out, 0, sizeof out);
 	out.fd = -1;
 	int ea = rd_open(&a, run), eb = rd_open(&b, run), rc = -1;
 	pt_thin_in_init(&in, j->min_ns, pv->sel, pv->ctx);
-	if (!w || pv_stream_open(&out, path, run->prefix_len ? prefix : NULL)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(w ? out.error : ENOMEM));
+	if (!w || !sw || pv_stream_open(&out, path, hp ? prefix : NULL)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(w && sw ? out.error : ENOMEM));
 		goto done_stream;
 	}
 	out.strict = 1;
@@ -289,34 +534,67 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 		snprintf(err, errlen, "reading back a temporary file: %s", strerror(ea ? ea : eb));
 		goto done;
 	}
+	if (j->sync_ns && st_open(j, i, sw, err, errlen))
+		goto done;
 	int a_done = 0, k;
-	uint64_t seq = 0;
+	uint64_t seq = 0, seq_sy = 0;
+	/* the wait open in what is written: none, kept, or left out since req */
+	int open = 0;
+	uint64_t req = 0;
 	rec r;
 	while ((k = rd_next(&b, &r)) > 0) {
+		int d;
 		switch (r.op) {
 		case PV_OP_FUNC:
 			if (r.id) {
-				int d = decision(&in, &a, &a_done, seq);
-				if (d < 0) {
-					snprintf(err, errlen, "reading back a temporary file: %s",
-					         strerror(a.error  ? a.error
-					                  : in.oom ? ENOMEM
-					                           : EIO));
-					goto done;
-				}
+				d = decision(&in, &y, &a, &a_done, seq);
+				if (d < 0)
+					goto ahead_failed;
 				pt_thin_out_enter(&o, r.key, r.id, d == PT_THIN_KEEP);
 				pt_thin_in_release(&in, ++seq);
 			} else
 				pt_thin_out_exit(&o, r.key, 1, 0);
-			break;
+			continue;
 		case PV_OP_POP:
 		case PV_OP_CUT:
 			pt_thin_out_exit(&o, r.key, r.id, r.op == PV_OP_CUT);
+			continue;
+		case PV_OP_SYNC:
+			if (!j->sync_ns)
+				break;
+			if (r.sub == PV_SY_REQ) {
+				d = sync_decision(&in, &y, &a, &a_done, seq_sy);
+				if (d < 0)
+					goto ahead_failed;
+				y.seq_base = ++seq_sy;
+				open = d;
+				req = r.key;
+				if (d == PT_THIN_LEAVE)
+					continue;
+			} else if (r.sub == PV_SY_END) {
+				int was = open;
+				open = 0;
+				if (was == PT_THIN_LEAVE) {
+					pt_thin_out_left(&o, r.key, 1, r.key - req);
+					if (st_leave(sw, req, 1) < 0) {
+						snprintf(err, errlen,
+						         "reading back a temporary file: %s",
+						         strerror(sw->r.error));
+						goto done;
+					}
+					continue;
+				}
+				st->sync_kept++;
+			} else if (r.sub == PV_SY_INST) {
+				pt_thin_out_left(&o, r.key, 1, 0);
+				continue;
+			}
 			break;
 		default:
-			pt_thin_out_other(&o, r.key);
-			text_line(w, r.key, &r);
+			break;
 		}
+		pt_thin_out_other(&o, r.key);
+		text_line(w, r.key, &r);
 	}
 	if (k < 0) {
 		snprintf(err, errlen, "reading back a temporary file: %s", strerror(b.error));
@@ -328,10 +606,20 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 		snprintf(err, errlen, "out of memory");
 		goto done;
 	}
+	if (j->sync_ns && st_close(j, i, sw, st, err, errlen))
+		goto done;
 	st->calls_left += o.calls_left;
 	st->calls_kept += o.calls_kept;
 	st->ns_left += o.ns_left;
+	st->sync_left += o.sync_left;
+	st->wait_left += o.wait_left;
 	rc = 0;
+	goto done;
+ahead_failed:
+	snprintf(err, errlen, "reading back a temporary file: %s",
+	         strerror(a.error           ? a.error
+	                  : in.oom || y.oom ? ENOMEM
+	                                    : EIO));
 done:
 	pt_thin_out_free(&o);
 	if (rc == 0) {
@@ -346,6 +634,10 @@ done_stream:
 	pt_thin_in_free(&in);
 	rd_close(&a);
 	rd_close(&b);
+	if (sw)
+		st_free(sw);
+	free(sw);
+	free(y.dec);
 	free(w);
 	return rc;
 }
@@ -373,7 +665,11 @@ static void *thin_worker(void *arg)
 	j->st.calls_left += st.calls_left;
 	j->st.calls_kept += st.calls_kept;
 	j->st.ns_left += st.ns_left;
+	j->st.sync_left += st.sync_left;
+	j->st.sync_kept += st.sync_kept;
+	j->st.wait_left += st.wait_left;
 	j->st.text += st.text;
+	j->st.text_st_before += st.text_st_before;
 	if (failed && !j->err[0])
 		snprintf(j->err, sizeof j->err, "%s", err);
 	if (failed) /* the others stop at their next run */
@@ -382,14 +678,17 @@ static void *thin_worker(void *arg)
 	return NULL;
 }
 
-int pv_thin_runs(pv_tool *pv, uint64_t min_ns, pv_run *out, pv_thin_stats *st, char *err,
-                 size_t errlen)
+int pv_thin_runs(pv_tool *pv, uint64_t min_ns, uint64_t sync_ns, pv_run *out, pv_run *out_st,
+                 pv_thin_stats *st, char *err, size_t errlen)
 {
 	thin_job j;
 	memset(&j, 0, sizeof j);
 	j.pv = pv;
 	j.min_ns = min_ns;
+	j.sync_ns = sync_ns;
 	j.out = out;
+	j.out_st = out_st;
+	j.gen = pv->thin_gen++;
 	pthread_mutex_init(&j.lock, NULL);
 	pt_workers_run(pv->ctx->nworkers, thin_worker, &j);
 	pthread_mutex_destroy(&j.lock);

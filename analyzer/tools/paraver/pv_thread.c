@@ -88,18 +88,34 @@ static uint32_t note_lock(pv_shard *s, uint64_t addr, unsigned what)
 }
 
 /* 61000000 = value (and 61000010 = obj unless 0); end_too: the call is
- * instantaneous, both back to 0 at once. */
-static void pthread_events(pv_shard *s, uint64_t t, unsigned value, uint32_t obj, int end_too)
+ * instantaneous, both back to 0 at once. kind: the line's PV_SY_* mark
+ * (0: none), for the budget (pv_codec.h). */
+static void pthread_events(pv_shard *s, uint64_t t, unsigned value, uint32_t obj, int end_too,
+                           unsigned kind)
 {
 	uint32_t types[4] = {PV_EV_PTHREAD, PV_EV_SYNC_OBJECT, PV_EV_PTHREAD, PV_EV_SYNC_OBJECT};
 	int64_t values[4] = {value, obj, 0, 0};
 	if (obj)
-		pv_events(s, t, end_too ? 4 : 2, types, values);
+		pv_sync_events(s, t, end_too ? 4 : 2, types, values, kind, obj);
 	else {
 		uint32_t t2[2] = {PV_EV_PTHREAD, PV_EV_PTHREAD};
 		int64_t v2[2] = {value, 0};
-		pv_events(s, t, end_too ? 2 : 1, t2, v2);
+		pv_sync_events(s, t, end_too ? 2 : 1, t2, v2, kind, 0);
 	}
+}
+
+/* The mark of the line that begins a wait (what: WAIT_*): a lock or
+ * condition wait that nothing else overlaps is a request the budget may
+ * leave out with its end; a wait that begins while a marked one is open
+ * keeps that one. */
+static unsigned wait_kind(pv_shard *s, unsigned what)
+{
+	pv_thread *c = s->core;
+	if (!c->wait && (what == WAIT_LOCK || what == WAIT_COND)) {
+		c->sync_req = what;
+		return PV_SY_REQ;
+	}
+	return c->sync_req ? PV_SY_PIN : 0;
 }
 
 /* A wait begins (what: WAIT_*): Synchronization from t. */
@@ -110,6 +126,15 @@ static void wait_begins(pv_shard *s, uint64_t t, unsigned what)
 	pv_set_state(s, t, PV_STATE_SYNC);
 }
 
+/* The mark of the line that ends a wait (what: WAIT_*). */
+static unsigned end_kind(pv_thread *c, unsigned what)
+{
+	if (c->sync_req != what)
+		return 0;
+	c->sync_req = 0;
+	return PV_SY_END;
+}
+
 /* A wait ends, if one of that kind was open: the pthread call (and its
  * object, obj_too) back to 0, and Running unless another wait is open. */
 static void wait_ends(pv_shard *s, uint64_t t, unsigned what, int obj_too)
@@ -117,11 +142,12 @@ static void wait_ends(pv_shard *s, uint64_t t, unsigned what, int obj_too)
 	pv_thread *c = s->core;
 	if (!(c->wait & what))
 		return;
+	unsigned kind = end_kind(c, what);
 	if (obj_too)
-		pv_events(s, t, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
-		          (int64_t[]){0, 0});
+		pv_sync_events(s, t, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
+		               (int64_t[]){0, 0}, kind, 0);
 	else
-		pv_event(s, t, PV_EV_PTHREAD, 0);
+		pv_sync_events(s, t, 1, (uint32_t[]){PV_EV_PTHREAD}, (int64_t[]){0}, kind, 0);
 	c->wait &= ~what;
 	pv_set_state(s, t, c->wait ? PV_STATE_SYNC : s->base_state);
 }
@@ -168,8 +194,10 @@ static void lock_record(pv_shard *s, const pt_event *ev)
 	case PT_REC_BARRIER_BEGIN: {
 		int barrier = ev->kind == PT_REC_BARRIER_BEGIN;
 		unsigned type = barrier ? PT_LOCK_BARRIER : ev->rec->arg;
-		pthread_events(s, t, lock_value(type, 0), note_lock(s, l->object, type), 0);
-		wait_begins(s, t, barrier ? WAIT_BARRIER : WAIT_LOCK);
+		unsigned what = barrier ? WAIT_BARRIER : WAIT_LOCK;
+		pthread_events(s, t, lock_value(type, 0), note_lock(s, l->object, type), 0,
+		               wait_kind(s, what));
+		wait_begins(s, t, what);
 		break;
 	}
 	case PT_REC_LOCK_ACQUIRED:
@@ -178,11 +206,11 @@ static void lock_record(pv_shard *s, const pt_event *ev)
 			wait_ends(s, t, WAIT_LOCK, 1);
 		else /* uncontended: no request was recorded; the call is instantaneous */
 			pthread_events(s, t, lock_value(ev->rec->arg, 0),
-			               note_lock(s, l->object, ev->rec->arg), 1);
+			               note_lock(s, l->object, ev->rec->arg), 1, PV_SY_INST);
 		break;
 	case PT_REC_LOCK_RELEASED:
 		pthread_events(s, t, lock_value(ev->rec->arg, 1),
-		               note_lock(s, l->object, ev->rec->arg), 1);
+		               note_lock(s, l->object, ev->rec->arg), 1, PV_SY_INST);
 		break;
 	}
 }
@@ -197,9 +225,11 @@ static void cond_record(pv_shard *s, const pt_event *ev)
 		if (!cd)
 			break;
 		if (ev->rec->arg & PT_COND_FUTEX)
-			pthread_events(s, t, PV_PT_FUTEX_WAIT, note_lock(s, cd->cond, PV_LOCK_FUTEX), 0);
+			pthread_events(s, t, PV_PT_FUTEX_WAIT, note_lock(s, cd->cond, PV_LOCK_FUTEX), 0,
+			               wait_kind(s, WAIT_COND));
 		else
-			pthread_events(s, t, PV_PT_COND_WAIT, note_lock(s, cd->cond, PV_LOCK_COND), 0);
+			pthread_events(s, t, PV_PT_COND_WAIT, note_lock(s, cd->cond, PV_LOCK_COND), 0,
+			               wait_kind(s, WAIT_COND));
 		wait_begins(s, t, WAIT_COND);
 		break;
 	case PT_REC_COND_WAIT_END:
@@ -207,12 +237,13 @@ static void cond_record(pv_shard *s, const pt_event *ev)
 		break;
 	case PT_REC_COND_SIGNAL:
 		if (cd && (ev->rec->arg & PT_COND_FUTEX))
-			pthread_events(s, t, PV_PT_FUTEX_WAKE, note_lock(s, cd->cond, PV_LOCK_FUTEX), 1);
+			pthread_events(s, t, PV_PT_FUTEX_WAKE, note_lock(s, cd->cond, PV_LOCK_FUTEX), 1,
+			               PV_SY_INST);
 		else if (cd)
 			pthread_events(s, t,
 			               ev->rec->arg & PT_COND_BROADCAST ? PV_PT_COND_BROADCAST
 			                                                : PV_PT_COND_SIGNAL,
-			               note_lock(s, cd->cond, PV_LOCK_COND), 1);
+			               note_lock(s, cd->cond, PV_LOCK_COND), 1, PV_SY_INST);
 		break;
 	}
 }
@@ -255,7 +286,7 @@ static void thread_record(pv_shard *s, const pt_event *ev)
 	case PT_REC_THREAD_END: {
 		const pt_rec_thread_end *te = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_end);
 		if (te && (te->flags & PT_THREAD_END_EXIT))
-			pthread_events(s, t, PV_PT_EXIT, 0, 1);
+			pthread_events(s, t, PV_PT_EXIT, 0, 1, 0);
 		break;
 	}
 	case PT_REC_THREAD_NAME: {
@@ -270,7 +301,7 @@ static void thread_record(pv_shard *s, const pt_event *ev)
 		const pt_rec_thread_create *tc = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_create);
 		if (!tc)
 			break;
-		pthread_events(s, t, PV_PT_CREATE, 0, 1);
+		pthread_events(s, t, PV_PT_CREATE, 0, 1, 0);
 		if (tc->result == 0 && tc->create_seq)
 			note_link(s, PT_REC_THREAD_CREATE, tc->create_seq, t);
 		break;
@@ -345,7 +376,7 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 		thread_record(s, ev);
 		break;
 	case PT_REC_THREAD_JOIN_BEGIN:
-		pthread_events(s, t, PV_PT_JOIN, 0, 0);
+		pthread_events(s, t, PV_PT_JOIN, 0, 0, wait_kind(s, WAIT_JOIN));
 		wait_begins(s, t, WAIT_JOIN);
 		break;
 	case PT_REC_THREAD_JOIN_END:
@@ -397,9 +428,11 @@ void pv_thread_end(pv_shard *s, uint64_t last)
 	pv_thread *c = s->core;
 	/* frames still open (exit, cancellation, killed) end here */
 	pt_callstack_end(&c->calls, s->t0 + last, &pv_calls, s);
+	/* a marked wait still open ends here, the only one open or not */
+	unsigned kind = c->sync_req && c->wait == c->sync_req ? PV_SY_END : 0;
 	if (c->wait & (WAIT_LOCK | WAIT_COND | WAIT_BARRIER))
-		pv_events(s, s->t0 + last, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
-		          (int64_t[]){0, 0});
+		pv_sync_events(s, s->t0 + last, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
+		               (int64_t[]){0, 0}, kind, 0);
 	else if (c->wait & WAIT_JOIN)
 		pv_event(s, s->t0 + last, PV_EV_PTHREAD, 0);
 }

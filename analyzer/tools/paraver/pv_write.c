@@ -53,6 +53,25 @@ void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
 	}
 }
 
+void pv_sync_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                    const int64_t *values, unsigned kind, uint32_t obj)
+{
+	if (!kind) {
+		pv_events(s, time_ns, n, types, values);
+		return;
+	}
+	if (!pv_in_window(s, time_ns))
+		return;
+	char *start = pv_stream_reserve_sync(&s->ev, pv_rel(s, time_ns), kind, obj), *p = start;
+	if (s->ev.last_key > s->last)
+		s->last = s->ev.last_key;
+	for (size_t i = 0; i < n; i++)
+		p = pair(p, types[i], values[i]);
+	line_end(s, start, p);
+	if (s->acct)
+		pv_acct_sync(s, kind, (size_t)(p + 1 - start));
+}
+
 void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value)
 {
 	pv_events(s, time_ns, 1, &type, &value);

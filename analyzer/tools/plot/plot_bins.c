@@ -40,7 +40,10 @@ void pb_bin_add(pb_bin *b, uint32_t id, uint64_t dt)
 	b->t[low] += dt;
 }
 
-/* b absorbs c: labels' times summed, the PB_SLOTS largest kept. */
+/* b absorbs c: labels' times summed, the PB_SLOTS largest kept. Equal
+ * times are decided by the labels' places (b's slots, then c's new ones),
+ * never by their ids: a function known by its address has a number that
+ * depends on which worker met it first (-j). */
 static void merge_bins(pb_bin *b, const pb_bin *c)
 {
 	uint32_t id[2 * PB_SLOTS];
@@ -65,7 +68,7 @@ static void merge_bins(pb_bin *b, const pb_bin *c)
 	for (int s = 0; s < PB_SLOTS && s < n; s++) {
 		int best = s;
 		for (int k = s + 1; k < n; k++)
-			if (t[k] > t[best] || (t[k] == t[best] && id[k] < id[best]))
+			if (t[k] > t[best])
 				best = k;
 		uint32_t xi = id[s];
 		uint64_t xt = t[s];
@@ -155,7 +158,7 @@ uint32_t pb_bin_label(const pb_bin *b)
 {
 	int best = 0;
 	for (int i = 1; i < PB_SLOTS && b->id[i]; i++)
-		if (b->t[i] > b->t[best] || (b->t[i] == b->t[best] && b->id[i] < b->id[best]))
+		if (b->t[i] > b->t[best])
 			best = i;
 	return b->id[best];
 }

@@ -73,7 +73,8 @@ void pb_row_fit(pb_row *r, uint64_t t);
 /* Merges bins until their width is 2^shift (no-op if already as wide). */
 void pb_row_coarsen_to(pb_row *r, unsigned shift);
 
-/* What bin b shows: its label of most time, or 0 for nothing. */
+/* What bin b shows: its label of most time (of equal ones, the first to
+ * come), or 0 for nothing. */
 uint32_t pb_bin_label(const pb_bin *b);
 /* How much of bin b (`width` ns) was in a label, in quarters rounded to
  * the nearest: 0 only for none at all, else 1..4. */

@@ -133,3 +133,17 @@ int pf_tree_merge(pf_tree *dst, const pf_tree *src)
 	free(map);
 	return 0;
 }
+
+void pf_tree_shrink(pf_tree *t)
+{
+	free(t->hash);
+	free(t->last);
+	t->hash = NULL;
+	t->last = NULL;
+	t->hcap = 0;
+	pf_node *n = realloc(t->n, (t->nn ? t->nn : 1) * sizeof *n);
+	if (n) {
+		t->n = n;
+		t->cap = t->nn ? t->nn : 1;
+	}
+}

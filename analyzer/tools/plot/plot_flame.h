@@ -53,4 +53,8 @@ uint64_t pf_child(pf_tree *t, uint32_t parent, uint32_t func);
  * ENOMEM. */
 int pf_tree_merge(pf_tree *dst, const pf_tree *src);
 
+/* A tree that grows no more keeps only its nodes (what pf_tree_merge
+ * reads of a source). */
+void pf_tree_shrink(pf_tree *t);
+
 #endif

@@ -41,6 +41,10 @@ typedef struct pl_tool {
 	size_t nfexcl;
 	pl_time *gexcl; /* GPU labels' time */
 	size_t ngexcl;
+	/* Per shard its call-path tree, merged in shard order at the end: the
+	 * tree's node numbers, the order of equal-width boxes and what folds
+	 * into "other" do not depend on which shard finished first (-j). */
+	pf_tree *trees;
 	int oom;
 	const pt_tool *profile; /* html: the profile tool, run inside this one */
 	void *profile_state;
@@ -313,11 +317,12 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pl->html = options && strstr(options, "html");
 	pl->m.nrows = ctx->nshards < PL_MAX_ROWS ? ctx->nshards : PL_MAX_ROWS;
 	pl->m.rows = calloc(pl->m.nrows + 1, sizeof *pl->m.rows);
+	pl->trees = calloc(ctx->nshards + 1, sizeof *pl->trees);
 	pl->names = gpu_names_new(ctx->nprocesses);
 	pl->m.names = pl->names;
 	const char *out = ctx->output ? ctx->output : pl->html ? "report.html" : "trace.svg";
 	pl->svg_path = strdup(out);
-	if (!pl->m.rows || !pl->names || !pl->svg_path ||
+	if (!pl->m.rows || !pl->trees || !pl->names || !pl->svg_path ||
 	    pf_tree_init(&pl->m.flame, PL_MAX_NODES)) {
 		snprintf(err, errlen, "out of memory");
 		pl_destroy(pl);
@@ -435,8 +440,9 @@ static const char *pl_shard_error(void *st)
 static int shard_merge(pl_tool *pl, pl_shard *s)
 {
 	const pt_shard_info *in = s->info;
-	if (pf_tree_merge(&pl->m.flame, &s->tree))
-		return -1;
+	pf_tree_shrink(&s->tree);
+	pl->trees[in->index] = s->tree; /* the tree moves to the tool */
+	memset(&s->tree, 0, sizeof s->tree);
 	if (s->nfexcl > pl->nfexcl && grow_u64(&pl->fexcl, &pl->nfexcl, s->nfexcl - 1))
 		return -1;
 	for (size_t i = 0; i < s->nfexcl; i++)
@@ -499,10 +505,17 @@ static int cmp_time(const void *a, const void *b)
 	return x->label < y->label ? -1 : x->label > y->label;
 }
 
-/* Every row on one bin width; the labels by exclusive time. */
+/* The shards' trees merged in shard order; every row on one bin width;
+ * the labels by exclusive time. */
 static int model_finish(pl_tool *pl)
 {
 	pl_model *m = &pl->m;
+	for (size_t i = 0; i < m->ctx->nshards; i++) {
+		int rc = pl->trees[i].n ? pf_tree_merge(&m->flame, &pl->trees[i]) : 0;
+		pf_tree_free(&pl->trees[i]);
+		if (rc)
+			return -1;
+	}
 	m->t0 = m->ctx->t0_ns;
 	m->t_end = m->ctx->t_end_ns > m->t0 ? m->ctx->t_end_ns : m->t0 + 1;
 	uint64_t span = m->t_end - m->t0;
@@ -617,6 +630,9 @@ static void pl_destroy(void *tool)
 		pb_row_free(&pl->m.rows[i].bins);
 	}
 	free(pl->m.rows);
+	for (size_t i = 0; pl->trees && i < pl->m.ctx->nshards; i++)
+		pf_tree_free(&pl->trees[i]);
+	free(pl->trees);
 	free(pl->m.excl);
 	pf_tree_free(&pl->m.flame);
 	if (pl->names)
