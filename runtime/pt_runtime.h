@@ -334,6 +334,12 @@ PT_HIDDEN const char *pt_run_env_string(void);
  * interposed calloc/malloc must serve from pt_bump_alloc (zeroed, never
  * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
 PT_HIDDEN int pt_real_in_progress(void);
+
+/* Set (a depth) on the thread inside dlclose (dl.c): a module destructor
+ * that runs then is an unload, one that runs without it the process's
+ * end, where the module stays mapped and other threads may still call
+ * its functions (hooks.c, __paratrace_unregister_module). */
+extern PT_HIDDEN __thread int pt_dlclose_depth __attribute__((tls_model("initial-exec")));
 PT_HIDDEN void *pt_bump_alloc(size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
 

@@ -627,9 +627,12 @@ typedef struct pt_rec_lost {
 #define PT_LOST_NO_MEMORY 2
 #define PT_LOST_REENTRANT 3   /* raised by a signal handler inside a hook or the runtime */
 #define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
+/* raised by a thread after the process's end (exit, _exit) closed its log;
+ * bytes is 0 (not known) */
+#define PT_LOST_ENDED 5
 #define PT_FIELDS_LOST(T, F, A, S, C) \
 	F(T, U, "records", records, "") F(T, U, "bytes", bytes, "") \
-	F(T, ENUM, "reason", reason, "|no_space|no_memory|reentrant|limit")
+	F(T, ENUM, "reason", reason, "|no_space|no_memory|reentrant|limit|ended")
 /* CLOSE: the clocks when the log was closed (T = pt_clock_pair). */
 #define PT_FIELDS_CLOSE(T, F, A, S, C) \
 	F(T, U, "ticks", ticks, "") F(T, U, "mono_ns", mono_ns, "") F(T, U, "real_ns", real_ns, "")

@@ -10,6 +10,9 @@ the plugin (progs/*_main.c) and run under libtrace.so:
              function in a loop and count their calls in a shared file
              mapping: every call they counted is in the trace or in a LOST
              record (several runs: the race is timing-bound).
+  exit       the same with exit(), _exit(), return from main (each worker's
+             log then ends with its CLOSE, no note from dump) and the raw
+             exit_group system call (logs end with zeros, as after SIGKILL).
   exec       sh -c 'exec prog 3', and prog execs itself down to level 0,
              each level first trying an exec that fails (ENOENT): every log
              of every image is complete (CLOSE, trimmed: no zeros after the
@@ -138,13 +141,25 @@ def mode_rawfork(e):
     print("OK")
 
 
-def mode_crash(e):
+def trailing_zeros(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return len(data) - len(data.rstrip(b"\0"))
+
+
+def busy_end(e, how, status, runs, closed):
+    """crash_main ends the process HOW while 3 workers call work() in a
+    loop: every call a worker counted is in its log or in a LOST record
+    there. With `closed`, each worker's log ends with CLOSE, or (a worker
+    preempted inside a hook, that never ran again) is trimmed to its data
+    and the record it was storing: 16 bytes of zeros at most after it."""
     exe = e.build("crash_main")
     counts_file = os.path.join(e.a.work, "counts")
     threads, minimum = 3, 100000
-    for i in range(e.a.runs):
-        tdir = os.path.join(e.a.work, "trace%d" % i)
-        run([exe, counts_file, str(threads), str(minimum)], env=e.traced(tdir), status=-11)
+    for i in range(runs):
+        tdir = os.path.join(e.a.work, "trace-%s-%d" % (how, i))
+        run([exe, counts_file, str(threads), str(minimum), how], env=e.traced(tdir),
+            status=status)
         with open(counts_file, "rb") as f:
             raw = f.read(16 * threads)
         counted = {}
@@ -168,6 +183,31 @@ def mode_crash(e):
             if exits > n + 1:
                 fail("run %d: worker %s: %d calls in the trace, it made at most %d"
                      % (i, tid, exits, n + 1))
+            if closed and files[rel[0]].get("complete") != "1":
+                zeros = trailing_zeros(os.path.join(tdir, rel[0]))
+                print("run %d: %s has no CLOSE, %d zeros at its end" % (i, rel[0], zeros))
+                if zeros > 16 + 7:  # (+ the zero bytes a last record may end with)
+                    fail("run %d: %s has no CLOSE and %d zeros at its end" % (i, rel[0], zeros))
+        if closed:
+            # warnings of the LOST records only: no damaged log
+            r = run([e.a.paratrace, "analyze", "-o", os.path.join(tdir, "a"), tdir])
+            for line in r.stderr.splitlines():
+                if "warning" in line and "the runtime lost" not in line:
+                    fail("run %d: analyze says: %s" % (i, line))
+
+
+def mode_crash(e):
+    busy_end(e, "segv", -11, e.a.runs, False)
+    print("OK")
+
+
+def mode_exit(e):
+    # exit(), _exit() and return from main close the busy workers' logs;
+    # the raw exit_group system call ends the process as SIGKILL would:
+    # the logs end with zeros, and hold every call.
+    for how in ("exit", "_exit", "return"):
+        busy_end(e, how, 7, max(2, e.a.runs // 2), True)
+    busy_end(e, "exit_group", 7, 2, False)
     print("OK")
 
 
@@ -239,7 +279,7 @@ def main():
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["rawfork", "crash", "exec", "apisignal"])
+    p.add_argument("mode", choices=["rawfork", "crash", "exit", "exec", "apisignal"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
