@@ -1152,6 +1152,7 @@ pt_thread *pt_exec_close(void)
 	int saved = errno;
 	pt_wlog_suspend(&t->log);
 	pt_process_suspend();
+	pt_log_files_suspend();
 	pt_publish_fence();
 	errno = saved;
 	return t;
@@ -1162,6 +1163,7 @@ void pt_exec_failed(pt_thread *t)
 	if (!t)
 		return;
 	int saved = errno;
+	pt_log_files_resume();
 	pt_process_resume();
 	pt_wlog_resume(&t->log);
 	pt_leave(t);

@@ -389,6 +389,12 @@ PT_HIDDEN void pt_process_unlock_fork(int child);
 PT_HIDDEN void pt_process_suspend(void);
 PT_HIDDEN void pt_process_resume(void);
 PT_HIDDEN void pt_log_files_seal(void);
+/* exec: the extra logs (GPU streams) closed like the calling thread's
+ * (pt_wlog_suspend), and reopened if the exec fails; a log whose writer is
+ * inside it is left as it is (tried for a bounded time: the exec may come
+ * from a signal handler that interrupted that writer). */
+PT_HIDDEN void pt_log_files_suspend(void);
+PT_HIDDEN void pt_log_files_resume(void);
 PT_HIDDEN void pt_log_files_forget(void);
 
 #endif /* PT_CORE_H */
