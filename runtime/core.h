@@ -114,6 +114,7 @@ typedef struct pt_wlog {
 	int fd;
 	int dead;      /* closed or trimmed: never write again (unless suspended) */
 	int suspended; /* closed for an exec: pt_wlog_resume goes on after the CLOSE */
+	int writer_lock; /* the file is flock'ed (PT_HDR_FLAG_WRITER_LOCK) */
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;

@@ -650,7 +650,7 @@ static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 	h->byte_order = PT_BYTE_ORDER_LITTLE;
 #endif
 	h->file_kind = (uint8_t)p->kind;
-	h->flags = pt_run_info.hdr_flags;
+	h->flags = pt_run_info.hdr_flags | (l->writer_lock ? PT_HDR_FLAG_WRITER_LOCK : 0);
 	h->pid = pt_run_info.pid;
 	h->tid = p->tid;
 	h->ppid = pt_run_info.ppid;
@@ -679,6 +679,9 @@ int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file
 		errno = saved;
 		return e;
 	}
+	/* Held until the descriptor goes (close, exec, the process's end):
+	 * a follower knows then that the log cannot grow (format.h). */
+	l->writer_lock = pt_fd_lock(&l->fd) == 0;
 	int reason = map_window(l, 0, sizeof(pt_file_header) + 64, 0);
 	if (reason) {
 		e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;

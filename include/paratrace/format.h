@@ -106,6 +106,11 @@ _Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout")
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
+/* The writer holds an exclusive flock(2) on the file for as long as it may
+ * write to it: once the lock is free, the log cannot grow any more (the
+ * writer closed it, exec'd, or died). Readers that follow a live log
+ * (PT_LOG_FOLLOW) stop there, and not before, CLOSE or not. */
+#define PT_HDR_FLAG_WRITER_LOCK 0x4
 
 /* ---------------------------------------------------------------------- */
 /* Records                                                                  */

@@ -18,6 +18,9 @@ the plugin (progs/*_main.c) and run under libtrace.so:
              of every image is complete (CLOSE, trimmed: no zeros after the
              data, no note from dump or analyze), and no call is lost
              around the failed exec.
+  follow     `paratrace dump --follow` of exec_main 1, which waits after
+             its failed exec: the follower reads on past the CLOSE of that
+             exec while the program lives on, and ends once it has ended.
   apisignal  the manual API's first use of a function site from a signal
              handler that interrupted the same thing in the main flow:
              the program ends, and each handler run is either traced or
@@ -37,6 +40,7 @@ import resource
 import shutil
 import subprocess
 import sys
+from time import sleep as time_sleep
 
 PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
 
@@ -246,6 +250,60 @@ def mode_exec(e):
     print("OK")
 
 
+def mode_follow(e):
+    exe = e.build("exec_main")
+    tdir = os.path.join(e.a.work, "trace")
+    fifo = os.path.join(e.a.work, "go")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    prog = subprocess.Popen([exe, "1", fifo], env=e.traced(tdir))
+    out_path = os.path.join(e.a.work, "follow.out")
+    # the trace directory exists once the program has started
+    for _ in range(200):
+        if glob.glob(os.path.join(tdir, "p*", "process.ptl")):
+            break
+        time_sleep(0.05)
+    out = open(out_path, "w")
+    follower = subprocess.Popen([e.a.paratrace, "dump", "--follow", tdir], stdout=out,
+                                stderr=subprocess.PIPE, text=True)
+
+    def followed():
+        with open(out_path) as f:
+            return f.read()
+    # The follower reaches the CLOSE the failed exec wrote in the main
+    # thread's log; it must not stop there while the program lives on.
+    for _ in range(400):
+        if re.search(r"^\d+ \d+ (\d+) CLOSE .*\n", followed(), re.M):
+            break
+        time_sleep(0.05)
+    else:
+        prog.kill()
+        follower.kill()
+        fail("the follower never printed the CLOSE of the failed exec")
+    time_sleep(1.0)
+    with open(fifo, "w") as f:
+        f.write("x")
+    if prog.wait(timeout=60) != 0:
+        fail("exec_main exited with %d" % prog.returncode)
+    try:
+        follower.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        follower.kill()
+        fail("dump --follow did not end once the program had ended")
+    out.close()
+    text = followed()
+    after = len(re.findall(r" FUNC_EXIT .*after_failed_exec", text))
+    closes = len(re.findall(r" CLOSE ", text))
+    print("followed: %d calls after the failed exec, %d CLOSE records; stderr %r"
+          % (after, closes, follower.stderr.read()))
+    if follower.returncode != 0:
+        fail("dump --follow exited with %d" % follower.returncode)
+    if after != 1000:
+        fail("the follower printed %d of the 1000 calls made after the failed exec" % after)
+    print("OK")
+
+
 def mode_apisignal(e):
     exe = e.build("apisig_main", plugin=False, extra=["-I", e.a.include])
     tdir = os.path.join(e.a.work, "trace")
@@ -279,7 +337,7 @@ def main():
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["rawfork", "crash", "exit", "exec", "apisignal"])
+    p.add_argument("mode", choices=["rawfork", "crash", "exit", "exec", "follow", "apisignal"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
