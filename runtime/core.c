@@ -402,6 +402,17 @@ void pt_thread_start(const pt_rec_thread_start *start)
 		pt_thread_create(start);
 }
 
+void pt_thread_share(void)
+{
+	pt_thread *t = pt_tls;
+	if (!t || t->shared)
+		return;
+	t->shared = 1;
+	t->log.slow = 1;
+	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
 void pt_thread_note_end(uint64_t retval, uint32_t flags)
 {
 	pt_thread *t = pt_tls;
@@ -563,7 +574,13 @@ pt_thread *pt_enter(void)
 	if (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
 	    __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))
 		return NULL;
-	if (pt_likely(pt_asym_fence)) {
+	if (pt_unlikely(t->shared)) {
+		/* Another thread runs with this state too (pt_thread_share): the
+		 * guard is a lock between them; the loser's event is counted. */
+		int free_guard = 0;
+		if (!atomic_compare_exchange_strong(&t->guard, &free_guard, 1))
+			return NULL;
+	} else if (pt_likely(pt_asym_fence)) {
 		atomic_store_explicit(&t->guard, 1, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);
 	} else {
@@ -980,7 +997,7 @@ void pt_fork_parent(void)
 	pt_thread *t = pt_tls;
 	if (t) {
 		t->forking = 0;
-		if (!atomic_load(&t->guard) && !t->log.dead)
+		if (!atomic_load(&t->guard) && !t->log.dead && !t->log.slow)
 			__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	}
 }

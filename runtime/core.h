@@ -260,6 +260,9 @@ struct pt_thread {
 	atomic_int guard;   /* inside the runtime (recursion guard) */
 	atomic_int closed;  /* log closed or sealed */
 	int forking;
+	/* Another thread runs with this state: a child of clone(CLONE_VM)
+	 * without a TLS of its own (pt_thread_share). */
+	int shared;
 	/* What the process's end (exit, _exit) did with this thread's log
 	 * while the thread lives on (core.c, seal_others): PT_FATE_*. */
 	atomic_int exit_fate;

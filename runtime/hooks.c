@@ -42,7 +42,10 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	} else {
 		pt_note_nested_event();
 	}
-	errno = saved;
+	/* Written only when changed: a child of clone(CLONE_VM) without a TLS
+	 * of its own (pt_thread_share) has this thread's errno too. */
+	if (errno != saved)
+		errno = saved;
 }
 
 void pt_note_nested_event(void)

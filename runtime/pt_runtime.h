@@ -322,6 +322,13 @@ PT_HIDDEN void pt_signal_forward(int sig, siginfo_t *si, void *uc);
  * thread exit (pthread key destructor) will carry. */
 PT_HIDDEN void pt_thread_start(const pt_rec_thread_start *start);
 PT_HIDDEN void pt_thread_note_end(uint64_t retval, uint32_t flags);
+/* The calling thread is about to start a child that shares its memory
+ * and its thread pointer (clone(CLONE_VM) without CLONE_SETTLS): from now
+ * on both run with this thread's tracing state and log. Every event of
+ * this state then takes the slow path, where the runtime's guard is taken
+ * by compare-and-swap: the records of both land in this log, whole, and
+ * an event raised while the other holds the guard is counted lost. */
+PT_HIDDEN void pt_thread_share(void);
 /* Exit wrappers: the how/status the process log's EXIT record will carry
  * (default: PT_EXIT_NORMAL with the status passed to exit(), captured with
  * on_exit). pt_shutdown(how, status) overrides both. */

@@ -6,6 +6,10 @@ the plugin (progs/*_main.c) and run under libtrace.so:
              clone(fn, stack, SIGCHLD, arg), which run no atfork handler:
              each exits with its own status, as untraced, and is traced as
              a process of its own (its calls in its own process, none lost).
+  vmclone    a child of clone(CLONE_VM) without a TLS of its own, which
+             shares its creator's thread pointer and so its log, calling a
+             traced function while its creator does: the log reads
+             cleanly, every call of both is in it or counted lost.
   crash      one thread dies of SIGSEGV while the others call a traced
              function in a loop and count their calls in a shared file
              mapping: every call they counted is in the trace or in a LOST
@@ -200,6 +204,31 @@ def busy_end(e, how, status, runs, closed):
                     fail("run %d: analyze says: %s" % (i, line))
 
 
+def mode_vmclone(e):
+    exe = e.build("vmclone_main")
+    n = 1000000
+    if "vm_child exit 5" not in run([exe, str(n)]).stdout:
+        fail("untraced run: the child did not exit with 5")
+    for i in range(3):  # (the two overlap more or less, by the machine's load)
+        tdir = os.path.join(e.a.work, "trace%d" % i)
+        out = run([exe, str(n)], env=e.traced(tdir)).stdout
+        if "vm_child exit 5" not in out:
+            fail("run %d: traced: %r, expected the child to exit with 5" % (i, out))
+        r = run([e.a.paratrace, "dump", "--kind", "FUNC_EXIT,LOST", tdir], status=None)
+        if r.returncode != 0 or r.stderr.strip():
+            fail("run %d: dump exited with %d: %s" % (i, r.returncode, r.stderr))
+        parent = len(re.findall(r" FUNC_EXIT .*name=in_vm_parent", r.stdout))
+        child = len(re.findall(r" FUNC_EXIT .*name=in_vm_child", r.stdout))
+        lost = sum(int(m) for m in re.findall(r" LOST records=(\d+)", r.stdout))
+        print("run %d: %d + %d calls, %d events lost" % (i, parent, child, lost))
+        # every call is in the log (as the creator's: the child has its
+        # thread pointer), or its exit is counted lost
+        if parent > n or child > n or parent + child + lost < 2 * n:
+            fail("run %d: %d + %d calls and %d lost events for 2 x %d calls"
+                 % (i, parent, child, lost, n))
+    print("OK")
+
+
 def mode_crash(e):
     busy_end(e, "segv", -11, e.a.runs, False)
     print("OK")
@@ -337,7 +366,8 @@ def main():
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["rawfork", "crash", "exit", "exec", "follow", "apisignal"])
+    p.add_argument("mode", choices=["rawfork", "vmclone", "crash", "exit", "exec", "follow",
+                                    "apisignal"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
