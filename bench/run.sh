@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs paratrace's benchmarks. Each benchmark lives in bench/<name>/ with a
 # run.sh that builds what it needs and prints its own table.
 #   bench/run.sh            every benchmark, one after the other

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The parts of the runtime that need an optional library. Each PT_WITH_*
 # option defaults to whether that library (or, for libpfm4, CUPTI and
 # OpenCL, its headers) was found; OFF leaves the part out of libtrace.so altogether

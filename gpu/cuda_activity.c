@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA: host API events and activity-record conversion (see cuda_activity.h). */
 #include "cuda_activity.h"
 

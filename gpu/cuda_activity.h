@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA record conversion, separate from the CUPTI plumbing in cupti.c so a
  * unit test can drive it with synthetic callbacks and activity records
  * without libcupti or a GPU. Needs the CUPTI headers (PT_WITH_CUPTI). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA tracing through CUPTI, loaded lazily with dlopen.
  *
  * Why CUPTI and not interposition: nvcc binaries reach the driver through

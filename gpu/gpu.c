@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the GPU API parts (opencl.c, cupti.c) share: device clock alignment,
  * name tables and per-stream logs; a part of the runtime of its own, which
  * closes the stream logs at exit and forgets them in a fork child. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the GPU tracing files in gpu/: device clock alignment, the
  * per-process name tables (kernels, API functions) and per-stream logs.
  * Everything here is hidden inside libtrace.so. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL tracing by interposition (LD_PRELOAD): the program's PLT binds to
  * these definitions and we call the ICD loader's through pt_real (dlsym
  * RTLD_NEXT), so libtrace.so never links or loads libOpenCL itself.

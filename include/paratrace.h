@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace manual instrumentation API, for C and C++.
  *
  * Everything here compiles to nothing unless PARATRACE_ENABLED is defined

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Frontend half of instrument.so: a Clang plugin action that runs before the
 // main (codegen) action when loaded with -fplugin=. It
 //   - parses -fplugin-arg-instrument-KEY=VALUE (and PARATRACE_PLUGIN_ARGS),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IR pass half of instrument.so: inserts the entry/exit hooks of
 // include/paratrace/abi.h (described in docs/ABI.md) and emits the module's
 // function table, descriptor, constructor and destructor.

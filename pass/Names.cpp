@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names of outlined code (see Names.h).
 //
 // How clang outlines OpenMP constructs (checked on clang 14 and 15; the

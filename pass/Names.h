@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Names of the code a compiler outlines from a user's function, so that a
 // trace shows it under a name the user recognises: OpenMP region, task and
 // target bodies ("main [omp parallel at solver.c:42]"), lambdas

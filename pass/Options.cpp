@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Option parsing and the user's filters (regexes and Score-P style filter
 // files). See docs/PLUGIN.md for the syntax.
 #include "Options.h"

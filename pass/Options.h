@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Options of instrument.so and the filter they describe. Shared by the
 // frontend half (which parses -fplugin-arg-instrument-KEY=VALUE) and the IR
 // pass (which applies the filter). No Clang headers here: the pass half must

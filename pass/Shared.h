@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // State handed from the frontend half of instrument.so (a Clang
 // PluginASTAction) to the IR pass half. Both halves live in the same shared
 // object and clang dlopens it once, so plain globals carry it; clang runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory the runtime uses for itself: never the program's malloc (which may
  * be instrumented, interposed, or not yet usable while dlsym bootstraps). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The manual API of include/paratrace.h: function scopes get function ids
  * from the same space as instrumented modules (so the analyzer treats them
  * alike); event types and value names are interned by name once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Barriers: BARRIER_BEGIN when a thread arrives, BARRIER_END when it leaves
  * (result = the return value: 0, or PTHREAD_BARRIER_SERIAL_THREAD for the
  * one thread glibc elects). */

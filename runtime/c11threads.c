@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C11 threads. glibc implements thrd_*, mtx_* and cnd_* on its internal
  * pthread functions, not through the exported pthread symbols, so the
  * pthread wrappers never see them: each is wrapped here with the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call stacks through libunwind (local unwinding only).
  *
  * A CALLSTACK record holds the return addresses of the callers of the code

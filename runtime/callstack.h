@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call stacks through libunwind (callstack.c), for the parts that capture
  * them themselves: sampling.c. Everyone else uses pt_callstack_emit
  * (pt_runtime.h). Built only with PT_WITH_UNWIND. */

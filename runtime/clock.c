@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run's clock: the invariant TSC where CPUID promises one (rdtsc costs
  * ~9 ns and no system call), CLOCK_MONOTONIC nanoseconds otherwise. The
  * TSC -> ns conversion (mult/shift, see format.h) is measured against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Condition variables: COND_WAIT_BEGIN / COND_WAIT_END around every wait
  * (the mutex is released inside the wait and held again at WAIT_END; no
  * separate lock records are written for that hand-over), COND_SIGNAL for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PARATRACE_* environment variables, read once at init. A value that does
  * not parse turns tracing off with one line on stderr: a half-understood
  * configuration would produce a trace the user did not ask for. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime lifecycle: init (constructor, or lazily at the first event of any
  * thread), the trace directory, per-thread state, exit, fork and exec. */
 #define _GNU_SOURCE

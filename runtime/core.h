@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the runtime core (clock, writer, hooks, process log, config).
  * Other runtime families use pt_runtime.h only. */
 #ifndef PT_CORE_H

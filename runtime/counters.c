@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Performance counters through libpfm4 and perf_event_open(2).
  *
  * PARATRACE_COUNTERS=name,name,... names anything libpfm4 encodes for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dlopen / dlmopen / dlclose: after each, the module map is resynchronised
  * (MODULE_MAP / MODULE_UNMAP records with path, load address and build id,
  * written by the core's pt_modules_sync). Instrumented modules register

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exec family. Before the real call: an EXEC record (the path) in the
  * caller's thread log, pt_exec_prepare, which puts PARATRACE_RUN (trace
  * directory, run id, clock calibration) in the environment so the new image

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process end: exit, _exit, _Exit, quick_exit, abort.
  *
  * exit() (and return from main) close the logs in the runtime's on_exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's descriptors, kept out of the program's way (pt_fd.h), and
  * the wrappers that protect them: close, __close, close_range, closefrom,
  * dup, dup2, __dup2, dup3, fcntl, fcntl64, __fcntl.

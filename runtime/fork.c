@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process creation: fork, vfork, posix_spawn, posix_spawnp, system, popen,
  * and clone (for children that share the caller's thread pointer).
  *

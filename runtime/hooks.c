@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hot path: entry/exit hooks called by code compiled with instrument.so
  * (abi.h) and by -finstrument-functions builds (__cyg_profile_func_*).
  *

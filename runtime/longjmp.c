@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* longjmp and siglongjmp. A signal handler that interrupted a hook's fast
  * path (hooks.c, in_hook) and leaves by a long jump never returns into that
  * hook, so its guard would stay set and every later event of the thread

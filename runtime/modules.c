@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Module map: MODULE_MAP / MODULE_UNMAP records in the process log, so the
  * analyzer can turn addresses (cyg-profile hooks, call stacks, samples)
  * into names with the right file and build id. */

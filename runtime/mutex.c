@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pthread mutexes: an acquisition that waits is recorded as LOCK_REQUEST then
  * LOCK_ACQUIRED or LOCK_FAILED, one that does not as its result alone,
  * every release as LOCK_RELEASED, so the analyzer gets per-lock

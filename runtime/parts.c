@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table of the runtime's parts (pt_runtime.h, "parts of the runtime"),
  * and what some parts offer the others through the core (counters, call
  * stacks), so that no part calls another by name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pre-faulting a log's next window from a helper thread.
  *
  * Why: on the VMs we run on (and on any hypervisor that shadows guest page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process log (process.ptl): who this process is, what is mapped, the
  * function tables, and how it ended. Written by any thread under a spin
  * lock; also the home of the extra logs (pt_log_file) for GPU streams. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's own file descriptors (fds.c): trace and process folders,
  * log files, perf events, and the few files it reads at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the interposition families (threads.c, mutex.c, cond.c, rwlock.c,
  * barrier.c, spin.c, sem.c, c11threads.c, fork.c, exec.c, exit.c,
  * signals.c, dl.c). Private to those files; the core's API is pt_runtime.h.

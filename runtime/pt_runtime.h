@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal API of libtrace.so: what its parts (the interposition families,
  * counters, call stacks, sampling, GPU code) use to reach the core
  * (buffers, clock, process log, the table of parts). Nothing here is exported:

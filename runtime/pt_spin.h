@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's one lock: a spin lock that waits with the CPU's pause
  * instruction, then by giving the CPU away.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Read-write locks: LOCK_REQUEST then LOCK_ACQUIRED/LOCK_FAILED with
  * arg PT_LOCK_RWLOCK_READ or PT_LOCK_RWLOCK_WRITE, LOCK_RELEASED on unlock
  * with the mode that was held. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU-time sampling: PARATRACE_SAMPLING=period.
  *
  * Each thread gets a POSIX timer on its own CPU-time clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* POSIX semaphores, as locks of type PT_LOCK_SEMAPHORE: sem_wait and
  * friends are LOCK_REQUEST then LOCK_ACQUIRED or LOCK_FAILED (result = the
  * errno: EAGAIN, ETIMEDOUT, EINTR...), sem_post is LOCK_RELEASED. These

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fatal signals (SEGV, BUS, FPE, ILL, ABRT, TERM, INT): the logs are
  * complete when the process dies of one, and the program sees no
  * difference.

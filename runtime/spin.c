@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spin locks: the same records as mutexes, with arg PT_LOCK_SPIN. */
 #define _GNU_SOURCE
 #include "pt_interpose.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pthread threads: who created whom (THREAD_CREATE in the creator's log with
  * a process-unique create_seq, THREAD_START in the new thread's log with the
  * creator's tid, the same seq and the start routine), how each thread ended

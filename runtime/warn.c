@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Messages on stderr with write(2): no stdio buffer of the program is
  * touched, so they are safe in the runtime's own paths and at exit. */
 #define _GNU_SOURCE

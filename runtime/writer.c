@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Log files written through MAP_SHARED windows.
  *
  * A log is a file in the trace directory; the runtime maps a window of it

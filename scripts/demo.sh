@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The main job, end to end, on the bundled example (examples/demo/demo.c):
 # install what is missing, build paratrace, compile the example with the
 # Clang plugin, run it with the runtime preloaded, analyze the trace, and print

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what paratrace needs to build and test, from Debian 12's packages,
 # skipping what is already there. Run as root (or with sudo available).
 set -euo pipefail

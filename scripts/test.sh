@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what is missing, builds, and runs every test (what CI runs).
 # Every build treats compiler warnings as errors (PT_WERROR).
 #   build/       normal build: unit + end-to-end tests

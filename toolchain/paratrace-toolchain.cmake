@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CMake toolchain file: build a project with paratrace's compiler wrappers.
 #   cmake -DCMAKE_TOOLCHAIN_FILE=<prefix>/share/paratrace/cmake/paratrace-toolchain.cmake \
 #         [-DPARATRACE_INSTRUMENT_ARGS="exclude=^std::;min-size=10"] ...

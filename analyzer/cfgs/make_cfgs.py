@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the Paraver views paratrace ships (analyzer/cfgs/*.cfg, installed
 in share/paratrace/cfgs; docs/ANALYZER.md "Paraver views" shows each).
 

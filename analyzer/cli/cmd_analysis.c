@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace analyze / report / export: option parsing and printing around
  * the framework (analyzer/framework) and the built-in tools. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace dump: every event as one text line (for people and for tests).
  *
  * Line format (documented in the help text and docs/FORMAT.md; other tests

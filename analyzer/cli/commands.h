@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The paratrace command table.
  *
  * Adding a command is one line in PT_COMMANDS below plus its own source

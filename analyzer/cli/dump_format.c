@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One text line per event: the format of `paratrace dump` (see
  * dump_format.h; documented in docs/FORMAT.md). Separate from the command
  * so the fuzzer can drive it with arbitrary records. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The `paratrace dump` line of one event:
  *   <time_ns - base_ns> <pid> <tid> <KIND> [key=value ...] [name=<rest of line>]
  * Names are resolved through st when it is not NULL (--raw passes NULL).

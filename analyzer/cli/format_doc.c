@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pt_format_doc: docs/FORMAT.md's table of record kinds, generated from the
  * record schema (PT_REC_SCHEMA in <paratrace/format.h>) and the dump field
  * lists, so the documentation cannot drift from the code.

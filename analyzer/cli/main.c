@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace: command dispatcher. The commands themselves are in cmd_*.c and
  * listed in commands.h. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-stack tracker's general path (pt_callstack.h has the rule). */
 #include "pt_callstack.h"
 

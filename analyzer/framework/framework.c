@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analysis framework: the model of the trace (model.c), the process
  * pre-pass, the parallel shard pass with every tool at once, interval
  * snapshots, then the tools' whole-trace steps. The contract with tools is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Analyzer-wide function ids: one id per (demangled name, file), whatever
  * module or process defined it, so profiles merge the same function across
  * processes and Paraver shows one value per function.

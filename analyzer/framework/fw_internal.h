@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to analyzer/framework/. */
 #ifndef PT_FW_INTERNAL_H
 #define PT_FW_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tools loaded from shared objects (--tool FILE.so[:OPTIONS]). */
 #define _GNU_SOURCE
 #include "pt_framework.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The model of a trace the tools see (pt_trace_ctx): its processes, in
  * order of birth, and their shards, in row order, from the scanned
  * directory and each log's header and first record; then the serial

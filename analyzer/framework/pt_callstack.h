@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analyzer's call-stack tracker: what a thread's function records mean,
  * in one place. Every tool that follows calls (the Paraver writer, the
  * profile, the counters, the timeline exports) keeps one per shard and

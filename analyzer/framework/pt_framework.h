@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The analysis framework (internal to the analyzer): runs tools written to
  * <paratrace/tool.h> over a trace directory in one parallel pass.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function ids of a shard's records, for the tools: the analyzer-wide id
  * (<paratrace/tool.h>) of a FUNC_ENTER/EXIT's local id or of a
  * FUNC_ENTER_PC/EXIT_PC's address. One pt_func_lookup per shard: ids of

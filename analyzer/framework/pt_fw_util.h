@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers shared by the framework and the tools. */
 #ifndef PT_FW_UTIL_H
 #define PT_FW_UTIL_H

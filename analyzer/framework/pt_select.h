@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What part of a trace an output shows (`analyze` and `export` options,
  * docs/ANALYZER.md "Selecting what is written"): calls (shorter than a
  * duration, or of functions a regular expression names or leaves out), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leaving calls out of an output, and summarising what was left out
  * (docs/ANALYZER.md "Selecting what is written"): a call is left out when
  * its function is not selected (--include/--exclude) or it lasted less

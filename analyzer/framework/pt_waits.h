@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A thread's waits, read from its records in one place for every tool that
  * shows them (the profile, the timeline exports, plot, the intervals):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Worker threads: running a share-out function on several, and waiting for
  * them while reporting progress.
  *

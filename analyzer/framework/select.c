@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing and testing a selection (pt_select.h). */
 #define _GNU_SOURCE
 #include "pt_select.h"

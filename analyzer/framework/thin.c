@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leaving calls out, summarised (pt_thin.h has the rule). */
 #include "pt_thin.h"
 

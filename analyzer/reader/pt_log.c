@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libptlog: streaming parser for paratrace logs (see <paratrace/log.h>).
  *
  * One buffer holds the bytes not yet consumed: buf[0] is stream offset

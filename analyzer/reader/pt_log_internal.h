@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the reader's own files (not installed). */
 #ifndef PT_LOG_INTERNAL_H
 #define PT_LOG_INTERNAL_H

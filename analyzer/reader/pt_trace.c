@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pt_trace_scan: finds the logs of a trace directory and reads their headers.
  *
  * Layout (format.h): <trace>/p<pid>[.<gen>]/{process.ptl,t<tid>[.<k>].ptl,g*.ptl}.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Demangled names made to fit a column (pt_names.h has the steps). Names
  * are scanned as __cxa_demangle writes them; nothing here needs them to be
  * well formed: a name the steps do not recognize is cut at its start. */

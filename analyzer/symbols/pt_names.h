@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Demangled C and C++ function names made to fit a table's column. */
 #ifndef PT_NAMES_H
 #define PT_NAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ptsym: FUNC_DEF tables and address lookups through elfutils libdwfl.
  *
  * One Dwfl session per module (opened at its first lookup) rather than one

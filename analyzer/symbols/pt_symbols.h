@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ptsym: function names for paratrace events (internal to the analyzer).
  *
  *   pt_symtab *st = pt_symtab_new();

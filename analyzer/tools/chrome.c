@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chrome trace-event JSON (opens in ui.perfetto.dev and chrome://tracing),
  * an encoder of the timeline export (timeline.h): processes and threads
  * named; user functions as nested B/E slices; waits, GPU kernels and

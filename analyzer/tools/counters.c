@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The "counters" tool: counter totals per function, contention by call site,
  * a sampled flat profile. Contract in counters.h; record kinds in
  * <paratrace/format.h>; the Paraver events of the same records are in

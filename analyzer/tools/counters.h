@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The "counters" analysis tool (issue 7): what counters, call stacks and
  * samples add to the report, and the Paraver events they become.
  *

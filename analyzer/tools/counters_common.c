@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the counters report tool and its Paraver events share: the symbols
  * of each process, counter identities (Paraver types), counts per code
  * address, growable arrays. */

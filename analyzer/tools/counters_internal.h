@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the counters tool (counters.c: report; counters_prv.c:
  * Paraver events; counters_common.c: what both use). */
 #ifndef PT_COUNTERS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Paraver events of counters, call stacks and samples (counters.h:
  * pt_counters_prv_*), which the Paraver writer's counters extension
  * (paraver/pv_ext_counters.c) merges into its output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GPU section of the profile (tool "gpu"): per kernel launches, total /
  * mean / max device time and share of GPU busy time; per copy direction
  * count, bytes, device time and bandwidth; time host threads spent in GPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared GPU analyzer helpers (see gpu_common.h). */
 #include "gpu_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the GPU analyzer parts share (Paraver extension paraver/pv_ext_gpu.c
  * and the GPU profile tool gpu.c): names of kernels and API functions read
  * from the process logs, and the Paraver numbering of GPU activity. */

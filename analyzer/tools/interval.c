@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interval tool (--interval-us N): a time series of the whole trace.
  * Per shard and interval it counts records, function calls (as the
  * call-stack tracker finds them: a longjmp landing is no new call), lock

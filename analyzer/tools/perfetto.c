@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Perfetto's native trace format, an encoder of the timeline export
  * (timeline.h): a stream of TracePacket messages, each one field 1 of the
  * Trace message, so the file is written as it goes and the shards' parts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile tool: per function, per lock and per thread figures.
  *
  *   functions: calls; inclusive and exclusive time (total, mean, max);

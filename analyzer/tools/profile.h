@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the profile tool: profile.c gathers, profile_print.c prints. */
 #ifndef PT_PROFILE_H
 #define PT_PROFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile's tables: text (sized to the terminal), CSV, JSON
  * (docs/ANALYZER.md, "The profile"). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row labels (row_label.h). */
 #include "row_label.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a row (a thread or a GPU stream) is called: one definition for the
  * Paraver .row file and the pictures of `paratrace plot` / `report --html`,
  * so that both name a row the same way. */

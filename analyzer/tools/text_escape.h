@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Strings written into the tools' JSON and CSV outputs. */
 #ifndef PT_TEXT_ESCAPE_H
 #define PT_TEXT_ESCAPE_H

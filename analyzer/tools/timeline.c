@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline exports' shared part (timeline.h): records -> timeline
  * events, one temporary file per shard, the final file assembled in
  * finish. The encoders (chrome.c, perfetto.c) only write. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline exports (paratrace export --format chrome|perfetto): one
  * event model, two encoders.
  *

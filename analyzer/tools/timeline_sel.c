@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the timeline export writes of a shard (timeline.h, tl_sel): the
  * selection's rows, its time window (a thread's calls open when the
  * window opens begin there, those open when it closes end there; waits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built-in analysis tools (each is a <paratrace/tool.h> tool). */
 #ifndef PT_TOOLS_H
 #define PT_TOOLS_H

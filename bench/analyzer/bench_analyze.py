@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Throughput of `paratrace analyze` (logs -> .prv/.pcf/.row) on synthetic logs.
 
   bench_analyze.py --paratrace build/bin/paratrace --ptgen build/bin/ptgen

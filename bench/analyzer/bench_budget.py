@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What the .prv budget does to real traces: the peer benchmark's workloads
 (bench/peers/workloads, built with the plugin and run under libtrace.so at
 a size that makes tens of millions of events) and ptgen's synthetic

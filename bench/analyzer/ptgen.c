@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ptgen: writes synthetic paratrace logs straight from <paratrace/format.h>,
  * so the analyzer can be tested and benchmarked without the runtime.
  *

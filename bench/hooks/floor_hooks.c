@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference hooks for the hook benchmark, in their own shared object like
  * libtrace.so: "empty" (the call floor) and "minimal" (read the TSC and
  * append 8 bytes to a thread-local buffer through initial-exec TLS; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hook cost: ns per traced call (entry + exit) of a hot leaf-call loop, for
  * 1 and 2 threads, side by side in one run:
  *   none       the loop without hooks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Hook cost: builds the benchmark (build-bench/ unless BUILD_DIR is set) and
 # runs it under libtrace.so. Arguments go to the benchmark (--reps N, --calls N).
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interposition cost: one measurement per run, printed as a number.
  *   locks_bench mutex N    ns per uncontended pthread_mutex_lock+unlock pair
  *   locks_bench mutex-mt N the same in a process that has started a thread:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Interposition cost: builds the benchmark (build-bench/ unless BUILD_DIR is
 # set), runs each measurement REPS times (default 5) plain and under
 # libtrace.so, alternating, and prints the medians side by side.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """paratrace side by side with the tracers users would pick instead.
 
 Builds the workloads (workloads/*.c) once per instrumentation flavour, runs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # paratrace side by side with uftrace, LLVM XRay and LTTng-UST: one command.
 #   bench/peers/run.sh [peers.py options]      e.g. --reps 7 --scale 4
 # Installs the peers' Debian packages that are missing, builds paratrace

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Untraced and traced cost per call of code built with instrument.so, side
 by side with the same code uninstrumented, with XRay sleds (not patched),
 and with -finstrument-functions (glibc's no-op hooks); and the cost of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Untraced cost of instrumentation: a hot loop of calls to a small leaf
  * function that survives -O2 (noinline), timed with CLOCK_MONOTONIC.
  * bench_plugin.py builds it plain, with instrument.so, with XRay sleds and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cost per call of instrument.so's hooks (docs/PLUGIN.md): builds the plugin
 # and libtrace.so (build-bench/ unless BUILD_DIR is set), then runs
 # bench_plugin.py. Arguments go to it (--reps N, --calls N).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Start-up cost: wall time of an empty program, untraced and under
 # libtrace.so (median of --reps runs, interleaved). Builds libtrace.so in
 # build-bench/ unless BUILD_DIR is set; --lib PATH adds another build's

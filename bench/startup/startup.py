@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Wall time of an empty C program (main returns 0), untraced and preloaded
 with each libtrace.so given, runs interleaved so that every configuration
 sees the same machine load. Prints the medians of wall time and of CPU time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The example traced by scripts/demo.sh: a small worker pool.
  *
  * The main thread splits a Mandelbrot image into row bands and pushes them on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An example paratrace analysis tool, loaded with
  *     paratrace analyze --tool ./libpt_example_tool.so:top=5 TRACE_DIR
  * It counts function calls per function over the whole trace and prints the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace hook ABI: what code compiled with instrument.so (the Clang plugin)
  * calls in libtrace.so. Described in docs/ABI.md; the pass emits IR that
  * matches these declarations exactly, and the runtime implements them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace log format: the only contract between the runtime (writer) and the
  * reader. Both include this header; nothing else defines a record layout.
  * Human-readable description: docs/FORMAT.md (keep the two in step).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace log reader (libptlog), in the shape of FreeBSD's pmclog(3).
  *
  *   pt_log *log = pt_log_open(fd, 0);          // or pt_log_open(PT_LOG_FD_NONE, 0)

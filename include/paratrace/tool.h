@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace analysis tools: the contract between the analysis framework
  * (`paratrace analyze/report/export`, analyzer/framework/) and a tool, built
  * in or loaded from a shared object with `--tool ./mytool.so`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reads what `paratrace export --format perfetto` writes, for the tests: a
 protobuf wire-format decoder (no protobuf library needed) and the few
 Perfetto messages the export uses, with the field numbers of

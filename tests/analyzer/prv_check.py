@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Structural checker for a Paraver trace (NAME.prv or NAME.prv.gz, with
 NAME.pcf and NAME.row beside it), as Paraver's parsers read them
 (docs/ANALYZER.md):

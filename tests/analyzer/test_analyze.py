@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of `paratrace analyze` on synthetic logs (ptgen).
 
 Usage: test_analyze.py PARATRACE PTGEN WORKDIR CASE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the analyzer's framework and Paraver merge (also run under
  * ASan+UBSan): the k-way merge against a sort done here, plain and gzip,
  * with 1 and several workers; the framework's one pass over a small trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the analyzer's call-stack tracker (framework/pt_callstack.h),
  * also run under ASan+UBSan: the rule for every kind of function record,
  * through the inline paths and the general one alike. Each case feeds

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The analyzer's outputs do not depend on -j nor on the run: a real
 program built with -finstrument-functions (progs/cyg_jobs.c: functions
 known only by their code addresses) traced with sampling and call stacks,

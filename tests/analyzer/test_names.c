@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of pt_name_fit (analyzer/symbols/pt_names.h): demangled C++
  * names shortened to a column's width, keeping namespaces and classes, and
  * names that are not C++ at all (also run under ASan+UBSan). */

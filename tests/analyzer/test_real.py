@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end: a real program (progs/timed.c) built with instrument.so and
 run under libtrace.so; its profile and Paraver trace must show the timings
 it has by construction, within tolerance (sleeps oversleep, never

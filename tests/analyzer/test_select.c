@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests, also run under ASan+UBSan, of what decides what an output
  * shows: the waits read from a thread's records (framework/pt_waits.h),
  * which calls a selection leaves out and how they are summarised

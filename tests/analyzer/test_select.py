@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of what `analyze` and `export` write of a trace
 (docs/ANALYZER.md, "Selecting what is written") on synthetic logs.
 

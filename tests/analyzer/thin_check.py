@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks a Paraver trace with calls left out (`analyze --min-duration`,
 `--include/--exclude`, or the budget) against the same trace written with
 everything (`--full`), call by call (docs/ANALYZER.md, "Selecting what is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small threaded program for the two-runs test: run under libtrace.so
  * twice with one PARATRACE_DIR, it makes two unrelated runs of one program. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The paratrace command line on hostile and unusual inputs, end to end on
  * traces made with the test encoder: outputs never written through a link
  * that was at their path, files named inside a trace never opened in a way

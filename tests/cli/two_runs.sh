@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Two runs of one program with the same PARATRACE_DIR are two unrelated
 # runs: every command refuses the trace with the list of runs, and --run
 # picks either. A shell running the program twice is one run (its children

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A busy multithreaded program built with the plugin, for sampling while
  * the hooks run (counters_e2e_sampling_busy): each thread calls two small
  * instrumented functions in a loop, so a sample lands in a hook's fast path,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end tests of counters, call stacks and sampling: e2e_prog runs
 # preloaded with libtrace.so, its trace is read back with `paratrace dump`
 # and `paratrace analyze`; expectations come from the program (pages it

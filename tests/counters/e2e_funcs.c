@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counters read at function entry and exit (PARATRACE_COUNTERS_AT=functions):
  * built with instrument.so by e2e_counters.sh, case "functions". */
 #include <stdio.h>

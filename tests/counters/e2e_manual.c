@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PT_COUNTER(name) through the manual API (e2e_counters.sh, case "manual"):
  * page faults between two reads, and a name no machine has. */
 #include <paratrace.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The traced program of the counters end-to-end tests (e2e_counters.sh).
  * Built without instrumentation: counters are read at sync and thread
  * events, call stacks and samples need no hooks. Modes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of analyzer/tools/counters.c: the report tool and the Paraver
  * events, driven with records built in memory and a stand-in trace context
  * (no framework, no symbols), so the attribution rules are checked exactly. */

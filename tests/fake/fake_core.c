@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See fake_core.h. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The stand-in for the runtime core (runtime/pt_runtime.h) in the unit tests
  * of the runtime's parts: counters, call stacks and sampling
  * (tests/counters), gpu/ (tests/gpu), the interposition helpers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fds.c's descriptor calls as plain system calls, for tests that do not link
  * fds.c (a member of its own in the fake core's library): these tests do
  * not exercise the protection of the runtime's descriptors

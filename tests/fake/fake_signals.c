@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signals.c's side of the runtime's own signal, for tests that do not link
  * signals.c (a member of its own in the fake core's library, so a test
  * that links signals.c gets the real one). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUDA path on synthetic CUPTI data, through real logs and the analyzer:
 runs cuda_synth (runtime linked in, fed callbacks and activity records),
 then checks `paratrace dump`, the Paraver trace (rows GPU-D0.S7/.S13,

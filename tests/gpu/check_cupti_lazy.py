@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CUPTI is loaded only once the program loads libcuda, and when CUPTI cannot
 subscribe (here: a fake libcuda without a driver) the runtime says so once
 and goes on tracing the host."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end OpenCL test on PoCL: run ocl_two_queues under libtrace.so,
 read the trace back with `paratrace dump` (and `paratrace analyze` when it
 writes GPU rows) and check it against what the program says it did:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """stream_exec (see stream_exec.c) under tracing: the first image's GPU
 stream log ends with its CLOSE, is trimmed to its data (no zeros after
 it), and holds every kernel record written before and after the exec

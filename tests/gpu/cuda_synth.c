@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CUDA path end to end without a GPU: this program links the runtime
  * itself (pt_runtime_obj, tracing set up from the environment as under
  * LD_PRELOAD) and feeds the CUDA part what CUPTI would: API callbacks on

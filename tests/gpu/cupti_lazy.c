@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lazy CUPTI: prints whether libcupti is mapped before and after the
  * program dlopens a "libcuda.so.1" (argv[1]), as "before N" / "after N".
  * Under libtrace.so with GPU tracing on, CUPTI must appear only after. */

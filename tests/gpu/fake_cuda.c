@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stands in for libcuda.so.1 in the lazy-CUPTI test: a library of that name
  * being mapped is what makes libtrace.so attach CUPTI. It has no driver
  * behind it, so CUPTI cannot subscribe: the test expects one warning and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that never touches a GPU: run under libtrace.so, it checks from
  * inside that tracing did not map libcupti, libcuda or the OpenCL loader
  * into it (the GPU parts must load nothing until the program itself loads

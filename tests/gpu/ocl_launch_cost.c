@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host cost of an OpenCL kernel launch (not a test: run by
  * ocl_launch_cost.sh, which compares untraced / traced with PARATRACE_GPU=0 /
  * traced). Enqueues N small kernels without events, clFinish every 100, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Per-launch host cost of OpenCL tracing on this machine: R runs of
 # ocl_launch_cost (N launches each) untraced, traced with PARATRACE_GPU=0
 # (only the runtime's other interposition: the OpenCL implementation's own

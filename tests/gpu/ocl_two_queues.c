@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL workload for the GPU end-to-end test (runs on PoCL): two kernels
  * enqueued N times each on two in-order queues, half of the launches with
  * an event the program keeps, half without; buffer write/fill/copy/read/

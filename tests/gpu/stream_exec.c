@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU stream logs across exec: this program links the runtime itself
  * (pt_runtime_obj, pt_gpu_obj: traced from the environment as under
  * LD_PRELOAD), writes N kernel records into a stream log, tries an exec

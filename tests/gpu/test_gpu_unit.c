@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of gpu/ without a GPU or libcupti: device clock alignment,
  * CUDA API classification, and the CUDA path from synthetic CUPTI callbacks
  * and activity records to GPU records (correlation, clock conversion, one

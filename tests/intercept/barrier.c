@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* T threads through P barrier phases: T*P arrivals and departures, and
  * exactly one serial thread (PTHREAD_BARRIER_SERIAL_THREAD) per phase. */
 #include <pthread.h>

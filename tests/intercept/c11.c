@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C11 threads: thrd_create/thrd_join, mtx_lock/unlock, cnd_wait/signal.
  * glibc does not route these through the pthread symbols, so they need
  * their own wrappers; the counts here prove they are recorded. */

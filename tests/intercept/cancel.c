@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cancellation under the runtime (issue 16, item 3): the runtime's own work
  * must never act on a pending cancellation, and a thread cancelled at one of
  * the program's cancellation points is traced to its end.

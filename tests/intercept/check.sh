@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs one program under the preload and checks its trace against what the
 # program itself says it did (lines "expect ..." on its stdout):
 #   expect status N                    exit status (128+signo when killed)

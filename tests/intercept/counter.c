@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contended counter: N threads x M locked increments of one counter. The
  * trace must hold exactly N*M acquisitions of that mutex, as many releases,
  * a THREAD_CREATE/START/END per thread and a join each, and the waits that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fatal signals with the program's default action: a worker thread that
  * dereferences NULL after K locked increments (or, with "abort", calls
  * abort(); with "term", is sent SIGTERM). The process must die of the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dlopen/dlclose.
  *   dl loop N LIB: N dlopen/dlclose rounds of LIB (full path): N MODULE_MAP
  *     records naming it, and as many MODULE_UNMAP records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small library for the dlopen tests. Built three times:
  *   libptdl_loop.so     loaded and unloaded in a loop (dl.c)
  *   libptdl_origin.so   with DT_RUNPATH=$ORIGIN (or DT_RPATH with -DRPATH_BUILD in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's descriptors must never become the program's, nor the
  * program's the runtime's (issue 16, item 1). Each mode does something a
  * real program does with descriptors it did not open, then writes four files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process lifecycle. Default mode, in one process tree:
  *  1. fork: the child makes K locked increments and _exits with 3;
  *  2. vfork + execv of this program ("child" mode);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program's own handlers still run, and it sees its own dispositions:
  *  - sigaction(SIGSEGV) returns SIG_DFL as the old action at first, then
  *    the program's handler and flags, never the runtime's;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SIGKILL mid-run: a worker counts locked increments and, after each
  * unlock, publishes how many it completed in a shared file (argv[1]); the
  * main thread SIGKILLs the process after a while. Every event recorded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Many threads.
  *   manythreads concurrent N: N threads alive at once (they wait on a
  *     barrier until all exist), then joined.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rest of the synchronization and thread API, with the exact return
  * values and errno the program would see untraced:
  *  - spin locks, semaphores (sem_trywait on 0 fails with errno EAGAIN,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP parallel-for (clang -fopenmp, libomp): the runtime's worker pool
  * is created through pthread_create, so its threads appear, linked to the
  * thread that created them, and each worker's share of the loop runs on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A thread pool: W workers wait on a condition variable for tasks from a
  * queue; main submits T tasks and then broadcasts shutdown. Each task takes
  * a second mutex to add to a total. The program counts its own waits,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Producer/consumer over a bounded buffer with two condition variables.
  * The program counts its own waits and signals; the trace must have exactly
  * those COND_WAIT_BEGIN/END and COND_SIGNAL records for the two condvars. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Readers and writers on one rwlock: R readers x X read locks, W writers x Y
  * write locks. Acquisitions and releases must be attributed to the right
  * mode (the release record of a read lock says rwlock_read). */

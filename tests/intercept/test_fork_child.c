@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A fork child must not inherit a lock of the runtime held by a thread of
  * the parent: that thread does not exist in the child, so the lock would
  * never be released there, and the child's first traced pthread_create or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests (CUnit, also run under ASan+UBSan) for the interposition
  * helpers that are pure logic: the environment given to exec'd and spawned
  * images (exec.c) and the pthread_t -> create_seq table (threads.c).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the plot tests share (and the analyzer's, for the terminal):
 failures collected, not raised, so one run reports every disagreement;
 commands run with their status checked."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reads what `paratrace plot` drew (analyzer/tools/plot/plot_svg.c) back
 from its SVG, for the tests: the timeline's rows and what each painted,
 the legend, the axis, and the flame graph's boxes. Parsing with

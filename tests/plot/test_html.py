@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end test of `paratrace report --html` in a real browser.
 
 Usage: test_html.py --paratrace P --work DIR [--chromium PATH]

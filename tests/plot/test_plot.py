@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of `paratrace plot`.
 
 Usage: test_plot.py --paratrace P --ptgen G --work DIR CASE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of what `paratrace plot` draws from (analyzer/tools/plot/):
  * the time bins of a timeline row (plot_bins.h) and the call-path tree of
  * the flame graph (plot_flame.h), also run under ASan+UBSan. Synthetic

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end checks of instrument.so: build a test program with the plugin,
 run it with the runtime preloaded, and compare the FUNC_ENTER/FUNC_EXIT
 events of `paratrace dump` with the record the program kept of its own calls

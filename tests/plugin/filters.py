@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks that every option of instrument.so changes what is instrumented as
 docs/PLUGIN.md says, that bad options fail the compile with a message naming
 them, and that loading the plugin twice does not instrument twice.

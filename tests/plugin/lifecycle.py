@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The runtime at the edges of a process's life, with programs built with
 the plugin (progs/*_main.c) and run under libtrace.so:
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Builds instrument.so against every other LLVM installed under
 /usr/lib/llvm-N (llvm-N-dev + libclang-N-dev + clang-N) and traces one
 instrumented C++ program compiled by that clang (the "cxx" case of e2e.py:

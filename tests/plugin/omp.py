@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end checks of the code a compiler outlines from a user's function:
 OpenMP region, task and target bodies, lambdas and blocks. Each program is
 built with instrument.so, run with libtrace.so preloaded, and its trace is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Signal handlers built with the plugin, interrupting hot loops of traced
 calls (progs/signal_main.c), run under libtrace.so:
 

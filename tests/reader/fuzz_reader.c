@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the reader: any bytes, read whole and fed in chunks
  * whose sizes come from the input itself, must give the same events and
  * the same final state, end in EOF or ERROR once input ends, and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the fuzzer's seed corpus (tests/reader/corpus): valid logs of each
  * file kind, and the edge cases the reader must handle (truncation, zero
  * tail, damaged sizes, foreign headers). Run: gen_corpus <dir>. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix and builds an outside program
 # against the reader three ways: pkg-config, find_package (shared), and
 # find_package (static); each must read a corpus log to the same count.

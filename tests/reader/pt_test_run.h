@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helpers for the tests that run the paratrace executable on traces
  * they write (test_dump, tests/cli/test_cli): a command's exit status and
  * output, and the test binary's own module mapping (for MODULE_MAP records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test-only log encoder built on <paratrace/format.h>: writes logs in memory
  * so the reader tests, the corpus generator and the fuzzer can make any
  * record (and any damage) on purpose. It remembers every record it wrote

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A C++ function whose symbol is mangled, for the demangling test.
 namespace ns {
 __attribute__((noinline)) int twice(int x)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `paratrace dump` end to end on trace directories made with the test
  * encoder: line format, name resolution (FUNC_DEF and libdw), --raw,
  * --kind, errors naming file and offset, truncation notes, exit status. */

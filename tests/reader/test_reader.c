@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader tests: round trip of every record kind, whole / byte-by-byte /
  * random-chunk feeding, file and FOLLOW parsers, truncation at every
  * length, bit flips, header errors, the tick conversion, trace scans. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ptsym tests: FUNC_DEF tables, and address lookups in this very test
  * binary through its real module map (dl_iterate_phdr), libdwfl and the
  * C++ demangler. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_self_calls.sh LIBTRACE [ARCHIVE_OR_OBJECT...]
 #
 # Inside libtrace.so, a call to a function the library exports itself (a

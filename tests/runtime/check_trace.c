@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: reads a trace directory with libptlog and prints facts the
  * e2e scripts assert on, one per line:
  *   file <rel> kind=<k> tid=<t> records=<n> complete=<0|1> state=<eof|error|more>

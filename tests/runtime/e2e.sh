@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end tests of libtrace.so's core: e2e.sh <case>
 # Environment (set by CTest): LIBTRACE, CHECK (check_trace), BIN (test
 # programs), CLI (paratrace, may be missing), WORK (scratch folder).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the core's pieces that threads share: the bump allocator
  * across its chunk switches, and the runtime's lock (pt_spin.h). Linked
  * with the core alone (pt_core_obj), PARATRACE_ENABLE=0; also built with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the runtime core: configuration parsing, the log writer
  * (records, delta overflow, window switches, lost-data accounting, file
  * permissions) and the hook fast path, read back with the reader library.

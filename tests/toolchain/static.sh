@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # paratrace-cc and paratrace-c++ warn when they link with -static (a static
 # program cannot load libtrace.so: it would run untraced without a word),
 # and only then: not when compiling with -static, not for a dynamic link.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks a Paraver view (.cfg) the way Paraver's loader reads it (the
 configuration loader of paraver-kernel, api/cfg.cpp): a "#ParaverCFG"
 header with a version and a window count that matches the windows; every

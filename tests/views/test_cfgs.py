@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The Paraver views paratrace ships (analyzer/cfgs/*.cfg): each one parses
 as Paraver's loader reads it and filters on event types that a trace
 with those records defines in its .pcf (cfg_check.py), against a trace

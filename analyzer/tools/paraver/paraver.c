@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Paraver writer tool: NAME.prv / .pcf / .row (docs/ANALYZER.md says
  * what they hold; pv.h how lines are produced and merged; pv_internal.h
  * which file of this folder does what).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver writer internals, and the extension point other parts (counters,
  * GPU) use to turn their record kinds into Paraver records.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .prv's size budget: while a row's lines are written, what each call
  * costs in the .prv goes into a histogram by the call's duration, with
  * what leaving calls out would add (the summaries, pv_thin.c), so that

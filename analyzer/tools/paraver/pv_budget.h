@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .prv's size budget (pv_budget.c) and the thinning that meets it
  * (pv_thin.c); private to the Paraver writer. */
 #ifndef PT_PV_BUDGET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The temporary streams' record format (private to pv_stream.c, which
  * writes it, and pv_merge.c, which reads it back); pv_stream.c's comment
  * describes it. */

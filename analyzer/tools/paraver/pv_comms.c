@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Communications of the Paraver trace: thread creation (tag 1) and fork
  * (tag 2) from the creating thread to the first record of the thread or
  * process it created, and the links extensions ask for (GPU launch ->

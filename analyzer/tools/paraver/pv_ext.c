@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver extensions: one line per part that turns its own record kinds
  * into Paraver records (see pv.h). Keep the list NULL-terminated. */
 #include "pv.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver extension for counters, call stacks and samples (issue 7): the
  * events themselves are made by ../counters.c (pt_counters_prv_*), shared
  * with the counters report tool; this file plugs them into the writer. */

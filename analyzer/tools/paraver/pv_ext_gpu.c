@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Paraver extension for GPU records (issue 8), Extrae's conventions:
  *   host thread rows: each traced API call = event 63000000 (CUDA, value =
  *     Extrae's call id) + 63100000 (CUDA function) or 64000000 (OpenCL

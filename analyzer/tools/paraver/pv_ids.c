@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Values that must not depend on -j. Function ids the process logs define
  * are numbered before any shard runs; the ones known only by a code
  * address (FUNC_ENTER_PC, call stacks, samples) get their id from whichever

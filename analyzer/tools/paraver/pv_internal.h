@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the Paraver writer (analyzer/tools/paraver/). Who does what:
  *
  *   paraver.c    the tool: shards' streams, finish (header, merge, rename)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NAME.pcf (what types, values and states mean) and NAME.row (what each
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE

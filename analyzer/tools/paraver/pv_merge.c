@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The parallel k-way merge of the runs (finished temporary streams) into
  * NAME.prv (their format and the index notes: pv_stream.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Private to the Paraver merge (pv_merge.c merges; pv_partition.c finds
  * where each partition starts in each run). */
 #ifndef PT_PV_MERGE_H

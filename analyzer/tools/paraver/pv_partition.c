@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where each time partition of the merge starts in each run (pv_merge.h
  * says how it is kept), and which runs each partition holds. */
 #define _GNU_SOURCE

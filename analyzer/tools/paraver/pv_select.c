@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the Paraver writer writes of a trace (docs/ANALYZER.md, "Selecting
  * what is written"): the rows and the time window of the selection
  * (pt_select.h), applied while rows are written (pv_write.c drops lines

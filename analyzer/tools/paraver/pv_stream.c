@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Temporary sorted streams of .prv lines (pv_merge.c merges them).
  *
  * A stream file is a sequence of records, keys non-decreasing:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thinning the rows' event runs: calls left out, summarised (pt_thin.h),
  * before the merge. Each run is read twice at once: one reader decides
  * the calls (pt_thin_in), running ahead of the other only as far as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A thread row of the Paraver trace: its records become user-function
  * events (calls as the framework's call-stack tracker says), pthread-call
  * and synchronization-object events, user events, and the Running /

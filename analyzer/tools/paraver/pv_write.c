@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A Paraver row's lines: events into the shard's event stream, states into
  * its state stream (pv.h: how the merge completes them). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DOUT=file.c -DFILES="a.css;b.js" -P embed.cmake
 # Writes each file as a NUL-terminated C array named pl_asset_<name>_<ext>
 # (report.css -> pl_asset_report_css), so the HTML report carries them.

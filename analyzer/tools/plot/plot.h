@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pictures without a GUI: `paratrace plot` (an SVG, a PNG when asked) and
  * `paratrace report --html` (one self-contained HTML file).
  *

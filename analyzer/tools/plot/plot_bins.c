@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Time-binned rows (plot_bins.h). */
 #include "plot_bins.h"
 

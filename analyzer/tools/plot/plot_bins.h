@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One timeline row as a time-binned summary: what `paratrace plot` draws,
  * in memory bounded by the number of bins, whatever the number of events.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call-path tree (plot_flame.h). */
 #include "plot_flame.h"
 

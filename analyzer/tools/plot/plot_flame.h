@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call paths merged into a tree, for the flame graph (icicle) of
  * `paratrace plot` and `report --html`: node = a function reached through
  * one path of callers; its inclusive time and calls, summed over threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HTML report (plot.h): one self-contained file. The profile is the
  * JSON of `paratrace report --json`, embedded as it is and turned into
  * sortable tables by report.js; the timeline and the flame graph are the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output files of plot and report --html (plot.h): written complete under a
  * temporary name beside the final one, then renamed onto it, so that a
  * failed run leaves an earlier file as it was, a reader never sees half a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timeline and the flame graph as SVG (plot.h).
  *
  * Timeline: one row per thread and GPU stream (the first PL_MAX_ROWS), in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The plot tool (plot.h): `paratrace plot` and `paratrace report --html`.
  *
  * Per thread, the framework's call-stack tracker (pt_callstack.h) says

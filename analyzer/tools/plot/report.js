@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* paratrace report --html: the profile tables, built from the JSON that
  * `paratrace report --json` prints (embedded in the page as #profile).
  * Hand-written, no library, nothing fetched. Clicking a column header sorts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks the workloads' own "expect" lines: hooks that count every entry
  * and exit and print the totals at exit. Used by the smoke test only, so
  * a workload whose formula drifts from what it really calls is caught. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The call floor: -finstrument-functions hooks that do nothing, linked into
  * the executable (a direct call, no PLT), compiled without instrumentation. */
 void __cyg_profile_func_enter(void *fn, void *site);

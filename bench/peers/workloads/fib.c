@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recursive fib: deep call stacks and short functions, each thread computes
  * fib(DEPTH) SIZE times. fib(n) makes 2*F(n+1)-1 calls of fib. */
 #include "wl.h"

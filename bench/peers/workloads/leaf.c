@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hot leaf-call loop: each thread calls leaf() SIZE times. The smallest
  * traced call there is, so the figure is the tracer's per-call floor. */
 #include "wl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutex-heavy loop: every thread takes one shared lock SIZE times around a
  * tiny critical section. Tracers that interpose pthread calls pay here. */
 #include "wl.h"

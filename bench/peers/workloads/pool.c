@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A realistic multithreaded program: main produces SIZE tasks into a
  * bounded shared queue (mutex + two condition variables); THREADS workers
  * take them and checksum a block of data through a few layers of small

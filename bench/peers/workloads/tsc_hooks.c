@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The floor a real tracer's hook is measured against: read the TSC and
  * append a 16-byte record (function address, timestamp) to a thread-local
  * buffer reached through initial-exec TLS, on entry and on exit. The buffer

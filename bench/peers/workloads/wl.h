@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the peer-benchmark workloads: argument parsing and the "expect"
  * lines the driver uses to check each tracer's recorded share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linked into the XRay builds. Basic mode starts from XRAY_OPTIONS alone,
  * but FDR mode records nothing unless the program initializes and flushes
  * it through XRay's logging API, so this does that when BENCH_XRAY_FDR is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Golden (expected-output) tests of the analyzer.
 
   run_golden.py --paratrace P --ptgen G --work DIR [--update] [CASE ...]

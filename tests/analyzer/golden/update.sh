@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Rewrites the analyzer's expected outputs (tests/analyzer/golden/expected/)
 # from the current build, for every case or the ones named:
 #

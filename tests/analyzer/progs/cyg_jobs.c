@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built with -finstrument-functions (functions known only by their code
  * addresses) and run with sampling and call stacks: eight threads, each
  * calling functions of its own first, so the shards of its trace resolve

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program whose timings are known by construction, for the analyzer's
  * end-to-end test (tests/analyzer/test_real.py):
  *   phase 1: main holds `gate` while T workers block on it; once every

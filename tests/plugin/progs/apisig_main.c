@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The manual API's first use of a function site, from a signal handler
  * that interrupts the same first use in the main flow: the main loop
  * calls paratrace_func_begin/end on fresh descriptors (each one's first

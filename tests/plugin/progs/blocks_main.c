@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blocks (clang -fblocks), which instrument.so names
  * "main [block at blocks_main.c:L]"; lines are marked "@name" for
  * tests/plugin/omp.py.

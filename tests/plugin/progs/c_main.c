@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C: recursion, calls through function pointers, and static functions with
  * the same name in two files (c_one.c, c_two.c). */
 #include "selflog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "selflog.h"
 
 TF static int helper(int x)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thread cancellation: a worker cancelled at depth 6 (worker + 5 levels)
  * while blocked in pause(). In C without -fexceptions no exit hook runs on
  * the way out; the reader closes the open frames at the thread's end. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process ends while other threads are busy: T workers call work()
  * in a loop and, after each call, publish how many calls they completed
  * in a shared file mapping (COUNTS: per worker, its tid and its count),

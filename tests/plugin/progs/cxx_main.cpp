@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++: templates, lambdas, methods, constructors, an exception caught two
 // frames above the throw, and a user lambda called from std::sort (whose own
 // functions sit in system headers and must not be instrumented).

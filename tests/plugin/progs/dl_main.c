@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Executable + shared library + a dlopen'ed plugin, all instrumented. */
 #include "selflog.h"
 

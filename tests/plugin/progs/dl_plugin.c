@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loaded with dlopen after start: its functions get ids of their own. */
 #include "selflog.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared library (instrumented, -fPIC), used by the executable and by the
  * dlopen'ed plugin; it also holds the self-log so all three share one. */
 #include "selflog.h"

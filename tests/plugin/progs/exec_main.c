@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An image that execs itself: level L calls work() 100 times, tries to
  * exec a file that does not exist (ENOENT, which must leave it traced as
  * before), calls after_failed_exec() 1000 times, then execs itself at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exit() from depth 10: no frame reports its exit; the trace must still
  * hold every entry, and the reader closes the open frames at the end of
  * the thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Input of tests/plugin/filters.py: one function per filter rule. */
 #include <sysinc.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Input of tests/plugin/filters.py: compiler-generated C++ functions.
 struct Counter {
 	int n;

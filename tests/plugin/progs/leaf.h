@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leaf functions of the outlined-code tests (tests/plugin/omp.py): each
  * construct calls its own, so that the test can check that its calls are
  * nested in the construct's body. Atomic: they run on several threads. */

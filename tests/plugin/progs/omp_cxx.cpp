@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lambdas, and OpenMP regions in a lambda, a method and a template, which
 // instrument.so names "main::<lambda at omp_cxx.cpp:L>(int)" and
 // "Grid::relax() [omp parallel for at omp_cxx.cpp:L]". Lines are marked

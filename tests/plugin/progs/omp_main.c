@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenMP constructs whose outlined bodies instrument.so must instrument and
  * name "<function> [omp <construct> at omp_main.c:<line>]". Each pragma
  * line carries a marker comment ("@name") that tests/plugin/omp.py turns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Children made without the fork wrapper or glibc's atfork handlers: a
  * raw fork system call and clone(fn, stack, SIGCHLD, arg). Each child
  * calls its own instrumented function N times and ends with its own exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See selflog.h. Single-threaded tests only. */
 #include "selflog.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each test program keeps its own record of the calls it makes, so that
  * the expected trace comes from the program and not from a pasted dump:
  * every instrumented function calls sl_enter/sl_exit (SL_FUNC in C++), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Signal handlers built with the plugin, interrupting hot loops of
  * instrumented calls (a good part of the time inside a hook). Modes:
  *   return N   SIGPROF every ~50 us of CPU; the handler calls in_handler()
@@ -70,8 +71,17 @@ int main(int argc, char **argv)
 	sigaction(SIGPROF, &sa, NULL);
 	volatile long i = 0, jumps = 0;
 	long leaves = 0, others = 0;
-	if (sigsetjmp(again, 1))
+	/* A landing is counted before the next SIGPROF can come: sigsetjmp(.., 0)
+	 * leaves the handler's mask (SIGPROF blocked) in place after a jump, and
+	 * the signal is unblocked only once jumps is up to date. With the mask
+	 * restored by the jump, a signal between the landing and jumps++ made
+	 * two handler runs for one counted jump. */
+	sigset_t prof;
+	sigemptyset(&prof);
+	sigaddset(&prof, SIGPROF);
+	if (sigsetjmp(again, 0))
 		jumps++;
+	sigprocmask(SIG_UNBLOCK, &prof, NULL);
 	timer(50);
 	for (; i < n; i++) {
 		if (i & 7)

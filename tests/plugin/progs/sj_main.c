@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* setjmp/longjmp: deep() recurses to depth 10 and longjmps back into
  * jumper(), twice. The frames it skips never report their exit; the pass
  * reports "exit jumper, enter jumper" where the longjmp lands, so a reader

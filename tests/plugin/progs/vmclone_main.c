@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A child made by clone(fn, stack, CLONE_VM | SIGCHLD, arg), without
  * CLONE_SETTLS: it shares its creator's memory and thread pointer (its
  * TLS, so glibc is not usable in it), as some runtimes and sandboxes make

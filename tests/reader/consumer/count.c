@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counts the records of a log with the installed reader. */
 #include <paratrace/log.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two user events around a sleep: the trace's times must convert to the
  * CLOCK_MONOTONIC nanoseconds the program measured between them (the clock
  * calibration, runtime/clock.c). Prints "gap <ns> <ns>": the smallest and

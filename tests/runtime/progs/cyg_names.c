@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Built with -finstrument-functions: the dump must name these functions. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exit() from main while threads are still running instrumented code. */
 #include <paratrace.h>
 #include <pthread.h>

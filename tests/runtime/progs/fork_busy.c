@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A busy log on both sides of a fork: the parent writes N events (enough
  * windows that the prefault helper is working), forks, and the child writes
  * N events of its own. Each process's log must hold its N events in order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fork, then exec of this program in the child: three process images, one
  * run. Exit status 10 + the exec'd child's status (4). */
 #include <paratrace.h>

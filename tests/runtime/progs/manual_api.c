@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every macro of the manual API once; without libtrace.so it must run the
  * same (weak symbols). */
 #include <paratrace.h>

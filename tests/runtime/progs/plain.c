@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An uninstrumented program: prints and exits with its own status. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes N events, says so on stdout, then waits to be killed with SIGKILL:
  * what was written must be in the trace. */
 #include <paratrace.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 8 threads x N user events with values 0..N-1: every event must be in the
  * trace exactly once and in order. */
 #include <paratrace.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "selflog.h"
 #include "app.h"
 
