@@ -289,9 +289,11 @@ def mode_follow(e):
     os.mkfifo(fifo)
     prog = subprocess.Popen([exe, "1", fifo], env=e.traced(tdir))
     out_path = os.path.join(e.a.work, "follow.out")
-    # the trace directory exists once the program has started
-    for _ in range(200):
-        if glob.glob(os.path.join(tdir, "p*", "process.ptl")):
+    # once the program has written the headers of its logs (dump refuses
+    # a directory with none)
+    for _ in range(400):
+        logs = glob.glob(os.path.join(tdir, "p*", "*.ptl"))
+        if len(logs) >= 2 and all(os.path.getsize(f) >= 256 for f in logs):
             break
         time_sleep(0.05)
     out = open(out_path, "w")
@@ -303,9 +305,13 @@ def mode_follow(e):
             return f.read()
     # The follower reaches the CLOSE the failed exec wrote in the main
     # thread's log; it must not stop there while the program lives on.
-    for _ in range(400):
+    for _ in range(600):
         if re.search(r"^\d+ \d+ (\d+) CLOSE .*\n", followed(), re.M):
             break
+        if follower.poll() is not None:
+            prog.kill()
+            fail("dump --follow ended (%d) before the program: %s"
+                 % (follower.returncode, follower.stderr.read()))
         time_sleep(0.05)
     else:
         prog.kill()
