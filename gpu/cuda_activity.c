@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* CUDA: host API events and activity-record conversion (see cuda_activity.h). */
 #include "cuda_activity.h"
+#include "cuda_kprof.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -350,6 +351,8 @@ void pt_cuda_activity(const CUpti_Activity *rec)
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+		if (pt_cuda_kprof_ignored(m->correlationId)) /* kernel profiling's own */
+			break;
 		pt_rec_gpu_copy r = {
 			.start = pt_cuda_ticks(m->start),
 			.end = pt_cuda_ticks(m->end),
@@ -362,6 +365,8 @@ void pt_cuda_activity(const CUpti_Activity *rec)
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+		if (pt_cuda_kprof_ignored(m->correlationId)) /* kernel profiling's own */
+			break;
 		pt_rec_gpu_copy r = {
 			.start = pt_cuda_ticks(m->start),
 			.end = pt_cuda_ticks(m->end),

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "cuda_activity.h"
+#include "cuda_kprof.h"
 
 #define PT_EXPORT __attribute__((visibility("default")))
 
@@ -51,6 +52,8 @@ static struct {
 	__typeof__(cuptiActivityGetNumDroppedRecords) *dropped;
 	__typeof__(cuptiActivityFlushAll) *flush_all;
 	__typeof__(cuptiGetResultString) *result_string;
+	__typeof__(cuptiGetStreamIdEx) *stream_id;
+	__typeof__(cuptiGetDeviceId) *device_id;
 } cu;
 
 enum { ST_IDLE, ST_ATTACHING, ST_ATTACHED, ST_FAILED };
@@ -124,6 +127,14 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 		return;
 	const CUpti_CallbackData *cb = data;
 	int saved = errno; /* runs inside the program's CUDA call */
+	/* Kernel profiling's own calls (in a launch's callback) are not the
+	 * program's: nor are their copies and fills on the device. */
+	if (pt_cuda_kprof_busy()) {
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			pt_cuda_kprof_ignore(cb->correlationId);
+		errno = saved;
+		return;
+	}
 	uint32_t c = classify(domain, cbid, cb->functionName);
 	if (!(c & CLS_TRACED)) {
 		errno = saved;
@@ -134,9 +145,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	int layout = (int)(c >> 24 & 0xf);
 	if (enter && layout && pt_cuda_launch_dims(layout, cb->functionParams, &dims) == 0)
 		dp = &dims;
+	int result = !enter && cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	pt_cuda_api_event(enter, (uint32_t)domain << 16 | cbid, (uint16_t)(c & 0xffff), (uint16_t)(c >> 16 & 0xff),
-			  cb->correlationId, cb->symbolName, dp,
-			  !enter && cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0);
+			  cb->correlationId, cb->symbolName, dp, result);
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (layout == PT_CUDA_DIMS_DRV || layout == PT_CUDA_DIMS_DRV_EX))
+		pt_cuda_kprof_launch(enter, layout, cb->functionName && strstr(cb->functionName, "_ptsz") != NULL,
+				     cb->functionParams, cb->context, cb->correlationId, cb->symbolName, result);
 	errno = saved;
 }
 
@@ -195,6 +209,17 @@ static void flush_at_exit(void)
 		cu.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/* For kernel profiling: CUPTI's ids of a stream and of a context's device. */
+static int kprof_stream_id(void *ctx, void *stream, int per_thread, uint32_t *id)
+{
+	return cu.stream_id((CUcontext)ctx, (CUstream)stream, (uint8_t)per_thread, id) == CUPTI_SUCCESS ? 0 : -1;
+}
+
+static int kprof_device_id(void *ctx, uint32_t *dev)
+{
+	return cu.device_id((CUcontext)ctx, dev) == CUPTI_SUCCESS ? 0 : -1;
+}
+
 /* Loads libcupti and subscribes; on any failure: one warning, host tracing
  * goes on without GPU records. */
 static void attach(void)
@@ -222,6 +247,8 @@ static void attach(void)
 	LOAD(dropped, cuptiActivityGetNumDroppedRecords);
 	LOAD(flush_all, cuptiActivityFlushAll);
 	LOAD(result_string, cuptiGetResultString);
+	LOAD(stream_id, cuptiGetStreamIdEx);
+	LOAD(device_id, cuptiGetDeviceId);
 #undef LOAD
 	if (!cu.subscribe || !cu.enable_domain || !cu.activity_enable || !cu.register_callbacks ||
 	    !cu.next_record || !cu.flush_all) {
@@ -248,6 +275,10 @@ static void attach(void)
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
 		if ((r = cu.activity_enable(kinds[i])) != CUPTI_SUCCESS)
 			pt_warn("CUPTI activity kind %d not enabled (%s)", (int)kinds[i], result_str(r));
+	if (cu.stream_id && cu.device_id) {
+		static const pt_cuda_kprof_ops kops = {kprof_stream_id, kprof_device_id};
+		pt_cuda_kprof_setup(&kops);
+	}
 	pt_debug(1, "CUPTI attached");
 	atomic_store(&state, ST_ATTACHED);
 	/* Exit handlers run in reverse order of registration: this one, made

@@ -299,6 +299,17 @@ void pt_gpu_streams_close(int forget, int try)
 	pt_spin_unlock(&streams_lock);
 }
 
+void pt_gpu_drain(_Atomic long *pending, const char *what)
+{
+	for (int i = 0; i < 200 && atomic_load(pending) > 0; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	long left = atomic_load(pending);
+	if (left > 0)
+		pt_warn("%ld %s", left, what);
+}
+
 static _Atomic uint64_t correlation_seq;
 
 uint64_t pt_gpu_next_correlation(void)

@@ -80,6 +80,12 @@ PT_HIDDEN void pt_gpu_stream_emit(pt_gpu_stream *s, uint64_t ticks, unsigned kin
  * closing). try: only those whose locks are free now (signal handler). */
 PT_HIDDEN void pt_gpu_streams_close(int forget, int try);
 
+/* At exit (never from a signal handler): completion callbacks of commands
+ * the program did not wait for run on the implementation's threads; gives
+ * them a bounded moment (200 ms, never blocking exit for long) to bring
+ * *pending to 0, then warns "<n> <what>" if some are still missing. */
+PT_HIDDEN void pt_gpu_drain(_Atomic long *pending, const char *what);
+
 /* Process-unique correlation ids for APIs that have none of their own (OpenCL). */
 PT_HIDDEN uint64_t pt_gpu_next_correlation(void);
 

@@ -15,9 +15,11 @@
 #include <CL/cl.h>
 
 #include "gpu_internal.h"
+#include "ocl_kprof.h"
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -576,8 +578,7 @@ PT_EXPORT cl_command_queue clCreateCommandQueueWithProperties(cl_context context
 	return q;
 }
 
-/* Copies a value for a clGet*Info answer, with OpenCL's size rules. */
-static cl_int info_answer(const void *val, size_t len, size_t size, void *out, size_t *size_ret)
+cl_int pt_ocl_info_answer(const void *val, size_t len, size_t size, void *out, size_t *size_ret)
 {
 	if (out) {
 		if (size < len)
@@ -610,8 +611,8 @@ PT_EXPORT cl_int clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info
 	}
 	/* The list the program passed, not the one we built. */
 	if (e->user_array_given)
-		return info_answer(e->user_array, e->user_array_bytes, size, value, size_ret);
-	return info_answer(NULL, 0, size, value, size_ret);
+		return pt_ocl_info_answer(e->user_array, e->user_array_bytes, size, value, size_ret);
+	return pt_ocl_info_answer(NULL, 0, size, value, size_ret);
 }
 
 /* A program that did not enable profiling must keep getting
@@ -649,10 +650,14 @@ PT_EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
 		return real_clEnqueueNDRangeKernel(queue, kernel, work_dim, global_offset, global_size,
 						   local_size, nwait, wait, event);
 
-	/* Name first, outside the enqueue's bracket. */
+	/* Name first, outside the enqueue's bracket. An instrumented twin is
+	 * named after the kernel the program asked for. */
 	char stackname[256], *name = stackname;
 	size_t nlen = 0;
-	if (!real_clGetKernelInfo ||
+	const char *twin_of = pt_ocl_kprof_name(kernel);
+	if (twin_of)
+		snprintf(stackname, sizeof stackname, "%s", twin_of);
+	else if (!real_clGetKernelInfo ||
 	    real_clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof stackname, stackname, &nlen) !=
 		    CL_SUCCESS) {
 		name = NULL;
@@ -683,14 +688,26 @@ PT_EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel
 		l.stream = h.api.stream = x.q->id;
 		l.device = x.q->dev->index;
 	}
+	/* Kernel profiling needs the launch's event for its read-back. */
+	pt_ocl_kprof_launch *kl = pt_ocl_kprof_begin(kernel, queue, work_dim, local_size);
+	cl_event kev = NULL;
+	cl_event *slot = kl && !x.slot ? &kev : x.slot;
 	uint64_t t0 = call_go(&h);
 	uint64_t raw0 = raw_ns();
 	cl_int err = real_clEnqueueNDRangeKernel(queue, kernel, work_dim, global_offset, global_size,
-						 local_size, nwait, wait, x.slot);
+						 local_size, nwait, wait, slot);
 	uint64_t raw1 = raw_ns();
 	uint64_t t1 = pt_now();
 	int saved = errno;
 	call_after(&h);
+	/* Before enqueue_finish: its callback may release our event. */
+	if (kl)
+		pt_ocl_kprof_end(kl, err, queue, slot && err == CL_SUCCESS ? *slot : NULL,
+				 x.q ? x.q->stream : NULL, h.api.correlation);
+	if (kev) {
+		REAL(clReleaseEvent);
+		real_clReleaseEvent(kev);
+	}
 	enqueue_finish(&x, err, t0, t1, raw0, raw1, h.api.correlation);
 	call_end(&h, err, err == CL_SUCCESS ? &l : NULL);
 	errno = saved;
@@ -876,19 +893,9 @@ static void opencl_shutdown(int in_signal)
 {
 	if (in_signal)
 		return;
-	/* Completion callbacks of commands the program did not wait for run on
-	 * the implementation's threads; give them a bounded moment so their
-	 * records land before the logs close (never block exit for long). */
-	for (int i = 0; i < 200 && atomic_load(&pending_ops) > 0; i++) {
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
-	}
 	/* Each pending command still holds one event reference of ours: say
 	 * so rather than lose its device record silently. */
-	long left = atomic_load(&pending_ops);
-	if (left > 0)
-		pt_warn("%ld OpenCL commands had not completed at exit; their device times are missing",
-			left);
+	pt_gpu_drain(&pending_ops, "OpenCL commands had not completed at exit; their device times are missing");
 }
 
 static void opencl_fork_child(void)

@@ -6,6 +6,8 @@
 // Registered through llvmGetPassPluginInfo, which clang calls when it loads
 // this object as a pass plugin: either because the frontend half added us to
 // CodeGenOpts.PassPlugins (-fplugin=) or because the user said -fpass-plugin=.
+#include "Device.h"
+#include "IRUtil.h"
 #include "Names.h"
 
 #include <llvm/ADT/SCCIterator.h>
@@ -329,22 +331,11 @@ private:
 		if (DISubprogram *sp = f.getSubprogram())
 			entryLoc = DILocation::get(ctx, sp->getScopeLine(), 0, sp);
 
-		BasicBlock &entry = f.getEntryBlock();
-		BasicBlock::iterator ip = entry.begin();
-		while (ip != entry.end() && (isa<AllocaInst>(*ip) || isa<DbgInfoIntrinsic>(*ip)))
-			++ip;
-		// Static allocas must stay in the entry block (else they become
-		// dynamic stack allocations); move any that follow the split point.
-		std::vector<AllocaInst *> late;
-		for (auto it = ip; it != entry.end(); ++it)
-			if (auto *a = dyn_cast<AllocaInst>(&*it); a && a->isStaticAlloca())
-				late.push_back(a);
-		for (AllocaInst *a : late)
-			a->moveBefore(&*ip);
-		IRBuilder<> b(&*ip);
+		Instruction *ip = afterStaticAllocas(f.getEntryBlock());
+		IRBuilder<> b(ip);
 		LoadInst *base = b.CreateAlignedLoad(i32, idBase, Align(4), "pt.base");
 		base->setAtomic(AtomicOrdering::Monotonic);
-		emitHook(&*ip, enter, base, index, entryLoc);
+		emitHook(ip, enter, base, index, entryLoc);
 
 		// After a longjmp lands in f (a setjmp-family call returning non-zero),
 		// every frame entered after f is gone without its exit: report
@@ -449,6 +440,13 @@ struct InstrumentPass : PassInfoMixin<InstrumentPass> {
 				m.getContext().emitError(err);
 				return PreservedAnalyses::all();
 			}
+		}
+		// GPU code: its own instrumentation, at the pipeline's start
+		// (Device.cpp), never the host hooks.
+		if (isDeviceModule(m)) {
+			if (at == At::Last)
+				return PreservedAnalyses::all();
+			return instrumentDevice(m, *opts) ? PreservedAnalyses::none() : PreservedAnalyses::all();
 		}
 		if (Instrumenter::definesHooks(m))
 			return PreservedAnalyses::all();

@@ -14,7 +14,7 @@ namespace paratrace {
 const char *validOptions()
 {
 	return "include=REGEX, exclude=REGEX, filter-file=PATH, min-size=N, stage=start|last, "
-	       "system-headers=0|1, compiler-generated=0|1, verbose=0|1|2";
+	       "system-headers=0|1, compiler-generated=0|1, verbose=0|1|2, gpu=all|entries|blocks|off";
 }
 
 static std::string optionError(const Options &opts, const std::string &arg, const std::string &why)
@@ -146,6 +146,17 @@ std::string parseOption(Options &opts, const std::string &arg)
 		bool &b = key == "system-headers" ? opts.systemHeaders : opts.compilerGenerated;
 		if (!parseBool(value, b))
 			return optionError(opts, arg, "expected 0 or 1");
+	} else if (key == "gpu") {
+		if (value == "all")
+			opts.gpuModes = kGpuEntries | kGpuBlocks;
+		else if (value == "entries")
+			opts.gpuModes = kGpuEntries;
+		else if (value == "blocks")
+			opts.gpuModes = kGpuBlocks;
+		else if (value == "off")
+			opts.gpuModes = 0;
+		else
+			return optionError(opts, arg, "expected all, entries, blocks or off");
 	} else if (key == "verbose") {
 		if (!parseUnsigned(value, opts.verbose))
 			return optionError(opts, arg, "expected 0 or 1");

@@ -17,6 +17,8 @@ namespace paratrace {
 
 enum class Stage { Start, Last };
 
+enum GpuMode : unsigned { kGpuEntries = 1, kGpuBlocks = 2 };
+
 // One rule of a filter file: later rules win (Score-P semantics).
 struct GlobRule {
 	bool include;
@@ -35,6 +37,9 @@ struct Options {
 	bool compilerGenerated = false;
 	bool alwaysInline = false;
 	unsigned verbose = 0;
+	// Device code (GPU kernels): which instrumented versions to emit
+	// (kGpuEntries | kGpuBlocks; 0 = leave kernels alone).
+	unsigned gpuModes = 3;
 	// Source of these options, for messages ("-fplugin-arg-instrument-" or
 	// "PARATRACE_PLUGIN_ARGS").
 	std::string origin;

@@ -144,6 +144,7 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	c->enabled = 1;
 	c->buffer_size = 4u << 20;
 	c->gpu = 1;
+	c->openmp = 1;
 	c->prefault = 0;
 	pt_config_clock = "auto";
 	const char *v;
@@ -192,6 +193,18 @@ int pt_config_parse(pt_config *c, const char *(*get)(const char *name), char *er
 	}
 	if ((v = get("PARATRACE_GPU")) && *v && parse_bool(v, &c->gpu))
 		BAD("PARATRACE_GPU", "1/0, yes/no, true/false or on/off");
+	if ((v = get("PARATRACE_GPU_KERNELS")) && *v) {
+		if (!strcmp(v, "off"))
+			c->gpu_kernels = PT_GPU_KERNELS_OFF;
+		else if (!strcmp(v, "entries"))
+			c->gpu_kernels = PT_GPU_KERNELS_ENTRIES;
+		else if (!strcmp(v, "blocks"))
+			c->gpu_kernels = PT_GPU_KERNELS_BLOCKS;
+		else
+			BAD("PARATRACE_GPU_KERNELS", "off, entries or blocks");
+	}
+	if ((v = get("PARATRACE_OPENMP")) && *v && parse_bool(v, &c->openmp))
+		BAD("PARATRACE_OPENMP", "1/0, yes/no, true/false or on/off");
 	if ((v = get("PARATRACE_PREFAULT")) && *v) {
 		if (!strcmp(v, "auto"))
 			c->prefault = -1;

@@ -40,6 +40,14 @@ int pt_tracing(void)
 	return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
 }
 
+int pt_process_file_path(const char *name, char *buf, size_t len)
+{
+	if (!pt_tracing())
+		return -1;
+	int n = snprintf(buf, len, "%s/%s/%s", pt_run_info.dir, pt_run_info.pdir_name, name);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
 uint32_t pt_thread_tid(const pt_thread *t)
 {
 	return t->tid;

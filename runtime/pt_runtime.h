@@ -86,6 +86,11 @@ PT_HIDDEN uint32_t pt_thread_tid(const pt_thread *t);
 PT_HIDDEN void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1,
 			       const void *p2, size_t len2);
 
+/* Absolute path of `name` in this process's folder of the trace directory,
+ * for parts that keep files of their own there (OpenCL kernel sources).
+ * 0, or -1 when not tracing or the path does not fit in len. */
+PT_HIDDEN int pt_process_file_path(const char *name, char *buf, size_t len);
+
 /* ---- extra logs (GPU streams, ...) ------------------------------------ */
 /* A log file that is not a thread's: created in this process's folder as
  * `name` (e.g. "g0-7.ptl") with the given file kind and header.gpu_stream.
@@ -242,8 +247,13 @@ typedef struct pt_config {
 	int callstack_depth;   /* PARATRACE_CALLSTACK */
 	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
 	int gpu;               /* PARATRACE_GPU (default 1) */
+	int gpu_kernels;       /* PARATRACE_GPU_KERNELS: PT_GPU_KERNELS_* (default off) */
+	int openmp;            /* PARATRACE_OPENMP (default 1): OMPT tool, GOMP_* records */
 	int prefault;          /* PARATRACE_PREFAULT: -1 auto, 0 off (default), 1 on */
 } pt_config;
+#define PT_GPU_KERNELS_OFF 0
+#define PT_GPU_KERNELS_ENTRIES 1
+#define PT_GPU_KERNELS_BLOCKS 2
 PT_HIDDEN const pt_config *pt_config_get(void);
 
 /* One-line warning on stderr, always shown ("paratrace: ..."). Uses no

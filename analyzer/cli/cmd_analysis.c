@@ -28,6 +28,7 @@ typedef struct cli {
 	int quiet;
 	int gz;
 	const char *format; /* report: text/csv/json; export: chrome */
+	char kernels_opt[64]; /* report: the kernel section's options */
 	unsigned top;
 	int no_profile;
 	const char *run; /* --run */
@@ -539,6 +540,11 @@ int pt_cmd_report(int argc, char **argv)
 	if (!strcmp(fmt, "text")) {
 		add_builtin(&c, pt_tool_counters(), NULL);
 		add_builtin(&c, pt_tool_gpu(), NULL);
+	}
+	/* inside kernels: a table of its own in the CSV too */
+	if (strcmp(fmt, "json")) {
+		snprintf(c.kernels_opt, sizeof c.kernels_opt, "%s,top=%u", fmt, c.top);
+		add_builtin(&c, pt_tool_gpu_kernels(), c.kernels_opt);
 	}
 	if (c.interval_ns)
 		add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);

@@ -304,6 +304,85 @@ static void print_func_def_names(const dump_ctx *c)
 	free(d);
 }
 
+/* GPU_PROF_DEF: its block rows and file names, as far as the record holds
+ * them. */
+static void print_gpu_prof_blocks(const dump_ctx *c)
+{
+	const pt_rec_gpu_prof_def *p = PT_REC_PAYLOAD(c->h, pt_rec_gpu_prof_def);
+	size_t room = pt_rec_size(c->h) - sizeof *c->h - sizeof *p;
+	const pt_gpu_prof_block *b = (const pt_gpu_prof_block *)(const void *)(p + 1);
+	uint32_t n = p->nblocks;
+	if ((uint64_t)n * sizeof *b > room)
+		n = (uint32_t)(room / sizeof *b);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(c->out, " b%u=%u@%d:%u", i, b[i].instructions, b[i].file, b[i].line);
+	size_t off = sizeof *p + (size_t)n * sizeof *b;
+	fputs(" files=", c->out);
+	for (uint32_t i = 0; i < p->nfiles; i++) {
+		const char *f = pt_event_string(c->ev, off);
+		if (!f)
+			break;
+		if (i)
+			fputc('|', c->out);
+		put_escaped(c->out, f, 1);
+		off += strlen(f) + 1;
+	}
+}
+
+static void print_gpu_prof_counts(const dump_ctx *c)
+{
+	const pt_rec_gpu_prof *p = PT_REC_PAYLOAD(c->h, pt_rec_gpu_prof);
+	size_t room = pt_rec_size(c->h) - sizeof *c->h - sizeof *p;
+	const uint64_t *v = (const uint64_t *)(const void *)(p + 1);
+	for (uint32_t i = 0; i < p->nblocks && (i + 1) * sizeof *v <= room; i++)
+		fprintf(c->out, " c%u=%" PRIu64, i, v[i]);
+}
+
+/* A futex recorded as a condition (PT_COND_FUTEX): said only then, so the
+ * lines of pthread conditions stay as they were. */
+static void print_cond_futex(const dump_ctx *c)
+{
+	if (c->h->arg & PT_COND_FUTEX)
+		fputs(" futex", c->out);
+}
+
+static void print_cond_signal(const dump_ctx *c)
+{
+	fprintf(c->out, " broadcast=%u", c->h->arg & PT_COND_BROADCAST);
+	if (!(c->h->arg & PT_COND_FUTEX))
+		return;
+	pt_rec_cond cd = {0};
+	memcpy(&cd, c->h + 1, pt_rec_size(c->h) - sizeof *c->h < sizeof cd
+				  ? pt_rec_size(c->h) - sizeof *c->h
+				  : sizeof cd);
+	fprintf(c->out, " futex woken=%d", cd.result);
+}
+
+static void print_omp_work_arg(const dump_ctx *c)
+{
+	put_enum(c->out, "construct", c->h->arg & 15, PT_OMP_WORK_NAMES, NULL);
+	put_enum(c->out, "schedule", c->h->arg >> 4, PT_OMP_SCHED_NAMES, NULL);
+}
+
+static void print_omp_loc_flags(const dump_ctx *c)
+{
+	const pt_rec_omp_loc *l = PT_REC_PAYLOAD(c->h, pt_rec_omp_loc);
+	if (!l)
+		return;
+	unsigned kind = pt_omp_loc_kind(l->flags), arg = pt_omp_loc_arg(l->flags);
+	if (kind == PT_REC_OMP_WORK_BEGIN)
+		put_enum(c->out, "construct", arg, PT_OMP_WORK_NAMES, NULL);
+	else if (kind == PT_REC_OMP_WAIT_BEGIN)
+		put_enum(c->out, "construct", arg, PT_OMP_SYNC_NAMES, NULL);
+	else
+		fprintf(c->out, " construct=%s",
+		        kind == PT_REC_OMP_PARALLEL_BEGIN ? "parallel"
+		        : kind == PT_REC_OMP_TASK_CREATE  ? "task"
+		                                          : "?");
+	if (l->flags & PT_OMP_LOC_RETURN_ADDRESS)
+		fputs(" return_address", c->out);
+}
+
 /* The field lists of format.h, one array per kind, indexed by kind. */
 #define FIELD_MEMBER(T, fmt_, key_, member, names_)                                                \
 	{.fmt = FMT_##fmt_,                                                                        \

@@ -35,7 +35,8 @@ typedef struct pt_wait {
 	uint64_t begin;  /* = end for a wait that never began */
 	uint64_t end;    /* PT_WAITS_ENDED */
 	uint64_t object; /* the lock, condition or barrier (its address); 0 for a join */
-	unsigned type;   /* locks: PT_LOCK_* of the request; barriers: PT_LOCK_BARRIER */
+	unsigned type;   /* locks: PT_LOCK_* of the request; barriers: PT_LOCK_BARRIER;
+	                  * conditions: COND_WAIT_BEGIN's flags (PT_COND_FUTEX) */
 	int begun;       /* PT_WAITS_ENDED: its begin was seen */
 	int failed;      /* LOCK_FAILED */
 } pt_wait;
@@ -97,7 +98,8 @@ static inline int pt_waits_record(pt_waits *ws, const pt_event *ev, pt_wait *w)
 	}
 	case PT_REC_COND_WAIT_BEGIN:
 		c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
-		return c ? pt_waits_begin(ws, w, PT_WAIT_COND, t, c->cond, 0) : PT_WAITS_NONE;
+		return c ? pt_waits_begin(ws, w, PT_WAIT_COND, t, c->cond, ev->rec->arg)
+		         : PT_WAITS_NONE;
 	case PT_REC_COND_WAIT_END:
 		return pt_waits_close(ws, PT_WAIT_COND, t, w);
 	case PT_REC_THREAD_JOIN_BEGIN:

@@ -474,13 +474,54 @@ static module *module_for_pc(pt_symtab *st, uint64_t pc)
 	return NULL;
 }
 
+/* The compilation unit covering pc. libdw (0.188) finds it through
+ * .debug_aranges, which clang does not emit: without it, the units' own
+ * address ranges are searched. *die is where the unit is copied. */
+static Dwarf_Die *unit_of(Dwfl_Module *mod, uint64_t pc, Dwarf_Die *die, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+	if (cu)
+		return cu;
+	Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+	if (!dw)
+		return NULL;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, die) && dwarf_haspc(die, pc - *bias) > 0)
+			return die;
+		off = next;
+	}
+	return NULL;
+}
+
+/* File and line of the statement at pc: dwfl_module_getsrc, or the line
+ * table of the unit unit_of finds. 0, or -1. */
+static int line_at(Dwfl_Module *mod, uint64_t pc, const char **file, int *line)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
+	if (l) {
+		*file = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+		return *file ? 0 : -1;
+	}
+	Dwarf_Die die;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = unit_of(mod, pc, &die, &bias);
+	Dwarf_Line *dl = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+	if (!dl || dwarf_lineno(dl, line) != 0)
+		return -1;
+	*file = dwarf_linesrc(dl, NULL, NULL);
+	return *file ? 0 : -1;
+}
+
 /* File and line where the function containing pc is declared (what
  * FUNC_DEF gives for instrumented code), rather than the line of pc itself,
  * which at -O2 is some statement of the body. */
 static int decl_of(Dwfl_Module *mod, uint64_t pc, pt_sym *out, pt_symtab *st)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die die;
+	Dwarf_Die *cu = unit_of(mod, pc, &die, &bias);
 	if (!cu)
 		return -1;
 	Dwarf_Die *scopes = NULL;
@@ -523,14 +564,11 @@ static int resolve_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
 	out->module = m->path;
 	if (decl_of(m->mod, pc, out, st) == 0)
 		return 0;
-	Dwfl_Line *line = dwfl_module_getsrc(m->mod, pc);
-	if (line) {
-		int lineno = 0;
-		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		if (file) {
-			out->file = keep_copy(st, file);
-			out->line = lineno > 0 ? (unsigned)lineno : 0;
-		}
+	int lineno = 0;
+	const char *file;
+	if (line_at(m->mod, pc, &file, &lineno) == 0) {
+		out->file = keep_copy(st, file);
+		out->line = lineno > 0 ? (unsigned)lineno : 0;
 	}
 	return 0;
 }
@@ -629,9 +667,10 @@ int pt_symtab_pc_line(pt_symtab *st, uint64_t pc, const char **file, unsigned *l
 	module *m = module_for_pc(st, pc);
 	if (m && !m->opened)
 		open_module(st, m);
-	Dwfl_Line *l = m && m->mod ? dwfl_module_getsrc(m->mod, pc) : NULL;
 	int lineno = 0;
-	const char *f = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	const char *f = NULL;
+	if (m && m->mod && line_at(m->mod, pc, &f, &lineno) != 0)
+		f = NULL;
 	if (f && lineno > 0 && (*file = keep_copy(st, f)) != NULL) {
 		*line = (unsigned)lineno;
 		rc = 0;

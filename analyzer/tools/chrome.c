@@ -3,7 +3,7 @@
  * an encoder of the timeline export (timeline.h): processes and threads
  * named; user functions as nested B/E slices; waits, GPU kernels and
  * copies as X slices; thread creation, fork and GPU launches as flows
- * (s -> f). Times are
+ * (s -> f); kernel profiles as counters (C) of the stream's process. Times are
  * microseconds from the start of the trace, with ns precision. */
 #define _GNU_SOURCE
 #include "timeline.h"
@@ -33,6 +33,14 @@ static void js_slice_begin(tl_out *o, uint64_t t, uint32_t func)
 	head(o, "B", t);
 	fputs(",\"cat\":\"function\",\"name\":", o->f);
 	pt_json_str(o->f, tl_func_name(o->ctx, func));
+	fputs("},\n", o->f);
+}
+
+static void js_span_begin(tl_out *o, uint64_t t, const char *cat, const char *name)
+{
+	head(o, "B", t);
+	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
+	pt_json_str(o->f, name);
 	fputs("},\n", o->f);
 }
 
@@ -84,6 +92,20 @@ static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 	fputs("},\n", o->f);
 	if (flow)
 		flow_event(o, t, 0, flow);
+}
+
+/* A C event of the stream's process, named after the stream and counter
+ * (Chrome keeps counters per process, not per thread). */
+static void js_counter(tl_out *o, uint64_t t, unsigned index, double value)
+{
+	char name[256];
+	tl_thread_name(o->info, name, sizeof name);
+	head(o, "C", t);
+	fputs(",\"cat\":\"kernel\",\"name\":", o->f);
+	size_t len = strlen(name);
+	snprintf(name + len, sizeof name - len, " %s", tl_counter_names[index]);
+	pt_json_str(o->f, name);
+	fprintf(o->f, ",\"args\":{\"value\":%.17g}},\n", value);
 }
 
 static void js_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
@@ -140,9 +162,11 @@ static const tl_encoder chrome_json = {
 	.name = "Chrome trace",
 	.slice_begin = js_slice_begin,
 	.slice_end = js_slice_end,
+	.span_begin = js_span_begin,
 	.wait = js_wait,
 	.flow_point = js_flow_point,
 	.device = js_device,
+	.counter = js_counter,
 	.left_out = js_left_out,
 	.header = js_header,
 	.footer = js_footer,

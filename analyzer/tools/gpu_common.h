@@ -23,6 +23,14 @@
 #define GPU_EV_OCL_GLOBAL 64300001u       /* ours: global work size (product) */
 #define GPU_EV_OCL_LOCAL 64300002u        /* ours: local work size (product, 0 = runtime's choice) */
 #define GPU_EV_COPY_DIR 64900000u         /* ours, both APIs: direction of a copy (enum pt_gpu_copy_dir + 1) */
+/* Ours, both APIs: a launch's profile taken inside the kernel (instrument.so),
+ * on the stream row at the end of the launch's execution. */
+#define GPU_EV_PROF_INSTR 63200001u     /* instructions executed (IR, summed over blocks) */
+#define GPU_EV_PROF_HOT_SHARE 63200002u /* % of them in the hottest block */
+#define GPU_EV_PROF_HOT_LINE 63200003u  /* source line of the hottest block */
+#define GPU_EV_PROF_GROUPS 63200004u    /* work-groups (CUDA blocks) */
+#define GPU_EV_PROF_IMBALANCE 63200005u /* CUDA: longest / mean work-group time, in % */
+#define GPU_EV_PROF_WG_MEAN 63200006u   /* CUDA: mean work-group time, ns */
 
 #define GPU_STATE_RUNNING 1
 #define GPU_STATE_SYNC 5
@@ -64,6 +72,9 @@ static inline void gpu_one_at_a_time(uint64_t *busy_until, uint64_t *start, uint
 
 /* The GPU profile tool (gpu.c): the report's GPU section. */
 const pt_tool *pt_tool_gpu(void);
+/* The report's kernel section (gpu_kernels.c): profiles taken inside
+ * kernels. Options: csv, top=N. */
+const pt_tool *pt_tool_gpu_kernels(void);
 const char *gpu_call_name(unsigned api, unsigned call);
 
 #endif

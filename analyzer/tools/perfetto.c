@@ -17,7 +17,10 @@
  * - functions, waits and GPU kernels and copies are SLICE_BEGIN/SLICE_END
  *   pairs; thread creation, fork and GPU launches are instants carrying
  *   flow ids (flow_ids at the source, terminating_flow_ids at the
- *   destination: the new thread's start, the kernel's slice).
+ *   destination: the new thread's start, the kernel's slice);
+ * - kernel profiles (instrument.so) are counter tracks (CounterDescriptor)
+ *   under their stream's track, described on the stream's sequence when
+ *   first used.
  * Timestamps are the trace's ns (CLOCK_MONOTONIC's time base) in the
  * default clock domain. The protobuf wire format is written by hand: a few
  * varint and length-delimited fields do not call for a protobuf library. */
@@ -48,11 +51,13 @@ enum {
 	TE_TRACK_UUID = 11,
 	TE_CATEGORIES = 22,
 	TE_NAME = 23,
+	TE_COUNTER_VALUE_DOUBLE = 44, /* double_counter_value */
 	TE_FLOW_IDS = 47,             /* fixed64 */
 	TE_TERMINATING_FLOW_IDS = 48, /* fixed64 */
 	TYPE_SLICE_BEGIN = 1,
 	TYPE_SLICE_END = 2,
 	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
 
 	INTERNED_EVENT_NAMES = 2, /* InternedData.event_names: EventName */
 	EVENT_NAME_IID = 1,
@@ -67,6 +72,7 @@ enum {
 	TD_PROCESS = 3,
 	TD_THREAD = 4,
 	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8, /* CounterDescriptor */
 	PD_PID = 1, /* ProcessDescriptor */
 	PD_PROCESS_NAME = 6,
 	THD_PID = 1, /* ThreadDescriptor */
@@ -129,7 +135,7 @@ static void pb_bytes(pbuf *b, unsigned field, const void *p, size_t n)
 {
 	pb_raw_varint(b, (uint64_t)field << 3 | 2);
 	pb_raw_varint(b, n);
-	if (!pb_room(b, n))
+	if (!n || !pb_room(b, n)) /* an empty message may have no buffer at all */
 		return;
 	memcpy(b->d + b->len, p, n);
 	b->len += n;
@@ -150,6 +156,7 @@ static void pb_msg(pbuf *b, unsigned field, const pbuf *m)
 typedef struct pf_shard {
 	uint32_t seq;   /* trusted_packet_sequence_id */
 	uint64_t track; /* the shard's track uuid */
+	int counters_described[TL_COUNTERS];
 	/* iid of each function id interned on this sequence (0: not yet):
 	 * numbered in the sequence's own order, which does not depend on the
 	 * order the shards resolved code addresses in (-j) */
@@ -315,6 +322,13 @@ static pbuf *named_event(pf_shard *s, int type, const char *cat, const char *nam
 	return ev;
 }
 
+static void pf_span_begin(tl_out *o, uint64_t t, const char *cat, const char *name)
+{
+	pf_shard *s = o->enc;
+	named_event(s, TYPE_SLICE_BEGIN, cat, name);
+	end_event(o, s, t);
+}
+
 static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
 {
 	pf_shard *s = o->enc;
@@ -351,6 +365,46 @@ static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, cons
 		pb_fixed64(ev, TE_TERMINATING_FLOW_IDS, flow);
 	end_event(o, s, t);
 	pf_slice_end(o, t + dur);
+}
+
+/* Counter tracks after the shards' and the processes' tracks. */
+static uint64_t counter_track(const pt_trace_ctx *ctx, size_t shard, unsigned index)
+{
+	return (uint64_t)ctx->nshards + 1 + ctx->nprocesses + (uint64_t)shard * TL_COUNTERS + index;
+}
+
+static void pf_counter(tl_out *o, uint64_t t, unsigned index, double value)
+{
+	pf_shard *s = o->enc;
+	uint64_t uuid = counter_track(o->ctx, o->info->index, index);
+	if (!s->counters_described[index]) {
+		char name[300];
+		tl_thread_name(o->info, name, sizeof name);
+		size_t len = strlen(name);
+		snprintf(name + len, sizeof name - len, ": %s", tl_counter_names[index]);
+		pbuf *td = &s->aux, *p = &s->pkt, empty = {0};
+		td->len = p->len = 0;
+		pb_uint(td, TD_UUID, uuid);
+		pb_uint(td, TD_PARENT_UUID, s->track);
+		pb_str(td, TD_NAME, name);
+		pb_msg(td, TD_COUNTER, &empty);
+		pb_uint(p, PKT_SEQUENCE_ID, s->seq);
+		pb_msg(p, PKT_TRACK_DESCRIPTOR, td);
+		if (p->oom || td->oom) {
+			p->oom = td->oom = 0;
+			return;
+		}
+		put_packet(o->f, p);
+		s->counters_described[index] = 1;
+	}
+	pbuf *ev = begin_event(s, TYPE_COUNTER);
+	ev->len = 0; /* the counter's own track, not the shard's */
+	pb_uint(ev, TE_TYPE, TYPE_COUNTER);
+	pb_uint(ev, TE_TRACK_UUID, uuid);
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	pb_fixed64(ev, TE_COUNTER_VALUE_DOUBLE, bits);
+	end_event(o, s, t);
 }
 
 static void uint_annotation(pf_shard *s, pbuf *ev, const char *name, uint64_t v)
@@ -409,9 +463,11 @@ static const tl_encoder perfetto_pb = {
 	.shard_free = pf_shard_free,
 	.slice_begin = pf_slice_begin,
 	.slice_end = pf_slice_end,
+	.span_begin = pf_span_begin,
 	.wait = pf_wait,
 	.flow_point = pf_flow_point,
 	.device = pf_device,
+	.counter = pf_counter,
 	.left_out = pf_left_out,
 	.header = pf_header,
 	.footer = pf_footer,

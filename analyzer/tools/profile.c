@@ -48,6 +48,7 @@ typedef struct pf_shard {
 	int req_stack; /* a CALLSTACK came with the open lock request */
 	pt_func_lookup fl;
 	tstat ts;
+	pf_omp_shard *omp; /* from the thread's first OpenMP record */
 	int oom;
 	char err[128];
 } pf_shard;
@@ -233,6 +234,12 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	pf->ctx = ctx;
 	pf->top = 25;
+	if (!(pf->omp = pf_omp_new(ctx))) {
+		free(pf->t);
+		free(pf);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	pthread_mutex_init(&pf->lock, NULL);
 	if (options) {
 		if (strstr(options, "csv"))
@@ -283,6 +290,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		return 0;
 	}
 	pt_callstack_record(&s->calls, ev, &pf_calls, s);
+	if ((s->omp || (ev->kind >= PT_REC_RANGE_OPENMP_FIRST &&
+	                ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
+	    pf_omp_event(s->pf->omp, &s->omp, in, ev))
+		s->oom = 1;
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -311,7 +322,9 @@ static int pf_shard_event(void *st, const pt_event *ev)
 			s->req_stack = 0;
 		if (w.kind != PT_WAIT_JOIN)
 			s->wlock[w.kind] = lock_slot(s, in->pid, w.object,
-			                             w.kind == PT_WAIT_COND ? 100 : w.type);
+			                             w.kind != PT_WAIT_COND        ? w.type
+			                             : w.type & PT_COND_FUTEX ? 101
+			                                                      : 100);
 		break;
 	case PT_WAITS_ENDED: {
 		uint64_t d = w.end - w.begin;
@@ -359,6 +372,8 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	s->ts.last = last_ns;
 	int rc = 0;
 	pthread_mutex_lock(&pf->lock);
+	if (pf_omp_shard_exit(pf->omp, s->omp, s->info, &s->ts, last_ns))
+		rc = -1;
 	pf->t[s->info->index] = s->ts;
 	if (s->nf > pf->nf) {
 		fstat *f = realloc(pf->f, s->nf * sizeof *f);
@@ -433,8 +448,15 @@ static void pf_destroy(void *tool)
 	free(pf->l);
 	free(pf->f);
 	free(pf->t);
+	pf_omp_free(pf->omp);
 	pthread_mutex_destroy(&pf->lock);
 	free(pf);
+}
+
+static int pf_process_event(void *tool, size_t process, const pt_event *ev)
+{
+	pf_omp_process_event(((pf_tool *)tool)->omp, process, ev);
+	return 0;
 }
 
 static const pt_tool profile_tool = {
@@ -442,6 +464,7 @@ static const pt_tool profile_tool = {
 	.name = "profile",
 	.description = "per function, lock and thread times",
 	.init = pf_init,
+	.process_event = pf_process_event,
 	.shard_init = pf_shard_init,
 	.shard_event = pf_shard_event,
 	.shard_exit = pf_shard_exit,

@@ -34,7 +34,7 @@ typedef struct caller_wait {
 typedef struct lstat {
 	uint32_t pid;
 	uint64_t addr;
-	unsigned what; /* pt_lock_type; 100 = condition */
+	unsigned what; /* pt_lock_type; 100 = condition, 101 = futex */
 	uint64_t acq, contended, wait, wait_max, failed;
 	caller_wait *callers; /* small list: functions that waited */
 	size_t ncallers;
@@ -51,6 +51,24 @@ typedef struct tstat {
 	int main;
 } tstat;
 
+/* The OpenMP section (omp_profile.c): pf_omp_event takes every record of
+ * a thread log but function records once the thread's first OpenMP record
+ * has come (*o is made then); pf_omp_shard_exit, under the tool's lock,
+ * merges and frees it, and moves the thread's OpenMP waits into ts's
+ * categories. The printers print nothing for a trace without OpenMP. */
+typedef struct pf_omp pf_omp;
+typedef struct pf_omp_shard pf_omp_shard;
+pf_omp *pf_omp_new(const pt_trace_ctx *ctx);
+void pf_omp_free(pf_omp *g);
+void pf_omp_process_event(pf_omp *g, size_t process, const pt_event *ev);
+int pf_omp_event(pf_omp *g, pf_omp_shard **o, const pt_shard_info *in, const pt_event *ev);
+int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, tstat *ts,
+                      uint64_t last_ns);
+int pf_omp_has_data(const pf_omp *g);
+void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FILE *o);
+void pf_omp_print_csv(pf_omp *g, FILE *o);
+void pf_omp_print_json(pf_omp *g, FILE *o);
+
 typedef struct pf_tool {
 	const pt_trace_ctx *ctx;
 	int format; /* 0 text, 1 csv, 2 json */
@@ -62,7 +80,11 @@ typedef struct pf_tool {
 	lstat *l;
 	size_t nl, capl;
 	tstat *t; /* per shard */
+	pf_omp *omp;
 } pf_tool;
+
+/* A duration for the text tables: "12ns", "3.45us", "1.2ms", "2.00s". */
+void pf_fmt_dur(char *buf, size_t n, uint64_t ns);
 
 /* print_results: text, CSV or JSON. */
 int pf_print(void *tool, FILE *o);

@@ -2,6 +2,7 @@
 /* The profile's tables: text (sized to the terminal), CSV, JSON
  * (docs/ANALYZER.md, "The profile"). */
 #define _GNU_SOURCE
+#include "omp_common.h"
 #include "profile.h"
 #include "pt_fw_util.h"
 #include "pt_names.h"
@@ -12,7 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-static void fmt_dur(char *buf, size_t n, uint64_t ns)
+void pf_fmt_dur(char *buf, size_t n, uint64_t ns)
 {
 	if (ns >= 10000000000ull)
 		snprintf(buf, n, "%.1fs", (double)ns / 1e9);
@@ -86,8 +87,10 @@ static const char *what_name(unsigned what)
 		return "barrier";
 	case 100:
 		return "condition";
+	case 101:
+		return "futex";
 	default:
-		return "lock";
+		return pt_lock_is_omp(what) ? omp_lock_name(what) : "lock";
 	}
 }
 
@@ -230,7 +233,9 @@ static void print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
 		        (unsigned long long)t->events);
 	}
-	fputs("\n ]\n}\n", o);
+	fputs("\n ]", o);
+	pf_omp_print_json(pf->omp, o);
+	fputs("\n}\n", o);
 }
 
 /* CSV: one table per section, the first column names it. */
@@ -285,6 +290,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
 		        (unsigned long long)t->events);
 	}
+	pf_omp_print_csv(pf->omp, o);
 }
 
 static void text_summary(const pf_view *v, FILE *o)
@@ -292,9 +298,9 @@ static void text_summary(const pf_view *v, FILE *o)
 	char a[32], b[32], c[32];
 	uint64_t total = v->total, waiting = v->waiting;
 	double tot = v->tot;
-	fmt_dur(a, sizeof a, total);
-	fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
-	fmt_dur(c, sizeof c, waiting);
+	pf_fmt_dur(a, sizeof a, total);
+	pf_fmt_dur(b, sizeof b, total > waiting ? total - waiting : 0);
+	pf_fmt_dur(c, sizeof c, waiting);
 	fprintf(
 	    o,
 	    "\nProfile: %zu threads, %s of thread time\n  running %s (%.1f%%), waiting %s"
@@ -322,12 +328,12 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		         x->cut ? "*" : "");
 		cut += x->cut;
 		pt_name_fit(name, sizeof name, fi->name, nw);
-		fmt_dur(a, sizeof a, x->incl);
-		fmt_dur(b, sizeof b, mean(x->incl, x));
-		fmt_dur(c, sizeof c, x->incl_max);
-		fmt_dur(d, sizeof d, x->excl);
-		fmt_dur(e, sizeof e, mean(x->excl, x));
-		fmt_dur(f, sizeof f, x->excl_max);
+		pf_fmt_dur(a, sizeof a, x->incl);
+		pf_fmt_dur(b, sizeof b, mean(x->incl, x));
+		pf_fmt_dur(c, sizeof c, x->incl_max);
+		pf_fmt_dur(d, sizeof d, x->excl);
+		pf_fmt_dur(e, sizeof e, mean(x->excl, x));
+		pf_fmt_dur(f, sizeof f, x->excl_max);
 		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, calls, a, b,
 		        c, d, e, f, 100.0 * (double)x->excl / v->tot);
 	}
@@ -350,9 +356,9 @@ static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	        "wait", "mean", "max", "waited most in");
 	for (size_t i = 0; i < v->nl_show; i++) {
 		const lstat *l = &pf->l[i];
-		fmt_dur(a, sizeof a, l->wait);
-		fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
-		fmt_dur(c, sizeof c, l->wait_max);
+		pf_fmt_dur(a, sizeof a, l->wait);
+		pf_fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
+		pf_fmt_dur(c, sizeof c, l->wait_max);
 		snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
 		pt_name_fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
 		fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
@@ -374,12 +380,12 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 		char label[256];
 		thread_label(pf, t, label, sizeof label);
 		fit_label(name, sizeof name, label, nw);
-		fmt_dur(a, sizeof a, life);
-		fmt_dur(b, sizeof b, life > w ? life - w : 0);
-		fmt_dur(c, sizeof c, t->wait[W_LOCK]);
-		fmt_dur(d, sizeof d, t->wait[W_COND]);
-		fmt_dur(e, sizeof e, t->wait[W_JOIN]);
-		fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
+		pf_fmt_dur(a, sizeof a, life);
+		pf_fmt_dur(b, sizeof b, life > w ? life - w : 0);
+		pf_fmt_dur(c, sizeof c, t->wait[W_LOCK]);
+		pf_fmt_dur(d, sizeof d, t->wait[W_COND]);
+		pf_fmt_dur(e, sizeof e, t->wait[W_JOIN]);
+		pf_fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
 		fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e,
 		        f, life ? 100.0 * (double)w / (double)life : 0.0);
 	}
@@ -406,6 +412,7 @@ int pf_print(void *tool, FILE *o)
 		text_summary(&v, o);
 		text_functions(pf, &v, nw, o);
 		text_locks(pf, &v, nw, o);
+		pf_omp_print_text(pf->omp, nw, pf->short_form, pf->short_form ? 5 : pf->top, o);
 		if (!pf->short_form)
 			text_threads(pf, nw, o);
 	}

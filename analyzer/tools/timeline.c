@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "timeline.h"
 #include "gpu_common.h"
+#include "gpu_prof.h"
+#include "omp_common.h"
 #include "pt_waits.h"
 
 #include <errno.h>
@@ -23,6 +25,8 @@ typedef struct tl_tool_state {
 	char **tmp; /* per shard */
 	uint64_t events;
 	gpu_names *names; /* kernel names, from the process logs */
+	gpu_profs *profs; /* kernel profiles' definitions */
+	omp_names *omp;   /* OpenMP code locations, from the process logs */
 	pthread_mutex_t lock;
 } tl_tool_state;
 
@@ -34,7 +38,9 @@ struct tl_shard {
 	pt_func_lookup fl;
 	pt_waits waits;
 	uint64_t busy_until; /* GPU stream: end of the last device interval */
+	tl_omp *omp;         /* from the thread's first OpenMP record */
 	tl_sel sel;          /* what is written (timeline_sel.c) */
+	gpu_prof_join *join; /* GPU stream: kernels and their profiles */
 	char err[256];
 };
 
@@ -51,9 +57,11 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	tl->path = strdup(ctx->output ? ctx->output : "trace.out");
 	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
 	tl->names = gpu_names_new(ctx->nprocesses);
+	tl->profs = gpu_profs_new(ctx->nprocesses);
+	tl->omp = omp_names_new(ctx->nprocesses);
 	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
 	tl->tmpdir = n ? malloc(n) : NULL;
-	if (!tl->path || !tl->tmp || !tl->names || !tl->tmpdir) {
+	if (!tl->path || !tl->tmp || !tl->names || !tl->profs || !tl->omp || !tl->tmpdir) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -69,6 +77,8 @@ fail:
 	free(tl->tmpdir);
 	if (tl->names)
 		gpu_names_free(tl->names);
+	gpu_profs_free(tl->profs);
+	omp_names_free(tl->omp);
 	pthread_mutex_destroy(&tl->lock);
 	free(tl);
 	return NULL;
@@ -77,6 +87,8 @@ fail:
 int tl_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	gpu_names_process_event(((tl_tool_state *)tool)->names, process, ev);
+	gpu_profs_process_event(((tl_tool_state *)tool)->profs, process, ev);
+	omp_names_process_event(((tl_tool_state *)tool)->omp, process, ev);
 	return 0;
 }
 
@@ -109,6 +121,7 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
+	omp_names_finish(tl->omp);
 	return s;
 }
 
@@ -140,17 +153,20 @@ static const char *lock_what(unsigned type)
 	case PT_LOCK_SPIN: return "spinlock";
 	case PT_LOCK_SEMAPHORE: return "semaphore";
 	case PT_LOCK_C11_MTX: return "mtx_t";
-	default: return "mutex";
+	default: return pt_lock_is_omp(type) ? omp_lock_name(type) : "mutex";
 	}
 }
 
-/* A wait that ended, as a slice: "wait mutex", "wait condition", ... */
+/* A wait that ended, as a slice: "wait mutex", "wait condition", "wait futex", ... */
 static void wait_ended(tl_shard *s, const pt_wait *w)
 {
 	static const char *const what[PT_WAIT_KINDS] = {"", "condition", "join", "barrier"};
 	if (w->begun)
 		tl_sel_wait(&s->sel, w->begin, w->end - w->begin,
-		            w->kind == PT_WAIT_LOCK ? lock_what(w->type) : what[w->kind], w->object);
+		            w->kind == PT_WAIT_LOCK                              ? lock_what(w->type)
+		            : w->kind == PT_WAIT_COND && w->type & PT_COND_FUTEX ? "futex"
+		                                                                 : what[w->kind],
+		            w->object);
 }
 
 static const char *kernel_name(tl_shard *s, uint32_t local_id)
@@ -159,6 +175,31 @@ static const char *kernel_name(tl_shard *s, uint32_t local_id)
 	const char *n = gpu_names_kernel_name(names,
 					      gpu_names_kernel(names, s->out.info->process, local_id));
 	return n ? n : "kernel";
+}
+
+const char *const tl_counter_names[TL_COUNTERS] = {
+	"instructions executed",
+	"hot block share %",
+	"work-groups",
+	"work-group imbalance %",
+};
+
+/* A kernel's profile as the stream's counters over its execution. */
+static void profile_counters(tl_shard *s, const pt_rec_head *h, uint64_t start, uint64_t end)
+{
+	const pt_rec_gpu_prof *r = PT_REC_PAYLOAD(h, pt_rec_gpu_prof);
+	const gpu_prof_def *d = r ? gpu_profs_get(s->tool->profs, s->out.info->process, r->prof) : NULL;
+	gpu_launch_prof lp;
+	if (!s->tool->enc->counter || !d || gpu_launch_prof_read(d, h, &lp) != 0)
+		return;
+	gpu_prof_values v;
+	gpu_prof_values_of(d, &lp, &v);
+	double values[TL_COUNTERS] = {(double)v.instructions, v.hot_share_pct, (double)v.groups,
+				      v.imbalance_pct};
+	int shown[TL_COUNTERS] = {v.counted, v.counted, 1, v.timed};
+	for (unsigned i = 0; i < TL_COUNTERS; i++)
+		if (shown[i])
+			tl_sel_counter(&s->sel, start, end, i, values[i]);
 }
 
 /* A GPU stream's log: its kernels and copies, at their device times. One
@@ -192,11 +233,26 @@ static void device_event(tl_shard *s, const pt_event *ev)
 			snprintf(buf, sizeof buf, "%s %s %llu B", c->flags & PT_GPU_COPY_F_MAP ? "map" : "copy",
 				 gpu_copy_dir_name(c->direction), (unsigned long long)c->bytes);
 		name = buf;
+	} else if (ev->kind == PT_REC_GPU_PROF) {
+		if (!s->join)
+			s->join = gpu_prof_join_new();
+		if (gpu_prof_join_profile(s->join, ev->rec, &start, &end))
+			profile_counters(s, ev->rec, start, end);
+		return;
 	} else {
 		return;
 	}
 	gpu_one_at_a_time(&s->busy_until, &start, &end);
 	tl_sel_device(&s->sel, start, end - start, cat, name, flow);
+	if (ev->kind == PT_REC_GPU_KERNEL) {
+		if (!s->join)
+			s->join = gpu_prof_join_new();
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		pt_rec_head *waiting = gpu_prof_join_kernel(s->join, k->correlation, start, end);
+		if (waiting)
+			profile_counters(s, waiting, start, end);
+		free(waiting);
+	}
 }
 
 /* A kernel launch on the host: the source of the flow to its execution
@@ -244,6 +300,12 @@ int tl_shard_event(void *st, const pt_event *ev)
 		goto out;
 	}
 	pt_callstack_record(&s->calls, ev, &tl_calls, s);
+	if ((s->omp ||
+	     (ev->kind >= PT_REC_RANGE_OPENMP_FIRST && ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
+	    tl_omp_event(&s->omp, s->tool->omp, &s->sel, ev)) {
+		snprintf(s->err, sizeof s->err, "out of memory");
+		return -1;
+	}
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -298,6 +360,7 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
 		if (pt_waits_close(&s->waits, k, last_ns, &w))
 			wait_ended(s, &w);
+	tl_omp_end(s->omp, &s->sel, last_ns); /* inside the frames still open */
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
 	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;
@@ -317,6 +380,7 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 	free(s->buf);
 	pt_callstack_free(&s->calls);
 	pt_func_lookup_free(&s->fl);
+	gpu_prof_join_free(s->join);
 	free(s);
 	return rc;
 }
@@ -405,6 +469,8 @@ void tl_destroy(void *tool)
 	}
 	rmdir(tl->tmpdir);
 	gpu_names_free(tl->names);
+	gpu_profs_free(tl->profs);
+	omp_names_free(tl->omp);
 	free(tl->tmp);
 	free(tl->tmpdir);
 	free(tl->path);

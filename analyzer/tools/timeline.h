@@ -43,6 +43,9 @@ typedef struct tl_encoder {
 	/* A function slice opens; `func` is the framework's function id. */
 	void (*slice_begin)(tl_out *o, uint64_t t, uint32_t func);
 	void (*slice_end)(tl_out *o, uint64_t t);
+	/* A slice `name` of category `cat` opens (OpenMP regions, tasks,
+	 * waits), nested with the function slices; slice_end closes it. */
+	void (*span_begin)(tl_out *o, uint64_t t, const char *cat, const char *name);
 	/* A wait on `what` ("mutex", "condition", ...) that lasted [t, t + dur];
 	 * obj: the lock's address, 0 when there is none (join). Written when the
 	 * wait ends, so after the records of the wait itself. */
@@ -55,6 +58,11 @@ typedef struct tl_encoder {
 	 * Never overlapping on one track (timeline.c clamps). */
 	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
 		       uint64_t flow);
+	/* On a GPU stream (optional): counter `index` (< TL_COUNTERS, named
+	 * tl_counter_names[index]) of the stream takes `value` at t. A kernel
+	 * profiled inside (instrument.so) sets its counters at its start and
+	 * back to 0 at its end. */
+	void (*counter)(tl_out *o, uint64_t t, unsigned index, double value);
 	/* An instant at t: `calls` calls left out by the selection took `ns`
 	 * that no slice shows (pt_thin.h). */
 	void (*left_out)(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns);
@@ -62,6 +70,10 @@ typedef struct tl_encoder {
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
 } tl_encoder;
+
+/* The counters of a GPU stream's track (timeline.c). */
+enum { TL_COUNTERS = 4 };
+extern const char *const tl_counter_names[TL_COUNTERS];
 
 /* What the export writes of a shard (timeline_sel.c): the selection's
  * rows, window and calls (pt_select.h, pt_thin.h) between the records and
@@ -72,6 +84,7 @@ typedef struct tl_sel {
 	const tl_encoder *enc;
 	uint64_t events; /* written */
 	int skip;        /* the row is not selected: nothing is written */
+	int window;      /* a time window is asked for */
 	uint64_t lo, hi; /* the window (absolute ns, inclusive) */
 	int open;        /* a thread's calls are written (inside the window) */
 	int closed;      /* the window has closed on this thread */
@@ -93,6 +106,14 @@ void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t
 void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow);
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
                    uint64_t flow);
+/* A GPU stream's counter `index` holds `value` over [start, end] (clipped
+ * to the window), then 0. */
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value);
+/* A slice `name` of category `cat` (OpenMP regions, tasks, waits) opens at
+ * t, nested with the calls; written when the row is selected and no time
+ * window is asked for: 1 when written, and then tl_sel_span_end closes it. */
+int tl_sel_span_begin(tl_sel *q, uint64_t t, const char *cat, const char *name);
+void tl_sel_span_end(tl_sel *q, uint64_t t);
 /* A thread's record at t >= q->edge: the window opens or closes. */
 void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs);
 /* The shard ended: what waited is written. */
@@ -131,6 +152,14 @@ void tl_destroy(void *tool);
 		.print_results = tl_print,                                                 \
 		.destroy = tl_destroy,                                                     \
 	}
+
+/* OpenMP slices (omp_timeline.c): *x is made at the thread's first
+ * record that tl_omp_event takes (OpenMP ones, then every record but
+ * function records), tl_omp_end closes what is open and frees it. */
+typedef struct tl_omp tl_omp;
+struct omp_names;
+int tl_omp_event(tl_omp **x, const struct omp_names *names, tl_sel *q, const pt_event *ev);
+void tl_omp_end(tl_omp *x, tl_sel *q, uint64_t last);
 
 /* Flow ids: thread creation (pid * 2^20 + create_seq), fork (2^52 + child
  * pid), GPU launch (3 * 2^51 + (pid mod 2^18) * 2^33 + api bit * 2^32 +

@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { IT_ENTER, IT_EXIT, IT_WAIT, IT_FLOW };
+enum { IT_ENTER, IT_EXIT, IT_WAIT, IT_FLOW, IT_SPAN_BEGIN, IT_SPAN_END };
 
 struct tl_item {
 	uint64_t t, dur, obj;
 	uint32_t id; /* IT_ENTER: function; IT_EXIT: frames */
 	uint8_t kind, out;
-	const char *what; /* IT_WAIT: a static string */
-	char *name;       /* IT_FLOW: owned */
+	const char *what; /* IT_WAIT, IT_SPAN_BEGIN (the category): a static string */
+	char *name;       /* IT_FLOW, IT_SPAN_BEGIN: owned */
 };
 
 /* ---- straight to the encoder --------------------------------------------- */
@@ -52,6 +52,10 @@ static void emit_item(tl_sel *q, const tl_item *it)
 {
 	if (it->kind == IT_WAIT)
 		q->enc->wait(q->o, it->t, it->dur, it->what, it->obj);
+	else if (it->kind == IT_SPAN_BEGIN)
+		q->enc->span_begin(q->o, it->t, it->what, it->name);
+	else if (it->kind == IT_SPAN_END)
+		q->enc->slice_end(q->o, it->t);
 	else
 		q->enc->flow_point(q->o, it->t, it->name, it->out, it->obj);
 	q->events++;
@@ -120,6 +124,7 @@ void tl_sel_init(tl_sel *q, tl_out *o, const tl_encoder *enc, const pt_select *s
 		q->hi = sel->win_hi;
 		q->open = 0;
 		q->edge = o->info->kind == PT_FILE_THREAD ? q->lo : UINT64_MAX;
+		q->window = 1;
 	} else
 		q->edge = UINT64_MAX;
 	q->thin = pt_select_calls(sel) && o->info->kind == PT_FILE_THREAD;
@@ -214,6 +219,26 @@ void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow
 	      t);
 }
 
+/* The spans are not clipped to a window as calls are (tl_sel_cross knows
+ * only the calls): with a window they are left out. */
+int tl_sel_span_begin(tl_sel *q, uint64_t t, const char *cat, const char *name)
+{
+	if (q->skip || q->window || !q->enc->span_begin)
+		return 0;
+	char *copy = strdup(name);
+	if (!copy) {
+		q->oom = 1;
+		return 0;
+	}
+	other(q, (tl_item){.t = t, .kind = IT_SPAN_BEGIN, .what = cat, .name = copy}, t);
+	return 1;
+}
+
+void tl_sel_span_end(tl_sel *q, uint64_t t)
+{
+	other(q, (tl_item){.t = t, .kind = IT_SPAN_END}, t);
+}
+
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
                    uint64_t flow)
 {
@@ -223,6 +248,16 @@ void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const c
 	/* a flow ends where the interval began: not if that was cut off */
 	q->enc->device(q->o, t, dur, cat, name, t == t0 ? flow : 0);
 	q->events++;
+}
+
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value)
+{
+	uint64_t dur = end - start;
+	if (!q->enc->counter || !clip(q, &start, &dur))
+		return;
+	q->enc->counter(q->o, start, index, value);
+	q->enc->counter(q->o, start + dur, index, 0);
+	q->events += 2;
 }
 
 void tl_sel_cross(tl_sel *q, uint64_t t, const pt_callstack *cs)

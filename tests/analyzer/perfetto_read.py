@@ -9,11 +9,12 @@ track_event/debug_annotation.proto).
 
 read(path) -> list of packets, each a dict:
   seq, flags, ts (None if absent),
-  track: {uuid, parent, name, process: {pid, name}, thread: {pid, tid, name}} or None,
-  event: {type, track, name, name_iid, categories, flows, terminating, annotations} or None,
+  track: {uuid, parent, name, process: {pid, name}, thread: {pid, tid, name}, counter} or None,
+  event: {type, track, name, name_iid, categories, flows, terminating, annotations, value} or None,
   names: {iid: name} interned by this packet.
 A malformed file raises ValueError naming the offset.
 """
+import struct
 
 
 def fields(buf, base=0):
@@ -85,7 +86,7 @@ def _str(v):
 def _track(b):
     fs = fields(b)
     t = {"uuid": _one(fs, 1), "name": _str(_one(fs, 2)), "parent": _one(fs, 5),
-         "process": None, "thread": None}
+         "process": None, "thread": None, "counter": _one(fs, 8) is not None}
     p = _one(fs, 3)
     if p is not None:
         pf = fields(p)
@@ -103,9 +104,24 @@ def _event(b):
     for a in _all(fs, 4):
         af = fields(a)
         ann[_str(_one(af, 10))] = _str(_one(af, 6))
+    value = _one(fs, 44)
+    if value is not None:
+        value = struct.unpack("<d", value.to_bytes(8, "little"))[0]
     return {"type": _one(fs, 9), "track": _one(fs, 11), "name": _str(_one(fs, 23)),
             "name_iid": _one(fs, 10), "categories": [_str(c) for c in _all(fs, 22)],
-            "flows": _all(fs, 47), "terminating": _all(fs, 48), "annotations": ann}
+            "flows": _all(fs, 47), "terminating": _all(fs, 48), "annotations": ann,
+            "value": value}
+
+
+def counters(packets):
+    """Per counter track uuid: (track, [(ts, value), ...] in file order)."""
+    tracks = {p["track"]["uuid"]: p["track"] for p in packets if p["track"] and p["track"]["counter"]}
+    out = {u: (t, []) for u, t in tracks.items()}
+    for p in packets:
+        e = p["event"]
+        if e and e["type"] == 4 and e["track"] in out:
+            out[e["track"]][1].append((p["ts"], e["value"]))
+    return out
 
 
 def read(path):
@@ -180,6 +196,11 @@ def check(packets):
             slices.setdefault(e["track"], []).append((n, t0, p["ts"], begin))
         elif e["type"] == 3:
             slices.setdefault(e["track"], []).append((name, p["ts"], p["ts"], e))
+        elif e["type"] == 4:
+            if not tracks.get(e["track"], {}).get("counter"):
+                problems.append("counter event at offset %d on a track that is not a counter" % p["offset"])
+            elif e["value"] is None:
+                problems.append("counter event at offset %d without a value" % p["offset"])
         else:
             problems.append("event type %s at offset %d" % (e["type"], p["offset"]))
     for t, st in stacks.items():

@@ -61,6 +61,8 @@ extern int fake_tracing;
  * threads that called fake_thread() are traced; never from a signal
  * handler). */
 extern int fake_auto_thread;
+/* The folder pt_process_file_path() names files in (default /tmp). */
+extern char fake_process_dir[4096];
 /* pt_warn's lines, one per warning, and their count. */
 extern char fake_warnings[8192];
 extern int fake_nwarnings;

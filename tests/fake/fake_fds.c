@@ -23,6 +23,19 @@ int pt_fd_perf_open(int *slot, void *attr, const int *group)
 	return fd < 0 ? -errno : 0;
 }
 
+int pt_fd_openat(int *slot, const int *dir, const char *path, int flags, mode_t mode)
+{
+	int fd = openat(dir ? *dir : AT_FDCWD, path, flags | O_CLOEXEC, mode);
+	*slot = fd;
+	return fd < 0 ? -errno : 0;
+}
+
+ssize_t pt_fd_pwrite(const int *slot, const void *buf, size_t len, uint64_t off)
+{
+	ssize_t r = pwrite(*slot, buf, len, (off_t)off);
+	return r < 0 ? -errno : r;
+}
+
 void pt_fd_close(int *slot)
 {
 	if (*slot >= 0)

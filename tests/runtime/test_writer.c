@@ -119,6 +119,8 @@ static void test_config_defaults(void)
 	CU_ASSERT_EQUAL(c.callstack_depth, 0);
 	CU_ASSERT_EQUAL(c.sampling_ns, 0);
 	CU_ASSERT_EQUAL(c.gpu, 1);
+	CU_ASSERT_EQUAL(c.gpu_kernels, PT_GPU_KERNELS_OFF);
+	CU_ASSERT_EQUAL(c.openmp, 1);
 	CU_ASSERT_EQUAL(c.prefault, 0);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "auto");
 }
@@ -130,7 +132,8 @@ static void test_config_values(void)
 		"PARATRACE_BUFFER_SIZE", "64K", "PARATRACE_MAX_SIZE", "3MiB",
 		"PARATRACE_COUNTERS", "page-faults,task-clock", "PARATRACE_CALLSTACK", "8",
 		"PARATRACE_SAMPLING", "250us", "PARATRACE_GPU", "no", "PARATRACE_CLOCK", "monotonic",
-		"PARATRACE_PREFAULT", "auto", "PARATRACE_COUNTERS_AT", "functions,sync", NULL};
+		"PARATRACE_PREFAULT", "auto", "PARATRACE_COUNTERS_AT", "functions,sync",
+		"PARATRACE_GPU_KERNELS", "blocks", "PARATRACE_OPENMP", "off", NULL};
 	pt_config c;
 	char err[256];
 	env_table = env;
@@ -144,6 +147,8 @@ static void test_config_values(void)
 	CU_ASSERT_EQUAL(c.callstack_depth, 8);
 	CU_ASSERT_EQUAL(c.sampling_ns, 250000);
 	CU_ASSERT_EQUAL(c.gpu, 0);
+	CU_ASSERT_EQUAL(c.gpu_kernels, PT_GPU_KERNELS_BLOCKS);
+	CU_ASSERT_EQUAL(c.openmp, 0);
 	CU_ASSERT_EQUAL(c.prefault, -1);
 	CU_ASSERT_EQUAL(c.counters_at, PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC);
 	CU_ASSERT_STRING_EQUAL(pt_config_clock, "monotonic");
@@ -162,6 +167,8 @@ static void test_config_bad(void)
 		{"PARATRACE_CLOCK", "hpet"},      {"PARATRACE_DIR", ""},
 		{"PARATRACE_PREFAULT", "always"}, {"PARATRACE_COUNTERS_AT", "nonsense"},
 		{"PARATRACE_COUNTERS_AT", "sync,bogus"}, {"PARATRACE_COUNTERS_AT", ",,"},
+		{"PARATRACE_GPU_KERNELS", "on"},  {"PARATRACE_GPU_KERNELS", "block"},
+		{"PARATRACE_OPENMP", "2"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *env[] = {bad[i][0], bad[i][1], NULL};

@@ -66,6 +66,8 @@ enum {
 	PV_PT_SEM_POST = 23,
 	PV_PT_MTX_LOCK = 24, /* C11 */
 	PV_PT_MTX_UNLOCK = 25,
+	PV_PT_FUTEX_WAIT = 26, /* syscall(SYS_futex): C++20 waits, latches, barriers */
+	PV_PT_FUTEX_WAKE = 27,
 	PV_PT_MAX
 };
 

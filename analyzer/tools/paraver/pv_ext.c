@@ -5,9 +5,11 @@
 
 extern const pv_extension pv_ext_counters; /* pv_ext_counters.c */
 extern const pv_extension pv_ext_gpu;      /* pv_ext_gpu.c */
+extern const pv_extension pv_ext_omp;      /* pv_ext_omp.c */
 
 const pv_extension *const pv_extensions[PV_MAX_EXT + 1] = {
 	&pv_ext_counters,
 	&pv_ext_gpu,
+	&pv_ext_omp,
 	NULL,
 };

@@ -11,10 +11,15 @@
  *     (OpenCL-<type><dev>-CQ<n>): kernels are Running (1) with the kernel
  *     value (63000006 / 64200000), copies and fills Memory transfer (17)
  *     with their size (63000001 / 64099999) and our direction type 64900000;
- *   each launch -> its execution(s) as a communication (tag 3).
+ *   each launch -> its execution(s) as a communication (tag 3);
+ *   a launch of a kernel instrumented by instrument.so: its profile
+ *     (63200001..6: instructions executed, hot-block share and line,
+ *     work-groups, CUDA work-group time imbalance and mean) on the stream
+ *     row at the end of the execution.
  * Device times come from the records' payloads (trace ticks), converted
  * with the GPU log's own header. */
 #include "../gpu_common.h"
+#include "../gpu_prof.h"
 #include "../row_label.h"
 #include "pv.h"
 
@@ -46,6 +51,8 @@ typedef struct gpu_vec {
 typedef struct gpu_global {
 	const pt_trace_ctx *ctx;
 	gpu_names *names;
+	gpu_profs *profs;
+	int used_prof, used_prof_time;
 	gpu_vec launches, execs;
 	row_info *rows; /* per shard */
 	int used_api[3];
@@ -63,7 +70,9 @@ typedef struct gpu_shard {
 	uint64_t busy_until; /* GPU rows: end of the last device interval (ns) */
 	row_info row;
 	gpu_vec launches, execs;
+	gpu_prof_join *join; /* GPU rows: kernels and profiles by correlation */
 	int used_api[3];
+	int used_prof, used_prof_time;
 	int oom;
 } gpu_shard;
 
@@ -96,9 +105,11 @@ static void *ext_init(const pt_trace_ctx *ctx)
 		return NULL;
 	g->ctx = ctx;
 	g->names = gpu_names_new(ctx->nprocesses);
+	g->profs = gpu_profs_new(ctx->nprocesses);
 	g->rows = calloc(ctx->nshards ? ctx->nshards : 1, sizeof *g->rows);
-	if (!g->names || !g->rows) {
+	if (!g->names || !g->profs || !g->rows) {
 		gpu_names_free(g->names);
+		gpu_profs_free(g->profs);
 		free(g->rows);
 		free(g);
 		return NULL;
@@ -109,8 +120,10 @@ static void *ext_init(const pt_trace_ctx *ctx)
 static void ext_process_event(void *global, size_t process, const pt_event *ev)
 {
 	gpu_global *g = global;
-	if (g)
+	if (g) {
 		gpu_names_process_event(g->names, process, ev);
+		gpu_profs_process_event(g->profs, process, ev);
+	}
 }
 
 static void *ext_shard_init(void *global, pv_shard *s)
@@ -219,6 +232,35 @@ static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_even
 	}
 }
 
+/* A launch's profile at t (the end of its execution; pv moves it past the
+ * row's last line when that is later). */
+static void profile_events(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_rec_head *h, uint64_t t)
+{
+	const pt_rec_gpu_prof *r = PT_REC_PAYLOAD(h, pt_rec_gpu_prof);
+	const gpu_prof_def *d = r ? gpu_profs_get(g->profs, s->info->process, r->prof) : NULL;
+	gpu_launch_prof lp;
+	if (!d || gpu_launch_prof_read(d, h, &lp) != 0)
+		return;
+	gpu_prof_values v;
+	gpu_prof_values_of(d, &lp, &v);
+	uint32_t types[6];
+	int64_t values[6];
+	size_t n = 0;
+	types[n] = GPU_EV_PROF_GROUPS, values[n++] = (int64_t)v.groups;
+	if (v.counted) {
+		types[n] = GPU_EV_PROF_INSTR, values[n++] = (int64_t)v.instructions;
+		types[n] = GPU_EV_PROF_HOT_SHARE, values[n++] = v.hot_share_pct;
+		types[n] = GPU_EV_PROF_HOT_LINE, values[n++] = v.hot_line;
+	}
+	if (v.timed) {
+		types[n] = GPU_EV_PROF_IMBALANCE, values[n++] = v.imbalance_pct;
+		types[n] = GPU_EV_PROF_WG_MEAN, values[n++] = (int64_t)v.wg_mean_ns;
+		gs->used_prof_time = 1;
+	}
+	pv_events(s, t, n, types, values);
+	gs->used_prof = 1;
+}
+
 static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_event *ev)
 {
 	unsigned api = api_index(ev->rec->arg);
@@ -263,6 +305,12 @@ static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_ev
 		types[n] = api == PT_GPU_API_CUDA ? GPU_EV_CUDA_TRANSFER : GPU_EV_OCL_TRANSFER;
 		values[n++] = (int64_t)c->bytes;
 		types[n] = GPU_EV_COPY_DIR, values[n++] = (int64_t)c->direction + 1;
+	} else if (ev->kind == PT_REC_GPU_PROF) {
+		if (!gs->join)
+			gs->join = gpu_prof_join_new();
+		if (gpu_prof_join_profile(gs->join, ev->rec, &start, &end))
+			profile_events(g, gs, s, ev->rec, end);
+		return;
 	} else {
 		return;
 	}
@@ -273,6 +321,15 @@ static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_ev
 		values[i] = 0;
 	pv_events(s, end, n, types, values);
 	pv_set_state(s, end, PV_STATE_IDLE);
+	if (ev->kind == PT_REC_GPU_KERNEL) {
+		if (!gs->join)
+			gs->join = gpu_prof_join_new();
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		pt_rec_head *waiting = gpu_prof_join_kernel(gs->join, k->correlation, start, end);
+		if (waiting)
+			profile_events(g, gs, s, waiting, end);
+		free(waiting);
+	}
 }
 
 static int ext_event(void *global, void *shard_state, pv_shard *s, const pt_event *ev)
@@ -298,6 +355,9 @@ static void ext_shard_exit(void *global, void *shard_state, pv_shard *s)
 		g->rows[s->info->index] = gs->row;
 	for (int i = 0; i < 3; i++)
 		g->used_api[i] |= gs->used_api[i];
+	g->used_prof |= gs->used_prof;
+	g->used_prof_time |= gs->used_prof_time;
+	gpu_prof_join_free(gs->join);
 	if (gs->oom || vec_append(&g->launches, &gs->launches) || vec_append(&g->execs, &gs->execs))
 		g->oom = 1;
 	free(gs->launches.v);
@@ -419,6 +479,19 @@ static void ext_write_pcf(void *global, FILE *f)
 			"0    %u    OpenCL local work size\n\n",
 			GPU_EV_OCL_TRANSFER, GPU_EV_OCL_GLOBAL, GPU_EV_OCL_LOCAL);
 	}
+	if (g->used_prof) {
+		fprintf(f,
+			"EVENT_TYPE\n0    %u    Kernel work-groups (instrumented kernel)\n"
+			"0    %u    Kernel instructions executed (IR, instrumented kernel)\n"
+			"0    %u    Kernel hot-block share of instructions (%%)\n"
+			"0    %u    Kernel hot-block source line\n\n",
+			GPU_EV_PROF_GROUPS, GPU_EV_PROF_INSTR, GPU_EV_PROF_HOT_SHARE, GPU_EV_PROF_HOT_LINE);
+		if (g->used_prof_time)
+			fprintf(f,
+				"EVENT_TYPE\n0    %u    Kernel work-group time imbalance (longest / mean, %%)\n"
+				"0    %u    Kernel mean work-group time (ns)\n\n",
+				GPU_EV_PROF_IMBALANCE, GPU_EV_PROF_WG_MEAN);
+	}
 	fprintf(f, "EVENT_TYPE\n0    %u    GPU transfer direction\nVALUES\n0      End\n", GPU_EV_COPY_DIR);
 	for (uint32_t d = PT_GPU_COPY_OTHER; d <= PT_GPU_COPY_MEMSET; d++)
 		fprintf(f, "%-6u %s\n", d + 1, gpu_copy_dir_name(d));
@@ -431,6 +504,7 @@ static void ext_destroy(void *global)
 	if (!g)
 		return;
 	gpu_names_free(g->names);
+	gpu_profs_free(g->profs);
 	free(g->launches.v);
 	free(g->execs.v);
 	free(g->rows);

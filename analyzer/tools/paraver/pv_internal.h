@@ -84,6 +84,7 @@ typedef struct pv_lock_obj {
 	unsigned what; /* enum pt_lock_type, or PV_LOCK_COND */
 } pv_lock_obj;
 #define PV_LOCK_COND 100u /* pv_lock_obj.what of a condition variable */
+#define PV_LOCK_FUTEX 101u /* ... of a futex */
 
 /* Collected per shard, then moved into the tool's at shard exit. */
 typedef struct pv_found {

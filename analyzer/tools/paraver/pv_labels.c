@@ -72,7 +72,9 @@ static const char *const pthread_names[PV_PT_MAX] = {
     [PV_PT_SEM_WAIT] = "sem_wait",
     [PV_PT_SEM_POST] = "sem_post",
     [PV_PT_MTX_LOCK] = "mtx_lock",
-    [PV_PT_MTX_UNLOCK] = "mtx_unlock"};
+    [PV_PT_MTX_UNLOCK] = "mtx_unlock",
+    [PV_PT_FUTEX_WAIT] = "futex wait",
+    [PV_PT_FUTEX_WAKE] = "futex wake"};
 
 static const char *lock_kind(unsigned what)
 {
@@ -92,6 +94,8 @@ static const char *lock_kind(unsigned what)
 		return "barrier";
 	case PV_LOCK_COND:
 		return "condition";
+	case PV_LOCK_FUTEX:
+		return "futex";
 	default:
 		return "lock";
 	}
@@ -186,9 +190,13 @@ static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 /* 61000000 (pthread calls) and 61000010 (the objects they are about). */
 static void pcf_sync(pv_found *found, FILE *f)
 {
+	/* the futex values only in traces that have futexes */
+	int futex = 0;
+	for (size_t i = 0; i < found->locks.n; i++)
+		futex |= found->locks.v[i].what == PV_LOCK_FUTEX;
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    pthread call\nVALUES\n", PV_EV_PTHREAD);
 	for (int v = 0; v < PV_PT_MAX; v++)
-		if (pthread_names[v])
+		if (pthread_names[v] && (futex || v < PV_PT_FUTEX_WAIT))
 			fprintf(f, "%-6d %s\n", v, pthread_names[v]);
 
 	fprintf(f, "\n\nEVENT_TYPE\n0    %u    Synchronization object\nVALUES\n0      End\n",

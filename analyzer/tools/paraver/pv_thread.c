@@ -159,6 +159,10 @@ static void lock_record(pv_shard *s, const pt_event *ev)
 	const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 	if (!l)
 		return;
+	/* OpenMP's locks and critical sections have their own events and
+	 * states (pv_ext_omp.c) */
+	if (ev->kind != PT_REC_BARRIER_BEGIN && pt_lock_is_omp(ev->rec->arg))
+		return;
 	switch (ev->kind) {
 	case PT_REC_LOCK_REQUEST:
 	case PT_REC_BARRIER_BEGIN: {
@@ -192,16 +196,22 @@ static void cond_record(pv_shard *s, const pt_event *ev)
 	case PT_REC_COND_WAIT_BEGIN:
 		if (!cd)
 			break;
-		pthread_events(s, t, PV_PT_COND_WAIT, note_lock(s, cd->cond, PV_LOCK_COND), 0);
+		if (ev->rec->arg & PT_COND_FUTEX)
+			pthread_events(s, t, PV_PT_FUTEX_WAIT, note_lock(s, cd->cond, PV_LOCK_FUTEX), 0);
+		else
+			pthread_events(s, t, PV_PT_COND_WAIT, note_lock(s, cd->cond, PV_LOCK_COND), 0);
 		wait_begins(s, t, WAIT_COND);
 		break;
 	case PT_REC_COND_WAIT_END:
 		wait_ends(s, t, WAIT_COND, 1);
 		break;
 	case PT_REC_COND_SIGNAL:
-		if (cd)
+		if (cd && (ev->rec->arg & PT_COND_FUTEX))
+			pthread_events(s, t, PV_PT_FUTEX_WAKE, note_lock(s, cd->cond, PV_LOCK_FUTEX), 1);
+		else if (cd)
 			pthread_events(s, t,
-			               ev->rec->arg ? PV_PT_COND_BROADCAST : PV_PT_COND_SIGNAL,
+			               ev->rec->arg & PT_COND_BROADCAST ? PV_PT_COND_BROADCAST
+			                                                : PV_PT_COND_SIGNAL,
 			               note_lock(s, cd->cond, PV_LOCK_COND), 1);
 		break;
 	}

@@ -1,0 +1,848 @@
+/* SPDX-License-Identifier: MIT */
+/* The profile's OpenMP section (profile.h, "OpenMP"): parallel regions by
+ * location, work-sharing constructs, barriers and task waits, explicit
+ * tasks, and each thread's OpenMP time. Gathered per shard from the
+ * thread's nesting (omp_common.h), merged at shard exit; the parts of one
+ * region instance found in several shards (its team's threads) meet in a
+ * table keyed by (pid, region id).
+ *
+ *   regions: executions, total and mean time (on the encountering
+ *     thread, fork to join), mean team size, busy time (in the region, not
+ *     waiting: summed over the team), load imbalance (per execution the
+ *     team's largest busy time over its mean; here the sum of the largest
+ *     over the sum of the means, so long executions weigh more), barrier
+ *     and lock waits summed over the team and per thread, explicit tasks
+ *     run inside and their time;
+ *   work-sharing: per construct, the threads that entered it, chunks and
+ *     iterations they got, the least and most iterations of a thread;
+ *   waits: per barrier/taskwait/taskgroup, arrivals, wait total and max;
+ *   tasks: per task construct, created, run, time (total, mean, max);
+ *   threads: busy, barrier, task wait, lock, fork/join, idle (a worker
+ *     between regions), serial.
+ * The thread summary of the profile counts a thread's waits in barriers,
+ * taskwait and taskgroup, and a worker's idle time (waiting at the fork
+ * barrier for the next region), as barrier time; an other wait inside
+ * those (the runtime sleeping on a condition variable after spinning)
+ * moves there from its own category, so nothing counts twice. */
+#define _GNU_SOURCE
+#include "omp_common.h"
+#include "profile.h"
+#include "pt_fw_util.h"
+#include "text_escape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What one shard found of one region instance: a thread's part of it, the
+ * encountering thread's fork to join, or a task run in it. */
+enum { PART_THREAD, PART_MASTER, PART_TASK };
+typedef struct part {
+	uint32_t pid;
+	uint64_t id;
+	uint32_t value; /* location */
+	uint64_t busy, barrier, lock, tasks, task_ns;
+	uint64_t dur; /* master: fork to join */
+	uint16_t team;
+	uint8_t what; /* PART_* */
+} part;
+
+typedef struct work_stat {
+	uint64_t entered, chunks, iters, thread_min, thread_max;
+	unsigned sched;
+	uint32_t chunk_size;
+} work_stat;
+
+typedef struct sync_stat {
+	uint64_t arrivals, wait, wait_max;
+} sync_stat;
+
+typedef struct task_stat {
+	uint64_t created, run, time, time_max, deps;
+} task_stat;
+
+/* Per-location figures, indexed by location value. */
+typedef struct loc_stats {
+	work_stat *work;
+	sync_stat *sync;
+	task_stat *task;
+	size_t n;
+} loc_stats;
+
+struct pf_omp_shard {
+	omp_track track;
+	size_t process;
+	uint32_t pid;
+	struct {
+		part *v;
+		size_t n, cap;
+	} parts;
+	loc_stats ls;
+	/* the work-sharing construct this thread is in: its iterations */
+	uint32_t work_value;
+	uint64_t work_iters;
+	int work_open;
+	uint32_t sync_value;
+	int oom;
+};
+
+typedef struct region_stat {
+	uint64_t execs, time, team_sum, busy, barrier, lock, tasks, task_ns;
+	double max_sum, mean_sum; /* imbalance */
+} region_stat;
+
+typedef struct thread_row {
+	size_t shard;
+	uint64_t cat[OMP_CAT_N];
+} thread_row;
+
+struct pf_omp {
+	const pt_trace_ctx *ctx;
+	omp_names *names;
+	/* parts of all shards; grouped by (pid, id) at print time */
+	part *parts;
+	size_t nparts, capparts;
+	loc_stats ls;
+	thread_row *threads;
+	size_t nthreads, capthreads;
+	int oom;
+};
+
+pf_omp *pf_omp_new(const pt_trace_ctx *ctx)
+{
+	pf_omp *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	g->ctx = ctx;
+	if (!(g->names = omp_names_new(ctx->nprocesses))) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static void loc_stats_free(loc_stats *l)
+{
+	free(l->work);
+	free(l->sync);
+	free(l->task);
+	memset(l, 0, sizeof *l);
+}
+
+void pf_omp_free(pf_omp *g)
+{
+	if (!g)
+		return;
+	omp_names_free(g->names);
+	free(g->parts);
+	loc_stats_free(&g->ls);
+	free(g->threads);
+	free(g);
+}
+
+void pf_omp_process_event(pf_omp *g, size_t process, const pt_event *ev)
+{
+	if (g)
+		omp_names_process_event(g->names, process, ev);
+}
+
+static int loc_grow(loc_stats *l, uint32_t v)
+{
+	if (v < l->n)
+		return 0;
+	size_t n = l->n ? l->n : 16;
+	while (n <= v)
+		n *= 2;
+	work_stat *w = realloc(l->work, n * sizeof *w);
+	if (w)
+		l->work = w;
+	sync_stat *s = realloc(l->sync, n * sizeof *s);
+	if (s)
+		l->sync = s;
+	task_stat *t = realloc(l->task, n * sizeof *t);
+	if (t)
+		l->task = t;
+	if (!w || !s || !t)
+		return -1;
+	memset(l->work + l->n, 0, (n - l->n) * sizeof *w);
+	memset(l->sync + l->n, 0, (n - l->n) * sizeof *s);
+	memset(l->task + l->n, 0, (n - l->n) * sizeof *t);
+	l->n = n;
+	return 0;
+}
+
+static void add_part(pf_omp_shard *o, part p)
+{
+	if (o->parts.n == o->parts.cap) {
+		size_t cap = o->parts.cap ? o->parts.cap * 2 : 64;
+		part *v = realloc(o->parts.v, cap * sizeof *v);
+		if (!v) {
+			o->oom = 1;
+			return;
+		}
+		o->parts.v = v;
+		o->parts.cap = cap;
+	}
+	o->parts.v[o->parts.n++] = p;
+}
+
+static uint32_t value_of(const pf_omp *g, const pf_omp_shard *o, uint32_t loc)
+{
+	return omp_names_value(g->names, o->process, loc);
+}
+
+/* A frame ended: what it says of its region, task, wait. */
+static void frame_ended(pf_omp *g, pf_omp_shard *o, const omp_frame *f, uint64_t now)
+{
+	uint32_t v = value_of(g, o, f->loc);
+	uint64_t dur = now > f->t ? now - f->t : 0;
+	switch (f->kind) {
+	case OMP_FR_IMPLICIT:
+	case OMP_FR_FORK: {
+		part p = {o->pid,
+		          f->id,
+		          v,
+		          0,
+		          0,
+		          0,
+		          0,
+		          0,
+		          0,
+		          f->team,
+		          f->kind == OMP_FR_FORK ? PART_MASTER : PART_THREAD};
+		if (f->kind == OMP_FR_IMPLICIT) {
+			p.busy = f->cat[OMP_CAT_WORK];
+			p.barrier = f->cat[OMP_CAT_BARRIER] + f->cat[OMP_CAT_TASKWAIT];
+			p.lock = f->cat[OMP_CAT_LOCK];
+		} else {
+			p.dur = dur;
+		}
+		add_part(o, p);
+		break;
+	}
+	case OMP_FR_TASK: {
+		uint32_t tv = value_of(g, o, pt_omp_task_loc(f->id));
+		if (loc_grow(&o->ls, tv)) {
+			o->oom = 1;
+			break;
+		}
+		task_stat *t = &o->ls.task[tv];
+		t->run++;
+		t->time += dur;
+		if (dur > t->time_max)
+			t->time_max = dur;
+		/* counted for the region it ran in (this thread's innermost part) */
+		const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
+		if (im)
+			add_part(o, (part){o->pid, im->id, value_of(g, o, im->loc), 0, 0, 0, 1, dur,
+			                   0, 0, PART_TASK});
+		break;
+	}
+	case OMP_FR_WAIT:
+		if (o->sync_value && !loc_grow(&o->ls, o->sync_value)) {
+			sync_stat *s = &o->ls.sync[o->sync_value];
+			uint64_t w = f->cat[OMP_CAT_BARRIER] + f->cat[OMP_CAT_TASKWAIT];
+			s->arrivals++;
+			s->wait += w;
+			if (w > s->wait_max)
+				s->wait_max = w;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void work_done(pf_omp_shard *o)
+{
+	if (!o->work_open)
+		return;
+	o->work_open = 0;
+	if (!o->work_value || loc_grow(&o->ls, o->work_value))
+		return;
+	work_stat *w = &o->ls.work[o->work_value];
+	if (!w->thread_min || o->work_iters < w->thread_min)
+		w->thread_min = o->work_iters + 1; /* +1: 0 means none yet */
+	if (o->work_iters > w->thread_max)
+		w->thread_max = o->work_iters;
+}
+
+int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt_event *ev)
+{
+	pf_omp_shard *o = *os;
+	if (!o) {
+		if (!g || !(o = *os = calloc(1, sizeof *o)))
+			return -1;
+		omp_names_finish(g->names);
+		o->process = in->process;
+		o->pid = in->pid;
+	}
+	if (ev->kind == PT_REC_OMP_LOC_DEF)
+		return 0;
+	omp_step step;
+	omp_track_event(&o->track, ev, &step);
+	if (step.popped && step.popped->kind == OMP_FR_IMPLICIT)
+		work_done(o);
+	if (step.popped)
+		frame_ended(g, o, step.popped, ev->time_ns);
+	switch (ev->kind) {
+	case PT_REC_OMP_WORK_BEGIN: {
+		const pt_rec_omp_work *w = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_work);
+		if (!w)
+			break;
+		work_done(o);
+		uint32_t v = value_of(g, o, w->loc);
+		if (!v) {
+			/* a construct the runtime gave no place (libomp's workers in gcc's
+			 * combined parallel loops): its region's */
+			const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
+			v = im ? value_of(g, o, im->loc) : 0;
+		}
+		o->work_open = 1;
+		o->work_value = v;
+		o->work_iters = 0;
+		if (!v || loc_grow(&o->ls, v))
+			break;
+		work_stat *s = &o->ls.work[v];
+		s->entered++;
+		s->sched = ev->rec->arg >> 4;
+		s->chunk_size = w->chunk;
+		break;
+	}
+	case PT_REC_OMP_CHUNK: {
+		const pt_rec_omp_chunk *c = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_chunk);
+		if (c && !o->work_open) {
+			/* a loop this thread did not see begin (libomp running gcc's
+			 * combined parallel loop tells one thread): its region's */
+			const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
+			o->work_open = im != NULL;
+			o->work_value = im ? value_of(g, o, im->loc) : 0;
+			o->work_iters = 0;
+		}
+		if (!c || !o->work_open || !o->work_value || loc_grow(&o->ls, o->work_value))
+			break;
+		o->ls.work[o->work_value].chunks++;
+		o->ls.work[o->work_value].iters += c->count;
+		o->work_iters += c->count;
+		break;
+	}
+	case PT_REC_OMP_WORK_END:
+		work_done(o);
+		break;
+	case PT_REC_OMP_WAIT_BEGIN: {
+		const pt_rec_omp_sync *y = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_sync);
+		o->sync_value = y ? value_of(g, o, y->loc) : 0;
+		break;
+	}
+	case PT_REC_OMP_TASK_CREATE: {
+		const pt_rec_omp_task_create *c = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_create);
+		uint32_t v = c ? value_of(g, o, pt_omp_task_loc(c->task)) : 0;
+		if (!v || loc_grow(&o->ls, v))
+			break;
+		o->ls.task[v].created++;
+		o->ls.task[v].deps += c->deps;
+		break;
+	}
+	default:
+		break;
+	}
+	if (o->oom)
+		return -1;
+	return 0;
+}
+
+/* The thread summary's categories (profile.h W_*) from the OpenMP time. */
+static void fix_waits(const omp_track *t, tstat *ts)
+{
+	static const int core_w[4] = {W_LOCK, W_COND, W_JOIN, W_BARRIER};
+	for (int b = 0; b < 4; b++) {
+		uint64_t m = t->moved[b];
+		uint64_t *w = &ts->wait[core_w[b]];
+		*w = *w > m ? *w - m : 0;
+	}
+	ts->wait[W_BARRIER] +=
+	    t->cat[OMP_CAT_BARRIER] + t->cat[OMP_CAT_TASKWAIT] + t->cat[OMP_CAT_IDLE];
+}
+
+static void merge_loc(loc_stats *dst, const loc_stats *src, int *oom)
+{
+	for (uint32_t v = 0; v < src->n; v++) {
+		const work_stat *w = &src->work[v];
+		const sync_stat *s = &src->sync[v];
+		const task_stat *t = &src->task[v];
+		if (!w->entered && !s->arrivals && !t->created && !t->run)
+			continue;
+		if (loc_grow(dst, v)) {
+			*oom = 1;
+			return;
+		}
+		work_stat *dw = &dst->work[v];
+		if (w->entered) {
+			dw->entered += w->entered;
+			dw->chunks += w->chunks;
+			dw->iters += w->iters;
+			dw->sched = w->sched;
+			dw->chunk_size = w->chunk_size;
+			if (w->thread_min && (!dw->thread_min || w->thread_min < dw->thread_min))
+				dw->thread_min = w->thread_min;
+			if (w->thread_max > dw->thread_max)
+				dw->thread_max = w->thread_max;
+		}
+		sync_stat *ds = &dst->sync[v];
+		ds->arrivals += s->arrivals;
+		ds->wait += s->wait;
+		if (s->wait_max > ds->wait_max)
+			ds->wait_max = s->wait_max;
+		task_stat *dt = &dst->task[v];
+		dt->created += t->created;
+		dt->run += t->run;
+		dt->time += t->time;
+		dt->deps += t->deps;
+		if (t->time_max > dt->time_max)
+			dt->time_max = t->time_max;
+	}
+}
+
+int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, tstat *ts,
+                      uint64_t last_ns)
+{
+	if (!o)
+		return 0;
+	int rc = 0;
+	work_done(o);
+	omp_track_end(&o->track, last_ns);
+	if (o->track.active) {
+		fix_waits(&o->track, ts);
+		if (g->nthreads == g->capthreads) {
+			size_t cap = g->capthreads ? g->capthreads * 2 : 16;
+			thread_row *r = realloc(g->threads, cap * sizeof *r);
+			if (r) {
+				g->threads = r;
+				g->capthreads = cap;
+			}
+		}
+		if (g->nthreads < g->capthreads) {
+			thread_row *r = &g->threads[g->nthreads++];
+			r->shard = in->index;
+			memcpy(r->cat, o->track.cat, sizeof r->cat);
+		} else {
+			rc = -1;
+		}
+	}
+	if (o->parts.n) {
+		if (g->nparts + o->parts.n > g->capparts) {
+			size_t cap = g->capparts ? g->capparts : 256;
+			while (cap < g->nparts + o->parts.n)
+				cap *= 2;
+			part *p = realloc(g->parts, cap * sizeof *p);
+			if (p) {
+				g->parts = p;
+				g->capparts = cap;
+			}
+		}
+		if (g->nparts + o->parts.n <= g->capparts) {
+			memcpy(g->parts + g->nparts, o->parts.v, o->parts.n * sizeof *o->parts.v);
+			g->nparts += o->parts.n;
+		} else {
+			rc = -1;
+		}
+	}
+	int oom = 0;
+	merge_loc(&g->ls, &o->ls, &oom);
+	if (oom || o->oom)
+		rc = -1;
+	free(o->parts.v);
+	loc_stats_free(&o->ls);
+	free(o);
+	return rc;
+}
+
+/* ---- printing -------------------------------------------------------------------- */
+static int cmp_part(const void *a, const void *b)
+{
+	const part *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return 0;
+}
+
+/* Region figures by location value (0..count). */
+static region_stat *regions(pf_omp *g)
+{
+	uint32_t n = omp_names_count(g->names);
+	region_stat *r = calloc((size_t)n + 1, sizeof *r);
+	if (!r)
+		return NULL;
+	pt_qsort(g->parts, g->nparts, sizeof *g->parts, cmp_part);
+	for (size_t i = 0; i < g->nparts;) {
+		size_t j = i;
+		uint64_t busy_sum = 0, busy_max = 0, nbusy = 0;
+		uint32_t v = 0;
+		while (j < g->nparts && !cmp_part(&g->parts[i], &g->parts[j])) {
+			const part *p = &g->parts[j++];
+			if (p->value && p->value <= n)
+				v = p->value;
+			region_stat *s = v ? &r[v] : NULL;
+			if (!s)
+				continue;
+			if (p->what == PART_MASTER) {
+				s->execs++;
+				s->time += p->dur;
+			} else if (p->what == PART_TASK) {
+				s->tasks += p->tasks;
+				s->task_ns += p->task_ns;
+			} else {
+				s->team_sum++;
+				s->busy += p->busy;
+				s->barrier += p->barrier;
+				s->lock += p->lock;
+				busy_sum += p->busy;
+				nbusy++;
+				if (p->busy > busy_max)
+					busy_max = p->busy;
+			}
+		}
+		if (v && nbusy) {
+			r[v].max_sum += (double)busy_max;
+			r[v].mean_sum += (double)busy_sum / (double)nbusy;
+		}
+		i = j;
+	}
+	return r;
+}
+
+static int is_region(const pf_omp *g, uint32_t v)
+{
+	return pt_omp_loc_kind(omp_names_construct(g->names, v)) == PT_REC_OMP_PARALLEL_BEGIN;
+}
+
+/* A label in at most w columns: without its " in function" first, then
+ * with its start cut (the file and line are at the end). */
+static void label_fit(char *out, size_t len, const char *label, size_t w)
+{
+	size_t n = strlen(label);
+	const char *in = strstr(label, " in ");
+	if (n > w && in)
+		n = (size_t)(in - label);
+	if (n > w && w > 2)
+		snprintf(out, len, "..%.*s", (int)(w - 2), label + n - (w - 2));
+	else
+		snprintf(out, len, "%.*s", (int)n, label);
+}
+
+static double imbalance(const region_stat *s)
+{
+	return s->mean_sum > 0 ? s->max_sum / s->mean_sum : 0.0;
+}
+
+static double team_mean(const region_stat *s)
+{
+	return s->execs ? (double)s->team_sum / (double)s->execs : 0.0;
+}
+
+static uint64_t per_thread(uint64_t total, const region_stat *s)
+{
+	return s->team_sum ? total / s->team_sum : 0;
+}
+
+static const char *thread_label(const pf_omp *g, size_t shard, char *buf, size_t n)
+{
+	const pt_shard_info *s = &g->ctx->shards[shard];
+	snprintf(buf, n, "%s %u/%u", g->ctx->processes[s->process].program, s->pid, s->tid);
+	return buf;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const thread_row *x = a, *y = b;
+	return x->shard < y->shard ? -1 : x->shard > y->shard;
+}
+
+static const char *const cat_key[OMP_CAT_N] = {"busy",     "serial", "fork_join",  "barrier",
+                                               "taskwait", "lock",   "other_wait", "idle"};
+
+int pf_omp_has_data(const pf_omp *g)
+{
+	return g && (g->nparts || g->nthreads);
+}
+
+/* What every printer starts with: the regions' statistics (NULL: nothing
+ * to print, or out of memory) and the threads in order. */
+static region_stat *print_prepare(pf_omp *g)
+{
+	region_stat *r = pf_omp_has_data(g) ? regions(g) : NULL;
+	if (r)
+		pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
+	return r;
+}
+
+void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FILE *o)
+{
+	region_stat *r = print_prepare(g);
+	if (!r)
+		return;
+	char a[32], b[32], c[32], d[32], e[32], f[32], h[32], name[512];
+	uint32_t n = omp_names_count(g->names);
+	size_t shown = 0, total = 0;
+	for (uint32_t v = 1; v <= n; v++)
+		total += is_region(g, v) && r[v].execs;
+	fprintf(o, "\nOpenMP parallel regions (%zu)\n", total);
+	fprintf(o, "%-*s %6s %8s %8s %6s %8s %6s %8s %8s %8s %6s\n", (int)nw, "region", "execs",
+	        "time", "mean", "team", "busy", "imbal", "barrier", "lock", "per thr", "tasks");
+	for (uint32_t v = 1; v <= n; v++) {
+		const region_stat *s = &r[v];
+		if (!is_region(g, v) || !s->execs || (top && shown >= top))
+			continue;
+		shown++;
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		pf_fmt_dur(a, sizeof a, s->time);
+		pf_fmt_dur(b, sizeof b, s->time / s->execs);
+		pf_fmt_dur(c, sizeof c, s->busy);
+		pf_fmt_dur(d, sizeof d, s->barrier);
+		pf_fmt_dur(e, sizeof e, s->lock);
+		pf_fmt_dur(f, sizeof f, per_thread(s->barrier + s->lock, s));
+		fprintf(o, "%-*s %6llu %8s %8s %6.1f %8s %5.2fx %8s %8s %8s %6llu\n", (int)nw, name,
+		        (unsigned long long)s->execs, a, b, team_mean(s), c, imbalance(s), d, e, f,
+		        (unsigned long long)s->tasks);
+	}
+	if (short_form) {
+		free(r);
+		return;
+	}
+	fputs("  busy: in the region, not waiting, summed over the team; imbal: largest busy time "
+	      "of\n"
+	      "  a team over its mean; barrier, lock: waits summed over the team; per thr: their "
+	      "mean\n"
+	      "  per thread and execution\n",
+	      o);
+	int head = 0;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const work_stat *w = &g->ls.work[v];
+		if (!w->entered)
+			continue;
+		if (!head++)
+			fprintf(o, "\nOpenMP work-sharing\n%-*s %-8s %6s %8s %10s %10s %10s\n",
+			        (int)nw, "construct", "schedule", "thread", "chunks", "iterations",
+			        "min/thr", "max/thr");
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		snprintf(a, sizeof a, "%s", omp_sched_name(w->sched));
+		if (w->chunk_size && *a)
+			snprintf(a + strlen(a), sizeof a - strlen(a), ",%u", w->chunk_size);
+		fprintf(o, "%-*s %-8s %6llu %8llu %10llu %10llu %10llu\n", (int)nw, name,
+		        *a ? a : "-", (unsigned long long)w->entered, (unsigned long long)w->chunks,
+		        (unsigned long long)w->iters,
+		        (unsigned long long)(w->thread_min ? w->thread_min - 1 : 0),
+		        (unsigned long long)w->thread_max);
+	}
+	head = 0;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const sync_stat *s = &g->ls.sync[v];
+		if (!s->arrivals)
+			continue;
+		if (!head++)
+			fprintf(o, "\nOpenMP waits\n%-*s %8s %8s %8s %8s\n", (int)nw, "where",
+			        "arrivals", "wait", "mean", "max");
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		pf_fmt_dur(a, sizeof a, s->wait);
+		pf_fmt_dur(b, sizeof b, s->wait / s->arrivals);
+		pf_fmt_dur(c, sizeof c, s->wait_max);
+		fprintf(o, "%-*s %8llu %8s %8s %8s\n", (int)nw, name,
+		        (unsigned long long)s->arrivals, a, b, c);
+	}
+	head = 0;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const task_stat *t = &g->ls.task[v];
+		if (!t->created && !t->run)
+			continue;
+		if (!head++)
+			fprintf(o, "\nOpenMP tasks\n%-*s %8s %8s %8s %8s %8s %6s\n", (int)nw,
+			        "task", "created", "run", "time", "mean", "max", "deps");
+		label_fit(name, sizeof name, omp_names_label(g->names, v), nw);
+		pf_fmt_dur(a, sizeof a, t->time);
+		pf_fmt_dur(b, sizeof b, t->run ? t->time / t->run : 0);
+		pf_fmt_dur(c, sizeof c, t->time_max);
+		fprintf(o, "%-*s %8llu %8llu %8s %8s %8s %6llu\n", (int)nw, name,
+		        (unsigned long long)t->created, (unsigned long long)t->run, a, b, c,
+		        (unsigned long long)t->deps);
+	}
+	fprintf(o, "\nOpenMP threads\n%-*s %8s %8s %8s %8s %8s %8s %8s\n", (int)nw, "thread",
+	        "busy", "barrier", "taskwait", "lock", "fork/join", "idle", "serial");
+	for (size_t i = 0; i < g->nthreads; i++) {
+		const thread_row *t = &g->threads[i];
+		char label[256];
+		label_fit(name, sizeof name, thread_label(g, t->shard, label, sizeof label), nw);
+		pf_fmt_dur(a, sizeof a, t->cat[OMP_CAT_WORK] + t->cat[OMP_CAT_OTHER]);
+		pf_fmt_dur(b, sizeof b, t->cat[OMP_CAT_BARRIER]);
+		pf_fmt_dur(c, sizeof c, t->cat[OMP_CAT_TASKWAIT]);
+		pf_fmt_dur(d, sizeof d, t->cat[OMP_CAT_LOCK]);
+		pf_fmt_dur(e, sizeof e, t->cat[OMP_CAT_FORKJOIN]);
+		pf_fmt_dur(f, sizeof f, t->cat[OMP_CAT_IDLE]);
+		pf_fmt_dur(h, sizeof h, t->cat[OMP_CAT_SERIAL]);
+		fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s\n", (int)nw, name, a, b, c, d, e, f,
+		        h);
+	}
+	free(r);
+}
+
+void pf_omp_print_csv(pf_omp *g, FILE *o)
+{
+	region_stat *r = print_prepare(g);
+	if (!r)
+		return;
+	uint32_t n = omp_names_count(g->names);
+	fputs("\ntable,region,executions,time_ns,team_mean,busy_ns,imbalance,barrier_ns,lock_ns,"
+	      "wait_per_thread_ns,tasks,task_ns\n",
+	      o);
+	for (uint32_t v = 1; v <= n; v++) {
+		const region_stat *s = &r[v];
+		if (!is_region(g, v) || !s->execs)
+			continue;
+		fputs("omp_region,", o);
+		pt_csv_str(o, omp_names_label(g->names, v));
+		fprintf(o, ",%llu,%llu,%.3f,%llu,%.4f,%llu,%llu,%llu,%llu,%llu\n",
+		        (unsigned long long)s->execs, (unsigned long long)s->time, team_mean(s),
+		        (unsigned long long)s->busy, imbalance(s), (unsigned long long)s->barrier,
+		        (unsigned long long)s->lock,
+		        (unsigned long long)per_thread(s->barrier + s->lock, s),
+		        (unsigned long long)s->tasks, (unsigned long long)s->task_ns);
+	}
+	fputs("\ntable,construct,schedule,chunk_size,threads,chunks,iterations,iterations_min,"
+	      "iterations_max\n",
+	      o);
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const work_stat *w = &g->ls.work[v];
+		if (!w->entered)
+			continue;
+		fputs("omp_work,", o);
+		pt_csv_str(o, omp_names_label(g->names, v));
+		fprintf(o, ",%s,%u,%llu,%llu,%llu,%llu,%llu\n", omp_sched_name(w->sched),
+		        w->chunk_size, (unsigned long long)w->entered,
+		        (unsigned long long)w->chunks, (unsigned long long)w->iters,
+		        (unsigned long long)(w->thread_min ? w->thread_min - 1 : 0),
+		        (unsigned long long)w->thread_max);
+	}
+	fputs("\ntable,where,arrivals,wait_ns,wait_max_ns\n", o);
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const sync_stat *s = &g->ls.sync[v];
+		if (!s->arrivals)
+			continue;
+		fputs("omp_wait,", o);
+		pt_csv_str(o, omp_names_label(g->names, v));
+		fprintf(o, ",%llu,%llu,%llu\n", (unsigned long long)s->arrivals,
+		        (unsigned long long)s->wait, (unsigned long long)s->wait_max);
+	}
+	fputs("\ntable,task,created,run,time_ns,time_max_ns,dependences\n", o);
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const task_stat *t = &g->ls.task[v];
+		if (!t->created && !t->run)
+			continue;
+		fputs("omp_task,", o);
+		pt_csv_str(o, omp_names_label(g->names, v));
+		fprintf(o, ",%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->created,
+		        (unsigned long long)t->run, (unsigned long long)t->time,
+		        (unsigned long long)t->time_max, (unsigned long long)t->deps);
+	}
+	fputs("\ntable,pid,tid", o);
+	for (int k = 0; k < OMP_CAT_N; k++)
+		fprintf(o, ",%s_ns", cat_key[k]);
+	fputc('\n', o);
+	for (size_t i = 0; i < g->nthreads; i++) {
+		const thread_row *t = &g->threads[i];
+		const pt_shard_info *s = &g->ctx->shards[t->shard];
+		fprintf(o, "omp_thread,%u,%u", s->pid, s->tid);
+		for (int k = 0; k < OMP_CAT_N; k++)
+			fprintf(o, ",%llu", (unsigned long long)t->cat[k]);
+		fputc('\n', o);
+	}
+	free(r);
+}
+
+void pf_omp_print_json(pf_omp *g, FILE *o)
+{
+	region_stat *r = print_prepare(g);
+	if (!r)
+		return;
+	uint32_t n = omp_names_count(g->names);
+	int first = 1;
+	fputs(",\n \"openmp\": {\n  \"regions\": [", o);
+	for (uint32_t v = 1; v <= n; v++) {
+		const region_stat *s = &r[v];
+		if (!is_region(g, v) || !s->execs)
+			continue;
+		fprintf(o, "%s\n   {\"region\": ", first ? "" : ",");
+		first = 0;
+		pt_json_str(o, omp_names_label(g->names, v));
+		fputs(", \"place\": ", o);
+		pt_json_str(o, omp_names_place(g->names, v));
+		fprintf(
+		    o,
+		    ", \"executions\": %llu, \"time_ns\": %llu, \"team_mean\": %.3f, \"busy_ns\": "
+		    "%llu, \"imbalance\": %.4f, \"barrier_ns\": %llu, \"lock_ns\": %llu, "
+		    "\"wait_per_thread_ns\": %llu, \"tasks\": %llu, \"task_ns\": %llu}",
+		    (unsigned long long)s->execs, (unsigned long long)s->time, team_mean(s),
+		    (unsigned long long)s->busy, imbalance(s), (unsigned long long)s->barrier,
+		    (unsigned long long)s->lock,
+		    (unsigned long long)per_thread(s->barrier + s->lock, s),
+		    (unsigned long long)s->tasks, (unsigned long long)s->task_ns);
+	}
+	fputs("\n  ],\n  \"work\": [", o);
+	first = 1;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const work_stat *w = &g->ls.work[v];
+		if (!w->entered)
+			continue;
+		fprintf(o, "%s\n   {\"construct\": ", first ? "" : ",");
+		first = 0;
+		pt_json_str(o, omp_names_label(g->names, v));
+		fprintf(o,
+		        ", \"schedule\": \"%s\", \"chunk_size\": %u, \"threads\": %llu, "
+		        "\"chunks\": %llu, "
+		        "\"iterations\": %llu, \"iterations_min\": %llu, \"iterations_max\": %llu}",
+		        omp_sched_name(w->sched), w->chunk_size, (unsigned long long)w->entered,
+		        (unsigned long long)w->chunks, (unsigned long long)w->iters,
+		        (unsigned long long)(w->thread_min ? w->thread_min - 1 : 0),
+		        (unsigned long long)w->thread_max);
+	}
+	fputs("\n  ],\n  \"waits\": [", o);
+	first = 1;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const sync_stat *s = &g->ls.sync[v];
+		if (!s->arrivals)
+			continue;
+		fprintf(o, "%s\n   {\"where\": ", first ? "" : ",");
+		first = 0;
+		pt_json_str(o, omp_names_label(g->names, v));
+		fprintf(o, ", \"arrivals\": %llu, \"wait_ns\": %llu, \"wait_max_ns\": %llu}",
+		        (unsigned long long)s->arrivals, (unsigned long long)s->wait,
+		        (unsigned long long)s->wait_max);
+	}
+	fputs("\n  ],\n  \"tasks\": [", o);
+	first = 1;
+	for (uint32_t v = 1; v < g->ls.n && v <= n; v++) {
+		const task_stat *t = &g->ls.task[v];
+		if (!t->created && !t->run)
+			continue;
+		fprintf(o, "%s\n   {\"task\": ", first ? "" : ",");
+		first = 0;
+		pt_json_str(o, omp_names_label(g->names, v));
+		fprintf(
+		    o,
+		    ", \"created\": %llu, \"run\": %llu, \"time_ns\": %llu, \"time_max_ns\": %llu, "
+		    "\"dependences\": %llu}",
+		    (unsigned long long)t->created, (unsigned long long)t->run,
+		    (unsigned long long)t->time, (unsigned long long)t->time_max,
+		    (unsigned long long)t->deps);
+	}
+	fputs("\n  ],\n  \"threads\": [", o);
+	for (size_t i = 0; i < g->nthreads; i++) {
+		const thread_row *t = &g->threads[i];
+		const pt_shard_info *s = &g->ctx->shards[t->shard];
+		fprintf(o, "%s\n   {\"pid\": %u, \"tid\": %u", i ? "," : "", s->pid, s->tid);
+		for (int k = 0; k < OMP_CAT_N; k++)
+			fprintf(o, ", \"%s_ns\": %llu", cat_key[k], (unsigned long long)t->cat[k]);
+		fputc('}', o);
+	}
+	fputs("\n  ]\n }", o);
+	free(r);
+}

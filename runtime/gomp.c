@@ -1,0 +1,1018 @@
+/* SPDX-License-Identifier: MIT */
+/* OpenMP programs of GNU libgomp (gcc -fopenmp; GCC 12's libgomp has no
+ * OMPT): the GOMP_* entry points gcc compiles OpenMP constructs into are
+ * interposed and recorded as the OMPT callbacks of ompt.c would be, with
+ * the same records:
+ *
+ *   GOMP_parallel*            PARALLEL_BEGIN/END on the encountering thread;
+ *                             the outlined body is wrapped in a trampoline
+ *                             (region_body) that writes IMPLICIT_BEGIN/END
+ *                             on every thread of the team; the master's
+ *                             wait for its team at the end is an implicit
+ *                             barrier (WAIT_BEGIN/END) in its part
+ *   GOMP_loop_*_start/next    WORK_BEGIN (loop: schedule, iterations,
+ *                             chunk size), OMP_CHUNK for every chunk
+ *   GOMP_loop_end*            WORK_END, and the barrier that follows
+ *   GOMP_sections*            the same for sections (a chunk per section)
+ *   GOMP_single_start         WORK_BEGIN/END (single, executor or other)
+ *   GOMP_barrier, taskwait,
+ *   GOMP_taskgroup_end        WAIT_BEGIN ... WAIT_END around the call
+ *   GOMP_critical*, atomic,
+ *   ordered, omp_*_lock       LOCK_REQUEST/ACQUIRED/RELEASED (pt_omp.h)
+ *   GOMP_task                 TASK_CREATE; the task's function is wrapped
+ *                             (task_run: TASK_SCHEDULE to it and back)
+ *   GOMP_taskloop             WORK_BEGIN/END (taskloop)
+ *
+ * What gcc computes inline is not seen: the iterations of a static
+ * schedule (only the barrier after it), atomic updates done with an
+ * instruction. The entry points of GCC before 4.9 (GOMP_parallel_start,
+ * GOMP_parallel_loop_*_start) and doacross loops are passed on unrecorded.
+ *
+ * When libomp runs the program (its GOMP_* entry points serve gcc-built
+ * code and raise OMPT callbacks), every wrapper here only passes the call
+ * on: pt_omp_source(). */
+#define _GNU_SOURCE
+#include "pt_omp.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline int recording(void)
+{
+	return pt_omp_source() == PT_OMP_SOURCE_GOMP && pt_tracing() && pt_config_get()->openmp;
+}
+
+/* libomp runs the program and records it through OMPT, but the chunks of
+ * a gcc-built loop, which libomp's GOMP_loop_* hand out without a
+ * callback, are recorded here (pt_omp_gomp_loop keeps the __kmpc_*
+ * wrappers it may call meanwhile from recording them again). */
+static inline int libomp_chunks(void)
+{
+	return pt_omp_source() == PT_OMP_SOURCE_OTHER && pt_tracing() && pt_config_get()->openmp;
+}
+
+/* Where the construct is (pt_omp.h): set by every wrapper that enters one,
+ * for its own records and, when libomp runs the program, for the OMPT
+ * callbacks the real call raises; the previous one is back when the
+ * wrapper returns. fnp: the outlined body or task function, if any. */
+static inline void site_restore(pt_omp_site *old)
+{
+	pt_omp_here = *old;
+}
+static inline pt_omp_site site_of(const void *ra, const void *fn)
+{
+	const void *c = pt_omp_caller(ra);
+	return (pt_omp_site){c, c || fn ? fn : pt_omp_body};
+}
+#define SITE(fnp)                                                                                  \
+	pt_omp_site site_saved_ __attribute__((cleanup(site_restore))) = pt_omp_here;              \
+	pt_omp_here = site_of(__builtin_return_address(0), (const void *)(fnp))
+
+static uint32_t loc_here(uint32_t what)
+{
+	return pt_omp_loc(pt_omp_here.codeptr, pt_omp_here.fn, what);
+}
+
+static uint32_t sync_loc(unsigned kind)
+{
+	return loc_here(PT_OMP_AT(OMP_WAIT_BEGIN, kind));
+}
+
+/* libgomp's own answers, for the team of the running region. */
+static int team_size(void)
+{
+	static void *slot;
+	int (*f)(void) = (int (*)(void))pt_real_cached(&slot, "omp_get_num_threads");
+	return f ? f() : 1;
+}
+
+static int team_index(void)
+{
+	static void *slot;
+	int (*f)(void) = (int (*)(void))pt_real_cached(&slot, "omp_get_thread_num");
+	return f ? f() : 0;
+}
+
+/* The task this thread runs: its region's id (implicit task) or an
+ * explicit task's id, for TASK_SCHEDULE. */
+static __thread uint64_t current_task __attribute__((tls_model("initial-exec")));
+
+/* Increments of the loops this thread is in (a nested region's loop runs
+ * inside an outer one's chunk), to count the iterations of each chunk. */
+#define LOOP_DEPTH 8
+static __thread struct {
+	int64_t incr[LOOP_DEPTH];
+	unsigned depth;
+} loops __attribute__((tls_model("initial-exec")));
+
+static void loop_push(int64_t incr)
+{
+	if (loops.depth < LOOP_DEPTH)
+		loops.incr[loops.depth] = incr;
+	loops.depth++;
+}
+
+static void loop_pop(void)
+{
+	if (loops.depth)
+		loops.depth--;
+}
+
+static int64_t loop_incr(void)
+{
+	unsigned d = loops.depth;
+	return d && d <= LOOP_DEPTH ? loops.incr[d - 1] : 1;
+}
+
+/* Iterations of start, start + incr, ... before end (exclusive). */
+static uint64_t iterations(int64_t start, int64_t end, int64_t incr)
+{
+	if (incr > 0 && end > start)
+		return ((uint64_t)end - (uint64_t)start + (uint64_t)incr - 1) / (uint64_t)incr;
+	if (incr < 0 && end < start)
+		return ((uint64_t)start - (uint64_t)end + (uint64_t)-incr - 1) / (uint64_t)-incr;
+	return 0;
+}
+
+static uint64_t iterations_ull(bool up, uint64_t start, uint64_t end, uint64_t incr)
+{
+	if (up)
+		return end > start && incr ? (end - start + incr - 1) / incr : 0;
+	uint64_t step = (uint64_t)0 - incr; /* incr is negative, as gcc passes it */
+	return start > end && step ? (start - end + step - 1) / step : 0;
+}
+
+/* ---- records ----------------------------------------------------------------- */
+static void work_begin(unsigned type, unsigned sched, uint64_t count, uint32_t loc, long chunk)
+{
+	pt_rec_omp_work w = {count, loc, chunk > 0 && chunk <= UINT32_MAX ? (uint32_t)chunk : 0};
+	pt_omp_emit(PT_REC_OMP_WORK_BEGIN, type | sched << 4, &w, sizeof w);
+}
+
+static void work_end(unsigned type)
+{
+	pt_omp_emit(PT_REC_OMP_WORK_END, type, NULL, 0);
+}
+
+static void chunk(int64_t first, uint64_t count)
+{
+	if (!count)
+		return;
+	pt_rec_omp_chunk c = {first, count};
+	pt_omp_emit(PT_REC_OMP_CHUNK, 0, &c, sizeof c);
+}
+
+static void sync_begin(unsigned kind, uint32_t loc)
+{
+	pt_rec_omp_sync s = {loc, 0};
+	pt_omp_emit(PT_REC_OMP_WAIT_BEGIN, kind, &s, sizeof s);
+}
+
+static void sync_end(unsigned kind)
+{
+	pt_omp_emit(PT_REC_OMP_WAIT_END, kind, NULL, 0);
+}
+
+/* ---- parallel regions -------------------------------------------------------- */
+/* What the team's threads need of the region: on the encountering thread's
+ * stack, which outlives every thread's part of the region. */
+typedef struct region {
+	void (*fn)(void *);
+	void *data;
+	uint64_t id;
+	uint32_t loc;
+	unsigned flags; /* PT_OMP_PAR_* */
+	/* combined constructs: the loop or the sections every thread shares */
+	unsigned sched;
+	uint64_t count;
+	long chunk;
+	int64_t incr;
+	int quiet; /* libomp runs it (OMPT records): only pt_omp_body is set */
+} region;
+
+static void region_body(void *arg)
+{
+	region *r = arg;
+	if (r->quiet) {
+		const void *body = pt_omp_body;
+		pt_omp_body = (const void *)r->fn;
+		if (r->flags & PT_OMP_PAR_LOOP)
+			loop_push(r->incr);
+		r->fn(r->data);
+		pt_omp_body = body;
+		return;
+	}
+	uint64_t outer = current_task;
+	int index = team_index();
+	pt_rec_omp_implicit p = {r->id, r->loc, (uint16_t)team_size(), (uint16_t)index};
+	pt_omp_emit(PT_REC_OMP_IMPLICIT_BEGIN, 0, &p, sizeof p);
+	current_task = r->id;
+	if (r->flags & PT_OMP_PAR_LOOP) {
+		work_begin(PT_OMP_WORK_LOOP, r->sched, r->count, r->loc, r->chunk);
+		loop_push(r->incr);
+	} else if (r->flags & PT_OMP_PAR_SECTIONS) {
+		work_begin(PT_OMP_WORK_SECTIONS, 0, r->count, r->loc, 0);
+	}
+	const void *body = pt_omp_body;
+	pt_omp_body = (const void *)r->fn;
+	r->fn(r->data);
+	pt_omp_body = body;
+	current_task = outer;
+	/* The master goes on to wait for the others (in GOMP_parallel_end):
+	 * that wait is its part's, as OMPT has it, so its part ends in
+	 * region_end, after the wait. The other threads' wait at the end is
+	 * not seen. */
+	if (index == 0) {
+		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL, r->loc);
+		return;
+	}
+	p.team = 0;
+	pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &p, sizeof p);
+}
+
+static void region_begin(region *r, void (*fn)(void *), void *data, unsigned nthreads,
+                         unsigned flags)
+{
+	r->fn = fn;
+	r->data = data;
+	r->loc = loc_here(PT_OMP_AT(OMP_PARALLEL_BEGIN, flags));
+	r->id = pt_omp_next_id() & ((1ull << PT_OMP_LOC_SHIFT) - 1);
+	r->flags = flags;
+	pt_rec_omp_parallel p = {r->id, r->loc, (uint16_t)(nthreads > 0xffff ? 0xffff : nthreads),
+	                         (uint16_t)flags};
+	pt_omp_emit(PT_REC_OMP_PARALLEL_BEGIN, PT_OMP_RUNTIME_GOMP, &p, sizeof p);
+}
+
+static void region_end(const region *r)
+{
+	sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_PARALLEL);
+	pt_rec_omp_implicit m = {r->id, r->loc, 0, 0};
+	pt_omp_emit(PT_REC_OMP_IMPLICIT_END, 0, &m, sizeof m);
+	pt_rec_omp_parallel p = {r->id, r->loc, 0, 0};
+	pt_omp_emit(PT_REC_OMP_PARALLEL_END, PT_OMP_RUNTIME_GOMP, &p, sizeof p);
+}
+
+PT_REAL_DECL(GOMP_parallel);
+PT_INTERPOSE void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+{
+	SITE(fn);
+	void (*real)(void (*)(void *), void *, unsigned, unsigned) = PT_REAL(GOMP_parallel);
+	if (!recording()) {
+		region q = {.fn = fn, .data = data, .quiet = 1};
+		real(region_body, &q, nthreads, flags);
+		return;
+	}
+	region r = {0};
+	region_begin(&r, fn, data, nthreads, 0);
+	real(region_body, &r, nthreads, flags);
+	region_end(&r);
+}
+
+PT_REAL_DECL(GOMP_parallel_sections);
+PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
+                                         unsigned count, unsigned flags)
+{
+	SITE(fn);
+	void (*real)(void (*)(void *), void *, unsigned, unsigned, unsigned) =
+	    PT_REAL(GOMP_parallel_sections);
+	if (!recording()) {
+		region q = {.fn = fn, .data = data, .quiet = 1};
+		real(region_body, &q, nthreads, count, flags);
+		return;
+	}
+	region r = {0};
+	region_begin(&r, fn, data, nthreads, PT_OMP_PAR_SECTIONS);
+	r.count = count;
+	real(region_body, &r, nthreads, count, flags);
+	region_end(&r);
+}
+
+/* GOMP_parallel_loop_<schedule>(fn, data, nthreads, start, end, incr,
+ * chunk, flags); the runtime schedule takes no chunk. */
+#define PARALLEL_LOOP(name, sched_)                                                                \
+	PT_REAL_DECL(GOMP_parallel_loop_##name);                                                   \
+	PT_INTERPOSE void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                \
+	                                            unsigned nthreads, long start, long end,       \
+	                                            long incr, long chunk_size, unsigned flags)    \
+	{                                                                                          \
+		SITE(fn);                                                                          \
+		void (*real)(void (*)(void *), void *, unsigned, long, long, long, long,           \
+		             unsigned) = PT_REAL(GOMP_parallel_loop_##name);                       \
+		if (!recording()) {                                                                \
+			region q = {.fn = fn,                                                      \
+			            .data = data,                                                  \
+			            .flags = PT_OMP_PAR_LOOP,                                      \
+			            .incr = incr,                                                  \
+			            .quiet = 1};                                                   \
+			real(region_body, &q, nthreads, start, end, incr, chunk_size, flags);      \
+			return;                                                                    \
+		}                                                                                  \
+		region r = {0};                                                                    \
+		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP);                             \
+		r.sched = sched_;                                                                  \
+		r.count = iterations(start, end, incr);                                            \
+		r.chunk = chunk_size;                                                              \
+		r.incr = incr;                                                                     \
+		real(region_body, &r, nthreads, start, end, incr, chunk_size, flags);              \
+		region_end(&r);                                                                    \
+	}
+#define PARALLEL_LOOP_RUNTIME(name)                                                                \
+	PT_REAL_DECL(GOMP_parallel_loop_##name);                                                   \
+	PT_INTERPOSE void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                \
+	                                            unsigned nthreads, long start, long end,       \
+	                                            long incr, unsigned flags)                     \
+	{                                                                                          \
+		SITE(fn);                                                                          \
+		void (*real)(void (*)(void *), void *, unsigned, long, long, long, unsigned) =     \
+		    PT_REAL(GOMP_parallel_loop_##name);                                            \
+		if (!recording()) {                                                                \
+			region q = {.fn = fn,                                                      \
+			            .data = data,                                                  \
+			            .flags = PT_OMP_PAR_LOOP,                                      \
+			            .incr = incr,                                                  \
+			            .quiet = 1};                                                   \
+			real(region_body, &q, nthreads, start, end, incr, flags);                  \
+			return;                                                                    \
+		}                                                                                  \
+		region r = {0};                                                                    \
+		region_begin(&r, fn, data, nthreads, PT_OMP_PAR_LOOP);                             \
+		r.sched = PT_OMP_SCHED_RUNTIME;                                                    \
+		r.count = iterations(start, end, incr);                                            \
+		r.incr = incr;                                                                     \
+		real(region_body, &r, nthreads, start, end, incr, flags);                          \
+		region_end(&r);                                                                    \
+	}
+PARALLEL_LOOP(static, PT_OMP_SCHED_STATIC)
+PARALLEL_LOOP(dynamic, PT_OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP(guided, PT_OMP_SCHED_GUIDED)
+PARALLEL_LOOP(nonmonotonic_dynamic, PT_OMP_SCHED_DYNAMIC)
+PARALLEL_LOOP(nonmonotonic_guided, PT_OMP_SCHED_GUIDED)
+PARALLEL_LOOP_RUNTIME(runtime)
+PARALLEL_LOOP_RUNTIME(nonmonotonic_runtime)
+PARALLEL_LOOP_RUNTIME(maybe_nonmonotonic_runtime)
+
+/* ---- loops ---------------------------------------------------------------------- */
+/* GOMP_loop_<schedule>_start(start, end, incr, chunk, istart, iend): the
+ * loop begins on this thread, with its first chunk when it returns true;
+ * _next: the next chunk. */
+static bool loop_started(bool got, unsigned sched, long start, long end, long incr, long chunk_size,
+                         const long *istart, const long *iend)
+{
+	work_begin(PT_OMP_WORK_LOOP, sched, iterations(start, end, incr),
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)), chunk_size);
+	loop_push(incr);
+	if (got)
+		chunk(*istart, iterations(*istart, *iend, incr));
+	return got;
+}
+
+static bool loop_next(bool got, const long *istart, const long *iend)
+{
+	if (got)
+		chunk(*istart, iterations(*istart, *iend, loop_incr()));
+	return got;
+}
+
+/* The start of a loop libomp runs: its first chunk (libomp_chunks). */
+static bool loop_passed(bool got, long incr, const long *istart, const long *iend)
+{
+	loop_push(incr);
+	if (got)
+		chunk(*istart, iterations(*istart, *iend, incr));
+	return got;
+}
+
+#define LOOP(name, sched_)                                                                         \
+	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
+	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
+	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr,                \
+	                                           long chunk_size, long *istart, long *iend)      \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		bool (*real)(long, long, long, long, long *, long *) =                             \
+		    PT_REAL(GOMP_loop_##name##_start);                                             \
+		if (!recording()) {                                                                \
+			int pass = libomp_chunks();                                                \
+			pt_omp_gomp_loop += pass;                                                  \
+			bool got = real(start, end, incr, chunk_size, istart, iend);               \
+			pt_omp_gomp_loop -= pass;                                                  \
+			return pass ? loop_passed(got, incr, istart, iend) : got;                  \
+		}                                                                                  \
+		bool got = real(start, end, incr, chunk_size, istart, iend);                       \
+		return loop_started(got, sched_, start, end, incr, chunk_size, istart, iend);      \
+	}                                                                                          \
+	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
+	{                                                                                          \
+		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
+		int rec = recording(), pass = !rec && libomp_chunks();                             \
+		pt_omp_gomp_loop += pass;                                                          \
+		bool got = real(istart, iend);                                                     \
+		pt_omp_gomp_loop -= pass;                                                          \
+		return rec || pass ? loop_next(got, istart, iend) : got;                           \
+	}
+#define LOOP_RUNTIME(name)                                                                         \
+	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
+	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
+	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart,  \
+	                                           long *iend)                                     \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		bool (*real)(long, long, long, long *, long *) =                                   \
+		    PT_REAL(GOMP_loop_##name##_start);                                             \
+		if (!recording()) {                                                                \
+			int pass = libomp_chunks();                                                \
+			pt_omp_gomp_loop += pass;                                                  \
+			bool got = real(start, end, incr, istart, iend);                           \
+			pt_omp_gomp_loop -= pass;                                                  \
+			return pass ? loop_passed(got, incr, istart, iend) : got;                  \
+		}                                                                                  \
+		bool got = real(start, end, incr, istart, iend);                                   \
+		return loop_started(got, PT_OMP_SCHED_RUNTIME, start, end, incr, 0, istart, iend); \
+	}                                                                                          \
+	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
+	{                                                                                          \
+		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
+		int rec = recording(), pass = !rec && libomp_chunks();                             \
+		pt_omp_gomp_loop += pass;                                                          \
+		bool got = real(istart, iend);                                                     \
+		pt_omp_gomp_loop -= pass;                                                          \
+		return rec || pass ? loop_next(got, istart, iend) : got;                           \
+	}
+LOOP(static, PT_OMP_SCHED_STATIC)
+LOOP(dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP(guided, PT_OMP_SCHED_GUIDED)
+LOOP(nonmonotonic_dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP(nonmonotonic_guided, PT_OMP_SCHED_GUIDED)
+LOOP(ordered_static, PT_OMP_SCHED_STATIC)
+LOOP(ordered_dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP(ordered_guided, PT_OMP_SCHED_GUIDED)
+LOOP_RUNTIME(runtime)
+LOOP_RUNTIME(nonmonotonic_runtime)
+LOOP_RUNTIME(maybe_nonmonotonic_runtime)
+LOOP_RUNTIME(ordered_runtime)
+
+/* GOMP_loop_start / GOMP_loop_ordered_start (GCC 9 on: reductions, any
+ * schedule): sched is libgomp's GFS_* value (runtime 0, static 1, dynamic
+ * 2, guided 3, auto 4) with modifier bits above. */
+static unsigned gfs_sched(long sched)
+{
+	switch (sched & 0xff) {
+	case 1:
+		return PT_OMP_SCHED_STATIC;
+	case 2:
+		return PT_OMP_SCHED_DYNAMIC;
+	case 3:
+		return PT_OMP_SCHED_GUIDED;
+	default:
+		return PT_OMP_SCHED_RUNTIME;
+	}
+}
+
+/* istart NULL: only the reductions were set up, no chunk handed out. */
+#define LOOP_START_V5(fn)                                                                          \
+	PT_REAL_DECL(fn);                                                                          \
+	PT_INTERPOSE bool fn(long start, long end, long incr, long sched, long chunk_size,         \
+	                     long *istart, long *iend, uintptr_t *reductions, void **mem)          \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) = \
+		    PT_REAL(fn);                                                                   \
+		if (!recording())                                                                  \
+			return real(start, end, incr, sched, chunk_size, istart, iend, reductions, \
+			            mem);                                                          \
+		bool got =                                                                         \
+		    real(start, end, incr, sched, chunk_size, istart, iend, reductions, mem);      \
+		return loop_started(got && istart, gfs_sched(sched), start, end, incr, chunk_size, \
+		                    istart, iend) &&                                               \
+		       got;                                                                        \
+	}
+LOOP_START_V5(GOMP_loop_start)
+LOOP_START_V5(GOMP_loop_ordered_start)
+
+/* unsigned long long loops: GOMP_loop_ull_<schedule>_start(up, start,
+ * end, incr, chunk, istart, iend). */
+static bool loop_ull_started(bool got, unsigned sched, bool up, uint64_t start, uint64_t end,
+                             uint64_t incr, uint64_t chunk_size, const uint64_t *istart,
+                             const uint64_t *iend)
+{
+	work_begin(PT_OMP_WORK_LOOP, sched, iterations_ull(up, start, end, incr),
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_LOOP)), (long)chunk_size);
+	loop_push(up ? (int64_t)incr : -(int64_t)((uint64_t)0 - incr));
+	if (got)
+		chunk((int64_t)*istart, iterations_ull(up, *istart, *iend, incr));
+	return got;
+}
+
+static bool loop_ull_next(bool got, const uint64_t *istart, const uint64_t *iend)
+{
+	if (got) {
+		int64_t incr = loop_incr();
+		chunk((int64_t)*istart, incr >= 0
+		                            ? iterations_ull(1, *istart, *iend, (uint64_t)incr)
+		                            : iterations_ull(0, *istart, *iend, (uint64_t)incr));
+	}
+	return got;
+}
+
+typedef unsigned long long ull;
+#define LOOP_ULL(name, sched_)                                                                     \
+	PT_REAL_DECL(GOMP_loop_ull_##name##_start);                                                \
+	PT_REAL_DECL(GOMP_loop_ull_##name##_next);                                                 \
+	PT_INTERPOSE bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr,      \
+	                                               ull chunk_size, ull *istart, ull *iend)     \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		bool (*real)(bool, ull, ull, ull, ull, ull *, ull *) =                             \
+		    PT_REAL(GOMP_loop_ull_##name##_start);                                         \
+		if (!recording())                                                                  \
+			return real(up, start, end, incr, chunk_size, istart, iend);               \
+		bool got = real(up, start, end, incr, chunk_size, istart, iend);                   \
+		return loop_ull_started(got, sched_, up, start, end, incr, chunk_size,             \
+		                        (uint64_t *)istart, (uint64_t *)iend);                     \
+	}                                                                                          \
+	PT_INTERPOSE bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                      \
+	{                                                                                          \
+		bool (*real)(ull *, ull *) = PT_REAL(GOMP_loop_ull_##name##_next);                 \
+		bool got = real(istart, iend);                                                     \
+		return recording() ? loop_ull_next(got, (uint64_t *)istart, (uint64_t *)iend)      \
+		                   : got;                                                          \
+	}
+LOOP_ULL(static, PT_OMP_SCHED_STATIC)
+LOOP_ULL(dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP_ULL(guided, PT_OMP_SCHED_GUIDED)
+LOOP_ULL(nonmonotonic_dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP_ULL(nonmonotonic_guided, PT_OMP_SCHED_GUIDED)
+LOOP_ULL(ordered_static, PT_OMP_SCHED_STATIC)
+LOOP_ULL(ordered_dynamic, PT_OMP_SCHED_DYNAMIC)
+LOOP_ULL(ordered_guided, PT_OMP_SCHED_GUIDED)
+
+/* The end of a loop or of sections: WORK_END, then (not _nowait) the
+ * barrier every thread of the team waits at. */
+#define WORK_END_BARRIER(fn, R, type, pop)                                                         \
+	PT_REAL_DECL(fn);                                                                          \
+	PT_INTERPOSE R fn(void)                                                                    \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		R (*real)(void) = PT_REAL(fn);                                                     \
+		if (!recording())                                                                  \
+			return real();                                                             \
+		work_end(type);                                                                    \
+		pop;                                                                               \
+		sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE,                                 \
+		           sync_loc(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE));                      \
+		R r = real();                                                                      \
+		sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE);                                  \
+		return r;                                                                          \
+	}
+#define WORK_END_VOID(fn, type, pop, barrier)                                                      \
+	PT_REAL_DECL(fn);                                                                          \
+	PT_INTERPOSE void fn(void)                                                                 \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		void (*real)(void) = PT_REAL(fn);                                                  \
+		if (!recording()) {                                                                \
+			if (libomp_chunks())                                                       \
+				pop;                                                               \
+			real();                                                                    \
+			return;                                                                    \
+		}                                                                                  \
+		work_end(type);                                                                    \
+		pop;                                                                               \
+		if (barrier)                                                                       \
+			sync_begin(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE,                         \
+			           sync_loc(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE));              \
+		real();                                                                            \
+		if (barrier)                                                                       \
+			sync_end(PT_OMP_SYNC_BARRIER_IMPLICIT_WORKSHARE);                          \
+	}
+WORK_END_VOID(GOMP_loop_end, PT_OMP_WORK_LOOP, loop_pop(), 1)
+WORK_END_VOID(GOMP_loop_end_nowait, PT_OMP_WORK_LOOP, loop_pop(), 0)
+WORK_END_BARRIER(GOMP_loop_end_cancel, bool, PT_OMP_WORK_LOOP, loop_pop())
+WORK_END_VOID(GOMP_sections_end, PT_OMP_WORK_SECTIONS, (void)0, 1)
+WORK_END_VOID(GOMP_sections_end_nowait, PT_OMP_WORK_SECTIONS, (void)0, 0)
+WORK_END_BARRIER(GOMP_sections_end_cancel, bool, PT_OMP_WORK_SECTIONS, (void)0)
+
+/* ---- sections, single ------------------------------------------------------------- */
+static unsigned sections_started(unsigned first, unsigned count)
+{
+	work_begin(PT_OMP_WORK_SECTIONS, 0, count,
+	           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SECTIONS)), 0);
+	chunk(first, first != 0);
+	return first;
+}
+
+PT_REAL_DECL(GOMP_sections_start);
+PT_INTERPOSE unsigned GOMP_sections_start(unsigned count)
+{
+	SITE(NULL);
+	unsigned (*real)(unsigned) = PT_REAL(GOMP_sections_start);
+	unsigned first = real(count);
+	return recording() ? sections_started(first, count) : first;
+}
+
+PT_REAL_DECL(GOMP_sections2_start);
+PT_INTERPOSE unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+	SITE(NULL);
+	unsigned (*real)(unsigned, uintptr_t *, void **) = PT_REAL(GOMP_sections2_start);
+	unsigned first = real(count, reductions, mem);
+	return recording() ? sections_started(first, count) : first;
+}
+
+PT_REAL_DECL(GOMP_sections_next);
+PT_INTERPOSE unsigned GOMP_sections_next(void)
+{
+	unsigned (*real)(void) = PT_REAL(GOMP_sections_next);
+	unsigned next = real();
+	if (next && recording())
+		chunk(next, 1);
+	return next;
+}
+
+/* single has no end call: the construct is recorded where it is entered,
+ * for the thread that runs it and for the others. */
+static void single(int executor)
+{
+	unsigned type = executor ? PT_OMP_WORK_SINGLE_EXECUTOR : PT_OMP_WORK_SINGLE_OTHER;
+	work_begin(type, 0, 1, loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_SINGLE_EXECUTOR)), 0);
+	work_end(type);
+}
+
+PT_REAL_DECL(GOMP_single_start);
+PT_INTERPOSE bool GOMP_single_start(void)
+{
+	SITE(NULL);
+	bool (*real)(void) = PT_REAL(GOMP_single_start);
+	bool mine = real();
+	if (recording())
+		single(mine);
+	return mine;
+}
+
+PT_REAL_DECL(GOMP_single_copy_start);
+PT_INTERPOSE void *GOMP_single_copy_start(void)
+{
+	SITE(NULL);
+	void *(*real)(void) = PT_REAL(GOMP_single_copy_start);
+	void *r = real();
+	if (recording())
+		single(r == NULL);
+	return r;
+}
+
+/* ---- barriers, task waits ------------------------------------------------------------ */
+
+/* A call that waits: WAIT_BEGIN before, WAIT_END after. GOMP_barrier is an explicit barrier or the
+ * one after a static loop or a single: gcc calls it for both. */
+#define SYNCED(fn, kind, params, args)                                                             \
+	PT_REAL_DECL(fn);                                                                          \
+	PT_INTERPOSE void fn params                                                                \
+	{                                                                                          \
+		SITE(NULL);                                                                        \
+		void(*real) params = PT_REAL(fn);                                                  \
+		if (!recording()) {                                                                \
+			real args;                                                                 \
+			return;                                                                    \
+		}                                                                                  \
+		sync_begin(kind, sync_loc(kind));                                                  \
+		real args;                                                                         \
+		sync_end(kind);                                                                    \
+	}
+SYNCED(GOMP_barrier, PT_OMP_SYNC_BARRIER, (void), ())
+SYNCED(GOMP_taskwait, PT_OMP_SYNC_TASKWAIT, (void), ())
+SYNCED(GOMP_taskwait_depend, PT_OMP_SYNC_TASKWAIT, (void **depend), (depend))
+SYNCED(GOMP_taskgroup_end, PT_OMP_SYNC_TASKGROUP, (void), ())
+
+PT_REAL_DECL(GOMP_barrier_cancel);
+PT_INTERPOSE bool GOMP_barrier_cancel(void)
+{
+	SITE(NULL);
+	bool (*real)(void) = PT_REAL(GOMP_barrier_cancel);
+	if (!recording())
+		return real();
+	sync_begin(PT_OMP_SYNC_BARRIER, sync_loc(PT_OMP_SYNC_BARRIER));
+	bool r = real();
+	sync_end(PT_OMP_SYNC_BARRIER);
+	return r;
+}
+
+/* ---- mutual exclusion ------------------------------------------------------------------- */
+/* The unnamed critical section, atomic and ordered have no object of their
+ * own that we can see: one stand-in address each. */
+static const char unnamed_critical, atomic_lock, ordered_lock;
+#define LOCKED(start, end, type, obj)                                                              \
+	PT_REAL_DECL(start);                                                                       \
+	PT_REAL_DECL(end);                                                                         \
+	PT_INTERPOSE void start(void)                                                              \
+	{                                                                                          \
+		void (*real)(void) = PT_REAL(start);                                               \
+		if (!recording()) {                                                                \
+			real();                                                                    \
+			return;                                                                    \
+		}                                                                                  \
+		pt_omp_acquire();                                                                  \
+		real();                                                                            \
+		pt_omp_acquired(type, obj, 1);                                                     \
+	}                                                                                          \
+	PT_INTERPOSE void end(void)                                                                \
+	{                                                                                          \
+		void (*real)(void) = PT_REAL(end);                                                 \
+		if (recording())                                                                   \
+			pt_omp_released(type, obj);                                                \
+		real();                                                                            \
+	}
+LOCKED(GOMP_critical_start, GOMP_critical_end, PT_LOCK_OMP_CRITICAL, pt_ptr(&unnamed_critical))
+LOCKED(GOMP_atomic_start, GOMP_atomic_end, PT_LOCK_OMP_ATOMIC, pt_ptr(&atomic_lock))
+LOCKED(GOMP_ordered_start, GOMP_ordered_end, PT_LOCK_OMP_ORDERED, pt_ptr(&ordered_lock))
+
+/* critical(name): the object is the name's pointer, one per name. */
+PT_REAL_DECL(GOMP_critical_name_start);
+PT_INTERPOSE void GOMP_critical_name_start(void **pptr)
+{
+	void (*real)(void **) = PT_REAL(GOMP_critical_name_start);
+	if (!recording()) {
+		real(pptr);
+		return;
+	}
+	pt_omp_acquire();
+	real(pptr);
+	pt_omp_acquired(PT_LOCK_OMP_CRITICAL_NAMED, pt_ptr(pptr), 1);
+}
+
+PT_REAL_DECL(GOMP_critical_name_end);
+PT_INTERPOSE void GOMP_critical_name_end(void **pptr)
+{
+	void (*real)(void **) = PT_REAL(GOMP_critical_name_end);
+	if (recording())
+		pt_omp_released(PT_LOCK_OMP_CRITICAL_NAMED, pt_ptr(pptr));
+	real(pptr);
+}
+
+/* The omp_*_lock API. libgomp exports each twice, the OMP_3.0 version
+ * that programs link against and an OMP_1.0 one with another lock layout:
+ * look up the current one by its version, as cond.c does. libomp (OMPT
+ * reports its locks) is passed on as is. */
+static void *lock_real(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (pt_likely(p != NULL))
+		return p;
+	p = dlvsym(RTLD_NEXT, name, "OMP_3.0");
+	if (!p)
+		p = pt_real(name);
+	__atomic_store_n(slot, p, __ATOMIC_RELAXED);
+	return p;
+}
+
+#define OMP_LOCK(suffix, type)                                                                     \
+	static void *slot_set_##suffix, *slot_unset_##suffix, *slot_test_##suffix;                 \
+	PT_INTERPOSE void omp_set_##suffix(void *lock)                                             \
+	{                                                                                          \
+		void (*real)(void *) =                                                             \
+		    (void (*)(void *))lock_real(&slot_set_##suffix, "omp_set_" #suffix);           \
+		if (!real)                                                                         \
+			return;                                                                    \
+		if (!recording()) {                                                                \
+			real(lock);                                                                \
+			return;                                                                    \
+		}                                                                                  \
+		pt_omp_acquire();                                                                  \
+		real(lock);                                                                        \
+		pt_omp_acquired(type, pt_ptr(lock), 1);                                            \
+	}                                                                                          \
+	PT_INTERPOSE void omp_unset_##suffix(void *lock)                                           \
+	{                                                                                          \
+		void (*real)(void *) =                                                             \
+		    (void (*)(void *))lock_real(&slot_unset_##suffix, "omp_unset_" #suffix);       \
+		if (!real)                                                                         \
+			return;                                                                    \
+		if (recording())                                                                   \
+			pt_omp_released(type, pt_ptr(lock));                                       \
+		real(lock);                                                                        \
+	}                                                                                          \
+	PT_INTERPOSE int omp_test_##suffix(void *lock)                                             \
+	{                                                                                          \
+		int (*real)(void *) =                                                              \
+		    (int (*)(void *))lock_real(&slot_test_##suffix, "omp_test_" #suffix);          \
+		if (!real)                                                                         \
+			return 0;                                                                  \
+		if (!recording())                                                                  \
+			return real(lock);                                                         \
+		pt_omp_acquire();                                                                  \
+		int r = real(lock);                                                                \
+		pt_omp_acquired(type, pt_ptr(lock), r != 0);                                       \
+		return r;                                                                          \
+	}
+OMP_LOCK(lock, PT_LOCK_OMP_LOCK)
+
+/* Nest locks are recorded as OMPT reports them (ompt.c): the owner's first
+ * acquisition and last release only, not its acquisitions of a lock it
+ * holds. The depths this thread holds its nest locks at are kept here
+ * (locks held at once are few; a lock that finds no free slot is recorded
+ * at every call, as a plain lock). */
+#define NEST_SLOTS 8
+typedef struct nest_held {
+	const void *lock;
+	int depth;
+} nest_held;
+static __thread nest_held nest_table[NEST_SLOTS] __attribute__((tls_model("initial-exec")));
+
+static nest_held *nest_find(const void *lock)
+{
+	for (int i = 0; i < NEST_SLOTS; i++)
+		if (nest_table[i].lock == lock)
+			return &nest_table[i];
+	return NULL;
+}
+
+/* Records that this thread now holds `lock` at `depth` (> 0). */
+static void nest_note(const void *lock, int depth)
+{
+	nest_held *h = nest_find(lock);
+	if (!h)
+		h = nest_find(NULL);
+	if (h)
+		*h = (nest_held){lock, depth};
+}
+
+static void *slot_set_nest, *slot_unset_nest, *slot_test_nest;
+
+PT_INTERPOSE void omp_set_nest_lock(void *lock)
+{
+	void (*real)(void *) = (void (*)(void *))lock_real(&slot_set_nest, "omp_set_nest_lock");
+	if (!real)
+		return;
+	nest_held *h = NULL;
+	if (!recording() || ((h = nest_find(lock)) && h->depth > 0)) {
+		real(lock);
+		if (h && recording())
+			h->depth++;
+		return;
+	}
+	pt_omp_acquire();
+	real(lock);
+	pt_omp_acquired(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock), 1);
+	nest_note(lock, 1);
+}
+
+PT_INTERPOSE void omp_unset_nest_lock(void *lock)
+{
+	void (*real)(void *) = (void (*)(void *))lock_real(&slot_unset_nest, "omp_unset_nest_lock");
+	if (!real)
+		return;
+	if (recording()) {
+		nest_held *h = nest_find(lock);
+		if (h && h->depth > 1) {
+			h->depth--;
+		} else {
+			if (h)
+				*h = (nest_held){NULL, 0};
+			pt_omp_released(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock));
+		}
+	}
+	real(lock);
+}
+
+/* omp_test_nest_lock returns the new depth: 1 is the first acquisition. */
+PT_INTERPOSE int omp_test_nest_lock(void *lock)
+{
+	int (*real)(void *) = (int (*)(void *))lock_real(&slot_test_nest, "omp_test_nest_lock");
+	if (!real)
+		return 0;
+	if (!recording())
+		return real(lock);
+	pt_omp_acquire();
+	int r = real(lock);
+	if (r <= 1)
+		pt_omp_acquired(PT_LOCK_OMP_NEST_LOCK, pt_ptr(lock), r != 0);
+	if (r > 0)
+		nest_note(lock, r);
+	return r;
+}
+
+/* ---- tasks --------------------------------------------------------------------------------- */
+/* The task's data is copied by libgomp into the task (arg_size bytes,
+ * arg_align aligned, by cpyfn or memcpy). We ask for room for a header in
+ * front of it, give our own copy function, which fills the header (the
+ * function and the task's id) and then copies the data as asked, and our
+ * own task function, which records and calls the real one on the data
+ * behind the header. libgomp then runs every task through the copy, also
+ * an undeferred one it would have run on the caller's data (that copy is
+ * what a deferred task gets anyway). */
+typedef struct task_head {
+	void (*fn)(void *);
+	uint64_t task;
+	size_t off; /* of the task's data from the header */
+} task_head;
+
+typedef struct task_src {
+	task_head head;
+	void *data;
+	void (*cpyfn)(void *, void *);
+	long arg_size;
+} task_src;
+
+static void task_copy(void *dst, void *src)
+{
+	task_src *s = src;
+	memcpy(dst, &s->head, sizeof s->head);
+	char *d = (char *)dst + s->head.off;
+	if (s->cpyfn)
+		s->cpyfn(d, s->data);
+	else if (s->arg_size)
+		memcpy(d, s->data, (size_t)s->arg_size);
+}
+
+static void task_run(void *arg)
+{
+	task_head h;
+	memcpy(&h, arg, sizeof h);
+	uint64_t prior = current_task;
+	pt_rec_omp_task_schedule s = {prior, h.task};
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
+	current_task = h.task;
+	const void *body = pt_omp_body;
+	pt_omp_body = (const void *)h.fn;
+	h.fn((char *)arg + h.off);
+	pt_omp_body = body;
+	current_task = prior;
+	s.prior = h.task;
+	s.next = prior;
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_COMPLETE, &s, sizeof s);
+}
+
+/* libgomp's GOMP_TASK_FLAG_DEPEND; the depend array's first words give the
+ * count (the OpenMP 5.0 form: 0, then the count). */
+#define GOMP_FLAG_DEPEND (1u << 3)
+#define OMPT_FLAG_EXPLICIT 0x4u
+#define OMPT_FLAG_UNDEFERRED 0x8000000u
+
+PT_REAL_DECL(GOMP_task);
+PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                            long arg_size, long arg_align, bool if_clause, unsigned flags,
+                            void **depend, int priority, void *detach)
+{
+	SITE(fn);
+	void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned,
+	             void **, int, void *) = PT_REAL(GOMP_task);
+	if (!recording() || arg_size < 0 || arg_align <= 0) {
+		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+		     detach);
+		return;
+	}
+	uint32_t loc = loc_here(PT_OMP_AT(OMP_TASK_CREATE, 0));
+	uint64_t task = pt_omp_task_id(loc, pt_omp_next_id());
+	long align = arg_align > (long)_Alignof(task_head) ? arg_align : (long)_Alignof(task_head);
+	size_t off = (sizeof(task_head) + (size_t)align - 1) & ~((size_t)align - 1);
+	uint32_t ndeps = 0;
+	if ((flags & GOMP_FLAG_DEPEND) && depend)
+		ndeps = (uint32_t)(depend[0] ? (uintptr_t)depend[0] : (uintptr_t)depend[1]);
+	pt_rec_omp_task_create c = {
+	    task, OMPT_FLAG_EXPLICIT | (if_clause ? 0 : OMPT_FLAG_UNDEFERRED), ndeps};
+	pt_omp_emit(PT_REC_OMP_TASK_CREATE, 0, &c, sizeof c);
+	if (ndeps) {
+		pt_rec_omp_task_depend d = {task, ndeps};
+		pt_omp_emit(PT_REC_OMP_TASK_DEPEND, 0, &d, sizeof d);
+	}
+	task_src src = {{fn, task, off}, data, cpyfn, arg_size};
+	real(task_run, &src, task_copy, (long)off + arg_size, align, if_clause, flags, depend,
+	     priority, detach);
+}
+
+/* taskloop: its tasks are made inside libgomp, not through GOMP_task; the
+ * construct is what is seen. */
+#define TASKLOOP(name, T)                                                                          \
+	PT_REAL_DECL(name);                                                                        \
+	PT_INTERPOSE void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),      \
+	                       long arg_size, long arg_align, unsigned flags,                      \
+	                       unsigned long ntasks, int priority, T start, T end, T step)         \
+	{                                                                                          \
+		SITE(fn);                                                                          \
+		void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long,       \
+		             unsigned, unsigned long, int, T, T, T) = PT_REAL(name);               \
+		if (!recording()) {                                                                \
+			real(fn, data, cpyfn, arg_size, arg_align, flags, ntasks, priority, start, \
+			     end, step);                                                           \
+			return;                                                                    \
+		}                                                                                  \
+		work_begin(PT_OMP_WORK_TASKLOOP, 0, 0,                                             \
+		           loc_here(PT_OMP_AT(OMP_WORK_BEGIN, PT_OMP_WORK_TASKLOOP)), 0);          \
+		real(fn, data, cpyfn, arg_size, arg_align, flags, ntasks, priority, start, end,    \
+		     step);                                                                        \
+		work_end(PT_OMP_WORK_TASKLOOP);                                                    \
+	}
+TASKLOOP(GOMP_taskloop, long)
+TASKLOOP(GOMP_taskloop_ull, unsigned long long)
+
+static void gomp_fork_child(void)
+{
+	loops.depth = 0;
+}
+
+PT_SUBSYSTEM(gomp_part) = {
+    .name = "gomp",
+    .order = PT_ORDER_INTERPOSE,
+    .fork_child = gomp_fork_child,
+};
