@@ -20,6 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* glibc's clone() under its other name: `clone` inside libtrace.so is the
+ * runtime's own wrapper (runtime/fork.c). */
+extern int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+
 /* ---- the table ------------------------------------------------------------ */
 
 #define MAX_FILES 65536
@@ -316,7 +320,7 @@ static int middle_main(void *arg)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof c->mask);
 	pid_t pid =
-	    clone(compiler_main, c->stack2 + c->stack2_size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+	    __clone(compiler_main, c->stack2 + c->stack2_size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 	if (pid < 0)
 		syscall(SYS_exit, 0);
 	int st = 0;
@@ -359,7 +363,7 @@ int pt_kprof_run(char *const argv[], const char *log_path)
 	/* Exit signal 0 and no exec: no SIGCHLD for the program, and only
 	 * __WALL waits (ours) see this child. CLONE_VFORK: we resume when it
 	 * has exited, i.e. when the compiler has. */
-	pid_t pid = clone(middle_main, stacks + stack_size, CLONE_VM | CLONE_VFORK, &c);
+	pid_t pid = __clone(middle_main, stacks + stack_size, CLONE_VM | CLONE_VFORK, &c);
 	int err = errno;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c.mask, NULL, sizeof c.mask);
 	if (pid > 0)

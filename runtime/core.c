@@ -416,6 +416,17 @@ void pt_thread_start(const pt_rec_thread_start *start)
 		pt_thread_create(start);
 }
 
+void pt_thread_share(void)
+{
+	pt_thread *t = pt_tls;
+	if (!t || t->shared)
+		return;
+	t->shared = 1;
+	t->log.slow = 1;
+	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
 void pt_thread_note_end(uint64_t retval, uint32_t flags)
 {
 	pt_thread *t = pt_tls;
@@ -423,6 +434,27 @@ void pt_thread_note_end(uint64_t retval, uint32_t flags)
 		t->end_retval = retval;
 		t->end_flags = flags;
 	}
+}
+
+/* ---- the process's end, seen by the threads that live on ------------ */
+
+/* What seal_others did with a thread's log (pt_thread.exit_fate). NONE:
+ * not yet (or it never will, once pt_exit_sealed is set: as LEFT). */
+enum { PT_FATE_NONE = 0, PT_FATE_SEALED, PT_FATE_LEFT };
+/* Set once seal_others is done with every thread it will look at. */
+static atomic_int pt_exit_sealed;
+/* How long a thread waits for seal_others to decide about its log. */
+#define PT_FATE_WAIT_NS (50u * 1000 * 1000)
+
+/* The thread's log, which seal_others left to it (LEFT), closed by the
+ * thread itself: nothing can be writing into it meanwhile. */
+static void close_left(pt_thread *t)
+{
+	atomic_store(&t->guard, 1);
+	atomic_store(&t->closed, 1);
+	pt_wlog_close_quiet(&t->log);
+	atomic_store_explicit(&t->exit_fate, PT_FATE_SEALED, memory_order_release);
+	atomic_store(&t->guard, 0);
 }
 
 /* Writes THREAD_END + CLOSE into the calling thread's own log. */
@@ -446,8 +478,13 @@ static void thread_destructor(void *arg)
 	int cancel = pt_nocancel_begin();
 	pt_tls_state = PT_TLS_FINISHED;
 	atomic_store(&t->guard, 1);
-	if (!pt_state_writable(atomic_load(&pt_state)) || atomic_load(&t->closed) ||
-	    !process_is_mine()) {
+	int state = atomic_load(&pt_state);
+	/* (Left to it by the process's end: it closes its log itself.) */
+	if (state == PT_STATE_CLOSING && process_is_mine() && !atomic_load(&t->closed) &&
+	    (atomic_load(&t->exit_fate) == PT_FATE_LEFT ||
+	     (atomic_load(&t->exit_fate) == PT_FATE_NONE && atomic_load(&pt_exit_sealed))))
+		close_left(t);
+	if (!pt_state_writable(state) || atomic_load(&t->closed) || !process_is_mine()) {
 		/* Shutdown owns the remaining logs now: nothing is written.
 		 * What the parts hold for the thread goes (its counters'
 		 * descriptors, its sampling timer: kept in its TLS, which goes
@@ -496,6 +533,39 @@ static void state_store_fence(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
+/* An event of a thread that lives on while exit() or _exit() ends the
+ * process (state CLOSING): its log is closed (by seal_others, or here)
+ * and the event counted in a LOST record in front of its CLOSE, so that
+ * the trace says how many calls it made after its log ended. Waits (for
+ * a bounded time) only while seal_others is deciding about this log:
+ * the thread's own, never the exit's. Always NULL: nothing is written. */
+static __attribute__((noinline, cold)) pt_thread *enter_ending(pt_thread *t)
+{
+	if (!process_is_mine())
+		return NULL;
+	uint64_t start = 0;
+	for (unsigned n = 0;; n++) {
+		int fate = atomic_load_explicit(&t->exit_fate, memory_order_acquire);
+		if (fate == PT_FATE_NONE && atomic_load(&pt_exit_sealed))
+			fate = PT_FATE_LEFT;
+		if (fate == PT_FATE_LEFT && !atomic_load(&t->closed))
+			close_left(t);
+		if (fate != PT_FATE_NONE)
+			break;
+		/* The clock only once the pauses are over: a decision is a few
+		 * microseconds away unless the ending thread was preempted. */
+		if (n == PT_SPIN_PAUSES)
+			start = pt_mono_ns();
+		else if (n > PT_SPIN_PAUSES && pt_mono_ns() - start > PT_FATE_WAIT_NS) {
+			atomic_fetch_add(&pt_total_lost_records, 1);
+			return NULL;
+		}
+		pt_spin_wait_once(n);
+	}
+	pt_wlog_note_after_close(&t->log);
+	return NULL;
+}
+
 pt_thread *pt_enter(void)
 {
 	pt_thread *t = pt_tls;
@@ -518,16 +588,23 @@ pt_thread *pt_enter(void)
 	if (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
 	    __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))
 		return NULL;
-	if (pt_likely(pt_asym_fence)) {
+	if (pt_unlikely(t->shared)) {
+		/* Another thread runs with this state too (pt_thread_share): the
+		 * guard is a lock between them; the loser's event is counted. */
+		int free_guard = 0;
+		if (!atomic_compare_exchange_strong(&t->guard, &free_guard, 1))
+			return NULL;
+	} else if (pt_likely(pt_asym_fence)) {
 		atomic_store_explicit(&t->guard, 1, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);
 	} else {
 		atomic_store(&t->guard, 1); /* seq_cst: pairs with pt_shutdown's state store */
 	}
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	if (pt_unlikely(!pt_state_writable(atomic_load(&pt_state)) || t->log.dead)) {
+	int s = atomic_load(&pt_state);
+	if (pt_unlikely(!pt_state_writable(s) || t->log.dead)) {
 		atomic_store(&t->guard, 0);
-		return NULL;
+		return s == PT_STATE_CLOSING ? enter_ending(t) : NULL;
 	}
 	return t;
 }
@@ -535,8 +612,11 @@ pt_thread *pt_enter(void)
 void pt_leave(pt_thread *t)
 {
 	/* Re-open the fast path (closed by pt_enter so that a hook raised by a
-	 * signal handler while we write cannot append into the same bytes). */
-	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0)
+	 * signal handler while we write cannot append into the same bytes).
+	 * Not once the process is ending: the thread's next event must come
+	 * here, where its log is closed (enter_ending). */
+	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0 &&
+	    atomic_load_explicit(&pt_state, memory_order_relaxed) != PT_STATE_CLOSING)
 		__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->guard, 0, memory_order_release);
 	/* Signals a window switch held back are delivered now, outside. */
@@ -803,26 +883,78 @@ void pt_shutdown(int how, int status)
 	errno = saved;
 }
 
-/* Trims the other threads' logs to their data; their next entry into the
- * runtime sees CLOSING. Bounded: the lock is tried for a while (this
- * thread's exit may come from a handler that interrupted a holder), a
- * thread inside the runtime (mapping a window, writing a record) is waited
- * for a while, else its file keeps its zero tail, still readable. */
+/* Waits, a few microseconds at most, until thread t is outside the
+ * runtime and its hooks' fast path. 0 when it is; 1 when it is still in
+ * the fast path (the owner was preempted there); 2 when it is inside the
+ * runtime (a window switch, an interposed call's records). */
+static int wait_quiet(pt_thread *t)
+{
+	for (unsigned n = 0;; n++) {
+		int guard = atomic_load(&t->guard);
+		int hook = __atomic_load_n(&t->log.in_hook, __ATOMIC_ACQUIRE);
+		if (!guard && !hook)
+			return 0;
+		if (n >= PT_SPIN_PAUSES + 8)
+			return guard ? 2 : 1;
+		pt_spin_wait_once(n);
+	}
+}
+
+/* exit() or _exit() while other threads run: each of their logs is closed
+ * (CLOSE, trimmed) by this thread, or left to its owner, which closes it
+ * at its next event (enter_ending, or its end: thread_destructor); the
+ * events they raise after that are counted in a LOST record (reason
+ * ENDED) in front of the CLOSE. Either way every call they complete is in
+ * the trace or counted, and the exit never waits for them: at most a few
+ * microseconds per thread caught inside a record.
+ *
+ * Why this is exact: the fast path reads limit after setting in_hook, the
+ * slow path reads the state after setting guard. This thread stores both
+ * (limit NULL, state CLOSING), then membarrier (state_store_fence) makes
+ * every other thread run a full barrier: a thread that is then outside
+ * both (guard and in_hook 0) has published every record it wrote, and
+ * its next event sees limit NULL and CLOSING, so it never writes into the
+ * log again. A thread inside either is waited for briefly; its limit is
+ * stored again once it is out (pt_leave may have re-opened it) and the
+ * barrier repeated. A thread still in the fast path after that (it was
+ * preempted there) stores at most one record, with the limit it read
+ * before: its file is trimmed just past that record and the log left to
+ * it (if it never runs again, its log ends there without CLOSE, every
+ * record kept). Without membarrier (a kernel before 4.14, or a seccomp
+ * policy) the fast path has no barrier to pair with: every log is left to
+ * its owner, untrimmed. */
 static void seal_others(pt_thread *self)
 {
 	if (pt_spin_trylock_for(&pt_registry_lock, 20000) != 0)
-		return;
+		goto done; /* every log is left to its owner */
+	for (pt_thread *t = pt_registry; t; t = t->next)
+		if (t != self && !atomic_load(&t->closed))
+			__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+	state_store_fence();
 	for (pt_thread *t = pt_registry; t; t = t->next) {
 		if (t == self || atomic_load(&t->closed))
 			continue;
-		for (int i = 0; i < 2000 && atomic_load(&t->guard); i++)
-			sched_yield();
-		if (atomic_load(&t->guard))
-			continue;
-		atomic_store(&t->closed, 1);
-		pt_wlog_seal_foreign(&t->log);
+		int busy = pt_asym_fence ? wait_quiet(t) : 2;
+		if (!busy && atomic_load(&t->log.limit)) {
+			/* re-opened by pt_leave before the thread saw CLOSING */
+			__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
+			state_store_fence();
+			busy = wait_quiet(t);
+		}
+		int fate = busy ? PT_FATE_LEFT : PT_FATE_SEALED;
+		if (!busy) {
+			atomic_store(&t->closed, 1);
+			pt_wlog_close_quiet(&t->log);
+		} else if (busy == 1) {
+			/* In the fast path, storing one record: the file ends just
+			 * past it, in case the thread never runs again. */
+			pt_wlog_trim_live(&t->log);
+		}
+		atomic_store_explicit(&t->exit_fate, fate, memory_order_release);
 	}
 	pt_spin_unlock(&pt_registry_lock);
+done:
+	atomic_store(&pt_exit_sealed, 1);
 }
 
 /* Every step is bounded (locks tried for a while, threads inside the
@@ -835,8 +967,8 @@ static void seal_others(pt_thread *self)
  * are the end mark, as after SIGKILL). Sealing them (trimmed, no more
  * writes) dropped those calls without a trace: 1,000 to 36,000 completed
  * calls per busy thread, in half the runs. On exit() and _exit() they are
- * sealed: the process ends as soon as this thread is done, and the files
- * are trimmed to their data. */
+ * closed, by this thread or by their owners (seal_others): the process
+ * ends as soon as this thread is done, and the files end complete. */
 static void logs_shutdown(int in_signal)
 {
 	atomic_store(&pt_state, in_signal ? PT_STATE_DYING : PT_STATE_CLOSING);
@@ -890,7 +1022,7 @@ void pt_fork_parent(void)
 	pt_thread *t = pt_tls;
 	if (t) {
 		t->forking = 0;
-		if (!atomic_load(&t->guard) && !t->log.dead)
+		if (!atomic_load(&t->guard) && !t->log.dead && !t->log.slow)
 			__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	}
 }
@@ -1063,6 +1195,7 @@ pt_thread *pt_exec_close(void)
 	int saved = errno;
 	pt_wlog_suspend(&t->log);
 	pt_process_suspend();
+	pt_log_files_suspend();
 	pt_publish_fence();
 	errno = saved;
 	return t;
@@ -1073,6 +1206,7 @@ void pt_exec_failed(pt_thread *t)
 	if (!t)
 		return;
 	int saved = errno;
+	pt_log_files_resume();
 	pt_process_resume();
 	pt_wlog_resume(&t->log);
 	pt_leave(t);

@@ -115,6 +115,7 @@ typedef struct pt_wlog {
 	int fd;
 	int dead;      /* closed or trimmed: never write again (unless suspended) */
 	int suspended; /* closed for an exec: pt_wlog_resume goes on after the CLOSE */
+	int writer_lock; /* the file is flock'ed (PT_HDR_FLAG_WRITER_LOCK) */
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;
@@ -135,6 +136,14 @@ typedef struct pt_wlog {
 	pt_prefault pf[2]; /* pf[cur_pf]: the current window's (its touch may go on) */
 	int busy_counted;  /* counted in the prefault helper's busy logs */
 	int cur_pf;
+	/* A log closed while its owner lives on (pt_wlog_close_quiet, at the
+	 * process's end): where its CLOSE record starts, and that record, so
+	 * that the events the owner raises afterwards are counted in a LOST
+	 * record put in front of it (pt_wlog_note_after_close). close_off 0:
+	 * not closed that way. */
+	uint64_t close_off;
+	char close_rec[PT_REC_SIZE(CLOSE)];
+	uint64_t after_close; /* events counted since (atomic) */
 } pt_wlog;
 
 typedef struct pt_file_params {
@@ -182,9 +191,24 @@ PT_HIDDEN void pt_wlog_close(pt_wlog *l);
  * or -1 when the log cannot go on (no space: it stays as closed). */
 PT_HIDDEN void pt_wlog_suspend(pt_wlog *l);
 PT_HIDDEN int pt_wlog_resume(pt_wlog *l);
-/* Another thread may still be appending: stop the fast path, trim the file to
- * the data written so far without writing, keep the mapping. */
-PT_HIDDEN void pt_wlog_seal_foreign(pt_wlog *l);
+/* The log of a thread that lives on but will never write into it again
+ * (the process is ending): CLOSE, trimmed, the window and the descriptor
+ * kept for pt_wlog_note_after_close. The owner is not writing into it
+ * meanwhile: it is the caller, or it is outside the runtime and its hooks'
+ * fast path, which cannot start again (limit NULL, seen by it). */
+PT_HIDDEN void pt_wlog_close_quiet(pt_wlog *l);
+/* A log whose owner may be inside its hooks' fast path, storing one
+ * record with the limit it read before limit was set NULL (the fast path
+ * stores at most 16 bytes at the position it read): the file is trimmed
+ * just past that record, which lands whole in the file or not at all
+ * (zeros: the end mark). The log stays the owner's: it closes it with
+ * pt_wlog_close_quiet, which first extends the file again. */
+PT_HIDDEN void pt_wlog_trim_live(pt_wlog *l);
+/* An event the owner of a log closed by pt_wlog_close_quiet raised after
+ * the close: counted, and the count written in a LOST record (reason
+ * ENDED) just before the CLOSE, so the log stays complete and says how
+ * much it lost. Owner only (a signal handler of the owner included). */
+PT_HIDDEN void pt_wlog_note_after_close(pt_wlog *l);
 /* Fork child: forget a log of the parent (unmapped already: windows are
  * MADV_DONTFORK), close the fd without touching the file. */
 PT_HIDDEN void pt_wlog_forget(pt_wlog *l);
@@ -237,6 +261,12 @@ struct pt_thread {
 	atomic_int guard;   /* inside the runtime (recursion guard) */
 	atomic_int closed;  /* log closed or sealed */
 	int forking;
+	/* Another thread runs with this state: a child of clone(CLONE_VM)
+	 * without a TLS of its own (pt_thread_share). */
+	int shared;
+	/* What the process's end (exit, _exit) did with this thread's log
+	 * while the thread lives on (core.c, seal_others): PT_FATE_*. */
+	atomic_int exit_fate;
 	uint64_t end_retval;
 	uint32_t end_flags;
 	struct pt_thread *next, *prev; /* registry, under pt_registry_lock */
@@ -364,6 +394,12 @@ PT_HIDDEN void pt_process_unlock_fork(int child);
 PT_HIDDEN void pt_process_suspend(void);
 PT_HIDDEN void pt_process_resume(void);
 PT_HIDDEN void pt_log_files_seal(void);
+/* exec: the extra logs (GPU streams) closed like the calling thread's
+ * (pt_wlog_suspend), and reopened if the exec fails; a log whose writer is
+ * inside it is left as it is (tried for a bounded time: the exec may come
+ * from a signal handler that interrupted that writer). */
+PT_HIDDEN void pt_log_files_suspend(void);
+PT_HIDDEN void pt_log_files_resume(void);
 PT_HIDDEN void pt_log_files_forget(void);
 
 #endif /* PT_CORE_H */

@@ -334,7 +334,9 @@ PT_INTERPOSE void *dlmopen(Lmid_t lmid, const char *file, int mode)
 PT_INTERPOSE int dlclose(void *handle)
 {
 	int (*real)(void *) = PT_REAL(dlclose);
+	pt_dlclose_depth++;
 	int r = real(handle);
+	pt_dlclose_depth--;
 	if (r == 0)
 		after_map_change();
 	return r;

@@ -43,6 +43,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -320,6 +321,16 @@ int pt_fd_ftruncate(const int *slot, uint64_t len)
 {
 	pt_fd_use_begin();
 	long r = syscall(SYS_ftruncate, slot_fd(slot), (off_t)len);
+	if (r < 0)
+		r = -errno;
+	pt_fd_use_end();
+	return (int)r;
+}
+
+int pt_fd_lock(const int *slot)
+{
+	pt_fd_use_begin();
+	long r = syscall(SYS_flock, slot_fd(slot), LOCK_EX | LOCK_NB);
 	if (r < 0)
 		r = -errno;
 	pt_fd_use_end();

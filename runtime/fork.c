@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Process creation: fork, vfork, posix_spawn, posix_spawnp, system, popen.
+/* Process creation: fork, vfork, posix_spawn, posix_spawnp, system, popen,
+ * and clone (for children that share the caller's thread pointer).
  *
  * The runtime's own fork handling (pt_fork_prepare/parent/child: the child
  * gets a new process folder and fresh logs, its process log starts with a
@@ -22,7 +23,9 @@
 #include "pt_interpose.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -58,6 +61,7 @@ PT_REAL_DECL(posix_spawn);
 PT_REAL_DECL(posix_spawnp);
 PT_REAL_DECL(system);
 PT_REAL_DECL(popen);
+PT_REAL_DECL(clone);
 
 /* Registered once, early (the runtime's constructor has priority 101), so
  * that in the child the runtime's state is rebuilt before the atfork child
@@ -97,6 +101,27 @@ static pid_t fork_traced(uint32_t flags)
 PT_INTERPOSE pid_t fork(void)
 {
 	return fork_traced(0);
+}
+
+/* A child that shares the caller's memory without a TLS of its own
+ * (CLONE_VM without CLONE_SETTLS: not a pthread; with CLONE_VFORK the
+ * caller waits, so they never run at once) runs with the caller's thread
+ * pointer, hence with its tracing state and log: both would append to it
+ * at once. The caller's state is made a shared one first. Such a child
+ * cannot be told apart on the hot path (it has the very same TLS), so
+ * its events are written as the caller's. A child made by the clone
+ * system call itself (syscall(SYS_clone)) is not seen here. */
+PT_INTERPOSE int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *parent_tid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *child_tid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if ((flags & CLONE_VM) && !(flags & (CLONE_SETTLS | CLONE_VFORK)))
+		pt_thread_share();
+	return PT_REAL(clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
 }
 
 PT_INTERPOSE pid_t vfork(void)

@@ -43,7 +43,10 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	} else {
 		pt_note_nested_event();
 	}
-	errno = saved;
+	/* Written only when changed: a child of clone(CLONE_VM) without a TLS
+	 * of its own (pt_thread_share) has this thread's errno too. */
+	if (errno != saved)
+		errno = saved;
 }
 
 void pt_note_nested_event(void)
@@ -350,11 +353,20 @@ out:
 	errno = saved;
 }
 
+__thread int pt_dlclose_depth __attribute__((tls_model("initial-exec")));
+
+/* At the process's end (exit, return from main: the dynamic loader runs
+ * every module's destructors) the module stays mapped and the other
+ * threads still run its functions until the process is gone: its hooks
+ * stay on, so that their calls are traced, or counted once the logs are
+ * closed, instead of vanishing unseen (millions of calls per busy thread
+ * while the exit ran the destructors). Only an unload turns them off. */
 PT_EXPORT PT_NOINST void __paratrace_unregister_module(pt_abi_module *m)
 {
 	if (!m)
 		return;
-	atomic_store_explicit((_Atomic uint32_t *)&m->id_base, 0, memory_order_relaxed);
+	if (pt_dlclose_depth)
+		atomic_store_explicit((_Atomic uint32_t *)&m->id_base, 0, memory_order_relaxed);
 	pt_spin_lock(&pt_reg_lock);
 	for (pt_reg *r = pt_regs; r; r = r->next)
 		if (r->module == m)

@@ -187,6 +187,10 @@ static PT_PF_NOINST int helper_main(void *arg)
 	return 0;
 }
 
+/* glibc's clone(), under its other name: `clone` inside libtrace.so is
+ * the runtime's own wrapper (fork.c). */
+extern int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+
 /* Starts the helper once per process. All signals are blocked around
  * clone() so that the helper starts with every signal blocked (it never
  * takes a process-directed signal meant for the program). */
@@ -209,7 +213,7 @@ static int start_helper(void)
 	sigset_t all, old;
 	sigfillset(&all);
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
-	int tid = clone(helper_main, stack + PT_PF_STACK,
+	int tid = __clone(helper_main, stack + PT_PF_STACK,
 			CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 				CLONE_SYSVSEM,
 			NULL);

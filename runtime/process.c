@@ -144,6 +144,7 @@ struct pt_log_file {
 	pt_wlog log;
 	struct pt_log_file *next;
 	atomic_int closed;
+	pt_spin wlock; /* the writer's, and an exec's (pt_log_files_suspend) */
 };
 
 static pt_log_file *pt_files;
@@ -185,7 +186,11 @@ void pt_log_file_emit(pt_log_file *f, uint64_t ticks, unsigned kind, unsigned ar
 	if (!atomic_load(&f->closed) && atomic_load(&pt_state) == PT_STATE_RUNNING &&
 	    pt_state_is_mine()) {
 		int saved = errno;
+		/* (closed for an exec meanwhile: the put reopens it, as for the
+		 * process log, the exec having failed or not happened yet) */
+		pt_spin_lock(&f->wlock);
 		pt_wlog_put(&f->log, ticks, kind, arg, p1, len1, p2, len2);
+		pt_spin_unlock(&f->wlock);
 		errno = saved;
 	}
 	atomic_store(&f->log.busy, 0);
@@ -212,8 +217,12 @@ void pt_log_file_close(pt_log_file *f)
 			}
 		pt_spin_unlock(&pt_files_lock);
 	}
-	if (!atomic_exchange(&f->closed, 1))
+	/* (not under an exec's pt_log_files_suspend, which holds wlock) */
+	if (!atomic_exchange(&f->closed, 1) &&
+	    pt_spin_trylock_for(&f->wlock, pt_in_signal_shutdown() ? 20000 : ~0u) == 0) {
 		pt_wlog_close(&f->log);
+		pt_spin_unlock(&f->wlock);
+	}
 	if (locked)
 		pt_pages_free(f, sizeof *f);
 }
@@ -233,6 +242,34 @@ void pt_log_files_seal(void)
 			pt_wlog_close(&f->log);
 	}
 	pt_spin_unlock(&pt_files_lock);
+}
+
+static void log_files_each(void (*op)(pt_wlog *))
+{
+	if (pt_spin_trylock_for(&pt_files_lock, 20000) != 0)
+		return;
+	for (pt_log_file *f = pt_files; f; f = f->next) {
+		if (atomic_load(&f->closed) || pt_spin_trylock_for(&f->wlock, 20000) != 0)
+			continue;
+		op(&f->log);
+		pt_spin_unlock(&f->wlock);
+	}
+	pt_spin_unlock(&pt_files_lock);
+}
+
+static void resume_one(pt_wlog *l)
+{
+	pt_wlog_resume(l);
+}
+
+void pt_log_files_suspend(void)
+{
+	log_files_each(pt_wlog_suspend);
+}
+
+void pt_log_files_resume(void)
+{
+	log_files_each(resume_one);
 }
 
 void pt_log_files_forget(void)

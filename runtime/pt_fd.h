@@ -45,6 +45,8 @@ PT_HIDDEN ssize_t pt_fd_read_file(const char *path, void *buf, size_t len);
 PT_HIDDEN ssize_t pt_fd_pwrite(const int *slot, const void *buf, size_t len, uint64_t off);
 PT_HIDDEN ssize_t pt_fd_read(const int *slot, void *buf, size_t len);
 PT_HIDDEN int pt_fd_ftruncate(const int *slot, uint64_t len);
+/* flock(LOCK_EX | LOCK_NB): 0 or -errno. */
+PT_HIDDEN int pt_fd_lock(const int *slot);
 PT_HIDDEN void *pt_fd_mmap(const int *slot, size_t len, int prot, int flags, uint64_t off);
 PT_HIDDEN int pt_fd_mkdirat(const int *dir, const char *name, mode_t mode);
 PT_HIDDEN int pt_fd_unlinkat(const int *dir, const char *name);

@@ -351,6 +351,13 @@ PT_HIDDEN void pt_signal_forward(int sig, siginfo_t *si, void *uc);
  * thread exit (pthread key destructor) will carry. */
 PT_HIDDEN void pt_thread_start(const pt_rec_thread_start *start);
 PT_HIDDEN void pt_thread_note_end(uint64_t retval, uint32_t flags);
+/* The calling thread is about to start a child that shares its memory
+ * and its thread pointer (clone(CLONE_VM) without CLONE_SETTLS): from now
+ * on both run with this thread's tracing state and log. Every event of
+ * this state then takes the slow path, where the runtime's guard is taken
+ * by compare-and-swap: the records of both land in this log, whole, and
+ * an event raised while the other holds the guard is counted lost. */
+PT_HIDDEN void pt_thread_share(void);
 /* Exit wrappers: the how/status the process log's EXIT record will carry
  * (default: PT_EXIT_NORMAL with the status passed to exit(), captured with
  * on_exit). pt_shutdown(how, status) overrides both. */
@@ -363,6 +370,12 @@ PT_HIDDEN const char *pt_run_env_string(void);
  * interposed calloc/malloc must serve from pt_bump_alloc (zeroed, never
  * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
 PT_HIDDEN int pt_real_in_progress(void);
+
+/* Set (a depth) on the thread inside dlclose (dl.c): a module destructor
+ * that runs then is an unload, one that runs without it the process's
+ * end, where the module stays mapped and other threads may still call
+ * its functions (hooks.c, __paratrace_unregister_module). */
+extern PT_HIDDEN __thread int pt_dlclose_depth __attribute__((tls_model("initial-exec")));
 PT_HIDDEN void *pt_bump_alloc(size_t size);
 /* Pages from mmap, zeroed, given back with pt_pages_free: the runtime's
  * state that outgrows a bump allocation (per-thread state, the MPI part's

@@ -651,7 +651,7 @@ static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 	h->byte_order = PT_BYTE_ORDER_LITTLE;
 #endif
 	h->file_kind = (uint8_t)p->kind;
-	h->flags = pt_run_info.hdr_flags;
+	h->flags = pt_run_info.hdr_flags | (l->writer_lock ? PT_HDR_FLAG_WRITER_LOCK : 0);
 	h->pid = pt_run_info.pid;
 	h->tid = p->tid;
 	h->ppid = pt_run_info.ppid;
@@ -682,6 +682,9 @@ int pt_wlog_create(pt_wlog *l, const int *dirfd, const char *name, const pt_file
 		errno = saved;
 		return e;
 	}
+	/* Held until the descriptor goes (close, exec, the process's end):
+	 * a follower knows then that the log cannot grow (format.h). */
+	l->writer_lock = pt_fd_lock(&l->fd) == 0;
 	int reason = map_window(l, 0, sizeof(pt_file_header) + 64, 0);
 	if (reason) {
 		e = reason == PT_LOST_NO_SPACE ? -ENOSPC : reason == PT_LOST_LIMIT ? -EFBIG : -ENOMEM;
@@ -781,30 +784,69 @@ int pt_wlog_resume(pt_wlog *l)
 	return r == 0 ? 0 : -1;
 }
 
-void pt_wlog_seal_foreign(pt_wlog *l)
+void pt_wlog_trim_live(pt_wlog *l)
+{
+	if (l->dead || l->fd < 0)
+		return;
+	int saved = errno;
+	/* The helper must be done with the next window before the file
+	 * shrinks under it; the owner's fast path never touches it. */
+	drop_ahead(l);
+	trim(l, pt_wlog_length(l) + 16);
+	errno = saved;
+}
+
+void pt_wlog_close_quiet(pt_wlog *l)
 {
 	if (l->dead || l->fd < 0)
 		return;
 	int saved = errno;
 	set_limit(l, NULL);
-	l->dead = 1;
-	atomic_thread_fence(memory_order_seq_cst);
-	/* The owner may be inside the fast path with the old limit: it writes
-	 * at most one record (2 to 16 bytes: 16 for a PC record) at the position
-	 * read here. Trimming to that position loses that record but cannot
-	 * fault, unless the position is page-aligned (the page would then lie
-	 * wholly past the end): keep 8 bytes more, so that page stays in the
-	 * file (a store past a file's end within its last page does not
-	 * fault); they hold that record's start or zeros (the end mark). */
+	l->slow = 1;
+	uint64_t before = pt_wlog_length(l);
+	/* Trimmed by pt_wlog_trim_live: the window's pages come back first. */
+	uint64_t mapped = l->win_off + (uint64_t)(l->end - l->base);
+	if (l->reserved < mapped && reserve(l, mapped) != 0) {
+		l->dead = 1;
+		errno = saved;
+		return;
+	}
+	end_log(l);
 	uint64_t len = pt_wlog_length(l);
-	if (len % page_size() == 0)
-		len += 8;
-	/* The owner is outside the runtime (the caller waited for that) and
-	 * cannot take the next window any more (dead): the helper must be done
-	 * with it before the file shrinks under it. */
-	drop_ahead(l);
-	refresh_clock(l);
-	trim(l, len);
+	/* The CLOSE is the last record written, unless there was no room
+	 * for it: the events after it are then counted in the total only. */
+	if (len >= before + PT_REC_SIZE(CLOSE)) {
+		memcpy(l->close_rec, l->cur - PT_REC_SIZE(CLOSE), sizeof l->close_rec);
+		l->close_off = len - PT_REC_SIZE(CLOSE);
+	}
+	pt_prefault_log_done(&l->busy_counted);
+	l->dead = 1;
+	errno = saved;
+}
+
+void pt_wlog_note_after_close(pt_wlog *l)
+{
+	uint64_t n = __atomic_add_fetch(&l->after_close, 1, __ATOMIC_RELAXED);
+	atomic_fetch_add(&pt_total_lost_records, 1);
+	if (!l->close_off)
+		return;
+	int saved = errno;
+	/* LOST (at the time of the record before it: delta 0), then the
+	 * CLOSE as it was. Written again while a signal handler of the owner
+	 * counted one more meanwhile, so that the last write has the total. */
+	for (;;) {
+		char buf[PT_REC_SIZE(LOST) + PT_REC_SIZE(CLOSE)];
+		pt_rec_head h = {PT_REC_LOST, 0, PT_REC_SIZE(LOST) / 8, 0};
+		pt_rec_lost lost = {n, 0, PT_LOST_ENDED, 0};
+		memcpy(buf, &h, sizeof h);
+		memcpy(buf + sizeof h, &lost, sizeof lost);
+		memcpy(buf + PT_REC_SIZE(LOST), l->close_rec, sizeof l->close_rec);
+		pt_fd_pwrite(&l->fd, buf, sizeof buf, l->close_off);
+		uint64_t now = __atomic_load_n(&l->after_close, __ATOMIC_RELAXED);
+		if (now == n)
+			break;
+		n = now;
+	}
 	errno = saved;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +49,9 @@ struct pt_log {
 	uint64_t ticks;  /* time of the previous record */
 	uint64_t serial;
 	int last_was_close;
+	/* FOLLOW, the writer announced its lock (PT_HDR_FLAG_WRITER_LOCK) and
+	 * it is free: the data read after that is all there will be. */
+	int writer_gone;
 	/* The object of the most recent LOCK_ACQUIRED, which a LOCK_RELEASED of
 	 * 8 bytes releases (1.2); such a record is delivered as `expanded`. */
 	int have_acquired;
@@ -253,13 +257,42 @@ static int fail(pt_log *log, pt_event *ev, uint64_t offset, const char *fmt, ...
 	return finish(log, ev, PT_LOG_ERROR, offset);
 }
 
+/* A followed file whose writer announced its lock: 1 while the writer
+ * may still write (its lock is held), 0 once it cannot (the lock was free
+ * at the previous look: what was read since is all), -1 when the writer
+ * did not announce it or the lock cannot be tested here (then a CLOSE
+ * ends the log). */
+static int writer_alive(pt_log *log)
+{
+	if (!log->have_header || !(log->hdr.flags & PT_HDR_FLAG_WRITER_LOCK))
+		return -1;
+	if (log->writer_gone)
+		return 0;
+	if (flock(log->fd, LOCK_SH | LOCK_NB) != 0)
+		return errno == EWOULDBLOCK ? 1 : -1;
+	flock(log->fd, LOCK_UN);
+	/* Released after its last write: read once more before the end. */
+	log->writer_gone = 1;
+	return 1;
+}
+
+/* Whether a followed file may grow beyond what was read: its writer holds
+ * its lock, or (no lock) it has no CLOSE at its end yet. */
+static int follow_more(pt_log *log, size_t partial)
+{
+	int alive = writer_alive(log);
+	if (alive >= 0)
+		return alive;
+	return !(log->last_was_close && partial == 0);
+}
+
 /* Not enough bytes right now. Whether that is the end depends on who can
  * still add data: the feeder (until feed(len 0)), or a followed file. */
 static int need_more(pt_log *log, pt_event *ev, size_t partial)
 {
 	int follow_file = log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW);
 	int more_possible = log->fd == PT_LOG_FD_NONE ? !log->input_done : follow_file;
-	if (more_possible && !(follow_file && log->last_was_close && partial == 0)) {
+	if (more_possible && (!follow_file || follow_more(log, partial))) {
 		if (follow_file && log->seekable)
 			log->end = log->start; /* re-read this region next time: the writer may fill it */
 		ev->state = PT_LOG_REQUIRE_DATA;
@@ -278,7 +311,7 @@ static int need_more(pt_log *log, pt_event *ev, size_t partial)
 static int end_of_data(pt_log *log, pt_event *ev)
 {
 	/* FOLLOW only means something for files: fed bytes never change. */
-	if (log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW) && !log->last_was_close) {
+	if (log->fd != PT_LOG_FD_NONE && (log->flags & PT_LOG_FOLLOW) && follow_more(log, 0)) {
 		if (log->seekable)
 			log->end = log->start;
 		ev->state = PT_LOG_REQUIRE_DATA;

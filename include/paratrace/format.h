@@ -116,6 +116,11 @@ _Static_assert(offsetof(pt_file_header, job_rank1) == 152, "pt_file_header layou
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
+/* The writer holds an exclusive flock(2) on the file for as long as it may
+ * write to it: once the lock is free, the log cannot grow any more (the
+ * writer closed it, exec'd, or died). Readers that follow a live log
+ * (PT_LOG_FOLLOW) stop there, and not before, CLOSE or not. */
+#define PT_HDR_FLAG_WRITER_LOCK 0x4
 
 /* ---------------------------------------------------------------------- */
 /* Records                                                                  */
@@ -717,9 +722,12 @@ typedef struct pt_rec_lost {
 #define PT_LOST_NO_MEMORY 2
 #define PT_LOST_REENTRANT 3   /* raised by a signal handler inside a hook or the runtime */
 #define PT_LOST_LIMIT 4       /* PARATRACE_MAX_SIZE reached */
+/* raised by a thread after the process's end (exit, _exit) closed its log;
+ * bytes is 0 (not known) */
+#define PT_LOST_ENDED 5
 #define PT_FIELDS_LOST(T, F, A, S, C) \
 	F(T, U, "records", records, "") F(T, U, "bytes", bytes, "") \
-	F(T, ENUM, "reason", reason, "|no_space|no_memory|reentrant|limit")
+	F(T, ENUM, "reason", reason, "|no_space|no_memory|reentrant|limit|ended")
 /* CLOSE: the clocks when the log was closed (T = pt_clock_pair). */
 #define PT_FIELDS_CLOSE(T, F, A, S, C) \
 	F(T, U, "ticks", ticks, "") F(T, U, "mono_ns", mono_ns, "") F(T, U, "real_ns", real_ns, "")

@@ -7,15 +7,25 @@ the plugin (progs/*_main.c) and run under libtrace.so:
              clone(fn, stack, SIGCHLD, arg), which run no atfork handler:
              each exits with its own status, as untraced, and is traced as
              a process of its own (its calls in its own process, none lost).
+  vmclone    a child of clone(CLONE_VM) without a TLS of its own, which
+             shares its creator's thread pointer and so its log, calling a
+             traced function while its creator does: the log reads
+             cleanly, every call of both is in it or counted lost.
   crash      one thread dies of SIGSEGV while the others call a traced
              function in a loop and count their calls in a shared file
              mapping: every call they counted is in the trace or in a LOST
              record (several runs: the race is timing-bound).
+  exit       the same with exit(), _exit(), return from main (each worker's
+             log then ends with its CLOSE, no note from dump) and the raw
+             exit_group system call (logs end with zeros, as after SIGKILL).
   exec       sh -c 'exec prog 3', and prog execs itself down to level 0,
              each level first trying an exec that fails (ENOENT): every log
              of every image is complete (CLOSE, trimmed: no zeros after the
              data, no note from dump or analyze), and no call is lost
              around the failed exec.
+  follow     `paratrace dump --follow` of exec_main 1, which waits after
+             its failed exec: the follower reads on past the CLOSE of that
+             exec while the program lives on, and ends once it has ended.
   apisignal  the manual API's first use of a function site from a signal
              handler that interrupted the same thing in the main flow:
              the program ends, and each handler run is either traced or
@@ -35,6 +45,7 @@ import resource
 import shutil
 import subprocess
 import sys
+from time import sleep as time_sleep
 
 PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
 
@@ -139,13 +150,25 @@ def mode_rawfork(e):
     print("OK")
 
 
-def mode_crash(e):
+def trailing_zeros(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return len(data) - len(data.rstrip(b"\0"))
+
+
+def busy_end(e, how, status, runs, closed):
+    """crash_main ends the process HOW while 3 workers call work() in a
+    loop: every call a worker counted is in its log or in a LOST record
+    there. With `closed`, each worker's log ends with CLOSE, or (a worker
+    preempted inside a hook, that never ran again) is trimmed to its data
+    and the record it was storing: 16 bytes of zeros at most after it."""
     exe = e.build("crash_main")
     counts_file = os.path.join(e.a.work, "counts")
     threads, minimum = 3, 100000
-    for i in range(e.a.runs):
-        tdir = os.path.join(e.a.work, "trace%d" % i)
-        run([exe, counts_file, str(threads), str(minimum)], env=e.traced(tdir), status=-11)
+    for i in range(runs):
+        tdir = os.path.join(e.a.work, "trace-%s-%d" % (how, i))
+        run([exe, counts_file, str(threads), str(minimum), how], env=e.traced(tdir),
+            status=status)
         with open(counts_file, "rb") as f:
             raw = f.read(16 * threads)
         counted = {}
@@ -169,6 +192,56 @@ def mode_crash(e):
             if exits > n + 1:
                 fail("run %d: worker %s: %d calls in the trace, it made at most %d"
                      % (i, tid, exits, n + 1))
+            if closed and files[rel[0]].get("complete") != "1":
+                zeros = trailing_zeros(os.path.join(tdir, rel[0]))
+                print("run %d: %s has no CLOSE, %d zeros at its end" % (i, rel[0], zeros))
+                if zeros > 16 + 7:  # (+ the zero bytes a last record may end with)
+                    fail("run %d: %s has no CLOSE and %d zeros at its end" % (i, rel[0], zeros))
+        if closed:
+            # warnings of the LOST records only: no damaged log
+            r = run([e.a.paratrace, "analyze", "-o", os.path.join(tdir, "a"), tdir])
+            for line in r.stderr.splitlines():
+                if "warning" in line and "the runtime lost" not in line:
+                    fail("run %d: analyze says: %s" % (i, line))
+
+
+def mode_vmclone(e):
+    exe = e.build("vmclone_main")
+    n = 1000000
+    if "vm_child exit 5" not in run([exe, str(n)]).stdout:
+        fail("untraced run: the child did not exit with 5")
+    for i in range(3):  # (the two overlap more or less, by the machine's load)
+        tdir = os.path.join(e.a.work, "trace%d" % i)
+        out = run([exe, str(n)], env=e.traced(tdir)).stdout
+        if "vm_child exit 5" not in out:
+            fail("run %d: traced: %r, expected the child to exit with 5" % (i, out))
+        r = run([e.a.paratrace, "dump", "--kind", "FUNC_EXIT,LOST", tdir], status=None)
+        if r.returncode != 0 or r.stderr.strip():
+            fail("run %d: dump exited with %d: %s" % (i, r.returncode, r.stderr))
+        parent = len(re.findall(r" FUNC_EXIT .*name=in_vm_parent", r.stdout))
+        child = len(re.findall(r" FUNC_EXIT .*name=in_vm_child", r.stdout))
+        lost = sum(int(m) for m in re.findall(r" LOST records=(\d+)", r.stdout))
+        print("run %d: %d + %d calls, %d events lost" % (i, parent, child, lost))
+        # every call is in the log (as the creator's: the child has its
+        # thread pointer), or its exit is counted lost
+        if parent > n or child > n or parent + child + lost < 2 * n:
+            fail("run %d: %d + %d calls and %d lost events for 2 x %d calls"
+                 % (i, parent, child, lost, n))
+    print("OK")
+
+
+def mode_crash(e):
+    busy_end(e, "segv", -11, e.a.runs, False)
+    print("OK")
+
+
+def mode_exit(e):
+    # exit(), _exit() and return from main close the busy workers' logs;
+    # the raw exit_group system call ends the process as SIGKILL would:
+    # the logs end with zeros, and hold every call.
+    for how in ("exit", "_exit", "return"):
+        busy_end(e, how, 7, max(2, e.a.runs // 2), True)
+    busy_end(e, "exit_group", 7, 2, False)
     print("OK")
 
 
@@ -207,6 +280,66 @@ def mode_exec(e):
     print("OK")
 
 
+def mode_follow(e):
+    exe = e.build("exec_main")
+    tdir = os.path.join(e.a.work, "trace")
+    fifo = os.path.join(e.a.work, "go")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    prog = subprocess.Popen([exe, "1", fifo], env=e.traced(tdir))
+    out_path = os.path.join(e.a.work, "follow.out")
+    # once the program has written the headers of its logs (dump refuses
+    # a directory with none)
+    for _ in range(400):
+        logs = glob.glob(os.path.join(tdir, "p*", "*.ptl"))
+        if len(logs) >= 2 and all(os.path.getsize(f) >= 256 for f in logs):
+            break
+        time_sleep(0.05)
+    out = open(out_path, "w")
+    follower = subprocess.Popen([e.a.paratrace, "dump", "--follow", tdir], stdout=out,
+                                stderr=subprocess.PIPE, text=True)
+
+    def followed():
+        with open(out_path) as f:
+            return f.read()
+    # The follower reaches the CLOSE the failed exec wrote in the main
+    # thread's log; it must not stop there while the program lives on.
+    for _ in range(600):
+        if re.search(r"^\d+ \d+ (\d+) CLOSE .*\n", followed(), re.M):
+            break
+        if follower.poll() is not None:
+            prog.kill()
+            fail("dump --follow ended (%d) before the program: %s"
+                 % (follower.returncode, follower.stderr.read()))
+        time_sleep(0.05)
+    else:
+        prog.kill()
+        follower.kill()
+        fail("the follower never printed the CLOSE of the failed exec")
+    time_sleep(1.0)
+    with open(fifo, "w") as f:
+        f.write("x")
+    if prog.wait(timeout=60) != 0:
+        fail("exec_main exited with %d" % prog.returncode)
+    try:
+        follower.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        follower.kill()
+        fail("dump --follow did not end once the program had ended")
+    out.close()
+    text = followed()
+    after = len(re.findall(r" FUNC_EXIT .*after_failed_exec", text))
+    closes = len(re.findall(r" CLOSE ", text))
+    print("followed: %d calls after the failed exec, %d CLOSE records; stderr %r"
+          % (after, closes, follower.stderr.read()))
+    if follower.returncode != 0:
+        fail("dump --follow exited with %d" % follower.returncode)
+    if after != 1000:
+        fail("the follower printed %d of the 1000 calls made after the failed exec" % after)
+    print("OK")
+
+
 def mode_apisignal(e):
     exe = e.build("apisig_main", plugin=False, extra=["-I", e.a.include])
     tdir = os.path.join(e.a.work, "trace")
@@ -240,7 +373,8 @@ def main():
     for a in ("--cc", "--plugin", "--runtime", "--paratrace", "--check", "--include", "--work"):
         p.add_argument(a, required=True)
     p.add_argument("--runs", type=int, default=8)
-    p.add_argument("mode", choices=["rawfork", "crash", "exec", "apisignal"])
+    p.add_argument("mode", choices=["rawfork", "vmclone", "crash", "exit", "exec", "follow",
+                                    "apisignal"])
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)

@@ -110,8 +110,8 @@ forkexec)
 	parent=$(ls "$work/tr" | grep -E '^p[0-9]+$' | sort -n -k1.2 | head -1)
 	[ "$(ls "$work/tr" | wc -l)" = 3 ] || fail "expected 3 process folders: $(ls "$work/tr")"
 	one_clock || fail "processes disagree on run id or clock"
-	expect_line '^file p[0-9]+/process.ptl .*flags=1$'    # forked child
-	expect_line '^file p[0-9]+\.1/process.ptl .*flags=2$' # exec'd image
+	expect_line '^file p[0-9]+/process.ptl .*flags=[15]$'    # forked child (| writer lock)
+	expect_line '^file p[0-9]+\.1/process.ptl .*flags=[26]$' # exec'd image
 	expect_line '^exit p[0-9]+\.1/process.ptl status=4 how=1$'
 	expect_line '^count p[0-9]+/process.ptl FORK 1$'
 	expect_line '^type [0-9]+ flags=0 exec-child$'

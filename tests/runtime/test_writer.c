@@ -744,7 +744,12 @@ static void test_register_modules(void)
 	uint32_t a_base = a.id_base;
 	__paratrace_register_module(&a); /* twice: no-op */
 	CU_ASSERT_EQUAL(a.id_base, a_base);
+	/* At the process's end (not inside dlclose) the hooks stay on. */
 	__paratrace_unregister_module(&a);
+	CU_ASSERT_EQUAL(a.id_base, a_base);
+	pt_dlclose_depth++; /* as the dlclose wrapper does */
+	__paratrace_unregister_module(&a);
+	pt_dlclose_depth--;
 	CU_ASSERT_EQUAL(a.id_base, 0);
 	__paratrace_register_module(&a); /* reloaded: new ids, old ones not reused */
 	CU_ASSERT_EQUAL(a.id_base, c.id_base + 2);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* A fatal signal while other threads are busy: T workers call work() in
- * a loop and, after each call, publish how many calls they completed in
- * a shared file mapping (COUNTS: per worker, its tid and its count), so
- * the counts survive the crash. Once every worker has completed MIN
- * calls, the main thread dereferences NULL and the process dies of
- * SIGSEGV. Every call a worker counted must be in the trace, or counted
- * in a LOST record.
- * Usage: crash_main COUNTS T MIN */
+/* The process ends while other threads are busy: T workers call work()
+ * in a loop and, after each call, publish how many calls they completed
+ * in a shared file mapping (COUNTS: per worker, its tid and its count),
+ * so the counts survive the end. Once every worker has completed MIN
+ * calls, the main thread ends the process HOW: `segv` (dereferences NULL:
+ * SIGSEGV, the default), `exit` (exit(7)), `_exit` (_exit(7)),
+ * `exit_group` (the raw system call, status 7) or `return` (from main,
+ * 7). Every call a worker counted must be in the trace, or counted in a
+ * LOST record.
+ * Usage: crash_main COUNTS T MIN [HOW] */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,7 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_T 16
@@ -40,8 +44,9 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
+	const char *how = argc == 5 ? argv[4] : "segv";
 	int t = atoi(argv[2]);
 	uint64_t min = strtoull(argv[3], NULL, 10);
 	if (t < 1 || t > MAX_T)
@@ -58,6 +63,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < t; i++)
 		while (__atomic_load_n(&counts[2 * i + 1], __ATOMIC_ACQUIRE) < min)
 			sched_yield();
+	if (!strcmp(how, "exit"))
+		exit(7);
+	if (!strcmp(how, "_exit"))
+		_exit(7);
+	if (!strcmp(how, "exit_group"))
+		syscall(SYS_exit_group, 7);
+	if (!strcmp(how, "return"))
+		return 7;
 	int *volatile nowhere = NULL;
 	*nowhere = 0;
 	return 0;
