@@ -136,6 +136,21 @@ VIEWS = {
         [histogram("Time per MPI call", 1, 1, "Time"),
          histogram("MPI calls (#)", 1, 1, "# Bursts"),
          histogram("Time per MPI state (%)", 2, 2, "% Time")]),
+    "gpu_kernel_profile": (
+        "Inside GPU kernels (PARATRACE_GPU_KERNELS, kernels compiled with instrument.so):\n"
+        "each profiled launch's values, set on its stream row at the kernel's end, shown\n"
+        "up to that end (Next Evt Val): instructions executed (63200001), the hottest\n"
+        "block's share (63200002, %) and source line (63200003), work-groups (63200004);\n"
+        "CUDA: work-group imbalance (63200005, %) and mean work-group time (63200006,\n"
+        "ns). Read them where the CUDA kernel timeline (63000006) shows the kernel.",
+        [timeline("CUDA kernel", [63000006]),
+         timeline("Kernel instructions executed (IR)", [63200001], thread=NEXT, gradient=True),
+         timeline("Kernel hot-block share (%)", [63200002], thread=NEXT, gradient=True),
+         timeline("Kernel hot-block source line", [63200003], thread=NEXT, open_=False),
+         timeline("Kernel work-groups", [63200004], thread=NEXT, gradient=True, open_=False),
+         timeline("Kernel work-group imbalance (%)", [63200005], thread=NEXT, gradient=True),
+         timeline("Kernel mean work-group time (ns)", [63200006], thread=NEXT, gradient=True,
+                  open_=False)], []),
     "left_out": (
         "What analyze left out (a budget, --min-duration, --include/--exclude): at the\n"
         "end of each run of calls left out, how many (61000030) and the time they took\n"

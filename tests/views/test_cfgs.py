@@ -6,7 +6,8 @@ with those records defines in its .pcf (cfg_check.py), against a trace
 made here for it: ptgen's `known` scenario (functions, locks, pthread
 calls, states; analyzed with --min-duration, so calls are left out),
 a script with counters, a real program with samples, and, where this
-build has them, the CUDA and OpenCL test programs, an OpenMP program
+build has them, the CUDA and OpenCL test programs, the synthetic CUDA
+kernel-profile program (a fake libcuda), an OpenMP program
 (gcc, libgomp) and an MPI program with a call of every family (two
 ranks under mpirun). The views are the
 output of analyzer/cfgs/make_cfgs.py, and analyze names the main one
@@ -14,7 +15,8 @@ output of analyzer/cfgs/make_cfgs.py, and analyze names the main one
 
 Usage: test_cfgs.py --paratrace P --ptgen G --cfgs DIR --build BUILD --work DIR
                     [--runtime libtrace.so --samples PROG] [--cuda PROG] [--opencl PROG]
-                    [--openmp PROG] [--mpirun MPIRUN --mpi PROG]
+                    [--cuda-kprof PROG --fake-cuda LIB] [--openmp PROG]
+                    [--mpirun MPIRUN --mpi PROG]
 """
 import argparse
 import filecmp
@@ -31,7 +33,8 @@ VIEW_TRACE = {"functions": "known", "function_durations": "known", "thread_state
               "locks": "known", "pthread_calls": "known", "left_out": "known",
               "left_out_locks": "known-tiny",
               "counters_per_function": "counters", "samples": "samples", "gpu_cuda": "cuda",
-              "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi"}
+              "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi",
+              "gpu_kernel_profile": "cuda-kprof"}
 COUNTERS_SCRIPT = """\
 process 7700 ctr
 func 1 main ctr.c 10
@@ -100,6 +103,11 @@ def traces(a):
         tdir = os.path.join(a.work, "opencl")
         run([a.opencl, "4"], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir))
         got["opencl"] = analyze(a, tdir, "opencl-out")[0] + ".pcf"
+    if a.cuda_kprof:
+        tdir = os.path.join(a.work, "cuda-kprof")
+        run([a.cuda_kprof, a.fake_cuda], env=dict(os.environ, PARATRACE_DIR=tdir,
+                                                  PARATRACE_GPU_KERNELS="blocks"))
+        got["cuda-kprof"] = analyze(a, tdir, "cuda-kprof-out")[0] + ".pcf"
     if a.openmp:
         tdir = os.path.join(a.work, "openmp")
         run([a.openmp], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir,
@@ -122,7 +130,8 @@ def main():
     ap = argparse.ArgumentParser()
     for opt in ("paratrace", "ptgen", "cfgs", "build", "work"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("runtime", "samples", "cuda", "opencl", "openmp", "mpirun", "mpi"):
+    for opt in ("runtime", "samples", "cuda", "opencl", "openmp", "mpirun", "mpi", "cuda-kprof",
+                "fake-cuda"):
         ap.add_argument("--" + opt)
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
