@@ -26,9 +26,11 @@ STATE = "State As Is"
 
 
 def timeline(name, types=(), thread=LAST, stacked=False, gradient=False, values=None,
-             open_=True, ymax=None):
+             open_=True, ymax=None, comms=False):
+    """comms: draw the trace's communications (MPI messages) over the rows."""
     return {"name": name, "types": list(types), "thread": thread, "stacked": stacked,
-            "gradient": gradient, "values": values, "open": open_, "ymax": ymax}
+            "gradient": gradient, "values": values, "open": open_, "ymax": ymax,
+            "comms": comms}
 
 
 def histogram(name, control, data=None, statistic="Time", planes=None):
@@ -38,6 +40,10 @@ def histogram(name, control, data=None, statistic="Time", planes=None):
 
 
 FUNC = 60000019
+# MPI calls: one type per family (point-to-point, collective, other,
+# one-sided, I/O), the call's number as value; numbers differ between
+# families, so one timeline shows them all.
+MPI_CALLS = [50000001, 50000002, 50000003, 50000004, 50000005]
 VIEWS = {
     "functions": (
         "User functions, call stack: each thread's innermost traced call, one colour per\n"
@@ -100,6 +106,51 @@ VIEWS = {
         [timeline("OpenCL kernel", [64200000]),
          timeline("OpenCL transfer (bytes)", [64099999], gradient=True)],
         [histogram("Kernel time per queue", 1, 1, "Time")]),
+    "openmp": (
+        "OpenMP: the parallel function (outlined region) each thread runs (60000018,\n"
+        "labelled 'parallel @ file:line in function'), the parallel construct on the\n"
+        "thread that opens it (60000001), the work-sharing or synchronization construct\n"
+        "a thread is in (62000011: loop, single, barrier, taskwait... and where), the\n"
+        "task it runs (60000023), locks and critical sections (60000006/7: acquiring,\n"
+        "held) and the OpenMP states (Running, Synchronization, Scheduling and\n"
+        "Fork/Join, Idle). Histograms: time per construct and thread, per parallel\n"
+        "function and thread, per task function and thread; % of time per state.",
+        [timeline("OpenMP parallel function", [60000018]),
+         timeline("OpenMP construct (work-sharing, barrier, taskwait...)", [62000011]),
+         timeline("OpenMP parallel construct", [60000001], open_=False),
+         timeline("OpenMP task function", [60000023], open_=False),
+         timeline("OpenMP lock, critical", [60000006, 60000007], open_=False),
+         timeline("OpenMP state", thread=STATE)],
+        [histogram("Time per OpenMP construct", 2, 2, "Time"),
+         histogram("Time per parallel function", 1, 1, "Time"),
+         histogram("Time per task function", 4, 4, "Time"),
+         histogram("Time per OpenMP state (%)", 6, 6, "% Time")]),
+    "mpi": (
+        "MPI: the call each thread is in (50000001..50000005: point-to-point,\n"
+        "collective, other, one-sided, I/O; Extrae's call numbers), with the messages\n"
+        "as communication lines, and the MPI states (Waiting a message, Blocking send,\n"
+        "Wait/WaitAll, Group communication...). Histograms: time in each call and\n"
+        "how many calls, per thread (rows: each rank's threads); % of time per state.",
+        [timeline("MPI call", MPI_CALLS, comms=True),
+         timeline("MPI state", thread=STATE, comms=True)],
+        [histogram("Time per MPI call", 1, 1, "Time"),
+         histogram("MPI calls (#)", 1, 1, "# Bursts"),
+         histogram("Time per MPI state (%)", 2, 2, "% Time")]),
+    "gpu_kernel_profile": (
+        "Inside GPU kernels (PARATRACE_GPU_KERNELS, kernels compiled with instrument.so):\n"
+        "each profiled launch's values, set on its stream row at the kernel's end, shown\n"
+        "up to that end (Next Evt Val): instructions executed (63200001), the hottest\n"
+        "block's share (63200002, %) and source line (63200003), work-groups (63200004);\n"
+        "CUDA: work-group imbalance (63200005, %) and mean work-group time (63200006,\n"
+        "ns). Read them where the CUDA kernel timeline (63000006) shows the kernel.",
+        [timeline("CUDA kernel", [63000006]),
+         timeline("Kernel instructions executed (IR)", [63200001], thread=NEXT, gradient=True),
+         timeline("Kernel hot-block share (%)", [63200002], thread=NEXT, gradient=True),
+         timeline("Kernel hot-block source line", [63200003], thread=NEXT, open_=False),
+         timeline("Kernel work-groups", [63200004], thread=NEXT, gradient=True, open_=False),
+         timeline("Kernel work-group imbalance (%)", [63200005], thread=NEXT, gradient=True),
+         timeline("Kernel mean work-group time (ns)", [63200006], thread=NEXT, gradient=True,
+                  open_=False)], []),
     "left_out": (
         "What analyze left out (a budget, --min-duration, --include/--exclude): at the\n"
         "end of each run of calls left out, how many (61000030) and the time they took\n"
@@ -144,7 +195,7 @@ def window_lines(i, w):
         "window_position_y %d" % (40 + 30 * i),
         "window_width 800",
         "window_height 300",
-        "window_comm_lines_enabled false",
+        "window_comm_lines_enabled %s" % ("true" if w["comms"] else "false"),
         "window_flags_enabled false",
         # "false" would draw a function line, not colours
         "window_noncolor_mode true",

@@ -6,12 +6,17 @@ with those records defines in its .pcf (cfg_check.py), against a trace
 made here for it: ptgen's `known` scenario (functions, locks, pthread
 calls, states; analyzed with --min-duration, so calls are left out),
 a script with counters, a real program with samples, and, where this
-build has them, the CUDA and OpenCL test programs. The views are the
+build has them, the CUDA and OpenCL test programs, the synthetic CUDA
+kernel-profile program (a fake libcuda), an OpenMP program
+(gcc, libgomp) and an MPI program with a call of every family (two
+ranks under mpirun). The views are the
 output of analyzer/cfgs/make_cfgs.py, and analyze names the main one
 (installed: PREFIX/share/paratrace/cfgs/functions.cfg).
 
 Usage: test_cfgs.py --paratrace P --ptgen G --cfgs DIR --build BUILD --work DIR
                     [--runtime libtrace.so --samples PROG] [--cuda PROG] [--opencl PROG]
+                    [--cuda-kprof PROG --fake-cuda LIB] [--openmp PROG]
+                    [--mpirun MPIRUN --mpi PROG]
 """
 import argparse
 import filecmp
@@ -28,7 +33,8 @@ VIEW_TRACE = {"functions": "known", "function_durations": "known", "thread_state
               "locks": "known", "pthread_calls": "known", "left_out": "known",
               "left_out_locks": "known-tiny",
               "counters_per_function": "counters", "samples": "samples", "gpu_cuda": "cuda",
-              "gpu_opencl": "opencl"}
+              "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi",
+              "gpu_kernel_profile": "cuda-kprof"}
 COUNTERS_SCRIPT = """\
 process 7700 ctr
 func 1 main ctr.c 10
@@ -97,6 +103,26 @@ def traces(a):
         tdir = os.path.join(a.work, "opencl")
         run([a.opencl, "4"], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir))
         got["opencl"] = analyze(a, tdir, "opencl-out")[0] + ".pcf"
+    if a.cuda_kprof:
+        tdir = os.path.join(a.work, "cuda-kprof")
+        run([a.cuda_kprof, a.fake_cuda], env=dict(os.environ, PARATRACE_DIR=tdir,
+                                                  PARATRACE_GPU_KERNELS="blocks"))
+        got["cuda-kprof"] = analyze(a, tdir, "cuda-kprof-out")[0] + ".pcf"
+    if a.openmp:
+        tdir = os.path.join(a.work, "openmp")
+        run([a.openmp], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir,
+                                 OMP_NUM_THREADS="2"))
+        got["openmp"] = analyze(a, tdir, "openmp-out")[0] + ".pcf"
+    if a.mpi:
+        tdir = os.path.join(a.work, "mpi")
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_mpi_yield_when_idle="1")
+        for k in ("LD_PRELOAD", "PARATRACE_DIR"):
+            env.pop(k, None)
+        run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", "2", "env",
+             "LD_PRELOAD=" + a.runtime, "PARATRACE_DIR=" + tdir, a.mpi,
+             os.path.join(a.work, "mpi-io.dat")], env=env)
+        got["mpi"] = analyze(a, tdir, "mpi-out")[0] + ".pcf"
     return got
 
 
@@ -104,7 +130,8 @@ def main():
     ap = argparse.ArgumentParser()
     for opt in ("paratrace", "ptgen", "cfgs", "build", "work"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("runtime", "samples", "cuda", "opencl"):
+    for opt in ("runtime", "samples", "cuda", "opencl", "openmp", "mpirun", "mpi", "cuda-kprof",
+                "fake-cuda"):
         ap.add_argument("--" + opt)
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
