@@ -12,7 +12,8 @@
  *               (found in /proc/self/fd: links into PARATRACE_DIR), after
  *               checking that close/dup/fcntl on them fail with EBADF
  *   dup2threads the same, one descriptor at a time, 300 times, while three
- *               threads keep their logs switching windows
+ *               threads keep their logs switching windows and short threads
+ *               start and end (their logs opened and closed)
  *   daemon      daemon(3), then closeloop, in the daemon; the original
  *               process waits for it (child subreaper)
  * Prints "expect" lines for check.sh: exit status 0 means the files were
@@ -234,22 +235,41 @@ static void *locker(void *arg)
 	return NULL;
 }
 
+/* A thread that only starts and ends: the runtime creates its log (a
+ * descriptor opened, moved up) and closes it, while the main thread goes on
+ * taking descriptors over. */
+static void *brief(void *arg)
+{
+	return arg;
+}
+
 static void onto_runtime_busy(void)
 {
-	pthread_t th[3];
+	pthread_t th[3], passing;
+	int have_passing = 0;
 	for (int i = 0; i < 3; i++)
 		pthread_create(&th[i], NULL, locker, NULL);
 	char buf[4096], back[4096 + 1];
 	for (int i = 0; i < ITERATIONS; i++) {
+		if (i % 10 == 0) {
+			if (have_passing)
+				pthread_join(passing, NULL);
+			have_passing = pthread_create(&passing, NULL, brief, NULL) == 0;
+		}
+		/* The file first, then the list: a log being created holds the
+		 * lowest free number for a moment before the runtime moves it up
+		 * (pt_fd.h), so a list taken before the open may name the number
+		 * the open then gets, and the dup2 would be onto the file itself. */
+		char path[PATH_MAX];
+		int fd = open_out(path, i);
 		int ours[64];
 		int n = runtime_fds(ours, 64);
 		if (n < 4) {
 			fprintf(stderr, "FAIL: found %d runtime descriptors\n", n);
 			failures++;
+			close(fd);
 			break;
 		}
-		char path[PATH_MAX];
-		int fd = open_out(path, i);
 		int to = ours[i % n];
 		if (dup2(fd, to) != to) {
 			fail("dup2 onto a runtime descriptor");
@@ -264,6 +284,8 @@ static void onto_runtime_busy(void)
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
+	if (have_passing)
+		pthread_join(passing, NULL);
 	for (int i = 0; i < ITERATIONS; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/out%d.%d", workdir, (int)getpid(), i);
