@@ -408,23 +408,30 @@ def main():
         # Here a message takes 1-2 us and the synchronisation is right to
         # about 1 us, so under load a few may need it; the shift left
         # uncorrected would move every message of rank 1 by 50 s.
+        # A ping-pong's offset is right to half its round trip, no better:
+        # the bound is 5 us, or half the kept round trip when the machine
+        # (ranks oversubscribed on busy cores) made every exchange slower.
+        # With such a round trip, receives before their sends are expected
+        # and only counted; with fast exchanges at most 2% may need moving.
         m = re.search(r"(\d+) received before sent", an.stdout)
         clamped = int(m.group(1)) if m else 0
         print("received before sent on the corrected clocks: %d of %d" % (clamped, counts[0]))
-        if clamped * 50 > counts[0]:
-            fail("%d of %d receives before their sends on the corrected clocks" %
-                 (clamped, counts[0]))
+        slow_sync = False
         for rank, shift in SHIFTS.items():
             pts = dump_clock(a, trace, rank)
             if [x[0] for x in pts] != ["init", "finalize"]:
                 fail("rank %d: clock points %s, expected init and finalize" % (rank, pts))
             for at, local, ref, rtt in pts:
                 err = ref - local + shift  # the hosts' clocks are one: the offset is -shift
+                bound = max(SYNC_TOLERANCE_NS, rtt // 2 + 1)
+                slow_sync = slow_sync or bound > SYNC_TOLERANCE_NS
                 print("rank %d %s: shift %d ns, measured offset %d ns, error %d ns (rtt %d)" %
                       (rank, at, shift, ref - local, err, rtt))
-                if abs(err) > SYNC_TOLERANCE_NS:
-                    fail("rank %d %s: offset off by %d ns (> %d)" %
-                         (rank, at, err, SYNC_TOLERANCE_NS))
+                if abs(err) > bound:
+                    fail("rank %d %s: offset off by %d ns (> %d)" % (rank, at, err, bound))
+        if clamped * 50 > counts[0] and not slow_sync:
+            fail("%d of %d receives before their sends on the corrected clocks" %
+                 (clamped, counts[0]))
         # uncorrected, rank 1's times would lie 50 s after the others'
         if prv.summary["end"] > abs(SHIFTS[1]) // 2:
             fail("the trace lasts %d ns: a rank's shift was not removed" % prv.summary["end"])
