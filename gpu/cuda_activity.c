@@ -115,23 +115,6 @@ uint64_t pt_cuda_ticks(uint64_t cupti_ns)
 
 /* ---- launch sizes ------------------------------------------------------------- */
 
-/* Prefixes of cuLaunchKernel(_ptsz)_params / cuLaunchCooperativeKernel(_ptsz)_params
- * and cuLaunchKernelEx(_ptsz)_params in CUDA's generated_cuda_meta.h, which
- * cannot be included next to cupti.h (it needs cuda.h's internal _v1 types).
- * The runtime's parameter structs come with cupti.h. */
-typedef struct drv_launch_params {
-	CUfunction f;
-	unsigned int gridDimX, gridDimY, gridDimZ;
-	unsigned int blockDimX, blockDimY, blockDimZ;
-	unsigned int sharedMemBytes;
-	CUstream hStream;
-} drv_launch_params;
-
-typedef struct drv_launch_ex_params {
-	const CUlaunchConfig *config;
-	CUfunction f;
-} drv_launch_ex_params;
-
 /* name without a trailing _v<digits> (CUPTI names some callbacks that way) */
 static int name_is(const char *name, const char *want)
 {
@@ -198,14 +181,14 @@ int pt_cuda_launch_dims(int layout, const void *params, pt_rec_gpu_launch *l)
 		return 0;
 	}
 	case PT_CUDA_DIMS_DRV: {
-		const drv_launch_params *p = params;
+		const pt_cuda_drv_launch_params *p = params;
 		l->grid[0] = p->gridDimX, l->grid[1] = p->gridDimY, l->grid[2] = p->gridDimZ;
 		l->block[0] = p->blockDimX, l->block[1] = p->blockDimY, l->block[2] = p->blockDimZ;
 		l->shared_mem = p->sharedMemBytes;
 		return 0;
 	}
 	case PT_CUDA_DIMS_DRV_EX: {
-		const drv_launch_ex_params *p = params;
+		const pt_cuda_drv_launch_ex_params *p = params;
 		const CUlaunchConfig *c = p->config;
 		if (!c)
 			return -1;

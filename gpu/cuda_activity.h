@@ -13,6 +13,24 @@
  * Sets *call (enum pt_gpu_call) and *flags (PT_GPU_CALL_F_*). */
 PT_HIDDEN int pt_cuda_classify(const char *name, uint16_t *call, uint16_t *flags);
 
+/* Prefixes of cuLaunchKernel(_ptsz)_params / cuLaunchCooperativeKernel(_ptsz)_params
+ * and cuLaunchKernelEx(_ptsz)_params in CUDA's generated_cuda_meta.h, which
+ * cannot be included next to cupti.h (it needs cuda.h's internal _v1 types).
+ * The runtime's parameter structs come with cupti.h. Layouts PT_CUDA_DIMS_DRV
+ * and PT_CUDA_DIMS_DRV_EX below. */
+typedef struct pt_cuda_drv_launch_params {
+	CUfunction f;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	CUstream hStream;
+} pt_cuda_drv_launch_params;
+
+typedef struct pt_cuda_drv_launch_ex_params {
+	const CUlaunchConfig *config;
+	CUfunction f;
+} pt_cuda_drv_launch_ex_params;
+
 /* How a launch function's CUPTI parameter block gives the launch sizes
  * (by function name; PT_CUDA_DIMS_NONE: not a launch we can read). */
 enum {

@@ -299,17 +299,6 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint32_t corr;
 } launch;
 
-typedef struct drv_launch_params { /* cuLaunchKernel_params (cuda_activity.c) */
-	CUfunction f;
-	unsigned int grid[3], block[3], shmem;
-	CUstream hStream;
-} drv_launch_params;
-
-typedef struct drv_launch_ex_params {
-	const CUlaunchConfig *config;
-	CUfunction f;
-} drv_launch_ex_params;
-
 static int set_slot(CUdeviceptr slot, uint64_t v, CUstream s)
 {
 	return drv.memset_d32_async(slot, (unsigned)v, 1, s) == CUDA_SUCCESS &&
@@ -324,11 +313,11 @@ static void launch_enter(int layout, int ptsz, const void *params, void *ctx, ui
 	CUfunction f = NULL;
 	CUstream s = NULL;
 	if (layout == PT_CUDA_DIMS_DRV) {
-		const drv_launch_params *p = params;
+		const pt_cuda_drv_launch_params *p = params;
 		f = p->f;
 		s = p->hStream;
 	} else if (layout == PT_CUDA_DIMS_DRV_EX) {
-		const drv_launch_ex_params *p = params;
+		const pt_cuda_drv_launch_ex_params *p = params;
 		f = p->f;
 		s = p->config ? p->config->hStream : NULL;
 	}

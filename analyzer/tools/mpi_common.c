@@ -342,24 +342,6 @@ void mpi_comms_free(mpi_comms *c)
 
 /* ---- matching --------------------------------------------------------------- */
 
-static int cmp_end(const void *a, const void *b)
-{
-	const mpi_end *x = a, *y = b;
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	if (x->comm != y->comm)
-		return x->comm < y->comm ? -1 : 1;
-	if (x->tag != y->tag)
-		return x->tag < y->tag ? -1 : 1;
-	if (x->lt != y->lt)
-		return x->lt < y->lt ? -1 : 1;
-	if (x->shard != y->shard)
-		return x->shard < y->shard ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Same channel: sender, receiver, communicator, tag. */
 static int cmp_key(const mpi_end *x, const mpi_end *y)
 {
@@ -370,6 +352,19 @@ static int cmp_key(const mpi_end *x, const mpi_end *y)
 	if (x->comm != y->comm)
 		return x->comm < y->comm ? -1 : 1;
 	return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+static int cmp_end(const void *a, const void *b)
+{
+	const mpi_end *x = a, *y = b;
+	int c = cmp_key(x, y);
+	if (c)
+		return c;
+	if (x->lt != y->lt)
+		return x->lt < y->lt ? -1 : 1;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int mpi_match(mpi_ends *sends, mpi_ends *recvs,

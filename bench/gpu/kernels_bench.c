@@ -9,22 +9,11 @@
  *   kernels_bench [REPS]            build from source
  *   kernels_bench --binary F [REPS] load SPIR bitcode F (clang, no plugin)
  *   kernels_bench --source          print the kernels' source */
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
+#include "ocl_host.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		cl_int e_ = (x);                                                                   \
-		if (e_ != CL_SUCCESS) {                                                            \
-			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_);           \
-			exit(2);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static const char *src = "__kernel void triad(__global float *a, __global const float *b, __global "
                          "const float *c, float s)\n"
@@ -87,27 +76,17 @@ int main(int argc, char **argv)
 		a = 3;
 	}
 	int reps = argc > a ? atoi(argv[a]) : 10;
-	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
-	CHECK(clGetPlatformIDs(1, &plat, NULL));
-	CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-	CHECK(err);
+	cl_context ctx = ocl_first_device(&dev);
 	cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
 	CHECK(err);
 	cl_program p;
 	if (binary) {
-		FILE *f = fopen(binary, "rb");
-		if (!f)
+		size_t len = 0;
+		unsigned char *bc = ocl_read_file(binary, &len);
+		if (!bc)
 			return 2;
-		fseek(f, 0, SEEK_END);
-		size_t len = (size_t)ftell(f);
-		rewind(f);
-		unsigned char *bc = malloc(len);
-		if (fread(bc, 1, len, f) != len)
-			return 2;
-		fclose(f);
 		p = clCreateProgramWithBinary(ctx, 1, &dev, &len, (const unsigned char **)&bc, NULL,
 		                              &err);
 		CHECK(err);

@@ -151,13 +151,8 @@ PT_INTERPOSE int MPI_Init(int *argc, char ***argv)
 		return real_MPI_Init(argc, argv);
 	int on = pt_mpi_begin_call(CALL(Init));
 	int rc = real_MPI_Init(argc, argv);
-	if (rc == MPI_SUCCESS) {
-		int provided = MPI_THREAD_SINGLE;
-		__typeof__(&PMPI_Query_thread) q = pt_mpi_sym("PMPI_Query_thread");
-		if (q)
-			q(&provided);
-		pt_mpi_after_init(-1, provided, 0);
-	}
+	if (rc == MPI_SUCCESS)
+		pt_mpi_after_init(-1, -1, 0);
 	if (on)
 		pt_mpi_end_call(CALL(Init));
 	return rc;

@@ -137,13 +137,8 @@ PT_INTERPOSE void mpi_init_(F *ierr)
 	}
 	int on = pt_mpi_begin_call(CALL(Init));
 	real(ierr);
-	if (*ierr == MPI_SUCCESS) {
-		int provided = MPI_THREAD_SINGLE;
-		__typeof__(&PMPI_Query_thread) q = pt_mpi_sym("PMPI_Query_thread");
-		if (q)
-			q(&provided);
-		pt_mpi_after_init(-1, provided, 1);
-	}
+	if (*ierr == MPI_SUCCESS)
+		pt_mpi_after_init(-1, -1, 1);
 	if (on)
 		pt_mpi_end_call(CALL(Init));
 }

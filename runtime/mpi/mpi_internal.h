@@ -222,7 +222,8 @@ PT_HIDDEN uint64_t pt_mpi_sum_counts(const int *counts, uint32_t n, MPI_Datatype
 
 /* ---- MPI_Init / MPI_Finalize (mpi_part.c, mpi_sync.c) ------------------- */
 /* After the real MPI_Init/MPI_Init_thread succeeded: handles, WORLD,
- * MPI_INIT, the clock synchronisation. */
+ * MPI_INIT, the clock synchronisation. required -1: MPI_Init; provided
+ * -1: asked of the library (MPI_Query_thread). */
 PT_HIDDEN void pt_mpi_after_init(int required, int provided, int fortran);
 /* Before the real MPI_Finalize: the last synchronisation. */
 PT_HIDDEN void pt_mpi_before_finalize(void);

@@ -265,6 +265,12 @@ void pt_mpi_after_init(int required, int provided, int fortran)
 {
 	if (pt_mpi_ready)
 		return;
+	if (provided < 0) { /* MPI_Init (or no `provided`): the level it gave */
+		provided = MPI_THREAD_SINGLE;
+		__typeof__(&PMPI_Query_thread) query = pt_mpi_sym("PMPI_Query_thread");
+		if (query)
+			query(&provided);
+	}
 	pt_mpi_comm_world = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_world");
 	pt_mpi_comm_self = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_self");
 	pt_mpi_comm_null = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_null");

@@ -18,22 +18,11 @@
  *   ocl_kernels --binary F [REPS]     load SPIR bitcode F (e.g. compiled
  *                                     offline by clang with instrument.so)
  *   ocl_kernels --source              print the kernels' source */
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
+#include "ocl_host.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		cl_int e_ = (x);                                                                   \
-		if (e_ != CL_SUCCESS) {                                                            \
-			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_);           \
-			exit(2);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* Two strings (the runtime must join them as the implementation does). */
 static const char *src_helper = "int helper(int x)\n"
@@ -144,23 +133,6 @@ static cl_kernel kernel(cl_program p, const char *name, cl_uint nargs)
 	return k;
 }
 
-static void *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	*len = (size_t)ftell(f);
-	rewind(f);
-	void *b = malloc(*len);
-	if (b && fread(b, 1, *len, f) != *len) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
-
 int main(int argc, char **argv)
 {
 	const char *binary = NULL;
@@ -174,19 +146,15 @@ int main(int argc, char **argv)
 		a = 3;
 	}
 	int reps = argc > a ? atoi(argv[a]) : 2;
-	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
-	CHECK(clGetPlatformIDs(1, &plat, NULL));
-	CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-	CHECK(err);
+	cl_context ctx = ocl_first_device(&dev);
 	cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
 	CHECK(err);
 	cl_program p;
 	if (binary) {
 		size_t len = 0;
-		const unsigned char *bc = read_all(binary, &len);
+		const unsigned char *bc = ocl_read_file(binary, &len);
 		if (!bc) {
 			fprintf(stderr, "cannot read %s\n", binary);
 			return 2;

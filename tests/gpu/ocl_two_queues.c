@@ -7,23 +7,12 @@
  * prints what it did (one "key value" per line) for the checker.
  * Usage: ocl_two_queues [N [threads]]: with "threads", q2's launches come
  * from a second host thread while the main thread launches on q1. */
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
+#include "ocl_host.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(x)                                                                      \
-	do {                                                                          \
-		cl_int e_ = (x);                                                      \
-		if (e_ != CL_SUCCESS) {                                               \
-			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_); \
-			exit(2);                                                      \
-		}                                                                     \
-	} while (0)
 
 static const char *src =
 	"__kernel void add_one(__global int *a) { size_t i = get_global_id(0); a[i] += 1; }\n"
@@ -69,13 +58,9 @@ int main(int argc, char **argv)
 	 * implementation's threads are alive (the runtime's fatal-signal path
 	 * with OpenCL in use). */
 	int crash = argc > 2 && !strcmp(argv[2], "crash");
-	cl_platform_id plat;
 	cl_device_id dev;
 	cl_int err;
-	CHECK(clGetPlatformIDs(1, &plat, NULL));
-	CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-	CHECK(err);
+	cl_context ctx = ocl_first_device(&dev);
 
 	/* q1: the 1.2 call without profiling; q2: the 2.0 call with a property
 	 * list that does not mention CL_QUEUE_PROPERTIES. */
