@@ -30,6 +30,9 @@ PT_HIDDEN void pt_cuda_kprof_launch(int enter, int layout, int ptsz, const void 
 /* While this thread runs CUDA calls of our own (in a launch callback):
  * their callbacks are not the program's, and neither are their activity
  * records, whose correlation ids are set aside here. */
+/* Writes the records of profiled launches whose buffers are back (a call
+ * that waited for the device has just returned). */
+PT_HIDDEN void pt_cuda_kprof_poll(void);
 PT_HIDDEN int pt_cuda_kprof_busy(void);
 PT_HIDDEN void pt_cuda_kprof_ignore(uint32_t corr);
 /* 1 if corr is one of ours (and forgets it: each is consumed once). */

@@ -154,6 +154,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (layout == PT_CUDA_DIMS_DRV || layout == PT_CUDA_DIMS_DRV_EX))
 		pt_cuda_kprof_launch(enter, layout, cb->functionName && strstr(cb->functionName, "_ptsz") != NULL,
 				     cb->functionParams, cb->context, cb->correlationId, cb->symbolName, result);
+	else if (!enter && (c >> 16 & (PT_GPU_CALL_F_SYNC | PT_GPU_CALL_F_TRANSFER)))
+		pt_cuda_kprof_poll();
 	errno = saved;
 }
 

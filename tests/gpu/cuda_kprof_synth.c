@@ -135,7 +135,8 @@ int main(int argc, char **argv)
 		launch(saxpy, "saxpy", 200 + (uint32_t)i, slot, i);
 	launch(plain, "plain", 300, slot, 4);
 	/* the device records, as CUPTI's buffer delivers them: after the
-	 * profiles, which the stream's host functions wrote */
+	 * profiles, which the runtime wrote at the next launch (the last one
+	 * at exit) */
 	pt_cuda_clock_sample();
 	for (int i = 0; i < 4; i++)
 		kernel_record(200 + (uint32_t)i, "saxpy", t0 + 10000 + (uint64_t)i * 40000);
