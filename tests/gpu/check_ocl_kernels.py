@@ -7,8 +7,9 @@ check:
 
 - the program's results (checksums) and its view of its kernels are the same
   in every run (the program checks the latter itself);
-- blocks: `paratrace report --csv` has, per kernel, the launches, work-groups
-  and work-items the program made, and the first block at each marker line
+- blocks: `paratrace report --csv` and `--json` (its "gpu_kernels" member,
+  the same rows) have, per kernel, the launches, work-groups and work-items
+  the program made, and the first block at each marker line
   of the source executed exactly as often as the work sizes and the data say
   (odd work-items, a loop whose trip count is the id mod 8, a helper that
   branches on the data, a 2-D range, a tree reduction in local memory, a
@@ -21,7 +22,8 @@ check:
 - the Perfetto export: the queue's track has counter tracks whose
   "instructions executed" values add up to the same total; none with a
   time window that ends before any kernel ran;
-- entries: work-groups and work-items, no block rows, no instruction events;
+- entries: work-groups and work-items, no block rows (CSV and JSON), no
+  instruction events;
 - unset: no profile at all and no compile of the source;
 - offline: the same source compiled by clang with instrument.so to SPIR
   bitcode, loaded by the program with clCreateProgramWithBinary: untraced,
@@ -34,6 +36,7 @@ import argparse
 import collections
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -127,12 +130,49 @@ def report_csv(a, trace):
     return kernels, blocks
 
 
+def report_json(a, trace):
+    """The "gpu_kernels" member of `report --json`, as report_csv's rows:
+    every value a string, each block row naming its kernel."""
+    r = subprocess.run([a.paratrace, "report", "--json", trace], capture_output=True, text=True)
+    if not check(r.returncode == 0, "report --json failed: %s" % r.stderr[-2000:]):
+        return [], []
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        check(False, "report --json: not JSON (%s)" % e)
+        return [], []
+    check("functions" in doc and "threads" in doc, "report --json: profile members missing")
+    kernels, blocks = [], []
+    for k in doc.get("gpu_kernels", []):
+        for b in k.pop("blocks"):
+            blocks.append({"kernel": k["kernel"], **{f: str(v) for f, v in b.items()}})
+        kernels.append({f: str(v) for f, v in k.items()})
+    return kernels, blocks
+
+
+def same_rows(csv_rows, json_rows, what):
+    """The JSON's rows are the CSV's, field for field (shares as numbers)."""
+    norm = lambda rows: sorted(tuple(sorted((f, "%.6f" % float(v) if f == "share" else v)
+                                            for f, v in r.items() if f != "table")) for r in rows)
+    check(norm(csv_rows) == norm(json_rows),
+          "report: --json %s differ from --csv: %s vs %s" % (what, norm(json_rows)[:3], norm(csv_rows)[:3]))
+
+
 def check_blocks(a, said, trace, source="/ocl-1.cl"):
+    csv_k, csv_b = report_csv(a, trace)
+    json_k, json_b = report_json(a, trace)
+    same_rows(csv_k, json_k, "kernels")
+    same_rows(csv_b, json_b, "blocks")
+    # the exact counts in each, so that neither passes by being empty
+    check_report(said, json_k, json_b, source, "--json")
+    return check_report(said, csv_k, csv_b, source, "--csv")
+
+
+def check_report(said, kernels, blocks, source, fmt):
     exp = expected(said)
-    kernels, blocks = report_csv(a, trace)
     by_name = {k["kernel"]: k for k in kernels}
     names = {k for k in exp if k != "per_launch_groups"}
-    check(set(by_name) == names, "report kernels %s, expected %s" % (sorted(by_name), sorted(names)))
+    check(set(by_name) == names, "report %s kernels %s, expected %s" % (fmt, sorted(by_name), sorted(names)))
     total = 0
     for name, e in exp.items():
         if name == "per_launch_groups":
@@ -291,8 +331,11 @@ def main():
     if said:
         check(results(said) == want, "entries: results differ from the untraced run")
         kernels, blocks = report_csv(a, trace)
+        json_k, json_b = report_json(a, trace)
+        same_rows(kernels, json_k, "kernels (entries)")
         exp = expected(said)
-        check(len(kernels) == 5 and not blocks, "entries: %d kernels, %d block rows" % (len(kernels), len(blocks)))
+        check(len(kernels) == 5 and not blocks and not json_b,
+              "entries: %d kernels, %d block rows, %d in the JSON" % (len(kernels), len(blocks), len(json_b)))
         for k in kernels:
             e = exp.get(k["kernel"])
             check(e and int(k["work_items"]) == e["items"] and int(k["instructions"]) == 0 and
