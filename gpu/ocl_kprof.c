@@ -17,6 +17,13 @@
  * count and program, and clSetKernelArg / clGetKernelArgInfo refuse their
  * indices as for a kernel without them.
  *
+ * Separate compilation: clCompileProgram of a source program remembers
+ * its options and embedded headers; clLinkProgram (once the application's
+ * link succeeded) compiles its inputs' sources the same way into one module
+ * (the first with instrument.so, the others linked into it before the
+ * optimiser runs), and a -create-library link keeps copies of its inputs'
+ * sources for the link that uses it.
+ *
  * Per launch (opencl.c's clEnqueueNDRangeKernel calls begin/end): a zeroed
  * buffer becomes the profile argument, then a non-blocking read of it waits
  * for the kernel's event; its completion callback writes a GPU_PROF record
@@ -65,7 +72,25 @@ typedef struct kp_twin {
 	uint32_t nblocks; /* 0: work-group counts only */
 } kp_twin;
 
-enum { KP_SOURCE, KP_BINARY, KP_INSTRUMENTED, KP_FAILED, KP_DEAD };
+/* One compilation unit: a source as clCompileProgram compiled it (or as
+ * clBuildProgram builds it), with its options and embedded headers. */
+typedef struct kp_header {
+	char *name; /* include name */
+	char *text;
+	size_t len;
+} kp_header;
+
+typedef struct kp_unit {
+	char *source;
+	size_t len;
+	char *options;
+	kp_header *headers;
+	uint32_t nheaders;
+} kp_unit;
+
+/* KP_LIBRARY: made by clLinkProgram -create-library, holds the units it
+ * joined (copies: the inputs may be released before the final link). */
+enum { KP_SOURCE, KP_BINARY, KP_INSTRUMENTED, KP_FAILED, KP_DEAD, KP_LIBRARY };
 
 typedef struct kp_program {
 	cl_program user; /* the application's handle */
@@ -74,6 +99,10 @@ typedef struct kp_program {
 	int state;
 	char *source;
 	size_t len;
+	kp_unit *compiled; /* after clCompileProgram of the source */
+	kp_unit *units;    /* KP_LIBRARY */
+	uint32_t nunits;
+	const char *why; /* a library whose units are not all known: why */
 	kp_twin *twins;
 	uint32_t ntwins;
 	struct kp_program *next;
@@ -238,72 +267,187 @@ static void *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* Compiles kp's source into SPIR bitcode (malloc'ed, *bclen bytes), or
- * NULL with *why set. src, log: the paths of the kept source and of the
- * compiler's output ("" when there is none to keep). */
-static void *compile(const kp_program *kp, uint32_t seq, int bits64, const char *options,
-                     const char *mode, size_t *bclen, const char **why, char *src, char *log,
-                     size_t pathlen)
+/* The paths of u's source, ocl-<seq>.cl, into src, and of the folder of
+ * its embedded headers, ocl-<seq>.include/, into inc ("" when u has none);
+ * with `write`, writes them, each header at its include name. */
+static int unit_files(const kp_unit *u, uint32_t seq, int write, char *src, char *inc,
+                      size_t pathlen, const char **why)
 {
-	char name[64], out[4096], plugin[4096], cc[4096];
-	log[0] = 0;
+	char name[64];
+	inc[0] = 0;
 	snprintf(name, sizeof name, "ocl-%u.cl", seq);
-	if (pt_process_file_path(name, src, pathlen) || write_file(src, kp->source, kp->len)) {
+	if (pt_process_file_path(name, src, pathlen) ||
+	    (write && write_file(src, u->source, u->len))) {
 		*why = "cannot write the kernel source into the trace";
-		return NULL;
+		return -1;
 	}
-	snprintf(name, sizeof name, "ocl-%u.bc", seq);
-	if (pt_process_file_path(name, out, sizeof out)) {
-		*why = "trace path too long";
-		return NULL;
+	if (!u->nheaders)
+		return 0;
+	snprintf(name, sizeof name, "ocl-%u.include", seq);
+	if (pt_process_file_path(name, inc, pathlen) ||
+	    (write && mkdir(inc, 0700) && errno != EEXIST)) {
+		*why = "cannot write the kernel source into the trace";
+		return -1;
 	}
-	if (plugin_path(plugin, sizeof plugin)) {
-		*why = "instrument.so not found (set PARATRACE_PLUGIN)";
-		return NULL;
+	if (!write)
+		return 0;
+	for (uint32_t h = 0; h < u->nheaders; h++) {
+		const kp_header *hd = &u->headers[h];
+		char path[4096];
+		if (snprintf(path, sizeof path, "%s/%s", inc, hd->name) >= (int)sizeof path) {
+			*why = "trace path too long";
+			return -1;
+		}
+		/* folders of a name like "dir/x.h" (names that climb out
+		 * were refused when the program was compiled) */
+		for (char *slash = strchr(path + strlen(inc) + 1, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			*slash = 0;
+			int r = mkdir(path, 0700);
+			*slash = '/';
+			if (r && errno != EEXIST)
+				break;
+		}
+		if (write_file(path, hd->text, hd->len)) {
+			*why = "cannot write the kernel source into the trace";
+			return -1;
+		}
 	}
-	if (clang_path(cc, sizeof cc)) {
-		*why = "clang not found (set PARATRACE_GPU_CLANG)";
-		return NULL;
-	}
-	snprintf(name, sizeof name, "ocl-%u.log", seq);
-	pt_process_file_path(name, log, pathlen);
-	size_t olen = options ? strlen(options) : 0;
-	char *words = malloc(olen + 1);
-	const char *argv[96];
-	char fplugin[4200], fmode[64];
-	snprintf(fplugin, sizeof fplugin, "-fplugin=%s", plugin);
-	snprintf(fmode, sizeof fmode, "-fplugin-arg-instrument-gpu=%s", mode);
-	size_t n = 0;
+	return 0;
+}
+
+/* One run of clang on unit u into out: with instrument.so in `mode` and
+ * the bitcode files links[0..nlinks) linked in before the optimiser (so
+ * the plugin sees the whole program), or, mode NULL, to bitcode before any
+ * optimisation, to be linked so. extra: the link's options. */
+static int run_clang(const char *cc, const char *plugin, int bits64, const kp_unit *u,
+                     const char *extra, const char *mode, char *const *links, uint32_t nlinks,
+                     const char *out, const char *src, const char *inc, const char *log)
+{
 	static const char *const fixed[] = {
 	    "-x", "cl",         "-Xclang", "-finclude-default-header",
 	    "-c", "-emit-llvm", "-O2",     "-gline-tables-only",
 	    "-I."};
+	size_t olen = u->options ? strlen(u->options) : 0, elen = extra ? strlen(extra) : 0;
+	/* room for every word of the options (one in two characters at
+	 * most), and after them -cl-std, the links, -o, out, src, NULL */
+	size_t tail = 6 + 4 * (size_t)nlinks;
+	size_t max = 24 + (olen + 1) / 2 + (elen + 1) / 2 + tail;
+	const char **argv = malloc(max * sizeof *argv);
+	char *words = malloc(olen + 1), *ewords = malloc(elen + 1);
+	char fplugin[4200], fmode[64], finc[4200];
+	int status = -1;
+	if (!argv || !words || !ewords)
+		goto out;
+	size_t n = 0;
 	argv[n++] = cc;
 	argv[n++] = "-target";
 	argv[n++] = bits64 ? "spir64-unknown-unknown" : "spir-unknown-unknown";
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		argv[n++] = fixed[i];
-	argv[n++] = fplugin;
-	argv[n++] = fmode;
-	int has_std = 0;
-	if (words)
-		n += pt_ocl_kprof_options(options, words, argv + n, 88 - n, &has_std);
+	if (inc[0]) {
+		snprintf(finc, sizeof finc, "-I%s", inc);
+		argv[n++] = finc;
+	}
+	if (mode) {
+		snprintf(fplugin, sizeof fplugin, "-fplugin=%s", plugin);
+		snprintf(fmode, sizeof fmode, "-fplugin-arg-instrument-gpu=%s", mode);
+		argv[n++] = fplugin;
+		argv[n++] = fmode;
+	} else {
+		argv[n++] = "-Xclang";
+		argv[n++] = "-disable-llvm-passes";
+	}
+	int has_std = 0, ehas = 0;
+	n += pt_ocl_kprof_options(u->options, words, argv + n, max - tail - n, &has_std);
+	n += pt_ocl_kprof_options(extra, ewords, argv + n, max - tail - n, &ehas);
 	if (!has_std)
 		argv[n++] = "-cl-std=CL1.2";
+	for (uint32_t l = 0; l < nlinks; l++) {
+		argv[n++] = "-Xclang";
+		argv[n++] = "-mlink-bitcode-file";
+		argv[n++] = "-Xclang";
+		argv[n++] = links[l];
+	}
 	argv[n++] = "-o";
 	argv[n++] = out;
 	argv[n++] = src;
 	argv[n] = NULL;
-	int status = pt_kprof_run((char *const *)argv, log);
+	status = pt_kprof_run((char *const *)argv, log);
+out:
+	free(argv);
 	free(words);
-	void *bc = status == 0 ? read_file(out, bclen) : NULL;
-	unlink(out);
-	if (!bc) {
-		*why = status < 0 ? "clang could not be run" : "clang failed";
+	free(ewords);
+	return status;
+}
+
+/* Compiles units[0..n) (one program: clBuildProgram's source, or the
+ * compiled sources a clLinkProgram joins) into one module of SPIR bitcode
+ * (malloc'ed, *bclen bytes), or NULL with *why set. Each unit gets the
+ * next number of program_seq (ocl-<n>.cl). src, log: the paths of the
+ * source and compiler output to name in a warning (log "" when there is
+ * none to keep). extra: clLinkProgram's options. *seq: unit 0's number. */
+static void *compile(const kp_unit *units, uint32_t nunits, const char *extra, int bits64,
+                     const char *mode, size_t *bclen, const char **why, char *src, char *log,
+                     size_t pathlen, uint32_t *seq)
+{
+	char name[64], out[4096], plugin[4096], cc[4096], inc[4096];
+	char **links = calloc(nunits, sizeof *links);
+	void *bc = NULL;
+	*seq = atomic_fetch_add(&program_seq, nunits) + 1;
+	log[0] = 0;
+	src[0] = 0;
+	if (!links) {
+		*why = "out of memory";
 		return NULL;
 	}
-	unlink(log); /* the compile succeeded: nothing worth keeping */
-	log[0] = 0;
+	/* the sources are kept whatever happens next (unit 0's named last) */
+	for (uint32_t k = nunits; k-- > 0;)
+		if (unit_files(&units[k], *seq + k, 1, src, inc, pathlen, why))
+			goto done;
+	if (plugin_path(plugin, sizeof plugin)) {
+		*why = "instrument.so not found (set PARATRACE_PLUGIN)";
+		goto done;
+	}
+	if (clang_path(cc, sizeof cc)) {
+		*why = "clang not found (set PARATRACE_GPU_CLANG)";
+		goto done;
+	}
+	/* the other units first, unoptimised; unit 0 with the plugin, the
+	 * others linked into it */
+	for (uint32_t k = nunits; k-- > 0;) {
+		int last = k == 0;
+		if (unit_files(&units[k], *seq + k, 0, src, inc, pathlen, why))
+			goto done;
+		snprintf(name, sizeof name, "ocl-%u.bc", *seq + k);
+		if (pt_process_file_path(name, out, sizeof out) ||
+		    (!last && !(links[k - 1] = strdup(out)))) {
+			*why = "trace path too long";
+			goto done;
+		}
+		snprintf(name, sizeof name, "ocl-%u.log", *seq + k);
+		pt_process_file_path(name, log, pathlen);
+		int status = run_clang(cc, plugin, bits64, &units[k], extra, last ? mode : NULL,
+		                       links, last ? nunits - 1 : 0, out, src, inc, log);
+		if (status != 0) {
+			*why = status < 0 ? "clang could not be run" : "clang failed";
+			unlink(out);
+			goto done;
+		}
+		unlink(log); /* the compile succeeded: nothing worth keeping */
+		log[0] = 0;
+	}
+	bc = read_file(out, bclen);
+	unlink(out);
+	if (!bc)
+		*why = "clang failed";
+done:
+	for (uint32_t k = 0; k + 1 < nunits; k++) {
+		if (links[k])
+			unlink(links[k]);
+		free(links[k]);
+	}
+	free(links);
 	return bc;
 }
 
@@ -394,10 +538,13 @@ static int make_twins(kp_program *kp, const pt_kprof_table *t, int mode)
 	return 0;
 }
 
-/* After the application's build of kp succeeded: builds the instrumented
- * program. On failure kp stays as the application built it (KP_FAILED). */
+/* After the application's clBuildProgram or clLinkProgram of kp succeeded:
+ * builds the instrumented program from the sources `units` (link_options:
+ * clLinkProgram's). On failure kp stays as the application built it
+ * (KP_FAILED). */
 static void instrument_program(kp_program *kp, cl_uint ndev, const cl_device_id *devs,
-                               const char *options, int mode)
+                               const kp_unit *units, uint32_t nunits, const char *link_options,
+                               int mode)
 {
 	REAL(clGetProgramInfo);
 	REAL(clGetProgramBuildInfo);
@@ -424,13 +571,13 @@ static void instrument_program(kp_program *kp, cl_uint ndev, const cl_device_id 
 		return;
 	cl_uint bits = 64;
 	real_clGetDeviceInfo(devs[0], CL_DEVICE_ADDRESS_BITS, sizeof bits, &bits, NULL);
-	uint32_t seq = atomic_fetch_add(&program_seq, 1) + 1;
+	uint32_t seq = 0;
 	char src[4096], log[4096];
 	const char *why = NULL;
 	size_t len = 0;
-	void *bc = compile(kp, seq, bits == 64, options,
+	void *bc = compile(units, nunits, link_options, bits == 64,
 	                   mode == PT_GPU_KERNELS_BLOCKS ? "blocks" : "entries", &len, &why, src,
-	                   log, sizeof src);
+	                   log, sizeof src, &seq);
 	cl_program ours = NULL;
 	pt_kprof_table table = {0};
 	if (bc) {
@@ -489,6 +636,55 @@ static void instrument_program(kp_program *kp, cl_uint ndev, const cl_device_id 
 }
 
 /* ---- the application's calls ------------------------------------------------ */
+
+static void unit_free(kp_unit *u)
+{
+	for (uint32_t h = 0; u && h < u->nheaders; h++) {
+		free(u->headers[h].name);
+		free(u->headers[h].text);
+	}
+	if (u) {
+		free(u->headers);
+		free(u->source);
+		free(u->options);
+	}
+}
+
+static char *copy_bytes(const char *p, size_t len)
+{
+	char *c = malloc(len + 1);
+	if (c) {
+		memcpy(c, p, len);
+		c[len] = 0;
+	}
+	return c;
+}
+
+/* *to = a copy of `from` (0), or nothing allocated (-1). */
+static int unit_copy(kp_unit *to, const kp_unit *from)
+{
+	memset(to, 0, sizeof *to);
+	to->len = from->len;
+	to->source = copy_bytes(from->source, from->len);
+	to->options = from->options ? strdup(from->options) : NULL;
+	to->headers = from->nheaders ? calloc(from->nheaders, sizeof *to->headers) : NULL;
+	int ok = to->source && (to->options || !from->options) && (to->headers || !from->nheaders);
+	for (uint32_t h = 0; ok && h < from->nheaders; h++) {
+		kp_header *d = &to->headers[h];
+		const kp_header *f = &from->headers[h];
+		d->len = f->len;
+		d->name = strdup(f->name);
+		d->text = copy_bytes(f->text, f->len);
+		ok = d->name && d->text;
+	}
+	if (to->headers)
+		to->nheaders = from->nheaders;
+	if (!ok) {
+		unit_free(to);
+		memset(to, 0, sizeof *to);
+	}
+	return ok ? 0 : -1;
+}
 
 static void program_add(kp_program *kp)
 {
@@ -639,14 +835,198 @@ PT_EXPORT cl_int clBuildProgram(cl_program program, cl_uint ndev, const cl_devic
 	if (kp->state == KP_INSTRUMENTED && kp->ours && kp->ours != kp->user)
 		real_clReleaseProgram(kp->ours);
 	kp->ours = NULL;
-	if (kp->source)
-		instrument_program(kp, ndev, devs, options, mode);
-	else
+	if (kp->source) {
+		kp_unit u = {kp->source, kp->len, (char *)options, NULL, 0};
+		instrument_program(kp, ndev, devs, &u, 1, NULL, mode);
+	} else {
 		adopt_binary(kp, mode);
+	}
 	if (t)
 		pt_leave(t);
 	errno = saved;
 	return err;
+}
+
+/* An include name the compile of a unit can use as a path below its own
+ * folder: relative, never climbing out. */
+static int header_name_ok(const char *n)
+{
+	if (!n || !*n || *n == '/')
+		return 0;
+	for (const char *p = n; p; p = strchr(p, '/'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return 0;
+	return 1;
+}
+
+/* The unit clCompileProgram compiled: kp's source with options and the
+ * headers (each a program made from source); NULL with *why set when a
+ * header is not known or its name is unusable. */
+static kp_unit *compiled_unit(const kp_program *kp, const char *options, cl_uint nheaders,
+                              const cl_program *headers, const char **names, const char **why)
+{
+	kp_unit from = {kp->source, kp->len, (char *)options, NULL, 0};
+	kp_header *hs = nheaders ? calloc(nheaders, sizeof *hs) : NULL;
+	kp_unit *u = malloc(sizeof *u);
+	*why = "out of memory";
+	if (!u || (nheaders && !hs)) {
+		free(hs);
+		free(u);
+		return NULL;
+	}
+	for (cl_uint h = 0; h < nheaders; h++) {
+		const kp_program *hk = program_find(headers[h]);
+		if (!hk || !hk->source || !header_name_ok(names ? names[h] : NULL)) {
+			*why =
+			    "a header given to clCompileProgram was not made from source, or its "
+			    "include name leaves the folder";
+			free(hs);
+			free(u);
+			return NULL;
+		}
+		hs[h] = (kp_header){(char *)names[h], hk->source, hk->len};
+	}
+	from.headers = hs;
+	from.nheaders = nheaders;
+	int r = unit_copy(u, &from);
+	free(hs);
+	if (r) {
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/* Separate compilation: remembers what was compiled (the source, options
+ * and headers); clLinkProgram compiles it again with instrument.so. */
+PT_EXPORT cl_int clCompileProgram(cl_program program, cl_uint ndev, const cl_device_id *devs,
+                                  const char *options, cl_uint nheaders, const cl_program *headers,
+                                  const char **names, void(CL_CALLBACK *notify)(cl_program, void *),
+                                  void *user_data)
+{
+	REAL(clCompileProgram);
+	if (!real_clCompileProgram)
+		return CL_INVALID_PROGRAM;
+	cl_int err = real_clCompileProgram(program, ndev, devs, options, nheaders, headers, names,
+	                                   notify, user_data);
+	kp_program *kp = err == CL_SUCCESS && kp_mode() ? program_find(program) : NULL;
+	if (!kp || !kp->source)
+		return err;
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	const char *why = NULL;
+	kp_unit *u = compiled_unit(kp, options, nheaders, headers, names, &why);
+	if (!u)
+		pt_debug(1, "OpenCL compile not remembered for linking: %s", why);
+	pt_spin_lock(&kp_lock);
+	kp_unit *old = kp->compiled;
+	kp->compiled = u;
+	pt_spin_unlock(&kp_lock);
+	unit_free(old);
+	free(old);
+	if (t)
+		pt_leave(t);
+	errno = saved;
+	return err;
+}
+
+/* Appends copies of the units of input program p to *units; -1 with *why
+ * set when p's sources are not known. */
+static int add_units(cl_program p, kp_unit **units, uint32_t *n, const char **why)
+{
+	kp_program *kp = program_find(p);
+	int rc = -1;
+	*why = "an input of clLinkProgram was not compiled from source at run time";
+	pt_spin_lock(&kp_lock);
+	const kp_unit *from = NULL;
+	uint32_t count = 0;
+	if (kp && kp->compiled) {
+		from = kp->compiled;
+		count = 1;
+	} else if (kp && kp->state == KP_LIBRARY) {
+		from = kp->units;
+		count = kp->nunits;
+		if (kp->why)
+			*why = kp->why;
+	}
+	kp_unit *more = from ? realloc(*units, (*n + count + 1) * sizeof **units) : NULL;
+	if (more) {
+		*units = more;
+		rc = 0;
+		for (uint32_t i = 0; i < count && !rc; i++) {
+			rc = unit_copy(&more[*n], &from[i]);
+			*n += !rc;
+		}
+		if (rc)
+			*why = "out of memory";
+	}
+	pt_spin_unlock(&kp_lock);
+	return rc;
+}
+
+/* The link's executable (or library) gets the units of its inputs: an
+ * executable is instrumented from them at once, as clBuildProgram's source
+ * is; a library keeps them for the link that uses it. */
+PT_EXPORT cl_program clLinkProgram(cl_context ctx, cl_uint ndev, const cl_device_id *devs,
+                                   const char *options, cl_uint ninputs, const cl_program *inputs,
+                                   void(CL_CALLBACK *notify)(cl_program, void *), void *user_data,
+                                   cl_int *errcode_ret)
+{
+	REAL(clLinkProgram);
+	if (!real_clLinkProgram) {
+		if (errcode_ret)
+			*errcode_ret = CL_INVALID_OPERATION;
+		return NULL;
+	}
+	cl_int err = CL_SUCCESS;
+	cl_program p =
+	    real_clLinkProgram(ctx, ndev, devs, options, ninputs, inputs, notify, user_data, &err);
+	if (errcode_ret)
+		*errcode_ret = err;
+	int mode = kp_mode();
+	if (!p || err != CL_SUCCESS || !mode)
+		return p;
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	kp_program *kp = calloc(1, sizeof *kp);
+	kp_unit *units = NULL;
+	uint32_t n = 0;
+	const char *why = NULL;
+	for (cl_uint i = 0; i < ninputs && !why; i++)
+		if (add_units(inputs[i], &units, &n, &why) == 0)
+			why = NULL;
+	int library = 0;
+	for (const char *o = options ? strstr(options, "-create-library") : NULL; o;
+	     o = strstr(o + 1, "-create-library"))
+		library |= (o == options || o[-1] == ' ' || o[-1] == '\t') &&
+		           (!o[15] || o[15] == ' ' || o[15] == '\t' || o[15] == '\n');
+	if (kp) {
+		kp->user = p;
+		if (library) {
+			kp->state = KP_LIBRARY;
+			kp->units = units;
+			kp->nunits = n;
+			kp->why = why;
+			units = NULL;
+			n = 0;
+		} else if (why) {
+			kp->state = KP_FAILED;
+			warn_once(
+			    "cannot instrument the kernels of a linked OpenCL program (%s%s): they "
+			    "run uninstrumented",
+			    why, "");
+		} else {
+			instrument_program(kp, ndev, devs, units, n, options, mode);
+		}
+		program_add(kp);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		unit_free(&units[i]);
+	free(units);
+	if (t)
+		pt_leave(t);
+	errno = saved;
+	return p;
 }
 
 static const kp_twin *twin_of(const kp_program *kp, const char *name)
@@ -881,7 +1261,16 @@ PT_EXPORT cl_int clReleaseProgram(cl_program program)
 		kp->state = KP_DEAD;
 		free(kp->source);
 		kp->source = NULL;
+		kp_unit *compiled = kp->compiled, *units = kp->units;
+		uint32_t nunits = kp->nunits;
+		kp->compiled = kp->units = NULL;
+		kp->nunits = 0;
 		pt_spin_unlock(&kp_lock);
+		unit_free(compiled);
+		free(compiled);
+		for (uint32_t i = 0; i < nunits; i++)
+			unit_free(&units[i]);
+		free(units);
 		if (ours) {
 			int saved = errno;
 			pt_thread *t = pt_enter();

@@ -583,7 +583,8 @@ int pt_cmd_report(int argc, char **argv)
 		add_builtin(&c, pt_tool_gpu(), NULL);
 		add_builtin(&c, pt_tool_mpi(), c.optbuf);
 	}
-	/* inside kernels: a table of its own in the CSV too */
+	/* inside kernels: tables of their own in the CSV too; the JSON's
+	 * member "gpu_kernels" comes from the profile tool */
 	if (strcmp(fmt, "json")) {
 		snprintf(c.kernels_opt, sizeof c.kernels_opt, "%s,top=%u", fmt, c.top);
 		add_builtin(&c, pt_tool_gpu_kernels(), c.kernels_opt);

@@ -5,14 +5,18 @@
  * instructions executed, and its basic blocks with their execution counts
  * and source lines, hot blocks first; for CUDA, how work-group durations
  * spread (imbalance across work-groups). Prints nothing for a trace without
- * kernel profiles. Options: "csv", "top=N" (blocks shown per kernel in the
- * text; the CSV has them all).
+ * kernel profiles. Options: "csv", "json", "top=N" (blocks shown per kernel
+ * in the text; the CSV and JSON have them all). The JSON is a member of the
+ * profile's object (",\n \"gpu_kernels\": [...]"): the profile tool runs
+ * this tool inside itself under `report --json` and prints it before its
+ * closing brace.
  *
  * A kernel is one (name, block layout): the profiles of every build and
  * process of the same code add up; two different kernels of one name (two
  * programs) are two entries. */
 #include "gpu_common.h"
 #include "gpu_prof.h"
+#include "text_escape.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -36,7 +40,7 @@ typedef struct kt_tool {
 	const pt_trace_ctx *ctx;
 	gpu_names *names;
 	gpu_profs *profs;
-	int csv;
+	int format; /* 0 text, 1 csv, 2 json */
 	unsigned top;
 	pthread_mutex_t lock;
 	proc_acc *procs;
@@ -74,11 +78,14 @@ static void *kt_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		const char *end = strchr(o, ',');
 		size_t len = end ? (size_t)(end - o) : strlen(o);
 		if (len == 3 && !strncmp(o, "csv", 3))
-			t->csv = 1;
+			t->format = 1;
+		else if (len == 4 && !strncmp(o, "json", 4))
+			t->format = 2;
 		else if (len > 4 && !strncmp(o, "top=", 4))
 			t->top = (unsigned)strtoul(o + 4, NULL, 10);
 		else if (len && !(len == 4 && !strncmp(o, "text", 4))) {
-			snprintf(err, errlen, "unknown option '%.*s' (csv, top=N)", (int)len, o);
+			snprintf(err, errlen, "unknown option '%.*s' (csv, json, top=N)", (int)len,
+			         o);
 			gpu_names_free(t->names);
 			gpu_profs_free(t->profs);
 			free(t->procs);
@@ -325,17 +332,6 @@ static int brow_cmp(const void *x, const void *y)
 	return (a->block > b->block) - (a->block < b->block);
 }
 
-static void csv_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -423,9 +419,9 @@ static void print_csv(kt_tool *t, FILE *out, const krow *rows, size_t n)
 		const krow *r = &rows[i];
 		const kacc *k = &r->acc;
 		fputs("gpu_kernel,", out);
-		csv_str(out, r->name);
+		pt_csv_str(out, r->name);
 		fputc(',', out);
-		csv_str(out, gpu_prof_file(r->def, r->def->file));
+		pt_csv_str(out, gpu_prof_file(r->def, r->def->file));
 		fprintf(out,
 		        ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		        ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
@@ -444,9 +440,9 @@ static void print_csv(kt_tool *t, FILE *out, const krow *rows, size_t n)
 			const pt_gpu_prof_block *pb = &d->blocks[b];
 			uint64_t x = r->acc.counts[b] * pb->instructions;
 			fputs("gpu_block,", out);
-			csv_str(out, r->name);
+			pt_csv_str(out, r->name);
 			fprintf(out, ",%u,", b);
-			csv_str(out, gpu_prof_file(d, pb->file));
+			pt_csv_str(out, gpu_prof_file(d, pb->file));
 			fprintf(out, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%.6f\n", pb->line,
 			        pb->instructions, r->acc.counts[b], x,
 			        r->acc.instructions ? (double)x / (double)r->acc.instructions
@@ -455,13 +451,53 @@ static void print_csv(kt_tool *t, FILE *out, const krow *rows, size_t n)
 	}
 }
 
+/* The rows of print_csv's two tables, each kernel's blocks (in block
+ * order; none when they were not counted) inside it. */
+static void print_json(kt_tool *t, FILE *out, const krow *rows, size_t n)
+{
+	fputs(",\n \"gpu_kernels\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		const krow *r = &rows[i];
+		const gpu_prof_def *d = r->def;
+		const kacc *k = &r->acc;
+		fprintf(out, "%s\n  {\"kernel\": ", i ? "," : "");
+		pt_json_str(out, r->name);
+		fputs(", \"file\": ", out);
+		pt_json_str(out, gpu_prof_file(d, d->file));
+		fprintf(out,
+		        ", \"line\": %u, \"launches\": %" PRIu64 ", \"profiled\": %" PRIu64
+		        ", \"work_groups\": %" PRIu64 ", \"work_items\": %" PRIu64
+		        ", \"groups_uncounted\": %" PRIu64 ", \"instructions\": %" PRIu64
+		        ", \"wg_time_min_ns\": %" PRIu64 ", \"wg_time_mean_ns\": %" PRIu64
+		        ", \"wg_time_max_ns\": %" PRIu64 ", \"blocks\": [",
+		        d->line, r->value < t->nlaunches ? t->launches[r->value] : 0, k->profiled,
+		        k->groups, k->items, k->uncounted, k->instructions, k->dur_min,
+		        k->timed_groups ? k->dur_sum / k->timed_groups : 0, k->dur_max);
+		for (uint32_t b = 0; k->counted && b < d->nblocks; b++) {
+			const pt_gpu_prof_block *pb = &d->blocks[b];
+			uint64_t x = k->counts[b] * pb->instructions;
+			fprintf(out, "%s\n   {\"block\": %u, \"file\": ", b ? "," : "", b);
+			pt_json_str(out, gpu_prof_file(d, pb->file));
+			fprintf(out,
+			        ", \"line\": %u, \"instructions\": %u, \"executions\": %" PRIu64
+			        ", \"executed_instructions\": %" PRIu64 ", \"share\": %.6f}",
+			        pb->line, pb->instructions, k->counts[b], x,
+			        k->instructions ? (double)x / (double)k->instructions : 0.0);
+		}
+		fputs(k->counted && d->nblocks ? "\n  ]}" : "]}", out);
+	}
+	fputs("\n ]", out);
+}
+
 static int kt_print_results(void *tool, FILE *out)
 {
 	kt_tool *t = tool;
 	krow *rows = NULL;
 	size_t n = collect(t, &rows);
 	if (n) {
-		if (t->csv)
+		if (t->format == 2)
+			print_json(t, out, rows, n);
+		else if (t->format == 1)
 			print_csv(t, out, rows, n);
 		else
 			print_text(t, out, rows, n);

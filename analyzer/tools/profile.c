@@ -15,10 +15,13 @@
  *   threads: lifetime (first to last record), running vs waiting (lock,
  *     condition, join, barrier).
  * Options: "text" (default), "csv", "json", "short" (the summary analyze
- * prints), "top=N" rows per table (0 = all).
+ * prints), "top=N" rows per table (0 = all). The JSON also holds the kernel
+ * section (gpu_kernels.c, run inside this tool): one object for the whole
+ * report.
  */
 #define _GNU_SOURCE
 #include "profile.h"
+#include "gpu_common.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_waits.h"
@@ -49,6 +52,7 @@ typedef struct pf_shard {
 	pt_func_lookup fl;
 	tstat ts;
 	pf_omp_shard *omp; /* from the thread's first OpenMP record */
+	void *kt;          /* the kernel section's shard (JSON) */
 	int oom;
 	char err[128];
 } pf_shard;
@@ -254,6 +258,16 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		if (t)
 			pf->top = (unsigned)strtoul(t + 4, NULL, 10);
 	}
+	if (pf->format == 2) {
+		pf->kt = pt_tool_gpu_kernels();
+		if (!(pf->kt_state = pf->kt->init(ctx, "json", err, errlen))) {
+			pf_omp_free(pf->omp);
+			pthread_mutex_destroy(&pf->lock);
+			free(pf->t);
+			free(pf);
+			return NULL;
+		}
+	}
 	return pf;
 }
 
@@ -266,6 +280,10 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	}
 	s->pf = tool;
 	s->info = info;
+	if (s->pf->kt && !(s->kt = s->pf->kt->shard_init(s->pf->kt_state, info, err, errlen))) {
+		free(s);
+		return NULL;
+	}
 	pt_func_lookup_init(&s->fl, s->pf->ctx, info->process);
 	pt_callstack_init(&s->calls);
 	s->ts.shard = info->index;
@@ -279,6 +297,9 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	const pt_shard_info *in = s->info;
 	uint64_t t = ev->time_ns;
 	s->ts.events++;
+	if (s->kt && ev->kind >= PT_REC_RANGE_GPU_FIRST && ev->kind <= PT_REC_RANGE_GPU_LAST &&
+	    s->pf->kt->shard_event(s->kt, ev))
+		return snprintf(s->err, sizeof s->err, "kernel section failed"), -1;
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	int is_enter;
@@ -360,7 +381,6 @@ static const char *pf_shard_error(void *st)
 
 static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 {
-	(void)complete;
 	pf_shard *s = st;
 	pf_tool *pf = s->pf;
 	/* frames still open end at the last record (exit, killed) */
@@ -371,6 +391,8 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			s->ts.wait[k] += w.end - w.begin;
 	s->ts.last = last_ns;
 	int rc = 0;
+	if (s->kt && pf->kt->shard_exit(s->kt, last_ns, complete))
+		rc = -1;
 	pthread_mutex_lock(&pf->lock);
 	if (pf_omp_shard_exit(pf->omp, s->omp, s->info, &s->ts, last_ns))
 		rc = -1;
@@ -449,14 +471,17 @@ static void pf_destroy(void *tool)
 	free(pf->f);
 	free(pf->t);
 	pf_omp_free(pf->omp);
+	if (pf->kt_state)
+		pf->kt->destroy(pf->kt_state);
 	pthread_mutex_destroy(&pf->lock);
 	free(pf);
 }
 
 static int pf_process_event(void *tool, size_t process, const pt_event *ev)
 {
-	pf_omp_process_event(((pf_tool *)tool)->omp, process, ev);
-	return 0;
+	pf_tool *pf = tool;
+	pf_omp_process_event(pf->omp, process, ev);
+	return pf->kt ? pf->kt->process_event(pf->kt_state, process, ev) : 0;
 }
 
 static const pt_tool profile_tool = {

@@ -81,6 +81,10 @@ typedef struct pf_tool {
 	size_t nl, capl;
 	tstat *t; /* per shard */
 	pf_omp *omp;
+	/* JSON only: the kernel section (tool gpu-kernels, run inside this
+	 * one on the GPU records), printed as the member "gpu_kernels" */
+	const pt_tool *kt;
+	void *kt_state;
 } pf_tool;
 
 

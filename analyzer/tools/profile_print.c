@@ -176,7 +176,7 @@ static void thread_times(const tstat *t, uint64_t *life, uint64_t *wait)
 }
 
 /* JSON: everything, no truncation. */
-static void print_json(pf_tool *pf, const pf_view *v, FILE *o)
+static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 {
 	const pt_trace_ctx *ctx = pf->ctx;
 	char name[512];
@@ -236,7 +236,10 @@ static void print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	}
 	fputs("\n ]", o);
 	pf_omp_print_json(pf->omp, o);
+	if (pf->kt && pf->kt->print_results(pf->kt_state, o))
+		return -1;
 	fputs("\n}\n", o);
+	return 0;
 }
 
 /* CSV: one table per section, the first column names it. */
@@ -400,8 +403,9 @@ int pf_print(void *tool, FILE *o)
 	pf_view v;
 	if (view_prepare(pf, &v))
 		return -1;
+	int rc = 0;
 	if (pf->format == 2) {
-		print_json(pf, &v, o);
+		rc = print_json(pf, &v, o);
 	} else if (pf->format == 1) {
 		print_csv(pf, &v, o);
 	} else {
@@ -418,5 +422,5 @@ int pf_print(void *tool, FILE *o)
 			text_threads(pf, nw, o);
 	}
 	free(v.ids);
-	return 0;
+	return rc;
 }

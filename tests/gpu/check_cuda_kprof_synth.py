@@ -6,13 +6,15 @@ unset, and checks that the runtime points the kernel's slot at a buffer for
 each launch (with the blocks bit only for blocks) and resets it after, and
 that what the "device" wrote comes out exactly: GPU_PROF_DEF and GPU_PROF in
 the dump, the report's kernel section (work-groups, work-items, block
-counts, instructions, work-group time min / mean / max and imbalance), and
+counts, instructions, work-group time min / mean / max and imbalance; in the
+text, the CSV and the JSON), and
 per launch on the stream's Paraver row (instructions, hot block, work-group
 imbalance and mean time)."""
 import argparse
 import collections
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -93,8 +95,18 @@ want = {"kernel": "saxpy", "file": "/src/saxpy.cu", "line": "10", "launches": "4
         "wg_time_min_ns": "1000", "wg_time_mean_ns": str(mean), "wg_time_max_ns": "8003"}
 check(len(k) == 1 and all(k[0].get(x) == v for x, v in want.items()), "report: kernels %s, expected %s" % (k, want))
 blocks = [(int(b["block"]), int(b["line"]), int(b["executions"])) for b in rows["gpu_block"]]
-check(sorted(blocks) == [(0, 12, 4 * counts[0]), (1, 13, 4 * counts[1]), (2, 15, 4 * counts[2])],
-      "report: blocks %s" % blocks)
+want_blocks = [(0, 12, 4 * counts[0]), (1, 13, 4 * counts[1]), (2, 15, 4 * counts[2])]
+check(sorted(blocks) == want_blocks, "report: blocks %s" % blocks)
+r = subprocess.run([a.paratrace, "report", "--json", trace], capture_output=True, text=True)
+try:
+    k = json.loads(r.stdout).get("gpu_kernels", [])
+except ValueError as e:
+    k = []
+    check(False, "report --json: not JSON (%s): %s" % (e, r.stderr))
+check(len(k) == 1 and all(str(k[0].get(x)) == v for x, v in want.items()),
+      "report --json: kernels %s, expected %s" % (k, want))
+blocks = [(b["block"], b["line"], b["executions"]) for b in (k[0]["blocks"] if k else [])]
+check(blocks == want_blocks, "report --json: blocks %s" % blocks)
 text = subprocess.run([a.paratrace, "report", trace], capture_output=True, text=True).stdout
 check("work-group time: min 1.00 us, mean 4.50 us, max 8.00 us; imbalance (max/mean) 1.78" in text,
       "report text: %s" % text[text.find("GPU kernels, inside"):][:600])

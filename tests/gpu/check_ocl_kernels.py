@@ -7,8 +7,9 @@ check:
 
 - the program's results (checksums) and its view of its kernels are the same
   in every run (the program checks the latter itself);
-- blocks: `paratrace report --csv` has, per kernel, the launches, work-groups
-  and work-items the program made, and the first block at each marker line
+- blocks: `paratrace report --csv` and `--json` (its "gpu_kernels" member,
+  the same rows) have, per kernel, the launches, work-groups and work-items
+  the program made, and the first block at each marker line
   of the source executed exactly as often as the work sizes and the data say
   (odd work-items, a loop whose trip count is the id mod 8, a helper that
   branches on the data, a 2-D range, a tree reduction in local memory, a
@@ -21,19 +22,28 @@ check:
 - the Perfetto export: the queue's track has counter tracks whose
   "instructions executed" values add up to the same total; none with a
   time window that ends before any kernel ran;
-- entries: work-groups and work-items, no block rows, no instruction events;
+- entries: work-groups and work-items, no block rows (CSV and JSON), no
+  instruction events;
 - unset: no profile at all and no compile of the source;
 - offline: the same source compiled by clang with instrument.so to SPIR
   bitcode, loaded by the program with clCreateProgramWithBinary: untraced,
   the same results (the twins are not used); under blocks, the same exact
   counts in the report and the .prv, with the offline source file named;
 - a clang that cannot be run: one warning, the program runs uninstrumented
-  with the same results.
+  with the same results;
+- separate compilation: the helper and the kernels compiled apart
+  (clCompileProgram, a header given as a program), the helper made a library
+  and linked with the kernels (clLinkProgram): under blocks the same results,
+  kernel names, errors and build log of a compile and a link that fail as
+  untraced, and the same exact counts (the helper's blocks, from its own
+  source, inlined into the kernel that calls it) in the report and the .prv;
+  with a clang that cannot be run, one warning and the same results.
 """
 import argparse
 import collections
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -51,9 +61,10 @@ def check(cond, msg):
     return cond
 
 
-def run(a, mode, extra_env=None, binary=None):
+def run(a, mode, extra_env=None, binary=None, link=False):
     """Runs the program (mode None: untraced); returns (stdout dict, stderr, trace)."""
-    trace = os.path.join(a.dir, "trace-%s%s" % (mode or "plain", "-binary" if binary else ""))
+    trace = os.path.join(a.dir, "trace-%s%s%s" % (mode or "plain", "-binary" if binary else "",
+                                                 "-link" if link else ""))
     env = dict(os.environ, POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))
     env.pop("PARATRACE_GPU_KERNELS", None)
     if mode:
@@ -63,7 +74,7 @@ def run(a, mode, extra_env=None, binary=None):
         if a.plugin:
             env["PARATRACE_PLUGIN"] = a.plugin
     env.update(extra_env or {})
-    args = [a.prog] + (["--binary", binary] if binary else []) + [str(a.reps)]
+    args = [a.prog] + (["--binary", binary] if binary else []) + (["--link"] if link else []) + [str(a.reps)]
     r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
     if not check(r.returncode == 0, "%s run failed (%d): %s%s" % (mode, r.returncode, r.stdout, r.stderr[-3000:])):
         return None, r.stderr, trace
@@ -79,13 +90,13 @@ def results(said):
 
 
 def expected(said):
-    """What each marker line's first block must count, per kernel, and the
-    sizes of each kernel's launches, from the program's sizes and data."""
+    """What the first block at each marker comment must count, per kernel,
+    and the sizes of each kernel's launches, from the program's sizes and
+    data."""
     one = lambda k: int(said[k][0][0])
     reps, n, w, h, lb, lr = one("reps"), one("N"), one("W"), one("H"), one("LB"), one("LR")
     nt, lt = one("NT"), one("LT")
     l2 = [int(x) for x in said["L2"][0]]
-    line = {k[5:]: int(v[0][0]) for k, v in said.items() if k.startswith("line_")}
     data = [i % 7 for i in range(n)]
     trips = [i % 8 for i in range(n)]
     body = sum(trips)
@@ -105,7 +116,7 @@ def expected(said):
     }
     for k, e in exp.items():
         per = e["launches"] if k != "branchy" else 2 * reps
-        e["lines"] = {line[m]: c * per for m, c in e["lines"].items()}
+        e["lines"] = {m: c * per for m, c in e["lines"].items()}
     exp["branchy"]["groups_given"] = n // lb * reps
     # work-groups of each launch whose group size the program gives
     exp["per_launch_groups"] = collections.Counter({(w // l2[0]) * (h // l2[1]): reps, n // lr: reps}) + \
@@ -127,12 +138,62 @@ def report_csv(a, trace):
     return kernels, blocks
 
 
-def check_blocks(a, said, trace, source="/ocl-1.cl"):
+def report_json(a, trace):
+    """The "gpu_kernels" member of `report --json`, as report_csv's rows:
+    every value a string, each block row naming its kernel."""
+    r = subprocess.run([a.paratrace, "report", "--json", trace], capture_output=True, text=True)
+    if not check(r.returncode == 0, "report --json failed: %s" % r.stderr[-2000:]):
+        return [], []
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        check(False, "report --json: not JSON (%s)" % e)
+        return [], []
+    check("functions" in doc and "threads" in doc, "report --json: profile members missing")
+    kernels, blocks = [], []
+    for k in doc.get("gpu_kernels", []):
+        for b in k.pop("blocks"):
+            blocks.append({"kernel": k["kernel"], **{f: str(v) for f, v in b.items()}})
+        kernels.append({f: str(v) for f, v in k.items()})
+    return kernels, blocks
+
+
+def same_rows(csv_rows, json_rows, what):
+    """The JSON's rows are the CSV's, field for field (shares as numbers)."""
+    norm = lambda rows: sorted(tuple(sorted((f, "%.6f" % float(v) if f == "share" else v)
+                                            for f, v in r.items() if f != "table")) for r in rows)
+    check(norm(csv_rows) == norm(json_rows),
+          "report: --json %s differ from --csv: %s vs %s" % (what, norm(json_rows)[:3], norm(csv_rows)[:3]))
+
+
+def marker(path, line, files={}):
+    """The marker comment (// NAME) on that line of the kernel source."""
+    if path not in files:
+        try:
+            with open(path) as f:
+                files[path] = f.read().splitlines()
+        except OSError:
+            files[path] = []
+    text = files[path][line - 1] if 0 < line <= len(files[path]) else ""
+    m = re.search(r"// ([A-Z]+)", text)
+    return m.group(1) if m else None
+
+
+def check_blocks(a, said, trace, source=r"/ocl-1\.cl"):
+    csv_k, csv_b = report_csv(a, trace)
+    json_k, json_b = report_json(a, trace)
+    same_rows(csv_k, json_k, "kernels")
+    same_rows(csv_b, json_b, "blocks")
+    # the exact counts in each, so that neither passes by being empty
+    check_report(said, json_k, json_b, source, "--json")
+    return check_report(said, csv_k, csv_b, source, "--csv")
+
+
+def check_report(said, kernels, blocks, source, fmt):
     exp = expected(said)
-    kernels, blocks = report_csv(a, trace)
     by_name = {k["kernel"]: k for k in kernels}
     names = {k for k in exp if k != "per_launch_groups"}
-    check(set(by_name) == names, "report kernels %s, expected %s" % (sorted(by_name), sorted(names)))
+    check(set(by_name) == names, "report %s kernels %s, expected %s" % (fmt, sorted(by_name), sorted(names)))
     total = 0
     for name, e in exp.items():
         if name == "per_launch_groups":
@@ -149,16 +210,16 @@ def check_blocks(a, said, trace, source="/ocl-1.cl"):
         else:
             check(int(k["work_groups"]) > e["groups_given"], "%s: work-groups %s" % (name, k["work_groups"]))
         check(int(k["groups_uncounted"]) == 0, "%s: %s groups uncounted" % (name, k["groups_uncounted"]))
-        check(k["file"].endswith(source) and os.path.exists(k["file"]),
+        check(re.search(source + "$", k["file"]) and os.path.exists(k["file"]),
               "%s: source file %s, expected %s" % (name, k["file"], source))
         rows = sorted((b for b in blocks if b["kernel"] == name), key=lambda b: int(b["block"]))
         check(rows and int(rows[0]["executions"]) == e["items"],
               "%s: entry block ran %s times, expected %d" % (name, rows and rows[0]["executions"], e["items"]))
-        for line, count in e["lines"].items():
-            at = [b for b in rows if int(b["line"]) == line]
+        for m, count in e["lines"].items():
+            at = [b for b in rows if marker(b["file"], int(b["line"])) == m]
             check(at and int(at[0]["executions"]) == count,
-                  "%s line %d: first block executed %s times, expected %d" %
-                  (name, line, at and at[0]["executions"], count))
+                  "%s %s: first block at // %s executed %s times, expected %d" %
+                  (fmt, name, m, at and at[0]["executions"], count))
         instr = sum(int(b["executions"]) * int(b["instructions"]) for b in rows)
         check(instr == int(k["instructions"]), "%s: instructions %s, blocks say %d" % (name, k["instructions"], instr))
         total += instr
@@ -291,8 +352,11 @@ def main():
     if said:
         check(results(said) == want, "entries: results differ from the untraced run")
         kernels, blocks = report_csv(a, trace)
+        json_k, json_b = report_json(a, trace)
+        same_rows(kernels, json_k, "kernels (entries)")
         exp = expected(said)
-        check(len(kernels) == 5 and not blocks, "entries: %d kernels, %d block rows" % (len(kernels), len(blocks)))
+        check(len(kernels) == 5 and not blocks and not json_b,
+              "entries: %d kernels, %d block rows, %d in the JSON" % (len(kernels), len(blocks), len(json_b)))
         for k in kernels:
             e = exp.get(k["kernel"])
             check(e and int(k["work_items"]) == e["items"] and int(k["instructions"]) == 0 and
@@ -323,6 +387,7 @@ def main():
 
     if a.clang and a.plugin:
         check_offline(a, want)
+    check_link(a, want)
 
     for f in failures:
         print("FAIL:", f)
@@ -346,8 +411,45 @@ def check_offline(a, want):
     if said:
         check(results(said) == want, "offline, blocks: results differ")
         check(not [l for l in err.splitlines() if l.startswith("paratrace")], "offline: warnings %s" % err[-2000:])
-        total, nlaunches, exp, blocks = check_blocks(a, said, trace, "/offline.cl")
+        total, nlaunches, exp, blocks = check_blocks(a, said, trace, r"/offline\.cl")
         check_prv_blocks(a, trace, total, nlaunches, exp, blocks, "offline")
+
+
+def build_logs(said):
+    """The failed compile's build log (PoCL names a temporary file in it)."""
+    return {k: [re.sub(r"tempfile_\w+", "tempfile", " ".join(v)) for v in vs]
+            for k, vs in said.items() if k.startswith("log_")}
+
+
+def check_link(a, want):
+    plain, _, _ = run(a, None, link=True)
+    said, err, trace = run(a, "blocks", link=True)
+    if not plain or not said:
+        return
+    check({k: v for k, v in results(plain).items() if k in want} == want,
+          "link, untraced: results differ from the program built with clBuildProgram")
+    check(plain["sum_badcompile"] == [["-15"]] and plain["sum_badlink"] == [["-17", "null"]] and
+          build_logs(plain).get("log_badcompile"),
+          "link, untraced: the bad compile and link did not fail as expected: %s %s %s" %
+          (plain["sum_badcompile"], plain["sum_badlink"], build_logs(plain)))
+    # the same results, kernel names, errors and build log traced
+    check(results(said) == results(plain), "link, blocks: results differ from the untraced run: %s vs %s" %
+          (results(said), results(plain)))
+    check(build_logs(said) == build_logs(plain), "link, blocks: build logs differ: %s vs %s" %
+          (build_logs(said), build_logs(plain)))
+    check(not [l for l in err.splitlines() if l.startswith("paratrace")], "link: warnings %s" % err[-2000:])
+    total, nlaunches, exp, blocks = check_blocks(a, said, trace, r"/ocl-\d+\.cl")
+    # the helper's blocks come from its own unit, inlined into branchy
+    files = {b["file"] for b in blocks if b["kernel"] == "branchy"}
+    check(len(files) == 2, "link: branchy's blocks in %s, expected the kernels' and the helper's sources" % files)
+    check_prv_blocks(a, trace, total, nlaunches, exp, blocks, "link")
+    # the instrumented compile failing: one warning, the same results
+    said, err, trace = run(a, "noclang", {"PARATRACE_GPU_KERNELS": "blocks",
+                                          "PARATRACE_GPU_CLANG": "/nonexistent/clang"}, link=True)
+    if said:
+        check(results(said) == results(plain), "link, no clang: results differ from the untraced run")
+        warns = [l for l in err.splitlines() if l.startswith("paratrace")]
+        check(len(warns) == 1 and "clang not found" in warns[0], "link, no clang: warnings %s" % warns)
 
 
 if __name__ == "__main__":

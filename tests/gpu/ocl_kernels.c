@@ -12,11 +12,19 @@
  *   triangle a loop whose trip count is the work-item's id.
  * It checks that what it sees of its kernels is what it built (name,
  * argument count, program, argument indices), prints checksums of every
- * result, the line of each marker comment of the source, and what it
- * launched, one "key value" per line.
+ * result and what it launched, one "key value" per line (the checker finds
+ * the marker comments, // NAME, in the sources the trace keeps).
  *   ocl_kernels [REPS]                build the kernels from source
  *   ocl_kernels --binary F [REPS]     load SPIR bitcode F (e.g. compiled
  *                                     offline by clang with instrument.so)
+ *   ocl_kernels --link [REPS]         separate compilation: the helper and
+ *                                     the kernels compiled apart
+ *                                     (clCompileProgram; the kernels
+ *                                     include a header given as a program),
+ *                                     the helper made a library, both
+ *                                     linked (clLinkProgram); then a
+ *                                     compile and a link that fail, their
+ *                                     errors and logs printed
  *   ocl_kernels --source              print the kernels' source */
 #include "ocl_host.h"
 #include <stdint.h>
@@ -83,28 +91,81 @@ static const char *src_kernels =
     "	out[i] = acc;\n"
     "}\n";
 
-/* Marker comments and their lines in the joined source (1-based). */
-static void print_markers(const char *s)
-{
-	unsigned line = 1;
-	for (const char *p = s; *p; p++) {
-		if (*p == '\n')
-			line++;
-		else if (p[0] == '/' && p[1] == '/') {
-			const char *m = p + 3, *e = m;
-			while (*e >= 'A' && *e <= 'Z')
-				e++;
-			printf("line_%.*s %u\n", (int)(e - m), m, line);
-		}
-	}
-}
-
 static uint64_t checksum(const int *v, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (uint32_t)v[i]) * 1099511628211ull;
 	return h;
+}
+
+/* "sum_<what> <err>" for p's build on dev, then its build log, one
+ * "log_<what> <line>" per line (PoCL names a temporary file in it). */
+static void print_log(const char *what, cl_int err, cl_program p, cl_device_id dev)
+{
+	size_t len = 0;
+	char *log = NULL;
+	if (clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) == CL_SUCCESS &&
+	    len && (log = malloc(len)))
+		CHECK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL));
+	printf("sum_%s %d\n", what, err);
+	for (char *l = log, *e; l && *l; l = e + (*e != 0)) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l);
+		printf("log_%s %.*s\n", what, (int)(e - l), l);
+	}
+	free(log);
+}
+
+/* The kernels through clCompileProgram and clLinkProgram (see the top). */
+static cl_program link_program(cl_context ctx, cl_device_id dev)
+{
+	static const char *header = "int helper(int x);\n";
+	static const char *include = "#include \"kp/helper.h\"\n";
+	const char *hname = "kp/helper.h";
+	cl_int err;
+	cl_program h = clCreateProgramWithSource(ctx, 1, &src_helper, NULL, &err);
+	CHECK(err);
+	CHECK(clCompileProgram(h, 1, &dev, "-DUNUSED=1", 0, NULL, NULL, NULL, NULL));
+	cl_program hdr = clCreateProgramWithSource(ctx, 1, &header, NULL, &err);
+	CHECK(err);
+	const char *srcs[2] = {include, src_kernels};
+	cl_program k = clCreateProgramWithSource(ctx, 2, srcs, NULL, &err);
+	CHECK(err);
+	CHECK(clCompileProgram(k, 1, &dev, NULL, 1, &hdr, &hname, NULL, NULL));
+	cl_program lib = clLinkProgram(ctx, 1, &dev, "-create-library", 1, &h, NULL, NULL, &err);
+	CHECK(err);
+	/* inputs released before the link's kernels are made */
+	CHECK(clReleaseProgram(h));
+	CHECK(clReleaseProgram(hdr));
+	cl_program in[2] = {k, lib};
+	cl_program p = clLinkProgram(ctx, 1, &dev, NULL, 2, in, NULL, NULL, &err);
+	CHECK(err);
+	CHECK(clReleaseProgram(k));
+	CHECK(clReleaseProgram(lib));
+	char names[256] = "";
+	CHECK(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
+	printf("sum_names %s\n", names);
+
+	/* a compile that fails, and a link with a function nobody defines */
+	static const char *bad = "__kernel void bad(__global int *o) { o[0] = nonsense; }\n";
+	cl_program b = clCreateProgramWithSource(ctx, 1, &bad, NULL, &err);
+	CHECK(err);
+	err = clCompileProgram(b, 1, &dev, NULL, 0, NULL, NULL, NULL, NULL);
+	print_log("badcompile", err, b, dev);
+	CHECK(clReleaseProgram(b));
+	static const char *undef = "int missing(int);\n"
+	                           "__kernel void undef(__global int *o) { o[0] = missing(1); }\n";
+	b = clCreateProgramWithSource(ctx, 1, &undef, NULL, &err);
+	CHECK(err);
+	CHECK(clCompileProgram(b, 1, &dev, NULL, 0, NULL, NULL, NULL, NULL));
+	cl_program l = clLinkProgram(ctx, 1, &dev, NULL, 1, &b, NULL, NULL, &err);
+	printf("sum_badlink %d %s\n", err, l ? "program" : "null");
+	if (l)
+		CHECK(clReleaseProgram(l));
+	CHECK(clReleaseProgram(b));
+	return p;
 }
 
 static cl_kernel kernel(cl_program p, const char *name, cl_uint nargs)
@@ -136,7 +197,7 @@ static cl_kernel kernel(cl_program p, const char *name, cl_uint nargs)
 int main(int argc, char **argv)
 {
 	const char *binary = NULL;
-	int a = 1;
+	int a = 1, link = 0;
 	if (argc > 1 && !strcmp(argv[1], "--source")) {
 		printf("%s%s", src_helper, src_kernels);
 		return 0;
@@ -144,6 +205,10 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--binary")) {
 		binary = argv[2];
 		a = 3;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--link")) {
+		link = 1;
+		a = 2;
 	}
 	int reps = argc > a ? atoi(argv[a]) : 2;
 	cl_device_id dev;
@@ -163,6 +228,8 @@ int main(int argc, char **argv)
 		CHECK(err);
 		CHECK(clBuildProgram(p, 1, &dev, "-x spir -spir-std=1.2", NULL, NULL));
 		free((void *)bc);
+	} else if (link) {
+		p = link_program(ctx, dev);
 	} else {
 		const char *srcs[2] = {src_helper, src_kernels};
 		p = clCreateProgramWithSource(ctx, 2, srcs, NULL, &err);
@@ -224,10 +291,6 @@ int main(int argc, char **argv)
 		printf("sum_triangle %llu\n", (unsigned long long)checksum(out, NT));
 	}
 	CHECK(clFinish(q));
-	char *joined = malloc(strlen(src_helper) + strlen(src_kernels) + 1);
-	strcpy(joined, src_helper);
-	strcat(joined, src_kernels);
-	print_markers(joined);
 	printf("reps %d\nN %d\nW %d\nH %d\nLB %d\nLR %d\nL2 %zu %zu\nNT %d\nLT %d\n", reps, N, W, H,
 	       LB, LR, l2[0], l2[1], NT, LT);
 	clReleaseKernel(kb);
@@ -240,7 +303,6 @@ int main(int argc, char **argv)
 	clReleaseMemObject(bout);
 	clReleaseCommandQueue(q);
 	clReleaseContext(ctx);
-	free(joined);
 	free(in);
 	free(out);
 	return 0;
