@@ -46,7 +46,7 @@ if [ -z "$ptx" ]; then
 fi
 "$bench" "$ptx/plain.ptx" 1 1024 >/dev/null || { echo "no usable CUDA GPU" >&2; exit 77; }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$root/bench/gpu/stats.sh"
 
 declare -A out
 configs=(plain prof traced entries blocks)
@@ -64,8 +64,6 @@ for ((i = 0; i < reps; i++)); do
 	done
 done
 
-value() { printf '%s' "${out[$1]}" | awk -v k="$2" '$1 == k { print $2 }' | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b / a }'; }
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 echo "kernel-profiling cost on ${device:-the first CUDA GPU}: us per launch (CUDA events around" \
 	"the launch), median of $reps runs x $launches launches, ratio to plain"

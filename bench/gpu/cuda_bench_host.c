@@ -39,15 +39,6 @@ static float median_us(CUfunction k, unsigned grid, void **args, int reps)
 	return m;
 }
 
-static uint64_t checksum(const void *v, size_t n)
-{
-	const uint32_t *w = v;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ w[i]) * 1099511628211ull;
-	return h;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -87,8 +78,8 @@ int main(int argc, char **argv)
 	printf("triad %.2f\n", median_us(triad, grid, targs, reps));
 	printf("branchy %.2f\n", median_us(branchy, grid, bargs, reps));
 	CHECK(cu.memcpy_dtoh(h, a, n * sizeof(float)));
-	printf("sum_triad %llu\n", (unsigned long long)checksum(h, n));
+	printf("sum_triad %llu\n", (unsigned long long)cu_checksum(h, n));
 	CHECK(cu.memcpy_dtoh(h, out, n * sizeof(int)));
-	printf("sum_branchy %llu\n", (unsigned long long)checksum(h, n));
+	printf("sum_branchy %llu\n", (unsigned long long)cu_checksum(h, n));
 	return 0;
 }

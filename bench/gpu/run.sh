@@ -42,7 +42,7 @@ export POCL_CACHE_DIR="$dir/pocl-cache"
 "$clang" -target spir64-unknown-unknown -x cl -Xclang -finclude-default-header -cl-std=CL1.2 -c \
 	-emit-llvm -O2 -gline-tables-only "$dir/k.cl" -o "$dir/k.bc"
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$root/bench/gpu/stats.sh"
 
 declare -A out
 configs=(untraced spir traced entries blocks)
@@ -60,9 +60,6 @@ for ((i = 0; i < reps; i++)); do
 	done
 done
 
-value() { printf '%s' "${out[$1]}" | awk -v k="$2" '$1 == k { print $2 }' | median; }
-least() { printf '%s' "${out[$1]}" | awk -v k="$2" '$1 == k { print $2 }' | sort -g | head -1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b / a }'; }
 device=$(clinfo --raw 2>/dev/null | awk '!d && /CL_DEVICE_NAME/ { $1 = $2 = ""; sub(/^ +/, ""); print; d = 1 }' || true)
 echo "kernel-profiling cost on ${device:-the first OpenCL device}: device us per launch," \
 	"median (and minimum) of $reps runs x $launches launches (load average $(cut -d' ' -f1 /proc/loadavg))"

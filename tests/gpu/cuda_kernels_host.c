@@ -13,15 +13,6 @@
 #define N 4096
 #define NA 3000
 
-static uint64_t checksum(const void *v, size_t n)
-{
-	const uint32_t *w = v;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ w[i]) * 1099511628211ull;
-	return h;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -48,7 +39,7 @@ int main(int argc, char **argv)
 		CHECK(cu.launch(branchy, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
 		CHECK(cu.synchronize());
 		CHECK(cu.memcpy_dtoh(out, dout, N * sizeof *out));
-		printf("sum_branchy %llu\n", (unsigned long long)checksum(out, N));
+		printf("sum_branchy %llu\n", (unsigned long long)cu_checksum(out, N));
 	}
 	float *x = malloc(NA * sizeof *x), *y = malloc(NA * sizeof *y);
 	for (int i = 0; i < NA; i++)
@@ -64,7 +55,7 @@ int main(int argc, char **argv)
 	CHECK(cu.launch(axpy, (NA + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, aargs, NULL));
 	CHECK(cu.synchronize());
 	CHECK(cu.memcpy_dtoh(y, dy, NA * sizeof *y));
-	printf("sum_axpy %llu\n", (unsigned long long)checksum(y, NA));
+	printf("sum_axpy %llu\n", (unsigned long long)cu_checksum(y, NA));
 	printf("N %d\nNA %d\nblock %d\nablock %d\nreps 2\n", N, NA, 256, 128);
 	return 0;
 }
