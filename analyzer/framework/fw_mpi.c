@@ -61,7 +61,20 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 		}
 	}
 	pt_log_close(log);
+	pt_fw_mpi_fit(m);
 	return 0;
+}
+
+void pt_fw_mpi_fit(pt_fw_mpi *m)
+{
+	m->use[0] = m->off[0];
+	m->use[1] = m->off[1];
+	if (m->clocks < 2 || m->l[1] <= m->l[0])
+		return;
+	int b = m->rtt[1] < m->rtt[0], w = !b;
+	int64_t e = (int64_t)(m->rtt[w] / 2);
+	int64_t lo = m->off[w] - e, hi = m->off[w] + e;
+	m->use[w] = m->off[b] < lo ? lo : m->off[b] > hi ? hi : m->off[b];
 }
 
 const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process)
