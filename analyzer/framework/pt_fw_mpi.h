@@ -30,14 +30,14 @@ typedef struct pt_fw_mpi {
 } pt_fw_mpi;
 
 /* Sets use[] from the clock points. Each point bounds the offset at its
- * time: off[i] +- rtt[i] / 2. The map goes through the better point's
- * offset (the shorter round trip) and, at the other point, through the
- * offset within that point's bound that is nearest to the better one's:
- * the least drift the two measurements allow. Two good points give their
- * drift (less at most the worse one's half round trip); a point whose
- * exchange was slow (a rank that lost its CPU in the middle of it)
- * cannot put its error into the drift: ranks sharing one clock keep the
- * better offset throughout. */
+ * time: off[i] +- rtt[i] / 2. The map is the line with the least drift
+ * that keeps within both bounds: where they overlap, no drift, and the
+ * offset in the middle of the overlap; otherwise the line between their
+ * nearest edges. Two good points give their drift (less at most their
+ * half widths); a point whose exchange was slow (a rank that lost its CPU
+ * in the middle of it) has a wide bound, and cannot put its error into
+ * the drift: ranks sharing one clock keep the better point's offset, or
+ * better, throughout. */
 void pt_fw_mpi_fit(pt_fw_mpi *m);
 
 /* The MPI facts of ctx->processes[process], NULL when it is no rank. */

@@ -416,7 +416,7 @@ static void print_pairs(mr_tool *t, FILE *out)
 	}
 }
 
-/* Each rank's clock points (offset onto rank 0's clock, round trip) and
+/* Each rank's clock points (offset onto rank 0's clock, its bound's width) and
  * the offsets the analyzer's map uses there (pt_fw_mpi_fit), in ns. */
 static void print_clocks(mr_tool *t, FILE *out)
 {
@@ -434,12 +434,12 @@ static void print_clocks(mr_tool *t, FILE *out)
 		if (!m || !m->clocks)
 			continue;
 		if (!head++)
-			fprintf(
-			    out,
-			    "\nMPI clocks onto rank 0's (ns; an offset is right to half its round "
-			    "trip)\n%-5s %14s %10s %14s %10s %14s %14s\n",
-			    "rank", "init offset", "round trip", "final offset", "round trip",
-			    "map at init", "map at final");
+			fprintf(out,
+			        "\nMPI clocks onto rank 0's (ns; an offset is right to half its "
+			        "bound's width, at most half a round trip)\n%-5s %14s %10s %14s "
+			        "%10s %14s %14s\n",
+			        "rank", "init offset", "width", "final offset", "width",
+			        "map at init", "map at final");
 		int two = m->clocks == 2;
 		fprintf(out, "%-5d %14lld %10llu", r, (long long)m->off[0],
 		        (unsigned long long)m->rtt[0]);

@@ -403,13 +403,12 @@ static void test_mpi_clock_fit(void)
 	pt_fw_mpi_fit(&s);
 	CU_ASSERT_EQUAL(s.use[0], 7000);
 	CU_ASSERT_EQUAL(pt_fw_mpi_map(&s, s.l[0] + 1000), s.l[0] + 1000 + 7000);
-	/* a slow point that still proves a drift: the least one it allows */
+	/* a slow point that still proves a drift: the least one both allow */
 	s.off[0] = 7000 - 1500000;
 	pt_fw_mpi_fit(&s);
 	CU_ASSERT_EQUAL(s.use[0], 7000 - 1500000 + 950000);
-	CU_ASSERT_EQUAL(s.use[1], 7000);
-	/* two good points 100 us apart: the drift, less the worse one's half
-	 * round trip */
+	CU_ASSERT_EQUAL(s.use[1], 7000 - 1500);
+	/* two good points 100 us apart: the drift, less their half widths */
 	pt_fw_mpi d = {.rank = 2, .clocks = 2};
 	d.l[0] = 0;
 	d.off[0] = 0;
@@ -418,15 +417,19 @@ static void test_mpi_clock_fit(void)
 	d.off[1] = 100000;
 	d.rtt[1] = 2000;
 	pt_fw_mpi_fit(&d);
-	CU_ASSERT_EQUAL(d.use[1], 100000);
 	CU_ASSERT_EQUAL(d.use[0], 2000);
-	CU_ASSERT_EQUAL(pt_fw_mpi_map(&d, 5000000000ull), 5000000000ull + 51000);
-	/* within each other's bounds: no drift, the better offset */
+	CU_ASSERT_EQUAL(d.use[1], 99000);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&d, 5000000000ull), 5000000000ull + 50500);
+	/* within each other's bounds: no drift, the middle of the overlap */
 	d.off[0] = 1500;
 	d.off[1] = 500;
 	pt_fw_mpi_fit(&d);
 	CU_ASSERT_EQUAL(d.use[0], 500);
 	CU_ASSERT_EQUAL(d.use[1], 500);
+	d.off[0] = 2500;
+	pt_fw_mpi_fit(&d);
+	CU_ASSERT_EQUAL(d.use[0], 1000); /* [500, 4500] and [-500, 1500] */
+	CU_ASSERT_EQUAL(d.use[1], 1000);
 }
 
 static void test_framework_pass(void)
