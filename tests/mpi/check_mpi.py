@@ -7,6 +7,11 @@ ranks say they did ("expect" lines on stdout, mpitest.h):
   expect sent RANK MSGS BYTES         point-to-point messages RANK sent
   expect coll RANK CALLS SENT RECVD   collective calls and their bytes
   expect half RANK COLOR              the MPI_Comm_split half RANK is in
+  expect pair FROM TO MSGS BYTES      messages from world rank FROM to TO
+  expect ev RANK TYPE VALUE COUNT     Paraver events of RANK with that value
+  expect call RANK NAME CALLS BYTES   calls of RANK and their bytes (report)
+  expect rma RANK NAME TARGET         a one-sided call of RANK and the world
+                                      rank it targets (the process log)
 
 Every mode checks the trace with prv_check.py, one Paraver task per rank in
 rank order, and every message (communication with an MPI tag, >= 10):
@@ -23,6 +28,7 @@ receive ends before its send begins. Modes:
             (ranks of one split half share one, the halves differ)
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
+  exact     also the pair, ev, call and rma lines, exactly
   clock     ranks 1 and 2 run with clocks shifted by known amounts
             (PARATRACE_TEST_CLOCK_OFFSET_NS): the synchronisation must
             measure them within 5 us, and the analyzer remove them
@@ -113,7 +119,7 @@ def expects(stdout):
     out = defaultdict(dict)
     for line in stdout.splitlines():
         f = line.split()
-        if len(f) >= 3 and f[0] == "expect":
+        if len(f) >= 3 and f[0] == "expect" and f[1] in ("sent", "coll", "half"):
             out[f[1]][int(f[2])] = [int(x) for x in f[3:]]
     return out
 
@@ -192,7 +198,9 @@ def summary_counts(log_text):
     return int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)
 
 
-def check_coll(prv, exp):
+def coll_sums(prv, exp):
+    """Collective calls and bytes given and got by each rank equal what it
+    counted; returns each rank's sequence of communicators."""
     types = {50100001: 0, 50100002: 1, 50100004: 2}
     per_task = defaultdict(list)
     calls = defaultdict(int)
@@ -213,6 +221,11 @@ def check_coll(prv, exp):
         if len(c) != calls[task]:
             fail("rank %d: %d collective calls but %d size events" % (rank, calls[task], len(c)))
         comm_seq[rank] = [x[2] for x in c]
+    return comm_seq
+
+
+def check_coll(prv, exp):
+    comm_seq = coll_sums(prv, exp)
     # calls 0-7 on the split half, 8-9 on world, 10 on the dup, 11 on world
     half = {r: exp["half"][r][0] for r in comm_seq}
     for r, seq in comm_seq.items():
@@ -232,6 +245,91 @@ def check_coll(prv, exp):
             if comm_seq[r][8] != comm_seq[q][8] or comm_seq[r][10] != comm_seq[q][10]:
                 fail("ranks %d and %d disagree on world/dup communicators" % (r, q))
     print("collectives: %s" % dict(sorted(exp["coll"].items())))
+
+
+def expect_lines(stdout, kind):
+    return [line.split()[2:] for line in stdout.splitlines()
+            if line.startswith("expect %s " % kind)]
+
+
+def check_exact(a, trace, name, prv, stdout, exp):
+    """The pair, ev, call, rma and coll lines of the ranks, exactly."""
+    if exp["coll"]:
+        coll_sums(prv, exp)
+        print("collectives: %s" % dict(sorted(exp["coll"].items())))
+    rank_task = {r: t for t, r in prv.task_rank.items()}
+    pairs = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        pairs[(m[0], m[1])][0] += 1
+        pairs[(m[0], m[1])][1] += m[6]
+    want = {(int(f[0]), int(f[1])): [int(f[2]), int(f[3])] for f in expect_lines(stdout, "pair")}
+    if want and dict(pairs) != want:
+        fail("messages by (from, to) world rank %s, the program sent %s" %
+             (dict(sorted(pairs.items())), dict(sorted(want.items()))))
+    elif want:
+        print("messages by (from, to): %s" % dict(sorted(want.items())))
+    counts = defaultdict(int)
+    for task, evs in prv.events.items():
+        for t, th, pairs_ in evs:
+            for ty, v in pairs_:
+                counts[(prv.task_rank[task], ty, v)] += 1
+    evs = expect_lines(stdout, "ev")
+    for f in evs:
+        rank, ty, v, n = (int(x) for x in f)
+        if counts[(rank, ty, v)] != n:
+            fail("rank %d: %d events %d:%d, the program made %d calls" %
+                 (rank, counts[(rank, ty, v)], ty, v, n))
+    print("events: %d expectations checked" % len(evs))
+    # every MPI call that appeared is labelled with its name in the .pcf
+    with open(name + ".pcf") as fp:
+        pcf = fp.read()
+    labels = {}
+    for block in pcf.split("EVENT_TYPE")[1:]:
+        head, _, values = block.partition("VALUES")
+        types = [int(x.split()[1]) for x in head.strip().split("\n\n")[0].splitlines()
+                 if len(x.split()) > 1 and x.split()[1].isdigit()]
+        for line in values.strip().split("\n\n")[0].splitlines():
+            f = line.split(None, 1)
+            if len(f) == 2 and f[0].isdigit():
+                for ty in types:
+                    labels[(ty, int(f[0]))] = f[1].strip()
+    for f in evs:
+        rank, ty, v, n = (int(x) for x in f)
+        if 50000001 <= ty <= 50000005 and n and not labels.get((ty, v), "").startswith("MPI_"):
+            fail(".pcf: no call name for %d:%d (%r)" % (ty, v, labels.get((ty, v))))
+    calls = defaultdict(lambda: [0, 0])
+    for f in expect_lines(stdout, "call"):
+        calls[f[1]][0] += int(f[2])
+        calls[f[1]][1] += int(f[3])
+    if calls:
+        with open(name + ".report") as fp:
+            rep = fp.read()
+        for call, (n, b) in calls.items():
+            m = re.search(r"^%s +(\d+) .* (\d+)B$" % call, rep, re.M)
+            got = [int(m.group(1)), int(m.group(2))] if m else None
+            if got != [n, b]:
+                fail("report: %s calls and bytes %s, the program: %s" % (call, got, [n, b]))
+        print("report: calls and bytes of %s" % sorted(calls))
+    rmas = expect_lines(stdout, "rma")
+    if rmas:
+        got = defaultdict(list)
+        p = run([a.paratrace, "dump", "--kind", "MPI_RMA,MPI_INIT", trace], a.work)
+        pid_rank = {}
+        for line in p.stdout.splitlines():
+            f = line.split()
+            kv = dict(x.split("=", 1) for x in f if "=" in x)
+            if f[3] == "MPI_INIT":
+                pid_rank[f[1]] = int(kv["rank"])
+            elif f[3] == "MPI_RMA":
+                got[pid_rank.get(f[1])].append((kv["call"], int(kv["target"])))
+        want = defaultdict(list)
+        for f in rmas:
+            want[int(f[0])].append((f[1], int(f[2])))
+        for rank in sorted(want):
+            if sorted(got[rank]) != sorted(want[rank]):
+                fail("rank %d: one-sided calls and targets %s, the program: %s" %
+                     (rank, sorted(got[rank]), sorted(want[rank])))
+        print("one-sided targets (world ranks): %s" % dict(sorted(want.items())))
 
 
 def check_threads(prv, nthreads):
@@ -513,6 +611,8 @@ def main():
         check_threads(prv, int(prog[1]) if len(prog) > 1 else 3)
     elif mode == "plugin":
         check_plugin(prv)
+    elif mode == "exact":
+        check_exact(a, trace, name, prv, p.stdout, exp)
     elif mode in ("clock", "clock-slow"):
         check_clocks(a, trace, name, prv, an.stdout, counts[0], mode == "clock-slow")
     elif mode == "dist":
