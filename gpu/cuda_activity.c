@@ -214,8 +214,15 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint32_t kernel;
 	int active;
 	int have_dims;
+	int captured; /* the launch was recorded into a graph, not run */
 	pt_rec_gpu_launch dims; /* grid, block, shared_mem */
 } cur;
+
+void pt_cuda_graph_node_created(void)
+{
+	if (cur.active && cur.call == PT_GPU_CALL_LAUNCH)
+		cur.captured = 1;
+}
 
 void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, uint32_t corr,
 		       const char *symbol, const pt_rec_gpu_launch *dims, int result)
@@ -244,6 +251,7 @@ void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, 
 		cur.call = call;
 		cur.flags = flags;
 		cur.func = func;
+		cur.captured = 0;
 		cur.have_dims = dims != NULL;
 		if (dims)
 			cur.dims = *dims;
@@ -260,7 +268,9 @@ void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, 
 	pt_thread *t = pt_enter();
 	if (!t)
 		return;
-	if (cur.call == PT_GPU_CALL_LAUNCH || cur.call == PT_GPU_CALL_GRAPH_LAUNCH) {
+	/* A launch on a stream being captured only adds a node to a graph:
+	 * the kernel runs (and is linked) when the graph is launched. */
+	if ((cur.call == PT_GPU_CALL_LAUNCH && !cur.captured) || cur.call == PT_GPU_CALL_GRAPH_LAUNCH) {
 		pt_rec_gpu_launch l = {.correlation = cur.corr, .correlation2 = cur.corr2, .kernel = cur.kernel,
 				       .work_dim = 3};
 		if (cur.have_dims) {

@@ -53,6 +53,10 @@ PT_HIDDEN int pt_cuda_launch_dims(int layout, const void *params, pt_rec_gpu_lau
  * result: the call's return value (exit). */
 PT_HIDDEN void pt_cuda_api_event(int enter, uint32_t func, uint16_t call, uint16_t flags, uint32_t corr,
 				 const char *symbol, const pt_rec_gpu_launch *dims, int result);
+/* CUPTI's resource callback: a graph node was created on this thread. Inside
+ * a launch, the launch was captured (stream capture): it gets no GPU_LAUNCH
+ * record, since no kernel runs for it until the graph is launched. */
+PT_HIDDEN void pt_cuda_graph_node_created(void);
 
 /* One activity record (CONCURRENT_KERNEL/KERNEL, MEMCPY, MEMSET; others are
  * ignored) -> a record in the GPU log of its (device, stream). */

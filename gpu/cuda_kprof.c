@@ -280,6 +280,7 @@ static void CUDA_CB profile_ready(void *arg)
 {
 	kp_buf *b = arg;
 	pt_thread *self = pt_enter();
+	pt_kprof_fold(b->host, b->nblocks, PT_GPU_CUDA_COPIES);
 	pt_kprof_emit(b->stream, PT_GPU_API_CUDA, pt_now(), b->correlation, b->prof, b->nblocks, 1,
 	              b->host);
 	if (self)
@@ -328,7 +329,8 @@ static void launch_enter(int layout, int ptsz, const void *params, void *ctx, ui
 		s = CU_STREAM_PER_THREAD;
 	busy = 1;
 	kp_func *k = func_get(f, ctx, symbol, mode);
-	kp_buf *b = k ? buf_get(ctx, pt_kprof_words(k->nblocks) * sizeof(uint64_t)) : NULL;
+	kp_buf *b = k ? buf_get(ctx, PT_GPU_CUDA_COPIES * pt_kprof_words(k->nblocks) * sizeof(uint64_t))
+	              : NULL;
 	if (b && (drv.memset_d8_async(b->dev, 0, b->bytes, s) != CUDA_SUCCESS ||
 	          set_slot(k->slot, (uint64_t)b->dev | (k->blocks ? PT_GPU_SLOT_BLOCKS : 0), s))) {
 		buf_put(b);

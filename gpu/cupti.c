@@ -45,6 +45,7 @@ static struct {
 	__typeof__(cuptiSubscribe) *subscribe;
 	__typeof__(cuptiUnsubscribe) *unsubscribe;
 	__typeof__(cuptiEnableDomain) *enable_domain;
+	__typeof__(cuptiEnableCallback) *enable_callback;
 	__typeof__(cuptiActivityEnable) *activity_enable;
 	__typeof__(cuptiActivityRegisterCallbacks) *register_callbacks;
 	__typeof__(cuptiActivityRegisterTimestampCallback) *register_timestamp;
@@ -123,6 +124,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 				 const void *data)
 {
 	(void)ud;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)
+		pt_cuda_graph_node_created();
 	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	const CUpti_CallbackData *cb = data;
@@ -240,6 +243,7 @@ static void attach(void)
 	LOAD(subscribe, cuptiSubscribe);
 	LOAD(unsubscribe, cuptiUnsubscribe);
 	LOAD(enable_domain, cuptiEnableDomain);
+	LOAD(enable_callback, cuptiEnableCallback);
 	LOAD(activity_enable, cuptiActivityEnable);
 	LOAD(register_callbacks, cuptiActivityRegisterCallbacks);
 	LOAD(register_timestamp, cuptiActivityRegisterTimestampCallback);
@@ -269,6 +273,9 @@ static void attach(void)
 		pt_debug(1, "CUPTI timestamp callback refused; GPU times may be off");
 	cu.enable_domain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
 	cu.enable_domain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (cu.enable_callback)
+		cu.enable_callback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+				   CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
 	cu.register_callbacks(buffer_requested, buffer_completed);
 	const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 					    CUPTI_ACTIVITY_KIND_MEMSET};

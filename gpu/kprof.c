@@ -132,7 +132,7 @@ int pt_kprof_parse(const char *text, size_t len, pt_kprof_table *t, const char *
 	char *save = NULL, *line = strtok_r(buf, "\n", &save);
 	unsigned version;
 	int rc = 0;
-	if (!line || sscanf(line, "T %u", &version) != 1 || version != PT_GPU_TABLE_VERSION) {
+	if (!line || sscanf(line, "T %u", &version) != 1 || (version != 1 && version != PT_GPU_TABLE_VERSION)) {
 		*why = "not a paratrace GPU table of a version this runtime reads";
 		rc = -1;
 	}
@@ -237,6 +237,22 @@ uint32_t pt_kprof_define(unsigned api, const pt_kprof_table *t, const pt_kprof_k
 	free(map);
 	free(rows);
 	return d.prof;
+}
+
+void pt_kprof_fold(uint64_t *w, uint32_t nblocks, unsigned copies)
+{
+	size_t stride = pt_kprof_words(nblocks);
+	for (unsigned c = 1; c < copies; c++) {
+		const uint64_t *x = w + c * stride;
+		for (size_t i = 0; i < stride; i++) {
+			int keep_max = i == PT_GPU_PROF_START_MIN_INV || i == PT_GPU_PROF_END_MAX ||
+				       i == PT_GPU_PROF_DUR_MAX || i == PT_GPU_PROF_DUR_MIN_INV;
+			if (keep_max)
+				w[i] = x[i] > w[i] ? x[i] : w[i];
+			else
+				w[i] += x[i];
+		}
+	}
 }
 
 void pt_kprof_emit(pt_gpu_stream *s, unsigned api, uint64_t ticks, uint64_t correlation,

@@ -48,6 +48,11 @@ static inline size_t pt_kprof_words(uint32_t nblocks)
 	return PT_GPU_PROF_HEADER_WORDS + (size_t)nblocks;
 }
 
+/* Folds copies of a profile buffer (each pt_kprof_words(nblocks) words, one
+ * after the other: CUDA's PT_GPU_CUDA_COPIES) into the first: counts add
+ * up, maxima (and the inverted minima) keep the largest. */
+PT_HIDDEN void pt_kprof_fold(uint64_t *words, uint32_t nblocks, unsigned copies);
+
 /* A launch's profile buffer (read back: pt_kprof_words(nblocks) words) as
  * one GPU_PROF record on stream s, at ticks (clamped to the log's last). */
 PT_HIDDEN void pt_kprof_emit(pt_gpu_stream *s, unsigned api, uint64_t ticks, uint64_t correlation,

@@ -23,9 +23,11 @@
 //   CUDA (nvptx, nvptx64): K keeps its signature (the host stub launches
 //     it); its entry reads a device global slot that the runtime sets per
 //     launch and runs the original code when it is 0, else the inlined
-//     clone. Blocks are counted in shared memory with warp-aggregated
-//     atomics (one per warp and block execution), added to the buffer at the
-//     exit; the group's first thread records start and end %globaltimer.
+//     clone. Each thread counts its blocks in private counters; at the exit
+//     the group sums them in shared memory (per warp with redux.sync on
+//     sm_80 and later) and adds them to its copy of the buffer (one of
+//     PT_GPU_CUDA_COPIES, chosen by multiprocessor); the group's first
+//     thread records start and end %globaltimer.
 #include "Device.h"
 #include "IRUtil.h"
 #include "Names.h"
@@ -708,12 +710,43 @@ class DeviceInstrumenter
 
 	// ---- CUDA --------------------------------------------------------------
 
+	// The compute capability the module is compiled for ("sm_80": 80), 0
+	// when unknown.
+	unsigned smVersion(Function &f)
+	{
+		StringRef cpu = f.getFnAttribute("target-cpu").getValueAsString();
+		unsigned v = 0;
+		if (cpu.consume_front("sm_"))
+			cpu.consumeInteger(10, v);
+		return v;
+	}
+
+	// The warp's sum of v over the lanes in mask, in every one of them
+	// (redux.sync, sm_80 and later).
+	Value *warpSum(IRBuilder<> &b, Value *v, Value *mask)
+	{
+		FunctionType *ft = FunctionType::get(i32, {i32, i32}, false);
+		InlineAsm *ia =
+		    InlineAsm::get(ft, "redux.sync.add.u32 $0, $1, $2;", "=r,r,r", true);
+		CallInst *ci = b.CreateCall(ft, ia, {v, mask});
+		ci->addFnAttr(Attribute::Convergent);
+		ci->addFnAttr(Attribute::NoMerge);
+		return ci;
+	}
+
 	void cudaBody(Function &f, BasicBlock *pre, const std::vector<BasicBlock *> &blocks,
 	              BasicBlock *exit, bool countBlocks)
 	{
 		Value *prof = &*(f.arg_end() - 1);
 		IRBuilder<> b(pre->getTerminator());
 		DebugLoc dl = exit->getTerminator()->getDebugLoc();
+		// The group's copy of the buffer: groups running at the same time
+		// on different multiprocessors add to different words (one copy
+		// for all made the atomics of short kernels queue at one address).
+		uint64_t stride = PT_GPU_PROF_HEADER_WORDS + (countBlocks ? blocks.size() : 0);
+		Value *smid = ptxAsm(b, i32, "mov.u32 $0, %smid;", "=r");
+		Value *copy = b.CreateURem(smid, ConstantInt::get(i32, PT_GPU_CUDA_COPIES));
+		prof = word(b, prof, b.CreateMul(b.CreateZExt(copy, i64), ConstantInt::get(i64, stride)));
 		Value *t0 = ptxAsm(b, i64, "mov.u64 $0, %globaltimer;", "=l");
 		auto tid = [&](IRBuilder<> &x, Intrinsic::ID a, Intrinsic::ID n2) {
 			return std::make_pair(nvvmSreg(x, a), nvvmSreg(x, n2));
@@ -735,6 +768,7 @@ class DeviceInstrumenter
 		}
 		GlobalVariable *shared = nullptr;
 		ArrayType *sharedTy = ArrayType::get(i32, blocks.size());
+		std::vector<AllocaInst *> counts;
 		if (countBlocks) {
 			shared =
 			    new GlobalVariable(m, sharedTy, false, GlobalValue::InternalLinkage,
@@ -748,26 +782,18 @@ class DeviceInstrumenter
 				    lb.CreateGEP(sharedTy, shared, {ConstantInt::get(i32, 0), i}));
 			});
 			b.CreateCall(Intrinsic::getDeclaration(&m, Intrinsic::nvvm_barrier0));
-			// One shared atomic per warp and block execution: the warp's
-			// first active lane adds the number of active lanes.
+			// Each thread counts its blocks in private counters, which the
+			// optimiser keeps in registers (in a loop, an induction
+			// variable): nothing but an add where the work is. They are
+			// summed at the exit.
+			IRBuilder<> a(&*f.getEntryBlock().getFirstInsertionPt());
 			for (size_t i = 0; i < blocks.size(); i++) {
+				counts.push_back(a.CreateAlloca(i32, nullptr, "__paratrace_n"));
+				b.CreateStore(ConstantInt::get(i32, 0), counts.back());
 				IRBuilder<> c(&*blocks[i]->getFirstInsertionPt());
-				Value *mask = ptxAsm(c, i32, "activemask.b32 $0;", "=r", true);
-				Value *lane = nvvmSreg(c, Intrinsic::nvvm_read_ptx_sreg_laneid);
-				Function *cttz =
-				    Intrinsic::getDeclaration(&m, Intrinsic::cttz, {i32});
-				Function *ctpop =
-				    Intrinsic::getDeclaration(&m, Intrinsic::ctpop, {i32});
-				Value *leader =
-				    c.CreateCall(cttz, {mask, ConstantInt::getTrue(ctx)});
-				Instruction *then = ifThen(c, c.CreateICmpEQ(lane, leader));
-				IRBuilder<> t(then);
-				t.CreateAtomicRMW(AtomicRMWInst::Add,
-				                  t.CreateGEP(sharedTy, shared,
-				                              {ConstantInt::get(i32, 0),
-				                               ConstantInt::get(i32, i)}),
-				                  t.CreateCall(ctpop, {mask}), MaybeAlign(4),
-				                  AtomicOrdering::Monotonic);
+				c.CreateStore(c.CreateAdd(c.CreateLoad(i32, counts[i]),
+				                          ConstantInt::get(i32, 1)),
+				              counts[i]);
 			}
 		}
 
@@ -775,6 +801,35 @@ class DeviceInstrumenter
 		e.SetCurrentDebugLocation(dl);
 		e.CreateCall(Intrinsic::getDeclaration(&m, Intrinsic::nvvm_barrier0));
 		if (countBlocks) {
+			// Every thread of the group is here: the threads' counts go to
+			// the group's shared counters, one atomic per warp and block
+			// where the warp can sum them (sm_80: redux.sync), else one per
+			// thread and block that ran.
+			bool redux = smVersion(f) >= 80;
+			Value *mask = redux ? ptxAsm(e, i32, "activemask.b32 $0;", "=r", true) : nullptr;
+			Value *lane = redux ? nvvmSreg(e, Intrinsic::nvvm_read_ptx_sreg_laneid) : nullptr;
+			Value *leader = nullptr;
+			if (redux) {
+				Function *cttz = Intrinsic::getDeclaration(&m, Intrinsic::cttz, {i32});
+				leader = e.CreateICmpEQ(
+				    lane, e.CreateCall(cttz, {mask, ConstantInt::getTrue(ctx)}));
+			}
+			for (size_t i = 0; i < blocks.size(); i++) {
+				Value *v = e.CreateLoad(i32, counts[i]);
+				if (redux)
+					v = warpSum(e, v, mask);
+				Value *add = e.CreateICmpNE(v, ConstantInt::get(i32, 0));
+				if (redux)
+					add = e.CreateAnd(add, leader);
+				Instruction *then = ifThen(e, add);
+				IRBuilder<> t(then);
+				t.CreateAtomicRMW(AtomicRMWInst::Add,
+				                  t.CreateGEP(sharedTy, shared,
+				                              {ConstantInt::get(i32, 0),
+				                               ConstantInt::get(i32, i)}),
+				                  v, MaybeAlign(4), AtomicOrdering::Monotonic);
+			}
+			e.CreateCall(Intrinsic::getDeclaration(&m, Intrinsic::nvvm_barrier0));
 			Value *n = ConstantInt::get(i32, blocks.size());
 			loop(e, lid, n, nthreads, [&](IRBuilder<> &lb, Value *i) {
 				Value *v =

@@ -15,11 +15,13 @@
      - MPI_Comm_rank, no communication: the wrappers' own cost.
 2. The analyzer under mpirun: one trace of NP ranks (Allreduce-heavy),
    analyzed by 1 process (no mpirun) and by `mpirun -np M paratrace
-   analyze` for M = 2 and 4, with the default workers (all CPUs per
-   process) and with -j 1; the median wall time of REPS runs and the
-   speed-up over one process.
+   analyze --full` for M in --procs (default 2 and 4), with the default
+   workers (all CPUs per process) and with -j 1; the median wall time of
+   REPS runs and the speed-up over one process. Every configuration must
+   write the same bytes (a trace over 1 GB of text is a .prv.gz).
 """
 import argparse
+import hashlib
 import os
 import shutil
 import statistics
@@ -72,6 +74,16 @@ def call_cost(a, bench, lib, tmp):
         sys.stdout.flush()
 
 
+def output_digest(name):
+    h = hashlib.sha256()
+    for ext in (".prv", ".prv.gz", ".pcf", ".row"):
+        if os.path.exists(name + ext):
+            with open(name + ext, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()
+
+
 def analyzer_speedup(a, bench, lib, paratrace, tmp):
     trace = os.path.join(tmp, "big")
     shutil.rmtree(trace, ignore_errors=True)
@@ -82,9 +94,11 @@ def analyzer_speedup(a, bench, lib, paratrace, tmp):
     print("%-30s %10s %10s" % ("analyzer processes x workers", "wall s", "speed-up"))
     out = os.path.join(tmp, "out")
     for jobs in (None, 1):
-        base = None
-        for m in (1, 2, 4):
-            cmd = [paratrace, "analyze", "-q", trace, "-o", out]
+        base = ref = None  # a .prv.gz's members follow the workers: compare within a row
+        for m in [1] + [int(x) for x in a.procs.split(",") if int(x) > 1]:
+            # --full: what several processes write (they do not thin calls),
+            # so that every configuration writes the same bytes
+            cmd = [paratrace, "analyze", "-q", "--full", trace, "-o", out]
             if jobs:
                 cmd += ["-j", str(jobs)]
             walls = []
@@ -97,6 +111,10 @@ def analyzer_speedup(a, bench, lib, paratrace, tmp):
                 walls.append(time.monotonic() - t0)
             w = statistics.median(walls)
             base = base or w
+            digest = output_digest(out)
+            ref = ref or digest
+            if digest != ref:
+                sys.exit("mpi_bench: %d analyzer processes wrote other bytes than one" % m)
             print("%-30s %10.2f %9.2fx" % ("%d x %s" % (m, jobs or "all CPUs"), w, base / w))
             sys.stdout.flush()
 
@@ -111,6 +129,7 @@ def main():
     ap.add_argument("--iter", type=int, default=20000, help="operations per block")
     ap.add_argument("--trace-np", type=int, default=8, help="ranks of the analyzer's trace")
     ap.add_argument("--trace-iter", type=int, default=100000)
+    ap.add_argument("--procs", default="2,4", help="analyzer processes to compare with 1")
     ap.add_argument("--only", choices=("calls", "analyzer"))
     a = ap.parse_args()
     bench = os.path.join(a.build, "bin", "pt_mpi_bench")

@@ -23,6 +23,10 @@
  * ulong cap) copies the module's table (below) to out (at most cap bytes,
  * one byte per work-item) and its length to *len.
  *
+ * CUDA: the buffer holds PT_GPU_CUDA_COPIES copies of that layout, one
+ * after the other; a work-group adds to copy (%smid % PT_GPU_CUDA_COPIES), so
+ * that groups on different multiprocessors do not queue on the same words,
+ * and the runtime folds the copies into one (pt_kprof_fold).
  * CUDA: K keeps its signature; its entry loads the 64-bit device global
  * PT_GPU_SLOT_PREFIX K (K's mangled name): 0 runs K's original code, else
  * the slot is the buffer's device address ORed with PT_GPU_SLOT_BLOCKS when
@@ -40,7 +44,7 @@
 #ifndef PARATRACE_GPU_ABI_H
 #define PARATRACE_GPU_ABI_H
 
-#define PT_GPU_TABLE_VERSION 1
+#define PT_GPU_TABLE_VERSION 2
 
 enum pt_gpu_prof_word {
 	PT_GPU_PROF_WG_ENTRIES = 0,   /* work-groups that started (CUDA: at entry) */
@@ -57,6 +61,9 @@ enum pt_gpu_prof_word {
 	PT_GPU_PROF_DUR_MIN_INV = 8,   /* ~ shortest group duration */
 	PT_GPU_PROF_HEADER_WORDS = 16, /* words 9..15 reserved (0) */
 };
+
+/* Copies of a CUDA kernel's profile buffer (see above). */
+#define PT_GPU_CUDA_COPIES 32
 
 /* Most blocks a kernel gets counters for; a larger kernel gets entries only. */
 #define PT_GPU_MAX_BLOCKS 4096

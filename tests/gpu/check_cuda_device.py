@@ -86,7 +86,7 @@ def check_ir(a, ir, opt):
         check(first and re.search(r"load i64, (?:i64 addrspace\(1\)\*|ptr addrspace\(1\)) @__paratrace_prof_%s\b" % k, first[0]),
               "%s %s: entry does not load the slot first: %s" % (opt, k, first))
         text = ir_string(ir, "__paratrace_tab_" + k)
-        if not check(text and text.startswith("T 1\n"), "%s %s: no table" % (opt, k)):
+        if not check(text and text.startswith("T 2\n"), "%s %s: no table" % (opt, k)):
             continue
         t = parse_table(text)
         modes = {x["mode"]: x for x in t}
@@ -99,8 +99,10 @@ def check_ir(a, ir, opt):
         lines_seen = {line for _, _, line in b["blocks"]}
         for m in lines:
             check(mark[m] in lines_seen, "%s %s: no block at %s (line %d): %s" % (opt, k, m, mark[m], sorted(lines_seen)))
-        check(body.count("activemask.b32") == b["n"],
-              "%s %s: %d warp-aggregated counters for %d blocks" % (opt, k, body.count("activemask.b32"), b["n"]))
+        # private counters in the body, summed per warp at the exit (sm_80)
+        check(body.count("redux.sync.add.u32") == b["n"],
+              "%s %s: %d warp sums for %d blocks" % (opt, k, body.count("redux.sync.add.u32"), b["n"]))
+        check(re.search(r"call i32 asm [^\n]*%smid", body), "%s %s: no copy chosen by %%smid" % (opt, k))
         # entry and exit of both versions (the optimiser may share the entry's)
         check(body.count("%globaltimer") >= 3, "%s %s: %d globaltimer reads" % (opt, k, body.count("%globaltimer")))
         check(body.count("@llvm.nvvm.barrier0()") >= 3, "%s %s: barriers %d" % (opt, k, body.count("@llvm.nvvm.barrier0()")))

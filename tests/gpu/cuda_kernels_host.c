@@ -7,38 +7,11 @@
  * checksums and what it launched. Exit status 77 when there is no usable
  * CUDA driver or GPU.
  * Usage: cuda_kernels_host KERNELS.ptx */
-#include <cuda.h>
-#include <dlfcn.h>
+#include "cu_driver.h"
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #define N 4096
 #define NA 3000
-
-static struct {
-	CUresult (*init)(unsigned);
-	CUresult (*device_get)(CUdevice *, int);
-	CUresult (*primary_ctx_retain)(CUcontext *, CUdevice);
-	CUresult (*ctx_set_current)(CUcontext);
-	CUresult (*module_load_data)(CUmodule *, const void *);
-	CUresult (*module_get_function)(CUfunction *, CUmodule, const char *);
-	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
-	CUresult (*memcpy_htod)(CUdeviceptr, const void *, size_t);
-	CUresult (*memcpy_dtoh)(void *, CUdeviceptr, size_t);
-	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-	                   unsigned, CUstream, void **, void **);
-	CUresult (*synchronize)(void);
-} cu;
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		CUresult r_ = (x);                                                                 \
-		if (r_ != CUDA_SUCCESS) {                                                          \
-			fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);           \
-			exit(2);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static uint64_t checksum(const void *v, size_t n)
 {
@@ -51,46 +24,15 @@ static uint64_t checksum(const void *v, size_t n)
 
 int main(int argc, char **argv)
 {
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
-	if (!lib || argc < 2) {
-		fprintf(stderr, "no CUDA driver (%s)\n",
-		        lib ? "usage: cuda_kernels_host KERNELS.ptx" : dlerror());
-		return lib ? 2 : 77;
-	}
-#define LOAD(f, s) cu.f = (__typeof__(cu.f))dlsym(lib, #s)
-	LOAD(init, cuInit);
-	LOAD(device_get, cuDeviceGet);
-	LOAD(primary_ctx_retain, cuDevicePrimaryCtxRetain);
-	LOAD(ctx_set_current, cuCtxSetCurrent);
-	LOAD(module_load_data, cuModuleLoadData);
-	LOAD(module_get_function, cuModuleGetFunction);
-	LOAD(mem_alloc, cuMemAlloc_v2);
-	LOAD(memcpy_htod, cuMemcpyHtoD_v2);
-	LOAD(memcpy_dtoh, cuMemcpyDtoH_v2);
-	LOAD(launch, cuLaunchKernel);
-	LOAD(synchronize, cuCtxSynchronize);
-#undef LOAD
-	CUdevice dev;
-	CUcontext ctx;
-	if (!cu.init || cu.init(0) != CUDA_SUCCESS || cu.device_get(&dev, 0) != CUDA_SUCCESS) {
-		fprintf(stderr, "no usable GPU\n");
-		return 77;
-	}
-	CHECK(cu.primary_ctx_retain(&ctx, dev));
-	CHECK(cu.ctx_set_current(ctx));
-	FILE *f = fopen(argv[1], "rb");
-	if (!f)
+	if (argc < 2) {
+		fprintf(stderr, "usage: cuda_kernels_host KERNELS.ptx\n");
 		return 2;
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	rewind(f);
-	char *ptx = calloc(1, (size_t)len + 1);
-	if (!ptx || fread(ptx, 1, (size_t)len, f) != (size_t)len)
-		return 2;
-	fclose(f);
+	}
 	CUmodule mod;
+	int rc = cu_open(argv[1], &mod);
+	if (rc)
+		return rc;
 	CUfunction branchy, axpy;
-	CHECK(cu.module_load_data(&mod, ptx));
 	CHECK(cu.module_get_function(&branchy, mod, "branchy"));
 	CHECK(cu.module_get_function(&axpy, mod, "axpy"));
 

@@ -9,6 +9,7 @@
  * What it feeds (device times a few microseconds after each launch, in
  * CUPTI's clock = our CLOCK_MONOTONIC timestamps):
  *   cudaLaunchKernel corr 42 -> (driver cuLaunchKernel corr 43) axpy on S7, grid 128x2, block 256
+ *   cudaLaunchKernel corr 45, captured into a graph: no kernel, no launch record
  *   cuLaunchKernel corr 50 -> scale on S13, grid 64, block 128
  *   cudaGraphLaunch corr 60 -> 3 kernels "graph_node" on S13
  *   cudaMemcpyAsync corr 70 -> 1 MiB HtoD on S7
@@ -74,6 +75,11 @@ int main(void)
 	pt_cuda_api_event(1, DRV(307), c, f, 43, "_Z4axpyPfS_f", NULL, 0); /* nested: not written */
 	pt_cuda_api_event(0, DRV(307), c, f, 43, NULL, NULL, 0);
 	pt_cuda_api_event(0, RT(211), c, f, 42, NULL, NULL, 0);
+	/* a launch on a stream being captured: a graph node is made inside
+	 * it (CUPTI's resource callback), and no kernel runs for it */
+	pt_cuda_api_event(1, RT(211), c, f, 45, "_Z4axpyPfS_f", &dims, 0);
+	pt_cuda_graph_node_created();
+	pt_cuda_api_event(0, RT(211), c, f, 45, NULL, NULL, 0);
 	struct {
 		CUfunction f;
 		unsigned gx, gy, gz, bx, by, bz, shmem;

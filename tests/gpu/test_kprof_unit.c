@@ -74,7 +74,7 @@ static void test_parse_damaged(void)
 {
 	static const char *const bad[] = {
 	    "",
-	    "T 2\nK e 0 -1 0 k -\n",                           /* another version */
+	    "T 3\nK e 0 -1 0 k -\n",                           /* a later version */
 	    "T 1\nB 1 -1 0\n",                                 /* B before any K */
 	    "T 1\nK b 2 -1 0 k -\nB 1 -1 0\n",                 /* one B line missing */
 	    "T 1\nK b 1 -1 0 k -\nB 1 -1 0\nB 2 -1 0\n",       /* one too many */
@@ -189,6 +189,35 @@ static void test_emit_record(void)
 	CU_ASSERT_EQUAL(r->len, sizeof *p);
 	pt_parts_shutdown(0);
 	pt_parts_fork_child();
+}
+
+/* CUDA's copies of a buffer (one per group of multiprocessors) fold into
+ * one: counts add up, inverted minima and maxima keep the largest. */
+static void test_fold_copies(void)
+{
+	enum { N = 2, W = PT_GPU_PROF_HEADER_WORDS + N };
+	uint64_t w[3 * W] = {0};
+	for (int c = 0; c < 3; c++) {
+		uint64_t *x = w + c * W;
+		x[PT_GPU_PROF_WG_ENTRIES] = x[PT_GPU_PROF_WG_EXITS] = (uint64_t)c + 1;
+		x[PT_GPU_PROF_WORK_ITEMS] = 256 * ((uint64_t)c + 1);
+		x[PT_GPU_PROF_START_MIN_INV] = ~(1000ull - 100 * (uint64_t)c);
+		x[PT_GPU_PROF_END_MAX] = 5000 + 7 * (uint64_t)(c == 1);
+		x[PT_GPU_PROF_DUR_SUM] = 100;
+		x[PT_GPU_PROF_DUR_MAX] = 40 + (uint64_t)c;
+		x[PT_GPU_PROF_DUR_MIN_INV] = ~(10ull + (uint64_t)(c != 2));
+		x[PT_GPU_PROF_HEADER_WORDS] = 5;
+		x[PT_GPU_PROF_HEADER_WORDS + 1] = (uint64_t)c;
+	}
+	pt_kprof_fold(w, N, 3);
+	CU_ASSERT(w[PT_GPU_PROF_WG_ENTRIES] == 6 && w[PT_GPU_PROF_WG_EXITS] == 6);
+	CU_ASSERT_EQUAL(w[PT_GPU_PROF_WORK_ITEMS], 1536);
+	CU_ASSERT_EQUAL(~w[PT_GPU_PROF_START_MIN_INV], 800);
+	CU_ASSERT_EQUAL(w[PT_GPU_PROF_END_MAX], 5007);
+	CU_ASSERT_EQUAL(w[PT_GPU_PROF_DUR_SUM], 300);
+	CU_ASSERT_EQUAL(w[PT_GPU_PROF_DUR_MAX], 42);
+	CU_ASSERT_EQUAL(~w[PT_GPU_PROF_DUR_MIN_INV], 10);
+	CU_ASSERT(w[PT_GPU_PROF_HEADER_WORDS] == 15 && w[PT_GPU_PROF_HEADER_WORDS + 1] == 3);
 }
 
 static volatile sig_atomic_t sigchld;
@@ -309,6 +338,7 @@ int main(void)
 	CU_add_test(s, "parse_damaged", test_parse_damaged);
 	CU_add_test(s, "define_record", test_define_record);
 	CU_add_test(s, "emit_record", test_emit_record);
+	CU_add_test(s, "fold_copies", test_fold_copies);
 	CU_add_test(s, "run_compiler", test_run_compiler);
 #ifdef PT_WITH_OPENCL
 	CU_add_test(s, "ocl_options", test_ocl_options);

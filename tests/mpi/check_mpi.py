@@ -44,7 +44,7 @@ receive ends before its send begins. Modes:
   twojobs   two jobs in one directory: refused without --run, each
             converted alone with --run
   dist      `mpirun -np M paratrace analyze` for M = 2, 3, 4 writes the
-            bytes one process writes
+            bytes one process writes; with --gz too (M = 2, 3)
 """
 import argparse
 import glob
@@ -54,6 +54,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zlib
 from collections import defaultdict
 
 MPI_TAG_MIN = 10
@@ -79,6 +80,16 @@ def mpi_env():
               "PARATRACE_TEST_MPI_SYNC_DELAY_NS"):
         env.pop(k, None)
     return env
+
+
+def gzip_members(path):
+    """The number of gzip members concatenated in the file at path."""
+    data, n = open(path, "rb").read(), 0
+    while data:
+        z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        z.decompress(data)
+        data, n = z.unused_data, n + 1
+    return n
 
 
 def run(cmd, cwd, timeout=120, check=True, log=None):
@@ -625,6 +636,24 @@ def main():
                     if f1.read() != f2.read():
                         fail("%d analyzer processes: %s differs from one process's" % (m, ext))
             print("%d analyzer processes: identical .prv/.pcf/.row" % m)
+        # a .prv.gz: each process compresses its partitions, then copies
+        # the members to their places (the same -j: the members follow
+        # the partitions, which follow the workers)
+        one = name + "-gz"
+        run([a.paratrace, "analyze", "--gz", "--full", "-j2", trace, "-o", one], a.work,
+            timeout=150, log=one + ".log")
+        members = gzip_members(one + ".prv.gz")
+        if members < 4:  # the header's, then a partition's each
+            fail("--gz: %d gzip members: too few partitions to share out" % members)
+        for m in (2, 3):
+            out = name + "-gz-np%d" % m
+            run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(m), a.paratrace,
+                 "analyze", "--gz", "-j2", trace, "-o", out], a.work, timeout=150, log=out + ".log")
+            for ext in (".prv.gz", ".pcf", ".row"):
+                with open(one + ext, "rb") as f1, open(out + ext, "rb") as f2:
+                    if f1.read() != f2.read():
+                        fail("%d analyzer processes, --gz: %s differs from one process's" % (m, ext))
+            print("%d analyzer processes, --gz: identical .prv.gz/.pcf/.row" % m)
 
 
 if __name__ == "__main__":

@@ -192,14 +192,26 @@ int pv_merge(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned
 int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
 		      unsigned nworkers, int gz, void (*progress)(void *, uint64_t, uint64_t),
 		      void *arg, char *err, size_t errlen);
+/* The gzip members of one analyzer process's partitions, before their
+ * places in the output are known (each depends on the compressed sizes of
+ * all the partitions before it): appended to fd as they are done, at[p]
+ * and len[p] for each of its partitions p, 0 for the others'. The merge
+ * sets nparts and allocates at and len (the caller frees them). */
+typedef struct pv_gz_members {
+	int fd;
+	size_t nparts;
+	uint64_t *at, *len;
+} pv_gz_members;
+
 /* One analyzer process's share of the merge (pt_dist.h): the partitions p
  * with p % part_n == part_k of the ones all_workers would cut (the same
  * in every process); part_k 0 sizes the file (before the others write:
- * the caller waits). nworkers: this process's workers. */
+ * the caller waits). nworkers: this process's workers. gz: members, not
+ * NULL, receives the compressed partitions instead of fd. */
 int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
 		  unsigned all_workers, unsigned part_k, unsigned part_n, int gz,
-		  void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
-		  size_t errlen);
+		  pv_gz_members *members, void (*progress)(void *, uint64_t, uint64_t), void *arg,
+		  char *err, size_t errlen);
 
 /* ---- formatting ------------------------------------------------------ */
 static inline unsigned pv_digits(uint64_t v)

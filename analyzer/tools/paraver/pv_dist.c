@@ -10,7 +10,9 @@
  *      output's temporary file, sizes it, and tells the others where it is.
  *   3. Every process merges its share of the time partitions (the same
  *      partitions everywhere: pv_merge_part) into that file, at their
- *      places.
+ *      places. A .prv.gz: each compresses its share into a file of its
+ *      own first, then copies the members to their places once all their
+ *      sizes are known (merge_gz).
  *   4. Once all are done, the first writes the .pcf and .row and renames
  *      the three files into place.
  *
@@ -21,6 +23,7 @@
  * run stop: such traces are analyzed by one process. */
 #define _GNU_SOURCE
 #include "pt_dist.h"
+#include "pv_codec.h"
 #include "pv_internal.h"
 
 #include <errno.h>
@@ -272,6 +275,114 @@ static int exchange(pv_tool *pv, pt_dist *d, pt_buf *mine, void **all, size_t *l
 	return 0;
 }
 
+/* ---- step 3 for a .prv.gz ------------------------------------------------- */
+
+/* Copies len bytes at from in src to at in dst. 0 or an errno. */
+static int copy_range(int src, uint64_t from, int dst, uint64_t at, uint64_t len)
+{
+	char buf[1 << 16];
+	while (len) {
+		size_t n = len < sizeof buf ? (size_t)len : sizeof buf;
+		ssize_t r = pread(src, buf, n, (off_t)from);
+		if (r <= 0)
+			return r ? errno : EIO;
+		int e = pv_write_at(dst, buf, (size_t)r, at);
+		if (e)
+			return e;
+		from += (uint64_t)r;
+		at += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Each process compresses its partitions (the partitions and their gzip
+ * members are those one process with workers0 workers makes, so the file
+ * is the same) into a file of its own; once every member's size is known,
+ * each copies its members to their places in fd. The compression, most of
+ * the time of a .prv.gz, is shared out; the copy moves compressed bytes
+ * only. *failed and msg as the other steps; -1 when the exchange failed
+ * (err set). */
+static int merge_gz(pv_tool *pv, pt_dist *d, int fd, uint64_t hl, unsigned workers0, int *failed,
+		    char *msg, size_t msglen, char *err, size_t errlen)
+{
+	const pt_trace_ctx *ctx = pv->ctx;
+	size_t nruns = 2 * ctx->nshards + 2;
+	pv_gz_members g = {.fd = -1};
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/members", pv->tmpdir);
+	if (!*failed) {
+		g.fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (g.fd < 0) {
+			snprintf(msg, msglen, "%.400s: %s", path, strerror(errno));
+			*failed = 1;
+		}
+	}
+	if (!*failed && pv_merge_part(pv->runs, nruns, g.fd, hl, ctx->nworkers, workers0,
+				      (unsigned)d->rank, (unsigned)d->size, 1, &g, NULL, NULL, msg,
+				      msglen))
+		*failed = 1;
+	pt_buf b = {0};
+	pt_buf_u64(&b, (uint64_t)*failed);
+	pt_buf_str(&b, msg);
+	pt_buf_u64(&b, g.nparts);
+	for (size_t p = (size_t)d->rank; !*failed && p < g.nparts; p += (size_t)d->size)
+		pt_buf_u64(&b, g.len[p]);
+	void *all = NULL;
+	size_t *lens = calloc((size_t)d->size, sizeof *lens);
+	int rc = -1;
+	if (!lens) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (exchange(pv, d, &b, &all, lens, err, errlen))
+		goto out;
+	/* member p's place: the header, then every member before it */
+	uint64_t *len = calloc(g.nparts + 1, sizeof *len);
+	const char *off = all;
+	for (int q = 0; len && q < d->size; q++) {
+		pt_rbuf r = {off, off + lens[q], 0};
+		off += lens[q];
+		pt_rbuf_u64(&r);
+		free(pt_rbuf_str(&r));
+		if (pt_rbuf_u64(&r) != g.nparts) {
+			snprintf(err, errlen, "the analyzer processes cut the trace differently");
+			free(len);
+			goto out;
+		}
+		for (size_t p = (size_t)q; p < g.nparts; p += (size_t)d->size)
+			len[p] = pt_rbuf_u64(&r);
+	}
+	if (!len) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	uint64_t at = hl;
+	for (size_t p = 0; p < g.nparts; p++) {
+		int e = p % (size_t)d->size == (size_t)d->rank
+				? copy_range(g.fd, g.at[p], fd, at, len[p])
+				: 0;
+		if (e && !*failed) {
+			snprintf(msg, msglen, "writing the trace: %s", strerror(e));
+			*failed = 1;
+		}
+		at += len[p];
+	}
+	free(len);
+	rc = 0;
+out:
+	if (g.fd >= 0) {
+		close(g.fd);
+		unlink(path);
+	}
+	free(g.at);
+	free(g.len);
+	free(b.d);
+	free(all);
+	free(lens);
+	return rc;
+}
+
 /* ---- the finish ------------------------------------------------------------ */
 
 int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
@@ -380,14 +491,16 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 	free(all);
 	all = NULL;
 
-	/* 3. every process's partitions (gz: the first writes them all, in
-	 * order, as the members' offsets follow each other) */
-	unsigned all_workers = workers0 * (unsigned)d->size;
-	if (!failed && (!pv->gz || d->rank == 0) &&
-	    pv_merge_part(pv->runs, nruns, fd, hl, ctx->nworkers, pv->gz ? ctx->nworkers : all_workers,
-			  pv->gz ? 0 : (unsigned)d->rank, pv->gz ? 1 : (unsigned)d->size, pv->gz,
-			  NULL, NULL, msg, sizeof msg))
+	/* 3. every process's partitions */
+	if (pv->gz) {
+		if (merge_gz(pv, d, fd, hl, workers0, &failed, msg, sizeof msg, err, errlen))
+			goto out;
+	} else if (!failed &&
+		   pv_merge_part(pv->runs, nruns, fd, hl, ctx->nworkers, workers0 * (unsigned)d->size,
+				 (unsigned)d->rank, (unsigned)d->size, 0, NULL, NULL, NULL, msg,
+				 sizeof msg)) {
 		failed = 1;
+	}
 	pt_buf_u64(&b, (uint64_t)failed);
 	pt_buf_str(&b, msg);
 	if (exchange(pv, d, &b, &all, lens, err, errlen))

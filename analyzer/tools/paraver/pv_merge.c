@@ -569,7 +569,17 @@ static void *merge_worker(void *arg)
 			pthread_mutex_lock(&m->lock);
 			m->gzbuf[p] = o.zout;
 			m->gzlen[p] = o.zlen;
-			while (!err && m->next_write < m->nparts && m->gzbuf[m->next_write]) {
+			if (m->members && !err) {
+				pv_gz_members *g = m->members;
+				err = pv_write_at(g->fd, o.zout, o.zlen, m->write_off);
+				g->at[p] = m->write_off;
+				g->len[p] = o.zlen;
+				m->write_off += o.zlen;
+				free(o.zout);
+				m->gzbuf[p] = NULL;
+			}
+			while (!err && !m->members && m->next_write < m->nparts &&
+			       m->gzbuf[m->next_write]) {
 				size_t q = m->next_write;
 				err = pv_write_at(m->fd, m->gzbuf[q], m->gzlen[q], m->write_off);
 				m->write_off += m->gzlen[q];
@@ -711,14 +721,14 @@ int pv_merge_progress(const pv_run *runs, size_t n, int fd, uint64_t header_len,
                       int gz, void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
                       size_t errlen)
 {
-	return pv_merge_part(runs, n, fd, header_len, nworkers, nworkers, 0, 1, gz, progress, arg,
-	                     err, errlen);
+	return pv_merge_part(runs, n, fd, header_len, nworkers, nworkers, 0, 1, gz, NULL, progress,
+	                     arg, err, errlen);
 }
 
 int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, unsigned nworkers,
                   unsigned all_workers, unsigned part_k, unsigned part_n, int gz,
-                  void (*progress)(void *, uint64_t, uint64_t), void *arg, char *err,
-                  size_t errlen)
+                  pv_gz_members *members, void (*progress)(void *, uint64_t, uint64_t), void *arg,
+                  char *err, size_t errlen)
 {
 	merge m;
 	memset(&m, 0, sizeof m);
@@ -764,6 +774,15 @@ int pv_merge_part(const pv_run *runs, size_t n, int fd, uint64_t header_len, uns
 		if (!m.gzbuf || !m.gzlen)
 			goto oom;
 		m.write_off = header_len;
+		if (members) {
+			members->nparts = np;
+			members->at = calloc(np, sizeof *members->at);
+			members->len = calloc(np, sizeof *members->len);
+			if (!members->at || !members->len)
+				goto oom;
+			m.members = members;
+			m.write_off = 0;
+		}
 	}
 	size_t failed = 0;
 	int e = open_shared_fds(&m, &failed);

@@ -57,6 +57,7 @@ typedef struct merge {
 	uint64_t write_off;
 	char **gzbuf;
 	size_t *gzlen;
+	pv_gz_members *members; /* several processes: members go there, in any order */
 	int error;        /* errno */
 	uint64_t written; /* atomic: text bytes merged, for progress */
 	int *fds;         /* per stream, shared by the workers (pread); -1: open per refill */
