@@ -61,7 +61,29 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 		}
 	}
 	pt_log_close(log);
+	pt_fw_mpi_fit(m);
 	return 0;
+}
+
+void pt_fw_mpi_fit(pt_fw_mpi *m)
+{
+	m->use[0] = m->off[0];
+	m->use[1] = m->off[1];
+	if (m->clocks < 2 || m->l[1] <= m->l[0])
+		return;
+	int64_t e0 = (int64_t)(m->rtt[0] / 2), e1 = (int64_t)(m->rtt[1] / 2);
+	int64_t lo0 = m->off[0] - e0, hi0 = m->off[0] + e0;
+	int64_t lo1 = m->off[1] - e1, hi1 = m->off[1] + e1;
+	if (hi1 < lo0) { /* the offset fell by more than both bounds allow */
+		m->use[0] = lo0;
+		m->use[1] = hi1;
+	} else if (hi0 < lo1) { /* rose */
+		m->use[0] = hi0;
+		m->use[1] = lo1;
+	} else { /* no drift needed: the middle of where both agree */
+		int64_t lo = lo0 > lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi0 : hi1;
+		m->use[0] = m->use[1] = lo + (hi - lo) / 2;
+	}
 }
 
 const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process)

@@ -14,30 +14,45 @@
 #include <stdint.h>
 
 typedef struct pt_fw_mpi {
-	int rank;       /* in MPI_COMM_WORLD; -1: not a rank */
-	int confirmed;  /* its MPI_INIT was seen (else: the launcher's word only) */
-	uint32_t size;  /* of the job, 0 if unknown */
+	int rank;         /* in MPI_COMM_WORLD; -1: not a rank */
+	int confirmed;    /* its MPI_INIT was seen (else: the launcher's word only) */
+	uint32_t size;    /* of the job, 0 if unknown */
 	const char *host; /* NULL if unknown */
 	/* clock points: at local time l[i] (this process's clock), rank 0's
-	 * clock read l[i] + off[i]; 0 points: times are left as they are */
+	 * clock read l[i] + off[i], give or take rtt[i] / 2 (the round trip of
+	 * that point's ping-pong); 0 points: times are left as they are */
 	int clocks;
 	uint64_t l[2];
 	int64_t off[2];
-	uint64_t rtt[2]; /* round trip of each point's ping-pong (its error is half) */
+	uint64_t rtt[2];
+	/* the offsets the map uses at l[0] and l[1] (pt_fw_mpi_fit) */
+	int64_t use[2];
 } pt_fw_mpi;
+
+/* Sets use[] from the clock points. Each point bounds the offset at its
+ * time: off[i] +- rtt[i] / 2. The map is the line with the least drift
+ * that keeps within both bounds: where they overlap, no drift, and the
+ * offset in the middle of the overlap; otherwise the line between their
+ * nearest edges. Two good points give their drift (less at most their
+ * half widths); a point whose exchange was slow (a rank that lost its CPU
+ * in the middle of it) has a wide bound, and cannot put its error into
+ * the drift: ranks sharing one clock keep the better point's offset, or
+ * better, throughout. */
+void pt_fw_mpi_fit(pt_fw_mpi *m);
 
 /* The MPI facts of ctx->processes[process], NULL when it is no rank. */
 const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process);
 
-/* Time t of this process on rank 0's clock: linear between the two clock
- * points (offset and drift), the nearest point's offset with one. */
+/* Time t of this process on rank 0's clock: linear through the two
+ * points' offsets as pt_fw_mpi_fit chose them, the offset alone with one
+ * point. */
 static inline uint64_t pt_fw_mpi_map(const pt_fw_mpi *m, uint64_t t)
 {
 	if (m->clocks == 1 || (m->clocks == 2 && m->l[1] <= m->l[0]))
-		return t + (uint64_t)m->off[0];
+		return t + (uint64_t)m->use[0];
 	__int128 dt = (__int128)(int64_t)(t - m->l[0]);
-	__int128 d = (__int128)(m->off[1] - m->off[0]) * dt / (int64_t)(m->l[1] - m->l[0]);
-	return t + (uint64_t)(m->off[0] + (int64_t)d);
+	__int128 d = (__int128)(m->use[1] - m->use[0]) * dt / (int64_t)(m->l[1] - m->l[0]);
+	return t + (uint64_t)(m->use[0] + (int64_t)d);
 }
 
 #endif

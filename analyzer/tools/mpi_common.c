@@ -53,8 +53,9 @@ unsigned mpi_call_state(unsigned call)
 
 const char *mpi_family_label(unsigned family)
 {
-	static const char *const labels[] = {NULL,          "MPI Point-to-point", "MPI Collective Comm",
-					     "MPI Other",   "MPI One-sided",      "MPI I/O"};
+	static const char *const labels[] = {
+	    NULL,        "MPI Point-to-point", "MPI Collective Comm",
+	    "MPI Other", "MPI One-sided",      "MPI I/O"};
 	return family < sizeof labels / sizeof labels[0] ? labels[family] : NULL;
 }
 
@@ -142,8 +143,9 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 		if (m->peer < 0 || t->rank < 0)
 			break;
 		uint64_t lt = t->call ? t->begin : ev->time_ns;
-		mpi_end e = {t->rank, m->peer, m->tag, (uint32_t)t->shard->index, m->comm,
-			     m->bytes, lt, ev->time_ns, lt, t->seq++};
+		mpi_end e = {t->rank, m->peer,  m->tag, (uint32_t)t->shard->index,
+		             m->comm, m->bytes, lt,     ev->time_ns,
+		             lt,      t->seq++};
 		if (mpi_ends_push(&t->sends, &e))
 			t->oom = 1;
 		else if (t->call)
@@ -159,9 +161,9 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 			uint64_t back = span_ns(t->shard->header, ev->ticks - m->posted);
 			posted = back < ev->time_ns ? ev->time_ns - back : 0;
 		}
-		mpi_end e = {m->peer, t->rank, m->tag, (uint32_t)t->shard->index, m->comm,
-			     m->bytes, posted, ev->time_ns, t->call ? t->begin : ev->time_ns,
-			     t->seq++};
+		mpi_end e = {
+		    m->peer,  t->rank, m->tag,      (uint32_t)t->shard->index,        m->comm,
+		    m->bytes, posted,  ev->time_ns, t->call ? t->begin : ev->time_ns, t->seq++};
 		if (mpi_ends_push(&t->recvs, &e))
 			t->oom = 1;
 		break;
@@ -368,15 +370,17 @@ static int cmp_end(const void *a, const void *b)
 }
 
 int mpi_match(mpi_ends *sends, mpi_ends *recvs,
-	      void (*fn)(void *arg, const mpi_end *send, const mpi_end *recv), void *arg,
-	      mpi_match_stats *st)
+              void (*fn)(void *arg, const mpi_end *send, const mpi_end *recv), void *arg,
+              mpi_match_stats *st)
 {
 	memset(st, 0, sizeof *st);
 	pt_qsort(sends->v, sends->n, sizeof *sends->v, cmp_end);
 	pt_qsort(recvs->v, recvs->n, sizeof *recvs->v, cmp_end);
 	size_t i = 0, j = 0;
 	while (i < sends->n || j < recvs->n) {
-		int c = i == sends->n ? 1 : j == recvs->n ? -1 : cmp_key(&sends->v[i], &recvs->v[j]);
+		int c = i == sends->n   ? 1
+		        : j == recvs->n ? -1
+		                        : cmp_key(&sends->v[i], &recvs->v[j]);
 		if (c < 0) {
 			st->unmatched_sends++;
 			i++;
@@ -391,6 +395,8 @@ int mpi_match(mpi_ends *sends, mpi_ends *recvs,
 		/* what the corrected clocks could not settle: a receive ends
 		 * after its send began, a send leaves before it arrives */
 		if (r.pt < s.lt) {
+			if (s.lt - r.pt > st->clamped_max_ns)
+				st->clamped_max_ns = s.lt - r.pt;
 			r.pt = s.lt;
 			st->clamped++;
 		}

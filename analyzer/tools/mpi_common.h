@@ -109,6 +109,7 @@ typedef struct mpi_match_stats {
 	uint64_t unmatched_sends; /* sent, never seen received (a rank killed, a log cut) */
 	uint64_t unmatched_recvs; /* received, never seen sent */
 	uint64_t clamped; /* received before sent on the corrected clocks: moved to the send */
+	uint64_t clamped_max_ns; /* the most one of them was moved by */
 } mpi_match_stats;
 
 /* Sorts both lists and calls fn for every matched pair (in the order of

@@ -8,12 +8,14 @@
  *     sender's lateness, Scalasca's Late Sender);
  *   load balance: time outside MPI, average over maximum across ranks;
  *   per call: calls, time, the least and most time any rank spent in it;
- *   the communication pairs that moved the most bytes.
+ *   the communication pairs that moved the most bytes;
+ *   every rank's clock synchronisation with rank 0 and the map it gave.
  *
  * Text only (the --csv and --json reports leave it out); nothing when the
  * trace has no MPI rank. */
 #define _GNU_SOURCE
 #include "mpi_common.h"
+#include "pt_fw_mpi.h"
 #include "pt_fw_util.h"
 #include "tools.h"
 
@@ -44,7 +46,7 @@ typedef struct mr_tool {
 	const pt_trace_ctx *ctx;
 	mpi_ranks ranks;
 	pthread_mutex_t lock; /* below */
-	rank_stat *rank; /* [nrank] */
+	rank_stat *rank;      /* [nrank] */
 	int32_t nrank;
 	mpi_ends sends, recvs;
 	int oom;
@@ -353,11 +355,11 @@ static void print_ranks(mr_tool *t, FILE *out)
 		nr++;
 	}
 	if (nr > 1 && max_out && sum_mpi)
-		fprintf(out,
-		        "Load balance (time outside MPI, average / maximum over ranks): %.2f; time in "
-		        "MPI, maximum / average: %.2f\n",
-		        (double)sum_out / nr / (double)max_out,
-		        (double)max_mpi * nr / (double)sum_mpi);
+		fprintf(
+		    out,
+		    "Load balance (time outside MPI, average / maximum over ranks): %.2f; time in "
+		    "MPI, maximum / average: %.2f\n",
+		    (double)sum_out / nr / (double)max_out, (double)max_mpi * nr / (double)sum_mpi);
 }
 
 static void print_calls(mr_tool *t, FILE *out)
@@ -414,6 +416,43 @@ static void print_pairs(mr_tool *t, FILE *out)
 	}
 }
 
+/* Each rank's clock points (offset onto rank 0's clock, its bound's width) and
+ * the offsets the analyzer's map uses there (pt_fw_mpi_fit), in ns. */
+static void print_clocks(mr_tool *t, FILE *out)
+{
+	const pt_fw_mpi **by_rank = calloc((size_t)t->nrank + 1, sizeof *by_rank);
+	if (!by_rank)
+		return;
+	for (size_t p = 0; p < t->ranks.n; p++) {
+		int32_t r = t->ranks.rank[p];
+		if (r > 0 && r < t->nrank && !by_rank[r])
+			by_rank[r] = pt_fw_mpi_process(t->ctx, p);
+	}
+	int head = 0;
+	for (int32_t r = 1; r < t->nrank; r++) {
+		const pt_fw_mpi *m = by_rank[r];
+		if (!m || !m->clocks)
+			continue;
+		if (!head++)
+			fprintf(out,
+			        "\nMPI clocks onto rank 0's (ns; an offset is right to half its "
+			        "bound's width, at most half a round trip)\n%-5s %14s %10s %14s "
+			        "%10s %14s %14s\n",
+			        "rank", "init offset", "width", "final offset", "width",
+			        "map at init", "map at final");
+		int two = m->clocks == 2;
+		fprintf(out, "%-5d %14lld %10llu", r, (long long)m->off[0],
+		        (unsigned long long)m->rtt[0]);
+		if (two)
+			fprintf(out, " %14lld %10llu", (long long)m->off[1],
+			        (unsigned long long)m->rtt[1]);
+		else
+			fprintf(out, " %14s %10s", "-", "-");
+		fprintf(out, " %14lld %14lld\n", (long long)m->use[0], (long long)m->use[two]);
+	}
+	free(by_rank);
+}
+
 static int mr_print(void *tool, FILE *out)
 {
 	mr_tool *t = tool;
@@ -448,7 +487,8 @@ static int mr_print(void *tool, FILE *out)
 	        "time); %llu messages matched (%s), %llu sends and %llu receives unmatched\n",
 	        nr, nhosts, nhosts == 1 ? "" : "s", (unsigned long long)calls, a,
 	        pct(mpi_ns, thread_ns), (unsigned long long)t->st.matched, b,
-	        (unsigned long long)t->st.unmatched_sends, (unsigned long long)t->st.unmatched_recvs);
+	        (unsigned long long)t->st.unmatched_sends,
+	        (unsigned long long)t->st.unmatched_recvs);
 	char missing[160];
 	if (mpi_ranks_missing(&t->ranks, missing, sizeof missing))
 		fprintf(out, "Ranks missing from the trace (no log of theirs): %s\n", missing);
@@ -457,6 +497,7 @@ static int mr_print(void *tool, FILE *out)
 	print_ranks(t, out);
 	print_calls(t, out);
 	print_pairs(t, out);
+	print_clocks(t, out);
 	return 0;
 }
 
@@ -473,17 +514,17 @@ static void mr_destroy(void *tool)
 }
 
 static const pt_tool mpi_tool = {
-	.api_version = PT_TOOL_API_VERSION,
-	.name = "mpi",
-	.description = "MPI: time per rank and call, bytes, pairs, late senders, balance",
-	.init = mr_init,
-	.process_event = mr_process_event,
-	.shard_init = mr_shard_init,
-	.shard_event = mr_shard_event,
-	.shard_exit = mr_shard_exit,
-	.finish = mr_finish,
-	.print_results = mr_print,
-	.destroy = mr_destroy,
+    .api_version = PT_TOOL_API_VERSION,
+    .name = "mpi",
+    .description = "MPI: time per rank and call, bytes, pairs, late senders, balance",
+    .init = mr_init,
+    .process_event = mr_process_event,
+    .shard_init = mr_shard_init,
+    .shard_event = mr_shard_event,
+    .shard_exit = mr_shard_exit,
+    .finish = mr_finish,
+    .print_results = mr_print,
+    .destroy = mr_destroy,
 };
 
 const pt_tool *pt_tool_mpi(void)

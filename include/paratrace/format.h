@@ -1240,8 +1240,9 @@ typedef struct pt_rec_mpi_init {
 
 /* One point of the mapping from this process's clock to rank 0's: at
  * local_ns (CLOCK_MONOTONIC here), rank 0's CLOCK_MONOTONIC read ref_ns.
- * Measured by ping-pongs with rank 0, keeping the one with the shortest
- * round trip (the error is at most half of it). Rank 0: ref = local. */
+ * Measured by `rounds` ping-pongs with rank 0 (more while they are slow),
+ * keeping the one with the shortest round trip (the error is at most half
+ * of it). Rank 0: ref = local. */
 typedef struct pt_rec_mpi_clock {
 	uint64_t local_ns;
 	uint64_t ref_ns;

@@ -781,6 +781,8 @@ void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent, uin
 	const pt_mpi_comm *c = pt_mpi_comm_get(comm);
 	r->comm = c ? c->id : 0;
 	r->root = root >= 0 ? pt_mpi_world_rank(c, root) : -1;
+	if (root == MPI_ROOT && c && c->inter) /* an intercommunicator's root */
+		r->root = pt_mpi_rank;
 	r->size = c ? c->size : 0;
 	r->sent = sent;
 	r->recvd = recvd;
@@ -900,7 +902,8 @@ PT_INTERPOSE int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int 
 		  (buffer, count, datatype, root, comm, request), 1)
 }
 
-#define RED_SENT (root == MPI_ROOT ? 0 : pt_mpi_bytes(count, datatype))
+/* an intercommunicator's root group gives nothing (MPI_ROOT, MPI_PROC_NULL) */
+#define RED_SENT (root == MPI_ROOT || root == MPI_PROC_NULL ? 0 : pt_mpi_bytes(count, datatype))
 #define RED_RECVD (pt_mpi_is_root(comm, root) ? pt_mpi_bytes(count, datatype) : 0)
 PT_INTERPOSE int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
 			    MPI_Op op, int root, MPI_Comm comm)

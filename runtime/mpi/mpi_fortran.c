@@ -667,7 +667,7 @@ FCOLL(bcast, Bcast, (void *buf, F *count, F *dt, F *root, F *comm, F *ierr),
 FCOLL(reduce, Reduce, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root, F *comm, F *ierr),
       (sbuf, rbuf, count, dt, op, root, comm, ierr), {
 	      r = *root;
-	      if (r != MPI_ROOT)
+	      if (r != MPI_ROOT && r != MPI_PROC_NULL)
 		      sent = pt_mpi_bytes(*count, ftype(dt));
 	      if (pt_mpi_is_root(c, r))
 		      recvd = pt_mpi_bytes(*count, ftype(dt));

@@ -354,6 +354,7 @@ static void test_mpi_clock_map(void)
 	m.off[0] = -50000000000ll;
 	m.l[1] = m.l[0] + 10000000000ull;
 	m.off[1] = -50000000000ll + 2000;
+	pt_fw_mpi_fit(&m);
 	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[0]), 1000000);
 	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[1]), m.l[1] - 50000000000ull + 2000);
 	uint64_t mid = m.l[0] + (m.l[1] - m.l[0]) / 2; /* half the drift */
@@ -370,9 +371,65 @@ static void test_mpi_clock_map(void)
 	n.off[0] = 3000000000;
 	n.l[1] = 5000 + 1000000000;
 	n.off[1] = 3000000000 - 100;
+	pt_fw_mpi_fit(&n);
 	CU_ASSERT_EQUAL(pt_fw_mpi_map(&n, n.l[1]), n.l[1] + 3000000000 - 100);
 	CU_ASSERT_EQUAL(pt_fw_mpi_map(&n, n.l[0] + 500000000),
 	                n.l[0] + 500000000 + 3000000000 - 50);
+}
+
+/* Each clock point is only as good as half its round trip: a slow one
+ * does not drive the drift beyond what its bound allows. */
+static void test_mpi_clock_fit(void)
+{
+	/* one clock (no drift); the finalize exchange kept a 2 ms round trip
+	 * whose answer was late: its offset is 1 ms off */
+	pt_fw_mpi m = {.rank = 1, .clocks = 2};
+	m.l[0] = 1000000000;
+	m.off[0] = 7000;
+	m.rtt[0] = 4000;
+	m.l[1] = m.l[0] + 50000000;
+	m.off[1] = 7000 + 1000000;
+	m.rtt[1] = 2004000;
+	pt_fw_mpi_fit(&m);
+	CU_ASSERT_EQUAL(m.use[0], 7000);
+	CU_ASSERT_EQUAL(m.use[1], 7000);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&m, m.l[1]), m.l[1] + 7000);
+	/* the same with the slow exchange at MPI_Init */
+	pt_fw_mpi s = m;
+	s.off[0] = 7000 - 900000;
+	s.rtt[0] = 1900000;
+	s.off[1] = 7000;
+	s.rtt[1] = 3000;
+	pt_fw_mpi_fit(&s);
+	CU_ASSERT_EQUAL(s.use[0], 7000);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&s, s.l[0] + 1000), s.l[0] + 1000 + 7000);
+	/* a slow point that still proves a drift: the least one both allow */
+	s.off[0] = 7000 - 1500000;
+	pt_fw_mpi_fit(&s);
+	CU_ASSERT_EQUAL(s.use[0], 7000 - 1500000 + 950000);
+	CU_ASSERT_EQUAL(s.use[1], 7000 - 1500);
+	/* two good points 100 us apart: the drift, less their half widths */
+	pt_fw_mpi d = {.rank = 2, .clocks = 2};
+	d.l[0] = 0;
+	d.off[0] = 0;
+	d.rtt[0] = 4000;
+	d.l[1] = 10000000000ull;
+	d.off[1] = 100000;
+	d.rtt[1] = 2000;
+	pt_fw_mpi_fit(&d);
+	CU_ASSERT_EQUAL(d.use[0], 2000);
+	CU_ASSERT_EQUAL(d.use[1], 99000);
+	CU_ASSERT_EQUAL(pt_fw_mpi_map(&d, 5000000000ull), 5000000000ull + 50500);
+	/* within each other's bounds: no drift, the middle of the overlap */
+	d.off[0] = 1500;
+	d.off[1] = 500;
+	pt_fw_mpi_fit(&d);
+	CU_ASSERT_EQUAL(d.use[0], 500);
+	CU_ASSERT_EQUAL(d.use[1], 500);
+	d.off[0] = 2500;
+	pt_fw_mpi_fit(&d);
+	CU_ASSERT_EQUAL(d.use[0], 1000); /* [500, 4500] and [-500, 1500] */
+	CU_ASSERT_EQUAL(d.use[1], 1000);
 }
 
 static void test_framework_pass(void)
@@ -436,6 +493,7 @@ int main(void)
 	CU_add_test(s, "merge, tiny streams", test_merge_small);
 	CU_add_test(s, "merge, times past the packed range", test_merge_huge_times);
 	CU_add_test(s, "MPI: a rank's clock mapped onto rank 0's", test_mpi_clock_map);
+	CU_add_test(s, "MPI: a slow clock point does not drive the drift", test_mpi_clock_fit);
 	CU_add_test(s, "framework: one pass, intervals", test_framework_pass);
 	CU_add_test(s, "framework: tool error names file and offset", test_framework_error);
 	CU_add_test(s, "--tool load errors", test_load_tool_errors);

@@ -18,6 +18,7 @@
 #include "mpi_common.h"
 #include "pt_dist.h"
 #include "pv_internal.h"
+#include "tools.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -108,9 +109,9 @@ static int mpi_event(void *global, void *shard_state, pv_shard *s, const pt_even
 	case PT_REC_MPI_COLL: {
 		const pt_rec_mpi_coll *c = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_coll);
 		uint32_t types[4] = {PT_MPI_EV_SENDSIZE, PT_MPI_EV_RECVSIZE, PT_MPI_EV_COMM,
-				     PT_MPI_EV_ROOT};
+		                     PT_MPI_EV_ROOT};
 		int64_t values[4] = {(int64_t)c->sent, (int64_t)c->recvd,
-				     mpi_comms_number(&g->comms, c->comm), 1};
+		                     mpi_comms_number(&g->comms, c->comm), 1};
 		int root = c->root >= 0 && c->root == m->track.rank;
 		pv_events(s, ev->time_ns, root ? 4 : 3, types, values);
 		m->coll = 1;
@@ -130,8 +131,8 @@ static void mpi_shard_exit(void *global, void *shard_state, pv_shard *s)
 		return;
 	mpi_track_end(&m->track, s->t0 + s->last);
 	/* under the tool's merge lock (pv.h): only this shard writes g now */
-	if (mpi_ends_move(&g->sends, &m->track.sends) || mpi_ends_move(&g->recvs, &m->track.recvs) ||
-	    m->track.oom)
+	if (mpi_ends_move(&g->sends, &m->track.sends) ||
+	    mpi_ends_move(&g->recvs, &m->track.recvs) || m->track.oom)
 		g->oom = 1;
 	for (size_t i = 0; i < sizeof m->used; i++)
 		g->used[i] |= m->used[i];
@@ -148,8 +149,8 @@ typedef struct comm_out {
 static void one_comm(void *arg, const mpi_end *snd, const mpi_end *rcv)
 {
 	comm_out *o = arg;
-	o->v[o->n++] = (pv_comm){snd->shard, snd->pt, rcv->shard, rcv->pt, (int64_t)snd->bytes,
-				 snd->tag, snd->lt, rcv->lt};
+	o->v[o->n++] = (pv_comm){snd->shard,          snd->pt,  rcv->shard, rcv->pt,
+	                         (int64_t)snd->bytes, snd->tag, snd->lt,    rcv->lt};
 }
 
 static size_t mpi_comms_out(void *global, pv_comm **out)
@@ -209,17 +210,22 @@ static void mpi_print(void *global, FILE *out)
 	const mpi_match_stats *st = &g->stats;
 	fprintf(out, "MPI: %llu messages matched", (unsigned long long)st->matched);
 	if (st->unmatched_sends || st->unmatched_recvs)
-		fprintf(out, "; unmatched: %llu sends never received, %llu receives never sent "
-		             "(a rank killed or its log missing or cut short)",
+		fprintf(out,
+		        "; unmatched: %llu sends never received, %llu receives never sent "
+		        "(a rank killed or its log missing or cut short)",
 		        (unsigned long long)st->unmatched_sends,
 		        (unsigned long long)st->unmatched_recvs);
 	char missing[160];
 	if (mpi_ranks_missing(&g->ranks, missing, sizeof missing))
 		fprintf(out, "; ranks missing from the trace: %s", missing);
-	if (st->clamped)
-		fprintf(out, "; %llu received before sent on the synchronised clocks (moved to the "
-		             "send)",
-		        (unsigned long long)st->clamped);
+	if (st->clamped) {
+		char by[32];
+		pt_fmt_dur(by, sizeof by, st->clamped_max_ns);
+		fprintf(out,
+		        "; %llu received before sent on the synchronised clocks (by up to %s: "
+		        "moved to the send)",
+		        (unsigned long long)st->clamped, by);
+	}
 	if (g->oom)
 		fputs("; out of memory: some messages are missing", out);
 	fputc('\n', out);
@@ -281,18 +287,18 @@ static void mpi_destroy(void *global)
 }
 
 const pv_extension pv_ext_mpi = {
-	.name = "mpi",
-	.kind_first = PT_REC_RANGE_MPI_FIRST,
-	.kind_last = PT_REC_RANGE_MPI_LAST,
-	.init = mpi_init,
-	.process_event = mpi_process_event,
-	.shard_init = mpi_shard_init,
-	.event = mpi_event,
-	.shard_exit = mpi_shard_exit,
-	.write_pcf = mpi_write_pcf,
-	.comms = mpi_comms_out,
-	.destroy = mpi_destroy,
-	.print_results = mpi_print,
-	.pack = mpi_pack,
-	.unpack = mpi_unpack,
+    .name = "mpi",
+    .kind_first = PT_REC_RANGE_MPI_FIRST,
+    .kind_last = PT_REC_RANGE_MPI_LAST,
+    .init = mpi_init,
+    .process_event = mpi_process_event,
+    .shard_init = mpi_shard_init,
+    .event = mpi_event,
+    .shard_exit = mpi_shard_exit,
+    .write_pcf = mpi_write_pcf,
+    .comms = mpi_comms_out,
+    .destroy = mpi_destroy,
+    .print_results = mpi_print,
+    .pack = mpi_pack,
+    .unpack = mpi_unpack,
 };
