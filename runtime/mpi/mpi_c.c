@@ -576,10 +576,13 @@ PT_INTERPOSE int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	int need = pt_mpi_ready && pt_mpi_any_recv(&h, 1);
 	MPI_Status mine, *st = need && status == MPI_STATUS_IGNORE ? &mine : status;
 	int on = pt_mpi_begin_call(CALL(Wait));
+	if (on)
+		pt_mpi_req_claim(&h, 1);
 	int rc = real_MPI_Wait(req, st);
 	if (on) {
 		char done = rc == MPI_SUCCESS;
 		pt_mpi_complete(CALL(Wait), &h, &done, need ? st : NULL, 1);
+		pt_mpi_req_unclaim(&h, 1);
 	}
 	return rc;
 }
@@ -593,10 +596,13 @@ PT_INTERPOSE int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	int need = pt_mpi_ready && pt_mpi_any_recv(&h, 1);
 	MPI_Status mine, *st = need && status == MPI_STATUS_IGNORE ? &mine : status;
 	int on = pt_mpi_begin_call(CALL(Test));
+	if (on)
+		pt_mpi_req_claim(&h, 1);
 	int rc = real_MPI_Test(req, flag, st);
 	if (on) {
 		char done = rc == MPI_SUCCESS && *flag;
 		pt_mpi_complete(CALL(Test), &h, &done, need ? st : NULL, 1);
+		pt_mpi_req_unclaim(&h, 1);
 	}
 	return rc;
 }
@@ -625,11 +631,15 @@ static int all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	if (need)
 		memcpy(h, reqs, n * sizeof *h);
 	int on = pt_mpi_begin_call(call);
+	if (on && need)
+		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, statuses) : test(count, reqs, flag, statuses);
 	if (!on)
 		return rc;
 	int complete = rc == MPI_SUCCESS && (!flag || *flag);
 	if (!need || (!complete && rc != MPI_ERR_IN_STATUS)) {
+		if (need)
+			pt_mpi_req_unclaim(h, n);
 		pt_mpi_end_call(call);
 		return rc;
 	}
@@ -638,6 +648,7 @@ static int all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	for (size_t i = 0; i < n; i++)
 		done[i] = complete || statuses[i].MPI_ERROR == MPI_SUCCESS;
 	pt_mpi_complete(call, h, done, statuses, n);
+	pt_mpi_req_unclaim(h, n);
 	return rc;
 }
 
@@ -676,6 +687,8 @@ static int any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 		memcpy(h, reqs, n * sizeof *h);
 	MPI_Status mine, *st = need && status == MPI_STATUS_IGNORE ? &mine : status;
 	int on = pt_mpi_begin_call(call);
+	if (on && need)
+		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, index, st) : test(count, reqs, index, flag, st);
 	if (!on)
 		return rc;
@@ -686,6 +699,8 @@ static int any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	} else {
 		pt_mpi_end_call(call);
 	}
+	if (need)
+		pt_mpi_req_unclaim(h, n);
 	return rc;
 }
 
@@ -720,10 +735,14 @@ static int some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 			statuses = s.st;
 	}
 	int on = pt_mpi_begin_call(call);
+	if (on && need)
+		pt_mpi_req_claim(s.req, n);
 	int rc = fn(incount, reqs, outcount, indices, statuses);
 	if (!on)
 		return rc;
 	if (rc != MPI_SUCCESS || !need || *outcount == MPI_UNDEFINED || *outcount <= 0) {
+		if (need)
+			pt_mpi_req_unclaim(s.req, n);
 		pt_mpi_end_call(call);
 		return rc;
 	}
@@ -748,6 +767,7 @@ static int some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 			h[i] = s.req[indices[i]];
 	}
 	pt_mpi_complete(call, h, NULL, statuses, k);
+	pt_mpi_req_unclaim(s.req, n); /* the same handles, in another order */
 	return rc;
 }
 

@@ -447,6 +447,8 @@ PT_INTERPOSE void mpi_wait_(F *req, F *status, F *ierr)
 	int need = pt_mpi_ready && pt_mpi_any_recv(&h, 1);
 	F mine[FSTATUS], *st = need ? status_for(status, mine) : status;
 	int on = pt_mpi_begin_call(CALL(Wait));
+	if (on && need)
+		pt_mpi_req_claim(&h, 1);
 	real(req, st, ierr);
 	if (!on)
 		return;
@@ -457,6 +459,8 @@ PT_INTERPOSE void mpi_wait_(F *req, F *status, F *ierr)
 	} else {
 		pt_mpi_end_call(CALL(Wait));
 	}
+	if (need)
+		pt_mpi_req_unclaim(&h, 1);
 }
 
 PT_INTERPOSE void mpi_test_(F *req, F *flag, F *status, F *ierr)
@@ -470,6 +474,8 @@ PT_INTERPOSE void mpi_test_(F *req, F *flag, F *status, F *ierr)
 	int need = pt_mpi_ready && pt_mpi_any_recv(&h, 1);
 	F mine[FSTATUS], *st = need ? status_for(status, mine) : status;
 	int on = pt_mpi_begin_call(CALL(Test));
+	if (on && need)
+		pt_mpi_req_claim(&h, 1);
 	real(req, flag, st, ierr);
 	if (!on)
 		return;
@@ -480,6 +486,8 @@ PT_INTERPOSE void mpi_test_(F *req, F *flag, F *status, F *ierr)
 	} else {
 		pt_mpi_end_call(CALL(Test));
 	}
+	if (need)
+		pt_mpi_req_unclaim(&h, 1);
 }
 
 PT_INTERPOSE void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
@@ -494,6 +502,8 @@ PT_INTERPOSE void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 	int need = frequests(reqs, n, &s, n);
 	F *st = need ? statuses_for(statuses, &s) : statuses;
 	int on = pt_mpi_begin_call(CALL(Waitall));
+	if (on && need)
+		pt_mpi_req_claim(s.req, n);
 	real(count, reqs, st, ierr);
 	if (!on)
 		return;
@@ -501,6 +511,8 @@ PT_INTERPOSE void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 		fcomplete(CALL(Waitall), s.req, NULL, st, s.st2, n);
 	else
 		pt_mpi_end_call(CALL(Waitall));
+	if (need)
+		pt_mpi_req_unclaim(s.req, n);
 }
 
 PT_INTERPOSE void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr)
@@ -515,6 +527,8 @@ PT_INTERPOSE void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr)
 	int need = frequests(reqs, n, &s, n);
 	F *st = need ? statuses_for(statuses, &s) : statuses;
 	int on = pt_mpi_begin_call(CALL(Testall));
+	if (on && need)
+		pt_mpi_req_claim(s.req, n);
 	real(count, reqs, flag, st, ierr);
 	if (!on)
 		return;
@@ -522,6 +536,8 @@ PT_INTERPOSE void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr)
 		fcomplete(CALL(Testall), s.req, NULL, st, s.st2, n);
 	else
 		pt_mpi_end_call(CALL(Testall));
+	if (need)
+		pt_mpi_req_unclaim(s.req, n);
 }
 
 /* Waitany, Testany: the index is 1-based in Fortran. */
@@ -537,6 +553,8 @@ PT_INTERPOSE void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr)
 	int need = frequests(reqs, n, &s, n);
 	F mine[FSTATUS], *st = need ? status_for(status, mine) : status;
 	int on = pt_mpi_begin_call(CALL(Waitany));
+	if (on && need)
+		pt_mpi_req_claim(s.req, n);
 	real(count, reqs, index, st, ierr);
 	if (!on)
 		return;
@@ -547,6 +565,8 @@ PT_INTERPOSE void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr)
 	} else {
 		pt_mpi_end_call(CALL(Waitany));
 	}
+	if (need)
+		pt_mpi_req_unclaim(s.req, n);
 }
 
 PT_INTERPOSE void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, F *ierr)
@@ -561,6 +581,8 @@ PT_INTERPOSE void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, 
 	int need = frequests(reqs, n, &s, n);
 	F mine[FSTATUS], *st = need ? status_for(status, mine) : status;
 	int on = pt_mpi_begin_call(CALL(Testany));
+	if (on && need)
+		pt_mpi_req_claim(s.req, n);
 	real(count, reqs, index, flag, st, ierr);
 	if (!on)
 		return;
@@ -571,6 +593,8 @@ PT_INTERPOSE void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, 
 	} else {
 		pt_mpi_end_call(CALL(Testany));
 	}
+	if (need)
+		pt_mpi_req_unclaim(s.req, n);
 }
 
 /* Waitsome, Testsome: outcount requests, 1-based indices, statuses in
@@ -612,13 +636,17 @@ static void fsome_end(unsigned call, F *ierr, const F *outcount, const F *indice
 		int need = frequests(reqs, cnt, &s, 2 * cnt + 2);                                  \
 		F *st = need ? statuses_for(statuses, &s) : statuses;                              \
 		int on = pt_mpi_begin_call(CALL(n));                                               \
+		if (on && need)                                                                    \
+			pt_mpi_req_claim(s.req, cnt);                                              \
 		real(incount, reqs, outcount, indices, st, ierr);                                  \
 		if (!on)                                                                           \
 			return;                                                                    \
-		if (need)                                                                          \
+		if (need) {                                                                        \
 			fsome_end(CALL(n), ierr, outcount, indices, st, &s, 2 * cnt + 2);          \
-		else                                                                               \
+			pt_mpi_req_unclaim(s.req, cnt);                                            \
+		} else {                                                                           \
 			pt_mpi_end_call(CALL(n));                                                  \
+		}                                                                                  \
 	}
 FSOME(waitsome, Waitsome)
 FSOME(testsome, Testsome)

@@ -149,6 +149,7 @@ typedef struct pt_mpi_req {
 	uint64_t bytes;
 	const pt_mpi_comm *comm;
 	uint64_t posted; /* ticks at the Irecv or MPI_Start */
+	const void *owner; /* the thread whose Wait or Test claimed it, or NULL */
 	struct pt_mpi_req *next;
 } pt_mpi_req;
 
@@ -161,6 +162,14 @@ PT_HIDDEN int pt_mpi_req_peek(uintptr_t h, pt_mpi_req *out);
 /* MPI_Start of a persistent request: active, posted now. 0 if unknown. */
 PT_HIDDEN int pt_mpi_req_start(uintptr_t h, uint64_t now, pt_mpi_req *out);
 PT_HIDDEN void pt_mpi_req_forget(uintptr_t h); /* MPI_Request_free */
+/* A Wait or Test claims the entries of its requests before the call and
+ * gives them up after it. Inside the call MPI frees a completed request,
+ * and may give its handle to a request another thread makes at once,
+ * before this thread has looked its entry up: the new request gets an
+ * entry of its own instead of overwriting the claimed one, and each thread
+ * finds its own. Unclaiming a handle whose entry is gone does nothing. */
+PT_HIDDEN void pt_mpi_req_claim(const MPI_Request *h, size_t n);
+PT_HIDDEN void pt_mpi_req_unclaim(const MPI_Request *h, size_t n);
 PT_HIDDEN void pt_mpi_req_fork_child(void);
 
 /* A message record from a request and the status that completed it. */

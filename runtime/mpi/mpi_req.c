@@ -4,7 +4,10 @@
  * what a completed receive was (its communicator, to turn the status's
  * source into a world rank; when it was posted), and what MPI_Start
  * starts. A hash table of the handles under the runtime's lock; entries
- * are recycled through a free list, their memory mapped by the runtime. */
+ * are recycled through a free list, their memory mapped by the runtime.
+ * One handle can have several entries for a moment: one claimed by a
+ * Wait or Test whose request MPI has just freed, and the new request MPI
+ * gave the handle to (pt_mpi_req_claim). */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
 
@@ -39,20 +42,32 @@ static pt_mpi_req *alloc_locked(void)
 	return r;
 }
 
-static pt_mpi_req **find_locked(uintptr_t h)
+/* This thread's token for the entries it claims. */
+static __thread char me_token __attribute__((tls_model("initial-exec")));
+#define ME ((const void *)&me_token)
+
+/* The entry of h that owner claimed; with owner not NULL, failing that, an
+ * unclaimed one. Where the chain ends (*p NULL) if there is none. */
+static pt_mpi_req **find_locked(uintptr_t h, const void *owner)
 {
-	pt_mpi_req **p = &buckets[bucket(h)];
-	while (*p && (*p)->handle != h)
-		p = &(*p)->next;
-	return p;
+	pt_mpi_req **p, **unclaimed = NULL;
+	for (p = &buckets[bucket(h)]; *p; p = &(*p)->next)
+		if ((*p)->handle == h) {
+			if ((*p)->owner == owner)
+				return p;
+			if (!(*p)->owner && !unclaimed)
+				unclaimed = p;
+		}
+	return unclaimed ? unclaimed : p;
 }
 
 void pt_mpi_req_add(const pt_mpi_req *r)
 {
 	pt_spin_lock(&lock);
-	pt_mpi_req **p = find_locked(r->handle);
+	/* an unclaimed entry of the handle is a request that completed unseen */
+	pt_mpi_req **p = find_locked(r->handle, NULL);
 	pt_mpi_req *e = *p;
-	if (!e) { /* a handle completed elsewhere than in a Wait/Test keeps none */
+	if (!e) {
 		e = alloc_locked();
 		if (!e) {
 			pt_spin_unlock(&lock);
@@ -63,14 +78,37 @@ void pt_mpi_req_add(const pt_mpi_req *r)
 	}
 	pt_mpi_req *next = e->next;
 	*e = *r;
+	e->owner = NULL;
 	e->next = next;
+	pt_spin_unlock(&lock);
+}
+
+void pt_mpi_req_claim(const MPI_Request *h, size_t n)
+{
+	pt_spin_lock(&lock);
+	for (size_t i = 0; i < n; i++) {
+		pt_mpi_req *e = *find_locked((uintptr_t)h[i], NULL);
+		if (e)
+			e->owner = ME;
+	}
+	pt_spin_unlock(&lock);
+}
+
+void pt_mpi_req_unclaim(const MPI_Request *h, size_t n)
+{
+	pt_spin_lock(&lock);
+	for (size_t i = 0; i < n; i++) {
+		pt_mpi_req *e = *find_locked((uintptr_t)h[i], ME);
+		if (e && e->owner == ME)
+			e->owner = NULL;
+	}
 	pt_spin_unlock(&lock);
 }
 
 int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out)
 {
 	pt_spin_lock(&lock);
-	pt_mpi_req **p = find_locked(h);
+	pt_mpi_req **p = find_locked(h, ME);
 	pt_mpi_req *e = *p;
 	if (!e) {
 		pt_spin_unlock(&lock);
@@ -79,6 +117,7 @@ int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out)
 	*out = *e;
 	if (e->persistent) {
 		e->active = 0;
+		e->owner = NULL;
 	} else {
 		*p = e->next;
 		e->next = free_list;
@@ -91,7 +130,7 @@ int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out)
 int pt_mpi_req_peek(uintptr_t h, pt_mpi_req *out)
 {
 	pt_spin_lock(&lock);
-	pt_mpi_req *e = *find_locked(h);
+	pt_mpi_req *e = *find_locked(h, ME);
 	if (e)
 		*out = *e;
 	pt_spin_unlock(&lock);
@@ -101,7 +140,7 @@ int pt_mpi_req_peek(uintptr_t h, pt_mpi_req *out)
 int pt_mpi_req_start(uintptr_t h, uint64_t now, pt_mpi_req *out)
 {
 	pt_spin_lock(&lock);
-	pt_mpi_req *e = *find_locked(h);
+	pt_mpi_req *e = *find_locked(h, ME);
 	if (e) {
 		e->active = 1;
 		e->posted = now;
@@ -114,7 +153,7 @@ int pt_mpi_req_start(uintptr_t h, uint64_t now, pt_mpi_req *out)
 void pt_mpi_req_forget(uintptr_t h)
 {
 	pt_spin_lock(&lock);
-	pt_mpi_req **p = find_locked(h);
+	pt_mpi_req **p = find_locked(h, ME);
 	pt_mpi_req *e = *p;
 	if (e) {
 		*p = e->next;
