@@ -6,6 +6,8 @@
  *              (the others wait in the final barrier)
  *   self       0-byte MPI_Send to itself and its MPI_Recv, on every rank:
  *              a real message with no other process in its path
+ *   iself      the same message non-blocking: MPI_Irecv, MPI_Isend and
+ *              MPI_Waitall of the two (the request bookkeeping's cost)
  *   allreduce  MPI_Allreduce of one double over MPI_COMM_WORLD
  *   rank       MPI_Comm_rank: a call that does no communication, so what
  *              tracing adds is the wrapper alone
@@ -31,7 +33,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc < 4) {
 		if (!rank)
-			fprintf(stderr, "usage: %s pingpong|self|allreduce|rank ITER BLOCKS\n",
+			fprintf(stderr, "usage: %s pingpong|self|iself|allreduce|rank ITER BLOCKS\n",
 			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -59,6 +61,13 @@ int main(int argc, char **argv)
 				MPI_Send(NULL, 0, MPI_BYTE, rank, 2, MPI_COMM_WORLD);
 				MPI_Recv(NULL, 0, MPI_BYTE, rank, 2, MPI_COMM_WORLD,
 				         MPI_STATUS_IGNORE);
+			}
+		} else if (!strcmp(mode, "iself")) {
+			for (long i = 0; i < iter; i++) {
+				MPI_Request q[2];
+				MPI_Irecv(NULL, 0, MPI_BYTE, rank, 3, MPI_COMM_WORLD, &q[0]);
+				MPI_Isend(NULL, 0, MPI_BYTE, rank, 3, MPI_COMM_WORLD, &q[1]);
+				MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
 			}
 		} else if (!strcmp(mode, "allreduce")) {
 			for (long i = 0; i < iter; i++)

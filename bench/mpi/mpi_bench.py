@@ -10,8 +10,8 @@
        one call of each rank lies on its path);
      - MPI_Allreduce of one double over the ranks;
      - the same calls with one rank, where no other process's scheduling
-       adds its noise: a 0-byte message to itself (MPI_Send + MPI_Recv)
-       and MPI_Allreduce;
+       adds its noise: a 0-byte message to itself (MPI_Send + MPI_Recv,
+       and MPI_Irecv + MPI_Isend + MPI_Waitall) and MPI_Allreduce;
      - MPI_Comm_rank, no communication: the wrappers' own cost.
 2. The analyzer under mpirun: one trace of NP ranks (Allreduce-heavy),
    analyzed by 1 process (no mpirun) and by `mpirun -np M paratrace
@@ -55,6 +55,7 @@ def call_cost(a, bench, lib, tmp):
     rows = [(a.np, "pingpong", "0-byte ping-pong, per call", 2, a.iter),
             (a.np, "allreduce", "MPI_Allreduce (1 double), per call", 1, a.iter),
             (1, "self", "0-byte Send+Recv to itself, per call", 2, a.iter),
+            (1, "iself", "0-byte Irecv+Isend+Waitall to itself, per call", 3, a.iter),
             (1, "allreduce", "MPI_Allreduce (1 double), per call", 1, a.iter),
             (1, "rank", "MPI_Comm_rank, per call (wrapper alone)", 1, a.iter * 10)]
     print("added cost per MPI call: median of %d runs x %d blocks each "
