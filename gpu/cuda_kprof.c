@@ -46,6 +46,7 @@ static struct {
 	CUresult (*event_record)(CUevent, CUstream);
 	CUresult (*event_query)(CUevent);
 	CUresult (*event_synchronize)(CUevent);
+	CUresult (*stream_wait_event)(CUstream, CUevent, unsigned);
 } drv;
 
 static pt_spin setup_lock;
@@ -77,11 +78,13 @@ static int drv_ready(void)
 		LOAD(event_record, cuEventRecord);
 		LOAD(event_query, cuEventQuery);
 		LOAD(event_synchronize, cuEventSynchronize);
+		LOAD(stream_wait_event, cuStreamWaitEvent);
 #undef LOAD
 		int ok = drv.func_get_module && drv.module_get_global && drv.memcpy_dtoh &&
 		         drv.mem_alloc && drv.mem_alloc_host && drv.memset_d8_async &&
 		         drv.memcpy_dtoh_async && drv.memcpy_htod_async && drv.event_create &&
 		         drv.event_record && drv.event_query && drv.event_synchronize &&
+		         drv.stream_wait_event &&
 		         ops.stream_id && ops.device_id;
 		drv_state = ok ? 1 : -1;
 		if (!ok)
@@ -156,6 +159,10 @@ typedef struct kp_func {
 	CUdeviceptr slot;
 	uint32_t prof, nblocks;
 	int blocks; /* the version with block counters */
+	/* its last profiled launch: the event after its read-back, its stream
+	 * (under funcs_lock) */
+	CUevent last_done;
+	CUstream last_stream;
 	struct kp_func *next;
 } kp_func;
 
@@ -386,6 +393,15 @@ static void launch_enter(int layout, int ptsz, const void *params, void *ctx, ui
 	if (b) {
 		b->slot_values[0] = (uint64_t)b->dev | (k->blocks ? PT_GPU_SLOT_BLOCKS : 0);
 		b->slot_values[1] = 0;
+		/* The slot is one per kernel: a profiled launch of it still running
+		 * on another stream would add to this launch's buffer, and this
+		 * one to its. This stream waits until that one is read back:
+		 * profiled launches of one kernel do not overlap. */
+		pt_spin_lock(&funcs_lock);
+		CUevent prev = k->last_stream != s ? k->last_done : NULL;
+		pt_spin_unlock(&funcs_lock);
+		if (prev && drv.event_query(prev) == CUDA_ERROR_NOT_READY)
+			drv.stream_wait_event(s, prev, 0);
 	}
 	if (b && (drv.memset_d8_async(b->dev, 0, b->bytes, s) != CUDA_SUCCESS ||
 	          set_slot(k->slot, &b->slot_values[0], s))) {
@@ -428,6 +444,10 @@ static void launch_exit(int result)
 	 * code unless profiled again */
 	set_slot(k->slot, &b->slot_values[1], s);
 	if (ok && drv.event_record(b->done, s) == CUDA_SUCCESS) {
+		pt_spin_lock(&funcs_lock);
+		k->last_done = b->done;
+		k->last_stream = s;
+		pt_spin_unlock(&funcs_lock);
 		atomic_fetch_add(&kp_pending, 1);
 		b->next = NULL;
 		pt_spin_lock(&pending_lock);

@@ -112,6 +112,26 @@ if check(an.returncode == 0, "analyze: %s" % an.stderr):
             ev.update(t for t in p[6::2] if t.startswith("632000"))
     check(all(ev[t] == 3 for t in ("63200001", "63200004", "63200005", "63200006")), "prv events %s" % ev)
 
+# One kernel on two streams at once (its slot is one per kernel): every
+# launch's profile holds exactly its own work-groups.
+plain = subprocess.run([a.host, ptx, "concurrent"], capture_output=True, text=True)
+trace2 = os.path.join(a.dir, "trace-concurrent")
+traced = subprocess.run([a.host, ptx, "concurrent"], capture_output=True, text=True,
+                        env=dict(env, PARATRACE_DIR=trace2))
+check(plain.returncode == 0 and traced.returncode == 0 and traced.stdout == plain.stdout,
+      "concurrent: results %s / %s %s" % (plain.stdout, traced.stdout, traced.stderr[-500:]))
+d = subprocess.run([a.paratrace, "dump", trace2], capture_output=True, text=True)
+grid, groups = {}, {}
+for l in d.stdout.splitlines():
+    p = l.split()
+    f = dict(t.split("=", 1) for t in p[4:] if "=" in t)
+    if len(p) > 3 and p[3] == "GPU_LAUNCH" and "grid" in f:
+        grid[f["corr"]] = int(f["grid"].split(",")[0])
+    elif len(p) > 3 and p[3] == "GPU_PROF":
+        groups[f["corr"]] = int(f["groups"])
+check(len(groups) == 6 and all(grid.get(c) == g for c, g in groups.items()),
+      "concurrent: work-groups per launch %s, grids %s" % (groups, grid))
+
 for f in fails:
     print("FAIL:", f)
 print("figures:", r.stdout)

@@ -67,6 +67,8 @@ said, recs, trace = run("blocks")
 check(said["slot_set"] == [1] * 4 and said["slot_blocks"] == [1] * 4,
       "blocks: slot set %s, blocks bit %s" % (said["slot_set"], said["slot_blocks"]))
 check(said["slot_after"] == [0] * 5, "blocks: slot after the launches %s" % said["slot_after"])
+# launches 2, 3 and 4 on the other stream than the one before, still running
+check(said["stream_waits"] == [3], "blocks: streams made to wait %s, expected 3" % said["stream_waits"])
 defs = recs["GPU_PROF_DEF"]
 check(len(defs) == 1 and defs[0].get("name") == "saxpy" and defs[0].get("flags") == "blocks|clock" and
       defs[0].get("blocks") == "3", "blocks: GPU_PROF_DEF %s" % defs)
@@ -147,13 +149,14 @@ if check(e.returncode == 0, "export: %s" % e.stderr):
           "perfetto counters %s" % c)
 
 said, recs, trace = run("entries")
-check(said["slot_set"] == [1] * 4 and said["slot_blocks"] == [0] * 4 and said["slot_after"] == [0] * 5,
-      "entries: slot %s" % dict(said))
+check(said["slot_set"] == [1] * 4 and said["slot_blocks"] == [0] * 4 and said["slot_after"] == [0] * 5
+      and said["stream_waits"] == [3], "entries: slot %s" % dict(said))
 check(len(recs["GPU_PROF"]) == 4 and all(p["blocks"] == "0" and p["groups"] == str(G) for p in recs["GPU_PROF"]),
       "entries: profiles %s" % recs["GPU_PROF"])
 
 said, recs, trace = run("off")
-check(said["slot_set"] == [0] * 4 and not recs, "off: slot %s, records %s" % (dict(said), dict(recs)))
+check(said["slot_set"] == [0] * 4 and said["stream_waits"] == [0] and not recs,
+      "off: slot %s, records %s" % (dict(said), dict(recs)))
 
 for f in fails:
     print("FAIL:", f)

@@ -29,6 +29,7 @@ static struct {
 	CUresult (*event_record)(CUevent, CUstream);
 	CUresult (*event_synchronize)(CUevent);
 	CUresult (*event_elapsed)(float *, CUevent, CUevent);
+	CUresult (*stream_create)(CUstream *, unsigned);
 } cu;
 
 #define CHECK(x)                                                                                   \
@@ -65,6 +66,7 @@ static int cu_open(const char *path, CUmodule *mod)
 	LOAD(event_create, cuEventCreate);
 	LOAD(event_record, cuEventRecord);
 	LOAD(event_synchronize, cuEventSynchronize);
+	LOAD(stream_create, cuStreamCreate);
 	LOAD(event_elapsed, cuEventElapsedTime_v2);
 	if (!cu.event_elapsed) /* before CUDA 13 */
 		LOAD(event_elapsed, cuEventElapsedTime);

@@ -6,9 +6,13 @@
  * i % 7), axpy once on 3000 elements in blocks of 128. Prints the
  * checksums and what it launched. Exit status 77 when there is no usable
  * CUDA driver or GPU.
- * Usage: cuda_kernels_host KERNELS.ptx */
+ * With "concurrent": instead, branchy three times on each of two streams
+ * of its own, over 4096 and 2048 threads, the launches made in turn
+ * without waiting (one kernel, two streams at once).
+ * Usage: cuda_kernels_host KERNELS.ptx [concurrent] */
 #include "cu_driver.h"
 #include <stdint.h>
+#include <string.h>
 
 #define N 4096
 #define NA 3000
@@ -35,6 +39,24 @@ int main(int argc, char **argv)
 	CHECK(cu.mem_alloc(&dout, N * sizeof *out));
 	CHECK(cu.memcpy_htod(din, in, N * sizeof *in));
 	void *args[] = {&dout, &din};
+	if (argc > 2 && !strcmp(argv[2], "concurrent")) {
+		CUstream s[2];
+		CUdeviceptr dout2;
+		CHECK(cu.mem_alloc(&dout2, N * sizeof *out));
+		void *args2[] = {&dout2, &din};
+		for (int i = 0; i < 2; i++)
+			CHECK(cu.stream_create(&s[i], CU_STREAM_NON_BLOCKING));
+		for (int r = 0; r < 3; r++) {
+			CHECK(cu.launch(branchy, N / 256, 1, 1, 256, 1, 1, 0, s[0], args, NULL));
+			CHECK(cu.launch(branchy, N / 512, 1, 1, 256, 1, 1, 0, s[1], args2, NULL));
+		}
+		CHECK(cu.synchronize());
+		CHECK(cu.memcpy_dtoh(out, dout, N * sizeof *out));
+		printf("sum_a %llu\n", (unsigned long long)cu_checksum(out, N));
+		CHECK(cu.memcpy_dtoh(out, dout2, N / 2 * sizeof *out));
+		printf("sum_b %llu\n", (unsigned long long)cu_checksum(out, N / 2));
+		return 0;
+	}
 	for (int r = 0; r < 2; r++) {
 		CHECK(cu.launch(branchy, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
 		CHECK(cu.synchronize());

@@ -30,11 +30,14 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The launches alternate between two stream handles, which CUPTI would
+ * number 7 and 9; both are stream 7 here, where the kernels' records are. */
 static int stream_id(void *ctx, void *stream, int per_thread, uint32_t *id)
 {
 	(void)ctx;
 	(void)per_thread;
-	*id = (uint32_t)(uintptr_t)stream;
+	(void)stream;
+	*id = 7;
 	return 0;
 }
 
@@ -72,7 +75,8 @@ static void device_run(uint64_t slot, int i)
 	}
 }
 
-static void launch(int *func, const char *name, uint32_t corr, uint64_t *slot, int i)
+static void launch(int *func, const char *name, uint32_t corr, uint64_t *slot, int i,
+                   uintptr_t stream)
 {
 	uint16_t call, flags;
 	pt_cuda_classify("cuLaunchKernel", &call, &flags);
@@ -84,7 +88,7 @@ static void launch(int *func, const char *name, uint32_t corr, uint64_t *slot, i
 	       {GROUPS, 1, 1},
 	       {THREADS, 1, 1},
 	       0,
-	       (CUstream)7}; /* cuLaunchKernel_params */
+	       (CUstream)stream}; /* cuLaunchKernel_params */
 	pt_rec_gpu_launch dims;
 	pt_cuda_launch_dims(PT_CUDA_DIMS_DRV, &p, &dims);
 	uint32_t fn = (uint32_t)CUPTI_CB_DOMAIN_DRIVER_API << 16 | 307;
@@ -131,9 +135,18 @@ int main(int argc, char **argv)
 	pt_cuda_kprof_setup(&ops);
 	pt_cuda_clock_sample();
 	uint64_t t0 = mono_ns();
+	/* saxpy on two streams in turn, each launch still running when the
+	 * next is made (events not ready): each must make its stream wait for
+	 * the previous one, which the slot, one per kernel, would mix */
+	int *busy = dlsym(h, "fake_events_busy"), *waits = dlsym(h, "fake_stream_waits");
+	if (busy)
+		*busy = 1;
 	for (int i = 0; i < 4; i++)
-		launch(saxpy, "saxpy", 200 + (uint32_t)i, slot, i);
-	launch(plain, "plain", 300, slot, 4);
+		launch(saxpy, "saxpy", 200 + (uint32_t)i, slot, i, i % 2 ? 9 : 7);
+	launch(plain, "plain", 300, slot, 4, 7);
+	if (busy)
+		*busy = 0;
+	printf("stream_waits %d\n", waits ? *waits : -1);
 	/* the device records, as CUPTI's buffer delivers them: after the
 	 * profiles, which the runtime wrote at the next launch (the last one
 	 * at exit) */

@@ -18,6 +18,9 @@ enum { OK = 0, NOT_FOUND = 500 };
 uint64_t fake_slot_saxpy;
 int fake_func_saxpy, fake_func_plain;
 int fake_driver_calls;
+/* set by the test: events stay pending (cuEventQuery: not ready) until
+ * cuEventSynchronize; and the waits asked of streams */
+int fake_events_busy, fake_stream_waits;
 static int module;
 static const char tab_saxpy[] = "T 1\n"
                                 "F 0 /src/saxpy.cu\n"
@@ -120,6 +123,14 @@ CUresult cuEventQuery(void *e)
 {
 	(void)e;
 	fake_driver_calls++;
+	return fake_events_busy ? 600 /* CUDA_ERROR_NOT_READY */ : OK;
+}
+
+CUresult cuStreamWaitEvent(CUstream s, void *e, unsigned flags)
+{
+	(void)s, (void)e, (void)flags;
+	fake_driver_calls++;
+	fake_stream_waits++;
 	return OK;
 }
 
