@@ -470,11 +470,7 @@ void pt_cuda_kprof_launch(int enter, int layout, int ptsz, const void *params, v
 		return;
 	if (enter) {
 		launch.buf = NULL;
-		if (__atomic_load_n(&pending, __ATOMIC_RELAXED)) {
-			busy = 1;
-			poll_pending(0);
-			busy = 0;
-		}
+		pt_cuda_kprof_poll();
 		launch_enter(layout, ptsz, params, ctx, corr, symbol, c->gpu_kernels);
 	} else if (launch.buf && launch.corr == corr) {
 		launch_exit(result);

@@ -437,10 +437,14 @@ class DeviceInstrumenter
 	// Inline PTX. activemask is convergent and must not be merged: hoisted
 	// out of the two arms of a branch it would give both arms the mask of
 	// the threads that reached the branch, not of those in each arm.
-	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints, bool convergent = false)
+	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints,
+	              bool convergent = false, ArrayRef<Value *> args = {})
 	{
-		InlineAsm *ia = InlineAsm::get(FunctionType::get(ty, false), text, constraints, true);
-		CallInst *ci = b.CreateCall(FunctionType::get(ty, false), ia);
+		SmallVector<Type *, 2> params;
+		for (Value *a : args)
+			params.push_back(a->getType());
+		FunctionType *ft = FunctionType::get(ty, params, false);
+		CallInst *ci = b.CreateCall(ft, InlineAsm::get(ft, text, constraints, true), args);
 		if (convergent) {
 			ci->addFnAttr(Attribute::Convergent);
 			ci->addFnAttr(Attribute::NoMerge);
@@ -725,13 +729,7 @@ class DeviceInstrumenter
 	// (redux.sync, sm_80 and later).
 	Value *warpSum(IRBuilder<> &b, Value *v, Value *mask)
 	{
-		FunctionType *ft = FunctionType::get(i32, {i32, i32}, false);
-		InlineAsm *ia =
-		    InlineAsm::get(ft, "redux.sync.add.u32 $0, $1, $2;", "=r,r,r", true);
-		CallInst *ci = b.CreateCall(ft, ia, {v, mask});
-		ci->addFnAttr(Attribute::Convergent);
-		ci->addFnAttr(Attribute::NoMerge);
-		return ci;
+		return ptxAsm(b, i32, "redux.sync.add.u32 $0, $1, $2;", "=r,r,r", true, {v, mask});
 	}
 
 	void cudaBody(Function &f, BasicBlock *pre, const std::vector<BasicBlock *> &blocks,
