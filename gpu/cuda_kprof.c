@@ -8,14 +8,18 @@
  * driver-level launch of K (CUPTI callback on the launching thread), on the
  * launch's stream: the buffer is zeroed and the slot pointed at it; at the
  * exit: the buffer is copied to pinned host memory, the slot set back to 0,
- * and a host function queued behind them writes the GPU_PROF record (the
- * launch's correlation id, the stream's GPU log). Everything is stream
- * ordered: nothing waits on the host. K's table (__paratrace_tab_K) is read
- * once per function, at its first launch, and announced as GPU_PROF_DEF.
+ * and an event recorded; once it has completed the GPU_PROF record is
+ * written (the launch's correlation id, the stream's GPU log), seen at the
+ * next profiled launch, after a call that waits for the device, or at exit
+ * (poll_pending). Everything is stream ordered: nothing waits on the host.
+ * K's table (__paratrace_tab_K) is read once per function, at its first
+ * launch, and announced as GPU_PROF_DEF.
  *
- * Limits: two launches of one kernel running at the same time on two
- * streams share its slot (the profiles may mix); kernels launched inside a
- * CUDA graph run their original code (the slot is 0 outside a launch). */
+ * The slot is one per kernel: a launch on another stream than K's previous
+ * profiled launch, still running, makes its stream wait for that one.
+ * Limits: two host threads launching K at the same instant can still mix
+ * their profiles; kernels launched inside a CUDA graph run their original
+ * code (the slot is 0 outside a launch). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
