@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The command-line tool on a real 2-rank MPI trace (mpi_pingpong under
+mpirun, libtrace.so preloaded). Usage:
+
+  test_mpi_cli.py --mpirun M --lib libtrace.so --paratrace P --prog mpi_pingpong
+                  --work DIR CASE
+
+CASE:
+  commands  analyze, report (text, --json, --csv, --html), export (chrome,
+            perfetto), plot and dump each exit 0 with nothing from a
+            sanitizer on stderr (the ASan+UBSan tree runs this one: a rank
+            with no message ended its shard with an empty list once, a
+            memcpy from NULL)
+  clock     one damaged word in an MPI_CLOCK record of a process log: the
+            upper half of rank 0's clock reading in rank 0's first point
+            (to 0x7fffffff: 292 years), or 2^32 ns added to the one in
+            rank 1's last point (4.3 s: a drift no two clocks have). Each
+            is refused as damaged data: exit 1, the file and the record's
+            offset on stderr, and the rest analyzed as before (the same
+            duration, every rank there)
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "plot"))
+from check import FAILS, expect, fail  # noqa: E402
+
+MPI_CLOCK = 0x72
+SANITIZER = re.compile(r"runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer")
+
+
+def mpi_env():
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+    for k in ("PARATRACE_DIR", "LD_PRELOAD"):
+        env.pop(k, None)
+    return env
+
+
+def run(args, rc=0, timeout=300):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=mpi_env(), timeout=timeout)
+    if rc is not None and p.returncode != rc:
+        fail("%s: exit %d, expected %d\nstdout: %s\nstderr: %s"
+             % (" ".join(args), p.returncode, rc, p.stdout[-2000:], p.stderr[-3000:]))
+    expect(not SANITIZER.search(p.stderr), "%s: a sanitizer spoke:\n%s"
+           % (" ".join(args), p.stderr[-3000:]))
+    return p
+
+
+def trace(a, name, exchanges=20):
+    """A 2-rank trace of mpi_pingpong; (its directory, what the ranks said)."""
+    d = os.path.join(a.work, name)
+    shutil.rmtree(d, ignore_errors=True)
+    p = run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", "2", "env",
+             "LD_PRELOAD=" + a.lib, "PARATRACE_DIR=" + d, a.prog, str(exchanges), "64"])
+    sent = {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[:2] == ["expect", "sent"]:
+            sent[int(f[2])] = (int(f[3]), int(f[4]))
+    expect(sorted(sent) == [0, 1], "the ranks did not say what they sent: %r" % p.stdout)
+    return d, sent
+
+
+def duration(prv):
+    """The .prv header's duration (ns)."""
+    with open(prv) as f:
+        m = re.match(r"#Paraver \([^)]*\):(\d+)_ns", f.readline())
+    return int(m.group(1)) if m else -1
+
+
+def case_commands(a):
+    d, _ = trace(a, "commands")
+    out = os.path.join(a.work, "commands-out")
+    run([a.paratrace, "analyze", d, "-o", out])
+    p = run([a.paratrace, "report", d])
+    expect("MPI time by rank" in p.stdout, "no MPI section in the report")
+    for fmt in ("--json", "--csv"):
+        run([a.paratrace, "report", fmt, d])
+    run([a.paratrace, "report", "--html", "-q", "-o", out + ".html", d])
+    run([a.paratrace, "export", "--format", "chrome", "-o", out + ".json", d])
+    run([a.paratrace, "export", "--format", "perfetto", "-o", out + ".pftrace", d])
+    run([a.paratrace, "plot", "-o", out + ".svg", d])
+    run([a.paratrace, "dump", d])
+
+
+def clock_records(path):
+    """Offsets of the MPI_CLOCK records of a process log, in file order."""
+    b = open(path, "rb").read()
+    off, found = struct.unpack_from("<H", b, 12)[0], []
+    while off + 8 <= len(b) and b[off]:
+        size = struct.unpack_from("<H", b, off + 2)[0] * 8
+        if size == 0:
+            break
+        if b[off] == MPI_CLOCK:
+            found.append(off)
+        off += size
+    return found
+
+
+def damage(path, which, change):
+    """change(ref_hi) -> the new upper half of the rank 0 clock reading
+    (ref_ns) of the which-th MPI_CLOCK record; the record's offset."""
+    recs = clock_records(path)
+    expect(len(recs) == 2, "%s: %d MPI_CLOCK records, expected 2" % (path, len(recs)))
+    off = recs[which]
+    b = bytearray(open(path, "rb").read())
+    # head 8 bytes, then local_ns, ref_ns (its upper half at +20), rtt_ns, rounds
+    hi = struct.unpack_from("<I", b, off + 20)[0]
+    struct.pack_into("<I", b, off + 20, change(hi))
+    with open(path, "wb") as f:
+        f.write(b)
+    return off
+
+
+def case_clock(a):
+    d, _ = trace(a, "clock")
+    good = os.path.join(a.work, "clock-good")
+    run([a.paratrace, "analyze", "--no-profile", d, "-o", good])
+    want = duration(good + ".prv")
+    expect(want > 0, "no duration in %s.prv" % good)
+    for name, rank, which, change in (("rank0-init", 0, 0, lambda hi: 0x7fffffff),
+                                      ("rank1-final", 1, 1, lambda hi: hi + 1)):
+        bad = os.path.join(a.work, "clock-" + name)
+        shutil.rmtree(bad, ignore_errors=True)
+        shutil.copytree(d, bad)
+        logs = glob.glob(os.path.join(bad, "*-r%d" % rank, "process.ptl"))
+        expect(len(logs) == 1, "rank %d's process log: %r" % (rank, logs))
+        if len(logs) != 1:
+            continue
+        off = damage(logs[0], which, change)
+        out = bad + "-out"
+        p = run([a.paratrace, "analyze", "--no-profile", bad, "-o", out], rc=1)
+        said = "%s: offset %d: damaged MPI clock point" % (logs[0], off)
+        expect(said in p.stderr, "%s: stderr does not say %r: %r" % (name, said, p.stderr))
+        got = duration(out + ".prv")
+        # rank 0's points both say offset 0; rank 1 keeps its first point
+        # (the drift between two points is microseconds in a run this long)
+        expect(abs(got - want) < 1000000, "%s: the .prv lasts %d ns, %d ns undamaged"
+               % (name, got, want))
+        with open(out + ".row") as f:
+            expect(len(re.findall(r"rank [01] ", f.read())) == 2, "%s: both ranks in the .row" % name)
+        p = run([a.paratrace, "report", bad], rc=1)
+        expect("MPI time by rank" in p.stdout, "%s: no MPI section in the report" % name)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for k in ("mpirun", "lib", "paratrace", "prog", "work"):
+        ap.add_argument("--" + k, required=True)
+    ap.add_argument("case", choices=("commands", "clock"))
+    a = ap.parse_args()
+    a.work = os.path.join(a.work, a.case)
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    globals()["case_" + a.case](a)
+    if FAILS:
+        print("%d failures" % len(FAILS), file=sys.stderr)
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
