@@ -4,7 +4,7 @@
 mpirun, libtrace.so preloaded). Usage:
 
   test_mpi_cli.py --mpirun M --lib libtrace.so --paratrace P --prog mpi_pingpong
-                  --work DIR CASE
+                  --work DIR [--build B --cmake C --libdir D] CASE
 
 CASE:
   commands  analyze, report (text, --json, --csv, --html), export (chrome,
@@ -19,6 +19,13 @@ CASE:
             is refused as damaged data: exit 1, the file and the record's
             offset on stderr, and the rest analyzed as before (the same
             duration, every rank there)
+  plugin    `mpirun -np 2 paratrace analyze` with no paratrace-mpi.so beside
+            the executable: exit 1, and the message names the target to
+            build (paratrace_mpi)
+  targets   the README's first command builds the targets instrument, trace
+            and paratrace only: with paratrace-mpi.so removed, building the
+            target paratrace builds it again, and `mpirun -np 2 paratrace
+            analyze` works (needs --build, --cmake; run alone)
 """
 import argparse
 import glob
@@ -154,11 +161,50 @@ def case_clock(a):
         expect("MPI time by rank" in p.stdout, "%s: no MPI section in the report" % name)
 
 
+def case_plugin(a):
+    d, _ = trace(a, "plugin", 5)
+    bindir = os.path.join(a.work, "lonely", "bin")
+    shutil.rmtree(os.path.dirname(bindir), ignore_errors=True)
+    os.makedirs(bindir)
+    exe = os.path.join(bindir, "paratrace")
+    shutil.copy2(a.paratrace, exe)
+    if os.path.exists(os.path.join(a.libdir, "paratrace-mpi.so")):
+        print("paratrace-mpi.so is installed in %s: nothing missing to test" % a.libdir)
+        return
+    p = run([a.mpirun, "--oversubscribe", "-np", "2", exe, "analyze", d, "-o",
+             os.path.join(a.work, "plugin-out")], rc=None)
+    expect(p.returncode != 0, "analyze without its MPI plugin exited 0")
+    expect("cannot load its MPI plugin" in p.stderr and "--target paratrace_mpi" in p.stderr,
+           "the message does not name the target to build: %r" % p.stderr)
+
+
+def case_targets(a):
+    plugin = os.path.join(a.build, "lib", "paratrace-mpi.so")
+    aside = plugin + ".aside"
+    expect(os.path.exists(plugin), "no %s to start with" % plugin)
+    os.replace(plugin, aside)
+    try:
+        run([a.cmake, "--build", a.build, "--target", "paratrace"])
+        expect(os.path.exists(plugin), "building the target paratrace did not build %s" % plugin)
+    finally:
+        if not os.path.exists(plugin):
+            os.replace(aside, plugin)
+        elif os.path.exists(aside):
+            os.unlink(aside)
+    d, _ = trace(a, "targets", 5)
+    out = os.path.join(a.work, "targets-out")
+    run([a.mpirun, "--oversubscribe", "-np", "2", a.paratrace, "analyze", d, "-o", out])
+    expect(os.path.exists(out + ".prv"), "mpirun -np 2 paratrace analyze wrote no .prv")
+
+
 def main():
     ap = argparse.ArgumentParser()
     for k in ("mpirun", "lib", "paratrace", "prog", "work"):
         ap.add_argument("--" + k, required=True)
-    ap.add_argument("case", choices=("commands", "clock"))
+    for k in ("build", "cmake"):
+        ap.add_argument("--" + k)
+    ap.add_argument("--libdir", default="/usr/local/lib")
+    ap.add_argument("case", choices=("commands", "clock", "plugin", "targets"))
     a = ap.parse_args()
     a.work = os.path.join(a.work, a.case)
     shutil.rmtree(a.work, ignore_errors=True)
