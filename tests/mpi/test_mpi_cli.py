@@ -11,7 +11,7 @@ CASE:
             perfetto), plot and dump each exit 0 with nothing from a
             sanitizer on stderr (the ASan+UBSan tree runs this one: a rank
             with no message ended its shard with an empty list once, a
-            memcpy from NULL)
+            memcpy from NULL); analyze names mpi.cfg to open the trace
   clock     one damaged word in an MPI_CLOCK record of a process log: the
             upper half of rank 0's clock reading in rank 0's first point
             (to 0x7fffffff: 292 years), or 2^32 ns added to the one in
@@ -19,6 +19,9 @@ CASE:
             is refused as damaged data: exit 1, the file and the record's
             offset on stderr, and the rest analyzed as before (the same
             duration, every rank there)
+  html      report --html in headless Chromium: the MPI section, one row
+            per rank with the messages and bytes the ranks say they sent,
+            the calls table, the totals line; mpi_report's JSON in the page
   plugin    `mpirun -np 2 paratrace analyze` with no paratrace-mpi.so beside
             the executable: exit 1, and the message names the target to
             build (paratrace_mpi)
@@ -29,6 +32,7 @@ CASE:
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -89,7 +93,9 @@ def duration(prv):
 def case_commands(a):
     d, _ = trace(a, "commands")
     out = os.path.join(a.work, "commands-out")
-    run([a.paratrace, "analyze", d, "-o", out])
+    p = run([a.paratrace, "analyze", d, "-o", out])
+    expect(re.search(r"wxparaver \S+\.prv \S+/mpi\.cfg", p.stdout) is not None,
+           "analyze of an MPI trace does not name mpi.cfg: %r" % p.stdout)
     p = run([a.paratrace, "report", d])
     expect("MPI time by rank" in p.stdout, "no MPI section in the report")
     for fmt in ("--json", "--csv"):
@@ -161,6 +167,51 @@ def case_clock(a):
         expect("MPI time by rank" in p.stdout, "%s: no MPI section in the report" % name)
 
 
+def case_html(a):
+    import test_html  # tests/plot: headless Chromium
+    if not (os.path.isfile(a.chromium) and os.access(a.chromium, os.X_OK)):
+        fail("%s is not there: scripts/deps.sh installs Debian's chromium" % a.chromium)
+        return
+    d, sent = trace(a, "html", 30)
+    page = os.path.join(a.work, "report.html")
+    run([a.paratrace, "report", "--html", "-q", "-o", page, d])
+    src = open(page, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="mpi">\n(.*?)</script>', src, re.S)
+    expect(m is not None, "no MPI data in the page")
+    data = json.loads(m.group(1)) if m else {"by_rank": [], "by_call": []}
+    for r in data["by_rank"]:
+        expect((r["msgs_sent"], r["bytes_sent"]) == sent.get(r["rank"]),
+               "rank %d sent %d messages, %d bytes; it says %r"
+               % (r["rank"], r["msgs_sent"], r["bytes_sent"], sent.get(r["rank"])))
+        expect(0 < r["mpi_ns"] < r["thread_ns"], "rank %d: time in MPI %r" % (r["rank"], r))
+    dom = test_html.load(a, "file://" + os.path.abspath(page))
+    expect(dom.find("body", data_ready="1") is not None, "the page's script did not finish")
+    nav = dom.find("a", href="#s-mpi")
+    expect(nav is not None, "no link to the MPI section")
+    ranks = dom.find("table", id="mpi-ranks")
+    expect(ranks is not None, "no table of ranks")
+    if ranks is not None:
+        heads = [th.all_text() for th in ranks.find("thead").iter("th")]
+        for h in ("in MPI", "calls", "messages sent", "bytes sent", "messages received",
+                  "late sender"):
+            expect(h in heads, "no column %r in %r" % (h, heads))
+        col = {h: i for i, h in enumerate(heads)}
+        rows = {}
+        if "rank" in col and "messages sent" in col:
+            rows = {int(r): int(n) for r, n in zip(test_html.column(ranks, col["rank"]),
+                                                   test_html.column(ranks, col["messages sent"]))}
+        expect(sorted(rows) == [0, 1], "rows of the ranks table: %r" % rows)
+        for r, msgs in rows.items():
+            expect(sent.get(r, (None,))[0] == msgs, "rank %d: %d messages sent in the page, "
+                   "it says %r" % (r, msgs, sent.get(r)))
+    calls = dom.find("table", id="mpi-calls")
+    expect(calls is not None and "MPI_Send" in test_html.column(calls, 0),
+           "MPI_Send not in the calls table")
+    summary = dom.find("p", id="mpi-summary")
+    expect(summary is not None and summary.all_text().startswith("2 ranks on 1 host;"),
+           "MPI summary: %r" % (summary and summary.all_text()))
+
+
 def case_plugin(a):
     d, _ = trace(a, "plugin", 5)
     bindir = os.path.join(a.work, "lonely", "bin")
@@ -204,7 +255,8 @@ def main():
     for k in ("build", "cmake"):
         ap.add_argument("--" + k)
     ap.add_argument("--libdir", default="/usr/local/lib")
-    ap.add_argument("case", choices=("commands", "clock", "plugin", "targets"))
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("case", choices=("commands", "clock", "html", "plugin", "targets"))
     a = ap.parse_args()
     a.work = os.path.join(a.work, a.case)
     shutil.rmtree(a.work, ignore_errors=True)
