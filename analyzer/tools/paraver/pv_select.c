@@ -230,7 +230,9 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 	if (!pv->thinned)
 		return;
 	fputs("paratrace: ", out);
-	if (pv->threshold)
+	/* the budget's threshold (a selection's alone leaves neither) */
+	int budget = pv->threshold || pv->sync_threshold;
+	if (budget)
 		fprintf(out, ".prv budget %s: ", fmt_bytes(pv->budget, a, sizeof a));
 	/* only what went of the synchronization calls when every call stayed */
 	int calls = !pv->sync_threshold || pv->calls_left;
@@ -260,10 +262,10 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		        pt_fmt_ns(pv->wait_left, a, sizeof a), PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
 	if (!calls && pv->calls_total)
 		fprintf(out, "; every call kept (%s)", fmt_count(pv->calls_total, c, sizeof c));
-	if (pv->threshold && pv->text > pv->budget)
+	if (budget && pv->text > pv->budget)
 		fprintf(out, "; the rest alone takes %s, more than the budget",
 		        fmt_bytes(pv->text, c, sizeof c));
-	if (pv->threshold)
+	if (budget)
 		fprintf(out, "; --full for everything (%s), or a larger --budget",
 		        fmt_bytes(pv->full_bytes, b, sizeof b));
 	fputc('\n', out);
