@@ -16,6 +16,8 @@ family while shorter items of another stay:
     says so;
   - with a smaller one, both go by the same threshold: every call and lock
     call left out shorter than every one kept;
+  - with --min-duration above that threshold, the lock calls still go by
+    the budget's, and analyze says so;
   - the same files for -j1 and -j2.
 
 Usage: test_budget_families.py --paratrace P --ptgen G --work DIR
@@ -140,6 +142,13 @@ def main():
                   r"waited less than (\S+ \S+) ", said)
     expect(m is not None and m.group(1) == m.group(2), "one threshold: %r" % said)
     expect(fn["kept"] > 0 and fn["left"] > 0, "calls with a smaller budget: %r" % fn)
+
+    # --min-duration above the budget's threshold: the lock calls still go
+    # by the budget's, and analyze says it was the budget
+    _, p = analyze("min", "--min-duration", "100us", "--budget", str(budget))
+    expect(re.search(r"\.prv budget \S+ \S+: calls left out as selected .*, and synchronization "
+                     r"calls that waited less than 1 ns .*; --full for everything", p.stdout)
+           is not None, "--min-duration and the budget: %r" % p.stdout)
     if FAILS:
         print("%d failures" % len(FAILS), file=sys.stderr)
         return 1
