@@ -66,9 +66,18 @@ pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed)
 	void *h = load_plugin(tried, sizeof tried);
 	pt_dist_open_fn open_fn = h ? (pt_dist_open_fn)dlsym(h, PT_DIST_ENTRY) : NULL;
 	if (!open_fn) {
+#ifdef PT_MPI_PLUGIN_TARGET
+		/* built with MPI: the plugin was not built, or not installed */
+		const char *fix = "build the target " PT_MPI_PLUGIN_TARGET
+		                  " (cmake --build BUILD_DIR --target " PT_MPI_PLUGIN_TARGET
+		                  ") or install paratrace (cmake --install BUILD_DIR)";
+#else
+		const char *fix = "this paratrace was built without MPI: configure it where "
+		                  "Open MPI's development files are installed (PT_WITH_MPI=ON)";
+#endif
 		pt_cli_error("started by mpirun with several processes, but this paratrace cannot "
-			     "load its MPI plugin (%s: %s); build it with PT_WITH_MPI",
-			     tried, dlerror());
+		             "load its MPI plugin (%s: %s); %s",
+		             tried, dlerror(), fix);
 		*failed = 1;
 		return NULL;
 	}

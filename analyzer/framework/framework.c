@@ -529,6 +529,7 @@ static void fw_free(fw *w)
 		free(p->exe);
 		free(p->args);
 		free((char *)p->mpi.host);
+		free(p->mpi.refused);
 	}
 	fw_funcs_free(&w->funcs);
 	free(w->procs);

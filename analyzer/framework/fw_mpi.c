@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "fw_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +19,104 @@ static void set_host(pt_fw_mpi *m, const pt_event *ev, size_t off)
 	m->host = strdup(h);
 }
 
+/* Clock readings from a log are checked before any arithmetic on them: a
+ * damaged word would otherwise move a rank by centuries (or overflow). Both
+ * are CLOCK_MONOTONIC readings (time since a host's boot): PT_FW_MPI_MAX_NS
+ * (73 years) is more than any of them, and keeps every sum below of two
+ * offsets and two half widths within int64_t. */
+#define PT_FW_MPI_MAX_NS (1ull << 61)
+/* Two CLOCK_MONOTONIC clocks drift apart by less than 0.1% (the kernel
+ * slews by at most 500 ppm); offsets that change by more than 1% of the
+ * time between the two points are not a drift but a damaged point. */
+#define DRIFT_MAX_DIV 100
+
+static void refuse(pt_fw_mpi *m, const char *path, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* One line of m->refused (the model warns about them): the file and the
+ * record's offset, why, and what is done instead. */
+static void refuse(pt_fw_mpi *m, const char *path, uint64_t off, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	size_t had = m->refused ? strlen(m->refused) : 0;
+	size_t n = had + strlen(path) + strlen(why) + 64;
+	char *r = realloc(m->refused, n);
+	if (!r)
+		return;
+	snprintf(r + had, n - had, "%s%s: offset %llu: %s", had ? "\n" : "", path,
+	         (unsigned long long)off, why);
+	m->refused = r;
+}
+
+/* Whether an MPI_CLOCK point (at time `at` of a log that began at `first`)
+ * can be a real one; else refused, with the reason. Its local time and its
+ * exchange's round trips (all but the first, which may have waited for
+ * this process to start) lie within the log, up to when it was written
+ * (with the calibration's slack: the log's times are converted from
+ * another clock). */
+static int clock_point_ok(pt_fw_mpi *m, const char *path, const pt_event *ev, uint64_t first,
+                          const pt_rec_mpi_clock *c)
+{
+	static const char *const field[3] = {"this process's clock read", "rank 0's clock read",
+	                                     "its round trip took"};
+	const uint64_t v[3] = {c->local_ns, c->ref_ns, c->rtt_ns};
+	const char *what = ev->rec->arg ? "MPI_Finalize" : "MPI_Init";
+	for (int i = 0; i < 3; i++)
+		if (v[i] >= PT_FW_MPI_MAX_NS) {
+			refuse(m, path, ev->offset,
+			       "damaged MPI clock point at %s (%s %llu ns: 73 years or more)", what,
+			       field[i], (unsigned long long)v[i]);
+			return 0;
+		}
+	uint64_t at = ev->time_ns, span = at > first ? at - first : 0;
+	uint64_t slack = 1000000 + span / 1000, spent;
+	if (c->local_ns + slack < first || c->local_ns > at + slack) {
+		refuse(m, path, ev->offset,
+		       "damaged MPI clock point at %s (local time %llu ns, outside the log's %llu "
+		       "to %llu)",
+		       what, (unsigned long long)c->local_ns, (unsigned long long)first,
+		       (unsigned long long)at);
+		return 0;
+	}
+	if (__builtin_mul_overflow(c->rtt_ns, c->rounds > 1 ? c->rounds - 1 : 1, &spent) ||
+	    spent > span + slack) {
+		refuse(m, path, ev->offset,
+		       "damaged MPI clock point at %s (%u round trips of at least %llu ns, in a "
+		       "log of %llu ns)",
+		       what, c->rounds, (unsigned long long)c->rtt_ns, (unsigned long long)span);
+		return 0;
+	}
+	return 1;
+}
+
+static void clock_point(pt_fw_mpi *m, const char *path, const pt_event *ev, uint64_t first)
+{
+	const pt_rec_mpi_clock *c = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_clock);
+	if (!c || !clock_point_ok(m, path, ev, first, c))
+		return;
+	unsigned at = ev->rec->arg ? 1 : 0;
+	/* the init point first; a finalize point without one counts alone */
+	unsigned slot = at && m->clocks ? 1 : 0;
+	if (slot && c->local_ns <= m->l[0]) {
+		refuse(m, path, ev->offset,
+		       "damaged MPI clock point at MPI_Finalize (local time %llu ns, not after the "
+		       "point at MPI_Init, %llu ns)",
+		       (unsigned long long)c->local_ns, (unsigned long long)m->l[0]);
+		return;
+	}
+	m->l[slot] = c->local_ns;
+	/* both below PT_FW_MPI_MAX_NS: no overflow */
+	m->off[slot] = (int64_t)c->ref_ns - (int64_t)c->local_ns;
+	m->rtt[slot] = c->rtt_ns;
+	m->at_offset[slot] = ev->offset;
+	if (m->clocks < (int)slot + 1)
+		m->clocks = (int)slot + 1;
+}
+
 int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 {
 	char err[256];
@@ -24,7 +124,11 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 	if (!log)
 		return -1;
 	pt_event ev;
+	uint64_t first = 0;
+	int any = 0;
 	while (pt_log_read(log, &ev) == 0) {
+		if (!any++)
+			first = ev.time_ns;
 		switch (ev.kind) {
 		case PT_REC_MPI_JOB: {
 			const pt_rec_mpi_job *j = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_job);
@@ -44,24 +148,44 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			set_host(m, &ev, sizeof *i);
 			break;
 		}
-		case PT_REC_MPI_CLOCK: {
-			const pt_rec_mpi_clock *c = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_clock);
-			unsigned at = ev.rec->arg ? 1 : 0;
-			/* the init point first; a finalize point without one counts alone */
-			unsigned slot = at && m->clocks ? 1 : 0;
-			m->l[slot] = c->local_ns;
-			m->off[slot] = (int64_t)(c->ref_ns - c->local_ns);
-			m->rtt[slot] = c->rtt_ns;
-			if (m->clocks < (int)slot + 1)
-				m->clocks = (int)slot + 1;
+		case PT_REC_MPI_CLOCK:
+			clock_point(m, path, &ev, first);
 			break;
-		}
 		default:
 			break;
 		}
 	}
 	pt_log_close(log);
 	pt_fw_mpi_fit(m);
+	/* two points whose offsets no drift explains: one of them is
+	 * damaged; the one at MPI_Init is kept (a rank killed before
+	 * MPI_Finalize has only that one anyway) */
+	if (m->clocks == 2) {
+		uint64_t dl = m->l[1] - m->l[0];
+		int64_t du = m->use[1] - m->use[0];
+		uint64_t adu = du < 0 ? -(uint64_t)du : (uint64_t)du;
+		if (adu > dl / DRIFT_MAX_DIV) {
+			refuse(
+			    m, path, m->at_offset[1],
+			    "damaged MPI clock point at MPI_Finalize (its offset onto rank 0's "
+			    "clock, %lld ns, is %llu ns from the one at MPI_Init, %lld ns, %llu ns "
+			    "before: no two clocks drift apart that fast)",
+			    (long long)m->off[1], (unsigned long long)adu, (long long)m->off[0],
+			    (unsigned long long)dl);
+			m->clocks = 1;
+			pt_fw_mpi_fit(m);
+		}
+	}
+	if (m->refused) {
+		const char *then = m->clocks ? "; the other point is used alone"
+		                             : "; this rank's times stay on its own clock";
+		size_t n = strlen(m->refused) + strlen(then) + 1;
+		char *r = realloc(m->refused, n);
+		if (r) {
+			strcat(r, then);
+			m->refused = r;
+		}
+	}
 	return 0;
 }
 
@@ -71,6 +195,8 @@ void pt_fw_mpi_fit(pt_fw_mpi *m)
 	m->use[1] = m->off[1];
 	if (m->clocks < 2 || m->l[1] <= m->l[0])
 		return;
+	/* offsets and widths are under PT_FW_MPI_MAX_NS (fw_mpi_scan): none
+	 * of these sums and differences overflows */
 	int64_t e0 = (int64_t)(m->rtt[0] / 2), e1 = (int64_t)(m->rtt[1] / 2);
 	int64_t lo0 = m->off[0] - e0, hi0 = m->off[0] + e0;
 	int64_t lo1 = m->off[1] - e1, hi1 = m->off[1] + e1;

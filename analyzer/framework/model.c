@@ -236,6 +236,17 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 	}
 	/* on the workers: a trace of 100,000 threads has as many files to open */
 	pt_workers_run(nworkers, first_reader, &r);
+	/* damaged clock points, left out: damaged data, said in process order */
+	for (size_t pi = 0; pi < tr->nprocesses; pi++) {
+		char *refused = w->procs[pi].mpi.refused;
+		for (char *line = refused ? strtok(refused, "\n") : NULL; line;
+		     line = strtok(NULL, "\n")) {
+			w->data_errors++;
+			fw_warnf(w, "%s", line);
+		}
+		free(refused);
+		w->procs[pi].mpi.refused = NULL;
+	}
 	/* what they say, in file order (the first program name, the earliest
 	 * time, as when they were read one by one) */
 	size_t k = 0, shard = 0;

@@ -27,6 +27,10 @@ typedef struct pt_fw_mpi {
 	uint64_t rtt[2];
 	/* the offsets the map uses at l[0] and l[1] (pt_fw_mpi_fit) */
 	int64_t use[2];
+	uint64_t at_offset[2]; /* of each point's record in the process log */
+	/* the points refused as damaged (file, offset, why; one a line), for
+	 * the model to warn about; NULL if none */
+	char *refused;
 } pt_fw_mpi;
 
 /* Sets use[] from the clock points. Each point bounds the offset at its
@@ -45,14 +49,16 @@ const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process);
 
 /* Time t of this process on rank 0's clock: linear through the two
  * points' offsets as pt_fw_mpi_fit chose them, the offset alone with one
- * point. */
+ * point. The offsets are bounded (fw_mpi.c) but t is any time a log
+ * holds: computed wide, and kept within the clock's range. */
 static inline uint64_t pt_fw_mpi_map(const pt_fw_mpi *m, uint64_t t)
 {
-	if (m->clocks == 1 || (m->clocks == 2 && m->l[1] <= m->l[0]))
-		return t + (uint64_t)m->use[0];
-	__int128 dt = (__int128)(int64_t)(t - m->l[0]);
-	__int128 d = (__int128)(m->use[1] - m->use[0]) * dt / (int64_t)(m->l[1] - m->l[0]);
-	return t + (uint64_t)(m->use[0] + (int64_t)d);
+	__int128 off = m->use[0];
+	if (m->clocks == 2 && m->l[1] > m->l[0])
+		off += (__int128)(m->use[1] - m->use[0]) * ((__int128)t - (__int128)m->l[0]) /
+		       (__int128)(m->l[1] - m->l[0]);
+	__int128 r = (__int128)t + off;
+	return r < 0 ? 0 : r > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)r;
 }
 
 #endif

@@ -11,12 +11,14 @@
  *   the communication pairs that moved the most bytes;
  *   every rank's clock synchronisation with rank 0 and the map it gave.
  *
- * Text only (the --csv and --json reports leave it out); nothing when the
- * trace has no MPI rank. */
+ * Text, or with the option "json" one JSON object of the same figures (the
+ * HTML report's MPI section; `report --csv` and `--json` leave it out);
+ * nothing when the trace has no MPI rank. */
 #define _GNU_SOURCE
 #include "mpi_common.h"
 #include "pt_fw_mpi.h"
 #include "pt_fw_util.h"
+#include "text_escape.h"
 #include "tools.h"
 
 #include <pthread.h>
@@ -31,6 +33,7 @@ typedef struct call_stat {
 typedef struct rank_stat {
 	uint64_t thread_ns, mpi_ns, calls;
 	uint64_t p2p_sent, p2p_recvd, coll_sent, coll_recvd;
+	uint64_t msgs_sent, msgs_recvd; /* point to point */
 	uint64_t late_ns;
 	uint32_t threads;
 	int seen;
@@ -54,6 +57,7 @@ typedef struct mr_tool {
 	size_t npairs, cappairs;
 	mpi_match_stats st;
 	unsigned top;
+	int json;
 } mr_tool;
 
 typedef struct mr_shard {
@@ -62,6 +66,7 @@ typedef struct mr_shard {
 	int32_t rank;
 	uint64_t first;
 	uint64_t sent, recvd, csent, crecvd;
+	uint64_t nsent, nrecvd;
 	call_stat call[256];
 } mr_shard;
 
@@ -80,6 +85,7 @@ static void *mr_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	const char *top = options ? strstr(options, "top=") : NULL;
 	if (top)
 		t->top = (unsigned)strtoul(top + 4, NULL, 10);
+	t->json = options && !strncmp(options, "json", 4);
 	pthread_mutex_init(&t->lock, NULL);
 	return t;
 }
@@ -127,12 +133,14 @@ static int mr_shard_event(void *st, const pt_event *ev)
 	case PT_REC_MPI_SEND: {
 		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
 		s->sent += m->bytes;
+		s->nsent++;
 		s->call[ev->rec->arg].bytes += m->bytes;
 		break;
 	}
 	case PT_REC_MPI_RECV: {
 		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
 		s->recvd += m->bytes;
+		s->nrecvd++;
 		s->call[ev->rec->arg].bytes += m->bytes;
 		break;
 	}
@@ -201,6 +209,8 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 		r->thread_ns += last_ns > s->first ? last_ns - s->first : 0;
 		r->p2p_sent += s->sent;
 		r->p2p_recvd += s->recvd;
+		r->msgs_sent += s->nsent;
+		r->msgs_recvd += s->nrecvd;
 		r->coll_sent += s->csent;
 		r->coll_recvd += s->crecvd;
 		for (unsigned c = 0; c < 256; c++) {
@@ -318,6 +328,39 @@ static int cmp_call_row(const void *a, const void *b)
 	return x->call < y->call ? -1 : x->call > y->call;
 }
 
+static const char *rank_host(const mr_tool *t, int32_t r)
+{
+	for (size_t p = 0; p < t->ranks.n; p++)
+		if (t->ranks.rank[p] == r && t->ranks.host[p])
+			return t->ranks.host[p];
+	return NULL;
+}
+
+/* The calls made, by time (most first): rows[0..n), returns n. */
+static size_t call_rows(const mr_tool *t, call_row rows[256])
+{
+	size_t n = 0;
+	for (unsigned c = 1; c < 256; c++) {
+		call_row row = {c, 0, 0, 0, UINT64_MAX, 0};
+		for (int32_t r = 0; r < t->nrank; r++) {
+			const call_stat *s = &t->rank[r].call[c];
+			if (!t->rank[r].seen)
+				continue;
+			row.n += s->n;
+			row.ns += s->ns;
+			row.bytes += s->bytes;
+			if (s->ns < row.min_ns)
+				row.min_ns = s->ns;
+			if (s->ns > row.max_ns)
+				row.max_ns = s->ns;
+		}
+		if (row.n)
+			rows[n++] = row;
+	}
+	qsort(rows, n, sizeof *rows, cmp_call_row);
+	return n;
+}
+
 static void print_ranks(mr_tool *t, FILE *out)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32];
@@ -331,12 +374,9 @@ static void print_ranks(mr_tool *t, FILE *out)
 		const rank_stat *s = &t->rank[r];
 		if (!s->seen)
 			continue;
-		const char *host = "?";
-		for (size_t p = 0; p < t->ranks.n; p++)
-			if (t->ranks.rank[p] == r && t->ranks.host[p]) {
-				host = t->ranks.host[p];
-				break;
-			}
+		const char *host = rank_host(t, r);
+		if (!host)
+			host = "?";
 		pt_fmt_dur(a, sizeof a, s->thread_ns);
 		pt_fmt_dur(b, sizeof b, s->mpi_ns);
 		fmt_bytes(c, sizeof c, s->p2p_sent);
@@ -365,25 +405,7 @@ static void print_ranks(mr_tool *t, FILE *out)
 static void print_calls(mr_tool *t, FILE *out)
 {
 	call_row rows[256];
-	size_t n = 0;
-	for (unsigned c = 1; c < 256; c++) {
-		call_row row = {c, 0, 0, 0, UINT64_MAX, 0};
-		for (int32_t r = 0; r < t->nrank; r++) {
-			const call_stat *s = &t->rank[r].call[c];
-			if (!t->rank[r].seen)
-				continue;
-			row.n += s->n;
-			row.ns += s->ns;
-			row.bytes += s->bytes;
-			if (s->ns < row.min_ns)
-				row.min_ns = s->ns;
-			if (s->ns > row.max_ns)
-				row.max_ns = s->ns;
-		}
-		if (row.n)
-			rows[n++] = row;
-	}
-	qsort(rows, n, sizeof *rows, cmp_call_row);
+	size_t n = call_rows(t, rows);
 	size_t shown = t->top && t->top < n ? t->top : n;
 	fprintf(out, "\nMPI calls by time (%zu of %zu)\n", shown, n);
 	fprintf(out, "%-26s %9s %11s %10s %11s %11s %10s\n", "call", "calls", "time", "mean",
@@ -453,6 +475,59 @@ static void print_clocks(mr_tool *t, FILE *out)
 	free(by_rank);
 }
 
+/* The same figures as one JSON object (times in ns, bytes in bytes);
+ * every call and pair, not the top ones. */
+static void print_json(mr_tool *t, FILE *out, int32_t nr, size_t nhosts)
+{
+	fprintf(out,
+	        "{\"ranks\": %d, \"hosts\": %zu, \"matched\": %llu, \"unmatched_sends\": %llu, "
+	        "\"unmatched_recvs\": %llu, \"incomplete\": %s, \"missing\": ",
+	        nr, nhosts, (unsigned long long)t->st.matched,
+	        (unsigned long long)t->st.unmatched_sends,
+	        (unsigned long long)t->st.unmatched_recvs, t->oom ? "true" : "false");
+	char missing[160];
+	pt_json_str(out, mpi_ranks_missing(&t->ranks, missing, sizeof missing) ? missing : "");
+	fputs(",\n\"by_rank\": [", out);
+	int first = 1;
+	for (int32_t r = 0; r < t->nrank; r++) {
+		const rank_stat *s = &t->rank[r];
+		if (!s->seen)
+			continue;
+		fprintf(out, "%s\n{\"rank\": %d, \"host\": ", first ? "" : ",", r);
+		first = 0;
+		const char *host = rank_host(t, r);
+		pt_json_str(out, host ? host : "");
+		fprintf(
+		    out,
+		    ", \"threads\": %u, \"thread_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, "
+		    "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recvd\": %llu, "
+		    "\"bytes_recvd\": %llu, \"coll_bytes\": %llu, \"late_ns\": %llu}",
+		    s->threads, (unsigned long long)s->thread_ns, (unsigned long long)s->mpi_ns,
+		    (unsigned long long)s->calls, (unsigned long long)s->msgs_sent,
+		    (unsigned long long)s->p2p_sent, (unsigned long long)s->msgs_recvd,
+		    (unsigned long long)s->p2p_recvd,
+		    (unsigned long long)(s->coll_sent + s->coll_recvd),
+		    (unsigned long long)s->late_ns);
+	}
+	fputs("],\n\"by_call\": [", out);
+	call_row rows[256];
+	size_t n = call_rows(t, rows);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out,
+		        "%s\n{\"call\": \"%s\", \"calls\": %llu, \"ns\": %llu, \"least_rank_ns\": "
+		        "%llu, "
+		        "\"most_rank_ns\": %llu, \"bytes\": %llu}",
+		        i ? "," : "", mpi_call_name(rows[i].call), (unsigned long long)rows[i].n,
+		        (unsigned long long)rows[i].ns, (unsigned long long)rows[i].min_ns,
+		        (unsigned long long)rows[i].max_ns, (unsigned long long)rows[i].bytes);
+	fputs("],\n\"pairs\": [", out);
+	for (size_t i = 0; i < t->npairs; i++)
+		fprintf(out, "%s\n{\"from\": %d, \"to\": %d, \"messages\": %llu, \"bytes\": %llu}",
+		        i ? "," : "", t->pairs[i].from, t->pairs[i].to,
+		        (unsigned long long)t->pairs[i].n, (unsigned long long)t->pairs[i].bytes);
+	fputs("]}\n", out);
+}
+
 static int mr_print(void *tool, FILE *out)
 {
 	mr_tool *t = tool;
@@ -478,6 +553,10 @@ static int mr_print(void *tool, FILE *out)
 		while (q < p && (!t->ranks.host[q] || strcmp(t->ranks.host[q], t->ranks.host[p])))
 			q++;
 		nhosts += q == p;
+	}
+	if (t->json) {
+		print_json(t, out, nr, nhosts);
+		return 0;
 	}
 	char a[32], b[32];
 	pt_fmt_dur(a, sizeof a, mpi_ns);

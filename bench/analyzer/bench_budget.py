@@ -34,7 +34,7 @@ RUNS = [("leaf-2t", "leaf", 2, 10_000_000), ("fib-2t", "fib", 2, 450),
         ("mutex-2t", "mutex", 2, 5_000_000), ("pool-2t", "pool", 2, 75_000)]
 LEFT = re.compile(r"(calls shorter than \S+ \S+|every call) left out \((\S+(?: [kM])?) of "
                   r"(\S+(?: [kM])?) calls")
-SYNC = re.compile(r"synchronization calls that waited less than (\S+ \S+) \((\S+(?: [kM])?) of "
+SYNC = re.compile(r"synchronization calls that waited less than (\S+ \S+)(?: left out)? \((\S+(?: [kM])?) of "
                   r"(\S+(?: [kM])?), (\S+ \S+) of waiting")
 
 
@@ -89,9 +89,10 @@ def measure(a, name, trace):
         row["events"] = int(m.group(1)) if m else 0
         if mode == "default":
             m = LEFT.search(text)
+            kept = re.search(r"every call kept \((\S+(?: [kM])?)\)", text)
             row["left"] = "%s: %s of %s calls" % (
                 m.group(1).replace("calls shorter than ", ""), m.group(2), m.group(3)) if m else \
-                "nothing left out"
+                "no call of %s" % kept.group(1) if kept else "nothing left out"
             m = SYNC.search(text)
             if m:
                 row["left"] += "; synchronization calls that waited < %s: %s of %s (%s of waiting)" % \

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """The .prv budget on a lock-dominated real program (progs/locks.c, built
 with -finstrument-functions, run under the runtime): its lock events alone
-are most of the trace, so leaving every call out is not enough, and the
-budget leaves out the synchronization calls that waited less than a
-threshold (docs/ANALYZER.md, "The size budget"):
+are most of the trace, and the budget leaves out the calls and the
+synchronization calls shorter than one threshold (a synchronization call's
+length: how long it waited; docs/ANALYZER.md, "The size budget"):
 
   - the default output with a small --budget fits it, keeps Paraver's
     invariants (prv_check.py), and analyze says what it left out;
@@ -13,8 +13,8 @@ threshold (docs/ANALYZER.md, "The size budget"):
     thread, counts and time waited), every one waited less than every one
     kept, the program's long waits (>= 1 ms) are all kept, and their
     Synchronization states became Running (sync_check.py);
-  - with a larger budget that this leaves mostly unused, calls come back:
-    the shortest left out, every one shorter than every one kept, and the
+  - with a larger budget, calls come back (a lower threshold): the
+    shortest left out, every one shorter than every one kept, and the
     same checks;
   - the same files for -j1 and -j2; with a budget the whole trace fits,
     the --full output byte for byte.

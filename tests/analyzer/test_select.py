@@ -5,9 +5,10 @@
 
 Usage: test_select.py PARATRACE PTGEN WORKDIR CASE
 CASE:
-  budget     the .prv fits a --budget: the shortest calls left out, every
-             one shorter than every one kept, summarised call by call
-             (thin_check.py); Paraver's invariants hold (prv_check.py);
+  budget     the .prv fits a --budget: the shortest calls and lock calls
+             left out by one threshold, every one shorter than every one
+             kept, summarised call by call (thin_check.py, sync_check.py);
+             Paraver's invariants hold (prv_check.py);
              the same for any -j; under the budget, the output is the
              --full one byte for byte; bad sizes refused
   calls      --min-duration, --include, --exclude (exact, call by call)
@@ -31,6 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfetto_read  # noqa: E402
+import sync_check  # noqa: E402
 import thin_check  # noqa: E402
 from test_analyze import (CASE, FAILS, N, PARATRACE, PTGEN, S, T, WORK, checked, expect,  # noqa: E402
                           gen, run)
@@ -97,10 +99,19 @@ def case_budget():
     pcf = open(thin + ".pcf").read()
     expect("61000030    Calls left out" in pcf and "61000031    Time in calls left out" in pcf,
            "summary event types not in the .pcf")
-    # everything else is kept: the mutex's events and the states
-    f = checked(full + ".prv")
-    expect(s["events"].get("61000000:8") == f["events"].get("61000000:8"), "lock events left out")
-    expect(s["states"] == f["states"], "states differ from the full trace")
+    # the mutex's lock and unlock calls by the same threshold: those that
+    # waited less left out, summarised, their waits Running; the rest kept
+    problems, sy = sync_check.check(full + ".prv", thin + ".prv")
+    for msg in problems:
+        expect(False, "sync_check: " + msg)
+    expect(sy["left"] > 0 and sy["kept"] > 0, "synchronization calls: %r" % sy)
+    said = re.search(r"synchronization calls that waited less than ([0-9.]+) (ns|us|ms|s) ", p.stdout)
+    expect(said is not None and m is not None and said.groups() == m.groups()[:2],
+           "not one threshold for calls and synchronization calls: %r" % p.stdout)
+    if m:
+        expect(sy["left_max"] < th * 1.01 and (sy["kept_min"] is None or th * 0.99 <= sy["kept_min"]),
+               "threshold %s: waits left out up to %d ns, kept from %s ns"
+               % (m.group(0), sy["left_max"], sy["kept_min"]))
     # --gz with a budget: the same trace, compressed
     gz, _ = analyze(d, "b-gz", "--budget", str(budget), "--gz")
     import gzip

@@ -172,6 +172,7 @@ def main():
     summary = dom.find("p", id="summary")
     expect(summary is not None and "of thread time" in summary.all_text(),
            "summary line: %r" % (summary and summary.all_text()))
+    expect(dom.find("section", id="s-mpi") is None, "an MPI section for a trace without MPI ranks")
 
     # clicks on the headers sort
     calls = [f["calls"] for f in rep["functions"]]

@@ -561,9 +561,14 @@ static int pv_print(void *tool, FILE *out)
 	fprintf(out, "Paraver trace: %s (%.1f MB, %llu records), %s.pcf, %s.row\n", pv->prv_path,
 		(double)pv->prv_bytes / 1e6, (unsigned long long)pv->records, pv->name, pv->name);
 	pv_print_selection(pv, out);
-	if (pv->cfgs)
-		fprintf(out, "Open it in Paraver: wxparaver %s %s/functions.cfg\n", pv->prv_path,
-		        pv->cfgs);
+	if (pv->cfgs) {
+		const char *view = NULL;
+		for (size_t i = 0; i < pv_n_ext() && !view; i++)
+			if (pv_extensions[i]->main_view)
+				view = pv_extensions[i]->main_view(pv->ext[i]);
+		fprintf(out, "Open it in Paraver: wxparaver %s %s/%s\n", pv->prv_path, pv->cfgs,
+		        view ? view : "functions.cfg");
+	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
 		if (pv_extensions[i]->print_results)
 			pv_extensions[i]->print_results(pv->ext[i], out);

@@ -316,6 +316,11 @@ typedef struct pv_extension {
 	 * of an event written as (type, *value); 1 if it changed. */
 	int (*renumber)(void *global, const uint32_t *func_value, uint32_t nfunc);
 	int (*final_value)(void *global, uint32_t type, int64_t *value);
+	/* The Paraver view (a .cfg of analyzer/cfgs) that analyze names to
+	 * open the trace with, when the trace has this part's records; NULL:
+	 * none (the first extension with one wins, else functions.cfg).
+	 * Optional. */
+	const char *(*main_view)(void *global);
 } pv_extension;
 
 #define PV_MAX_EXT 8

@@ -1,44 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /* The .prv's size budget: while a row's lines are written, what each call
- * costs in the .prv goes into a histogram by the call's duration, with
- * what leaving calls out would add (the summaries, pv_thin.c), so that
- * after the pass, without reading anything again, finish can pick the
- * shortest duration threshold whose .prv fits (pv_budget_choose).
+ * and each synchronization call costs in the .prv goes into a histogram by
+ * its duration (a synchronization call's: how long it waited), with what
+ * leaving them out would add (the summaries, pv_thin.c), so that after the
+ * pass, without reading anything again, finish can pick the shortest
+ * duration threshold whose .prv fits (pv_budget_choose). One threshold for
+ * both: the shortest items go first whatever they are, so a family of
+ * short items (uncontended locks by the million) never takes every call
+ * with it while it stays.
  *
  * Slots: 0 calls left out whatever the threshold (--include/--exclude,
  * --min-duration), 1 + pv_bucket(duration) for the others, PV_SLOT_CUT for
- * calls cut by lost data (never left out: their duration is unknown).
- * Threshold slot k leaves out the calls of slots below k.
+ * calls cut by lost data (never left out: their duration is unknown). A
+ * synchronization call that does not wait is slot 1, a wait 1 +
+ * pv_bucket(its length). Threshold slot k leaves out the items of slots
+ * below k.
  *
  * Summaries: every line written flushes what was left out since the line
  * before (pt_thin.h), so for threshold k there is one summary line per gap
- * between two written lines that holds the end of a left-out call: per
- * end e (of a call c, slot(c) < k) whose previous item, going back over
- * the entries of left-out calls only, is a written line. The item just
- * before e decides it:
- *   - a line of another kind (always written): e starts a gap for every
- *     k > slot(c);
- *   - the end of a call x (c's last callee, or a frame that ended with c):
- *     for k in (slot(c), slot(x)], when x is written;
- *   - c's own entry (c made no other line): going back over the chain of
- *     entries right before it (c's, its caller's if nothing came between,
- *     ...), to the item before the outermost one, the chain's terminal
- *     (a line, an end, or the start of the row): for k in (slot(c),
- *     max(slots of the chain, slot(terminal))].
- * Each end adds one line's bytes to a difference array over thresholds;
- * an upper end known only when the chain's outermost call ends waits in
- * that frame (`sub`, `cmax`) until then. The result is checked after the
- * thinning anyway (pv_select.c).
- *
- * Synchronization calls (PV_OP_SYNC lines) are left out only once every
- * call is, so their accounts assume that: a call's end is then always a
- * left-out item that makes a summary, entries and requests (whose wait
- * is decided at its end) add nothing, other lines are written, and a
- * synchronization call of slot s is written for thresholds up to s, left
- * out (making a summary) above. A summary line starts at each item that
- * makes one when the item before it (entries and requests aside) is
- * written: the same difference array over the synchronization threshold
- * (sruns). */
+ * between two written lines that holds a left-out item that a summary
+ * counts: the end of a call, a synchronization call that did not wait, the
+ * end of a wait. Per such item e of slot s (left out for k > s), the items
+ * just before it that leave nothing to count when left out (the entries of
+ * calls, the request of a wait) are skipped, back to the first that counts
+ * or is always written, the terminal (a line of another kind, the start of
+ * the row): e starts a gap for k in (s, max(slots of the skipped items,
+ * slot of the terminal)]. So:
+ *   - a line of another kind just before: every k > s;
+ *   - an item that counts (x): k in (s, slot(x)];
+ *   - entries (the chain of entries right before e, whose slots are known
+ *     only at their ends): up to the largest of the chain's and its
+ *     terminal's slots, settled when the chain's outermost call ends
+ *     (`sub`, `cmax` in that frame).
+ * Each such e adds one line's bytes to a difference array over thresholds.
+ * A wait's request skipped by its own end is skipped exactly; one that
+ * something else follows counts as written (an estimate on the large side,
+ * and rare). So is the summary line's size: that of the kind that starts
+ * it. The result is checked after the thinning anyway (pv_select.c). */
 #define _GNU_SOURCE
 #include "pv_budget.h"
 #include "pv_codec.h"
@@ -48,40 +46,39 @@
 #define NO_SLOT 0xffff /* a terminal that is always written (a line, the row's start) */
 /* a summary line: prefix, key, ":61000030:" count ":61000031:" ns "\n" */
 #define SUMMARY_FIXED 29
-/* its ":61000032:" count ":61000033:" ns, when synchronization calls go */
-#define SUMMARY_SYNC_FIXED 26
+/* one of synchronization calls: ":61000032:" count ":61000033:" ns "\n" */
+#define SUMMARY_SYNC_FIXED 27
 
 typedef struct acct_frame {
 	uint64_t key;
 	uint64_t sub;   /* a chain root: summary bytes whose upper end waits for its end */
 	uint32_t bytes; /* of its entry's line */
 	uint32_t root;  /* the outermost frame of its chain of entries (itself if none) */
-	uint16_t term;  /* a chain root: slot of the end before it, or NO_SLOT */
+	uint16_t term;  /* a chain root: slot of the item before it, or NO_SLOT */
 	uint16_t cmax;  /* a chain root: the largest slot of its chain's frames */
 	uint8_t forced; /* its function is left out */
 } acct_frame;
 
-enum { LAST_LINE, LAST_ENTRY, LAST_END };
-/* with every call left out: the item before (entries, requests aside) */
-enum { P2_LINE, P2_END, P2_SYNC };
+/* the row's previous item: a line always written, an entry, an item a
+ * summary counts (LAST_END, of slot last_slot), a wait's request */
+enum { LAST_LINE, LAST_ENTRY, LAST_END, LAST_REQ };
 
 struct pv_acct {
 	pv_hist h;
 	acct_frame *f;
 	size_t depth, cap;
 	int regex;          /* --include/--exclude given: look functions up */
-	int last;           /* LAST_*: the row's previous item */
-	unsigned last_slot; /* LAST_END: its call's slot */
+	int last;           /* LAST_* */
+	unsigned last_slot; /* LAST_END: its slot */
 	pt_sel_funcs funcs;
 	uint64_t min_ns;
 	size_t prefix_len;
 	int oom;
-	/* synchronization calls */
-	int p2;           /* P2_* */
-	unsigned p2_slot; /* P2_SYNC: its slot */
-	int req;          /* a request whose wait is open */
-	uint64_t req_key; /* its key and bytes */
-	uint64_t req_bytes;
+	/* the request whose wait is open */
+	int req;
+	uint64_t req_key, req_bytes;
+	int req_last; /* the item before it (last, last_slot) */
+	unsigned req_last_slot;
 	size_t st_prefix_len;
 };
 
@@ -120,7 +117,6 @@ pv_acct *pv_acct_new(const pv_tool *pv, const pv_shard *s)
 	a->regex = pv->sel && (pv->sel->has_include || pv->sel->has_exclude);
 	a->prefix_len = s->ev.prefix_len;
 	a->last = LAST_LINE; /* the row's start: as a written line */
-	a->p2 = P2_LINE;
 	a->st_prefix_len = s->st.prefix_len;
 	return a;
 }
@@ -139,41 +135,11 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src)
 	for (size_t i = 0; i < PV_SLOTS; i++) {
 		dst->bytes[i] += src->bytes[i];
 		dst->calls[i] += src->calls[i];
-	}
-	for (size_t i = 0; i < PV_SLOTS; i++) {
 		dst->sbytes[i] += src->sbytes[i];
 		dst->scalls[i] += src->scalls[i];
 	}
-	for (size_t i = 0; i <= PV_SLOTS; i++) {
+	for (size_t i = 0; i <= PV_SLOTS; i++)
 		dst->runs[i] += src->runs[i];
-		dst->sruns[i] += src->sruns[i];
-	}
-}
-
-/* Summary lines for synchronization thresholds [lo, hi): one each, with
- * the synchronization pairs from slot 2 (waits under 1 ns left out) on. */
-static void sync_runs(pv_acct *a, unsigned lo, unsigned hi, unsigned kd)
-{
-	int64_t e = (int64_t)(a->prefix_len + kd + SUMMARY_FIXED);
-	a->h.sruns[lo] += e;
-	a->h.sruns[hi] -= e;
-	if (lo < 2)
-		lo = 2;
-	if (lo < hi) {
-		a->h.sruns[lo] += SUMMARY_SYNC_FIXED;
-		a->h.sruns[hi] -= SUMMARY_SYNC_FIXED;
-	}
-}
-
-/* With every call left out, a call ends: a summary starts at it where
- * the item before is written. */
-static void sync_call_end(pv_acct *a, unsigned kd)
-{
-	if (a->p2 == P2_LINE)
-		sync_runs(a, 0, PV_SLOTS, kd);
-	else if (a->p2 == P2_SYNC)
-		sync_runs(a, 0, a->p2_slot + 1, kd);
-	a->p2 = P2_END;
 }
 
 const pv_hist *pv_acct_hist(const pv_acct *a)
@@ -186,6 +152,13 @@ const pv_hist *pv_acct_hist(const pv_acct *a)
 static inline unsigned key_digits(const pv_shard *s)
 {
 	return s->ev.key_digits;
+}
+
+/* The item before an entry or a counted item: a request something else
+ * follows counts as a written line. */
+static int last_item(const pv_acct *a)
+{
+	return a->last == LAST_REQ ? LAST_LINE : a->last;
 }
 
 static void push(pv_acct *a, uint64_t key, uint32_t id, unsigned kd)
@@ -205,11 +178,39 @@ static void push(pv_acct *a, uint64_t key, uint32_t id, unsigned kd)
 	uint32_t bytes = (uint32_t)(a->prefix_len + kd + func_text_len(id));
 	*f = (acct_frame){
 	    key, 0, bytes, d, NO_SLOT, 0, (uint8_t)(a->regex && pt_sel_func_left(&a->funcs, id))};
-	if (a->last == LAST_ENTRY && d > 0)
+	int last = last_item(a);
+	if (last == LAST_ENTRY && d > 0)
 		f->root = a->f[d - 1].root; /* the chain of entries goes on */
-	else if (a->last == LAST_END)
+	else if (last == LAST_END)
 		f->term = (uint16_t)a->last_slot;
 	a->last = LAST_ENTRY;
+}
+
+/* A counted item of slot `slot` whose previous item is not its own entry
+ * (est: its summary line's bytes): the gaps it starts, thresholds (slot,
+ * upper]. */
+static void counted(pv_acct *a, unsigned slot, int64_t est)
+{
+	pv_hist *h = &a->h;
+	switch (last_item(a)) {
+	case LAST_END:
+		if (a->last_slot > slot) {
+			h->runs[slot + 1] += est;
+			h->runs[a->last_slot + 1] -= est;
+		}
+		break;
+	case LAST_ENTRY:
+		if (a->depth) { /* inside the innermost frame, right after its entry */
+			h->runs[slot + 1] += est;
+			a->f[a->f[a->depth - 1].root].sub += (uint64_t)est; /* later */
+			break;
+		}
+		/* fall through */
+	default:
+		h->runs[slot + 1] += est;
+	}
+	a->last = LAST_END;
+	a->last_slot = slot;
 }
 
 static void pop(pv_acct *a, uint64_t key, int cut, unsigned kd)
@@ -223,17 +224,11 @@ static void pop(pv_acct *a, uint64_t key, int cut, unsigned kd)
 	pv_hist *h = &a->h;
 	h->bytes[slot] += c.bytes + a->prefix_len + kd + func_text_len(0);
 	h->calls[slot]++;
-	/* the gaps this end starts: thresholds (slot, upper] */
 	int64_t est = (int64_t)(a->prefix_len + kd + SUMMARY_FIXED);
-	if (a->last == LAST_LINE) {
-		h->runs[slot + 1] += est;
-	} else if (a->last == LAST_END) {
-		if (a->last_slot > slot) {
-			h->runs[slot + 1] += est;
-			h->runs[a->last_slot + 1] -= est;
-		}
+	if (last_item(a) != LAST_ENTRY) {
+		counted(a, slot, est);
 	} else if (c.root == d) {
-		/* its own entry alone: up to the end before it */
+		/* its own entry alone: up to the item before it */
 		h->runs[slot + 1] += est;
 		if (c.term != NO_SLOT)
 			h->runs[(c.term > slot ? c.term : slot) + 1] -= est;
@@ -253,10 +248,6 @@ static void pop(pv_acct *a, uint64_t key, int cut, unsigned kd)
 	}
 	a->last = LAST_END;
 	a->last_slot = slot;
-	if (cut)
-		a->p2 = P2_LINE; /* kept */
-	else
-		sync_call_end(a, kd);
 }
 
 void pv_acct_func(pv_shard *s, uint32_t id)
@@ -276,7 +267,6 @@ void pv_acct_pop(pv_shard *s, size_t n, int cut)
 void pv_acct_text(pv_shard *s)
 {
 	s->acct->last = LAST_LINE;
-	s->acct->p2 = P2_LINE;
 }
 
 void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
@@ -285,16 +275,18 @@ void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
 	unsigned kd = key_digits(s);
 	uint64_t key = s->ev.last_key, bytes = a->prefix_len + kd + len;
 	unsigned slot = 1; /* no wait */
-	a->last = LAST_LINE;
 	switch (kind) {
 	case PV_SY_REQ:
 		a->req = 1;
 		a->req_key = key;
 		a->req_bytes = bytes;
+		a->req_last = a->last;
+		a->req_last_slot = a->last_slot;
+		a->last = LAST_REQ;
 		return;
 	case PV_SY_END:
 		if (!a->req) { /* its request is not in the .prv: kept */
-			a->p2 = P2_LINE;
+			a->last = LAST_LINE;
 			return;
 		}
 		a->req = 0;
@@ -302,36 +294,33 @@ void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
 		/* the request's line, and the Synchronization state and the
 		 * Running one after it that leaving the wait out merges */
 		bytes += a->req_bytes + 2 * (a->st_prefix_len + 2 * kd + 4);
+		if (a->last == LAST_REQ) { /* its request goes with it: skipped */
+			a->last = a->req_last;
+			a->last_slot = a->req_last_slot;
+		}
 		break;
 	case PV_SY_INST:
 		break;
 	default: /* PV_SY_PIN: the open request stays */
 		a->req = 0;
-		a->p2 = P2_LINE;
+		a->last = LAST_LINE;
 		return;
 	}
-	pv_hist *h = &a->h;
-	h->sbytes[slot] += bytes;
-	h->scalls[slot]++;
-	/* left out (a summary) for thresholds above slot, written up to it */
-	if (a->p2 == P2_LINE)
-		sync_runs(a, slot + 1, PV_SLOTS, kd);
-	else if (a->p2 == P2_SYNC && a->p2_slot > slot)
-		sync_runs(a, slot + 1, a->p2_slot + 1, kd);
-	a->p2 = P2_SYNC;
-	a->p2_slot = slot;
+	a->h.sbytes[slot] += bytes;
+	a->h.scalls[slot]++;
+	counted(a, slot, (int64_t)(a->prefix_len + kd + SUMMARY_SYNC_FIXED));
 }
 
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,
                           uint64_t *est)
 {
-	int64_t func = 0;
+	int64_t items = 0;
 	for (size_t i = 0; i < PV_SLOTS; i++)
-		func += (int64_t)h->bytes[i];
-	int64_t other = (int64_t)total - func;
+		items += (int64_t)(h->bytes[i] + h->sbytes[i]);
+	int64_t other = (int64_t)total - items;
 	if (other < 0)
 		other = 0;
-	int64_t kept = func, runs = 0, e = (int64_t)total;
+	int64_t kept = items, runs = 0, e = (int64_t)total;
 	int64_t fit = budget > INT64_MAX ? INT64_MAX : (int64_t)budget;
 	unsigned k = 0;
 	for (;;) {
@@ -339,45 +328,11 @@ unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, uns
 			break;
 		if (k + 1 >= PV_SLOTS)
 			break; /* nothing left to leave out */
-		kept -= (int64_t)h->bytes[k];
+		kept -= (int64_t)(h->bytes[k] + h->sbytes[k]);
 		k++;
 		runs += h->runs[k];
 		e = other + kept + (runs > 0 ? runs : 0);
 	}
 	*est = e > 0 ? (uint64_t)e : 0;
 	return k;
-}
-
-uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k)
-{
-	int64_t func = 0, left = 0, runs = 0;
-	for (size_t i = 0; i < PV_SLOTS; i++)
-		func += (int64_t)h->bytes[i];
-	for (unsigned i = 0; i < k && i + 1 < PV_SLOTS; i++) {
-		left += (int64_t)h->bytes[i];
-		runs += h->runs[i + 1];
-	}
-	int64_t other = (int64_t)total - func, e = (other > 0 ? other : 0) + func - left;
-	e += runs > 0 ? runs : 0;
-	return e > 0 ? (uint64_t)e : 0;
-}
-
-unsigned pv_budget_choose_sync(const pv_hist *h, uint64_t total, uint64_t budget, uint64_t *est)
-{
-	int64_t calls = 0;
-	for (size_t i = 0; i < PV_SLOT_CUT; i++)
-		calls += (int64_t)h->bytes[i];
-	int64_t base = (int64_t)total - calls, runs = 0, e = base;
-	int64_t fit = budget > INT64_MAX ? INT64_MAX : (int64_t)budget;
-	unsigned m = 0;
-	for (;; m++) {
-		runs += h->sruns[m];
-		if (m)
-			base -= (int64_t)h->sbytes[m - 1];
-		e = base + (runs > 0 ? runs : 0);
-		if ((m >= 2 && e <= fit) || m + 1 >= PV_SLOTS)
-			break;
-	}
-	*est = e > 0 ? (uint64_t)e : 0;
-	return m;
 }

@@ -17,17 +17,17 @@ uint64_t pv_bucket_lo(unsigned b);
 typedef struct pv_hist {
 	uint64_t bytes[PV_SLOTS]; /* .prv text of the calls of each slot */
 	uint64_t calls[PV_SLOTS];
-	int64_t runs[PV_SLOTS + 1]; /* summary bytes, a difference array over thresholds */
-	/* With every call left out, synchronization calls by their wait
-	 * (slots as calls', none forced): their text (lines and the states
-	 * leaving them out saves), and the summary bytes over thresholds. */
+	/* synchronization calls by their wait (slots as calls', none forced):
+	 * their text (lines and the states leaving them out saves) */
 	uint64_t sbytes[PV_SLOTS];
 	uint64_t scalls[PV_SLOTS];
-	int64_t sruns[PV_SLOTS + 1];
+	/* summary bytes, a difference array over thresholds */
+	int64_t runs[PV_SLOTS + 1];
 } pv_hist;
 
-/* The threshold of slot k: calls shorter are left out (0: none; k >=
- * PV_SLOT_CUT: all but the cut ones). */
+/* The threshold of slot k: calls shorter, and synchronization calls that
+ * waited less, are left out (0: none; k >= PV_SLOT_CUT: all but the calls
+ * cut by lost data). */
 uint64_t pv_slot_threshold(unsigned k);
 
 typedef struct pv_acct pv_acct;
@@ -41,14 +41,6 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src);
  * if none fits); its estimated size in *est. */
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,
                           uint64_t *est);
-
-/* The estimated size of the .prv at threshold slot k. */
-uint64_t pv_budget_estimate(const pv_hist *h, uint64_t total, unsigned k);
-
-/* When every call left out is not enough: the smallest threshold slot
- * for synchronization calls' waits (from 2: waits shorter than 1 ns) whose
- * .prv would fit, with every call left out (the last slot if none). */
-unsigned pv_budget_choose_sync(const pv_hist *h, uint64_t total, uint64_t budget, uint64_t *est);
 
 /* pv_thin.c: rewrites the event runs of the rows (runs[2i + 1]), leaving
  * out calls shorter than min_ns and of functions the selection leaves out,

@@ -273,6 +273,13 @@ static int mpi_unpack(void *global, const void *data, size_t len)
 	return 0;
 }
 
+/* An MPI trace opens with the MPI calls and their messages (mpi.cfg). */
+static const char *mpi_main_view(void *global)
+{
+	const mpi_global *g = global;
+	return g && g->ranks.any ? "mpi.cfg" : NULL;
+}
+
 static void mpi_destroy(void *global)
 {
 	mpi_global *g = global;
@@ -301,4 +308,5 @@ const pv_extension pv_ext_mpi = {
     .print_results = mpi_print,
     .pack = mpi_pack,
     .unpack = mpi_unpack,
+    .main_view = mpi_main_view,
 };

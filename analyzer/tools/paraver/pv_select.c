@@ -117,62 +117,6 @@ static void take_stats(pv_tool *pv, const pv_thin_stats *st)
 	pv->wait_left = st->wait_left;
 }
 
-/* Synchronization calls left out with every call (pv->thin, `now` bytes)
- * may leave much of the budget unused: the calls come back, as many as the
- * room allows. Their estimate at a threshold, less what leaving the
- * synchronization calls out saved (measured: the estimate with every call
- * left out, less `now`), must fit in 3/4 of the budget; it does not count
- * the summaries of synchronization calls inside the calls kept, so when
- * the result does not fit, the next try scales the room by how far off the
- * estimate was (3 tries). A result is taken only if it fits. 0, or -1 with
- * a message. */
-static int calls_back(pv_tool *pv, uint64_t total, uint64_t events, int calls, uint64_t now,
-                      char *err, size_t errlen)
-{
-	uint64_t at_cut = pv_budget_estimate(pv->hist, total, PV_SLOT_CUT), est;
-	if (now > pv->budget / 2 || at_cut <= now)
-		return 0;
-	uint64_t saved = at_cut - now, room = pv->budget / 4 * 3;
-	uint64_t min_ns = pv->sel ? pv->sel->min_ns : 0;
-	size_t n = pv->ctx->nshards ? pv->ctx->nshards : 1;
-	pv_run *thin = calloc(n, sizeof *thin), *thin_st = calloc(n, sizeof *thin_st);
-	int rc = 0;
-	if (!thin || !thin_st) {
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-	}
-	for (int tries = 0; !rc && tries < 3; tries++) {
-		unsigned k = pv_budget_choose(pv->hist, total, room + saved, calls, &est);
-		if (k >= PV_SLOT_CUT)
-			break;
-		uint64_t th = pv_slot_threshold(k);
-		pv_thin_stats st;
-		rc = pv_thin_runs(pv, th > min_ns ? th : min_ns, pv->sync_threshold, thin, thin_st,
-		                  &st, err, errlen);
-		uint64_t got = total - events - st.text_st_before + st.text;
-		if (!rc && got <= pv->budget) { /* the new runs replace the first ones */
-			free_thin(pv);
-			pv_run *t = pv->thin, *u = pv->thin_st;
-			pv->thin = thin;
-			pv->thin_st = thin_st;
-			thin = t;
-			thin_st = u;
-			pv->threshold = th > min_ns ? th : 0;
-			take_stats(pv, &st);
-			break;
-		}
-		for (size_t i = 0; i < pv->ctx->nshards; i++) {
-			pv_run_free(&thin[i]);
-			pv_run_free(&thin_st[i]);
-		}
-		uint64_t guess = est > saved ? est - saved : 1;
-		room = (uint64_t)((double)pv->budget * 0.9 * (double)guess / (double)got);
-	}
-	free(thin);
-	free(thin_st);
-	return rc;
-}
-
 int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
@@ -186,13 +130,10 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		return 0;
 	pv->thinned = calls || over;
 	uint64_t min_ns = pv->sel ? pv->sel->min_ns : 0, est;
-	unsigned k = pv->thinned, m = 0; /* threshold slots: calls, synchronization calls */
-	if (pv->hist && pv->thinned) {
+	unsigned k = pv->thinned; /* the threshold slot, for calls and synchronization calls */
+	if (pv->hist && pv->thinned)
 		k = pv_budget_choose(pv->hist, total, over ? pv->budget : UINT64_MAX, calls, &est);
-		/* every call left out is not enough: short waits too */
-		if (over && est > pv->budget && k >= PV_SLOT_CUT)
-			m = pv_budget_choose_sync(pv->hist, total, pv->budget, &est);
-	}
+	int sync = sync_calls(pv->hist);
 	size_t n = ctx->nshards ? ctx->nshards : 1;
 	pv->thin = calloc(n, sizeof *pv->thin);
 	pv->thin_st = calloc(n, sizeof *pv->thin_st);
@@ -205,34 +146,28 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		if (ctx->shards[i].kind == PT_FILE_THREAD && pv->runs[2 * i + 1].nrec)
 			events += pv->runs[2 * i + 1].text;
 	/* The estimate is close but not exact (which lines merge, the digits
-	 * of the summaries): when the result still exceeds the budget, the
-	 * next threshold up (calls', then synchronization calls'), from the
-	 * original runs again. */
+	 * of the summaries, what a summary line holds): when the result still
+	 * exceeds the budget, the next threshold up, from the original runs
+	 * again. */
 	for (int tries = 0;; tries++) {
-		uint64_t th = pv_slot_threshold(k), sth = m ? pv_slot_threshold(m) : 0;
-		uint64_t min = th > min_ns ? th : min_ns;
+		uint64_t th = pv_slot_threshold(k);
 		pv_thin_stats st;
 		pv->threshold = th > min_ns ? th : 0;
-		pv->sync_threshold = sth;
-		if (pv_thin_runs(pv, min, sth, pv->thin, pv->thin_st, &st, err, errlen)) {
+		pv->sync_threshold = sync ? th : 0;
+		if (pv_thin_runs(pv, th > min_ns ? th : min_ns, pv->sync_threshold, pv->thin,
+		                 pv->thin_st, &st, err, errlen)) {
 			free_thin(pv);
 			return -1;
 		}
 		uint64_t now = total - events - st.text_st_before + st.text;
-		int last = k >= PV_SLOT_CUT && (m >= PV_SLOT_CUT || !sync_calls(pv->hist));
-		if (!over || now <= pv->budget || last || tries == 16) {
+		if (!over || now <= pv->budget || k >= PV_SLOT_CUT || tries == 16) {
 			take_stats(pv, &st);
-			if (m && calls_back(pv, total, events, calls, now, err, errlen))
-				return -1;
 			break;
 		}
 		free_thin(pv);
 		memset(pv->thin, 0, ctx->nshards * sizeof *pv->thin);
 		memset(pv->thin_st, 0, ctx->nshards * sizeof *pv->thin_st);
-		if (k < PV_SLOT_CUT)
-			k++;
-		else
-			m = m < 2 ? 2 : m + 1;
+		k++;
 	}
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		if (pv->thin[i].nrec || pv->thin[i].path || pv->thin[i].pool)
@@ -295,10 +230,12 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 	if (!pv->thinned)
 		return;
 	fputs("paratrace: ", out);
-	if (pv->threshold)
+	/* the budget's threshold (a selection's alone leaves neither) */
+	int budget = pv->threshold || pv->sync_threshold;
+	if (budget)
 		fprintf(out, ".prv budget %s: ", fmt_bytes(pv->budget, a, sizeof a));
-	/* a trace without calls: only what went of its synchronization calls */
-	int calls = !pv->sync_threshold || pv->calls_total;
+	/* only what went of the synchronization calls when every call stayed */
+	int calls = !pv->sync_threshold || pv->calls_left;
 	if (calls) {
 		if (pv->threshold == UINT64_MAX)
 			fputs("every call left out", out);
@@ -323,10 +260,12 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		        fmt_count(pv->sync_left, c, sizeof c),
 		        fmt_count(pv->sync_total, d, sizeof d),
 		        pt_fmt_ns(pv->wait_left, a, sizeof a), PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
-	if (pv->threshold && pv->text > pv->budget)
+	if (!calls && pv->calls_total)
+		fprintf(out, "; every call kept (%s)", fmt_count(pv->calls_total, c, sizeof c));
+	if (budget && pv->text > pv->budget)
 		fprintf(out, "; the rest alone takes %s, more than the budget",
 		        fmt_bytes(pv->text, c, sizeof c));
-	if (pv->threshold)
+	if (budget)
 		fprintf(out, "; --full for everything (%s), or a larger --budget",
 		        fmt_bytes(pv->full_bytes, b, sizeof b));
 	fputc('\n', out);

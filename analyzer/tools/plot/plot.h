@@ -81,8 +81,10 @@ void pl_facts(FILE *f, const pl_model *m);
  * characters become '?', so the file always parses. */
 void pl_xml_text(FILE *f, const char *s);
 
-/* The HTML report: profile_json is `paratrace report --json`'s output. */
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json);
+/* The HTML report: profile_json is `paratrace report --json`'s output,
+ * mpi_json the MPI tool's JSON (mpi_report.c; "" for a trace without MPI
+ * ranks: no MPI section). */
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const char *mpi_json);
 
 /* Writes path through a temporary file beside it (created new, never
  * through an existing file or link) renamed onto path once complete.

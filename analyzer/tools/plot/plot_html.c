@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML report (plot.h): one self-contained file. The profile is the
  * JSON of `paratrace report --json`, embedded as it is and turned into
- * sortable tables by report.js; the timeline and the flame graph are the
+ * sortable tables by report.js, and so is the MPI tool's JSON (its
+ * section, for a trace of MPI ranks); the timeline and the flame graph are the
  * SVGs of `paratrace plot`, inline. Stylesheet and script are inline too,
  * and the page's Content-Security-Policy forbids loading anything, so it
  * works offline and leaks nothing. */
@@ -37,7 +38,7 @@ static void html_head(FILE *f, const pl_model *m)
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n", pl_asset_report_css);
 }
 
-static void html_header(FILE *f, const pl_model *m)
+static void html_header(FILE *f, const pl_model *m, int mpi)
 {
 	const pt_trace_ctx *ctx = m->ctx;
 	fputs("<body>\n<header>\n<h1>paratrace report: ", f);
@@ -48,8 +49,11 @@ static void html_header(FILE *f, const pl_model *m)
 	      "<p class=\"facts\" id=\"summary\"></p>\n"
 	      "<nav><a href=\"#s-timeline\">Timeline</a><a href=\"#s-flame\">Where time goes</a>"
 	      "<a href=\"#s-functions\">Functions</a><a href=\"#s-locks\">Locks</a>"
-	      "<a href=\"#s-threads\">Threads</a></nav>\n</header>\n",
+	      "<a href=\"#s-threads\">Threads</a>",
 	      f);
+	if (mpi)
+		fputs("<a href=\"#s-mpi\">MPI</a>", f);
+	fputs("</nav>\n</header>\n", f);
 }
 
 static void html_table(FILE *f, const char *id, const char *title, const char *hint)
@@ -61,10 +65,27 @@ static void html_table(FILE *f, const char *id, const char *title, const char *h
 	        id, title, id, hint, id);
 }
 
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json)
+/* The MPI section: a line of totals and two tables (report.js). */
+static void html_mpi(FILE *f)
 {
+	fputs("<section id=\"s-mpi\">\n<h2>MPI</h2>\n<p class=\"facts\" id=\"mpi-summary\"></p>\n"
+	      "</section>\n",
+	      f);
+	html_table(f, "mpi-ranks", "MPI time by rank",
+	           "Per rank: its threads' time, the time in MPI calls and its share, the calls, "
+	           "the point-to-point messages and bytes it sent and received, the bytes of its "
+	           "collectives, and the late-sender wait: time its receives waited for a send "
+	           "that began after the receiving call did.");
+	html_table(f, "mpi-calls", "MPI calls",
+	           "Per MPI call: how many, their time, the least and most time one rank spent "
+	           "in it, and the bytes they moved.");
+}
+
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const char *mpi_json)
+{
+	int mpi = mpi_json && *mpi_json;
 	html_head(f, m);
-	html_header(f, m);
+	html_header(f, m, mpi);
 	fputs("<section id=\"s-timeline\" class=\"pic\">\n", f);
 	if (pl_svg_timeline(f, m, 1400))
 		return -1;
@@ -80,8 +101,14 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json)
 	           "acquisitions, how many had to wait, and for how long.");
 	html_table(f, "threads", "Threads",
 	           "Lifetime (first to last record), running, and waiting by kind.");
+	if (mpi)
+		html_mpi(f);
 	fputs("<script type=\"application/json\" id=\"profile\">\n", f);
 	json_in_script(f, profile_json);
+	if (mpi) {
+		fputs("</script>\n<script type=\"application/json\" id=\"mpi\">\n", f);
+		json_in_script(f, mpi_json);
+	}
 	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", pl_asset_report_js);
 	return ferror(f) ? -1 : 0;
 }

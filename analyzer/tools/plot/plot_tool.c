@@ -14,11 +14,13 @@
  * PL_MAX_NODES call-path nodes per running thread and in all.
  *
  * Options: "png" (plot: also NAME.png), "html" (the HTML report: the
- * profile tool runs inside this one, in the same pass, for its JSON). */
+ * profile and MPI tools run inside this one, in the same pass, for their
+ * JSON; nest.h). */
 #define _GNU_SOURCE
 #include "plot.h"
 
 #include "gpu_common.h"
+#include "nest.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_waits.h"
@@ -46,9 +48,10 @@ typedef struct pl_tool {
 	 * into "other" do not depend on which shard finished first (-j). */
 	pf_tree *trees;
 	int oom;
-	const pt_tool *profile; /* html: the profile tool, run inside this one */
-	void *profile_state;
+	pt_nest inner; /* html: the profile's and MPI tools, PL_INNER_* */
 } pl_tool;
+
+enum { PL_INNER_PROFILE, PL_INNER_MPI };
 
 typedef struct pl_shard {
 	pl_tool *tool;
@@ -76,7 +79,7 @@ typedef struct pl_shard {
 	int have_stream;
 	pt_rec_gpu_stream_def stream;
 	unsigned stream_api;
-	void *profile_shard;
+	pt_nest_shard inner;
 	int oom;
 	char err[128];
 } pl_shard;
@@ -344,21 +347,19 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
-	if (pl->html) {
-		pl->profile = pt_tool_profile();
-		pl->profile_state = pl->profile->init(ctx, "json", err, errlen);
-		if (!pl->profile_state) {
-			pl_destroy(pl);
-			return NULL;
-		}
+	if (pl->html && (pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen) ||
+	                 pt_nest_add(&pl->inner, pt_tool_mpi(), ctx, "json", err, errlen))) {
+		pl_destroy(pl);
+		return NULL;
 	}
 	return pl;
 }
 
 static int pl_process_event(void *tool, size_t process, const pt_event *ev)
 {
-	gpu_names_process_event(((pl_tool *)tool)->names, process, ev);
-	return 0;
+	pl_tool *pl = tool;
+	gpu_names_process_event(pl->names, process, ev);
+	return pt_nest_process_event(&pl->inner, process, ev);
 }
 
 static void shard_free(pl_shard *s)
@@ -393,12 +394,9 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		shard_free(s);
 		return NULL;
 	}
-	if (pl->profile) {
-		s->profile_shard = pl->profile->shard_init(pl->profile_state, info, err, errlen);
-		if (!s->profile_shard) {
-			shard_free(s);
-			return NULL;
-		}
+	if (pt_nest_shard_init(&pl->inner, &s->inner, info, err, errlen)) {
+		shard_free(s);
+		return NULL;
 	}
 	return s;
 }
@@ -406,7 +404,7 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 static int shard_event(void *st, const pt_event *ev)
 {
 	pl_shard *s = st;
-	if (s->profile_shard && s->tool->profile->shard_event(s->profile_shard, ev))
+	if (pt_nest_shard_event(&s->tool->inner, &s->inner, ev))
 		return -1;
 	if (s->info->kind == PT_FILE_GPU) {
 		device_record(s, ev);
@@ -431,9 +429,8 @@ static int shard_event(void *st, const pt_event *ev)
 static const char *pl_shard_error(void *st)
 {
 	pl_shard *s = st;
-	if (!s->err[0] && s->profile_shard)
-		return s->tool->profile->shard_error(s->profile_shard);
-	return s->err;
+	const char *inner = s->err[0] ? NULL : pt_nest_shard_error(&s->tool->inner, &s->inner);
+	return inner ? inner : s->err;
 }
 
 /* What a finished shard gives the whole picture (under the tool's lock). */
@@ -478,7 +475,7 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	pl_shard *s = st;
 	pl_tool *pl = s->tool;
 	int rc = 0;
-	if (s->profile_shard && pl->profile->shard_exit(s->profile_shard, last_ns, complete))
+	if (pt_nest_shard_exit(&pl->inner, &s->inner, last_ns, complete))
 		rc = -1;
 	pt_wait w;
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
@@ -547,7 +544,7 @@ static int model_finish(pl_tool *pl)
 
 typedef struct html_args {
 	const pl_model *m;
-	const char *json;
+	const char *json, *mpi_json;
 } html_args;
 
 static int write_svg(FILE *f, void *arg)
@@ -558,28 +555,7 @@ static int write_svg(FILE *f, void *arg)
 static int write_html(FILE *f, void *arg)
 {
 	html_args *a = arg;
-	return pl_html_report(f, a->m, a->json);
-}
-
-/* The profile's JSON, as `report --json` prints it. */
-static char *profile_json(pl_tool *pl, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f || pl->profile->print_results(pl->profile_state, f)) {
-		if (f)
-			fclose(f);
-		free(buf);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (fclose(f)) {
-		free(buf);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	return buf;
+	return pl_html_report(f, a->m, a->json, a->mpi_json);
 }
 
 static int pl_finish(void *tool, char *err, size_t errlen)
@@ -591,12 +567,20 @@ static int pl_finish(void *tool, char *err, size_t errlen)
 	}
 	int rc;
 	if (pl->html) {
-		char *json = profile_json(pl, err, errlen);
-		if (!json)
+		if (pt_nest_finish(&pl->inner, err, errlen))
 			return -1;
-		html_args a = {&pl->m, json};
+		/* the profile's JSON as `report --json` prints it; the MPI
+		 * tool's (empty for a trace without ranks) */
+		char *json = pt_nest_print(&pl->inner, PL_INNER_PROFILE, err, errlen);
+		char *mpi = json ? pt_nest_print(&pl->inner, PL_INNER_MPI, err, errlen) : NULL;
+		if (!json || !mpi) {
+			free(json);
+			return -1;
+		}
+		html_args a = {&pl->m, json, mpi};
 		rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
 		free(json);
+		free(mpi);
 	} else {
 		rc = pl_write_file(pl->svg_path, write_svg, &pl->m, err, errlen);
 		/* the drawing takes well under a second (bounded by rows x bins and
@@ -623,8 +607,7 @@ static int pl_print(void *tool, FILE *out)
 static void pl_destroy(void *tool)
 {
 	pl_tool *pl = tool;
-	if (pl->profile_state)
-		pl->profile->destroy(pl->profile_state);
+	pt_nest_destroy(&pl->inner);
 	for (size_t i = 0; pl->m.rows && i < pl->m.nrows; i++) {
 		free(pl->m.rows[i].label);
 		pb_row_free(&pl->m.rows[i].bins);

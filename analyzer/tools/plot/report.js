@@ -4,26 +4,33 @@
  * Hand-written, no library, nothing fetched. Clicking a column header sorts
  * by it (numbers largest first, text A to Z; again: the other way). The
  * page's address may end in #click=TABLE.KEY,TABLE.KEY,... to click those
- * headers once the tables are built (what the tests use). When everything
- * is built, <body> gets data-ready="1". */
+ * headers once the tables are built (what the tests use). A trace of MPI
+ * ranks also has the MPI tool's JSON (#mpi): its section's tables. When
+ * everything is built, <body> gets data-ready="1". */
 (function () {
 	"use strict";
 	var data = JSON.parse(document.getElementById("profile").textContent);
+	var mpiEl = document.getElementById("mpi");
+	var mpi = mpiEl ? JSON.parse(mpiEl.textContent) : null;
 	var LIMIT = 500; /* rows shown before "show all" */
 
-	function dur(ns) {
-		var u = [[1e9, "s"], [1e6, "ms"], [1e3, "us"]];
-		for (var i = 0; i < u.length; i++)
-			if (ns >= u[i][0]) {
-				var v = ns / u[i][0];
-				return v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2) + " " + u[i][1];
+	/* x in the largest of units ([size, name], largest first) it reaches,
+	 * 3 significant digits; else as it is, in unit */
+	function scaled(x, units, unit) {
+		for (var i = 0; i < units.length; i++)
+			if (x >= units[i][0]) {
+				var v = x / units[i][0];
+				return v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2) + " " + units[i][1];
 			}
-		return ns + " ns";
+		return x + " " + unit;
 	}
+	function dur(ns) { return scaled(ns, [[1e9, "s"], [1e6, "ms"], [1e3, "us"]], "ns"); }
+	function bytes(b) { return scaled(b, [[1e9, "GB"], [1e6, "MB"], [1e3, "kB"]], "B"); }
 	var formats = {
 		s: function (v) { return String(v); },
 		n: function (v) { return String(v); },
 		d: dur,
+		b: bytes,
 		p: function (v) { return (100 * v).toFixed(1) + "%"; }
 	};
 
@@ -59,6 +66,31 @@
 	data.functions.forEach(function (f) {
 		f.where = f.file ? f.file + (f.line ? ":" + f.line : "") : "";
 	});
+	if (mpi) {
+		mpi.by_rank.forEach(function (r) {
+			r.share = r.thread_ns ? r.mpi_ns / r.thread_ns : 0;
+		});
+		mpi.by_call.forEach(function (c) {
+			c.mean_ns = Math.round(c.ns / c.calls);
+		});
+		specs["mpi-ranks"] = {
+			rows: mpi.by_rank,
+			cols: [["rank", "rank", "n"], ["host", "host", "s"], ["threads", "threads", "n"],
+				["thread_ns", "thread time", "d", "the lifetimes of the rank's threads, added"],
+				["mpi_ns", "in MPI", "d"], ["share", "% in MPI", "p", "in MPI over thread time"],
+				["calls", "calls", "n"], ["msgs_sent", "messages sent", "n", "point to point"],
+				["bytes_sent", "bytes sent", "b"], ["msgs_recvd", "messages received", "n"],
+				["bytes_recvd", "bytes received", "b"],
+				["coll_bytes", "collective bytes", "b", "given and got in collective calls"],
+				["late_ns", "late sender", "d", "receives waiting for sends that began later"]]
+		};
+		specs["mpi-calls"] = {
+			rows: mpi.by_call,
+			cols: [["call", "call", "s"], ["calls", "calls", "n"], ["ns", "time", "d"],
+				["mean_ns", "mean", "d"], ["least_rank_ns", "least rank", "d"],
+				["most_rank_ns", "most rank", "d"], ["bytes", "bytes", "b"]]
+		};
+	}
 
 	function el(tag, text, attrs) {
 		var e = document.createElement(tag);
@@ -159,7 +191,28 @@
 			share(w.cond) + ", joins " + share(w.join) + ", barriers " + share(w.barrier) + ".";
 	}
 
+	function mpiSummary() {
+		var calls = 0, inMpi = 0, life = 0, sent = 0, bytesSent = 0;
+		mpi.by_rank.forEach(function (r) {
+			calls += r.calls;
+			inMpi += r.mpi_ns;
+			life += r.thread_ns;
+			sent += r.msgs_sent;
+			bytesSent += r.bytes_sent;
+		});
+		var text = mpi.ranks + " ranks on " + mpi.hosts + (mpi.hosts === 1 ? " host; " : " hosts; ") +
+			calls + " calls, " + dur(inMpi) + " in MPI (" +
+			(life ? (100 * inMpi / life).toFixed(1) : "0.0") + "% of the ranks' thread time); " +
+			sent + " messages sent (" + bytes(bytesSent) + "), " + mpi.matched + " matched, " +
+			mpi.unmatched_sends + " sends and " + mpi.unmatched_recvs + " receives unmatched.";
+		if (mpi.missing)
+			text += " Ranks missing from the trace: " + mpi.missing + ".";
+		document.getElementById("mpi-summary").textContent = text;
+	}
+
 	summary();
+	if (mpi)
+		mpiSummary();
 	Object.keys(specs).forEach(build);
 	var m = /[#&]click=([^&]*)/.exec(location.hash);
 	if (m)
