@@ -47,9 +47,10 @@ extern "C" {
  * 3.0: short 2-byte function records (PT_SHORT_*) and 2-byte pads, so
  * records start at 2-byte boundaries.
  * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
- * the MPI records (PT_REC_RANGE_MPI). */
+ * the MPI records (PT_REC_RANGE_MPI).
+ * 3.2: the header's clock_offset_ns. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 1
+#define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -107,12 +108,18 @@ typedef struct pt_file_header {
 	 * them at MPI_Init). 0 in older files. */
 	uint32_t job_rank1;
 	uint32_t job_size;
-	uint8_t reserved[256 - 160];
+	/* 3.2: the writer's CLOCK_MONOTONIC minus the run's (a process in
+	 * another time namespace), measured through the TSC at its start and
+	 * already taken off `open` and every time in the file: for
+	 * information. 0: the same clock (and in older files). */
+	int64_t clock_offset_ns;
+	uint8_t reserved[256 - 168];
 } pt_file_header;
 _Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, job_rank1) == 152, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, clock_offset_ns) == 160, "pt_file_header layout");
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
