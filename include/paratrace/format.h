@@ -48,7 +48,8 @@ extern "C" {
  * records start at 2-byte boundaries.
  * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
  * the MPI records (PT_REC_RANGE_MPI).
- * 3.2: the header's clock_offset_ns. */
+ * 3.2: the header's clock_offset_ns; SIGNAL's tid (a SIGNAL may be in the
+ * process log). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
@@ -221,7 +222,8 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(FORK, 30, pt_rec_fork, sizeof(pt_rec_fork), 0, "parent's thread, child's process", "–", \
 	  "") \
 	X(EXEC, 31, void, 0, 0, "thread (the caller)", "–", "string: the path executed") \
-	X(SIGNAL, 32, pt_rec_signal, sizeof(pt_rec_signal), 0, "thread", "–", "") \
+	X(SIGNAL, 32, pt_rec_signal, PT_REC_SIGNAL_MIN_PAYLOAD, 0, "thread, or process", "–", \
+	  "signo, code, addr [, tid (3.2)]") \
 	X(EXIT, 33, pt_rec_exit, sizeof(pt_rec_exit), 0, "process", "–", "") \
 	/* Bookkeeping */ \
 	/* LOST: data that never reached this file; CLOSE: the clocks at \
@@ -698,13 +700,20 @@ typedef struct pt_rec_fork {
 	F(T, U, "child", child_pid, "") F(T, U, "parent", parent_pid, "") \
 	F(T, FLAGS, "flags", flags, "vfork|spawn")
 
+/* A signal the runtime's handler took, in the log of the thread that took
+ * it; in the process log when that thread was inside the runtime (its log
+ * then holds a record in progress), where tid says which thread it was. */
 typedef struct pt_rec_signal {
 	int32_t signo;
 	int32_t code;  /* si_code */
 	uint64_t addr; /* si_addr for faults */
+	uint32_t tid;  /* 3.2: the thread that took it (0: not said) */
+	uint32_t pad;
 } pt_rec_signal;
+#define PT_REC_SIGNAL_MIN_PAYLOAD 16
 #define PT_FIELDS_SIGNAL(T, F, A, S, C) \
-	F(T, I, "signo", signo, "") F(T, I, "code", code, "") F(T, X, "addr", addr, "")
+	F(T, I, "signo", signo, "") F(T, I, "code", code, "") F(T, X, "addr", addr, "") \
+	F(T, U, "tid", tid, "")
 
 typedef struct pt_rec_exit {
 	int32_t status; /* exit status, or signal number when PT_EXIT_SIGNAL */
