@@ -183,8 +183,8 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	  "") \
 	/* Manual API */ \
 	X(USER_EVENT, 12, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", "") \
-	X(USER_TYPE, 13, pt_rec_user_type, sizeof(pt_rec_user_type), 0, "thread", "–", "+ name") \
-	X(USER_VALUE_NAME, 14, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", \
+	X(USER_TYPE, 13, pt_rec_user_type, sizeof(pt_rec_user_type), 0, "process", "–", "+ name") \
+	X(USER_VALUE_NAME, 14, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "process", "–", \
 	  "+ name") \
 	/* Counters: COUNTER_DEF names counter `arg` of the thread's set; \
 	 * COUNTERS: uint64_t delta[arg], counters 0..arg-1 since the previous \

@@ -101,6 +101,23 @@ manual_api)
 	expect_line '^count .*/t[0-9]+\.ptl FUNC_EXIT 1$'
 	expect_line '^exit .* status=9 how=1$'
 	;;
+user_names_pcf)
+	# The manual API's names reach the .pcf: the type's own name, the
+	# scope's with its named value (not "User event N" without VALUES).
+	[ -n "$CLI" ] || { echo "SKIP: no paratrace CLI"; exit 77; }
+	run "$work/tr" "$BIN/pt_user_names"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	"$CLI" analyze "$work/tr" -o "$work/u" >"$work/analyze" 2>&1 || fail "analyze: $(cat "$work/analyze")"
+	# EVENT_TYPE blocks: "0 <type> <label>", then VALUES lines
+	awk '/^EVENT_TYPE$/ { getline; sub(/^0 +[0-9]+ +/, ""); label = $0; print label; next }
+	     /^VALUES$/ { in_v = 1; next }
+	     /^$/ { in_v = 0; next }
+	     in_v { print label ": " $0 }' \
+		"$work/u.pcf" >"$work/labels"
+	grep -qx 'phase' "$work/labels" || fail "no type labelled phase: $(grep -A1 EVENT_TYPE "$work/u.pcf" | tail -6)"
+	grep -Eqx 'step: 5 +five' "$work/labels" || fail "no value 5 five of step: $(cat "$work/labels")"
+	! grep -q 'User event' "$work/u.pcf" || fail "unnamed user types: $(grep 'User event' "$work/u.pcf")"
+	;;
 forkexec)
 	run "$work/tr" "$BIN/pt_forkexec"
 	[ "$rc" = 14 ] || fail "exit status $rc, expected 14"
