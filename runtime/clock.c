@@ -22,13 +22,16 @@ int pt_clock_use_tsc;
  * reading of this process, as if it ran on a host whose clock is that far
  * from the others' (the MPI clock synchronisation must remove it). */
 static int64_t pt_clock_test_offset;
+/* This process's CLOCK_MONOTONIC minus the run's (pt_clock_align): taken
+ * off every monotonic reading, so that its times are on the run's clock. */
+int64_t pt_clock_mono_offset;
 
 uint64_t pt_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
-	       (uint64_t)pt_clock_test_offset;
+	       (uint64_t)pt_clock_test_offset - (uint64_t)pt_clock_mono_offset;
 }
 
 static uint64_t real_ns(void)
@@ -105,8 +108,15 @@ void pt_clock_current(pt_clock_cal *cal, uint64_t *at)
 		return;
 	uint64_t t, m;
 	tight_pair(&t, &m);
-	while (m < pt_clock.anchor_ns + PT_CAL_MIN_NS)
+	/* A run younger than PT_CAL_MIN_NS waits until it is that old, which
+	 * is never longer than PT_CAL_MIN_NS: a clock still short of it then
+	 * is not the anchor's (pt_clock_align let a small offset through),
+	 * and what there is is kept. */
+	for (uint64_t start = m; m < pt_clock.anchor_ns + PT_CAL_MIN_NS;) {
+		if (m - start >= PT_CAL_MIN_NS)
+			return;
 		tight_pair(&t, &m);
+	}
 	if (t <= pt_clock.anchor_ticks)
 		return; /* a TSC behind the anchor's: keep what there is */
 	uint64_t span = t - pt_clock.anchor_ticks;
@@ -125,6 +135,59 @@ void pt_clock_current(pt_clock_cal *cal, uint64_t *at)
 			break;
 		}
 	}
+}
+
+/* The largest disagreement between this process's CLOCK_MONOTONIC and
+ * the run's (read through the TSC from the anchor) taken for measurement
+ * error: the inherited mult is measured over the run's age when it is
+ * handed down (at fork and exec), so the prediction is off by tens of ns
+ * times the ratio of the ages, microseconds at worst. A time namespace
+ * is offset by seconds. */
+#define PT_CLOCK_ALIGN_TOLERANCE_NS 1000000
+
+/* A process of the run whose CLOCK_MONOTONIC is not the run's: started in
+ * another time namespace (containers, checkpoint/restore: each namespace
+ * has its own monotonic offset), or given PARATRACE_TEST_CLOCK_OFFSET_NS.
+ * The TSC is the machine's, so the anchor and mult tell what the run's
+ * monotonic clock reads now; the difference is this process's offset,
+ * taken off its readings from now on. Its files record it (the header's
+ * clock_offset_ns). A TSC that is not past the anchor's is not the run's
+ * TSC: the process measures from an anchor of its own, with a warning. */
+static void pt_clock_align(void)
+{
+	uint64_t t, m;
+	tight_pair(&t, &m);
+	if (t <= pt_clock.anchor_ticks) {
+		pt_warn("this process's TSC is behind the anchor of the run it belongs to: its "
+		        "times are measured from an anchor of its own and may be offset from the "
+		        "other processes'");
+		tight_pair(&pt_clock.anchor_ticks, &pt_clock.anchor_ns);
+		atomic_store(&pt_clock_span, 0);
+		return;
+	}
+	uint64_t run_ns =
+	    pt_clock.anchor_ns +
+	    (uint64_t)(((unsigned __int128)(t - pt_clock.anchor_ticks) * pt_clock.mult) >>
+	               pt_clock.shift);
+	int64_t off = (int64_t)(m - run_ns);
+	if (off > PT_CLOCK_ALIGN_TOLERANCE_NS || off < -PT_CLOCK_ALIGN_TOLERANCE_NS) {
+		pt_clock_mono_offset += off;
+		pt_debug(1, "CLOCK_MONOTONIC is %lld ns off the run's: corrected",
+		         (long long)pt_clock_mono_offset);
+	}
+}
+
+void pt_clock_fork_child(void)
+{
+	if (pt_clock_refine)
+		pt_clock_align();
+}
+
+void pt_clock_fork_prepare(void)
+{
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
 }
 
 int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, size_t errlen)
@@ -147,6 +210,8 @@ int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, si
 			pt_clock_use_tsc = 1;
 			pt_clock_refine = inherited->anchor_ticks != 0;
 			atomic_store(&pt_clock_span, 0);
+			if (pt_clock_refine)
+				pt_clock_align();
 			return 0;
 		}
 		if (inherited->source == PT_CLOCK_MONOTONIC) {

@@ -1005,6 +1005,7 @@ void pt_fork_prepare(void)
 		t->forking = 1;
 		__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
 	}
+	pt_clock_fork_prepare();
 	pt_spin_lock(&pt_registry_lock);
 	pt_process_lock_fork();
 	pt_fd_fork_prepare();
@@ -1142,6 +1143,7 @@ static int adopt_child(void)
 		 * the logs part's, released by its fork_child). */
 		pt_fd_fork_child();
 		if (state == PT_STATE_RUNNING) {
+			pt_clock_fork_child();
 			pt_parts_fork_child();
 			restart_thread_in_child();
 			ok = pt_tracing();

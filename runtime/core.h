@@ -39,6 +39,14 @@ PT_HIDDEN int pt_clock_tsc_invariant(void);
  * read here, which *at is set to; 0 when nothing was measured: the
  * monotonic clock, or a calibration inherited without an anchor). */
 PT_HIDDEN void pt_clock_current(pt_clock_cal *cal, uint64_t *at);
+/* Before a fork: the calibration the child inherits, measured now. */
+PT_HIDDEN void pt_clock_fork_prepare(void);
+/* In a fork child: its CLOCK_MONOTONIC checked against the run's (a child
+ * may be in another time namespace), as an exec'd image's at init. */
+PT_HIDDEN void pt_clock_fork_child(void);
+/* This process's CLOCK_MONOTONIC minus the run's, taken off its readings
+ * (0: the same clock). */
+extern PT_HIDDEN int64_t pt_clock_mono_offset;
 
 /* ---- writer ---------------------------------------------------------- */
 /* One log file written through a shared mapping of a window of the file.

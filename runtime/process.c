@@ -53,6 +53,19 @@ void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, c
 	errno = saved;
 }
 
+void pt_process_emit_from_handler(unsigned kind, const void *p, size_t len)
+{
+	int s = atomic_load(&pt_state);
+	if (s != PT_STATE_RUNNING || !pt_state_is_mine())
+		return;
+	int saved = errno;
+	if (pt_spin_trylock_for(&pt_plock, 20000) == 0) {
+		pt_wlog_put(&pt_plog, pt_now(), kind, 0, p, len, NULL, 0);
+		pt_spin_unlock(&pt_plock);
+	}
+	errno = saved;
+}
+
 /* PROCESS_INFO: exe path, then argv from /proc/self/cmdline (the program
  * may have rewritten its argv[] in memory; the kernel's copy is the truth). */
 static void emit_process_info(void)

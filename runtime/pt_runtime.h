@@ -85,6 +85,10 @@ PT_HIDDEN uint32_t pt_thread_tid(const pt_thread *t);
  * is not inside a signal handler. */
 PT_HIDDEN void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1,
 			       const void *p2, size_t len2);
+/* The same from a signal handler, which may have interrupted a writer of
+ * the process log on this thread: the lock is tried for a bounded time,
+ * and the record dropped if it cannot be had. */
+PT_HIDDEN void pt_process_emit_from_handler(unsigned kind, const void *p, size_t len);
 
 /* Absolute path of `name` in this process's folder of the trace directory,
  * for parts that keep files of their own there (OpenCL kernel sources).

@@ -12,7 +12,9 @@
  *    runtime's handler;
  *  - SIG_IGN is installed for real (it is inherited across exec, and an
  *    ignored signal is not fatal).
- * On delivery: a SIGNAL record in the receiving thread's log, then
+ * On delivery: a SIGNAL record in the receiving thread's log (in the
+ * process log, naming the thread, when the signal interrupted the runtime
+ * on that thread: record_signal), then
  *  - the program has a handler: logs published, its handler runs (1- or
  *    3-argument form as it asked), errno as the handler leaves it;
  *  - SIG_DFL: the logs are closed (EXIT record, how = signal or abort),
@@ -153,16 +155,24 @@ static void run_program_handler(const struct sigaction *app, int sig, siginfo_t 
 		app->sa_handler(sig);
 }
 
+/* SIGNAL in the thread's log; in the process log when the signal came
+ * while the thread was inside the runtime (pt_enter refuses then: its log
+ * holds a record in progress), so that a fatal signal is never missing
+ * from the trace, whatever the thread was doing. */
 static void record_signal(int sig, const siginfo_t *si)
 {
-	pt_thread *t = pt_enter();
-	if (!t)
-		return;
-	pt_rec_signal rec = {sig, si ? si->si_code : 0, 0};
+	pt_rec_signal rec = {sig, si ? si->si_code : 0, 0, 0, 0};
 	if (si && is_fault(sig))
 		rec.addr = pt_ptr(si->si_addr);
-	pt_emit(t, PT_REC_SIGNAL, 0, &rec, sizeof rec);
-	pt_leave(t);
+	pt_thread *t = pt_enter();
+	if (t) {
+		rec.tid = pt_thread_tid(t);
+		pt_emit(t, PT_REC_SIGNAL, 0, &rec, sizeof rec);
+		pt_leave(t);
+	} else if (pt_tracing()) {
+		rec.tid = (uint32_t)gettid();
+		pt_process_emit_from_handler(PT_REC_SIGNAL, &rec, sizeof rec);
+	}
 }
 
 static void handler(int sig, siginfo_t *si, void *uc)

@@ -663,6 +663,7 @@ static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 	h->tick_shift = cal.shift;
 	h->tick_mult = cal.mult;
 	pt_clock_pair_now(&h->open);
+	h->clock_offset_ns = pt_clock_mono_offset;
 	h->run_id = pt_run_info.run_id;
 	h->gpu_stream = p->gpu_stream;
 	h->job_rank1 = pt_run_info.job_rank1;

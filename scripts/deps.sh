@@ -11,7 +11,7 @@ packages=(
   libunwind-dev libpfm4-dev libdw-dev libelf-dev zlib1g-dev
   libcunit1-dev
   autoconf   # tests/plugin: ./configure CC=paratrace-cc
-  strace libcap2-bin util-linux   # tests/runtime: start-up without sleeping, setcap/setpriv (secure)
+  strace libcap2-bin util-linux   # tests/runtime: start-up without sleeping, setcap/setpriv (secure), unshare --time (clock_timens)
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers clinfo   # OpenCL, tested on PoCL
   uftrace lttng-tools liblttng-ust-dev babeltrace2   # bench/peers: the tracers we compare with
   librsvg2-bin fonts-dejavu-core   # paratrace plot --png (rsvg-convert), the pictures' font

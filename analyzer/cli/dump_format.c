@@ -9,27 +9,17 @@
 #include <string.h>
 
 #include "dump_format.h"
+#include "pt_text.h"
 
 #include <paratrace/mpi_calls.h>
 
 /* ---- value formatting ---------------------------------------------------- */
 
-/* dump is single-threaded: the unlocked stdio calls avoid a lock per
- * character on traces with millions of lines. */
+/* The text policy of pt_text.h; spaces too where a value must stay one
+ * field. */
 static void put_escaped(FILE *out, const char *s, int allow_space)
 {
-	static const char hex[] = "0123456789abcdef";
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f || c == '\\' || (c == ' ' && !allow_space)) {
-			putc_unlocked('\\', out);
-			putc_unlocked('x', out);
-			putc_unlocked(hex[c >> 4], out);
-			putc_unlocked(hex[c & 15], out);
-		} else {
-			putc_unlocked(c, out);
-		}
-	}
+	pt_text_put(out, s, allow_space ? 0 : PT_TEXT_SPACE);
 }
 
 static void put_u64(FILE *out, uint64_t v)

@@ -3,6 +3,7 @@
  * are scanned as __cxa_demangle writes them; nothing here needs them to be
  * well formed: a name the steps do not recognize is cut at its start. */
 #include "pt_names.h"
+#include "pt_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,12 @@ typedef struct name_buf {
 	char s[NAME_MAX_LEN];
 	size_t n;
 } name_buf;
+
+/* Widths are columns of the escaped name (pt_text.h). */
+static size_t cols(const char *s)
+{
+	return pt_text_cols(s);
+}
 
 /* s[a, b) becomes r. */
 static void replace(name_buf *b, size_t from, size_t to, const char *r)
@@ -141,7 +148,8 @@ static size_t scope_cut(const name_buf *b, size_t width)
 			depth++;
 		else if ((c == ')' || c == '>' || c == '}' || c == ']') && depth)
 			depth--;
-		else if (c == ':' && b->s[i + 1] == ':' && !depth && b->n - (i + 2) + 2 <= width)
+		else if (c == ':' && b->s[i + 1] == ':' && !depth &&
+		         cols(b->s + i + 2) + 2 <= width)
 			return i + 2;
 	}
 	return 0;
@@ -149,20 +157,22 @@ static size_t scope_cut(const name_buf *b, size_t width)
 
 size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width)
 {
+	if (!outlen)
+		return 0;
 	name_buf b;
-	b.n = (size_t)snprintf(b.s, sizeof b.s, "%s", name ? name : "");
-	if (b.n >= sizeof b.s)
-		b.n = sizeof b.s - 1;
+	/* escaped first: the steps below work on what is shown, and every
+	 * cut falls between two of its units */
+	b.n = pt_text_escape(b.s, sizeof b.s, name);
 	if (width < 4)
 		width = 4;
-	if (b.n > width) {
+	if (cols(b.s) > width) {
 		long p = params_open(&b);
-		if (p > 0 && b.n - (size_t)p > 4)
+		if (p > 0 && cols(b.s + p) > 4)
 			replace(&b, (size_t)p, b.n, "(..)");
 	}
-	if (b.n > width)
+	if (cols(b.s) > width)
 		collapse_templates(&b);
-	if (b.n > width) {
+	if (cols(b.s) > width) {
 		const char *anon = "(anonymous namespace)";
 		for (char *a = strstr(b.s, anon); a; a = strstr(a + 6, anon))
 			replace(&b, (size_t)(a - b.s), (size_t)(a - b.s) + strlen(anon), "(anon)");
@@ -175,13 +185,14 @@ size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width)
 		if (b.n > cl && !strcmp(b.s + b.n - cl, call))
 			replace(&b, b.n - cl + 1, b.n - 4, "");
 	}
-	const char *s = b.s;
-	const char *cut = "";
-	if (b.n > width) {
+	if (cols(b.s) > width) {
 		size_t at = scope_cut(&b, width);
-		s = b.s + (at ? at : b.n - (width - 2));
-		cut = "..";
+		if (!at)
+			return pt_text_cut(out, outlen, b.s, width, 1);
+		replace(&b, 0, at, "..");
 	}
-	int n = snprintf(out, outlen, "%s%s", cut, s);
-	return n < 0 ? 0 : (size_t)n < outlen ? (size_t)n : outlen - 1;
+	size_t n = pt_text_prefix(b.s, outlen - 1);
+	memcpy(out, b.s, n);
+	out[n] = '\0';
+	return n;
 }

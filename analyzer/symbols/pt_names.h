@@ -5,8 +5,9 @@
 
 #include <stddef.h>
 
-/* Writes name into out (outlen bytes) in at most `width` characters (width
- * >= 4), shortening in this order until it fits:
+/* Writes name, escaped for a terminal (the text policy of pt_text.h), into
+ * out (outlen bytes) in at most `width` columns (width >= 4), shortening in
+ * this order until it fits:
  *   1. the parameter list (the parenthesized group that ends the name,
  *      found from the end, so "(anonymous namespace)", "operator()" and
  *      "{lambda(int)#1}" stay) and what follows it (" const", "&&",
@@ -17,7 +18,8 @@
  *      ("void ns::f<..>(..)") goes, and so does a lambda's "::operator()"
  *      ("f()::{lambda(..)#1}(..)");
  *   4. leading scopes go, whole ("..Class::method(..)"), as few as needed;
- *   5. the start is cut ("..ethod(..)").
+ *   5. the start is cut ("..ethod(..)"), never inside an escape or a
+ *      UTF-8 character.
  * Returns the length written. */
 size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width);
 

@@ -11,6 +11,7 @@
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_names.h"
+#include "pt_text.h"
 
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -475,14 +476,19 @@ static void print_counters(ct_tool *t, FILE *out)
 	}
 	qsort(rows, nrows, sizeof *rows, row_cmp);
 	fprintf(out, "  %-32s", "function");
+	char esc[256];
 	for (int c = 0; c < cs->n; c++)
-		if (!(cs->v[c].flags & PT_COUNTER_MANUAL))
-			fprintf(out, " %26s", cs->v[c].name);
+		if (!(cs->v[c].flags & PT_COUNTER_MANUAL)) {
+			pt_text_escape(esc, sizeof esc, cs->v[c].name);
+			fprintf(out, " %26s", esc);
+		}
 	if (ins >= 0 && cyc >= 0)
 		fprintf(out, " %6s", "IPC");
 	for (int c = 0; ins >= 0 && c < cs->n; c++)
-		if (strstr(cs->v[c].name, "miss") && !(cs->v[c].flags & PT_COUNTER_MANUAL))
-			fprintf(out, " %14s/1k", cs->v[c].name);
+		if (strstr(cs->v[c].name, "miss") && !(cs->v[c].flags & PT_COUNTER_MANUAL)) {
+			pt_text_escape(esc, sizeof esc, cs->v[c].name);
+			fprintf(out, " %14s/1k", esc);
+		}
 	fputc('\n', out);
 	for (size_t r = 0; r < nrows; r++) {
 		uint32_t f = rows[r].fid;
@@ -517,9 +523,11 @@ static void print_counters(ct_tool *t, FILE *out)
 	}
 	free(rows);
 	for (int c = 0; c < cs->n; c++)
-		if (cs->v[c].flags & PT_COUNTER_USER_ONLY)
-			fprintf(out, "  (%s counts user space only: perf_event_paranoid)\n",
-				cs->v[c].name);
+		if (cs->v[c].flags & PT_COUNTER_USER_ONLY) {
+			fputs("  (", out);
+			pt_text_put(out, cs->v[c].name, 0);
+			fputs(" counts user space only: perf_event_paranoid)\n", out);
+		}
 }
 
 static void frame_text(const ct_tool *t, char *buf, size_t len, size_t process, uint64_t pc)
@@ -603,10 +611,12 @@ static void print_sites(ct_tool *t, FILE *out)
 					"max ms", "call site < callers");
 		}
 		if (x->kind == SITE_CREATE)
-			fprintf(out, "  %10" PRIu64 "  %s\n", x->count, x->text);
+			fprintf(out, "  %10" PRIu64 "  ", x->count);
 		else
-			fprintf(out, "  %10" PRIu64 " %12.3f %12.3f  %s\n", x->count, x->wait_ns / 1e6,
-				x->max_ns / 1e6, x->text);
+			fprintf(out, "  %10" PRIu64 " %12.3f %12.3f  ", x->count, x->wait_ns / 1e6,
+			        x->max_ns / 1e6);
+		pt_text_put(out, x->text, 0);
+		fputc('\n', out);
 		free(x->text);
 	}
 	free(rows);
@@ -675,10 +685,14 @@ static void print_samples(ct_tool *t, FILE *out)
 	 * tick, so a sample stands for at least one period, often more. */
 	fprintf(out, ")\n  %8s %7s  %s\n", "samples", "%", "function (file)");
 	for (size_t j = 0; j < nrows; j++) {
-		fprintf(out, "  %8" PRIu64 " %6.2f%%  %s", rows[j].n,
-			100.0 * (double)rows[j].n / (double)t->nsamples, rows[j].name);
-		if (rows[j].where[0])
-			fprintf(out, " (%s)", rows[j].where);
+		fprintf(out, "  %8" PRIu64 " %6.2f%%  ", rows[j].n,
+		        100.0 * (double)rows[j].n / (double)t->nsamples);
+		pt_text_put(out, rows[j].name, 0);
+		if (rows[j].where[0]) {
+			fputs(" (", out);
+			pt_text_put(out, rows[j].where, 0);
+			fputc(')', out);
+		}
 		fputc('\n', out);
 		free(rows[j].name);
 		free(rows[j].where);

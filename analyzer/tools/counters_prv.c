@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #endif
 #include "counters_internal.h"
+#include "pt_text.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -290,8 +291,11 @@ static void pcf_func_values(pt_counters_prv *c, FILE *pcf)
 			by_value[c->func_value[id]] = id;
 	for (uint32_t v = 1; v <= n; v++) {
 		const pt_func_info *fi = pt_ctx_func_info(c->ctx, by_value ? by_value[v] : v);
-		if (fi)
-			fprintf(pcf, "%u %s\n", v, fi->name);
+		if (fi) {
+			fprintf(pcf, "%u ", v);
+			pt_label_put(pcf, fi->name);
+			fputc('\n', pcf);
+		}
 	}
 	free(by_value);
 	fputc('\n', pcf);
@@ -304,8 +308,11 @@ static void pcf_line_values(pt_counters_prv *c, FILE *pcf)
 	const char **by_value = c->line_value ? calloc(n + 1, sizeof *by_value) : NULL;
 	for (size_t i = 0; by_value && i < n; i++)
 		by_value[c->line_value[i] - 1] = c->lines.v[i];
-	for (size_t i = 0; i < n; i++)
-		fprintf(pcf, "%zu %s\n", i + 1, by_value ? by_value[i] : c->lines.v[i]);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(pcf, "%zu ", i + 1);
+		pt_label_put(pcf, by_value ? by_value[i] : c->lines.v[i]);
+		fputc('\n', pcf);
+	}
 	free(by_value);
 	fputc('\n', pcf);
 }
@@ -317,15 +324,13 @@ void pt_counters_prv_pcf(pt_counters_prv *c, FILE *pcf)
 		for (int i = 0; i < c->counters.n; i++) {
 			const ct_counter *k = &c->counters.v[i];
 			/* 7: Extrae's first column for hardware counters (ignored by Paraver). */
+			fprintf(pcf, "7  %u  ", k->prv);
+			pt_label_put(pcf, k->name);
 			if (k->flags & PT_COUNTER_MANUAL)
-				fprintf(
-				    pcf,
-				    "7  %u  %s (PT_COUNTER: count since the thread's first read)\n",
-				    k->prv, k->name);
+				fputs(" (PT_COUNTER: count since the thread's first read)", pcf);
 			else if (k->papi)
-				fprintf(pcf, "7  %u  %s (%s)\n", k->prv, k->name, k->papi);
-			else
-				fprintf(pcf, "7  %u  %s\n", k->prv, k->name);
+				fprintf(pcf, " (%s)", k->papi);
+			fputc('\n', pcf);
 		}
 		fputc('\n', pcf);
 	}

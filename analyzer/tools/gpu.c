@@ -9,6 +9,7 @@
  * (kernels, copies, fills), summed over streams: two streams busy at once
  * count twice, as two devices' worth of work would. */
 #include "gpu_common.h"
+#include "pt_text.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -224,31 +225,6 @@ static int krow_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void csv_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static int gt_print_results(void *tool, FILE *out)
 {
 	gpu_tool *t = tool;
@@ -269,7 +245,7 @@ static int gt_print_results(void *tool, FILE *out)
 		fputs("section,name,launches,total_ns,mean_ns,max_ns,busy_share\n", out);
 		for (size_t i = 0; i < n; i++) {
 			fputs("gpu_kernel,", out);
-			csv_str(out, rows[i].name);
+			pt_csv_str(out, rows[i].name);
 			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f\n", rows[i].k->n,
 				rows[i].k->total, rows[i].k->total / rows[i].k->n, rows[i].k->max,
 				busy > 0 ? rows[i].k->total / busy : 0.0);
@@ -287,7 +263,7 @@ static int gt_print_results(void *tool, FILE *out)
 			t->streams, t->busy, t->launches, t->sync_time);
 		for (size_t i = 0; i < n; i++) {
 			fputs(i ? ",{\"name\":" : "{\"name\":", out);
-			json_str(out, rows[i].name);
+			pt_json_str(out, rows[i].name);
 			fprintf(out, ",\"launches\":%" PRIu64 ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "}",
 				rows[i].k->n, rows[i].k->total, rows[i].k->max);
 		}
@@ -312,12 +288,12 @@ static int gt_print_results(void *tool, FILE *out)
 				"mean us", "max us", "busy%");
 		for (size_t i = 0; i < n; i++) {
 			const kstat *k = rows[i].k;
-			size_t len = strlen(rows[i].name);
 			/* keep the end of long (templated) names out, the start is what tells them apart */
-			fprintf(out, "  %-40.*s%s %8" PRIu64 " %11.3f %10.2f %10.2f %5.1f%%\n",
-				len > 40 ? 39 : 40, rows[i].name, len > 40 ? "~" : "", k->n, k->total / 1e6,
-				k->total / 1e3 / (double)k->n, k->max / 1e3,
-				busy > 0 ? 100.0 * (double)k->total / busy : 0.0);
+			char name[256];
+			pt_text_fit(name, sizeof name, rows[i].name, 40, 0);
+			fprintf(out, "  %-40s %8" PRIu64 " %11.3f %10.2f %10.2f %5.1f%%\n", name,
+			        k->n, k->total / 1e6, k->total / 1e3 / (double)k->n, k->max / 1e3,
+			        busy > 0 ? 100.0 * (double)k->total / busy : 0.0);
 		}
 		int copies = 0;
 		for (int d = 0; d < NDIR; d++)

@@ -16,7 +16,7 @@
  * programs) are two entries. */
 #include "gpu_common.h"
 #include "gpu_prof.h"
-#include "text_escape.h"
+#include "pt_text.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -356,9 +356,13 @@ static void print_text(kt_tool *t, FILE *out, const krow *rows, size_t n)
 		const kacc *k = &r->acc;
 		uint64_t l = r->value < t->nlaunches ? t->launches[r->value] : 0;
 		const char *kf = gpu_prof_file(d, d->file);
-		fprintf(out, "  %s", r->name);
-		if (*kf)
-			fprintf(out, " (%s:%u)", base_name(kf), d->line);
+		fputs("  ", out);
+		pt_text_put(out, r->name, 0);
+		if (*kf) {
+			fputs(" (", out);
+			pt_text_put(out, base_name(kf), 0);
+			fprintf(out, ":%u)", d->line);
+		}
 		fprintf(out,
 		        ": %" PRIu64 " launches (%" PRIu64 " profiled), %" PRIu64
 		        " work-groups, %" PRIu64 " work-items",
@@ -399,9 +403,10 @@ static void print_text(kt_tool *t, FILE *out, const krow *rows, size_t n)
 			        k->instructions ? 100.0 * (double)x / (double)k->instructions
 			                        : 0.0);
 			const char *f = gpu_prof_file(d, pb->file);
-			if (*f)
-				fprintf(out, "%s:%u\n", base_name(f), pb->line);
-			else
+			if (*f) {
+				pt_text_put(out, base_name(f), 0);
+				fprintf(out, ":%u\n", pb->line);
+			} else
 				fputs("?\n", out);
 		}
 		if (d->nblocks > t->top)

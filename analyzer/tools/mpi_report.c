@@ -18,7 +18,7 @@
 #include "mpi_common.h"
 #include "pt_fw_mpi.h"
 #include "pt_fw_util.h"
-#include "text_escape.h"
+#include "pt_text.h"
 #include "tools.h"
 
 #include <pthread.h>
@@ -363,7 +363,7 @@ static size_t call_rows(const mr_tool *t, call_row rows[256])
 
 static void print_ranks(mr_tool *t, FILE *out)
 {
-	char a[32], b[32], c[32], d[32], e[32], f[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32], h[64];
 	fputs("\nMPI time by rank\n", out);
 	fprintf(out, "%-5s %-16s %7s %11s %11s %6s %10s %10s %10s %12s\n", "rank", "host",
 	        "threads", "thread time", "in MPI", "%", "p2p sent", "p2p recvd", "coll bytes",
@@ -383,7 +383,8 @@ static void print_ranks(mr_tool *t, FILE *out)
 		fmt_bytes(d, sizeof d, s->p2p_recvd);
 		fmt_bytes(e, sizeof e, s->coll_sent + s->coll_recvd);
 		pt_fmt_dur(f, sizeof f, s->late_ns);
-		fprintf(out, "%-5d %-16.16s %7u %11s %11s %5.1f%% %10s %10s %10s %12s\n", r, host,
+		pt_text_fit(h, sizeof h, host, 16, 0); /* as the rank's MPI records say it */
+		fprintf(out, "%-5d %-16s %7u %11s %11s %5.1f%% %10s %10s %10s %12s\n", r, h,
 		        s->threads, a, b, pct(s->mpi_ns, s->thread_ns), c, d, e, f);
 		uint64_t outside = s->thread_ns > s->mpi_ns ? s->thread_ns - s->mpi_ns : 0;
 		sum_out += outside;

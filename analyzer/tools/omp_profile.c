@@ -28,7 +28,7 @@
 #include "omp_common.h"
 #include "profile.h"
 #include "pt_fw_util.h"
-#include "text_escape.h"
+#include "pt_text.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -522,14 +522,12 @@ static int is_region(const pf_omp *g, uint32_t v)
  * with its start cut (the file and line are at the end). */
 static void label_fit(char *out, size_t len, const char *label, size_t w)
 {
-	size_t n = strlen(label);
-	const char *in = strstr(label, " in ");
-	if (n > w && in)
-		n = (size_t)(in - label);
-	if (n > w && w > 2)
-		snprintf(out, len, "..%.*s", (int)(w - 2), label + n - (w - 2));
-	else
-		snprintf(out, len, "%.*s", (int)n, label);
+	char esc[1024];
+	pt_text_escape(esc, sizeof esc, label);
+	char *in = strstr(esc, " in ");
+	if (pt_text_cols(esc) > w && in)
+		*in = '\0';
+	pt_text_cut(out, len, esc, w, 1);
 }
 
 static double imbalance(const region_stat *s)

@@ -25,6 +25,7 @@
  * default clock domain. The protobuf wire format is written by hand: a few
  * varint and length-delimited fields do not call for a protobuf library. */
 #define _GNU_SOURCE
+#include "pt_text.h"
 #include "timeline.h"
 #include "tools.h"
 
@@ -141,9 +142,17 @@ static void pb_bytes(pbuf *b, unsigned field, const void *p, size_t n)
 	b->len += n;
 }
 
+/* Protobuf strings must be UTF-8: a trace's bytes that are not, replaced
+ * (pt_text.h); the valid start only when there is no memory for that. */
 static void pb_str(pbuf *b, unsigned field, const char *s)
 {
-	pb_bytes(b, field, s, strlen(s));
+	size_t n = strlen(s), valid = pt_utf8_valid(s, n);
+	char *fixed = valid < n ? malloc(3 * n + 1) : NULL;
+	if (fixed)
+		pb_bytes(b, field, fixed, pt_utf8_fix(fixed, s, n));
+	else
+		pb_bytes(b, field, s, valid);
+	free(fixed);
 }
 
 static void pb_msg(pbuf *b, unsigned field, const pbuf *m)

@@ -6,7 +6,7 @@
 #include "profile.h"
 #include "pt_fw_util.h"
 #include "pt_names.h"
-#include "text_escape.h"
+#include "pt_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +30,6 @@ void pt_fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.2fus", (double)ns / 1e3);
 	else
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
-}
-
-/* Fits a thread's label in w columns: its start is cut (the end, the
- * thread's name, says most). Function names: pt_name_fit. */
-static void fit_label(char *out, size_t outlen, const char *label, size_t w)
-{
-	size_t n = strlen(label);
-	if (n > w && w > 2)
-		snprintf(out, outlen, "..%s", label + (n - (w - 2)));
-	else
-		snprintf(out, outlen, "%s", label);
 }
 
 static unsigned term_width(FILE *out)
@@ -383,7 +372,8 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 		thread_times(t, &life, &w);
 		char label[256];
 		thread_label(pf, t, label, sizeof label);
-		fit_label(name, sizeof name, label, nw);
+		/* its start is cut: the end, the thread's name, says most */
+		pt_text_fit(name, sizeof name, label, nw, 1);
 		pt_fmt_dur(a, sizeof a, life);
 		pt_fmt_dur(b, sizeof b, life > w ? life - w : 0);
 		pt_fmt_dur(c, sizeof c, t->wait[W_LOCK]);

@@ -24,9 +24,6 @@ void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const 
 		else
 			snprintf(what, sizeof what, "thread");
 	}
-	for (char *c = what; *c; c++)
-		if (*c == '\n' || *c == '\r')
-			*c = ' ';
 	snprintf(buf, len, "%s pid %u tid %u (%s)", p->program, s->pid, s->tid, what);
 }
 

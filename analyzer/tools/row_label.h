@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What a row (a thread or a GPU stream) is called: one definition for the
  * Paraver .row file and the pictures of `paratrace plot` / `report --html`,
- * so that both name a row the same way. */
+ * so that both name a row the same way. The labels are the trace's bytes:
+ * each output escapes them its own way (pt_text.h). */
 #ifndef PT_ROW_LABEL_H
 #define PT_ROW_LABEL_H
 

@@ -47,9 +47,11 @@ extern "C" {
  * 3.0: short 2-byte function records (PT_SHORT_*) and 2-byte pads, so
  * records start at 2-byte boundaries.
  * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
- * the MPI records (PT_REC_RANGE_MPI). */
+ * the MPI records (PT_REC_RANGE_MPI).
+ * 3.2: the header's clock_offset_ns; SIGNAL's tid (a SIGNAL may be in the
+ * process log). */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 1
+#define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -107,12 +109,18 @@ typedef struct pt_file_header {
 	 * them at MPI_Init). 0 in older files. */
 	uint32_t job_rank1;
 	uint32_t job_size;
-	uint8_t reserved[256 - 160];
+	/* 3.2: the writer's CLOCK_MONOTONIC minus the run's (a process in
+	 * another time namespace), measured through the TSC at its start and
+	 * already taken off `open` and every time in the file: for
+	 * information. 0: the same clock (and in older files). */
+	int64_t clock_offset_ns;
+	uint8_t reserved[256 - 168];
 } pt_file_header;
 _Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, job_rank1) == 152, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, clock_offset_ns) == 160, "pt_file_header layout");
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
@@ -175,8 +183,8 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	  "") \
 	/* Manual API */ \
 	X(USER_EVENT, 12, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", "") \
-	X(USER_TYPE, 13, pt_rec_user_type, sizeof(pt_rec_user_type), 0, "thread", "–", "+ name") \
-	X(USER_VALUE_NAME, 14, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "thread", "–", \
+	X(USER_TYPE, 13, pt_rec_user_type, sizeof(pt_rec_user_type), 0, "process", "–", "+ name") \
+	X(USER_VALUE_NAME, 14, pt_rec_user_event, sizeof(pt_rec_user_event), 0, "process", "–", \
 	  "+ name") \
 	/* Counters: COUNTER_DEF names counter `arg` of the thread's set; \
 	 * COUNTERS: uint64_t delta[arg], counters 0..arg-1 since the previous \
@@ -214,7 +222,8 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(FORK, 30, pt_rec_fork, sizeof(pt_rec_fork), 0, "parent's thread, child's process", "–", \
 	  "") \
 	X(EXEC, 31, void, 0, 0, "thread (the caller)", "–", "string: the path executed") \
-	X(SIGNAL, 32, pt_rec_signal, sizeof(pt_rec_signal), 0, "thread", "–", "") \
+	X(SIGNAL, 32, pt_rec_signal, PT_REC_SIGNAL_MIN_PAYLOAD, 0, "thread, or process", "–", \
+	  "signo, code, addr [, tid (3.2)]") \
 	X(EXIT, 33, pt_rec_exit, sizeof(pt_rec_exit), 0, "process", "–", "") \
 	/* Bookkeeping */ \
 	/* LOST: data that never reached this file; CLOSE: the clocks at \
@@ -691,13 +700,20 @@ typedef struct pt_rec_fork {
 	F(T, U, "child", child_pid, "") F(T, U, "parent", parent_pid, "") \
 	F(T, FLAGS, "flags", flags, "vfork|spawn")
 
+/* A signal the runtime's handler took, in the log of the thread that took
+ * it; in the process log when that thread was inside the runtime (its log
+ * then holds a record in progress), where tid says which thread it was. */
 typedef struct pt_rec_signal {
 	int32_t signo;
 	int32_t code;  /* si_code */
 	uint64_t addr; /* si_addr for faults */
+	uint32_t tid;  /* 3.2: the thread that took it (0: not said) */
+	uint32_t pad;
 } pt_rec_signal;
+#define PT_REC_SIGNAL_MIN_PAYLOAD 16
 #define PT_FIELDS_SIGNAL(T, F, A, S, C) \
-	F(T, I, "signo", signo, "") F(T, I, "code", code, "") F(T, X, "addr", addr, "")
+	F(T, I, "signo", signo, "") F(T, I, "code", code, "") F(T, X, "addr", addr, "") \
+	F(T, U, "tid", tid, "")
 
 typedef struct pt_rec_exit {
 	int32_t status; /* exit status, or signal number when PT_EXIT_SIGNAL */

@@ -182,6 +182,11 @@ void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, c
 	shared_put(FAKE_PROCESS, pt_now(), kind, arg, p1, len1, p2, len2);
 }
 
+void pt_process_emit_from_handler(unsigned kind, const void *p, size_t len)
+{
+	shared_put(FAKE_PROCESS, pt_now(), kind, 0, p, len, NULL, 0);
+}
+
 pt_log_file *pt_log_file_open(const char *name, int file_kind, uint64_t stream)
 {
 	fake_file *f = NULL;

@@ -373,8 +373,8 @@ static inline void ptw_sample_thread_log_major(ptw *w, uint32_t seed, unsigned m
 	pt_rec_fork fk = {4800, 4711, 0, 0};
 	ptw_rec(w, PT_REC_FORK, 0, t += 1, &fk, sizeof fk);
 	ptw_rec(w, PT_REC_EXEC, 0, t += 1, "/bin/true", 10);
-	pt_rec_signal sg = {11, 1, 0xdead};
-	ptw_rec(w, PT_REC_SIGNAL, 0, t += 1, &sg, sizeof sg);
+	pt_rec_signal sg = {11, 1, 0xdead, 0, 0}; /* as before 3.2: no tid */
+	ptw_rec(w, PT_REC_SIGNAL, 0, t += 1, &sg, PT_REC_SIGNAL_MIN_PAYLOAD);
 	/* A kind no part defines (a later minor version): skipped by size. */
 	uint64_t unknown[3] = {1, 2, 3};
 	ptw_rec(w, 0x7e, 9, t += 1, unknown, sizeof unknown);

@@ -132,11 +132,11 @@ int main(int argc, char **argv)
 			const pt_file_header *h = pt_log_header(log);
 			printf("file %s kind=%d tid=%u records=%" PRIu64
 			       " complete=%d state=%s monotonic=%d run=%" PRIx64 " mult=%" PRIu64
-			       " shift=%u flags=%u\n",
+			       " shift=%u clock_offset=%" PRId64 " flags=%u\n",
 			       rel, f->kind, f->tid, n, ev.state == PT_LOG_EOF && ev.complete,
 			       ev.state == PT_LOG_EOF ? "eof" : ev.state == PT_LOG_ERROR ? "error" : "more",
 			       mono, h ? h->run_id : 0, h ? h->tick_mult : 0, h ? h->tick_shift : 0,
-			       h ? h->flags : 0);
+			       h ? h->clock_offset_ns : 0, h ? h->flags : 0);
 			if (ev.state == PT_LOG_ERROR)
 				printf("error %s offset=%" PRIu64 " %s\n", rel, ev.offset,
 				       ev.error ? ev.error : "");

@@ -101,6 +101,23 @@ manual_api)
 	expect_line '^count .*/t[0-9]+\.ptl FUNC_EXIT 1$'
 	expect_line '^exit .* status=9 how=1$'
 	;;
+user_names_pcf)
+	# The manual API's names reach the .pcf: the type's own name, the
+	# scope's with its named value (not "User event N" without VALUES).
+	[ -n "$CLI" ] || { echo "SKIP: no paratrace CLI"; exit 77; }
+	run "$work/tr" "$BIN/pt_user_names"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	"$CLI" analyze "$work/tr" -o "$work/u" >"$work/analyze" 2>&1 || fail "analyze: $(cat "$work/analyze")"
+	# EVENT_TYPE blocks: "0 <type> <label>", then VALUES lines
+	awk '/^EVENT_TYPE$/ { getline; sub(/^0 +[0-9]+ +/, ""); label = $0; print label; next }
+	     /^VALUES$/ { in_v = 1; next }
+	     /^$/ { in_v = 0; next }
+	     in_v { print label ": " $0 }' \
+		"$work/u.pcf" >"$work/labels"
+	grep -qx 'phase' "$work/labels" || fail "no type labelled phase: $(grep -A1 EVENT_TYPE "$work/u.pcf" | tail -6)"
+	grep -Eqx 'step: 5 +five' "$work/labels" || fail "no value 5 five of step: $(cat "$work/labels")"
+	! grep -q 'User event' "$work/u.pcf" || fail "unnamed user types: $(grep 'User event' "$work/u.pcf")"
+	;;
 forkexec)
 	run "$work/tr" "$BIN/pt_forkexec"
 	[ "$rc" = 14 ] || fail "exit status $rc, expected 14"
@@ -133,6 +150,60 @@ clock)
 		'BEGIN { exit !(g >= lo - 2000 - lo * 2e-5 && g <= hi + 2000 + hi * 2e-5) }' ||
 		fail "traced interval $((t2 - t1)) ns, the program measured $lo..$hi ns"
 	echo "traced $((t2 - t1)) ns for $lo..$hi ns"
+	;;
+clock_offset | clock_timens)
+	# A process of the run whose CLOCK_MONOTONIC is not its parent's, behind
+	# or ahead by a minute: exec'd with PARATRACE_TEST_CLOCK_OFFSET_NS
+	# (clock_offset, which needs nothing of the kernel), or forked into a
+	# new time namespace (clock_timens: unshare --time, as containers and
+	# checkpoint/restore do). It must start at once (it used to wait for
+	# its clock to pass the run's start: a minute), record the offset in
+	# its headers, and its times must land on the run's clock: after the
+	# parent's EXEC or FORK, before the run's last record.
+	[ -n "$CLI" ] || { echo "SKIP: no paratrace CLI"; exit 77; }
+	if [ "$test_case" = clock_timens ]; then
+		command -v unshare >/dev/null || { echo "SKIP: no unshare (util-linux)"; exit 77; }
+		unshare --time --monotonic -60 --fork true 2>"$work/unshare.err" ||
+			{ echo "SKIP: no time namespace here: $(head -1 "$work/unshare.err")"; exit 77; }
+	fi
+	for off in -60 60; do
+		tr=$work/tr$off
+		if [ "$test_case" = clock_timens ]; then
+			set -- unshare --time --monotonic "$off" --fork "$BIN/pt_plain"
+			start=FORK
+		else
+			set -- env "PARATRACE_TEST_CLOCK_OFFSET_NS=${off}000000000" "$BIN/pt_plain"
+			start=EXEC
+		fi
+		t0=$(date +%s)
+		PARATRACE_DIR=$tr LD_PRELOAD=$LIBTRACE timeout 30 "$@" >"$work/out" 2>"$work/err"
+		rc=$?
+		[ "$rc" != 124 ] || fail "offset ${off}s: still running after 30 s"
+		[ "$rc" = 42 ] || fail "offset ${off}s: exit status $rc: $(cat "$work/err")"
+		[ $(($(date +%s) - t0)) -le 10 ] || fail "offset ${off}s: took $(($(date +%s) - t0)) s"
+		check "$tr"
+		no_line 'state=(error|more)'
+		# the new process's files say its offset (to within 1 ms)
+		n=$(grep -o 'clock_offset=[-0-9]*' "$work/check" | cut -d= -f2 |
+			awk -v o="${off}e9" '{ d = $1 - o; if (d < 0) d = -d; if (d < 1e6) n++ } END { print n + 0 }')
+		[ "$n" -ge 2 ] || { grep '^file' "$work/check" >&2; fail "offset ${off}s: not in the headers"; }
+		"$CLI" dump "$tr" >"$work/dump" 2>"$work/dump.err" || fail "dump failed: $(head -3 "$work/dump.err")"
+		# Records after the parent's EXEC/FORK line that are not the
+		# parent image's: from the next PROCESS_INFO on (dump order:
+		# process log, then threads, process by process).
+		awk -v start="$start" -v off="$off" '
+			$4 == start && !t0 { t0 = $1; next }
+			t0 && $4 == "PROCESS_INFO" { child = 1 }
+			child { n++; if ($1 < lo || !lo) lo = $1; if ($1 > hi) hi = $1 }
+			{ if ($1 > last) last = $1 }
+			END {
+				if (!n) { print "no record of the new process"; exit 1 }
+				if (lo < t0 || hi > last || hi - t0 > 10e9) {
+					printf "offset %ss: its records at %d..%d ns, the %s at %d\n", off, lo, hi, start, t0
+					exit 1
+				}
+			}' "$work/dump" >"$work/placed" || fail "$(cat "$work/placed")"
+	done
 	;;
 startup)
 	# No waiting at start-up: the TSC is calibrated from pairs of clock

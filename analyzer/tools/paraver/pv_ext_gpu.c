@@ -21,6 +21,7 @@
 #include "../gpu_common.h"
 #include "../gpu_prof.h"
 #include "../row_label.h"
+#include "pt_text.h"
 #include "pv.h"
 
 #include <stdlib.h>
@@ -420,8 +421,7 @@ static void kernel_values(const gpu_global *g, FILE *f)
 	for (uint32_t v = 1; v <= gpu_names_nkernels(g->names); v++) {
 		const char *name = gpu_names_kernel_name(g->names, v);
 		fprintf(f, "%-6u ", v);
-		for (; name && *name; name++) /* one line per value */
-			fputc(*name == '\n' || *name == '\r' || *name == '\t' ? ' ' : *name, f);
+		pt_label_put(f, name);
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -434,8 +434,11 @@ static void func_values(const gpu_global *g, FILE *f, unsigned api)
 		unsigned a;
 		uint32_t func;
 		const char *name;
-		if (gpu_names_func_at(g->names, i, &a, &func, &name) == 0 && a == api)
-			fprintf(f, "%-6u %s\n", func, name);
+		if (gpu_names_func_at(g->names, i, &a, &func, &name) == 0 && a == api) {
+			fprintf(f, "%-6u ", func);
+			pt_label_put(f, name);
+			fputc('\n', f);
+		}
 	}
 	fputc('\n', f);
 }

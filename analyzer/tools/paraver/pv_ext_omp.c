@@ -23,6 +23,7 @@
  * The state is the one the thread's OpenMP nesting says (omp_common.h),
  * from its first OpenMP record on; before that the core's. */
 #include "../omp_common.h"
+#include "pt_text.h"
 #include "pv_internal.h"
 
 #include <string.h>
@@ -330,8 +331,7 @@ static void pcf_values(FILE *f, const omp_global *g, int place)
 	for (uint32_t v = 1; v <= omp_names_count(g->names); v++) {
 		const char *l = place ? omp_names_place(g->names, v) : omp_names_label(g->names, v);
 		fprintf(f, "%u      ", v);
-		for (; *l; l++) /* labels are the rest of a line */
-			fputc(*l == '\n' || *l == '\t' ? ' ' : *l, f);
+		pt_label_put(f, l);
 		fputc('\n', f);
 	}
 	fputc('\n', f);

@@ -103,6 +103,9 @@ typedef struct pv_found {
 
 /* Moves src's content into dst (src is left empty). -1 on ENOMEM. */
 int pv_found_move(pv_found *dst, pv_found *src);
+/* A USER_TYPE or USER_VALUE_NAME (any other kind: nothing) into f's
+ * names. -1 when out of memory. */
+int pv_found_user_name(pv_found *f, const pt_event *ev);
 void pv_found_free(pv_found *f);
 
 /* What the .row says of a thread. */

@@ -2,21 +2,15 @@
 /* NAME.pcf (what types, values and states mean) and NAME.row (what each
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
-#include "pv_internal.h"
 #include "pt_fw_mpi.h"
+#include "pt_text.h"
+#include "pv_internal.h"
 #include "row_label.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static void pcf_escape_line(FILE *f, const char *s)
-{
-	/* labels are the rest of a line: no newlines inside */
-	for (; *s; s++)
-		fputc(*s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s, f);
-}
 
 static const char *const state_names[] = {"Idle",
                                           "Running",
@@ -152,10 +146,10 @@ static void pcf_function_values(const pv_tool *pv, FILE *f)
 	for (uint32_t v = 1; v <= nf; v++) {
 		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
 		fprintf(f, "%-6u ", v);
-		pcf_escape_line(f, fi->name);
+		pt_label_put(f, fi->name);
 		if (fi->file[0]) {
 			fputs(" [", f);
-			pcf_escape_line(f, fi->file);
+			pt_label_put(f, fi->file);
 			if (fi->line)
 				fprintf(f, ":%u", fi->line);
 			fputc(']', f);
@@ -178,7 +172,7 @@ static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 		const pt_func_info *fi = pt_ctx_func_info(ctx, func_of_value(pv, v));
 		/* Extrae's label shape: "<line> (<file>)" */
 		fprintf(f, "%-6u %u (", v, fi->line);
-		pcf_escape_line(f, fi->file[0] ? fi->file : "?");
+		pt_label_put(f, fi->file[0] ? fi->file : "?");
 		fputs(")\n", f);
 	}
 	if (found->cuts) {
@@ -230,7 +224,7 @@ static void pcf_user_values(FILE *f, int scope, const pv_named *values, size_t v
 		if (scope && values[k].value == 0)
 			continue;
 		fprintf(f, "%-6lld ", (long long)values[k].value);
-		pcf_escape_line(f, values[k].name);
+		pt_label_put(f, values[k].name);
 		fputc('\n', f);
 	}
 	for (size_t k = u0; k < u1; k++) {
@@ -275,8 +269,8 @@ static void pcf_user_types(pv_found *found, FILE *f)
 			scope = (types[it].value & PT_USER_TYPE_SCOPE) != 0;
 		}
 		fprintf(f, "\n\nEVENT_TYPE\n0    %u    ", type);
-		if (name)
-			pcf_escape_line(f, name);
+		if (name && *name) /* (Paraver drops a type line without a label) */
+			pt_label_put(f, name);
 		else
 			fprintf(f, "User event %u", type);
 		fputc('\n', f);
@@ -343,19 +337,19 @@ int pv_write_row(pv_tool *pv, const char *path)
 		return -1;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_nodes_row(pv, f);
-	fprintf(f, "\nLEVEL APPL SIZE 1\n%s\n", ctx->nprocesses ? ctx->processes[0].program : "?");
-	fprintf(f, "\nLEVEL TASK SIZE %u\n", pv->ntasks);
+	/* every label one line (pt_label_put): a level holds exactly SIZE lines */
+	fputs("\nLEVEL APPL SIZE 1\n", f);
+	pt_label_put(f, ctx->nprocesses ? ctx->processes[0].program : "?");
+	fprintf(f, "\n\nLEVEL TASK SIZE %u\n", pv->ntasks);
 	for (unsigned t = 1; t <= pv->ntasks; t++)
 		for (size_t p = 0; p < ctx->nprocesses; p++) {
 			if (pv->ptask[p] != t)
 				continue;
 			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+			pt_label_put(f, ctx->processes[p].program);
 			if (m)
-				fprintf(f, "%s rank %d pid %u\n", ctx->processes[p].program, m->rank,
-				        ctx->processes[p].pid);
-			else
-				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
-				        ctx->processes[p].pid);
+				fprintf(f, " rank %d", m->rank);
+			fprintf(f, " pid %u\n", ctx->processes[p].pid);
 		}
 	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->nrows);
 	for (size_t i = 0; i < ctx->nshards; i++) {
@@ -363,7 +357,8 @@ int pv_write_row(pv_tool *pv, const char *path)
 			continue;
 		char label[512];
 		row_label(pv, i, label, sizeof label);
-		fprintf(f, "%s\n", label);
+		pt_label_put(f, label);
+		fputc('\n', f);
 	}
 	return fclose(f);
 }

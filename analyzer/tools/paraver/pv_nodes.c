@@ -8,8 +8,9 @@
  * is no rank (a child forked by one) is on its parent's node. Needs the
  * rows (pv_rows_init) first. */
 #define _GNU_SOURCE
-#include "pv_internal.h"
 #include "pt_fw_mpi.h"
+#include "pt_text.h"
+#include "pv_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -100,19 +101,30 @@ void pv_nodes_row(const pv_tool *pv, FILE *f)
 		char host[256] = "localhost";
 		gethostname(host, sizeof host - 1);
 		fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
-		for (unsigned i = 0; i < pv->nrows; i++)
-			fprintf(f, "%u.%s\n", i + 1, host);
-		fprintf(f, "\nLEVEL NODE SIZE 1\n%s\n", host);
+		for (unsigned i = 0; i < pv->nrows; i++) {
+			fprintf(f, "%u.", i + 1);
+			pt_label_put(f, host);
+			fputc('\n', f);
+		}
+		fputs("\nLEVEL NODE SIZE 1\n", f);
+		pt_label_put(f, host);
+		fputc('\n', f);
 		return;
 	}
+	/* host names as the ranks' MPI records say them: one line each */
 	fprintf(f, "LEVEL CPU SIZE %u\n", pv->nrows);
 	unsigned cpu = 0;
 	for (unsigned n = 0; n < pv->nnodes; n++)
-		for (unsigned k = 0; k < pv->node_ncpus[n]; k++)
-			fprintf(f, "%u.%s\n", ++cpu, pv->node_name[n]);
+		for (unsigned k = 0; k < pv->node_ncpus[n]; k++) {
+			fprintf(f, "%u.", ++cpu);
+			pt_label_put(f, pv->node_name[n]);
+			fputc('\n', f);
+		}
 	fprintf(f, "\nLEVEL NODE SIZE %u\n", pv->nnodes);
-	for (unsigned n = 0; n < pv->nnodes; n++)
-		fprintf(f, "%s\n", pv->node_name[n]);
+	for (unsigned n = 0; n < pv->nnodes; n++) {
+		pt_label_put(f, pv->node_name[n]);
+		fputc('\n', f);
+	}
 }
 
 void pv_nodes_free(pv_tool *pv)

@@ -315,39 +315,42 @@ static void thread_record(pv_shard *s, const pt_event *ev)
 	}
 }
 
-/* USER_EVENT, USER_TYPE, USER_VALUE_NAME. */
+int pv_found_user_name(pv_found *f, const pt_event *ev)
+{
+	if (ev->kind == PT_REC_USER_TYPE) {
+		const pt_rec_user_type *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_type);
+		char *n = u ? dup_str(ev, sizeof *u) : NULL;
+		if (n && VEC_PUSH(f->types, ((pv_named){u->type, (int64_t)u->flags, n}))) {
+			free(n);
+			return -1;
+		}
+	} else if (ev->kind == PT_REC_USER_VALUE_NAME) {
+		const pt_rec_user_event *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_event);
+		char *n = u ? dup_str(ev, sizeof *u) : NULL;
+		if (n && VEC_PUSH(f->values, ((pv_named){u->type, u->value, n}))) {
+			free(n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* USER_EVENT; USER_TYPE and USER_VALUE_NAME, which the runtime writes to
+ * the process log (pv_process_event), are taken here too. */
 static void user_record(pv_shard *s, const pt_event *ev)
 {
 	pv_thread *c = s->core;
-	switch (ev->kind) {
-	case PT_REC_USER_EVENT: {
-		const pt_rec_user_event *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_event);
-		if (!u)
-			break;
-		pv_event(s, ev->time_ns, u->type, u->value);
-		if (pv_pairset_add(&c->found.used, u->type, (uint64_t)u->value) < 0)
+	if (ev->kind != PT_REC_USER_EVENT) {
+		if (pv_found_user_name(&c->found, ev))
 			c->oom = 1;
-		break;
+		return;
 	}
-	case PT_REC_USER_TYPE: {
-		const pt_rec_user_type *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_type);
-		char *n = u ? dup_str(ev, sizeof *u) : NULL;
-		if (n && VEC_PUSH(c->found.types, ((pv_named){u->type, (int64_t)u->flags, n}))) {
-			free(n);
-			c->oom = 1;
-		}
-		break;
-	}
-	case PT_REC_USER_VALUE_NAME: {
-		const pt_rec_user_event *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_event);
-		char *n = u ? dup_str(ev, sizeof *u) : NULL;
-		if (n && VEC_PUSH(c->found.values, ((pv_named){u->type, u->value, n}))) {
-			free(n);
-			c->oom = 1;
-		}
-		break;
-	}
-	}
+	const pt_rec_user_event *u = PT_REC_PAYLOAD(ev->rec, pt_rec_user_event);
+	if (!u)
+		return;
+	pv_event(s, ev->time_ns, u->type, u->value);
+	if (pv_pairset_add(&c->found.used, u->type, (uint64_t)u->value) < 0)
+		c->oom = 1;
 }
 
 void pv_thread_other(pv_shard *s, const pt_event *ev)

@@ -68,7 +68,7 @@ void pl_fmt_ns(char *buf, size_t len, uint64_t ns);
 
 /* SVG pieces. pl_svg_timeline and pl_svg_flame write one complete <svg>
  * element each, `width` px wide; pl_svg_file writes a standalone SVG
- * document holding both. Names are escaped; every drawn box has a <title>
+ * document holding both. Names are escaped (pt_xml_str); every drawn box has a <title>
  * (a hover tooltip). Return 0, or -1 when a write failed. */
 int pl_svg_timeline(FILE *f, const pl_model *m, unsigned width);
 int pl_svg_flame(FILE *f, const pl_model *m, unsigned width);
@@ -76,10 +76,6 @@ int pl_svg_file(FILE *f, const pl_model *m);
 
 /* "DIR: N processes, N threads, N GPU streams, SPAN" as XML text. */
 void pl_facts(FILE *f, const pl_model *m);
-
-/* XML/HTML text: &<>"' escaped; bytes that are not valid UTF-8 and control
- * characters become '?', so the file always parses. */
-void pl_xml_text(FILE *f, const char *s);
 
 /* The HTML report: profile_json is `paratrace report --json`'s output,
  * mpi_json the MPI tool's JSON (mpi_report.c; "" for a trace without MPI

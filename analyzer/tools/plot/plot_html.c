@@ -7,6 +7,7 @@
  * and the page's Content-Security-Policy forbids loading anything, so it
  * works offline and leaks nothing. */
 #include "plot.h"
+#include "pt_text.h"
 
 #include <string.h>
 
@@ -34,7 +35,7 @@ static void html_head(FILE *f, const pl_model *m)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>paratrace report: ",
 	      f);
-	pl_xml_text(f, program);
+	pt_xml_str(f, program);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n", pl_asset_report_css);
 }
 
@@ -42,7 +43,7 @@ static void html_header(FILE *f, const pl_model *m, int mpi)
 {
 	const pt_trace_ctx *ctx = m->ctx;
 	fputs("<body>\n<header>\n<h1>paratrace report: ", f);
-	pl_xml_text(f, ctx->nprocesses ? ctx->processes[0].program : "?");
+	pt_xml_str(f, ctx->nprocesses ? ctx->processes[0].program : "?");
 	fputs("</h1>\n<p class=\"facts\">", f);
 	pl_facts(f, m);
 	fputs(" from the first record to the last.</p>\n"

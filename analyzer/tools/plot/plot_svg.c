@@ -18,6 +18,7 @@
 
 #include "gpu_common.h"
 #include "pt_fw_util.h"
+#include "pt_text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,77 +35,6 @@
 #define WAIT_COLOUR "#d62728"
 
 /* ---- text and names ----------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] < 0x80             ? 1
-	           : (s[0] & 0xe0) == 0xc0 ? 2
-	           : (s[0] & 0xf0) == 0xe0 ? 3
-	           : (s[0] & 0xf8) == 0xf0 ? 4
-	                                   : 0;
-	if (n == 2 && s[0] < 0xc2)
-		return 0; /* overlong */
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-void pl_xml_text(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		size_t n = utf8_len(p);
-		if (!n || (n == 1 && *p < 0x20 && *p != '\t')) {
-			fputc('?', f);
-			p++;
-			continue;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fwrite(p, 1, n, f);
-		}
-		p += n;
-	}
-}
-
-/* s cut to at most max characters (UTF-8 aware), ".." marking the cut. */
-static void xml_text_fit(FILE *f, const char *s, size_t max)
-{
-	size_t chars = 0, bytes = 0, cut = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	while (p[bytes]) {
-		size_t n = utf8_len(p + bytes);
-		bytes += n ? n : 1;
-		if (++chars == (max > 2 ? max - 2 : 0))
-			cut = bytes;
-	}
-	if (chars <= max) {
-		pl_xml_text(f, s);
-		return;
-	}
-	char *t = strndup(s, cut);
-	if (t)
-		pl_xml_text(f, t);
-	fputs("..", f);
-	free(t);
-}
 
 static const char *copy_kind(unsigned kind)
 {
@@ -275,7 +205,7 @@ static void run_title(FILE *f, const tl_geom *g, size_t b0, size_t b1, const cha
 	uint64_t end = (uint64_t)b1 * g->bin_w;
 	pl_fmt_ns(b, sizeof b, end < g->span ? end : g->span);
 	fputs("><title>", f);
-	pl_xml_text(f, what);
+	pt_xml_str(f, what);
 	fprintf(f, " (%s%s%s to %s)</title></rect>\n", note, *note ? ", " : "", a, b);
 }
 
@@ -284,7 +214,7 @@ static void tl_row(FILE *f, const pl_model *m, const tl_geom *g, size_t r)
 	const pl_row *row = &m->rows[r];
 	double y = g->rows_y + (double)r * g->rh;
 	fprintf(f, "<g class=\"row\" data-row=\"%zu\" data-label=\"", r);
-	pl_xml_text(f, row->label ? row->label : "");
+	pt_xml_str(f, row->label ? row->label : "");
 	fprintf(f,
 	        "\">\n<rect class=\"rowbg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 	        "fill=\"#f2f2f2\"/>\n",
@@ -292,13 +222,10 @@ static void tl_row(FILE *f, const pl_model *m, const tl_geom *g, size_t r)
 	if (g->rh >= 12 && row->label) {
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"><title>", g->x0 - 6,
 		        y + g->band / 2 + 4);
-		pl_xml_text(f, row->label);
+		pt_xml_str(f, row->label);
 		fputs("</title>", f);
 		/* the end of a label says most (the thread's name): cut its start */
-		size_t max = (size_t)((LABEL_W - 12) / CHAR_W), n = strlen(row->label);
-		if (n > max)
-			fputs("..", f);
-		pl_xml_text(f, n > max ? row->label + n - (max - 2) : row->label);
+		pt_xml_fit(f, row->label, (size_t)((LABEL_W - 12) / CHAR_W), 1);
 		fputs("</text>\n", f);
 	}
 	const pb_row *b = &row->bins;
@@ -392,14 +319,14 @@ static void legend_item(FILE *f, double x, double y, const char *fill, const cha
 	if (ns)
 		pl_fmt_ns(extra, sizeof extra, ns);
 	fprintf(f, "<g class=\"%s\" data-ns=\"%llu\" data-name=\"", cls, (unsigned long long)ns);
-	pl_xml_text(f, name);
+	pt_xml_str(f, name);
 	fprintf(f,
 	        "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\" "
 	        "stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\"><title>",
 	        x, y, fill, stroke, x + 17, y + 10);
-	pl_xml_text(f, name);
+	pt_xml_str(f, name);
 	fputs("</title>", f);
-	xml_text_fit(f, name, max);
+	pt_xml_fit(f, name, max, 0);
 	fprintf(f, " <tspan fill=\"#555\">%s</tspan></text></g>\n", extra);
 }
 
@@ -446,7 +373,7 @@ static void tl_header(FILE *f, const pl_model *m)
 	const pt_trace_ctx *ctx = m->ctx;
 	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Timeline: ",
 	        MARGIN);
-	pl_xml_text(f, ctx->nprocesses ? ctx->processes[0].program : "?");
+	pt_xml_str(f, ctx->nprocesses ? ctx->processes[0].program : "?");
 	fprintf(f, "</text>\n<text x=\"%.0f\" y=\"40\" fill=\"#444\">", MARGIN);
 	pl_facts(f, m);
 	fputs(". Colour: the innermost traced function (on GPU streams the kernel or copy); hover "
@@ -459,7 +386,7 @@ void pl_facts(FILE *f, const pl_model *m)
 	const pt_trace_ctx *ctx = m->ctx;
 	char span[32];
 	pl_fmt_ns(span, sizeof span, m->t_end - m->t0);
-	pl_xml_text(f, ctx->dir);
+	pt_xml_str(f, ctx->dir);
 	fprintf(f, ": %zu process%s, %zu thread%s", ctx->nprocesses,
 	        ctx->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
 	if (m->nstreams)
@@ -611,7 +538,7 @@ static void fl_box_svg(FILE *f, const pl_model *m, const fl_box *b, double top)
 	        "stroke-width=\"0.5\"/><title>",
 	        id, n->parent, (unsigned long long)n->incl, (unsigned long long)n->calls, b->depth,
 	        b->x, y, b->w, FLAME_LEVEL - 1, colour);
-	pl_xml_text(f, name);
+	pt_xml_str(f, name);
 	pl_fmt_ns(t, sizeof t, n->incl);
 	double share =
 	    m->flame.n[0].incl ? 100.0 * (double)n->incl / (double)m->flame.n[0].incl : 0;
@@ -626,9 +553,9 @@ static void fl_box_svg(FILE *f, const pl_model *m, const fl_box *b, double top)
 		if (!b->node) {
 			char root[64];
 			snprintf(root, sizeof root, "all threads: %s", t);
-			xml_text_fit(f, root, max);
+			pt_xml_fit(f, root, max, 0);
 		} else {
-			xml_text_fit(f, name, max);
+			pt_xml_fit(f, name, max, 0);
 		}
 		fputs("</text>", f);
 	}
