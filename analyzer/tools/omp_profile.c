@@ -114,7 +114,7 @@ pf_omp *pf_omp_new(const pt_trace_ctx *ctx)
 	if (!g)
 		return NULL;
 	g->ctx = ctx;
-	if (!(g->names = omp_names_new(ctx->nprocesses))) {
+	if (!(g->names = omp_names_new(ctx))) {
 		free(g);
 		return NULL;
 	}
@@ -273,9 +273,10 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 	if (!o) {
 		if (!g || !(o = *os = calloc(1, sizeof *o)))
 			return -1;
-		omp_names_finish(g->names);
 		o->process = in->process;
 		o->pid = in->pid;
+		if (omp_names_finish(g->names))
+			o->oom = 1;
 	}
 	if (ev->kind == PT_REC_OMP_LOC_DEF)
 		return 0;

@@ -30,6 +30,7 @@
 typedef struct omp_shard {
 	omp_track track;
 	int used;
+	int no_names; /* omp_names_finish failed: the first OpenMP record fails */
 } omp_shard;
 
 typedef struct omp_global {
@@ -40,7 +41,7 @@ typedef struct omp_global {
 static void *ext_init(const pt_trace_ctx *ctx)
 {
 	omp_global *g = calloc(1, sizeof *g);
-	if (g && !(g->names = omp_names_new(ctx->nprocesses))) {
+	if (g && !(g->names = omp_names_new(ctx))) {
 		free(g);
 		g = NULL;
 	}
@@ -59,8 +60,10 @@ static void *ext_shard_init(void *global, pv_shard *s)
 	omp_global *g = global;
 	if (!g || s->info->kind != PT_FILE_THREAD)
 		return NULL;
-	omp_names_finish(g->names);
-	return calloc(1, sizeof(omp_shard));
+	omp_shard *o = calloc(1, sizeof *o);
+	if (o)
+		o->no_names = omp_names_finish(g->names) != 0;
+	return o;
 }
 
 static uint32_t lock_name(const pv_shard *s, uint64_t addr)
@@ -301,6 +304,8 @@ static int ext_event(void *global, void *shard_state, pv_shard *s, const pt_even
 	omp_track_event(&o->track, ev, &step);
 	if (!o->track.active)
 		return 0;
+	if (o->no_names)
+		return pv_fail(s, "out of memory");
 	o->used = 1;
 	if (ev->kind >= PT_REC_RANGE_OPENMP_FIRST)
 		omp_record(global, s, ev);
