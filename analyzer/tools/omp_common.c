@@ -621,7 +621,10 @@ void omp_track_event(omp_track *t, const pt_event *ev, omp_step *step)
 	case PT_REC_OMP_TASK_SCHEDULE: {
 		const pt_rec_omp_task_schedule *s =
 		    PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_schedule);
-		if (!s)
+		/* a fulfilled event is no switch: the thread goes on with what it
+		 * runs (the task fulfilled may be that one, or another's) */
+		if (!s || ev->rec->arg == PT_OMP_TASK_EARLY_FULFILL ||
+		    ev->rec->arg == PT_OMP_TASK_LATE_FULFILL)
 			return;
 		if (s->prior & PT_OMP_TASK_EXPLICIT)
 			step->popped = pop_to(t, OMP_FR_TASK, 1, s->prior, step);
@@ -665,6 +668,11 @@ core:
 	default:
 		break;
 	}
+}
+
+void omp_track_advance(omp_track *t, uint64_t now)
+{
+	account(t, now);
 }
 
 void omp_track_end(omp_track *t, uint64_t last)

@@ -159,6 +159,9 @@ typedef struct omp_step {
  * Time up to the record is first added to the categories of the thread and
  * of every open frame. */
 void omp_track_event(omp_track *t, const pt_event *ev, omp_step *step);
+/* Time up to `now` counted, as a record at `now` would first do; the frames
+ * stay (the caller may read the ones still open at the end). */
+void omp_track_advance(omp_track *t, uint64_t now);
 /* The thread ended at `last`: its last slice of time counted, open frames
  * dropped. */
 void omp_track_end(omp_track *t, uint64_t last);

@@ -252,15 +252,25 @@ static void omp_record(omp_global *g, pv_shard *s, const pt_event *ev)
 		if (!c)
 			break;
 		int64_t v = omp_names_value(nm, proc, pt_omp_task_loc(c->task));
-		const int64_t values_[] = {1, v, v, c->deps, 0, 0, 0};
-		EVENTS(s, t, OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE, OMP_EV_TASK_DEPS,
-		       OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE);
+		const int64_t values_[] = {1, v, v, 0, 0, 0};
+		EVENTS(s, t, OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE, OMP_EV_TASK,
+		       OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE);
+		break;
+	}
+	case PT_REC_OMP_TASK_DEPEND: {
+		/* the count, on the creating thread after the creation (OMPT's
+		 * TASK_CREATE only says whether there are any) */
+		const pt_rec_omp_task_depend *d = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_depend);
+		if (d && ev->rec->arg == 0)
+			pv_event(s, t, OMP_EV_TASK_DEPS,
+			         (int64_t)(d->b > INT64_MAX ? INT64_MAX : d->b));
 		break;
 	}
 	case PT_REC_OMP_TASK_SCHEDULE: {
 		const pt_rec_omp_task_schedule *x =
 		    PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_schedule);
-		if (!x)
+		if (!x || ev->rec->arg == PT_OMP_TASK_EARLY_FULFILL ||
+		    ev->rec->arg == PT_OMP_TASK_LATE_FULFILL)
 			break;
 		uint32_t types[6];
 		int64_t values[6];
