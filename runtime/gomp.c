@@ -40,18 +40,21 @@
 #include <stdint.h>
 #include <string.h>
 
+/* GNU libgomp runs the program, or libomp does without our OMPT tool
+ * (pt_omp_no_ompt): the wrappers record. */
 static inline int recording(void)
 {
-	return pt_omp_source() == PT_OMP_SOURCE_GOMP && pt_tracing() && pt_config_get()->openmp;
+	return (pt_omp_source() == PT_OMP_SOURCE_GOMP || pt_omp_no_ompt()) && pt_tracing() &&
+	       pt_config_get()->openmp;
 }
 
 /* libomp runs the program and records it through OMPT, but the chunks of
  * a gcc-built loop, which libomp's GOMP_loop_* hand out without a
- * callback, are recorded here (pt_omp_gomp_loop keeps the __kmpc_*
- * wrappers it may call meanwhile from recording them again). */
+ * callback, are recorded here. */
 static inline int libomp_chunks(void)
 {
-	return pt_omp_source() == PT_OMP_SOURCE_OTHER && pt_tracing() && pt_config_get()->openmp;
+	return pt_omp_source() == PT_OMP_SOURCE_OTHER && !pt_omp_no_ompt() && pt_tracing() &&
+	       pt_config_get()->openmp;
 }
 
 /* Where the construct is (pt_omp.h): set by every wrapper that enters one,
@@ -432,9 +435,9 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop += pass;                                                          \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop -= pass;                                                          \
+		pt_omp_gomp_loop--;                                                                \
 		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 #define LOOP_RUNTIME(name)                                                                         \
@@ -460,9 +463,9 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop += pass;                                                          \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop -= pass;                                                          \
+		pt_omp_gomp_loop--;                                                                \
 		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 LOOP(static, PT_OMP_SCHED_STATIC)
@@ -560,7 +563,9 @@ typedef unsigned long long ull;
 	PT_INTERPOSE bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                      \
 	{                                                                                          \
 		bool (*real)(ull *, ull *) = PT_REAL(GOMP_loop_ull_##name##_next);                 \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
+		pt_omp_gomp_loop--;                                                                \
 		return recording() ? loop_ull_next(got, (uint64_t *)istart, (uint64_t *)iend)      \
 		                   : got;                                                          \
 	}
@@ -1085,7 +1090,9 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		pt_rec_omp_task_depend d = {task, ndeps};
 		pt_omp_emit(PT_REC_OMP_TASK_DEPEND, 0, &d, sizeof d);
 	}
-	if (!task_reserve()) {
+	/* libomp's GOMP_task copies nothing, and so calls no copy function, for
+	 * a task without data (libgomp always does) */
+	if ((!arg_size && pt_omp_source() != PT_OMP_SOURCE_GOMP) || !task_reserve()) {
 		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
 		     detach);
 		return;
