@@ -18,10 +18,15 @@
  * (ompt_callback_dispatch is "never"): the libomp entry points compiled
  * code calls for a loop (__kmpc_for_static_init_*, __kmpc_dispatch_init_*,
  * __kmpc_dispatch_next_*) are interposed for the schedule and for every
- * chunk a thread gets (OMP_CHUNK).
+ * chunk a thread gets (OMP_CHUNK); __kmpc_taskloop for the taskloop's place,
+ * which libomp reports inside itself.
+ *
+ * When OMPT is another tool's (ompt_elsewhere.c), those entry points record
+ * the loops and taskloops themselves (entry_recording).
  *
  * PARATRACE_OPENMP=0 (or tracing off): ompt_start_tool returns NULL, and
- * the runtime runs as without a tool. */
+ * the runtime runs as without a tool; so it does when OMP_TOOL_LIBRARIES
+ * names a tool, which libomp then loads as it would untraced. */
 #define _GNU_SOURCE
 #include "pt_omp.h"
 

@@ -90,7 +90,8 @@ int mpi_ends_move(mpi_ends *dst, mpi_ends *src)
 		dst->v = v;
 		dst->cap = ncap;
 	}
-	memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
+	if (src->n) /* src->v may be NULL then, which memcpy must not get */
+		memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
 	dst->n += src->n;
 	mpi_ends_free(src);
 	return 0;
