@@ -790,8 +790,10 @@ static void *lock_real(void **slot, const char *name)
 	if (pt_likely(p != NULL))
 		return p;
 	p = dlvsym(RTLD_NEXT, name, "OMP_3.0");
-	if (!p)
+	if (!p) { /* libomp has no such version: its own, and no error left behind */
+		(void)dlerror();
 		p = pt_real(name);
+	}
 	__atomic_store_n(slot, p, __ATOMIC_RELAXED);
 	return p;
 }

@@ -84,7 +84,7 @@ int pt_omp_no_ompt(void)
 	if (pt_likely(s))
 		return s == 2;
 	/* libomp not loaded (yet: it may come with a dlopen): nothing to decide */
-	void *fork_call = dlsym(RTLD_DEFAULT, "__kmpc_fork_call");
+	void *fork_call = pt_omp_lookup("__kmpc_fork_call");
 	if (!fork_call)
 		return 0;
 	const char *why = elsewhere(fork_call);
@@ -98,8 +98,9 @@ int pt_omp_no_ompt(void)
 	return s == 2;
 }
 
-/* Said when tracing starts, if libomp is there already; else when a dlopen
- * brings it, or at the first entry point that asks. */
+/* Said when tracing starts, if libomp is there already; else at the first
+ * entry point that asks (not after a dlopen: what the program's dlerror()
+ * says next must be about its own call). */
 static void elsewhere_check(void)
 {
 	if (pt_config_get()->openmp)
@@ -117,5 +118,4 @@ PT_SUBSYSTEM(ompt_elsewhere_part) = {
     .order = PT_ORDER_INTERPOSE,
     .init = elsewhere_check,
     .exec = elsewhere_exec,
-    .modules_changed = elsewhere_check,
 };

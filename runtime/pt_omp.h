@@ -69,6 +69,11 @@ enum pt_omp_source {
  * __kmpc_fork_call) loaded means OTHER. */
 PT_HIDDEN int pt_omp_source(void);
 
+/* dlsym(RTLD_DEFAULT, name), NULL if absent. A failed lookup leaves no
+ * error behind: the program's next dlerror() must say what its own dl
+ * calls did, not that libtrace.so looked for a symbol. */
+PT_HIDDEN void *pt_omp_lookup(const char *name);
+
 /* libomp runs the program but its tool interface is not libtrace.so's (the
  * program has its own ompt_start_tool, OMP_TOOL_LIBRARIES names a tool,
  * OMP_TOOL=disabled): the wrapped entry points record what they can, the

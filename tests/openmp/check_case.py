@@ -21,6 +21,8 @@ Cases (each program's header says what it checks):
                   region is a region
   own_tool        progs/omp_own_tool.c (clang): the program's own OMPT tool, a
                   tool named by OMP_TOOL_LIBRARIES, OMP_TOOL=disabled
+  dlerror         progs/omp_dlerror.c: libtrace.so's own symbol lookups leave
+                  the program's dlerror() as it was
   loc_damaged     a trace of progs/omp_task_deps.c whose first location record
                   is damaged: a warning with file and offset, the rest kept,
                   under a 2 GB address-space limit
@@ -208,6 +210,13 @@ def case_task_reduction(a):
     check(p.get("executions") == 1, "@plain: 1 execution")
     t = one(c.rows(rep, "tasks", "task"), "task", "tasks")
     check(t.get("created") == 10 and t.get("run") == 10, "@task: 10 created and run")
+
+
+def case_dlerror(a):
+    c = Case(a, "omp_dlerror.c")
+    exe = c.build("dlerror", ["-ldl"])
+    _, r = c.traced(exe, "trace")
+    check(r.stdout.count("no error") == 3, "no dl error seen by the program: %r" % r.stdout)
 
 
 WARNING = "OpenMP is recorded only from the entry points"
