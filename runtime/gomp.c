@@ -1039,6 +1039,30 @@ static void task_copy(void *dst, void *src)
 	p->filed = 1;
 }
 
+/* The run of a task on this thread: the switch to it, and back at its end. */
+typedef struct task_running {
+	uint64_t task, prior;
+	const void *body;
+} task_running;
+
+static task_running task_enter(uint64_t task, void (*fn)(void *))
+{
+	task_running r = {task, current_task, pt_omp_body};
+	pt_rec_omp_task_schedule s = {r.prior, task};
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
+	current_task = task;
+	pt_omp_body = (const void *)fn;
+	return r;
+}
+
+static void task_leave(const task_running *r)
+{
+	pt_omp_body = r->body;
+	current_task = r->prior;
+	pt_rec_omp_task_schedule s = {r->task, r->prior};
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_COMPLETE, &s, sizeof s);
+}
+
 static void task_run(void *arg)
 {
 	task_entry e;
@@ -1047,18 +1071,9 @@ static void task_run(void *arg)
 		pt_warn("an OpenMP task's function could not be found: the task was not run");
 		return;
 	}
-	uint64_t prior = current_task;
-	pt_rec_omp_task_schedule s = {prior, e.task};
-	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
-	current_task = e.task;
-	const void *body = pt_omp_body;
-	pt_omp_body = (const void *)e.fn;
+	task_running r = task_enter(e.task, e.fn);
 	e.fn(arg);
-	pt_omp_body = body;
-	current_task = prior;
-	s.prior = e.task;
-	s.next = prior;
-	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_COMPLETE, &s, sizeof s);
+	task_leave(&r);
 }
 
 /* libgomp's GOMP_TASK_FLAG_DEPEND; the depend array's first words give the
@@ -1092,9 +1107,21 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		pt_rec_omp_task_depend d = {task, ndeps};
 		pt_omp_emit(PT_REC_OMP_TASK_DEPEND, 0, &d, sizeof d);
 	}
-	/* libomp's GOMP_task copies nothing, and so calls no copy function, for
-	 * a task without data (libgomp always does) */
-	if ((!arg_size && pt_omp_source() != PT_OMP_SOURCE_GOMP) || !task_reserve()) {
+	/* libomp's GOMP_task (libgomp copies every task) runs an if(0) task at
+	 * once on the program's data, not on a copy: that one is passed on as
+	 * is and its run recorded around the call; and it calls no copy
+	 * function for a task without data: that one is passed on as is */
+	if (pt_omp_source() != PT_OMP_SOURCE_GOMP && (!arg_size || !if_clause)) {
+		task_running r = {0, 0, NULL};
+		if (!if_clause)
+			r = task_enter(task, fn);
+		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+		     detach);
+		if (!if_clause)
+			task_leave(&r);
+		return;
+	}
+	if (!task_reserve()) {
 		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
 		     detach);
 		return;

@@ -23,6 +23,8 @@ Cases (each program's header says what it checks):
                   tool named by OMP_TOOL_LIBRARIES, OMP_TOOL=disabled
   dlerror         progs/omp_dlerror.c: libtrace.so's own symbol lookups leave
                   the program's dlerror() as it was
+  task_paths_libomp  progs/omp_task_paths.c (gcc) run by libomp without OMPT:
+                  the GOMP_* wrappers record every task
   loc_damaged     a trace of progs/omp_task_deps.c whose first location record
                   is damaged: a warning with file and offset, the rest kept,
                   under a 2 GB address-space limit
@@ -66,12 +68,15 @@ class Case:
         return exe
 
     def env(self, trace, extra=None):
+        """extra may name an LD_PRELOAD (libomp), which the runtime precedes."""
         e = dict(os.environ)
         for k in ("OMP_TOOL", "OMP_TOOL_LIBRARIES", "OMP_NUM_THREADS", "LD_PRELOAD"):
             e.pop(k, None)
         e.update(extra or {})
         if trace:
-            e.update({"PARATRACE_DIR": trace, "LD_PRELOAD": self.a.runtime})
+            e["PARATRACE_DIR"] = trace
+            e["LD_PRELOAD"] = " ".join([self.a.runtime] + ([e["LD_PRELOAD"]]
+                                                           if "LD_PRELOAD" in e else []))
         return e
 
     def traced(self, exe, name, extra=None, status=0):
@@ -117,6 +122,23 @@ def setup(a, prog, status=0):
     return c, trace, c.report(trace)
 
 
+def case_task_paths_libomp(a):
+    """gcc's code run by libomp without OMPT (OMP_TOOL=disabled): the GOMP_*
+    wrappers record it as under libgomp; libomp runs an if(0) task on the
+    program's data and calls no copy function for a task without one."""
+    c = Case(a, "omp_task_paths.c")
+    if c.clang or not a.libomp:
+        print("SKIP: the case is about gcc's code run by libomp (--libomp)")
+        sys.exit(77)
+    exe = c.build("paths", ["-DNO_DETACH"])
+    env = {"LD_PRELOAD": a.libomp, "OMP_TOOL": "disabled"}
+    trace, r = c.traced(exe, "trace", env)
+    check(r.stderr.count(WARNING) == 1, "said once on stderr")
+    rep = c.report(trace)
+    check_task_paths(c, rep, [])
+    check(len(rep.get("regions", [])) == 1, "the region, from GOMP_parallel")
+
+
 def read_prv_values(prv, typ):
     vals = []
     with open(prv) as f:
@@ -136,9 +158,13 @@ def one(rows, name, what):
 
 def case_task_paths(a):
     c, trace, rep = setup(a, "omp_task_paths.c")
+    check_task_paths(c, rep, ["detach", "fulfill", "self"])
+
+
+def check_task_paths(c, rep, detach):
     tasks = c.rows(rep, "tasks", "task")
-    names = ["detach", "fulfill", "self", "undeferred", "final", "included", "depend",
-             "priority", "array", "untied"] + ([] if c.clang else ["vla"])
+    names = detach + ["undeferred", "final", "included", "depend", "priority", "array",
+                      "untied"] + ([] if c.clang else ["vla"])
     for n in names:
         t = one(tasks, n, "tasks")
         check(t.get("created") == 8 and t.get("run") == 8,
@@ -318,6 +344,7 @@ def main():
     ap.add_argument("--runtime", required=True)
     ap.add_argument("--paratrace", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--libomp", help="libomp.so, for gcc's code run by libomp")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
