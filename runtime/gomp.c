@@ -44,8 +44,8 @@
  * (pt_omp_no_ompt): the wrappers record. */
 static inline int recording(void)
 {
-	return (pt_omp_source() == PT_OMP_SOURCE_GOMP || pt_omp_no_ompt()) && pt_tracing() &&
-	       pt_config_get()->openmp;
+	return pt_tracing() && pt_config_get()->openmp &&
+	       (pt_omp_source() == PT_OMP_SOURCE_GOMP || pt_omp_no_ompt());
 }
 
 /* libomp runs the program and records it through OMPT, but the chunks of
@@ -53,8 +53,8 @@ static inline int recording(void)
  * callback, are recorded here. */
 static inline int libomp_chunks(void)
 {
-	return pt_omp_source() == PT_OMP_SOURCE_OTHER && !pt_omp_no_ompt() && pt_tracing() &&
-	       pt_config_get()->openmp;
+	return pt_tracing() && pt_config_get()->openmp && pt_omp_source() == PT_OMP_SOURCE_OTHER &&
+	       !pt_omp_no_ompt();
 }
 
 /* Where the construct is (pt_omp.h): set by every wrapper that enters one,

@@ -77,25 +77,40 @@ static const char *elsewhere(const void *fork_call)
 }
 
 static int state; /* 0 not decided, 1 OMPT is ours (or no libomp), 2 it is not */
+static const char *why_not;
+static int said;
+
+/* The line on stderr, once, when tracing is on (an entry point may ask
+ * before tracing starts: init says it then). */
+static void say(void)
+{
+	if (pt_tracing() && pt_config_get()->openmp &&
+	    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		pt_warn("%s: OpenMP is recorded only from the entry points libtrace.so wraps "
+		        "(loops and taskloops; the constructs of gcc-built code), not the parallel "
+		        "regions, tasks and waits of clang-built code",
+		        __atomic_load_n(&why_not, __ATOMIC_RELAXED));
+}
 
 int pt_omp_no_ompt(void)
 {
-	int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
-	if (pt_likely(s))
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	if (pt_likely(s)) {
+		if (pt_unlikely(s == 2 && !__atomic_load_n(&said, __ATOMIC_RELAXED)))
+			say();
 		return s == 2;
+	}
 	/* libomp not loaded (yet: it may come with a dlopen): nothing to decide */
 	void *fork_call = pt_omp_lookup("__kmpc_fork_call");
 	if (!fork_call)
 		return 0;
 	const char *why = elsewhere(fork_call);
-	s = why ? 2 : 1;
-	if (__atomic_exchange_n(&state, s, __ATOMIC_RELAXED) != s && why && pt_tracing() &&
-	    pt_config_get()->openmp)
-		pt_warn("%s: OpenMP is recorded only from the entry points libtrace.so wraps "
-		        "(loops and taskloops; the constructs of gcc-built code), not the parallel "
-		        "regions, tasks and waits of clang-built code",
-		        why);
-	return s == 2;
+	if (why) /* the same text whichever thread decides */
+		__atomic_store_n(&why_not, why, __ATOMIC_RELAXED);
+	__atomic_store_n(&state, why ? 2 : 1, __ATOMIC_RELEASE);
+	if (why)
+		say();
+	return why != NULL;
 }
 
 /* Said when tracing starts, if libomp is there already; else at the first
@@ -111,6 +126,7 @@ static void elsewhere_check(void)
 static void elsewhere_exec(void)
 {
 	__atomic_store_n(&state, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&said, 0, __ATOMIC_RELAXED);
 }
 
 PT_SUBSYSTEM(ompt_elsewhere_part) = {
