@@ -33,24 +33,28 @@
  * on: pt_omp_source(). */
 #define _GNU_SOURCE
 #include "pt_omp.h"
+#include "pt_spin.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+/* GNU libgomp runs the program, or libomp does without our OMPT tool
+ * (pt_omp_no_ompt): the wrappers record. */
 static inline int recording(void)
 {
-	return pt_omp_source() == PT_OMP_SOURCE_GOMP && pt_tracing() && pt_config_get()->openmp;
+	return pt_tracing() && pt_config_get()->openmp &&
+	       (pt_omp_source() == PT_OMP_SOURCE_GOMP || pt_omp_no_ompt());
 }
 
 /* libomp runs the program and records it through OMPT, but the chunks of
  * a gcc-built loop, which libomp's GOMP_loop_* hand out without a
- * callback, are recorded here (pt_omp_gomp_loop keeps the __kmpc_*
- * wrappers it may call meanwhile from recording them again). */
+ * callback, are recorded here. */
 static inline int libomp_chunks(void)
 {
-	return pt_omp_source() == PT_OMP_SOURCE_OTHER && pt_tracing() && pt_config_get()->openmp;
+	return pt_tracing() && pt_config_get()->openmp && pt_omp_source() == PT_OMP_SOURCE_OTHER &&
+	       !pt_omp_no_ompt();
 }
 
 /* Where the construct is (pt_omp.h): set by every wrapper that enters one,
@@ -179,6 +183,9 @@ static void sync_end(unsigned kind)
 /* What the team's threads need of the region: on the encountering thread's
  * stack, which outlives every thread's part of the region. */
 typedef struct region {
+	/* first: GOMP_parallel_reductions reads the program's reduction data
+	 * from the first word of the data it is given */
+	void *head;
 	void (*fn)(void *);
 	void *data;
 	uint64_t id;
@@ -268,6 +275,27 @@ PT_INTERPOSE void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthread
 	region_begin(&r, fn, data, nthreads, 0);
 	real(region_body, &r, nthreads, flags);
 	region_end(&r);
+}
+
+/* parallel with reduction(task, ...) (GCC 9 on): the team's reductions are
+ * registered from the data's first word; returns the team size. */
+PT_REAL_DECL(GOMP_parallel_reductions);
+PT_INTERPOSE unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned nthreads,
+                                               unsigned flags)
+{
+	SITE(fn);
+	unsigned (*real)(void (*)(void *), void *, unsigned, unsigned) =
+	    PT_REAL(GOMP_parallel_reductions);
+	void *head = data ? *(void **)data : NULL;
+	if (!recording()) {
+		region q = {.head = head, .fn = fn, .data = data, .quiet = 1};
+		return real(region_body, &q, nthreads, flags);
+	}
+	region r = {.head = head};
+	region_begin(&r, fn, data, nthreads, 0);
+	unsigned n = real(region_body, &r, nthreads, flags);
+	region_end(&r);
+	return n;
 }
 
 PT_REAL_DECL(GOMP_parallel_sections);
@@ -407,9 +435,9 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop += pass;                                                          \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop -= pass;                                                          \
+		pt_omp_gomp_loop--;                                                                \
 		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 #define LOOP_RUNTIME(name)                                                                         \
@@ -435,9 +463,9 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop += pass;                                                          \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop -= pass;                                                          \
+		pt_omp_gomp_loop--;                                                                \
 		return rec || pass ? loop_next(got, istart, iend) : got;                           \
 	}
 LOOP(static, PT_OMP_SCHED_STATIC)
@@ -535,7 +563,9 @@ typedef unsigned long long ull;
 	PT_INTERPOSE bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                      \
 	{                                                                                          \
 		bool (*real)(ull *, ull *) = PT_REAL(GOMP_loop_ull_##name##_next);                 \
+		pt_omp_gomp_loop++;                                                                \
 		bool got = real(istart, iend);                                                     \
+		pt_omp_gomp_loop--;                                                                \
 		return recording() ? loop_ull_next(got, (uint64_t *)istart, (uint64_t *)iend)      \
 		                   : got;                                                          \
 	}
@@ -760,8 +790,10 @@ static void *lock_real(void **slot, const char *name)
 	if (pt_likely(p != NULL))
 		return p;
 	p = dlvsym(RTLD_NEXT, name, "OMP_3.0");
-	if (!p)
+	if (!p) { /* libomp has no such version: its own, and no error left behind */
+		(void)dlerror();
 		p = pt_real(name);
+	}
 	__atomic_store_n(slot, p, __ATOMIC_RELAXED);
 	return p;
 }
@@ -893,54 +925,155 @@ PT_INTERPOSE int omp_test_nest_lock(void *lock)
 }
 
 /* ---- tasks --------------------------------------------------------------------------------- */
-/* The task's data is copied by libgomp into the task (arg_size bytes,
- * arg_align aligned, by cpyfn or memcpy). We ask for room for a header in
- * front of it, give our own copy function, which fills the header (the
- * function and the task's id) and then copies the data as asked, and our
- * own task function, which records and calls the real one on the data
- * behind the header. libgomp then runs every task through the copy, also
- * an undeferred one it would have run on the caller's data (that copy is
- * what a deferred task gets anyway). */
-typedef struct task_head {
+/* libgomp copies a task's data into the task (arg_size bytes, arg_align
+ * aligned, by cpyfn or memcpy) and later runs fn on the copy. It also
+ * writes into that data itself: a detach clause's event handle goes into
+ * the first word of the data it is given, before the copy (gcc puts the
+ * event there), and a taskloop writes each task's bounds into the first
+ * words of its copy. So libgomp must see the program's data, laid out as
+ * gcc laid it out, and the wrapper keeps what it needs when the task runs
+ * (the real function, the task's id) beside it, in a table keyed by the
+ * address of the copy. libgomp is given our copy function, which copies as
+ * the program asked (its cpyfn, or memcpy as libgomp would) and then files
+ * the entry for that address, and our task function, task_run, which takes
+ * the entry out, records and calls the real function on the same block.
+ * libgomp then runs every task on a copy, also an undeferred one without
+ * cpyfn that it would have run on the caller's data (a deferred task gets
+ * a copy anyway).
+ *
+ * The table: open addressing under a spin lock (libgomp takes its own
+ * team lock to queue and to dequeue each task, so this adds no new
+ * serialisation). A place is reserved before the task is handed to
+ * libgomp: a task that finds the table full is passed on unwrapped
+ * (recorded as created, not as run), so task_run always finds its entry.
+ * An entry libgomp never runs (a task cancelled after its copy) stays until
+ * a new copy at the same address replaces it. */
+#define TASK_SLOTS 16384
+#define TASK_LIVE_MAX (TASK_SLOTS / 4 * 3)
+typedef struct task_entry {
+	void *block; /* the copy libgomp runs the task on; NULL = free */
 	void (*fn)(void *);
 	uint64_t task;
-	size_t off; /* of the task's data from the header */
-} task_head;
+} task_entry;
+static task_entry task_table[TASK_SLOTS];
+static pt_spin task_lock = PT_SPIN_INIT;
+static int task_live; /* reserved or filed entries */
+static int task_full_warned;
 
-typedef struct task_src {
-	task_head head;
-	void *data;
+/* The task being handed to libgomp by this thread, for task_copy. */
+typedef struct task_pending {
+	void (*fn)(void *);
 	void (*cpyfn)(void *, void *);
 	long arg_size;
-} task_src;
+	uint64_t task;
+	int filed;
+} task_pending;
+static __thread task_pending *pending_task __attribute__((tls_model("initial-exec")));
 
+static size_t task_slot(const void *block)
+{
+	return (size_t)(((uintptr_t)block >> 3) * 0x9E3779B97F4A7C15ull >> 50) & (TASK_SLOTS - 1);
+}
+
+static int task_reserve(void)
+{
+	if (__atomic_add_fetch(&task_live, 1, __ATOMIC_RELAXED) <= TASK_LIVE_MAX)
+		return 1;
+	__atomic_sub_fetch(&task_live, 1, __ATOMIC_RELAXED);
+	if (!__atomic_exchange_n(&task_full_warned, 1, __ATOMIC_RELAXED))
+		pt_warn("more than %d OpenMP tasks waiting to run at once: the runs of the others "
+		        "are not recorded",
+		        TASK_LIVE_MAX);
+	return 0;
+}
+
+static void task_file(void *block, void (*fn)(void *), uint64_t task)
+{
+	pt_spin_lock(&task_lock);
+	size_t i = task_slot(block);
+	while (task_table[i].block && task_table[i].block != block)
+		i = (i + 1) & (TASK_SLOTS - 1);
+	if (task_table[i].block) /* a task libgomp dropped after its copy */
+		__atomic_sub_fetch(&task_live, 1, __ATOMIC_RELAXED);
+	task_table[i] = (task_entry){block, fn, task};
+	pt_spin_unlock(&task_lock);
+}
+
+/* Takes the entry of `block` out (backward-shift deletion keeps every
+ * other entry reachable from its home slot). 0 when there is none. */
+static int task_take(void *block, task_entry *out)
+{
+	pt_spin_lock(&task_lock);
+	size_t i = task_slot(block);
+	while (task_table[i].block && task_table[i].block != block)
+		i = (i + 1) & (TASK_SLOTS - 1);
+	if (!task_table[i].block) {
+		pt_spin_unlock(&task_lock);
+		return 0;
+	}
+	*out = task_table[i];
+	for (size_t j = (i + 1) & (TASK_SLOTS - 1); task_table[j].block;
+	     j = (j + 1) & (TASK_SLOTS - 1)) {
+		size_t home = task_slot(task_table[j].block);
+		/* j's entry may move to i when its home is not in (i, j] */
+		if (((j - home) & (TASK_SLOTS - 1)) >= ((j - i) & (TASK_SLOTS - 1))) {
+			task_table[i] = task_table[j];
+			i = j;
+		}
+	}
+	task_table[i].block = NULL;
+	pt_spin_unlock(&task_lock);
+	__atomic_sub_fetch(&task_live, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* libgomp calls it on the thread in GOMP_task, with the program's data. */
 static void task_copy(void *dst, void *src)
 {
-	task_src *s = src;
-	memcpy(dst, &s->head, sizeof s->head);
-	char *d = (char *)dst + s->head.off;
-	if (s->cpyfn)
-		s->cpyfn(d, s->data);
-	else if (s->arg_size)
-		memcpy(d, s->data, (size_t)s->arg_size);
+	task_pending *p = pending_task;
+	if (p->cpyfn)
+		p->cpyfn(dst, src);
+	else if (p->arg_size)
+		memcpy(dst, src, (size_t)p->arg_size);
+	task_file(dst, p->fn, p->task);
+	p->filed = 1;
+}
+
+/* The run of a task on this thread: the switch to it, and back at its end. */
+typedef struct task_running {
+	uint64_t task, prior;
+	const void *body;
+} task_running;
+
+static task_running task_enter(uint64_t task, void (*fn)(void *))
+{
+	task_running r = {task, current_task, pt_omp_body};
+	pt_rec_omp_task_schedule s = {r.prior, task};
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
+	current_task = task;
+	pt_omp_body = (const void *)fn;
+	return r;
+}
+
+static void task_leave(const task_running *r)
+{
+	pt_omp_body = r->body;
+	current_task = r->prior;
+	pt_rec_omp_task_schedule s = {r->task, r->prior};
+	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_COMPLETE, &s, sizeof s);
 }
 
 static void task_run(void *arg)
 {
-	task_head h;
-	memcpy(&h, arg, sizeof h);
-	uint64_t prior = current_task;
-	pt_rec_omp_task_schedule s = {prior, h.task};
-	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_SWITCH, &s, sizeof s);
-	current_task = h.task;
-	const void *body = pt_omp_body;
-	pt_omp_body = (const void *)h.fn;
-	h.fn((char *)arg + h.off);
-	pt_omp_body = body;
-	current_task = prior;
-	s.prior = h.task;
-	s.next = prior;
-	pt_omp_emit(PT_REC_OMP_TASK_SCHEDULE, PT_OMP_TASK_COMPLETE, &s, sizeof s);
+	task_entry e;
+	if (!task_take(arg, &e)) {
+		/* not reachable: every block libgomp runs was filed by task_copy */
+		pt_warn("an OpenMP task's function could not be found: the task was not run");
+		return;
+	}
+	task_running r = task_enter(e.task, e.fn);
+	e.fn(arg);
+	task_leave(&r);
 }
 
 /* libgomp's GOMP_TASK_FLAG_DEPEND; the depend array's first words give the
@@ -964,8 +1097,6 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 	}
 	uint32_t loc = loc_here(PT_OMP_AT(OMP_TASK_CREATE, 0));
 	uint64_t task = pt_omp_task_id(loc, pt_omp_next_id());
-	long align = arg_align > (long)_Alignof(task_head) ? arg_align : (long)_Alignof(task_head);
-	size_t off = (sizeof(task_head) + (size_t)align - 1) & ~((size_t)align - 1);
 	uint32_t ndeps = 0;
 	if ((flags & GOMP_FLAG_DEPEND) && depend)
 		ndeps = (uint32_t)(depend[0] ? (uintptr_t)depend[0] : (uintptr_t)depend[1]);
@@ -976,9 +1107,33 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		pt_rec_omp_task_depend d = {task, ndeps};
 		pt_omp_emit(PT_REC_OMP_TASK_DEPEND, 0, &d, sizeof d);
 	}
-	task_src src = {{fn, task, off}, data, cpyfn, arg_size};
-	real(task_run, &src, task_copy, (long)off + arg_size, align, if_clause, flags, depend,
-	     priority, detach);
+	/* libomp's GOMP_task (libgomp copies every task) runs an if(0) task at
+	 * once on the program's data, not on a copy: that one is passed on as
+	 * is and its run recorded around the call; and it calls no copy
+	 * function for a task without data: that one is passed on as is */
+	if (pt_omp_source() != PT_OMP_SOURCE_GOMP && (!arg_size || !if_clause)) {
+		task_running r = {0, 0, NULL};
+		if (!if_clause)
+			r = task_enter(task, fn);
+		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+		     detach);
+		if (!if_clause)
+			task_leave(&r);
+		return;
+	}
+	if (!task_reserve()) {
+		real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+		     detach);
+		return;
+	}
+	task_pending p = {fn, cpyfn, arg_size, task, 0};
+	task_pending *outer = pending_task;
+	pending_task = &p;
+	real(task_run, data, task_copy, arg_size, arg_align, if_clause, flags, depend, priority,
+	     detach);
+	pending_task = outer;
+	if (!p.filed) /* cancelled before its copy: libgomp dropped it */
+		__atomic_sub_fetch(&task_live, 1, __ATOMIC_RELAXED);
 }
 
 /* taskloop: its tasks are made inside libgomp, not through GOMP_task; the
@@ -1009,6 +1164,8 @@ TASKLOOP(GOMP_taskloop_ull, unsigned long long)
 static void gomp_fork_child(void)
 {
 	loops.depth = 0;
+	pending_task = NULL;
+	pt_spin_reset(&task_lock);
 }
 
 PT_SUBSYSTEM(gomp_part) = {

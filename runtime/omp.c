@@ -158,6 +158,14 @@ int pt_omp_wanted(void)
 	return pt_tracing() && pt_config_get()->openmp;
 }
 
+void *pt_omp_lookup(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	if (!p)
+		(void)dlerror();
+	return p;
+}
+
 static int source;
 
 int pt_omp_source(void)
@@ -166,7 +174,7 @@ int pt_omp_source(void)
 	if (pt_likely(s))
 		return s;
 	/* libomp and Intel's runtime export __kmpc_fork_call, libgomp does not */
-	s = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") ? PT_OMP_SOURCE_OTHER : PT_OMP_SOURCE_GOMP;
+	s = pt_omp_lookup("__kmpc_fork_call") ? PT_OMP_SOURCE_OTHER : PT_OMP_SOURCE_GOMP;
 	__atomic_store_n(&source, s, __ATOMIC_RELAXED);
 	return s;
 }

@@ -18,10 +18,15 @@
  * (ompt_callback_dispatch is "never"): the libomp entry points compiled
  * code calls for a loop (__kmpc_for_static_init_*, __kmpc_dispatch_init_*,
  * __kmpc_dispatch_next_*) are interposed for the schedule and for every
- * chunk a thread gets (OMP_CHUNK).
+ * chunk a thread gets (OMP_CHUNK); __kmpc_taskloop for the taskloop's place,
+ * which libomp reports inside itself.
+ *
+ * When OMPT is another tool's (ompt_elsewhere.c), those entry points record
+ * the loops and taskloops themselves (entry_recording).
  *
  * PARATRACE_OPENMP=0 (or tracing off): ompt_start_tool returns NULL, and
- * the runtime runs as without a tool. */
+ * the runtime runs as without a tool; so it does when OMP_TOOL_LIBRARIES
+ * names a tool, which libomp then loads as it would untraced. */
 #define _GNU_SOURCE
 #include "pt_omp.h"
 
@@ -135,6 +140,19 @@ static void emit_at(uint64_t ticks, unsigned kind, unsigned arg, const void *pay
 	pt_leave(t);
 }
 
+/* A taskloop's place (__kmpc_taskloop, below): libomp reports the
+ * construct and the tasks it makes of it at a return address inside
+ * itself. taskloop_ra: the wrapper's caller, while it runs; taskloop_task:
+ * the task that encountered the construct (its work callback says which),
+ * whose callbacks alone take that place: tasks the thread runs meanwhile
+ * (in the taskloop's taskgroup) have their own. */
+static __thread const void *taskloop_ra __attribute__((tls_model("initial-exec")));
+static __thread const ompt_data_t *taskloop_task __attribute__((tls_model("initial-exec")));
+/* The explicit task this thread runs (its id), 0 if none: a task libomp
+ * makes inside one of its own (a taskloop's share split again, on any
+ * thread) takes that task's place. */
+static __thread uint64_t running_task __attribute__((tls_model("initial-exec")));
+
 /* Loop schedules, for the work callback that follows on this thread (the
  * interposed entry point sets them just before the runtime raises it). */
 static __thread unsigned pending_sched __attribute__((tls_model("initial-exec")));
@@ -212,6 +230,10 @@ static void on_work(int wstype, int endpoint, ompt_data_t *parallel, ompt_data_t
 	}
 	pending_sched = 0;
 	pending_chunk = 0;
+	if (type == PT_OMP_WORK_TASKLOOP && taskloop_ra) {
+		codeptr = taskloop_ra;
+		taskloop_task = task;
+	}
 	pt_rec_omp_work w = {count, pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_WORK_BEGIN, type)),
 	                     chunk};
 	pt_omp_emit(PT_REC_OMP_WORK_BEGIN, type | sched << 4, &w, sizeof w);
@@ -316,8 +338,15 @@ static void on_task_create(ompt_data_t *encountering_task, const void *frame, om
 	(void)frame;
 	if (flags & ompt_task_initial)
 		return;
-	uint64_t id = pt_omp_task_id(pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_TASK_CREATE, 0)),
-	                             pt_omp_next_id());
+	uint32_t loc;
+	if (taskloop_task && encountering_task == taskloop_task)
+		loc = pt_omp_loc(taskloop_ra, NULL, PT_OMP_AT(OMP_TASK_CREATE, 0));
+	else if (running_task && !pt_omp_here.codeptr && !pt_omp_here.fn && codeptr &&
+	         !pt_omp_caller(codeptr))
+		loc = pt_omp_task_loc(running_task);
+	else
+		loc = pt_omp_loc_here(codeptr, PT_OMP_AT(OMP_TASK_CREATE, 0));
+	uint64_t id = pt_omp_task_id(loc, pt_omp_next_id());
 	task->value = id;
 	pt_rec_omp_task_create c = {id, (uint32_t)flags, (uint32_t)has_dependences};
 	pt_omp_emit(PT_REC_OMP_TASK_CREATE, 0, &c, sizeof c);
@@ -326,6 +355,8 @@ static void on_task_create(ompt_data_t *encountering_task, const void *frame, om
 static void on_task_schedule(ompt_data_t *prior, int prior_status, ompt_data_t *next)
 {
 	pt_rec_omp_task_schedule s = {prior ? prior->value : 0, next ? next->value : 0};
+	if (prior_status != PT_OMP_TASK_EARLY_FULFILL && prior_status != PT_OMP_TASK_LATE_FULFILL)
+		running_task = s.next & PT_OMP_TASK_EXPLICIT ? s.next : 0;
 	unsigned status = prior_status > 0 && prior_status <= PT_OMP_TASK_TASKWAIT_COMPLETE
 	                      ? (unsigned)prior_status
 	                      : 0;
@@ -396,7 +427,7 @@ PT_INTERPOSE ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 	(void)runtime_version;
 	static ompt_start_tool_result_t result = {tool_initialize, tool_finalize, {0}};
 	int saved = errno;
-	int want = pt_omp_wanted();
+	int want = pt_omp_wanted() && !pt_omp_tool_libraries();
 	errno = saved;
 	return want ? &result : NULL;
 }
@@ -440,6 +471,32 @@ static unsigned sched_of(int32_t kmp)
 static inline int ompt_recording(void)
 {
 	return __atomic_load_n(&ompt_on, __ATOMIC_RELAXED);
+}
+
+/* libomp runs the program without our OMPT tool (pt_omp_no_ompt): these
+ * entry points record the loop or taskloop themselves, unless another
+ * wrapper's call reaches them (libomp's GOMP_* ones, which record it:
+ * pt_omp_here or pt_omp_gomp_loop is set). */
+static inline int entry_recording(void)
+{
+	return !ompt_recording() && !pt_omp_here.codeptr && !pt_omp_here.fn && !pt_omp_gomp_loop &&
+	       pt_omp_no_ompt() && pt_tracing() && pt_config_get()->openmp;
+}
+
+static void entry_work(unsigned type, unsigned sched, uint64_t count, const void *ra, int64_t chunk)
+{
+	pt_rec_omp_work w = {count, pt_omp_loc(ra, NULL, PT_OMP_AT(OMP_WORK_BEGIN, type)),
+	                     chunk > 0 && chunk <= UINT32_MAX ? (uint32_t)chunk : 0};
+	int saved = errno;
+	pt_omp_emit(PT_REC_OMP_WORK_BEGIN, type | sched << 4, &w, sizeof w);
+	errno = saved;
+}
+
+static void entry_work_end(unsigned type)
+{
+	int saved = errno;
+	pt_omp_emit(PT_REC_OMP_WORK_END, type, NULL, 0);
+	errno = saved;
 }
 
 /* libomp's kmp_sch_static and its ordered and distribute forms: no chunk
@@ -512,16 +569,22 @@ static void static_chunks(int64_t glb_hi, int64_t lo, int64_t hi, int64_t stride
 	{                                                                                          \
 		void (*real)(void *, int32_t, int32_t, int32_t *, T *, T *, T *, T, T) =           \
 		    PT_REAL(__kmpc_for_static_init_##suffix);                                      \
-		if (!ompt_recording()) {                                                           \
+		int entry = entry_recording();                                                     \
+		if (!ompt_recording() && !entry) {                                                 \
 			real(loc, gtid, sched, last, lower, upper, stride, incr, chunk);           \
 			return;                                                                    \
 		}                                                                                  \
-		T glb_hi = *upper;                                                                 \
+		T glb_lo = *lower, glb_hi = *upper;                                                \
 		note_schedule(sched, (int64_t)chunk);                                              \
 		pt_omp_site site_ = pt_omp_here;                                                   \
 		pt_omp_here = (pt_omp_site){__builtin_return_address(0), NULL};                    \
 		real(loc, gtid, sched, last, lower, upper, stride, incr, chunk);                   \
 		pt_omp_here = site_;                                                               \
+		if (entry)                                                                         \
+			entry_work(                                                                \
+			    PT_OMP_WORK_LOOP, pending_sched,                                       \
+			    span((int64_t)glb_lo, (int64_t)glb_hi, (int64_t)incr, is_unsigned),    \
+			    __builtin_return_address(0), (int64_t)pending_chunk);                  \
 		static_chunks((int64_t)glb_hi, (int64_t)*lower, (int64_t)*upper, (int64_t)*stride, \
 		              (int64_t)incr, is_unsigned);                                         \
 	}
@@ -529,6 +592,16 @@ STATIC_INIT(4, int32_t, 0)
 STATIC_INIT(4u, uint32_t, 1)
 STATIC_INIT(8, int64_t, 0)
 STATIC_INIT(8u, uint64_t, 1)
+
+/* The end of a static loop: its work callback under OMPT. */
+PT_REAL_DECL(__kmpc_for_static_fini);
+PT_INTERPOSE void __kmpc_for_static_fini(void *loc, int32_t gtid)
+{
+	void (*real)(void *, int32_t) = PT_REAL(__kmpc_for_static_fini);
+	if (entry_recording())
+		entry_work_end(PT_OMP_WORK_LOOP);
+	real(loc, gtid);
+}
 
 #define DISPATCH(suffix, T, is_unsigned)                                                           \
 	PT_REAL_DECL(__kmpc_dispatch_init_##suffix);                                               \
@@ -538,6 +611,15 @@ STATIC_INIT(8u, uint64_t, 1)
 	{                                                                                          \
 		void (*real)(void *, int32_t, int32_t, T, T, T, T) =                               \
 		    PT_REAL(__kmpc_dispatch_init_##suffix);                                        \
+		if (entry_recording()) {                                                           \
+			note_schedule(sched, (int64_t)chunk);                                      \
+			entry_work(                                                                \
+			    PT_OMP_WORK_LOOP, pending_sched,                                       \
+			    span((int64_t)lb, (int64_t)ub, st ? (int64_t)st : 1, is_unsigned),     \
+			    __builtin_return_address(0), (int64_t)pending_chunk);                  \
+			pending_sched = 0;                                                         \
+			pending_chunk = 0;                                                         \
+		}                                                                                  \
 		if (!ompt_recording()) {                                                           \
 			real(loc, gtid, sched, lb, ub, st, chunk);                                 \
 			return;                                                                    \
@@ -554,9 +636,12 @@ STATIC_INIT(8u, uint64_t, 1)
 		int (*real)(void *, int32_t, int32_t *, T *, T *, T *) =                           \
 		    PT_REAL(__kmpc_dispatch_next_##suffix);                                        \
 		int r = real(loc, gtid, last, lb, ub, st);                                         \
-		if (r && ompt_recording() && !pt_omp_gomp_loop)                                    \
+		int entry = entry_recording();                                                     \
+		if (r && (entry || (ompt_recording() && !pt_omp_gomp_loop)))                       \
 			chunk_rec((int64_t)*lb, span((int64_t)*lb, (int64_t)*ub,                   \
 			                             st &&*st ? (int64_t)*st : 1, is_unsigned));   \
+		else if (!r && entry)                                                              \
+			entry_work_end(PT_OMP_WORK_LOOP);                                          \
 		return r;                                                                          \
 	}
 DISPATCH(4, int32_t, 0)
@@ -564,12 +649,59 @@ DISPATCH(4u, uint32_t, 1)
 DISPATCH(8, int64_t, 0)
 DISPATCH(8u, uint64_t, 1)
 
+/* __kmpc_taskloop(loc, gtid, task, if_val, lb, ub, st, nogroup, sched,
+ * grainsize, task_dup) and __kmpc_taskloop_5 (a modifier before task_dup):
+ * passed on, with the caller noted for the callbacks (taskloop_ra). Called
+ * by libomp's own GOMP_taskloop (gcc-built code), the caller is no place:
+ * that wrapper's site (pt_omp_here) names it. */
+#define TASKLOOP_CALL(call)                                                                        \
+	do {                                                                                       \
+		const void *ra_ = taskloop_ra;                                                     \
+		const ompt_data_t *task_ = taskloop_task;                                          \
+		taskloop_ra = pt_omp_caller(__builtin_return_address(0));                          \
+		taskloop_task = NULL;                                                              \
+		int entry_ = taskloop_ra && entry_recording();                                     \
+		if (entry_)                                                                        \
+			entry_work(PT_OMP_WORK_TASKLOOP, 0, 0, taskloop_ra, 0);                    \
+		call;                                                                              \
+		if (entry_)                                                                        \
+			entry_work_end(PT_OMP_WORK_TASKLOOP);                                      \
+		taskloop_ra = ra_;                                                                 \
+		taskloop_task = task_;                                                             \
+	} while (0)
+
+PT_REAL_DECL(__kmpc_taskloop);
+PT_INTERPOSE void __kmpc_taskloop(void *loc, int32_t gtid, void *task, int32_t if_val, uint64_t *lb,
+                                  uint64_t *ub, int64_t st, int32_t nogroup, int32_t sched,
+                                  uint64_t grainsize, void *task_dup)
+{
+	void (*real)(void *, int32_t, void *, int32_t, uint64_t *, uint64_t *, int64_t, int32_t,
+	             int32_t, uint64_t, void *) = PT_REAL(__kmpc_taskloop);
+	TASKLOOP_CALL(
+	    real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup));
+}
+
+PT_REAL_DECL(__kmpc_taskloop_5);
+PT_INTERPOSE void __kmpc_taskloop_5(void *loc, int32_t gtid, void *task, int32_t if_val,
+                                    uint64_t *lb, uint64_t *ub, int64_t st, int32_t nogroup,
+                                    int32_t sched, uint64_t grainsize, int32_t modifier,
+                                    void *task_dup)
+{
+	void (*real)(void *, int32_t, void *, int32_t, uint64_t *, uint64_t *, int64_t, int32_t,
+	             int32_t, uint64_t, int32_t, void *) = PT_REAL(__kmpc_taskloop_5);
+	TASKLOOP_CALL(real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier,
+	                   task_dup));
+}
+
 static void ompt_fork_child(void)
 {
 	deferred_end = 0;
 	pending_sched = 0;
 	pending_chunk = 0;
 	pt_omp_here = (pt_omp_site){NULL, NULL};
+	taskloop_ra = NULL;
+	taskloop_task = NULL;
+	running_task = 0;
 }
 
 PT_SUBSYSTEM(ompt_part) = {

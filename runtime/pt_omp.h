@@ -40,8 +40,9 @@ PT_HIDDEN uint32_t pt_omp_loc_here(const void *codeptr, uint32_t what);
 PT_HIDDEN const void *pt_omp_caller(const void *ra);
 extern PT_HIDDEN __thread const void *pt_omp_body __attribute__((tls_model("initial-exec")));
 
-/* > 0 while a GOMP_* loop wrapper calls libomp, which records the chunks
- * itself (gomp.c): the __kmpc_dispatch_next wrappers then do not. */
+/* > 0 while a GOMP_* loop wrapper hands out a chunk, which it records
+ * itself (gomp.c): the __kmpc_dispatch_next wrappers libomp may call
+ * meanwhile then do not. */
 extern PT_HIDDEN __thread int pt_omp_gomp_loop __attribute__((tls_model("initial-exec")));
 
 /* Process-unique ids: parallel region instances, explicit tasks (the
@@ -67,6 +68,20 @@ enum pt_omp_source {
 /* Decided at the first GOMP_* call: libomp (or another runtime with
  * __kmpc_fork_call) loaded means OTHER. */
 PT_HIDDEN int pt_omp_source(void);
+
+/* dlsym(RTLD_DEFAULT, name), NULL if absent. A failed lookup leaves no
+ * error behind: the program's next dlerror() must say what its own dl
+ * calls did, not that libtrace.so looked for a symbol. */
+PT_HIDDEN void *pt_omp_lookup(const char *name);
+
+/* libomp runs the program but its tool interface is not libtrace.so's (the
+ * program has its own ompt_start_tool, OMP_TOOL_LIBRARIES names a tool,
+ * OMP_TOOL=disabled): the wrapped entry points record what they can, the
+ * GOMP_* ones as under libgomp. Said once on stderr (ompt_elsewhere.c). */
+PT_HIDDEN int pt_omp_no_ompt(void);
+/* OMP_TOOL_LIBRARIES names a tool of the program's (not libtrace.so):
+ * ompt_start_tool declines, so that libomp loads it as without tracing. */
+PT_HIDDEN int pt_omp_tool_libraries(void);
 
 /* One record of `kind` with the payload, on this thread, if tracing. */
 static inline void pt_omp_emit(unsigned kind, unsigned arg, const void *payload, size_t len)

@@ -101,8 +101,36 @@ static void op_progress(const pt_trace_ctx *c, const char *what, uint64_t done, 
 	}
 	w->o->progress(w->o->arg, what, done, total, now_s() - w->step_t0);
 }
-const pt_trace_ops fw_ops = {op_func_id, op_func_id_pc, op_func_info, op_func_count,
-				    op_func_table, op_progress};
+/* Tools refuse a record in the serial pre-pass, one after the other: the
+ * same record twice in a row is one warning. Past REFUSED_SHOWN records,
+ * one line says that more were refused. */
+#define REFUSED_SHOWN 20
+static void op_warn_process_record(const pt_trace_ctx *c, size_t process, uint64_t offset,
+                                   const char *msg)
+{
+	fw *w = c->framework;
+	pthread_mutex_lock(&w->lock);
+	int again = w->refused && w->refused_process == process && w->refused_offset == offset;
+	if (!again) {
+		w->refused_process = process;
+		w->refused_offset = offset;
+		w->refused++;
+	}
+	unsigned n = w->refused;
+	pthread_mutex_unlock(&w->lock);
+	if (again || n > REFUSED_SHOWN + 1 || process >= w->nprocs)
+		return;
+	const char *path = pt_trace_process_log(w->trace, (size_t)w->procs[process].scan_index);
+	if (n > REFUSED_SHOWN)
+		fw_warnf(w, "%s: more records the tools could not use; the first %d were listed",
+		         path ? path : "?", REFUSED_SHOWN);
+	else
+		fw_warnf(w, "%s: offset %llu: %s", path ? path : "?", (unsigned long long)offset,
+		         msg);
+}
+
+const pt_trace_ops fw_ops = {op_func_id,    op_func_id_pc, op_func_info,          op_func_count,
+                             op_func_table, op_progress,   op_warn_process_record};
 
 const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx)
 {

@@ -87,6 +87,11 @@ typedef struct fw {
 	size_t nrun;            /* shards this process runs (order[0..nrun)) */
 	unsigned errors_shared; /* data_errors before the shards (every process finds them) */
 	int in_shards;          /* atomic: the shard pass is running */
+	/* records tools refused (op warn_process_record), under lock: the
+	 * last one, so that several tools refusing it warn once */
+	size_t refused_process;
+	uint64_t refused_offset;
+	unsigned refused;
 } fw;
 
 /* framework.c */

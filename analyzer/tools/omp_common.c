@@ -12,17 +12,27 @@
 #include <string.h>
 
 /* ---- names ------------------------------------------------------------------ */
+/* Memory here is bounded by the number of OMP_LOC_DEF records, never by a
+ * value read from a log: a process's locations are kept as (loc, value)
+ * pairs sorted by loc, looked up by bisection. A location id the runtime
+ * cannot have written (0, or past what a task id holds) is refused with a
+ * warning naming the file and offset; that location stays unnamed. */
 typedef struct loc_def {
 	uint32_t loc, flags;
 	uint64_t codeptr, fn;
 } loc_def;
 
+typedef struct loc_value {
+	uint32_t loc;
+	uint32_t value; /* finish: the def's index, then its label's value */
+} loc_value;
+
 typedef struct omp_proc {
 	pt_symtab *st;
 	loc_def *defs;
 	size_t n, cap;
-	uint32_t *value; /* per loc, after finish */
-	size_t nvalue;
+	loc_value *map; /* after finish: one per loc, sorted by loc */
+	size_t nmap;
 } omp_proc;
 
 typedef struct omp_label {
@@ -31,23 +41,28 @@ typedef struct omp_label {
 } omp_label;
 
 struct omp_names {
+	const pt_trace_ctx *ctx;
 	size_t nproc;
 	omp_proc *p;
 	pthread_mutex_t lock;
-	int done; /* finish ran: read without the lock */
+	int done;   /* finish ran: read without the lock */
+	int failed; /* out of memory: finish says so */
 	omp_label *labels;
 	size_t nlabels, cap;
+	uint32_t *index; /* open addressing over labels: value, 0 = free */
+	size_t index_cap;
 	int any;
 };
 
-omp_names *omp_names_new(size_t nprocesses)
+omp_names *omp_names_new(const pt_trace_ctx *ctx)
 {
 	omp_names *n = calloc(1, sizeof *n);
-	if (!n || !(n->p = calloc(nprocesses + 1, sizeof *n->p))) {
+	if (!n || !(n->p = calloc(ctx->nprocesses + 1, sizeof *n->p))) {
 		free(n);
 		return NULL;
 	}
-	n->nproc = nprocesses;
+	n->ctx = ctx;
+	n->nproc = ctx->nprocesses;
 	pthread_mutex_init(&n->lock, NULL);
 	return n;
 }
@@ -60,16 +75,24 @@ void omp_names_free(omp_names *n)
 		if (n->p[i].st)
 			pt_symtab_free(n->p[i].st);
 		free(n->p[i].defs);
-		free(n->p[i].value);
+		free(n->p[i].map);
 	}
 	for (size_t i = 0; i < n->nlabels; i++) {
 		free(n->labels[i].label);
 		free(n->labels[i].place);
 	}
 	free(n->labels);
+	free(n->index);
 	free(n->p);
 	pthread_mutex_destroy(&n->lock);
 	free(n);
+}
+
+static void refuse(const omp_names *n, size_t process, const pt_event *ev, const char *msg)
+{
+	const pt_trace_ops *ops = n->ctx ? n->ctx->ops : NULL;
+	if (ops && ops->warn_process_record)
+		ops->warn_process_record(n->ctx, process, ev->offset, msg);
 }
 
 void omp_names_process_event(omp_names *n, size_t process, const pt_event *ev)
@@ -80,19 +103,32 @@ void omp_names_process_event(omp_names *n, size_t process, const pt_event *ev)
 	switch (ev->kind) {
 	case PT_REC_MODULE_MAP:
 	case PT_REC_MODULE_UNMAP:
-		if (!p->st)
-			p->st = pt_symtab_new();
+		if (!p->st && !(p->st = pt_symtab_new())) {
+			n->failed = 1;
+			break;
+		}
 		pt_symtab_add(p->st, ev);
 		break;
 	case PT_REC_OMP_LOC_DEF: {
 		const pt_rec_omp_loc *l = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_loc);
-		if (!l || !l->loc)
+		if (!l)
 			break;
+		if (!l->loc || l->loc > PT_OMP_LOC_MAX) {
+			char msg[160];
+			snprintf(msg, sizeof msg,
+			         "OpenMP location id %u out of range (1..%u): the location is left "
+			         "unnamed",
+			         l->loc, PT_OMP_LOC_MAX);
+			refuse(n, process, ev, msg);
+			break;
+		}
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 64;
 			loc_def *d = realloc(p->defs, cap * sizeof *d);
-			if (!d)
+			if (!d) {
+				n->failed = 1;
 				break;
+			}
 			p->defs = d;
 			p->cap = cap;
 		}
@@ -231,71 +267,156 @@ static char *make_label(omp_proc *p, const loc_def *d, char **place)
 	return label;
 }
 
+static uint64_t label_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The index's slot for `label`: its value, or the free slot to put it. */
+static size_t index_slot(const omp_names *n, const char *label)
+{
+	size_t mask = n->index_cap - 1, i = (size_t)label_hash(label) & mask;
+	while (n->index[i] && strcmp(n->labels[n->index[i] - 1].label, label))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int index_grow(omp_names *n)
+{
+	size_t cap = n->index_cap ? n->index_cap * 2 : 256;
+	uint32_t *old = n->index;
+	size_t old_cap = n->index_cap;
+	if (!(n->index = calloc(cap, sizeof *n->index))) {
+		n->index = old;
+		return -1;
+	}
+	n->index_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			n->index[index_slot(n, n->labels[old[i] - 1].label)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* The value of a label (label and place are taken over); 0 when out of
+ * memory. Equal labels share one value. */
 static uint32_t intern_label(omp_names *n, char *label, char *place, uint32_t construct)
 {
-	for (size_t i = 0; i < n->nlabels; i++)
-		if (!strcmp(n->labels[i].label, label)) {
-			free(label);
-			free(place);
-			return (uint32_t)i + 1;
-		}
+	if ((n->nlabels + 1) * 2 > n->index_cap && index_grow(n))
+		goto oom;
+	size_t i = index_slot(n, label);
+	if (n->index[i]) {
+		free(label);
+		free(place);
+		return n->index[i];
+	}
 	if (n->nlabels == n->cap) {
 		size_t cap = n->cap ? n->cap * 2 : 64;
 		omp_label *l = realloc(n->labels, cap * sizeof *l);
-		if (!l) {
-			free(label);
-			free(place);
-			return 0;
-		}
+		if (!l)
+			goto oom;
 		n->labels = l;
 		n->cap = cap;
 	}
 	n->labels[n->nlabels++] = (omp_label){label, place, construct};
+	n->index[i] = (uint32_t)n->nlabels;
 	return (uint32_t)n->nlabels;
+oom:
+	free(label);
+	free(place);
+	return 0;
 }
 
-void omp_names_finish(omp_names *n)
+static int cmp_loc_value(const void *a, const void *b)
+{
+	const loc_value *x = a, *y = b;
+	if (x->loc != y->loc)
+		return x->loc < y->loc ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static loc_value *map_find(const omp_proc *p, uint32_t loc)
+{
+	size_t lo = 0, hi = p->nmap;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->map[mid].loc < loc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nmap && p->map[lo].loc == loc ? &p->map[lo] : NULL;
+}
+
+/* A process's map: the first def of each loc (a later one of the same loc
+ * is ignored), named in the order of the defs. */
+static int name_process(omp_names *n, omp_proc *p)
+{
+	if (!p->n)
+		return 0;
+	if (!(p->map = malloc(p->n * sizeof *p->map)))
+		return -1;
+	for (size_t k = 0; k < p->n; k++)
+		p->map[k] = (loc_value){p->defs[k].loc, (uint32_t)k};
+	pt_qsort(p->map, p->n, sizeof *p->map, cmp_loc_value);
+	size_t m = 0;
+	for (size_t k = 0; k < p->n; k++)
+		if (!m || p->map[m - 1].loc != p->map[k].loc)
+			p->map[m++] = p->map[k];
+	p->nmap = m;
+	/* (def index, map entry), in definition order */
+	loc_value *order = malloc(m * sizeof *order);
+	if (!order)
+		return -1;
+	for (size_t j = 0; j < m; j++)
+		order[j] = (loc_value){p->map[j].value, (uint32_t)j};
+	pt_qsort(order, m, sizeof *order, cmp_loc_value);
+	for (size_t j = 0; j < m; j++) {
+		const loc_def *d = &p->defs[order[j].loc];
+		loc_value *e = &p->map[order[j].value];
+		char *place = NULL, *label = make_label(p, d, &place);
+		e->value = label && place ? intern_label(n, label, place, d->flags) : 0;
+		if (!label || !place) {
+			free(label);
+			free(place);
+		}
+		if (!e->value) {
+			free(order);
+			return -1;
+		}
+	}
+	free(order);
+	return 0;
+}
+
+int omp_names_finish(omp_names *n)
 {
 	if (!n)
-		return;
+		return -1;
 	pthread_mutex_lock(&n->lock);
 	if (n->done) {
 		pthread_mutex_unlock(&n->lock);
-		return;
+		return n->failed ? -1 : 0;
 	}
 	/* processes in order, locations in order of their definition: the
 	 * values do not depend on which worker asks first */
-	for (size_t i = 0; i < n->nproc; i++) {
-		omp_proc *p = &n->p[i];
-		uint32_t max = 0;
-		for (size_t k = 0; k < p->n; k++)
-			if (p->defs[k].loc > max)
-				max = p->defs[k].loc;
-		if (!p->n || !(p->value = calloc((size_t)max + 1, sizeof *p->value)))
-			continue;
-		p->nvalue = (size_t)max + 1;
-		for (size_t k = 0; k < p->n; k++) {
-			const loc_def *d = &p->defs[k];
-			if (p->value[d->loc])
-				continue;
-			char *place = NULL, *label = make_label(p, d, &place);
-			if (!label || !place) {
-				free(label);
-				free(place);
-				continue;
-			}
-			p->value[d->loc] = intern_label(n, label, place, d->flags);
-		}
-	}
+	for (size_t i = 0; i < n->nproc && !n->failed; i++)
+		if (name_process(n, &n->p[i]))
+			n->failed = 1;
 	n->done = 1;
 	pthread_mutex_unlock(&n->lock);
+	return n->failed ? -1 : 0;
 }
 
 uint32_t omp_names_value(const omp_names *n, size_t process, uint32_t loc)
 {
-	if (!n || process >= n->nproc || loc >= n->p[process].nvalue)
+	if (!n || process >= n->nproc)
 		return 0;
-	return n->p[process].value[loc];
+	const loc_value *e = map_find(&n->p[process], loc);
+	return e ? e->value : 0;
 }
 
 uint32_t omp_names_count(const omp_names *n)
@@ -500,7 +621,10 @@ void omp_track_event(omp_track *t, const pt_event *ev, omp_step *step)
 	case PT_REC_OMP_TASK_SCHEDULE: {
 		const pt_rec_omp_task_schedule *s =
 		    PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_schedule);
-		if (!s)
+		/* a fulfilled event is no switch: the thread goes on with what it
+		 * runs (the task fulfilled may be that one, or another's) */
+		if (!s || ev->rec->arg == PT_OMP_TASK_EARLY_FULFILL ||
+		    ev->rec->arg == PT_OMP_TASK_LATE_FULFILL)
 			return;
 		if (s->prior & PT_OMP_TASK_EXPLICIT)
 			step->popped = pop_to(t, OMP_FR_TASK, 1, s->prior, step);
@@ -544,6 +668,11 @@ core:
 	default:
 		break;
 	}
+}
+
+void omp_track_advance(omp_track *t, uint64_t now)
+{
+	account(t, now);
 }
 
 void omp_track_end(omp_track *t, uint64_t last)

@@ -65,15 +65,18 @@
 /* ---- names of code locations ----------------------------------------------- */
 typedef struct omp_names omp_names;
 
-omp_names *omp_names_new(size_t nprocesses);
+omp_names *omp_names_new(const pt_trace_ctx *ctx);
 void omp_names_free(omp_names *n);
-/* Every process-log record (MODULE_MAP/UNMAP and OMP_LOC_DEF are kept). */
+/* Every process-log record (MODULE_MAP/UNMAP and OMP_LOC_DEF are kept). A
+ * location definition the runtime cannot have written is refused (the
+ * framework warns, with the file and offset) and that location unnamed. */
 void omp_names_process_event(omp_names *n, size_t process, const pt_event *ev);
 /* Names every location; idempotent and thread-safe: call it from shard_init
  * (the pre-pass is over), then the lookups below take no lock. Locations
  * with the same label (one construct in the code of two processes) share
- * a value. */
-void omp_names_finish(omp_names *n);
+ * a value. -1 when memory ran out (here or in the pre-pass): the names are
+ * incomplete, the caller fails. */
+int omp_names_finish(omp_names *n);
 /* Trace-wide value (>= 1) of location `loc` of a process; 0 if unknown. */
 uint32_t omp_names_value(const omp_names *n, size_t process, uint32_t loc);
 uint32_t omp_names_count(const omp_names *n); /* values are 1..count */
@@ -156,6 +159,9 @@ typedef struct omp_step {
  * Time up to the record is first added to the categories of the thread and
  * of every open frame. */
 void omp_track_event(omp_track *t, const pt_event *ev, omp_step *step);
+/* Time up to `now` counted, as a record at `now` would first do; the frames
+ * stay (the caller may read the ones still open at the end). */
+void omp_track_advance(omp_track *t, uint64_t now);
 /* The thread ended at `last`: its last slice of time counted, open frames
  * dropped. */
 void omp_track_end(omp_track *t, uint64_t last);

@@ -16,7 +16,9 @@
  *   work-sharing: per construct, the threads that entered it, chunks and
  *     iterations they got, the least and most iterations of a thread;
  *   waits: per barrier/taskwait/taskgroup, arrivals, wait total and max;
- *   tasks: per task construct, created, run, time (total, mean, max);
+ *   tasks: per task construct, created, run (tasks whose body ended, once
+ *     each however often the thread switched away from it), time (total,
+ *     mean, max per task), dependences (the TASK_DEPEND counts);
  *   threads: busy, barrier, task wait, lock, fork/join, idle (a worker
  *     between regions), serial.
  * The thread summary of the profile counts a thread's waits in barriers,
@@ -45,6 +47,7 @@ typedef struct part {
 	uint64_t dur; /* master: fork to join */
 	uint16_t team;
 	uint8_t what; /* PART_* */
+	uint8_t open; /* still open at the end of the thread's log */
 } part;
 
 typedef struct work_stat {
@@ -69,8 +72,19 @@ typedef struct loc_stats {
 	size_t n;
 } loc_stats;
 
+/* Tasks this thread switched away from before their end, with the time
+ * they ran so far: a task's longest time is its whole run. A task that
+ * resumes on another thread (untied) leaves its part here (its time still
+ * counts in the total). */
+#define SUSPENDED 16
+typedef struct suspended {
+	uint64_t task, ns;
+} suspended;
+
 struct pf_omp_shard {
 	omp_track track;
+	suspended susp[SUSPENDED];
+	unsigned nsusp;
 	size_t process;
 	uint32_t pid;
 	struct {
@@ -87,7 +101,7 @@ struct pf_omp_shard {
 };
 
 typedef struct region_stat {
-	uint64_t execs, time, team_sum, busy, barrier, lock, tasks, task_ns;
+	uint64_t execs, open, time, team_sum, busy, barrier, lock, tasks, task_ns;
 	double max_sum, mean_sum; /* imbalance */
 } region_stat;
 
@@ -114,7 +128,7 @@ pf_omp *pf_omp_new(const pt_trace_ctx *ctx)
 	if (!g)
 		return NULL;
 	g->ctx = ctx;
-	if (!(g->names = omp_names_new(ctx->nprocesses))) {
+	if (!(g->names = omp_names_new(ctx))) {
 		free(g);
 		return NULL;
 	}
@@ -191,8 +205,35 @@ static uint32_t value_of(const pf_omp *g, const pf_omp_shard *o, uint32_t loc)
 	return omp_names_value(g->names, o->process, loc);
 }
 
-/* A frame ended: what it says of its region, task, wait. */
-static void frame_ended(pf_omp *g, pf_omp_shard *o, const omp_frame *f, uint64_t now)
+/* Time a task ran before this stretch (taken out of the list), or, when
+ * the task goes on later, the stretch added to it (0 returned). */
+static uint64_t suspended_time(pf_omp_shard *o, uint64_t task, uint64_t dur, int ended)
+{
+	unsigned i = 0;
+	while (i < o->nsusp && o->susp[i].task != task)
+		i++;
+	if (ended) {
+		if (i == o->nsusp)
+			return 0;
+		uint64_t ns = o->susp[i].ns;
+		o->susp[i] = o->susp[--o->nsusp];
+		return ns;
+	}
+	if (i < o->nsusp) {
+		o->susp[i].ns += dur;
+	} else {
+		if (o->nsusp == SUSPENDED) /* the oldest goes */
+			memmove(o->susp, o->susp + 1, --o->nsusp * sizeof *o->susp);
+		o->susp[o->nsusp++] = (suspended){task, dur};
+	}
+	return 0;
+}
+
+/* A frame ended (a task's body too when `ended`; else the thread switched
+ * away from it): what it says of its region, task, wait. open: the thread's
+ * log ended inside it. */
+static void frame_ended(pf_omp *g, pf_omp_shard *o, const omp_frame *f, uint64_t now, int ended,
+                        int open)
 {
 	uint32_t v = value_of(g, o, f->loc);
 	uint64_t dur = now > f->t ? now - f->t : 0;
@@ -209,7 +250,8 @@ static void frame_ended(pf_omp *g, pf_omp_shard *o, const omp_frame *f, uint64_t
 		          0,
 		          0,
 		          f->team,
-		          f->kind == OMP_FR_FORK ? PART_MASTER : PART_THREAD};
+		          f->kind == OMP_FR_FORK ? PART_MASTER : PART_THREAD,
+		          (uint8_t)open};
 		if (f->kind == OMP_FR_IMPLICIT) {
 			p.busy = f->cat[OMP_CAT_WORK];
 			p.barrier = f->cat[OMP_CAT_BARRIER] + f->cat[OMP_CAT_TASKWAIT];
@@ -227,15 +269,18 @@ static void frame_ended(pf_omp *g, pf_omp_shard *o, const omp_frame *f, uint64_t
 			break;
 		}
 		task_stat *t = &o->ls.task[tv];
-		t->run++;
 		t->time += dur;
-		if (dur > t->time_max)
-			t->time_max = dur;
+		uint64_t whole = dur + suspended_time(o, f->id, dur, ended);
+		if (ended) {
+			t->run++;
+			if (whole > t->time_max)
+				t->time_max = whole;
+		}
 		/* counted for the region it ran in (this thread's innermost part) */
 		const omp_frame *im = omp_track_find(&o->track, OMP_FR_IMPLICIT);
 		if (im)
-			add_part(o, (part){o->pid, im->id, value_of(g, o, im->loc), 0, 0, 0, 1, dur,
-			                   0, 0, PART_TASK});
+			add_part(o, (part){o->pid, im->id, value_of(g, o, im->loc), 0, 0, 0,
+			                   (uint64_t)(ended != 0), dur, 0, 0, PART_TASK, 0});
 		break;
 	}
 	case OMP_FR_WAIT:
@@ -267,15 +312,27 @@ static void work_done(pf_omp_shard *o)
 		w->thread_max = o->work_iters;
 }
 
+/* A TASK_SCHEDULE away from a task whose body is over (not a yield or a
+ * switch to a task it includes). */
+static int task_body_ended(const pt_event *ev)
+{
+	if (ev->kind != PT_REC_OMP_TASK_SCHEDULE)
+		return 0;
+	unsigned status = ev->rec->arg;
+	return status == PT_OMP_TASK_COMPLETE || status == PT_OMP_TASK_CANCEL ||
+	       status == PT_OMP_TASK_DETACH;
+}
+
 int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt_event *ev)
 {
 	pf_omp_shard *o = *os;
 	if (!o) {
 		if (!g || !(o = *os = calloc(1, sizeof *o)))
 			return -1;
-		omp_names_finish(g->names);
 		o->process = in->process;
 		o->pid = in->pid;
+		if (omp_names_finish(g->names))
+			o->oom = 1;
 	}
 	if (ev->kind == PT_REC_OMP_LOC_DEF)
 		return 0;
@@ -284,7 +341,7 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 	if (step.popped && step.popped->kind == OMP_FR_IMPLICIT)
 		work_done(o);
 	if (step.popped)
-		frame_ended(g, o, step.popped, ev->time_ns);
+		frame_ended(g, o, step.popped, ev->time_ns, task_body_ended(ev), 0);
 	switch (ev->kind) {
 	case PT_REC_OMP_WORK_BEGIN: {
 		const pt_rec_omp_work *w = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_work);
@@ -340,7 +397,15 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 		if (!v || loc_grow(&o->ls, v))
 			break;
 		o->ls.task[v].created++;
-		o->ls.task[v].deps += c->deps;
+		break;
+	}
+	case PT_REC_OMP_TASK_DEPEND: {
+		/* how many (OMPT's TASK_CREATE only says whether it has any) */
+		const pt_rec_omp_task_depend *d = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_depend);
+		uint32_t v = d && ev->rec->arg == 0 ? value_of(g, o, pt_omp_task_loc(d->a)) : 0;
+		if (!v || loc_grow(&o->ls, v))
+			break;
+		o->ls.task[v].deps += d->b;
 		break;
 	}
 	default:
@@ -410,6 +475,15 @@ int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, tstat
 		return 0;
 	int rc = 0;
 	work_done(o);
+	/* what is still open ends at the log's last record, as open function
+	 * frames do (a program that exits inside a region) */
+	omp_track_advance(&o->track, last_ns);
+	unsigned depth = o->track.depth < OMP_TRACK_DEPTH ? o->track.depth : OMP_TRACK_DEPTH;
+	for (unsigned d = depth; d-- > 0;) {
+		o->track.depth = d + 1; /* the frames around it, for a task's region */
+		omp_frame f = o->track.f[d];
+		frame_ended(g, o, &f, last_ns, 1, 1);
+	}
 	omp_track_end(&o->track, last_ns);
 	if (o->track.active) {
 		fix_waits(&o->track, ts);
@@ -489,6 +563,7 @@ static region_stat *regions(pf_omp *g)
 				continue;
 			if (p->what == PART_MASTER) {
 				s->execs++;
+				s->open += p->open;
 				s->time += p->dur;
 			} else if (p->what == PART_TASK) {
 				s->tasks += p->tasks;
@@ -584,8 +659,11 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 	char a[32], b[32], c[32], d[32], e[32], f[32], h[32], name[512];
 	uint32_t n = omp_names_count(g->names);
 	size_t shown = 0, total = 0;
-	for (uint32_t v = 1; v <= n; v++)
+	uint64_t open = 0;
+	for (uint32_t v = 1; v <= n; v++) {
 		total += is_region(g, v) && r[v].execs;
+		open += is_region(g, v) ? r[v].open : 0;
+	}
 	fprintf(o, "\nOpenMP parallel regions (%zu)\n", total);
 	fprintf(o, "%-*s %6s %8s %8s %6s %8s %6s %8s %8s %8s %6s\n", (int)nw, "region", "execs",
 	        "time", "mean", "team", "busy", "imbal", "barrier", "lock", "per thr", "tasks");
@@ -605,6 +683,11 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 		        (unsigned long long)s->execs, a, b, team_mean(s), c, imbalance(s), d, e, f,
 		        (unsigned long long)s->tasks);
 	}
+	if (open)
+		fprintf(o,
+		        "  %llu execution%s still running at the end of the trace: ended at the "
+		        "thread's last record\n",
+		        (unsigned long long)open, open == 1 ? "" : "s");
 	if (short_form) {
 		free(r);
 		return;
@@ -691,7 +774,7 @@ void pf_omp_print_csv(pf_omp *g, FILE *o)
 		return;
 	uint32_t n = omp_names_count(g->names);
 	fputs("\ntable,region,executions,time_ns,team_mean,busy_ns,imbalance,barrier_ns,lock_ns,"
-	      "wait_per_thread_ns,tasks,task_ns\n",
+	      "wait_per_thread_ns,tasks,task_ns,open_executions\n",
 	      o);
 	for (uint32_t v = 1; v <= n; v++) {
 		const region_stat *s = &r[v];
@@ -699,12 +782,13 @@ void pf_omp_print_csv(pf_omp *g, FILE *o)
 			continue;
 		fputs("omp_region,", o);
 		pt_csv_str(o, omp_names_label(g->names, v));
-		fprintf(o, ",%llu,%llu,%.3f,%llu,%.4f,%llu,%llu,%llu,%llu,%llu\n",
+		fprintf(o, ",%llu,%llu,%.3f,%llu,%.4f,%llu,%llu,%llu,%llu,%llu,%llu\n",
 		        (unsigned long long)s->execs, (unsigned long long)s->time, team_mean(s),
 		        (unsigned long long)s->busy, imbalance(s), (unsigned long long)s->barrier,
 		        (unsigned long long)s->lock,
 		        (unsigned long long)per_thread(s->barrier + s->lock, s),
-		        (unsigned long long)s->tasks, (unsigned long long)s->task_ns);
+		        (unsigned long long)s->tasks, (unsigned long long)s->task_ns,
+		        (unsigned long long)s->open);
 	}
 	fputs("\ntable,construct,schedule,chunk_size,threads,chunks,iterations,iterations_min,"
 	      "iterations_max\n",
@@ -778,12 +862,14 @@ void pf_omp_print_json(pf_omp *g, FILE *o)
 		    o,
 		    ", \"executions\": %llu, \"time_ns\": %llu, \"team_mean\": %.3f, \"busy_ns\": "
 		    "%llu, \"imbalance\": %.4f, \"barrier_ns\": %llu, \"lock_ns\": %llu, "
-		    "\"wait_per_thread_ns\": %llu, \"tasks\": %llu, \"task_ns\": %llu}",
+		    "\"wait_per_thread_ns\": %llu, \"tasks\": %llu, \"task_ns\": %llu, "
+		    "\"open_executions\": %llu}",
 		    (unsigned long long)s->execs, (unsigned long long)s->time, team_mean(s),
 		    (unsigned long long)s->busy, imbalance(s), (unsigned long long)s->barrier,
 		    (unsigned long long)s->lock,
 		    (unsigned long long)per_thread(s->barrier + s->lock, s),
-		    (unsigned long long)s->tasks, (unsigned long long)s->task_ns);
+		    (unsigned long long)s->tasks, (unsigned long long)s->task_ns,
+		    (unsigned long long)s->open);
 	}
 	fputs("\n  ],\n  \"work\": [", o);
 	first = 1;

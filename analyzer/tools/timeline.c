@@ -69,7 +69,7 @@ void *tl_init(const tl_encoder *enc, const pt_trace_ctx *ctx, char *err, size_t 
 	tl->tmp = calloc(ctx->nshards + 1, sizeof *tl->tmp);
 	tl->names = gpu_names_new(ctx->nprocesses);
 	tl->profs = gpu_profs_new(ctx->nprocesses);
-	tl->omp = omp_names_new(ctx->nprocesses);
+	tl->omp = omp_names_new(ctx);
 	size_t n = tl->path ? strlen(tl->path) + 32 : 0;
 	tl->tmpdir = n ? malloc(n) : NULL;
 	if (!tl->path || !tl->tmp || !tl->names || !tl->profs || !tl->omp || !tl->tmpdir) {
@@ -123,6 +123,10 @@ void tl_process_name(const pt_trace_ctx *ctx, size_t process, char *buf, size_t 
 void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
 {
 	tl_tool_state *tl = tool;
+	if (omp_names_finish(tl->omp)) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
 	tl_shard *s = calloc(1, sizeof *s);
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%zu", tl->tmpdir, info->index);
@@ -149,7 +153,6 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
-	omp_names_finish(tl->omp);
 	mpi_track_init(&s->mpi, info, info->process < tl->ranks.n ? tl->ranks.rank[info->process] : -1);
 	return s;
 }

@@ -5,6 +5,8 @@
  *   omp_bench barrier N  N barriers in one region
  *   omp_bench chunk N    dynamic loops of chunk size 1, N chunks per thread: per
  *                        chunk a thread takes
+ *   omp_bench task N     N tasks with 32 bytes of data each, made by one thread
+ *                        of the team and run by any: per task (made, run, waited)
  *   omp_bench futex-wake N   FUTEX_WAKE with nobody waiting
  *   omp_bench futex-wait N   FUTEX_WAIT on a value that changed (EAGAIN at once)
  * The N operations run in batches of BATCH; the figure printed is the
@@ -74,6 +76,23 @@ static double batch(const char *m)
 		for (long i = 0; i < threads; i++)
 			sink += i;
 		t0 += now_ns() - f0;
+	} else if (!strcmp(m, "task")) {
+		/* less the region and single around them, measured empty */
+#pragma omp parallel
+#pragma omp single
+		{
+			for (long i = 0; i < BATCH; i++) {
+				long d[4] = {i, i + 1, i + 2, i + 3};
+#pragma omp task firstprivate(d)
+				sink += d[0] + d[3];
+			}
+#pragma omp taskwait
+		}
+		double f0 = now_ns();
+#pragma omp parallel
+#pragma omp single
+		sink += 1;
+		t0 += now_ns() - f0;
 	} else {
 		int word = 0, wait = !strcmp(m, "futex-wait");
 		for (long i = 0; i < BATCH; i++)
@@ -86,7 +105,8 @@ static double batch(const char *m)
 
 int main(int argc, char **argv)
 {
-	static const char *modes[] = {"region", "barrier", "chunk", "futex-wake", "futex-wait"};
+	static const char *modes[] = {"region",     "barrier",    "chunk",
+	                              "task",       "futex-wake", "futex-wait"};
 	const char *m = argc == 3 ? argv[1] : "";
 	int known = 0;
 	for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
@@ -94,7 +114,8 @@ int main(int argc, char **argv)
 	long n = argc == 3 ? atol(argv[2]) / BATCH : 0;
 	if (!known || n < 1) {
 		fprintf(stderr,
-		        "usage: omp_bench region|barrier|chunk|futex-wake|futex-wait N (N >= %d)\n",
+		        "usage: omp_bench region|barrier|chunk|task|futex-wake|futex-wait N "
+		        "(N >= %d)\n",
 		        BATCH);
 		return 2;
 	}

@@ -51,9 +51,11 @@ printf '%-34s %10s %10s %10s %10s\n' "operation" "untraced" "OPENMP=0" "traced" 
 row "clang/libomp: parallel region" "$dir/omp_clang" region 20000
 row "clang/libomp: barrier" "$dir/omp_clang" barrier 100000
 row "clang/libomp: dynamic loop chunk" "$dir/omp_clang" chunk 100000
+row "clang/libomp: task" "$dir/omp_clang" task 100000
 row "gcc/libgomp: parallel region" "$dir/omp_gcc" region 20000
 row "gcc/libgomp: barrier" "$dir/omp_gcc" barrier 100000
 row "gcc/libgomp: dynamic loop chunk" "$dir/omp_gcc" chunk 100000
+row "gcc/libgomp: task" "$dir/omp_gcc" task 100000
 row "futex wake, nobody waiting" "$dir/omp_gcc" futex-wake 200000
 row "futex wait, value changed" "$dir/omp_gcc" futex-wait 200000
 echo "added: traced minus traced with PARATRACE_OPENMP=0 (the futex rows: the wrapper is"

@@ -1024,13 +1024,14 @@ enum pt_omp_runtime {
 };
 #define PT_OMP_TASK_EXPLICIT (1ull << 63)
 #define PT_OMP_LOC_SHIFT 40
+#define PT_OMP_LOC_MAX 0x7fffffu /* the largest location a task id holds */
 static inline uint32_t pt_omp_task_loc(uint64_t task)
 {
-	return (uint32_t)(task >> PT_OMP_LOC_SHIFT) & 0x7fffffu;
+	return (uint32_t)(task >> PT_OMP_LOC_SHIFT) & PT_OMP_LOC_MAX;
 }
 
 typedef struct pt_rec_omp_loc {
-	uint32_t loc;     /* > 0 */
+	uint32_t loc;     /* 1..PT_OMP_LOC_MAX */
 	uint32_t flags;   /* PT_OMP_LOC_*, and the construct: PT_OMP_LOC_CONSTRUCT */
 	uint64_t codeptr; /* where the construct is: a return address in its code */
 	uint64_t fn;      /* its outlined body (GOMP_*: the function the runtime runs), 0 if unknown */

@@ -128,6 +128,12 @@ typedef struct pt_trace_ops {
 	 * total units). The framework shows it only where the user sees a
 	 * progress bar. Call it from the thread that runs finish(). */
 	void (*progress)(const pt_trace_ctx *ctx, const char *what, uint64_t done, uint64_t total);
+	/* A record of process `process`'s log, at byte `offset`, that the tool
+	 * refuses (a value out of range, say) and goes on without: the
+	 * framework warns "FILE: offset N: MSG", once per record however many
+	 * tools refuse it. Call it from process_event. */
+	void (*warn_process_record)(const pt_trace_ctx *ctx, size_t process, uint64_t offset,
+	                            const char *msg);
 } pt_trace_ops;
 
 struct pt_trace_ctx {

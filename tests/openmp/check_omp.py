@@ -63,9 +63,10 @@ def check(cond, what):
     return cond
 
 
-def run(cmd, env=None, ok=True):
+def run(cmd, env=None, ok=True, preexec=None):
     print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                       preexec_fn=preexec)
     if ok and r.returncode != 0:
         print(r.stdout + r.stderr)
         print("FAIL: command failed with status %d" % r.returncode)

@@ -31,6 +31,7 @@
 typedef struct omp_shard {
 	omp_track track;
 	int used;
+	int no_names; /* omp_names_finish failed: the first OpenMP record fails */
 } omp_shard;
 
 typedef struct omp_global {
@@ -41,7 +42,7 @@ typedef struct omp_global {
 static void *ext_init(const pt_trace_ctx *ctx)
 {
 	omp_global *g = calloc(1, sizeof *g);
-	if (g && !(g->names = omp_names_new(ctx->nprocesses))) {
+	if (g && !(g->names = omp_names_new(ctx))) {
 		free(g);
 		g = NULL;
 	}
@@ -60,8 +61,10 @@ static void *ext_shard_init(void *global, pv_shard *s)
 	omp_global *g = global;
 	if (!g || s->info->kind != PT_FILE_THREAD)
 		return NULL;
-	omp_names_finish(g->names);
-	return calloc(1, sizeof(omp_shard));
+	omp_shard *o = calloc(1, sizeof *o);
+	if (o)
+		o->no_names = omp_names_finish(g->names) != 0;
+	return o;
 }
 
 static uint32_t lock_name(const pv_shard *s, uint64_t addr)
@@ -250,15 +253,25 @@ static void omp_record(omp_global *g, pv_shard *s, const pt_event *ev)
 		if (!c)
 			break;
 		int64_t v = omp_names_value(nm, proc, pt_omp_task_loc(c->task));
-		const int64_t values_[] = {1, v, v, c->deps, 0, 0, 0};
-		EVENTS(s, t, OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE, OMP_EV_TASK_DEPS,
-		       OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE);
+		const int64_t values_[] = {1, v, v, 0, 0, 0};
+		EVENTS(s, t, OMP_EV_TASK, OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE, OMP_EV_TASK,
+		       OMP_EV_TASK_INST, OMP_EV_TASK_INST_LINE);
+		break;
+	}
+	case PT_REC_OMP_TASK_DEPEND: {
+		/* the count, on the creating thread after the creation (OMPT's
+		 * TASK_CREATE only says whether there are any) */
+		const pt_rec_omp_task_depend *d = PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_depend);
+		if (d && ev->rec->arg == 0)
+			pv_event(s, t, OMP_EV_TASK_DEPS,
+			         (int64_t)(d->b > INT64_MAX ? INT64_MAX : d->b));
 		break;
 	}
 	case PT_REC_OMP_TASK_SCHEDULE: {
 		const pt_rec_omp_task_schedule *x =
 		    PT_REC_PAYLOAD(ev->rec, pt_rec_omp_task_schedule);
-		if (!x)
+		if (!x || ev->rec->arg == PT_OMP_TASK_EARLY_FULFILL ||
+		    ev->rec->arg == PT_OMP_TASK_LATE_FULFILL)
 			break;
 		uint32_t types[6];
 		int64_t values[6];
@@ -302,6 +315,8 @@ static int ext_event(void *global, void *shard_state, pv_shard *s, const pt_even
 	omp_track_event(&o->track, ev, &step);
 	if (!o->track.active)
 		return 0;
+	if (o->no_names)
+		return pv_fail(s, "out of memory");
 	o->used = 1;
 	if (ev->kind >= PT_REC_RANGE_OPENMP_FIRST)
 		omp_record(global, s, ev);
