@@ -40,6 +40,14 @@ int pt_tracing(void)
 	return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
 }
 
+int pt_tracing_start(void)
+{
+	if (pt_ensure_initialized())
+		return 1;
+	int s = atomic_load_explicit(&pt_state, memory_order_acquire);
+	return s == PT_STATE_RUNNING ? 1 : s == PT_STATE_INITIALIZING ? -1 : 0;
+}
+
 int pt_process_file_path(const char *name, char *buf, size_t len)
 {
 	if (!pt_tracing())

@@ -105,6 +105,12 @@ PT_HIDDEN void pt_log_file_close(pt_log_file *f);
 /* ---- lifecycle (used by fork/exec/exit/signal families) -------------- */
 /* Is the runtime initialised and tracing? A pure check: never initialises. */
 PT_HIDDEN int pt_tracing(void);
+/* Starts the runtime if nothing has yet: a call can reach an interposed
+ * function before libtrace.so's constructor runs (another library's
+ * constructor makes it). 1 tracing; 0 not, for good (disabled, failed,
+ * ended); -1 starting on another thread, or this call came from inside
+ * the start itself: ask again later. */
+PT_HIDDEN int pt_tracing_start(void);
 /* Makes every record written so far visible to any reader of the files: a
  * full fence, nothing more (the logs are shared file mappings, so their
  * bytes are in the page cache already). Async-signal-safe. */

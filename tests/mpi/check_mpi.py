@@ -29,6 +29,11 @@ receive ends before its send begins. Modes:
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
   exact     also the pair, ev, call and rma lines, exactly
+  counted   the independent counter (mpicount.c, --counter) is preloaded in
+            front of libtrace.so: the messages and bytes per (sender,
+            receiver) in the .prv, the receives it saw, the report's
+            totals and per-call counts, and every rank's calls in the
+            logs equal what it counted
   clock     ranks 1 and 2 run with clocks shifted by known amounts
             (PARATRACE_TEST_CLOCK_OFFSET_NS): the synchronisation must
             measure them within 5 us, and the analyzer remove them
@@ -77,8 +82,9 @@ def mpi_env():
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
     for k in ("PARATRACE_DIR", "LD_PRELOAD", "PARATRACE_TEST_CLOCK_OFFSET_NS",
-              "PARATRACE_TEST_MPI_SYNC_DELAY_NS"):
+              "PARATRACE_TEST_MPI_SYNC_DELAY_NS", "MPICOUNT_OUT"):
         env.pop(k, None)
+    env.setdefault("OMP_NUM_THREADS", "2")
     return env
 
 
@@ -104,8 +110,9 @@ def run(cmd, cwd, timeout=120, check=True, log=None):
     return p
 
 
-def launch(a, np, trace, prog, env_per_rank=None, use_x=False):
-    """mpirun command for np ranks of prog, every rank preloaded."""
+def launch(a, np, trace, prog, env_per_rank=None, use_x=False, preload=None, env=()):
+    """mpirun command for np ranks of prog, every rank preloaded (libtrace.so, or
+    the list preload), with env (NAME=VALUE...) set in each."""
     cmd = [a.mpirun, "--oversubscribe", "--bind-to", "none"]
     if use_x:
         return cmd + ["-np", str(np), "-x", "LD_PRELOAD=" + a.lib] + prog
@@ -119,7 +126,8 @@ def launch(a, np, trace, prog, env_per_rank=None, use_x=False):
     for i, (n, extra) in enumerate(contexts):
         if i:
             cmd.append(":")
-        cmd += ["-np", str(n), "env", "LD_PRELOAD=" + a.lib, "PARATRACE_DIR=" + trace]
+        cmd += ["-np", str(n), "env", "LD_PRELOAD=" + (preload or a.lib),
+                "PARATRACE_DIR=" + trace] + list(env)
         if extra:
             cmd += ["%s=%s" % kv for kv in extra.items()]
         cmd += prog
@@ -396,6 +404,80 @@ def check_report_export(a, trace, name, np, nmsgs):
         fail("export: processes named by rank %s, expected 0..%d" % (ranks, np - 1))
 
 
+def read_counts(d, np):
+    """What the counter (mpicount.c) wrote: sends[(from, to)], recvs[(from,
+    to)] = [msgs, bytes], calls[(rank, name)] = n."""
+    sends, recvs = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    calls = defaultdict(int)
+    for r in range(np):
+        path = os.path.join(d, "rank-%d.txt" % r)
+        if not os.path.exists(path):
+            fail("the counter wrote nothing for rank %d" % r)
+            continue
+        for line in open(path):
+            f = line.split()
+            if f[0] == "send":
+                sends[(r, int(f[1]))] = [int(f[2]), int(f[3])]
+            elif f[0] == "recv":
+                recvs[(int(f[1]), r)] = [int(f[2]), int(f[3])]
+            elif f[0] == "call":
+                calls[(r, f[1])] = int(f[2])
+            elif f[0] == "pending_irecv" and int(f[1]):
+                fail("rank %d: %s receives the counter never saw completed" % (r, f[1]))
+    return sends, recvs, calls
+
+
+def dump_calls(a, trace):
+    """Every rank's MPI calls in the logs: (rank, name) -> n."""
+    p = run([a.paratrace, "dump", "--kind", "MPI_CALL,MPI_INIT", trace], a.work)
+    pid_rank, per_pid = {}, defaultdict(int)
+    for line in p.stdout.splitlines():
+        f = line.split()
+        kv = dict(x.split("=", 1) for x in f if "=" in x)
+        if f[3] == "MPI_INIT":
+            pid_rank[f[1]] = int(kv["rank"])
+        elif f[3] == "MPI_CALL":
+            per_pid[(f[1], kv["call"])] += 1
+    return {(pid_rank.get(pid), call): n for (pid, call), n in per_pid.items()}
+
+
+def check_counted(a, trace, name, prv, count_dir, np):
+    """The trace against the independent counter."""
+    sends, recvs, calls = read_counts(count_dir, np)
+    pairs = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        pairs[(m[0], m[1])][0] += 1
+        pairs[(m[0], m[1])][1] += m[6]
+    if dict(pairs) != dict(sends):
+        fail(".prv messages by (from, to) %s, the counter's sends %s" %
+             (dict(sorted(pairs.items())), dict(sorted(sends.items()))))
+    if dict(recvs) != dict(sends):
+        fail("the counter's receives %s differ from its sends %s" %
+             (dict(sorted(recvs.items())), dict(sorted(sends.items()))))
+    msgs = sum(v[0] for v in sends.values())
+    nbytes = sum(v[1] for v in sends.values())
+    print("counted: %d messages, %d bytes; the .prv: %d messages, %d bytes" %
+          (msgs, nbytes, len(prv.msgs), sum(m[6] for m in prv.msgs)))
+    logged = dump_calls(a, trace)
+    for (rank, call), n in sorted(calls.items()):
+        if logged.get((rank, call), 0) != n:
+            fail("rank %d: %d %s calls in the logs, the counter saw %d" %
+                 (rank, logged.get((rank, call), 0), call, n))
+    with open(name + ".report") as f:
+        rep = f.read()
+    m = re.search(r"^MPI: \d+ ranks .*; (\d+) messages matched", rep, re.M)
+    if not m or int(m.group(1)) != msgs:
+        fail("report: %s messages matched, the counter: %d" % (m and m.group(1), msgs))
+    totals = defaultdict(int)
+    for (rank, call), n in calls.items():
+        totals[call] += n
+    for call, n in sorted(totals.items()):
+        m = re.search(r"^%s +(\d+) " % call, rep, re.M)
+        if int(m.group(1) if m else 0) != n:
+            fail("report: %s calls of %s, the counter: %d" % (m and m.group(1), call, n))
+    print("calls: %s" % dict(sorted(totals.items())))
+
+
 def dump_clock(a, trace, rank):
     proc = glob.glob(os.path.join(trace, "p*-r%d" % rank, "process.ptl"))
     if len(proc) != 1:
@@ -514,6 +596,7 @@ def main():
     for o in ("--mpirun", "--lib", "--paratrace", "--prv-check", "--work", "--mode"):
         ap.add_argument(o, required=True)
     ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--counter", help="mpicount.so: the independent counter (counted mode)")
     ap.add_argument("--states", default="",
                     help="Extrae MPI states (comma-separated) the ranks' rows must show")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
@@ -558,7 +641,11 @@ def main():
     if mode == "clock-slow":
         for r, d in DELAYS.items():
             env_per_rank[r]["PARATRACE_TEST_MPI_SYNC_DELAY_NS"] = d
-    cmd = launch(a, np, trace, prog, env_per_rank, use_x)
+    preload, env, count_dir = None, (), os.path.join(a.work, "count")
+    if mode == "counted":
+        os.makedirs(count_dir)
+        preload, env = a.counter + ":" + a.lib, ["MPICOUNT_OUT=" + count_dir]
+    cmd = launch(a, np, trace, prog, env_per_rank, use_x, preload, env)
     p = run(cmd, a.work, check=mode != "killed", log=os.path.join(a.work, "run.log"))
     exp = expects(p.stdout)
     if use_x:
@@ -624,6 +711,8 @@ def main():
         check_plugin(prv)
     elif mode == "exact":
         check_exact(a, trace, name, prv, p.stdout, exp)
+    elif mode == "counted":
+        check_counted(a, trace, name, prv, count_dir, np)
     elif mode in ("clock", "clock-slow"):
         check_clocks(a, trace, name, prv, an.stdout, counts[0], mode == "clock-slow")
     elif mode == "dist":
