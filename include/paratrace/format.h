@@ -47,9 +47,12 @@ extern "C" {
  * 3.0: short 2-byte function records (PT_SHORT_*) and 2-byte pads, so
  * records start at 2-byte boundaries.
  * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
- * the MPI records (PT_REC_RANGE_MPI). */
+ * the MPI records (PT_REC_RANGE_MPI).
+ * 3.2: MPI_ERROR (a call that returned an error); what a blocking MPI call
+ * moved (MPI_SEND, MPI_COLL, MPI_RMA, MPI_IO) is written at its end, and
+ * only when it succeeded. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 1
+#define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -299,7 +302,9 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(MPI_IRECV, 0x78, pt_rec_mpi_msg, sizeof(pt_rec_mpi_msg), 0, "thread", "call", "") \
 	X(MPI_COLL, 0x79, pt_rec_mpi_coll, sizeof(pt_rec_mpi_coll), 0, "thread", "call", "") \
 	X(MPI_RMA, 0x7a, pt_rec_mpi_rma, sizeof(pt_rec_mpi_rma), 0, "thread", "call", "") \
-	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "")
+	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "") \
+	X(MPI_ERROR, 0x7c, pt_rec_mpi_error, sizeof(pt_rec_mpi_error), 0, "thread", "call", \
+	  "+ the library's error string")
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -1205,11 +1210,14 @@ typedef struct pt_rec_omp_control {
  *                 0's, at MPI_Init (arg 0) and at MPI_Finalize (arg 1)
  *   MPI_COMM_DEF  a communicator, when first seen (created or used)
  * Thread log of the calling thread:
- *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and between
- *   them what the call moved: MPI_SEND (a message sent: at the call's
- *   begin), MPI_IRECV (a receive posted), MPI_RECV (a message received:
- *   at the end of the call that completed it, MPI_Recv or the Wait/Test
- *   that found its request done), MPI_COLL, MPI_RMA, MPI_IO. */
+ *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and just
+ *   before its end what the call moved: MPI_SEND (a message sent),
+ *   MPI_IRECV (a receive posted), MPI_RECV (a message received, by the
+ *   call that completed it: MPI_Recv or the Wait/Test that found its
+ *   request done), MPI_COLL, MPI_RMA, MPI_IO; only for a call that
+ *   succeeded (3.2; 3.1 wrote a blocking call's at its begin, failed or
+ *   not): a call that returned an error moved nothing and says so
+ *   (MPI_ERROR). */
 typedef struct pt_rec_mpi_job {
 	int32_t rank; /* in the job, as the launcher's environment says */
 	uint32_t size;
@@ -1328,6 +1336,19 @@ typedef struct pt_rec_mpi_io {
 } pt_rec_mpi_io;
 #define PT_FIELDS_MPI_IO(T, F, A, S, C) \
 	C(mpi_call, "call=MPI_..") F(T, U, "bytes", bytes, "") F(T, X, "file", file, "")
+
+/* The call returned an error (MPI_ERRORS_RETURN or another handler that
+ * returns): written just before its MPI_CALL_END. Nothing the call would
+ * have moved is recorded, except the receives that a Wait/Test family
+ * call completed before it returned MPI_ERR_IN_STATUS. */
+typedef struct pt_rec_mpi_error {
+	int32_t code;        /* what the call returned */
+	int32_t error_class; /* MPI_Error_class of it; -1 unknown */
+	/* followed by the library's MPI_Error_string of it */
+} pt_rec_mpi_error;
+#define PT_FIELDS_MPI_ERROR(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, I, "code", code, "") F(T, I, "class", error_class, "") \
+	S(sizeof(T), PLAIN)
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \

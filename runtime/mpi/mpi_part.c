@@ -295,7 +295,31 @@ int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
 	return 1;
 }
 
-void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t n)
+void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc)
+{
+	if (rc != MPI_SUCCESS) {
+		/* the library's word on it: both calls only read tables */
+		static __typeof__(&PMPI_Error_class) error_class;
+		static __typeof__(&PMPI_Error_string) error_string;
+		if (!error_class)
+			error_class = (__typeof__(error_class))pt_mpi_sym("PMPI_Error_class");
+		if (!error_string)
+			error_string = (__typeof__(error_string))pt_mpi_sym("PMPI_Error_string");
+		pt_rec_mpi_error e = {rc, -1};
+		char msg[MPI_MAX_ERROR_STRING];
+		int len = 0;
+		if (!error_class || error_class(rc, &e.error_class) != MPI_SUCCESS)
+			e.error_class = -1;
+		if (!error_string || error_string(rc, msg, &len) != MPI_SUCCESS || len < 0 ||
+		    len >= (int)sizeof msg)
+			len = 0;
+		msg[len] = 0;
+		pt_emit2(t, PT_REC_MPI_ERROR, call, &e, sizeof e, msg, (size_t)len + 1);
+	}
+	pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+}
+
+void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
 {
 	int saved = errno;
 	pt_mpi_depth = 0;
@@ -303,7 +327,7 @@ void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t 
 	if (t) {
 		for (size_t i = 0; i < n; i++)
 			pt_emit(t, kind, call, (const char *)p + i * len, len);
-		pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+		pt_mpi_emit_end(t, call, rc);
 		pt_leave(t);
 	}
 	errno = saved;

@@ -29,6 +29,11 @@ receive ends before its send begins. Modes:
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
   exact     also the pair, ev, call and rma lines, exactly
+  failed    counted, and calls that returned an error ("expect error RANK
+            CALL CLASS"): each is in its rank's log (MPI_ERROR) and in the
+            report's table of errors, and nothing it would have moved is in
+            the trace: the collectives' size events are the successful
+            ones' ("expect coll RANK CALLS GIVEN GOT")
   counted   the independent counter (mpicount.c, --counter) is preloaded in
             front of libtrace.so: the messages and bytes per (sender,
             receiver) in the .prv, the receives it saw, the report's
@@ -478,6 +483,51 @@ def check_counted(a, trace, name, prv, count_dir, np):
     print("calls: %s" % dict(sorted(totals.items())))
 
 
+def check_failed(a, trace, name, prv, stdout, exp):
+    """Failed calls: recorded with their error, nothing moved."""
+    want = defaultdict(int)
+    for f in expect_lines(stdout, "error"):
+        want[(int(f[0]), f[1], int(f[2]))] += 1
+    if not want:
+        fail("the program reported no failed call")
+    p = run([a.paratrace, "dump", "--kind", "MPI_ERROR,MPI_INIT", trace], a.work)
+    pid_rank, got = {}, defaultdict(int)
+    for line in p.stdout.splitlines():
+        f = line.split()
+        kv = dict(x.split("=", 1) for x in f if "=" in x)
+        if f[3] == "MPI_INIT":
+            pid_rank[f[1]] = int(kv["rank"])
+        elif f[3] == "MPI_ERROR":
+            got[(f[1], kv["call"], int(kv["class"]))] += 1
+    got = {(pid_rank.get(pid), call, cls): n for (pid, call, cls), n in got.items()}
+    if got != dict(want):
+        fail("MPI_ERROR records %s, the program's failed calls %s" %
+             (sorted(got.items()), sorted(want.items())))
+    with open(name + ".report") as f:
+        rep = f.read()
+    table = rep.split("MPI calls that returned an error", 1)
+    per_call = defaultdict(int)
+    for (rank, call, cls), n in want.items():
+        per_call[call] += n
+    rows = defaultdict(int)
+    for line in (table[1].splitlines()[2:] if len(table) == 2 else []):
+        f = line.split()
+        if len(f) < 3 or not f[0].startswith("MPI_"):
+            break
+        rows[f[0]] += int(f[1])
+    if dict(rows) != dict(per_call):
+        fail("report: failed calls %s, the program's %s" % (dict(rows), dict(per_call)))
+    # the collectives' bytes: the successful ones' only
+    for task, rank in prv.task_rank.items():
+        sizes = [dict(pairs) for t, th, pairs in sorted(prv.events[task])
+                 if any(ty == 50100001 for ty, v in pairs)]
+        got_c = [len(sizes), sum(d[50100001] for d in sizes), sum(d.get(50100002, 0) for d in sizes)]
+        if rank in exp["coll"] and got_c != exp["coll"][rank]:
+            fail("rank %d: collective size events (calls, given, got) %s, the program's "
+                 "successful ones %s" % (rank, got_c, exp["coll"][rank]))
+    print("failed calls: %s" % sorted(want.items()))
+
+
 def dump_clock(a, trace, rank):
     proc = glob.glob(os.path.join(trace, "p*-r%d" % rank, "process.ptl"))
     if len(proc) != 1:
@@ -642,7 +692,7 @@ def main():
         for r, d in DELAYS.items():
             env_per_rank[r]["PARATRACE_TEST_MPI_SYNC_DELAY_NS"] = d
     preload, env, count_dir = None, (), os.path.join(a.work, "count")
-    if mode == "counted":
+    if mode in ("counted", "failed"):
         os.makedirs(count_dir)
         preload, env = a.counter + ":" + a.lib, ["MPICOUNT_OUT=" + count_dir]
     cmd = launch(a, np, trace, prog, env_per_rank, use_x, preload, env)
@@ -713,6 +763,9 @@ def main():
         check_exact(a, trace, name, prv, p.stdout, exp)
     elif mode == "counted":
         check_counted(a, trace, name, prv, count_dir, np)
+    elif mode == "failed":
+        check_counted(a, trace, name, prv, count_dir, np)
+        check_failed(a, trace, name, prv, p.stdout, exp)
     elif mode in ("clock", "clock-slow"):
         check_clocks(a, trace, name, prv, an.stdout, counts[0], mode == "clock-slow")
     elif mode == "dist":
