@@ -107,6 +107,9 @@ int fw_dist_after_shards(fw *w, int failed);
 
 /* fw_mpi.c: a rank's process log read for its MPI facts. -1 if unreadable. */
 int fw_mpi_scan(const char *path, pt_fw_mpi *m);
+/* Ranks none of whose MPI calls was traced: one warning for them all,
+ * with the likely cause their runtimes recorded (MPI_UNTRACED). */
+void fw_mpi_warn_untraced(fw *w);
 
 /* funcs.c */
 int fw_funcs_init(fw_funcs *f);

@@ -18,6 +18,10 @@ typedef struct pt_fw_mpi {
 	int confirmed;    /* its MPI_INIT was seen (else: the launcher's word only) */
 	uint32_t size;    /* of the job, 0 if unknown */
 	const char *host; /* NULL if unknown */
+	/* no MPI call of it was traced: PT_MPI_UNTRACED_* (0: not said) and
+	 * the MPI library's path its runtime found (NULL none) */
+	uint32_t untraced;
+	const char *untraced_lib;
 	/* clock points: at local time l[i] (this process's clock), rank 0's
 	 * clock read l[i] + off[i], give or take rtt[i] / 2 (the round trip of
 	 * that point's ping-pong); 0 points: times are left as they are */

@@ -50,7 +50,8 @@ extern "C" {
  * the MPI records (PT_REC_RANGE_MPI).
  * 3.2: MPI_ERROR (a call that returned an error); what a blocking MPI call
  * moved (MPI_SEND, MPI_COLL, MPI_RMA, MPI_IO) is written at its end, and
- * only when it succeeded. */
+ * only when it succeeded; MPI_UNTRACED (a rank none of whose MPI calls was
+ * traced). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
@@ -304,7 +305,9 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(MPI_RMA, 0x7a, pt_rec_mpi_rma, sizeof(pt_rec_mpi_rma), 0, "thread", "call", "") \
 	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "") \
 	X(MPI_ERROR, 0x7c, pt_rec_mpi_error, sizeof(pt_rec_mpi_error), 0, "thread", "call", \
-	  "+ the library's error string")
+	  "+ the library's error string") \
+	X(MPI_UNTRACED, 0x7d, pt_rec_mpi_untraced, sizeof(pt_rec_mpi_untraced), 0, "process", \
+	  "–", "+ the MPI library's path")
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -1209,6 +1212,8 @@ typedef struct pt_rec_omp_control {
  *   MPI_CLOCK     the synchronisation of this process's clock with rank
  *                 0's, at MPI_Init (arg 0) and at MPI_Finalize (arg 1)
  *   MPI_COMM_DEF  a communicator, when first seen (created or used)
+ *   MPI_UNTRACED  at the end, in a rank none of whose MPI calls was traced:
+ *                 why, as the runtime sees it
  * Thread log of the calling thread:
  *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and just
  *   before its end what the call moved: MPI_SEND (a message sent),
@@ -1349,6 +1354,26 @@ typedef struct pt_rec_mpi_error {
 #define PT_FIELDS_MPI_ERROR(T, F, A, S, C) \
 	C(mpi_call, "call=MPI_..") F(T, I, "code", code, "") F(T, I, "class", error_class, "") \
 	S(sizeof(T), PLAIN)
+
+/* A process the launcher started as a rank of a job (MPI_JOB) ended and no
+ * MPI call of it was traced: what the runtime found, for the analyzer's
+ * warning. */
+typedef struct pt_rec_mpi_untraced {
+	uint32_t why; /* PT_MPI_UNTRACED_* */
+	uint32_t pad;
+	/* followed by the path of the object that defines PMPI_Init ("" none) */
+} pt_rec_mpi_untraced;
+/* No MPI library among the process's objects: the program does not use
+ * MPI, or links it statically without exporting it. */
+#define PT_MPI_UNTRACED_NO_LIBRARY 1
+/* An MPI library is loaded, but no call reached libtrace.so's MPI_*: the
+ * program calls the PMPI_* entry points itself, or its MPI calls are bound
+ * inside one object (MPI linked statically, -Bsymbolic). */
+#define PT_MPI_UNTRACED_BYPASSED 2
+/* The MPI library is not Open MPI: its calls were passed on untraced. */
+#define PT_MPI_UNTRACED_OTHER_MPI 3
+#define PT_FIELDS_MPI_UNTRACED(T, F, A, S, C) \
+	F(T, ENUM, "why", why, "|no_library|bypassed|other_mpi") S(sizeof(T), PLAIN)
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \

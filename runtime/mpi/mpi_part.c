@@ -130,6 +130,42 @@ static void mpi_init_part(void)
 	pt_process_emit(PT_REC_MPI_JOB, 0, &r, sizeof r, host, strlen(host) + 1);
 }
 
+/* A call was recorded (set once: no line bounces between threads). */
+static int seen_call;
+/* The MPI library is not Open MPI (pt_mpi_decide said so). */
+static int other_mpi;
+
+/* A rank none of whose MPI calls was traced: why, in the process log, and
+ * from rank 0 a warning (once for the run: every rank of a job is likely
+ * built alike, and the analyzer names them all). Not from a signal's
+ * handler: dladdr is not async-signal-safe. */
+static void mpi_shutdown(int in_signal)
+{
+	if (in_signal || !job.joined || __atomic_load_n(&seen_call, __ATOMIC_RELAXED))
+		return;
+	pt_rec_mpi_untraced u = {PT_MPI_UNTRACED_NO_LIBRARY, 0};
+	const char *lib = "";
+	Dl_info d;
+	void *p = pt_mpi_sym("PMPI_Init");
+	if (p && dladdr(p, &d) && d.dli_fname) {
+		u.why = PT_MPI_UNTRACED_BYPASSED;
+		lib = *d.dli_fname ? d.dli_fname : "the program";
+	}
+	if (__atomic_load_n(&other_mpi, __ATOMIC_RELAXED))
+		u.why = PT_MPI_UNTRACED_OTHER_MPI;
+	pt_process_emit(PT_REC_MPI_UNTRACED, 0, &u, sizeof u, lib, strlen(lib) + 1);
+	if (job.rank != 0)
+		return;
+	static const char *const why[] = {
+	    NULL, "no MPI library was loaded: it does not use MPI, or links it statically",
+	    "its MPI library is loaded but no call reached libtrace.so's MPI functions (the "
+	    "program calls PMPI_* itself, or MPI is linked statically into it)",
+	    "its MPI library is not Open MPI"};
+	pt_warn("rank 0 of this MPI job made no MPI call that was traced: %s; the other ranks are "
+		"likely the same (docs/MPI.md, \"When no MPI call is traced\")",
+		why[u.why]);
+}
+
 static void mpi_fork_child(void)
 {
 	/* Open MPI does not let a forked child use MPI: whatever it calls
@@ -146,6 +182,7 @@ PT_SUBSYSTEM(mpi_part) = {
 	.order = PT_ORDER_INTERPOSE,
 	.init = mpi_init_part,
 	.fork_child = mpi_fork_child,
+	.shutdown = mpi_shutdown,
 	.join = mpi_join,
 };
 
@@ -264,8 +301,7 @@ int pt_mpi_decide(void)
 	} else if (pt_mpi_sym("ompi_mpi_comm_world")) {
 		m = PT_MPI_TRACE;
 	} else {
-		static int warned;
-		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		if (!__atomic_exchange_n(&other_mpi, 1, __ATOMIC_RELAXED))
 			pt_warn("this program's MPI library is not Open MPI: its MPI calls are passed on "
 				"untraced (docs/MPI.md)");
 	}
@@ -290,6 +326,8 @@ int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
 	if (kind)
 		pt_emit(t, kind, call, p, len);
 	pt_leave(t);
+	if (pt_unlikely(!__atomic_load_n(&seen_call, __ATOMIC_RELAXED)))
+		__atomic_store_n(&seen_call, 1, __ATOMIC_RELAXED);
 	pt_mpi_depth = 1;
 	errno = saved;
 	return 1;

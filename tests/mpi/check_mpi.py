@@ -34,6 +34,10 @@ receive ends before its send begins. Modes:
             report's table of errors, and nothing it would have moved is in
             the trace: the collectives' size events are the successful
             ones' ("expect coll RANK CALLS GIVEN GOT")
+  untraced  ranks none of whose MPI calls reach the tracer ("expect untraced
+            RANK WHY"): rank 0 alone warns once at its end, every rank's
+            process log says why (MPI_UNTRACED), and the analysis warns,
+            naming every rank and the cause
   counted   the independent counter (mpicount.c, --counter) is preloaded in
             front of libtrace.so: the messages and bytes per (sender,
             receiver) in the .prv, the receives it saw, the report's
@@ -483,6 +487,41 @@ def check_counted(a, trace, name, prv, count_dir, np):
     print("calls: %s" % dict(sorted(totals.items())))
 
 
+UNTRACED_CAUSE = {"bypassed": "calls the PMPI_* entry points itself",
+                  "no_library": "no MPI library was loaded"}
+
+
+def check_untraced(a, trace, name, np, p):
+    """No MPI call traced: said once at run time, recorded, and by analyze."""
+    want = {int(f[0]): f[1] for f in expect_lines(p.stdout, "untraced")}
+    if sorted(want) != list(range(np)):
+        fail("ranks that ran: %s" % sorted(want))
+    said = [l for l in p.stderr.splitlines() if "made no MPI call that was traced" in l]
+    if len(said) != 1 or "rank 0 " not in said[0]:
+        fail("the run said %d times that no MPI call was traced (once, by rank 0, expected): %s"
+             % (len(said), said))
+    d = run([a.paratrace, "dump", "--kind", "MPI_UNTRACED,MPI_JOB", trace], a.work)
+    pid_rank, got = {}, {}
+    for line in d.stdout.splitlines():
+        f = line.split()
+        kv = dict(x.split("=", 1) for x in f if "=" in x)
+        if f[3] == "MPI_JOB":
+            pid_rank[f[1]] = int(kv["rank"])
+        elif f[3] == "MPI_UNTRACED":
+            got[f[1]] = kv["why"]
+    got = {pid_rank.get(pid): why for pid, why in got.items()}
+    if got != want:
+        fail("MPI_UNTRACED records %s, expected %s" % (got, want))
+    an = analyze(a, trace, name)
+    ranks = ", ".join(str(r) for r in range(np))
+    cause = UNTRACED_CAUSE[want.get(0, "bypassed")]
+    if "%d of %d MPI ranks (%s)" % (np, np, ranks) not in an.stderr or cause not in an.stderr:
+        fail("analyze did not name the untraced ranks and the cause (%r): %s" %
+             (cause, an.stderr[:800]))
+    print("untraced: %s; analyze: %s" % (want, [l for l in an.stderr.splitlines()
+                                                 if "MPI ranks" in l]))
+
+
 def check_failed(a, trace, name, prv, stdout, exp):
     """Failed calls: recorded with their error, nothing moved."""
     want = defaultdict(int)
@@ -707,6 +746,9 @@ def main():
         fail("mpirun exited 0 though rank 1 was killed")
     if "skip:" in p.stdout:
         print(p.stdout)
+        return
+    if mode == "untraced":
+        check_untraced(a, trace, name, np, p)
         return
 
     ranks = list(range(np))
