@@ -170,6 +170,7 @@ typedef struct pt_run_job {
 	char dir[128];    /* trace directory when PARATRACE_DIR is unset ("" keeps the default) */
 	uint32_t rank;    /* this process's rank in the job */
 	uint32_t size;    /* the job's processes */
+	uint32_t world;   /* which of the run's jobs (MPI_Comm_spawn's: 1, 2...) */
 } pt_run_job;
 
 typedef struct pt_subsystem {

@@ -31,6 +31,7 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			if (!m->confirmed) {
 				m->rank = j->rank;
 				m->size = j->size;
+				m->world = j->world;
 			}
 			if (!m->host)
 				set_host(m, &ev, sizeof *j);
@@ -40,6 +41,7 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			const pt_rec_mpi_init *i = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_init);
 			m->rank = i->rank;
 			m->size = i->size;
+			m->world = i->world;
 			m->confirmed = 1;
 			set_host(m, &ev, sizeof *i);
 			break;
@@ -92,6 +94,47 @@ void pt_fw_mpi_fit(pt_fw_mpi *m)
 		int64_t lo = lo0 > lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi0 : hi1;
 		m->use[0] = m->use[1] = lo + (hi - lo) / 2;
 	}
+}
+
+void fw_mpi_number(fw *w)
+{
+	/* the processes say their rank in their world; a world's size is the
+	 * largest its ranks give (or know of) */
+	uint32_t size[PT_MPI_WORLDS_MAX + 1] = {0};
+	for (size_t p = 0; p < w->nprocs; p++) {
+		pt_fw_mpi *m = &w->procs[p].mpi;
+		if (m->rank < 0)
+			continue;
+		if (m->world > PT_MPI_WORLDS_MAX)
+			m->world = PT_MPI_WORLDS_MAX;
+		m->world_rank = m->rank;
+		uint32_t need = m->size > (uint32_t)m->rank ? m->size : (uint32_t)m->rank + 1;
+		if (need > size[m->world])
+			size[m->world] = need;
+	}
+	int32_t next = 0;
+	for (unsigned k = 0; k <= PT_MPI_WORLDS_MAX; k++) {
+		w->mpi_first[k] = size[k] || !k ? next : -1;
+		next += (int32_t)size[k];
+	}
+	for (size_t p = 0; p < w->nprocs; p++) {
+		pt_fw_mpi *m = &w->procs[p].mpi;
+		if (m->rank < 0)
+			continue;
+		m->rank = w->mpi_first[m->world] + m->world_rank;
+		m->size = (uint32_t)next;
+	}
+}
+
+int32_t pt_fw_mpi_rank_of(const pt_trace_ctx *ctx, int32_t job_rank)
+{
+	const fw *w = ctx ? ctx->framework : NULL;
+	uint32_t world = (uint32_t)job_rank >> PT_MPI_WORLD_SHIFT;
+	if (job_rank < 0 || !world)
+		return job_rank;
+	if (!w || world > PT_MPI_WORLDS_MAX || w->mpi_first[world] < 0)
+		return -1;
+	return w->mpi_first[world] + (job_rank & ((1 << PT_MPI_WORLD_SHIFT) - 1));
 }
 
 /* What the runtimes of untraced ranks found, most likely cause first. */

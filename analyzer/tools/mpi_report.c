@@ -154,7 +154,7 @@ static void *mr_shard_init(void *tool, const pt_shard_info *shard, char *err, si
 	s->tool = t;
 	s->rank = rank;
 	s->first = shard->first_ns;
-	mpi_track_init(&s->track, shard, rank);
+	mpi_track_init(&s->track, t->ctx, shard, rank);
 	return s;
 }
 
@@ -539,6 +539,32 @@ static void print_clocks(mr_tool *t, FILE *out)
 	free(by_rank);
 }
 
+/* A run with jobs MPI_Comm_spawn started: which ranks each one's are. */
+static void print_worlds(mr_tool *t, FILE *out)
+{
+	int32_t lo[PT_MPI_WORLDS_MAX + 1], hi[PT_MPI_WORLDS_MAX + 1];
+	int any = 0;
+	for (unsigned w = 0; w <= PT_MPI_WORLDS_MAX; w++)
+		lo[w] = hi[w] = -1;
+	for (size_t p = 0; p < t->ctx->nprocesses; p++) {
+		const pt_fw_mpi *m = pt_fw_mpi_process(t->ctx, p);
+		if (!m || m->world > PT_MPI_WORLDS_MAX)
+			continue;
+		any |= m->world > 0;
+		if (lo[m->world] < 0 || m->rank < lo[m->world])
+			lo[m->world] = m->rank;
+		if (m->rank > hi[m->world])
+			hi[m->world] = m->rank;
+	}
+	if (!any)
+		return;
+	fputs("Worlds (the job mpirun started, then those MPI_Comm_spawn started):", out);
+	for (unsigned w = 0; w <= PT_MPI_WORLDS_MAX; w++)
+		if (lo[w] >= 0)
+			fprintf(out, "%s world %u ranks %d-%d", w ? ";" : "", w, lo[w], hi[w]);
+	fputc('\n', out);
+}
+
 static int mr_print(void *tool, FILE *out)
 {
 	mr_tool *t = tool;
@@ -575,6 +601,7 @@ static int mr_print(void *tool, FILE *out)
 	        pct(mpi_ns, thread_ns), (unsigned long long)t->st.matched, b,
 	        (unsigned long long)t->st.unmatched_sends,
 	        (unsigned long long)t->st.unmatched_recvs);
+	print_worlds(t, out);
 	char missing[160];
 	if (mpi_ranks_missing(&t->ranks, missing, sizeof missing))
 		fprintf(out, "Ranks missing from the trace (no log of theirs): %s\n", missing);

@@ -51,7 +51,9 @@ extern "C" {
  * 3.2: MPI_ERROR (a call that returned an error); what a blocking MPI call
  * moved (MPI_SEND, MPI_COLL, MPI_RMA, MPI_IO) is written at its end, and
  * only when it succeeded; MPI_UNTRACED (a rank none of whose MPI calls was
- * traced). */
+ * traced); the header's job_world, MPI_JOB's and MPI_INIT's world (a job
+ * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
+ * (PT_MPI_JOB_RANK). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
@@ -111,7 +113,10 @@ typedef struct pt_file_header {
 	 * them at MPI_Init). 0 in older files. */
 	uint32_t job_rank1;
 	uint32_t job_size;
-	uint8_t reserved[256 - 160];
+	/* 3.2: which of the run's jobs: 0 the one the launcher started, k the
+	 * k-th it started for MPI_Comm_spawn (its ranks are that job's). */
+	uint32_t job_world;
+	uint8_t reserved[256 - 164];
 } pt_file_header;
 _Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
@@ -1227,15 +1232,24 @@ typedef struct pt_rec_mpi_job {
 	int32_t rank; /* in the job, as the launcher's environment says */
 	uint32_t size;
 	uint32_t launcher; /* PT_MPI_LAUNCHER_* */
-	uint32_t pad;
+	uint32_t world;    /* 3.2: the header's job_world (0 before) */
 	/* followed by the host name */
 } pt_rec_mpi_job;
+/* One run can hold several jobs, "worlds": the one its launcher started
+ * (world 0) and those MPI_Comm_spawn started (1, 2...), each with an
+ * MPI_COMM_WORLD of its own. A rank in a record (peer, root, target, the
+ * members of MPI_COMM_DEF) is a job rank: world << 24 | its rank in that
+ * world's MPI_COMM_WORLD; in world 0 the world rank itself. */
+#define PT_MPI_WORLD_SHIFT 24
+#define PT_MPI_WORLDS_MAX 127
+#define PT_MPI_JOB_RANK(world, rank) ((int32_t)((uint32_t)(world) << PT_MPI_WORLD_SHIFT | (uint32_t)(rank)))
 #define PT_MPI_LAUNCHER_OPENMPI 1
 #define PT_MPI_LAUNCHER_PMIX 2
 #define PT_MPI_LAUNCHER_SLURM 3
 #define PT_FIELDS_MPI_JOB(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") \
-	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") S(sizeof(T), PLAIN)
+	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") F(T, U, "world", world, "") \
+	S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_mpi_init {
 	int32_t rank; /* in MPI_COMM_WORLD */
@@ -1243,13 +1257,14 @@ typedef struct pt_rec_mpi_init {
 	int32_t required; /* MPI_Init_thread's thread level (0 single .. 3 multiple); MPI_Init: -1 */
 	int32_t provided; /* the level the library gave */
 	uint32_t flags;   /* PT_MPI_INIT_* */
-	uint32_t pad;
+	uint32_t world;   /* 3.2: the job's world (PT_MPI_JOB_RANK); 0 before */
 	/* followed by the host name */
 } pt_rec_mpi_init;
 #define PT_MPI_INIT_FORTRAN 0x1 /* through the Fortran entry point */
 #define PT_FIELDS_MPI_INIT(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") F(T, I, "required", required, "") \
-	F(T, I, "provided", provided, "") F(T, FLAGS, "flags", flags, "fortran") S(sizeof(T), PLAIN)
+	F(T, I, "provided", provided, "") F(T, FLAGS, "flags", flags, "fortran") \
+	F(T, U, "world", world, "") S(sizeof(T), PLAIN)
 
 /* One point of the mapping from this process's clock to rank 0's: at
  * local_ns (CLOCK_MONOTONIC here), rank 0's CLOCK_MONOTONIC read ref_ns.

@@ -813,7 +813,7 @@ void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent, uin
 	r->comm = c ? c->id : 0;
 	r->root = root >= 0 ? pt_mpi_world_rank(c, root) : -1;
 	if (root == MPI_ROOT && c && c->inter) /* an intercommunicator's root */
-		r->root = pt_mpi_rank;
+		r->root = pt_mpi_base + pt_mpi_rank;
 	r->size = c ? c->size : 0;
 	r->sent = sent;
 	r->recvd = recvd;

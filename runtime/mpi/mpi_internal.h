@@ -76,6 +76,12 @@ extern PT_HIDDEN MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
 extern PT_HIDDEN MPI_Datatype pt_mpi_byte;
 extern PT_HIDDEN MPI_Request pt_mpi_request_null;
 extern PT_HIDDEN int pt_mpi_rank, pt_mpi_size; /* in MPI_COMM_WORLD */
+/* Which of the run's jobs this process is a rank of (0: the one the
+ * launcher started; MPI_Comm_spawn's 1, 2...), and the job rank of its
+ * rank 0 (PT_MPI_JOB_RANK: every rank in a record is a job rank). Open
+ * MPI: the family every job id of the run shares (0 unknown). */
+extern PT_HIDDEN uint32_t pt_mpi_world, pt_mpi_family;
+extern PT_HIDDEN int32_t pt_mpi_base;
 
 /* ---- records ---------------------------------------------------------- */
 /* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it
@@ -126,14 +132,14 @@ PT_HIDDEN void pt_mpi_comm_created(MPI_Comm c);
 /* Before MPI_Comm_free / MPI_Comm_disconnect: the handle may come back
  * for another communicator. */
 PT_HIDDEN void pt_mpi_comm_freed(MPI_Comm c);
-/* Peer rank in c (remote group for an intercommunicator) -> world rank;
+/* Peer rank in c (remote group for an intercommunicator) -> job rank;
  * negative ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) come back as is. */
 static inline int32_t pt_mpi_world_rank(const pt_mpi_comm *c, int rank)
 {
 	if (rank < 0 || !c)
 		return rank;
 	if (!c->world)
-		return rank;
+		return pt_mpi_base + rank;
 	return (uint32_t)rank < c->size ? c->world[rank] : -1;
 }
 PT_HIDDEN int pt_mpi_comm_init(void); /* after MPI_Init: WORLD, SELF */

@@ -31,7 +31,12 @@ static struct {
 	int rank;
 	uint32_t size;
 	uint32_t launcher;
+	uint32_t world;  /* which of the run's jobs (MPI_Comm_spawn's: 1, 2...) */
+	uint32_t family; /* Open MPI: the job id's upper half, shared by the run's jobs */
 } job;
+
+uint32_t pt_mpi_world, pt_mpi_family;
+int32_t pt_mpi_base;
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -74,7 +79,12 @@ static void dir_name(char *out, size_t len, const char *what)
  * other job has it: Open MPI's mpirun hands its ranks a random 128-bit
  * key (orte_precondition_transports) and the job id; Slurm a job and step
  * number; a PMIx launcher a namespace. The run id and the default trace
- * directory are made from it, so the ranks agree without talking. */
+ * directory are made from it, so the ranks agree without talking.
+ *
+ * The jobs MPI_Comm_spawn starts join their parent's run: an Open MPI job
+ * id is family << 16 | n, every job of one mpirun has its family and key,
+ * the first n = 1 and the spawned ones 2, 3...; the key is made from the
+ * first job's id and the spawned job is world n - 1 of the run. */
 static void mpi_join(pt_run_job *out)
 {
 	const pt_config *cfg = pt_config_get();
@@ -87,9 +97,16 @@ static void mpi_join(pt_run_job *out)
 	if (!env_uint("OMPI_COMM_WORLD_RANK", &rank) && !env_uint("OMPI_COMM_WORLD_SIZE", &size) &&
 	    (jobid = getenv("OMPI_MCA_ess_base_jobid"))) {
 		job.launcher = PT_MPI_LAUNCHER_OPENMPI;
-		key = fnv1a(fnv1a(key, jobid), getenv("OMPI_MCA_orte_precondition_transports"));
-		key = fnv1a(key, getenv("OMPI_MCA_orte_hnp_uri"));
+		uint32_t id;
 		snprintf(name, sizeof name, "%s", jobid);
+		if (!env_uint("OMPI_MCA_ess_base_jobid", &id) && (id & 0xffffu) &&
+		    (id & 0xffffu) - 1 <= PT_MPI_WORLDS_MAX) {
+			job.world = (id & 0xffffu) - 1;
+			job.family = id >> 16;
+			snprintf(name, sizeof name, "%u", (id & 0xffff0000u) | 1u);
+		}
+		key = fnv1a(fnv1a(key, name), getenv("OMPI_MCA_orte_precondition_transports"));
+		key = fnv1a(key, getenv("OMPI_MCA_orte_hnp_uri"));
 	} else if (!env_uint("SLURM_PROCID", &rank) && getenv("SLURM_JOB_ID") &&
 		   getenv("SLURM_STEP_ID")) {
 		job.launcher = PT_MPI_LAUNCHER_SLURM;
@@ -110,6 +127,7 @@ static void mpi_join(pt_run_job *out)
 	out->run_id = key ? key : 1;
 	out->rank = rank;
 	out->size = size;
+	out->world = job.world;
 	dir_name(out->dir, sizeof out->dir, name);
 }
 
@@ -124,7 +142,7 @@ static void mpi_init_part(void)
 {
 	if (!job.joined)
 		return;
-	pt_rec_mpi_job r = {job.rank, job.size, job.launcher, 0};
+	pt_rec_mpi_job r = {job.rank, job.size, job.launcher, job.world};
 	char host[256];
 	host_name(host, sizeof host);
 	pt_process_emit(PT_REC_MPI_JOB, 0, &r, sizeof r, host, strlen(host) + 1);
@@ -154,7 +172,7 @@ static void mpi_shutdown(int in_signal)
 	if (__atomic_load_n(&other_mpi, __ATOMIC_RELAXED))
 		u.why = PT_MPI_UNTRACED_OTHER_MPI;
 	pt_process_emit(PT_REC_MPI_UNTRACED, 0, &u, sizeof u, lib, strlen(lib) + 1);
-	if (job.rank != 0)
+	if (job.rank != 0 || job.world != 0)
 		return;
 	static const char *const why[] = {
 	    NULL, "no MPI library was loaded: it does not use MPI, or links it statically",
@@ -173,6 +191,7 @@ static void mpi_fork_child(void)
 	pt_mpi_ready = 0;
 	__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 	job.joined = 0;
+	job.world = 0;
 	pt_mpi_comm_fork_child();
 	pt_mpi_req_fork_child();
 }
@@ -431,17 +450,26 @@ void pt_mpi_after_init(int required, int provided, int fortran)
 		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 		return;
 	}
+	pt_mpi_world = job.world;
+	pt_mpi_family = job.family;
+	pt_mpi_base = PT_MPI_JOB_RANK(job.world, 0);
 	if (pt_mpi_comm_init() != 0) {
 		pt_warn("MPI_Init: out of memory; MPI calls are not traced");
 		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 		return;
 	}
 	pt_mpi_ready = 1;
+	/* a spawned job's intercommunicator with its parents, made by
+	 * MPI_Init: registered now, as the parents do after MPI_Comm_spawn */
+	__typeof__(&PMPI_Comm_get_parent) get_parent = pt_mpi_sym("PMPI_Comm_get_parent");
+	MPI_Comm parent;
+	if (get_parent && get_parent(&parent) == MPI_SUCCESS)
+		pt_mpi_comm_created(parent);
 	if (job.joined && (job.rank != pt_mpi_rank || (job.size && job.size != (uint32_t)pt_mpi_size)))
 		pt_warn("the launcher said rank %d of %u, MPI_Init says rank %d of %d",
 			job.rank, job.size, pt_mpi_rank, pt_mpi_size);
 	pt_rec_mpi_init r = {pt_mpi_rank, (uint32_t)pt_mpi_size, required, provided,
-			     fortran ? PT_MPI_INIT_FORTRAN : 0, 0};
+			     fortran ? PT_MPI_INIT_FORTRAN : 0, job.world};
 	char host[256];
 	host_name(host, sizeof host);
 	pt_process_emit(PT_REC_MPI_INIT, 0, &r, sizeof r, host, strlen(host) + 1);

@@ -38,6 +38,13 @@ receive ends before its send begins. Modes:
             RANK WHY"): rank 0 alone warns once at its end, every rank's
             process log says why (MPI_UNTRACED), and the analysis warns,
             naming every rank and the cause
+  spawn     jobs started by MPI_Comm_spawn(_multiple) ("expect world W RANK
+            SIZE"), launched with `-x LD_PRELOAD` and no PARATRACE_DIR:
+            one directory and one run, analyzed without --run; tasks by
+            rank in the run (world 0's ranks, then each spawned world's,
+            labelled with their world), and the messages of every (world,
+            rank) pair ("expect wpair ...") matched, across the
+            intercommunicators too
   counted   the independent counter (mpicount.c, --counter) is preloaded in
             front of libtrace.so: the messages and bytes per (sender,
             receiver) in the .prv, the receives it saw, the report's
@@ -491,6 +498,64 @@ UNTRACED_CAUSE = {"bypassed": "calls the PMPI_* entry points itself",
                   "no_library": "no MPI library was loaded"}
 
 
+def check_spawn(a, name, p):
+    """Spawned worlds in their parents' run, their messages matched."""
+    sizes = {}
+    for f in expect_lines(p.stdout, "world"):
+        sizes[int(f[0])] = int(f[2])
+    first, total = {}, 0
+    for w in sorted(sizes):
+        first[w] = total
+        total += sizes[w]
+    if sorted(sizes) != list(range(len(sizes))) or len(sizes) < 3:
+        fail("worlds %s: expected 0, 1, 2" % sizes)
+    dirs = glob.glob(os.path.join(a.work, "paratrace-mpi-*"))
+    if len(dirs) != 1:
+        fail("%d trace directories: %s" % (len(dirs), dirs))
+        return
+    trace = dirs[0]
+    folders = sorted(os.path.basename(d) for d in glob.glob(os.path.join(trace, "p*")))
+    for w in sizes:
+        tag = "-w%d-r" % w if w else "-r"
+        n = sum(1 for d in folders if (tag in d) and (w or "-w" not in d))
+        if n != sizes[w]:
+            fail("world %d: %d process folders in %s, expected %d: %s" %
+                 (w, n, trace, sizes[w], folders))
+    an = analyze(a, trace, name, check=False)
+    if an.returncode != 0:
+        fail("analyze refused the run: %s" % an.stderr.strip()[:600])
+        return
+    prv = Prv(a, name)
+    check_tasks(prv, list(range(total)))
+    for i, label in enumerate(prv.summary["task_labels"]):
+        w = max(k for k in first if first[k] <= i)
+        if w and "(world %d rank %d)" % (w, i - first[w]) not in label:
+            fail("task %d: label %r does not say world %d rank %d" % (i + 1, label, w,
+                                                                     i - first[w]))
+    want = defaultdict(lambda: [0, 0])
+    for f in expect_lines(p.stdout, "wpair"):
+        fw, fr, tw, tr, n, b = (int(x) for x in f)
+        key = (first[fw] + fr, first[tw] + tr)
+        want[key][0] += n
+        want[key][1] += b
+    got = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        got[(m[0], m[1])][0] += 1
+        got[(m[0], m[1])][1] += m[6]
+        if m[5] < m[3] or m[5] < m[2]:
+            fail("message %d->%d received before sent" % (m[0], m[1]))
+    if dict(got) != dict(want):
+        fail("messages by (from, to) rank in the run %s, the programs sent %s" %
+             (dict(sorted(got.items())), dict(sorted(want.items()))))
+    counts = summary_counts(an.stdout)
+    nmsgs = sum(v[0] for v in want.values())
+    if counts != (nmsgs, 0, 0):
+        fail("analyze: %s messages matched, unmatched; expected %d, 0, 0" % (counts, nmsgs))
+    check_report_export(a, trace, name, total, len(prv.msgs))
+    print("worlds %s: %d messages matched, %s" % (sizes, len(prv.msgs),
+                                                  dict(sorted(want.items()))))
+
+
 def check_untraced(a, trace, name, np, p):
     """No MPI call traced: said once at run time, recorded, and by analyze."""
     want = {int(f[0]): f[1] for f in expect_lines(p.stdout, "untraced")}
@@ -723,7 +788,7 @@ def main():
                 check_messages(prv, exps[ok[0]]["sent"])
         return
 
-    use_x = mode == "p2p-x"
+    use_x = mode in ("p2p-x", "spawn")
     env_per_rank = None
     if mode in ("clock", "clock-slow"):
         env_per_rank = {r: {"PARATRACE_TEST_CLOCK_OFFSET_NS": str(s)} for r, s in SHIFTS.items()}
@@ -749,6 +814,9 @@ def main():
         return
     if mode == "untraced":
         check_untraced(a, trace, name, np, p)
+        return
+    if mode == "spawn":
+        check_spawn(a, name, p)
         return
 
     ranks = list(range(np))

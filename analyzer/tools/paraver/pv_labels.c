@@ -350,8 +350,11 @@ int pv_write_row(pv_tool *pv, const char *path)
 			if (pv->ptask[p] != t)
 				continue;
 			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+			char rank[64];
 			if (m)
-				fprintf(f, "%s rank %d pid %u\n", ctx->processes[p].program, m->rank,
+				pt_fw_mpi_label(m, rank, sizeof rank);
+			if (m)
+				fprintf(f, "%s %s pid %u\n", ctx->processes[p].program, rank,
 				        ctx->processes[p].pid);
 			else
 				fprintf(f, "%s pid %u\n", ctx->processes[p].program,
