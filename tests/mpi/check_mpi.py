@@ -287,6 +287,21 @@ def expect_lines(stdout, kind):
             if line.startswith("expect %s " % kind)]
 
 
+def dumped(a, trace, kind, rank_from="MPI_INIT"):
+    """The records of one kind in the logs, each as (rank, its fields), the
+    rank from its process's MPI_INIT (or MPI_JOB)."""
+    p = run([a.paratrace, "dump", "--kind", kind + "," + rank_from, trace], a.work)
+    pid_rank, recs = {}, []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        kv = dict(x.split("=", 1) for x in f if "=" in x)
+        if f[3] == rank_from:
+            pid_rank[f[1]] = int(kv["rank"])
+        elif f[3] == kind:
+            recs.append((f[1], kv))
+    return [(pid_rank.get(pid), kv) for pid, kv in recs]
+
+
 def check_exact(a, trace, name, prv, stdout, exp):
     """The pair, ev, call, rma and coll lines of the ranks, exactly."""
     if exp["coll"]:
@@ -348,15 +363,8 @@ def check_exact(a, trace, name, prv, stdout, exp):
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
-        p = run([a.paratrace, "dump", "--kind", "MPI_RMA,MPI_INIT", trace], a.work)
-        pid_rank = {}
-        for line in p.stdout.splitlines():
-            f = line.split()
-            kv = dict(x.split("=", 1) for x in f if "=" in x)
-            if f[3] == "MPI_INIT":
-                pid_rank[f[1]] = int(kv["rank"])
-            elif f[3] == "MPI_RMA":
-                got[pid_rank.get(f[1])].append((kv["call"], int(kv["target"])))
+        for rank, kv in dumped(a, trace, "MPI_RMA"):
+            got[rank].append((kv["call"], int(kv["target"])))
         want = defaultdict(list)
         for f in rmas:
             want[int(f[0])].append((f[1], int(f[2])))
@@ -445,16 +453,10 @@ def read_counts(d, np):
 
 def dump_calls(a, trace):
     """Every rank's MPI calls in the logs: (rank, name) -> n."""
-    p = run([a.paratrace, "dump", "--kind", "MPI_CALL,MPI_INIT", trace], a.work)
-    pid_rank, per_pid = {}, defaultdict(int)
-    for line in p.stdout.splitlines():
-        f = line.split()
-        kv = dict(x.split("=", 1) for x in f if "=" in x)
-        if f[3] == "MPI_INIT":
-            pid_rank[f[1]] = int(kv["rank"])
-        elif f[3] == "MPI_CALL":
-            per_pid[(f[1], kv["call"])] += 1
-    return {(pid_rank.get(pid), call): n for (pid, call), n in per_pid.items()}
+    calls = defaultdict(int)
+    for rank, kv in dumped(a, trace, "MPI_CALL"):
+        calls[(rank, kv["call"])] += 1
+    return calls
 
 
 def check_counted(a, trace, name, prv, count_dir, np):
@@ -565,16 +567,7 @@ def check_untraced(a, trace, name, np, p):
     if len(said) != 1 or "rank 0 " not in said[0]:
         fail("the run said %d times that no MPI call was traced (once, by rank 0, expected): %s"
              % (len(said), said))
-    d = run([a.paratrace, "dump", "--kind", "MPI_UNTRACED,MPI_JOB", trace], a.work)
-    pid_rank, got = {}, {}
-    for line in d.stdout.splitlines():
-        f = line.split()
-        kv = dict(x.split("=", 1) for x in f if "=" in x)
-        if f[3] == "MPI_JOB":
-            pid_rank[f[1]] = int(kv["rank"])
-        elif f[3] == "MPI_UNTRACED":
-            got[f[1]] = kv["why"]
-    got = {pid_rank.get(pid): why for pid, why in got.items()}
+    got = {rank: kv["why"] for rank, kv in dumped(a, trace, "MPI_UNTRACED", "MPI_JOB")}
     if got != want:
         fail("MPI_UNTRACED records %s, expected %s" % (got, want))
     an = analyze(a, trace, name)
@@ -594,17 +587,10 @@ def check_failed(a, trace, name, prv, stdout, exp):
         want[(int(f[0]), f[1], int(f[2]))] += 1
     if not want:
         fail("the program reported no failed call")
-    p = run([a.paratrace, "dump", "--kind", "MPI_ERROR,MPI_INIT", trace], a.work)
-    pid_rank, got = {}, defaultdict(int)
-    for line in p.stdout.splitlines():
-        f = line.split()
-        kv = dict(x.split("=", 1) for x in f if "=" in x)
-        if f[3] == "MPI_INIT":
-            pid_rank[f[1]] = int(kv["rank"])
-        elif f[3] == "MPI_ERROR":
-            got[(f[1], kv["call"], int(kv["class"]))] += 1
-    got = {(pid_rank.get(pid), call, cls): n for (pid, call, cls), n in got.items()}
-    if got != dict(want):
+    got = defaultdict(int)
+    for rank, kv in dumped(a, trace, "MPI_ERROR"):
+        got[(rank, kv["call"], int(kv["class"]))] += 1
+    if dict(got) != dict(want):
         fail("MPI_ERROR records %s, the program's failed calls %s" %
              (sorted(got.items()), sorted(want.items())))
     with open(name + ".report") as f:
