@@ -40,6 +40,14 @@ int pt_tracing(void)
 	return atomic_load_explicit(&pt_state, memory_order_acquire) == PT_STATE_RUNNING;
 }
 
+int pt_tracing_start(void)
+{
+	if (pt_ensure_initialized())
+		return 1;
+	int s = atomic_load_explicit(&pt_state, memory_order_acquire);
+	return s == PT_STATE_RUNNING ? 1 : s == PT_STATE_INITIALIZING ? -1 : 0;
+}
+
 int pt_process_file_path(const char *name, char *buf, size_t len)
 {
 	if (!pt_tracing())
@@ -171,12 +179,15 @@ static int open_trace_dir(const char *path, int *slot, char *err, size_t errlen)
 
 /* p<pid>, or p<pid>.<n> when an earlier image of this pid used it (exec);
  * a rank of a parallel job: p<pid>-r<rank>[.<n>] (two hosts may have the
- * same pid). */
+ * same pid), of a job it spawned: p<pid>-w<world>-r<rank>[.<n>]. */
 static int make_process_dir(char *err, size_t errlen)
 {
 	pt_fd_close(&pt_run_info.pdirfd);
-	char job[16] = "";
-	if (pt_run_info.job_rank1)
+	char job[32] = "";
+	if (pt_run_info.job_rank1 && pt_run_info.job_world)
+		snprintf(job, sizeof job, "-w%u-r%u", pt_run_info.job_world,
+			 pt_run_info.job_rank1 - 1);
+	else if (pt_run_info.job_rank1)
 		snprintf(job, sizeof job, "-r%u", pt_run_info.job_rank1 - 1);
 	for (unsigned n = 0; n < 1000; n++) {
 		char name[sizeof pt_run_info.pdir_name];
@@ -759,6 +770,7 @@ void pt_init(void)
 	if (job.run_id) {
 		pt_run_info.job_rank1 = job.rank + 1;
 		pt_run_info.job_size = job.size;
+		pt_run_info.job_world = job.world;
 	}
 	if (!inh) {
 		if (job.run_id)
@@ -1042,6 +1054,7 @@ static void logs_fork_child(void)
 	pt_run_info.ppid = parent;
 	pt_run_info.hdr_flags = PT_HDR_FLAG_FORKED;
 	pt_run_info.job_rank1 = 0; /* a child of a rank is not that rank */
+	pt_run_info.job_world = 0;
 	pt_thread *self = pt_tls;
 	/* Only this thread exists here. The parent's windows were not
 	 * inherited (MADV_DONTFORK); drop the descriptors without touching

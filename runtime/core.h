@@ -322,7 +322,7 @@ typedef struct pt_run {
 	char program[64];
 	/* A process of a parallel job (pt_run_job): rank + 1 (0: none) and
 	 * size, in the headers; its process folder is p<pid>-r<rank>. */
-	uint32_t job_rank1, job_size;
+	uint32_t job_rank1, job_size, job_world;
 } pt_run;
 extern PT_HIDDEN pt_run pt_run_info;
 

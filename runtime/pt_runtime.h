@@ -109,6 +109,12 @@ PT_HIDDEN void pt_log_file_close(pt_log_file *f);
 /* ---- lifecycle (used by fork/exec/exit/signal families) -------------- */
 /* Is the runtime initialised and tracing? A pure check: never initialises. */
 PT_HIDDEN int pt_tracing(void);
+/* Starts the runtime if nothing has yet: a call can reach an interposed
+ * function before libtrace.so's constructor runs (another library's
+ * constructor makes it). 1 tracing; 0 not, for good (disabled, failed,
+ * ended); -1 starting on another thread, or this call came from inside
+ * the start itself: ask again later. */
+PT_HIDDEN int pt_tracing_start(void);
 /* Makes every record written so far visible to any reader of the files: a
  * full fence, nothing more (the logs are shared file mappings, so their
  * bytes are in the page cache already). Async-signal-safe. */
@@ -168,6 +174,7 @@ typedef struct pt_run_job {
 	char dir[128];    /* trace directory when PARATRACE_DIR is unset ("" keeps the default) */
 	uint32_t rank;    /* this process's rank in the job */
 	uint32_t size;    /* the job's processes */
+	uint32_t world;   /* which of the run's jobs (MPI_Comm_spawn's: 1, 2...) */
 } pt_run_job;
 
 typedef struct pt_subsystem {

@@ -668,6 +668,7 @@ static void fill_header(pt_wlog *l, pt_file_header *h, const pt_file_params *p)
 	h->gpu_stream = p->gpu_stream;
 	h->job_rank1 = pt_run_info.job_rank1;
 	h->job_size = pt_run_info.job_size;
+	h->job_world = pt_run_info.job_world;
 	memcpy(h->program, pt_run_info.program, strnlen(pt_run_info.program, sizeof h->program - 1));
 }
 

@@ -558,6 +558,7 @@ static void fw_free(fw *w)
 		free(p->args);
 		free((char *)p->mpi.host);
 		free(p->mpi.refused);
+		free((char *)p->mpi.untraced_lib);
 	}
 	fw_funcs_free(&w->funcs);
 	free(w->procs);
@@ -621,6 +622,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	unsigned nworkers = o->jobs ? o->jobs : pt_fw_default_jobs();
 	if (fw_build_model(w, nworkers, err, errlen))
 		goto out;
+	fw_mpi_warn_untraced(w);
 	w->ctx.nworkers = nworkers;
 	w->ctx.interval_ns = o->interval_ns;
 	w->ctx.output = o->output;

@@ -92,6 +92,8 @@ typedef struct fw {
 	size_t refused_process;
 	uint64_t refused_offset;
 	unsigned refused;
+	/* the run rank of each MPI world's rank 0 (-1: no rank of it) */
+	int32_t mpi_first[PT_MPI_WORLDS_MAX + 1];
 } fw;
 
 /* framework.c */
@@ -112,6 +114,12 @@ int fw_dist_after_shards(fw *w, int failed);
 
 /* fw_mpi.c: a rank's process log read for its MPI facts. -1 if unreadable. */
 int fw_mpi_scan(const char *path, pt_fw_mpi *m);
+/* The MPI ranks of the run, numbered: world 0's, then each spawned
+ * world's (pt_fw_mpi.rank); after every process log was scanned. */
+void fw_mpi_number(fw *w);
+/* Ranks none of whose MPI calls was traced: one warning for them all,
+ * with the likely cause their runtimes recorded (MPI_UNTRACED). */
+void fw_mpi_warn_untraced(fw *w);
 
 /* funcs.c */
 int fw_funcs_init(fw_funcs *f);

@@ -135,6 +135,7 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			if (!m->confirmed) {
 				m->rank = j->rank;
 				m->size = j->size;
+				m->world = j->world;
 			}
 			if (!m->host)
 				set_host(m, &ev, sizeof *j);
@@ -144,8 +145,17 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			const pt_rec_mpi_init *i = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_init);
 			m->rank = i->rank;
 			m->size = i->size;
+			m->world = i->world;
 			m->confirmed = 1;
 			set_host(m, &ev, sizeof *i);
+			break;
+		}
+		case PT_REC_MPI_UNTRACED: {
+			const pt_rec_mpi_untraced *u = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_untraced);
+			const char *lib = pt_event_string(&ev, sizeof *u);
+			m->untraced = u->why;
+			free((char *)m->untraced_lib);
+			m->untraced_lib = lib && *lib ? strdup(lib) : NULL;
 			break;
 		}
 		case PT_REC_MPI_CLOCK:
@@ -210,6 +220,115 @@ void pt_fw_mpi_fit(pt_fw_mpi *m)
 		int64_t lo = lo0 > lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi0 : hi1;
 		m->use[0] = m->use[1] = lo + (hi - lo) / 2;
 	}
+}
+
+void fw_mpi_number(fw *w)
+{
+	/* the processes say their rank in their world; a world's size is the
+	 * largest its ranks give (or know of) */
+	uint32_t size[PT_MPI_WORLDS_MAX + 1] = {0};
+	for (size_t p = 0; p < w->nprocs; p++) {
+		pt_fw_mpi *m = &w->procs[p].mpi;
+		if (m->rank < 0)
+			continue;
+		if (m->world > PT_MPI_WORLDS_MAX)
+			m->world = PT_MPI_WORLDS_MAX;
+		m->world_rank = m->rank;
+		uint32_t need = m->size > (uint32_t)m->rank ? m->size : (uint32_t)m->rank + 1;
+		if (need > size[m->world])
+			size[m->world] = need;
+	}
+	int32_t next = 0;
+	for (unsigned k = 0; k <= PT_MPI_WORLDS_MAX; k++) {
+		w->mpi_first[k] = size[k] || !k ? next : -1;
+		next += (int32_t)size[k];
+	}
+	for (size_t p = 0; p < w->nprocs; p++) {
+		pt_fw_mpi *m = &w->procs[p].mpi;
+		if (m->rank < 0)
+			continue;
+		m->rank = w->mpi_first[m->world] + m->world_rank;
+		m->size = (uint32_t)next;
+	}
+}
+
+int32_t pt_fw_mpi_rank_of(const pt_trace_ctx *ctx, int32_t job_rank)
+{
+	const fw *w = ctx ? ctx->framework : NULL;
+	uint32_t world = (uint32_t)job_rank >> PT_MPI_WORLD_SHIFT;
+	if (job_rank < 0 || !world)
+		return job_rank;
+	if (!w || world > PT_MPI_WORLDS_MAX || w->mpi_first[world] < 0)
+		return -1;
+	return w->mpi_first[world] + (job_rank & ((1 << PT_MPI_WORLD_SHIFT) - 1));
+}
+
+/* What the runtimes of untraced ranks found, most likely cause first. */
+static const char *untraced_cause(uint32_t why)
+{
+	switch (why) {
+	case PT_MPI_UNTRACED_BYPASSED:
+		return "their MPI library was loaded but no MPI call went through libtrace.so's MPI "
+		       "functions: the program calls the PMPI_* entry points itself, or MPI is linked "
+		       "statically into it";
+	case PT_MPI_UNTRACED_NO_LIBRARY:
+		return "no MPI library was loaded in them: the program does not use MPI, or links it "
+		       "statically (its calls cannot be interposed)";
+	case PT_MPI_UNTRACED_OTHER_MPI:
+		return "their MPI library is not Open MPI: paratrace passes its calls on untraced";
+	default:
+		return "their processes did not say why (killed before they ended, or traced by an "
+		       "older libtrace.so)";
+	}
+}
+
+void fw_mpi_warn_untraced(fw *w)
+{
+	/* a rank counts as traced when any process of it was (an image
+	 * before exec, or a process killed before MPI_Init, may share it) */
+	char list[160] = "";
+	size_t used = 0, n = 0, all = 0;
+	uint32_t why = 0, size = 0;
+	const char *lib = NULL;
+	for (size_t p = 0; p < w->nprocs; p++) {
+		const pt_fw_mpi *m = &w->procs[p].mpi;
+		if (m->rank < 0)
+			continue;
+		if (m->size > size)
+			size = m->size;
+		int traced = 0, first = 1;
+		for (size_t q = 0; q < w->nprocs; q++) {
+			if (w->procs[q].mpi.rank != m->rank)
+				continue;
+			traced |= w->procs[q].mpi.confirmed;
+			if (q < p)
+				first = 0;
+		}
+		if (!first)
+			continue;
+		all++;
+		if (traced)
+			continue;
+		if (!why || m->untraced == PT_MPI_UNTRACED_BYPASSED) {
+			why = m->untraced;
+			lib = m->untraced_lib ? m->untraced_lib : lib;
+		}
+		if (used + 24 < sizeof list)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", n ? ", " : "",
+						 m->rank);
+		else if (!strstr(list, "..."))
+			snprintf(list + used, sizeof list - used, ", ...");
+		n++;
+	}
+	if (!n)
+		return;
+	char where[600] = "";
+	if (lib && why == PT_MPI_UNTRACED_BYPASSED)
+		snprintf(where, sizeof where, " (%s)", lib);
+	fw_warnf(w,
+		 "%s: %zu of %u MPI ranks (%s) ran in an MPI job (their launcher said so) but no MPI "
+		 "call of theirs was traced: %s%s; see docs/MPI.md, \"When no MPI call is traced\"",
+		 w->o->dir, n, size > all ? size : (unsigned)all, list, untraced_cause(why), where);
 }
 
 const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process)

@@ -267,8 +267,10 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 			const pt_file_header *h = r.v[k].h;
 			uint64_t t = r.v[k++].t;
 			/* a rank without its process log still says which it is */
-			if (p->mpi.rank < 0 && h->job_rank1)
+			if (p->mpi.rank < 0 && h->job_rank1) {
 				p->mpi.rank = (int)h->job_rank1 - 1;
+				p->mpi.world = h->job_world;
+			}
 			uint64_t real = h->open.real_ns - h->open.mono_ns + t;
 			if (t && p->mpi.clocks)
 				t = pt_fw_mpi_map(&p->mpi, t);
@@ -380,6 +382,7 @@ int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen)
 	}
 	if (t0 == UINT64_MAX)
 		t0 = 0;
+	fw_mpi_number(w);
 	if (sort_model(w))
 		goto oom;
 	number_model(w);

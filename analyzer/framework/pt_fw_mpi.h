@@ -12,12 +12,22 @@
 
 #include <paratrace/tool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct pt_fw_mpi {
-	int rank;         /* in MPI_COMM_WORLD; -1: not a rank */
+	/* its rank in the run: a run's jobs ("worlds": the one the launcher
+	 * started, 0, then those MPI_Comm_spawn started) are numbered one
+	 * after the other, world 0's ranks first; -1: not a rank */
+	int rank;
+	uint32_t world;   /* which job: 0, or the k-th spawned */
+	int world_rank;   /* in its world's MPI_COMM_WORLD */
 	int confirmed;    /* its MPI_INIT was seen (else: the launcher's word only) */
-	uint32_t size;    /* of the job, 0 if unknown */
+	uint32_t size;    /* the run's ranks (all its worlds), 0 if unknown */
 	const char *host; /* NULL if unknown */
+	/* no MPI call of it was traced: PT_MPI_UNTRACED_* (0: not said) and
+	 * the MPI library's path its runtime found (NULL none) */
+	uint32_t untraced;
+	const char *untraced_lib;
 	/* clock points: at local time l[i] (this process's clock), rank 0's
 	 * clock read l[i] + off[i], give or take rtt[i] / 2 (the round trip of
 	 * that point's ping-pong); 0 points: times are left as they are */
@@ -46,6 +56,20 @@ void pt_fw_mpi_fit(pt_fw_mpi *m);
 
 /* The MPI facts of ctx->processes[process], NULL when it is no rank. */
 const pt_fw_mpi *pt_fw_mpi_process(const pt_trace_ctx *ctx, size_t process);
+
+/* A rank as records write it (PT_MPI_JOB_RANK: world << 24 | rank in that
+ * world) -> its rank in the run (pt_fw_mpi.rank); negative ones (none,
+ * any) as they are; -1 for a world the trace does not have. */
+int32_t pt_fw_mpi_rank_of(const pt_trace_ctx *ctx, int32_t job_rank);
+
+/* "rank R", and for a spawned world's "rank R (world W rank r)". */
+static inline void pt_fw_mpi_label(const pt_fw_mpi *m, char *buf, size_t len)
+{
+	if (m->world)
+		snprintf(buf, len, "rank %d (world %u rank %d)", m->rank, m->world, m->world_rank);
+	else
+		snprintf(buf, len, "rank %d", m->rank);
+}
 
 /* Time t of this process on rank 0's clock: linear through the two
  * points' offsets as pt_fw_mpi_fit chose them, the offset alone with one

@@ -105,9 +105,11 @@ void mpi_ends_free(mpi_ends *e)
 
 /* ---- one thread's calls ------------------------------------------------------ */
 
-void mpi_track_init(mpi_track *t, const pt_shard_info *shard, int32_t rank)
+void mpi_track_init(mpi_track *t, const pt_trace_ctx *ctx, const pt_shard_info *shard,
+                    int32_t rank)
 {
 	memset(t, 0, sizeof *t);
+	t->ctx = ctx;
 	t->shard = shard;
 	t->rank = rank;
 }
@@ -141,10 +143,11 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 		break;
 	case PT_REC_MPI_SEND: {
 		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
-		if (m->peer < 0 || t->rank < 0)
+		int32_t peer = pt_fw_mpi_rank_of(t->ctx, m->peer);
+		if (peer < 0 || t->rank < 0)
 			break;
 		uint64_t lt = t->call ? t->begin : ev->time_ns;
-		mpi_end e = {t->rank, m->peer,  m->tag, (uint32_t)t->shard->index,
+		mpi_end e = {t->rank, peer,     m->tag, (uint32_t)t->shard->index,
 		             m->comm, m->bytes, lt,     ev->time_ns,
 		             lt,      t->seq++};
 		if (mpi_ends_push(&t->sends, &e))
@@ -155,7 +158,8 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 	}
 	case PT_REC_MPI_RECV: {
 		const pt_rec_mpi_msg *m = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_msg);
-		if (m->peer < 0 || t->rank < 0)
+		int32_t peer = pt_fw_mpi_rank_of(t->ctx, m->peer);
+		if (peer < 0 || t->rank < 0)
 			break;
 		uint64_t posted = t->call ? t->begin : ev->time_ns;
 		if (m->posted && m->posted <= ev->ticks) {
@@ -163,7 +167,7 @@ void mpi_track_event(mpi_track *t, const pt_event *ev)
 			posted = back < ev->time_ns ? ev->time_ns - back : 0;
 		}
 		mpi_end e = {
-		    m->peer,  t->rank, m->tag,      (uint32_t)t->shard->index,        m->comm,
+		    peer,     t->rank, m->tag,      (uint32_t)t->shard->index,        m->comm,
 		    m->bytes, posted,  ev->time_ns, t->call ? t->begin : ev->time_ns, t->seq++};
 		if (mpi_ends_push(&t->recvs, &e))
 			t->oom = 1;
@@ -195,12 +199,14 @@ int mpi_ranks_init(mpi_ranks *r, const pt_trace_ctx *ctx)
 	r->rank = malloc((r->n + 1) * sizeof *r->rank);
 	r->size = calloc(r->n + 1, sizeof *r->size);
 	r->host = calloc(r->n + 1, sizeof *r->host);
-	if (!r->rank || !r->size || !r->host)
+	r->known = calloc(r->n + 1, sizeof *r->known);
+	if (!r->rank || !r->size || !r->host || !r->known)
 		return -1;
 	for (size_t p = 0; p < r->n; p++) {
 		const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
 		r->rank[p] = m ? m->rank : -1;
 		if (m) {
+			r->known[p] = 1;
 			r->any = 1;
 			r->size[p] = m->size;
 			r->host[p] = m->host ? strdup(m->host) : NULL;
@@ -211,7 +217,7 @@ int mpi_ranks_init(mpi_ranks *r, const pt_trace_ctx *ctx)
 
 void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev)
 {
-	if (ev->kind != PT_REC_MPI_INIT || process >= r->n)
+	if (ev->kind != PT_REC_MPI_INIT || process >= r->n || r->known[process])
 		return;
 	/* a run without a launcher (the framework read nothing early) */
 	const pt_rec_mpi_init *i = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_init);
@@ -260,6 +266,7 @@ void mpi_ranks_free(mpi_ranks *r)
 	free(r->rank);
 	free(r->size);
 	free(r->host);
+	free(r->known);
 	memset(r, 0, sizeof *r);
 }
 

@@ -29,7 +29,7 @@
 
 /* One end of a message. Times are absolute ns on the run's one clock. */
 typedef struct mpi_end {
-	int32_t from, to; /* world ranks */
+	int32_t from, to; /* ranks in the run (pt_fw_mpi.rank) */
 	int32_t tag;
 	uint32_t shard;   /* the row of the thread that sent or received it */
 	uint64_t comm;    /* communicator id */
@@ -55,7 +55,8 @@ void mpi_ends_free(mpi_ends *e);
 /* One thread's MPI calls as its records go by. */
 typedef struct mpi_track {
 	const pt_shard_info *shard;
-	int32_t rank;   /* this process's world rank, -1 if not known */
+	const pt_trace_ctx *ctx; /* the records' ranks -> the run's */
+	int32_t rank;   /* this process's rank in the run, -1 if not known */
 	unsigned call;  /* the open call, 0 none */
 	uint64_t begin; /* its begin */
 	size_t open_sends; /* sends of the open call (the last ones of `sends`) */
@@ -64,17 +65,19 @@ typedef struct mpi_track {
 	int oom;
 } mpi_track;
 
-void mpi_track_init(mpi_track *t, const pt_shard_info *shard, int32_t rank);
+void mpi_track_init(mpi_track *t, const pt_trace_ctx *ctx, const pt_shard_info *shard,
+                    int32_t rank);
 /* Every record of the thread log (only MPI kinds are looked at). */
 void mpi_track_event(mpi_track *t, const pt_event *ev);
 /* The log ended at last_ns: a call still open ends there. */
 void mpi_track_end(mpi_track *t, uint64_t last_ns);
 void mpi_track_free(mpi_track *t);
 
-/* The world rank of each process (-1 when not a rank): from the
+/* The rank in the run of each process (-1 when not a rank): from the
  * framework's early read, else from MPI_INIT (a run without a launcher). */
 typedef struct mpi_ranks {
 	int32_t *rank;
+	uint8_t *known; /* the framework's: MPI_INIT does not change it */
 	uint32_t *size;
 	char **host;
 	size_t n;

@@ -9,6 +9,8 @@
  *   load balance: time outside MPI, average over maximum across ranks;
  *   per call: calls, time, the least and most time any rank spent in it;
  *   the communication pairs that moved the most bytes;
+ *   the calls that returned an error, by call and error (they moved
+ *     nothing: the runtime records no traffic for them);
  *   every rank's clock synchronisation with rank 0 and the map it gave.
  *
  * Text, or with the option "json" one JSON object of the same figures (the
@@ -45,6 +47,50 @@ typedef struct pair_stat {
 	uint64_t n, bytes;
 } pair_stat;
 
+/* Calls that returned an error (MPI_ERROR), by call and error code. */
+typedef struct err_stat {
+	unsigned call;
+	int32_t code;
+	uint64_t n;
+	char *what; /* the library's error string */
+} err_stat;
+
+typedef struct err_stats {
+	err_stat *v;
+	size_t n, cap;
+} err_stats;
+
+/* n more of (call, code); what is copied the first time. -1 on ENOMEM. */
+static int err_add(err_stats *e, unsigned call, int32_t code, const char *what, uint64_t n)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].call == call && e->v[i].code == code) {
+			e->v[i].n += n;
+			return 0;
+		}
+	if (e->n == e->cap) {
+		size_t ncap = e->cap ? 2 * e->cap : 8;
+		err_stat *v = realloc(e->v, ncap * sizeof *v);
+		if (!v)
+			return -1;
+		e->v = v;
+		e->cap = ncap;
+	}
+	char *w = strdup(what && *what ? what : "?");
+	if (!w)
+		return -1;
+	e->v[e->n++] = (err_stat){call, code, n, w};
+	return 0;
+}
+
+static void err_free(err_stats *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i].what);
+	free(e->v);
+	memset(e, 0, sizeof *e);
+}
+
 typedef struct mr_tool {
 	const pt_trace_ctx *ctx;
 	mpi_ranks ranks;
@@ -56,6 +102,7 @@ typedef struct mr_tool {
 	pair_stat *pairs;
 	size_t npairs, cappairs;
 	mpi_match_stats st;
+	err_stats errs;
 	unsigned top;
 	int json;
 } mr_tool;
@@ -68,6 +115,8 @@ typedef struct mr_shard {
 	uint64_t sent, recvd, csent, crecvd;
 	uint64_t nsent, nrecvd;
 	call_stat call[256];
+	err_stats errs;
+	int oom;
 } mr_shard;
 
 static void *mr_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
@@ -111,7 +160,7 @@ static void *mr_shard_init(void *tool, const pt_shard_info *shard, char *err, si
 	s->tool = t;
 	s->rank = rank;
 	s->first = shard->first_ns;
-	mpi_track_init(&s->track, shard, rank);
+	mpi_track_init(&s->track, t->ctx, shard, rank);
 	return s;
 }
 
@@ -161,6 +210,12 @@ static int mr_shard_event(void *st, const pt_event *ev)
 		s->call[ev->rec->arg].bytes += r->bytes;
 		break;
 	}
+	case PT_REC_MPI_ERROR: {
+		const pt_rec_mpi_error *e = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_error);
+		if (err_add(&s->errs, ev->rec->arg, e->code, pt_event_string(ev, sizeof *e), 1))
+			s->oom = 1;
+		break;
+	}
 	default:
 		break;
 	}
@@ -201,8 +256,12 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_lock(&t->lock);
 	rank_stat *r = rank_row(t, s->rank);
 	if (!r || mpi_ends_move(&t->sends, &s->track.sends) ||
-	    mpi_ends_move(&t->recvs, &s->track.recvs) || s->track.oom)
+	    mpi_ends_move(&t->recvs, &s->track.recvs) || s->track.oom || s->oom)
 		t->oom = 1;
+	for (size_t i = 0; i < s->errs.n; i++)
+		if (err_add(&t->errs, s->errs.v[i].call, s->errs.v[i].code, s->errs.v[i].what,
+		            s->errs.v[i].n))
+			t->oom = 1;
 	if (r) {
 		r->seen = 1;
 		r->threads++;
@@ -223,6 +282,7 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 	}
 	pthread_mutex_unlock(&t->lock);
 	mpi_track_free(&s->track);
+	err_free(&s->errs);
 	free(s);
 	return 0;
 }
@@ -423,6 +483,32 @@ static void print_calls(mr_tool *t, FILE *out)
 	}
 }
 
+static int cmp_err(const void *a, const void *b)
+{
+	const err_stat *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static void print_errors(mr_tool *t, FILE *out)
+{
+	if (!t->errs.n)
+		return;
+	qsort(t->errs.v, t->errs.n, sizeof *t->errs.v, cmp_err);
+	fputs("\nMPI calls that returned an error (what they would have moved is not counted)\n",
+	      out);
+	fprintf(out, "%-26s %9s %6s  %s\n", "call", "calls", "code", "error");
+	for (size_t i = 0; i < t->errs.n; i++) {
+		const err_stat *e = &t->errs.v[i];
+		const char *name = mpi_call_name(e->call);
+		fprintf(out, "%-26s %9llu %6d  %s\n", name ? name : "?", (unsigned long long)e->n,
+		        e->code, e->what);
+	}
+}
+
 static void print_pairs(mr_tool *t, FILE *out)
 {
 	if (!t->npairs)
@@ -529,6 +615,32 @@ static void print_json(mr_tool *t, FILE *out, int32_t nr, size_t nhosts)
 	fputs("]}\n", out);
 }
 
+/* A run with jobs MPI_Comm_spawn started: which ranks each one's are. */
+static void print_worlds(mr_tool *t, FILE *out)
+{
+	int32_t lo[PT_MPI_WORLDS_MAX + 1], hi[PT_MPI_WORLDS_MAX + 1];
+	int any = 0;
+	for (unsigned w = 0; w <= PT_MPI_WORLDS_MAX; w++)
+		lo[w] = hi[w] = -1;
+	for (size_t p = 0; p < t->ctx->nprocesses; p++) {
+		const pt_fw_mpi *m = pt_fw_mpi_process(t->ctx, p);
+		if (!m || m->world > PT_MPI_WORLDS_MAX)
+			continue;
+		any |= m->world > 0;
+		if (lo[m->world] < 0 || m->rank < lo[m->world])
+			lo[m->world] = m->rank;
+		if (m->rank > hi[m->world])
+			hi[m->world] = m->rank;
+	}
+	if (!any)
+		return;
+	fputs("Worlds (the job mpirun started, then those MPI_Comm_spawn started):", out);
+	for (unsigned w = 0; w <= PT_MPI_WORLDS_MAX; w++)
+		if (lo[w] >= 0)
+			fprintf(out, "%s world %u ranks %d-%d", w ? ";" : "", w, lo[w], hi[w]);
+	fputc('\n', out);
+}
+
 static int mr_print(void *tool, FILE *out)
 {
 	mr_tool *t = tool;
@@ -569,6 +681,7 @@ static int mr_print(void *tool, FILE *out)
 	        pct(mpi_ns, thread_ns), (unsigned long long)t->st.matched, b,
 	        (unsigned long long)t->st.unmatched_sends,
 	        (unsigned long long)t->st.unmatched_recvs);
+	print_worlds(t, out);
 	char missing[160];
 	if (mpi_ranks_missing(&t->ranks, missing, sizeof missing))
 		fprintf(out, "Ranks missing from the trace (no log of theirs): %s\n", missing);
@@ -576,6 +689,7 @@ static int mr_print(void *tool, FILE *out)
 		fputs("(out of memory: some calls or messages are missing)\n", out);
 	print_ranks(t, out);
 	print_calls(t, out);
+	print_errors(t, out);
 	print_pairs(t, out);
 	print_clocks(t, out);
 	return 0;
@@ -589,6 +703,7 @@ static void mr_destroy(void *tool)
 	mpi_ends_free(&t->recvs);
 	free(t->rank);
 	free(t->pairs);
+	err_free(&t->errs);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }

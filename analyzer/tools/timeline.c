@@ -114,8 +114,11 @@ void tl_process_name(const pt_trace_ctx *ctx, size_t process, char *buf, size_t 
 {
 	const pt_process_info *p = &ctx->processes[process];
 	const pt_fw_mpi *m = pt_fw_mpi_process(ctx, process);
+	char rank[64];
 	if (m)
-		snprintf(buf, len, "%s rank %d (pid %u)", p->program, m->rank, p->pid);
+		pt_fw_mpi_label(m, rank, sizeof rank);
+	if (m)
+		snprintf(buf, len, "%s %s (pid %u)", p->program, rank, p->pid);
 	else
 		snprintf(buf, len, "%s (pid %u)", p->program, p->pid);
 }
@@ -153,7 +156,8 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	}
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
 	pt_callstack_init(&s->calls);
-	mpi_track_init(&s->mpi, info, info->process < tl->ranks.n ? tl->ranks.rank[info->process] : -1);
+	mpi_track_init(&s->mpi, tl->ctx, info,
+	               info->process < tl->ranks.n ? tl->ranks.rank[info->process] : -1);
 	return s;
 }
 

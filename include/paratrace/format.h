@@ -48,8 +48,13 @@ extern "C" {
  * records start at 2-byte boundaries.
  * 3.1: the header's job_rank1/job_size (a process of a parallel job) and
  * the MPI records (PT_REC_RANGE_MPI).
- * 3.2: the header's clock_offset_ns; SIGNAL's tid (a SIGNAL may be in the
- * process log). */
+ * 3.2: the header's clock_offset_ns and job_world; SIGNAL's tid (a SIGNAL
+ * may be in the process log); MPI_ERROR (a call that returned an error);
+ * what a blocking MPI call moved (MPI_SEND, MPI_COLL, MPI_RMA, MPI_IO) is
+ * written at its end, and only when it succeeded; MPI_UNTRACED (a rank none
+ * of whose MPI calls was traced); MPI_JOB's and MPI_INIT's world (a job
+ * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
+ * (PT_MPI_JOB_RANK). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 2
 /* The oldest major version this reader still reads. */
@@ -114,13 +119,17 @@ typedef struct pt_file_header {
 	 * already taken off `open` and every time in the file: for
 	 * information. 0: the same clock (and in older files). */
 	int64_t clock_offset_ns;
-	uint8_t reserved[256 - 168];
+	/* 3.2: which of the run's jobs: 0 the one the launcher started, k the
+	 * k-th it started for MPI_Comm_spawn (its ranks are that job's). */
+	uint32_t job_world;
+	uint8_t reserved[256 - 172];
 } pt_file_header;
 _Static_assert(sizeof(pt_file_header) == 256, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, open) == 48, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, program) == 88, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, job_rank1) == 152, "pt_file_header layout");
 _Static_assert(offsetof(pt_file_header, clock_offset_ns) == 160, "pt_file_header layout");
+_Static_assert(offsetof(pt_file_header, job_world) == 168, "pt_file_header layout");
 
 #define PT_HDR_FLAG_FORKED 0x1 /* process created by fork (pid's logs start at fork) */
 #define PT_HDR_FLAG_EXECED 0x2 /* process image started by exec from a traced one */
@@ -308,7 +317,11 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	X(MPI_IRECV, 0x78, pt_rec_mpi_msg, sizeof(pt_rec_mpi_msg), 0, "thread", "call", "") \
 	X(MPI_COLL, 0x79, pt_rec_mpi_coll, sizeof(pt_rec_mpi_coll), 0, "thread", "call", "") \
 	X(MPI_RMA, 0x7a, pt_rec_mpi_rma, sizeof(pt_rec_mpi_rma), 0, "thread", "call", "") \
-	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "")
+	X(MPI_IO, 0x7b, pt_rec_mpi_io, sizeof(pt_rec_mpi_io), 0, "thread", "call", "") \
+	X(MPI_ERROR, 0x7c, pt_rec_mpi_error, sizeof(pt_rec_mpi_error), 0, "thread", "call", \
+	  "+ the library's error string") \
+	X(MPI_UNTRACED, 0x7d, pt_rec_mpi_untraced, sizeof(pt_rec_mpi_untraced), 0, "process", \
+	  "–", "+ the MPI library's path")
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -1221,25 +1234,39 @@ typedef struct pt_rec_omp_control {
  *   MPI_CLOCK     the synchronisation of this process's clock with rank
  *                 0's, at MPI_Init (arg 0) and at MPI_Finalize (arg 1)
  *   MPI_COMM_DEF  a communicator, when first seen (created or used)
+ *   MPI_UNTRACED  at the end, in a rank none of whose MPI calls was traced:
+ *                 why, as the runtime sees it
  * Thread log of the calling thread:
- *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and between
- *   them what the call moved: MPI_SEND (a message sent: at the call's
- *   begin), MPI_IRECV (a receive posted), MPI_RECV (a message received:
- *   at the end of the call that completed it, MPI_Recv or the Wait/Test
- *   that found its request done), MPI_COLL, MPI_RMA, MPI_IO. */
+ *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and just
+ *   before its end what the call moved: MPI_SEND (a message sent),
+ *   MPI_IRECV (a receive posted), MPI_RECV (a message received, by the
+ *   call that completed it: MPI_Recv or the Wait/Test that found its
+ *   request done), MPI_COLL, MPI_RMA, MPI_IO; only for a call that
+ *   succeeded (3.2; 3.1 wrote a blocking call's at its begin, failed or
+ *   not): a call that returned an error moved nothing and says so
+ *   (MPI_ERROR). */
 typedef struct pt_rec_mpi_job {
 	int32_t rank; /* in the job, as the launcher's environment says */
 	uint32_t size;
 	uint32_t launcher; /* PT_MPI_LAUNCHER_* */
-	uint32_t pad;
+	uint32_t world;    /* 3.2: the header's job_world (0 before) */
 	/* followed by the host name */
 } pt_rec_mpi_job;
+/* One run can hold several jobs, "worlds": the one its launcher started
+ * (world 0) and those MPI_Comm_spawn started (1, 2...), each with an
+ * MPI_COMM_WORLD of its own. A rank in a record (peer, root, target, the
+ * members of MPI_COMM_DEF) is a job rank: world << 24 | its rank in that
+ * world's MPI_COMM_WORLD; in world 0 the world rank itself. */
+#define PT_MPI_WORLD_SHIFT 24
+#define PT_MPI_WORLDS_MAX 127
+#define PT_MPI_JOB_RANK(world, rank) ((int32_t)((uint32_t)(world) << PT_MPI_WORLD_SHIFT | (uint32_t)(rank)))
 #define PT_MPI_LAUNCHER_OPENMPI 1
 #define PT_MPI_LAUNCHER_PMIX 2
 #define PT_MPI_LAUNCHER_SLURM 3
 #define PT_FIELDS_MPI_JOB(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") \
-	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") S(sizeof(T), PLAIN)
+	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") F(T, U, "world", world, "") \
+	S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_mpi_init {
 	int32_t rank; /* in MPI_COMM_WORLD */
@@ -1247,13 +1274,14 @@ typedef struct pt_rec_mpi_init {
 	int32_t required; /* MPI_Init_thread's thread level (0 single .. 3 multiple); MPI_Init: -1 */
 	int32_t provided; /* the level the library gave */
 	uint32_t flags;   /* PT_MPI_INIT_* */
-	uint32_t pad;
+	uint32_t world;   /* 3.2: the job's world (PT_MPI_JOB_RANK); 0 before */
 	/* followed by the host name */
 } pt_rec_mpi_init;
 #define PT_MPI_INIT_FORTRAN 0x1 /* through the Fortran entry point */
 #define PT_FIELDS_MPI_INIT(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") F(T, I, "required", required, "") \
-	F(T, I, "provided", provided, "") F(T, FLAGS, "flags", flags, "fortran") S(sizeof(T), PLAIN)
+	F(T, I, "provided", provided, "") F(T, FLAGS, "flags", flags, "fortran") \
+	F(T, U, "world", world, "") S(sizeof(T), PLAIN)
 
 /* One point of the mapping from this process's clock to rank 0's: at
  * local_ns (CLOCK_MONOTONIC here), rank 0's CLOCK_MONOTONIC read ref_ns.
@@ -1345,6 +1373,39 @@ typedef struct pt_rec_mpi_io {
 } pt_rec_mpi_io;
 #define PT_FIELDS_MPI_IO(T, F, A, S, C) \
 	C(mpi_call, "call=MPI_..") F(T, U, "bytes", bytes, "") F(T, X, "file", file, "")
+
+/* The call returned an error (MPI_ERRORS_RETURN or another handler that
+ * returns): written just before its MPI_CALL_END. Nothing the call would
+ * have moved is recorded, except the receives that a Wait/Test family
+ * call completed before it returned MPI_ERR_IN_STATUS. */
+typedef struct pt_rec_mpi_error {
+	int32_t code;        /* what the call returned */
+	int32_t error_class; /* MPI_Error_class of it; -1 unknown */
+	/* followed by the library's MPI_Error_string of it */
+} pt_rec_mpi_error;
+#define PT_FIELDS_MPI_ERROR(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, I, "code", code, "") F(T, I, "class", error_class, "") \
+	S(sizeof(T), PLAIN)
+
+/* A process the launcher started as a rank of a job (MPI_JOB) ended and no
+ * MPI call of it was traced: what the runtime found, for the analyzer's
+ * warning. */
+typedef struct pt_rec_mpi_untraced {
+	uint32_t why; /* PT_MPI_UNTRACED_* */
+	uint32_t pad;
+	/* followed by the path of the object that defines PMPI_Init ("" none) */
+} pt_rec_mpi_untraced;
+/* No MPI library among the process's objects: the program does not use
+ * MPI, or links it statically without exporting it. */
+#define PT_MPI_UNTRACED_NO_LIBRARY 1
+/* An MPI library is loaded, but no call reached libtrace.so's MPI_*: the
+ * program calls the PMPI_* entry points itself, or its MPI calls are bound
+ * inside one object (MPI linked statically, -Bsymbolic). */
+#define PT_MPI_UNTRACED_BYPASSED 2
+/* The MPI library is not Open MPI: its calls were passed on untraced. */
+#define PT_MPI_UNTRACED_OTHER_MPI 3
+#define PT_FIELDS_MPI_UNTRACED(T, F, A, S, C) \
+	F(T, ENUM, "why", why, "|no_library|bypassed|other_mpi") S(sizeof(T), PLAIN)
 
 /* Payload of a record, or NULL if the record is too small for it. */
 #define PT_REC_PAYLOAD(head, type) \

@@ -33,7 +33,7 @@
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		int rc = real_MPI_##n args;                                                        \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), rc);                                              \
 		return rc;                                                                         \
 	}
 
@@ -111,8 +111,8 @@ int pt_mpi_any_recv(const MPI_Request *h, size_t n)
 	return 0;
 }
 
-void pt_mpi_complete(unsigned call, const MPI_Request *h, const char *done, const MPI_Status *st,
-		     size_t n)
+void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
+		     const MPI_Status *st, size_t n)
 {
 	pt_rec_mpi_msg m[FEW];
 	size_t k = 0;
@@ -136,7 +136,7 @@ void pt_mpi_complete(unsigned call, const MPI_Request *h, const char *done, cons
 	if (t) {
 		for (size_t j = 0; j < k; j++)
 			pt_emit(t, PT_REC_MPI_RECV, call, &m[j], sizeof m[j]);
-		pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+		pt_mpi_emit_end(t, call, rc);
 		pt_leave(t);
 	}
 	errno = saved;
@@ -154,7 +154,7 @@ PT_INTERPOSE int MPI_Init(int *argc, char ***argv)
 	if (rc == MPI_SUCCESS)
 		pt_mpi_after_init(-1, -1, 0);
 	if (on)
-		pt_mpi_end_call(CALL(Init));
+		pt_mpi_end_call(CALL(Init), rc);
 	return rc;
 }
 
@@ -168,7 +168,7 @@ PT_INTERPOSE int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
 	if (rc == MPI_SUCCESS)
 		pt_mpi_after_init(required, provided ? *provided : -1, 0);
 	if (on)
-		pt_mpi_end_call(CALL(Init_thread));
+		pt_mpi_end_call(CALL(Init_thread), rc);
 	return rc;
 }
 
@@ -182,46 +182,55 @@ PT_INTERPOSE int MPI_Finalize(void)
 	int rc = real_MPI_Finalize();
 	pt_mpi_after_finalize();
 	if (on)
-		pt_mpi_end_call(CALL(Finalize));
+		pt_mpi_end_call(CALL(Finalize), rc);
 	return rc;
 }
 
 /* ---- point to point ----------------------------------------------------- */
 
-/* A send's begin: MPI_CALL + MPI_SEND (nothing sent to MPI_PROC_NULL). */
-int pt_mpi_send_begin(unsigned call, int dest, int tag, MPI_Comm comm, int count, MPI_Datatype dt)
-{
-	if (!pt_mpi_ready || dest == MPI_PROC_NULL)
-		return pt_mpi_begin_call(call);
-	pt_rec_mpi_msg m;
-	pt_mpi_msg(&m, pt_mpi_comm_get(comm), dest, tag, pt_mpi_bytes(count, dt), 0);
-	return pt_mpi_begin(call, PT_REC_MPI_SEND, &m, sizeof m);
-}
-
-/* A non-blocking send's end: MPI_SEND with its request, MPI_CALL_END. */
-void pt_mpi_isend_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, int count,
-		      MPI_Datatype dt, const MPI_Request *req)
+/* A send's end: MPI_SEND (with its request, a non-blocking one) when it
+ * succeeded; nothing is sent to MPI_PROC_NULL. */
+void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, int count,
+		     MPI_Datatype dt, const MPI_Request *req)
 {
 	if (rc != MPI_SUCCESS || !pt_mpi_ready || dest == MPI_PROC_NULL) {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return;
 	}
 	pt_rec_mpi_msg m;
 	pt_mpi_msg(&m, pt_mpi_comm_get(comm), dest, tag, pt_mpi_bytes(count, dt),
-		   (uintptr_t)*req);
-	pt_mpi_end(call, PT_REC_MPI_SEND, &m, sizeof m, 1);
+		   req ? (uintptr_t)*req : 0);
+	pt_mpi_end(call, rc, PT_REC_MPI_SEND, &m, sizeof m, 1);
 }
 
-/* A blocking receive's end: MPI_RECV from its status, MPI_CALL_END. */
-void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st, uint64_t posted)
+/* A blocking receive's end: MPI_RECV from its status (MPI_Sendrecv's
+ * MPI_SEND before it), MPI_CALL_END. */
+void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st, uint64_t posted,
+		     const pt_mpi_sent *sent)
 {
-	pt_rec_mpi_msg m;
+	pt_rec_mpi_msg m[2];
+	unsigned kind[2];
+	size_t n = 0;
 	pt_mpi_req r = {.kind = PT_MPI_REQ_RECV, .posted = posted};
-	if (rc == MPI_SUCCESS && pt_mpi_ready && (r.comm = pt_mpi_comm_get(comm)) &&
-	    pt_mpi_recv_msg(&r, st, &m))
-		pt_mpi_end(call, PT_REC_MPI_RECV, &m, sizeof m, 1);
-	else
-		pt_mpi_end_call(call);
+	if (rc == MPI_SUCCESS && pt_mpi_ready && (r.comm = pt_mpi_comm_get(comm))) {
+		if (sent && sent->dest != MPI_PROC_NULL) {
+			pt_mpi_msg(&m[n], r.comm, sent->dest, sent->tag,
+				   pt_mpi_bytes(sent->count, sent->dt), 0);
+			kind[n++] = PT_REC_MPI_SEND;
+		}
+		if (pt_mpi_recv_msg(&r, st, &m[n]))
+			kind[n++] = PT_REC_MPI_RECV;
+	}
+	int saved = errno;
+	pt_mpi_depth = 0;
+	pt_thread *t = pt_enter();
+	if (t) {
+		for (size_t i = 0; i < n; i++)
+			pt_emit(t, kind[i], call, &m[i], sizeof m[i]);
+		pt_mpi_emit_end(t, call, rc);
+		pt_leave(t);
+	}
+	errno = saved;
 }
 
 /* A receive posted (Irecv, Imrecv, Recv_init): remembered under its
@@ -230,7 +239,7 @@ void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, in
 			uint64_t bytes, const MPI_Request *req, uint64_t posted, int persistent)
 {
 	if (rc != MPI_SUCCESS || !pt_mpi_ready || src == MPI_PROC_NULL || !req || !*req) {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return;
 	}
 	pt_mpi_req r = {.handle = (uintptr_t)*req,
@@ -245,12 +254,12 @@ void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, in
 			.posted = posted};
 	pt_mpi_req_add(&r);
 	if (persistent) {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return;
 	}
 	pt_rec_mpi_msg m;
 	pt_mpi_msg(&m, c, src, tag, bytes, (uintptr_t)*req);
-	pt_mpi_end(call, PT_REC_MPI_IRECV, &m, sizeof m, 1);
+	pt_mpi_end(call, rc, PT_REC_MPI_IRECV, &m, sizeof m, 1);
 }
 
 #define SEND(n)                                                                                    \
@@ -260,10 +269,10 @@ void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, in
 		PT_MPI_REAL(MPI_##n)                                                               \
 		if (!pt_mpi_on())                                                                  \
 			return real_MPI_##n(buf, count, dt, dest, tag, comm);                      \
-		int on = pt_mpi_send_begin(CALL(n), dest, tag, comm, count, dt);                          \
+		int on = pt_mpi_begin_call(CALL(n));                                               \
 		int rc = real_MPI_##n(buf, count, dt, dest, tag, comm);                            \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_send_end(CALL(n), rc, dest, tag, comm, count, dt, NULL);            \
 		return rc;                                                                         \
 	}
 SEND(Send)
@@ -281,7 +290,7 @@ SEND(Rsend)
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		int rc = real_MPI_##n(buf, count, dt, dest, tag, comm, req);                       \
 		if (on)                                                                            \
-			pt_mpi_isend_end(CALL(n), rc, dest, tag, comm, count, dt, req);                   \
+			pt_mpi_send_end(CALL(n), rc, dest, tag, comm, count, dt, req);             \
 		return rc;                                                                         \
 	}
 ISEND(Isend)
@@ -300,7 +309,7 @@ PT_INTERPOSE int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int ta
 	MPI_Status mine, *st = status == MPI_STATUS_IGNORE ? &mine : status;
 	int rc = real_MPI_Recv(buf, count, dt, src, tag, comm, st);
 	if (on)
-		pt_mpi_recv_end(CALL(Recv), rc, comm, st, posted);
+		pt_mpi_recv_end(CALL(Recv), rc, comm, st, posted, NULL);
 	return rc;
 }
 
@@ -328,12 +337,13 @@ PT_INTERPOSE int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype s
 		return real_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
 					 recvcount, recvtype, source, recvtag, comm, status);
 	uint64_t posted = pt_now();
-	int on = pt_mpi_send_begin(CALL(Sendrecv), dest, sendtag, comm, sendcount, sendtype);
+	int on = pt_mpi_begin_call(CALL(Sendrecv));
 	MPI_Status mine, *st = status == MPI_STATUS_IGNORE ? &mine : status;
 	int rc = real_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
 				   recvtype, source, recvtag, comm, st);
+	pt_mpi_sent sent = {dest, sendtag, sendcount, sendtype};
 	if (on)
-		pt_mpi_recv_end(CALL(Sendrecv), rc, comm, st, posted);
+		pt_mpi_recv_end(CALL(Sendrecv), rc, comm, st, posted, &sent);
 	return rc;
 }
 
@@ -345,11 +355,12 @@ PT_INTERPOSE int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int
 		return real_MPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm,
 						 status);
 	uint64_t posted = pt_now();
-	int on = pt_mpi_send_begin(CALL(Sendrecv_replace), dest, sendtag, comm, count, dt);
+	int on = pt_mpi_begin_call(CALL(Sendrecv_replace));
 	MPI_Status mine, *st = status == MPI_STATUS_IGNORE ? &mine : status;
 	int rc = real_MPI_Sendrecv_replace(buf, count, dt, dest, sendtag, source, recvtag, comm, st);
+	pt_mpi_sent sent = {dest, sendtag, count, dt};
 	if (on)
-		pt_mpi_recv_end(CALL(Sendrecv_replace), rc, comm, st, posted);
+		pt_mpi_recv_end(CALL(Sendrecv_replace), rc, comm, st, posted, &sent);
 	return rc;
 }
 
@@ -381,7 +392,7 @@ PT_INTERPOSE int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *mes
 	int rc = real_MPI_Mprobe(source, tag, comm, message, status);
 	if (on) {
 		message_seen(rc, comm, message, 1);
-		pt_mpi_end_call(CALL(Mprobe));
+		pt_mpi_end_call(CALL(Mprobe), rc);
 	}
 	return rc;
 }
@@ -395,8 +406,8 @@ PT_INTERPOSE int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_
 	int on = pt_mpi_begin_call(CALL(Improbe));
 	int rc = real_MPI_Improbe(source, tag, comm, flag, message, status);
 	if (on) {
-		message_seen(rc, comm, message, *flag);
-		pt_mpi_end_call(CALL(Improbe));
+		message_seen(rc, comm, message, rc == MPI_SUCCESS && *flag);
+		pt_mpi_end_call(CALL(Improbe), rc);
 	}
 	return rc;
 }
@@ -417,9 +428,9 @@ PT_INTERPOSE int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message 
 		if (rc == MPI_SUCCESS && pt_mpi_ready && pt_mpi_req_done((uintptr_t)h, &r) &&
 		    pt_mpi_recv_msg(&r, st, &m)) {
 			m.request = 0;
-			pt_mpi_end(CALL(Mrecv), PT_REC_MPI_RECV, &m, sizeof m, 1);
+			pt_mpi_end(CALL(Mrecv), rc, PT_REC_MPI_RECV, &m, sizeof m, 1);
 		} else {
-			pt_mpi_end_call(CALL(Mrecv));
+			pt_mpi_end_call(CALL(Mrecv), rc);
 		}
 	}
 	return rc;
@@ -441,7 +452,7 @@ PT_INTERPOSE int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message
 			pt_mpi_recv_posted(CALL(Imrecv), rc, r.comm, MPI_ANY_SOURCE, MPI_ANY_TAG,
 				    pt_mpi_bytes(count, type), request, posted, 0);
 		else
-			pt_mpi_end_call(CALL(Imrecv));
+			pt_mpi_end_call(CALL(Imrecv), rc);
 	}
 	return rc;
 }
@@ -470,7 +481,7 @@ PT_INTERPOSE int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message
 						.comm = c};                                        \
 				pt_mpi_req_add(&r);                                                \
 			}                                                                          \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), rc);                                              \
 		}                                                                                  \
 		return rc;                                                                         \
 	}
@@ -498,7 +509,7 @@ PT_INTERPOSE int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, i
 void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n, uint64_t now)
 {
 	if (rc != MPI_SUCCESS || !pt_mpi_ready) {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return;
 	}
 	int saved = errno;
@@ -516,7 +527,7 @@ void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n, uint6
 		pt_emit(t, r.kind == PT_MPI_REQ_SEND ? PT_REC_MPI_SEND : PT_REC_MPI_IRECV, call, &m,
 			sizeof m);
 	}
-	pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+	pt_mpi_emit_end(t, call, rc);
 	pt_leave(t);
 	errno = saved;
 }
@@ -558,7 +569,7 @@ PT_INTERPOSE int MPI_Request_free(MPI_Request *req)
 	int on = pt_mpi_begin_call(CALL(Request_free));
 	int rc = real_MPI_Request_free(req);
 	if (on)
-		pt_mpi_end_call(CALL(Request_free));
+		pt_mpi_end_call(CALL(Request_free), rc);
 	return rc;
 }
 
@@ -581,7 +592,7 @@ PT_INTERPOSE int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	int rc = real_MPI_Wait(req, st);
 	if (on) {
 		char done = rc == MPI_SUCCESS;
-		pt_mpi_complete(CALL(Wait), &h, &done, need ? st : NULL, 1);
+		pt_mpi_complete(CALL(Wait), rc, &h, &done, need ? st : NULL, 1);
 		pt_mpi_req_unclaim(&h, 1);
 	}
 	return rc;
@@ -601,7 +612,7 @@ PT_INTERPOSE int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	int rc = real_MPI_Test(req, flag, st);
 	if (on) {
 		char done = rc == MPI_SUCCESS && *flag;
-		pt_mpi_complete(CALL(Test), &h, &done, need ? st : NULL, 1);
+		pt_mpi_complete(CALL(Test), rc, &h, &done, need ? st : NULL, 1);
 		pt_mpi_req_unclaim(&h, 1);
 	}
 	return rc;
@@ -640,14 +651,14 @@ static int all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	if (!need || (!complete && rc != MPI_ERR_IN_STATUS)) {
 		if (need)
 			pt_mpi_req_unclaim(h, n);
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return rc;
 	}
 	/* MPI_ERR_IN_STATUS: the requests whose status says success are done */
 	char dfew[FEW], *done = n > FEW ? s.done : dfew;
 	for (size_t i = 0; i < n; i++)
 		done[i] = complete || statuses[i].MPI_ERROR == MPI_SUCCESS;
-	pt_mpi_complete(call, h, done, statuses, n);
+	pt_mpi_complete(call, rc, h, done, statuses, n);
 	pt_mpi_req_unclaim(h, n);
 	return rc;
 }
@@ -695,9 +706,9 @@ static int any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	if (rc == MPI_SUCCESS && need && (!flag || *flag) && *index != MPI_UNDEFINED &&
 	    *index >= 0 && (size_t)*index < n) {
 		char done = 1;
-		pt_mpi_complete(call, &h[*index], &done, st, 1);
+		pt_mpi_complete(call, rc, &h[*index], &done, st, 1);
 	} else {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 	}
 	if (need)
 		pt_mpi_req_unclaim(h, n);
@@ -743,7 +754,7 @@ static int some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 	if (rc != MPI_SUCCESS || !need || *outcount == MPI_UNDEFINED || *outcount <= 0) {
 		if (need)
 			pt_mpi_req_unclaim(s.req, n);
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, rc);
 		return rc;
 	}
 	/* the scratch's own statuses may be the ones in use: gather handles
@@ -766,7 +777,7 @@ static int some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 		for (size_t i = 0; i < k; i++)
 			h[i] = s.req[indices[i]];
 	}
-	pt_mpi_complete(call, h, NULL, statuses, k);
+	pt_mpi_complete(call, rc, h, NULL, statuses, k);
 	pt_mpi_req_unclaim(s.req, n); /* the same handles, in another order */
 	return rc;
 }
@@ -802,7 +813,7 @@ void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent, uin
 	r->comm = c ? c->id : 0;
 	r->root = root >= 0 ? pt_mpi_world_rank(c, root) : -1;
 	if (root == MPI_ROOT && c && c->inter) /* an intercommunicator's root */
-		r->root = pt_mpi_rank;
+		r->root = pt_mpi_base + pt_mpi_rank;
 	r->size = c ? c->size : 0;
 	r->sent = sent;
 	r->recvd = recvd;
@@ -867,34 +878,29 @@ static void degrees(MPI_Comm comm, int *in, int *out)
 		dcount(comm, in, out, &w);
 }
 
-/* A blocking collective: MPI_COLL at its begin. A non-blocking one: at
- * its end, with its request. */
-#define COLL_BODY_(n, sent_expr, recvd_expr, root, real_args, is_nb, req)                                 \
+/* A collective: MPI_COLL at its end (with the request of a non-blocking
+ * one), when the call succeeded. The byte expressions read only the
+ * arguments, which the call leaves as they were. */
+#define COLL_BODY_(n, sent_expr, recvd_expr, root, real_args, req)                                 \
 	PT_MPI_REAL(MPI_##n)                                                                       \
 	if (!pt_mpi_on())                                                                          \
 		return real_MPI_##n real_args;                                                     \
-	int on;                                                                                    \
-	pt_rec_mpi_coll r;                                                                         \
-	if (!is_nb && pt_mpi_ready) {                                                              \
-		pt_mpi_coll(&r, comm, root, sent_expr, recvd_expr, 0);                             \
-		on = pt_mpi_begin(CALL(n), PT_REC_MPI_COLL, &r, sizeof r);                         \
-	} else {                                                                                   \
-		on = pt_mpi_begin_call(CALL(n));                                                   \
-	}                                                                                          \
+	int on = pt_mpi_begin_call(CALL(n));                                                       \
 	int rc = real_MPI_##n real_args;                                                           \
 	if (on) {                                                                                  \
-		if (is_nb && rc == MPI_SUCCESS && pt_mpi_ready) {                                  \
-			pt_mpi_coll(&r, comm, root, sent_expr, recvd_expr, req);                \
-			pt_mpi_end(CALL(n), PT_REC_MPI_COLL, &r, sizeof r, 1);                     \
+		if (rc == MPI_SUCCESS && pt_mpi_ready) {                                           \
+			pt_rec_mpi_coll r;                                                         \
+			pt_mpi_coll(&r, comm, root, sent_expr, recvd_expr, req);                   \
+			pt_mpi_end(CALL(n), rc, PT_REC_MPI_COLL, &r, sizeof r, 1);                 \
 		} else {                                                                           \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), rc);                                              \
 		}                                                                                  \
 	}                                                                                          \
 	return rc;
 
 /* The request of a non-blocking collective, after the call. */
 #define COLL_BODY(n, sent_expr, recvd_expr, root, real_args, is_nb)                                 \
-	COLL_BODY_(n, sent_expr, recvd_expr, root, real_args, is_nb, NB_REQ_##is_nb)
+	COLL_BODY_(n, sent_expr, recvd_expr, root, real_args, NB_REQ_##is_nb)
 #define NB_REQ_0 0
 #define NB_REQ_1 ((uintptr_t)*request)
 
@@ -1307,7 +1313,7 @@ PT_INTERPOSE int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcoun
 		if (on) {                                                                          \
 			if (rc == MPI_SUCCESS && newcomm)                                          \
 				pt_mpi_comm_created(*(newcomm));                                   \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), rc);                                              \
 		}                                                                                  \
 		return rc;                                                                         \
 	}
@@ -1379,7 +1385,7 @@ COMM_NEW(Comm_join, (int fd, MPI_Comm *intercomm), (fd, intercomm), intercomm)
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		int rc = real_MPI_##n(comm);                                                       \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), rc);                                              \
 		return rc;                                                                         \
 	}
 COMM_GONE(Comm_free)
@@ -1396,28 +1402,31 @@ PT_INTERPOSE int MPI_Type_free(MPI_Datatype *type)
 	int on = pt_mpi_begin_call(CALL(Type_free));
 	int rc = real_MPI_Type_free(type);
 	if (on)
-		pt_mpi_end_call(CALL(Type_free));
+		pt_mpi_end_call(CALL(Type_free), rc);
 	return rc;
 }
 
 /* ---- one-sided ------------------------------------------------------------ */
 
-static int rma_begin(unsigned call, int target, MPI_Win win, uint64_t bytes)
+/* A one-sided call's end: MPI_RMA when it succeeded. */
+static void rma_end(unsigned call, int rc, int target, MPI_Win win, uint64_t bytes)
 {
-	if (!pt_mpi_ready)
-		return pt_mpi_begin_call(call);
+	if (rc != MPI_SUCCESS || !pt_mpi_ready) {
+		pt_mpi_end_call(call, rc);
+		return;
+	}
 	pt_rec_mpi_rma r = {pt_mpi_win_world_rank(win, target), 0, bytes, (uintptr_t)win};
-	return pt_mpi_begin(call, PT_REC_MPI_RMA, &r, sizeof r);
+	pt_mpi_end(call, rc, PT_REC_MPI_RMA, &r, sizeof r, 1);
 }
 
 #define RMA_BODY(n, target, bytes, args)                                                           \
 	PT_MPI_REAL(MPI_##n)                                                                       \
 	if (!pt_mpi_on())                                                                          \
 		return real_MPI_##n args;                                                          \
-	int on = rma_begin(CALL(n), target, win, bytes);                                           \
+	int on = pt_mpi_begin_call(CALL(n));                                                       \
 	int rc = real_MPI_##n args;                                                                \
 	if (on)                                                                                    \
-		pt_mpi_end_call(CALL(n));                                                          \
+		rma_end(CALL(n), rc, target, win, bytes);                                          \
 	return rc;
 
 PT_INTERPOSE int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -1527,7 +1536,7 @@ PT_INTERPOSE int MPI_Win_free(MPI_Win *win)
 	int on = pt_mpi_begin_call(CALL(Win_free));
 	int rc = real_MPI_Win_free(win);
 	if (on)
-		pt_mpi_end_call(CALL(Win_free));
+		pt_mpi_end_call(CALL(Win_free), rc);
 	return rc;
 }
 
@@ -1539,11 +1548,14 @@ PT_INTERPOSE int MPI_Win_free(MPI_Win *win)
 		PT_MPI_REAL(MPI_##n)                                                               \
 		if (!pt_mpi_on())                                                                  \
 			return real_MPI_##n args;                                                  \
-		pt_rec_mpi_io r = {pt_mpi_bytes(count, datatype), (uintptr_t)fh};                  \
-		int on = pt_mpi_begin(CALL(n), PT_REC_MPI_IO, &r, sizeof r);                       \
+		int on = pt_mpi_begin_call(CALL(n));                                               \
 		int rc = real_MPI_##n args;                                                        \
-		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+		if (on && rc == MPI_SUCCESS) {                                                     \
+			pt_rec_mpi_io r = {pt_mpi_bytes(count, datatype), (uintptr_t)fh};          \
+			pt_mpi_end(CALL(n), rc, PT_REC_MPI_IO, &r, sizeof r, 1);                   \
+		} else if (on) {                                                                   \
+			pt_mpi_end_call(CALL(n), rc);                                              \
+		}                                                                                  \
 		return rc;                                                                         \
 	}
 #define IO_RW(n, cv, last)                                                                         \
@@ -1686,7 +1698,7 @@ PLAIN(Get_version, (int *version, int *subversion), (version, subversion))
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		double r = real();                                                                 \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), MPI_SUCCESS);                                     \
 		return r;                                                                          \
 	}
 PLAIN_DOUBLE(Wtime)

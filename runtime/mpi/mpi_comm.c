@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Communicators: which world rank each rank of a communicator is (so every
- * record names processes by world rank, whatever communicator the call
- * used), and an id every member gives the same communicator, without
- * talking to the others:
+/* Communicators: which job rank each rank of a communicator is (so every
+ * record names processes alike, whatever communicator the call used: its
+ * world rank, with its world in the upper bits when a run holds jobs that
+ * MPI_Comm_spawn started, PT_MPI_JOB_RANK), and an id every member gives
+ * the same communicator, without talking to the others:
  *
  *   id = hash(the members' world ranks in rank order, n)
  *
@@ -14,6 +15,13 @@
  * Communicators the runtime did not see created (made by a call it does
  * not wrap, or by MPI_Comm_idup, whose handle is valid only later) get an
  * id when first used, flagged PT_MPI_COMM_LATE: their ids may disagree.
+ *
+ * A member of another world (a spawned job, or the parents of one) is not
+ * in this process's MPI_COMM_WORLD: MPI has no call that says who it is,
+ * so it is named from Open MPI's own description of the group's members
+ * (process names: job id, rank in that job's MPI_COMM_WORLD), which this
+ * part reads only once it found them where it expects them for every
+ * member of MPI_COMM_WORLD; otherwise such members are -1 (names_init).
  *
  * Entries are never freed (a freed communicator's handle may come back
  * for another one: the entry leaves the table, but a thread that still
@@ -143,14 +151,80 @@ static struct {
 	__typeof__(&PMPI_Group_free) group_free;
 } fn;
 
+/* Open MPI's names of a group's members (its ompi_group_t: a pointer to
+ * each member's ompi_proc_t, whose opal_proc_t begins with the list item
+ * and then the name {jobid, vpid}, or a "sentinel", the name itself in
+ * the pointer's bits: 1 | local job id << 1 | family << 16 | vpid << 32).
+ * Found at MPI_Init: the offset of the name in this process's own
+ * opal_proc_t, checked against every member of MPI_COMM_WORLD. */
+static struct {
+	int ok;
+	size_t off;
+	void *(*raw)(MPI_Group g, int rank); /* ompi_group_get_proc_ptr_raw */
+} names;
+
+static int name_at(MPI_Group g, int rank, uint32_t *jobid, uint32_t *vpid)
+{
+	uintptr_t p = (uintptr_t)names.raw(g, rank);
+	if (!p)
+		return -1;
+	if (p & 1) {
+		*jobid = (uint32_t)((p >> 16) & 0xffff) << 16 | (uint32_t)((p >> 1) & 0x7fff);
+		*vpid = (uint32_t)((uint64_t)p >> 32);
+		return 0;
+	}
+	memcpy(jobid, (const char *)p + names.off, sizeof *jobid);
+	memcpy(vpid, (const char *)p + names.off + sizeof *jobid, sizeof *vpid);
+	return 0;
+}
+
+static void names_init(void)
+{
+	if (!pt_mpi_family)
+		return;
+	names.raw = (__typeof__(names.raw))pt_mpi_sym("ompi_group_get_proc_ptr_raw");
+	const char *(*local)(void) = (const char *(*)(void))pt_mpi_sym("opal_proc_local_get");
+	const char *mine = local ? local() : NULL;
+	if (!names.raw || !mine)
+		return;
+	uint32_t jobid = pt_mpi_family << 16 | (pt_mpi_world + 1), me[2] = {jobid,
+									    (uint32_t)pt_mpi_rank};
+	size_t off = 0;
+	while (off <= 64 && memcmp(mine + off, me, sizeof me))
+		off += 4;
+	if (off > 64)
+		return;
+	names.off = off;
+	for (int i = 0; i < pt_mpi_size; i++) {
+		uint32_t j, v;
+		if (name_at(world_group, i, &j, &v) || j != jobid || v != (uint32_t)i)
+			return;
+	}
+	names.ok = 1;
+}
+
+/* The job rank of a member of g outside this process's world; -1 when
+ * it cannot be had. */
+static int32_t other_world(MPI_Group g, int rank)
+{
+	uint32_t j, v, local;
+	if (!names.ok || name_at(g, rank, &j, &v))
+		return -1;
+	local = j & 0xffff;
+	if (j >> 16 != pt_mpi_family || !local || local - 1 > PT_MPI_WORLDS_MAX ||
+	    v >= 1u << PT_MPI_WORLD_SHIFT)
+		return -1;
+	return PT_MPI_JOB_RANK(local - 1, v);
+}
+
 static int group_ranks(MPI_Group g, int n, int32_t *out, int *idx)
 {
 	for (int i = 0; i < n; i++)
 		idx[i] = i;
 	if (fn.translate(g, n, idx, world_group, idx) != MPI_SUCCESS)
 		return -1;
-	for (int i = 0; i < n; i++)
-		out[i] = idx[i] >= 0 ? idx[i] : -1; /* MPI_UNDEFINED: not in this world */
+	for (int i = 0; i < n; i++) /* MPI_UNDEFINED: not in this world */
+		out[i] = idx[i] >= 0 ? pt_mpi_base + idx[i] : other_world(g, i);
 	return 0;
 }
 
@@ -295,19 +369,20 @@ int pt_mpi_comm_init(void)
 		return -1;
 	world_entry = (pt_mpi_comm){pt_mpi_comm_world, PT_MPI_COMM_WORLD_ID, 0, pt_mpi_rank,
 				    (uint32_t)pt_mpi_size, NULL, NULL};
+	names_init();
 	pt_spin_lock(&lock);
 	int32_t *me = arena_alloc(sizeof *me);
 	pt_spin_unlock(&lock);
 	if (!me)
 		return -1;
-	*me = pt_mpi_rank;
+	*me = pt_mpi_base + pt_mpi_rank;
 	self_entry = (pt_mpi_comm){pt_mpi_comm_self, PT_MPI_COMM_SELF_ID, 0, 0, 1, me, NULL};
 	/* Both are known to the analyzer without a COMM_DEF listing every
 	 * rank: WORLD is the identity, SELF the process itself. */
 	pt_rec_mpi_comm_def d = {PT_MPI_COMM_WORLD_ID, (uint32_t)pt_mpi_size, 0, 0, pt_mpi_rank};
 	pt_process_emit(PT_REC_MPI_COMM_DEF, 0, &d, sizeof d, NULL, 0);
 	pt_rec_mpi_comm_def s = {PT_MPI_COMM_SELF_ID, 1, 0, 0, 0};
-	pt_process_emit(PT_REC_MPI_COMM_DEF, 0, &s, sizeof s, &pt_mpi_rank, sizeof pt_mpi_rank);
+	pt_process_emit(PT_REC_MPI_COMM_DEF, 0, &s, sizeof s, me, sizeof *me);
 	return 0;
 }
 

@@ -103,8 +103,8 @@ typedef void (*fwd16)(void *, void *, void *, void *, void *, void *, void *, vo
 		}                                                                                  \
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		real(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);                              \
-		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+		if (on) /* where its ierr is is not known here */                                  \
+			pt_mpi_end_call(CALL(n), MPI_SUCCESS);                                     \
 	}
 
 /* MPI_WTIME and MPI_WTICK are functions returning a double. */
@@ -120,7 +120,7 @@ typedef void (*fwd16)(void *, void *, void *, void *, void *, void *, void *, vo
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		double r = real();                                                                 \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), MPI_SUCCESS);                                     \
 		return r;                                                                          \
 	}
 FDOUBLE(wtime, Wtime)
@@ -140,7 +140,7 @@ PT_INTERPOSE void mpi_init_(F *ierr)
 	if (*ierr == MPI_SUCCESS)
 		pt_mpi_after_init(-1, -1, 1);
 	if (on)
-		pt_mpi_end_call(CALL(Init));
+		pt_mpi_end_call(CALL(Init), *ierr);
 }
 
 PT_INTERPOSE void mpi_init_thread_(F *required, F *provided, F *ierr)
@@ -155,7 +155,7 @@ PT_INTERPOSE void mpi_init_thread_(F *required, F *provided, F *ierr)
 	if (*ierr == MPI_SUCCESS)
 		pt_mpi_after_init(*required, *provided, 1);
 	if (on)
-		pt_mpi_end_call(CALL(Init_thread));
+		pt_mpi_end_call(CALL(Init_thread), *ierr);
 }
 
 PT_INTERPOSE void mpi_finalize_(F *ierr)
@@ -170,7 +170,7 @@ PT_INTERPOSE void mpi_finalize_(F *ierr)
 	real(ierr);
 	pt_mpi_after_finalize();
 	if (on)
-		pt_mpi_end_call(CALL(Finalize));
+		pt_mpi_end_call(CALL(Finalize), *ierr);
 }
 
 /* ---- point to point ----------------------------------------------------- */
@@ -184,10 +184,11 @@ PT_INTERPOSE void mpi_finalize_(F *ierr)
 			real(buf, count, dt, dest, tag, comm, ierr);                               \
 			return;                                                                    \
 		}                                                                                  \
-		int on = pt_mpi_send_begin(CALL(n), *dest, *tag, fcomm(comm), *count, ftype(dt));  \
+		int on = pt_mpi_begin_call(CALL(n));                                               \
 		real(buf, count, dt, dest, tag, comm, ierr);                                       \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_send_end(CALL(n), *ierr, *dest, *tag, fcomm(comm), *count,          \
+					ftype(dt), NULL);                                          \
 	}
 FSEND(send, Send)
 FSEND(bsend, Bsend)
@@ -207,8 +208,8 @@ FSEND(rsend, Rsend)
 		real(buf, count, dt, dest, tag, comm, req, ierr);                                  \
 		if (on) {                                                                          \
 			MPI_Request h = *ierr == MPI_SUCCESS ? freq(req) : NULL;                   \
-			pt_mpi_isend_end(CALL(n), *ierr, *dest, *tag, fcomm(comm), *count,         \
-					 ftype(dt), &h);                                           \
+			pt_mpi_send_end(CALL(n), *ierr, *dest, *tag, fcomm(comm), *count,          \
+					ftype(dt), &h);                                            \
 		}                                                                                  \
 	}
 FISEND(isend, Isend)
@@ -224,13 +225,15 @@ static F *status_for(F *status, F *mine)
 	return status == ff.status_ignore ? mine : status;
 }
 
-static void frecv_end(unsigned call, F *ierr, const F *comm, const F *st, uint64_t posted)
+/* sent: MPI_SENDRECV's message, NULL for a receive alone. */
+static void frecv_end(unsigned call, F *ierr, const F *comm, const F *st, uint64_t posted,
+		      const pt_mpi_sent *sent)
 {
 	MPI_Status c;
 	if (*ierr == MPI_SUCCESS && pt_mpi_ready && fstatus(st, &c))
-		pt_mpi_recv_end(call, *ierr, fcomm(comm), &c, posted);
+		pt_mpi_recv_end(call, *ierr, fcomm(comm), &c, posted, sent);
 	else
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, *ierr);
 }
 
 PT_INTERPOSE void mpi_recv_(void *buf, F *count, F *dt, F *src, F *tag, F *comm, F *status,
@@ -246,7 +249,7 @@ PT_INTERPOSE void mpi_recv_(void *buf, F *count, F *dt, F *src, F *tag, F *comm,
 	int on = pt_mpi_begin_call(CALL(Recv));
 	real(buf, count, dt, src, tag, comm, st, ierr);
 	if (on)
-		frecv_end(CALL(Recv), ierr, comm, st, posted);
+		frecv_end(CALL(Recv), ierr, comm, st, posted, NULL);
 }
 
 PT_INTERPOSE void mpi_irecv_(void *buf, F *count, F *dt, F *src, F *tag, F *comm, F *req, F *ierr)
@@ -277,11 +280,12 @@ PT_INTERPOSE void mpi_sendrecv_(void *sbuf, F *scount, F *stype, F *dest, F *sta
 	}
 	F mine[FSTATUS], *st = status_for(status, mine);
 	uint64_t posted = pt_now();
-	int on = pt_mpi_send_begin(CALL(Sendrecv), *dest, *stag, fcomm(comm), *scount,
-				   ftype(stype));
+	int on = pt_mpi_begin_call(CALL(Sendrecv));
 	real(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st, ierr);
-	if (on)
-		frecv_end(CALL(Sendrecv), ierr, comm, st, posted);
+	if (on) {
+		pt_mpi_sent sent = {*dest, *stag, *scount, ftype(stype)};
+		frecv_end(CALL(Sendrecv), ierr, comm, st, posted, &sent);
+	}
 }
 
 PT_INTERPOSE void mpi_sendrecv_replace_(void *buf, F *count, F *dt, F *dest, F *stag, F *src,
@@ -294,11 +298,12 @@ PT_INTERPOSE void mpi_sendrecv_replace_(void *buf, F *count, F *dt, F *dest, F *
 	}
 	F mine[FSTATUS], *st = status_for(status, mine);
 	uint64_t posted = pt_now();
-	int on = pt_mpi_send_begin(CALL(Sendrecv_replace), *dest, *stag, fcomm(comm), *count,
-				   ftype(dt));
+	int on = pt_mpi_begin_call(CALL(Sendrecv_replace));
 	real(buf, count, dt, dest, stag, src, rtag, comm, st, ierr);
-	if (on)
-		frecv_end(CALL(Sendrecv_replace), ierr, comm, st, posted);
+	if (on) {
+		pt_mpi_sent sent = {*dest, *stag, *count, ftype(dt)};
+		frecv_end(CALL(Sendrecv_replace), ierr, comm, st, posted, &sent);
+	}
 }
 
 /* ---- persistent requests -------------------------------------------------- */
@@ -328,7 +333,7 @@ PT_INTERPOSE void mpi_sendrecv_replace_(void *buf, F *count, F *dt, F *dest, F *
 					.comm = c};                                                \
 			pt_mpi_req_add(&r);                                                        \
 		}                                                                                  \
-		pt_mpi_end_call(CALL(n));                                                          \
+		pt_mpi_end_call(CALL(n), *ierr);                                                   \
 	}
 FSEND_INIT(send_init, Send_init)
 FSEND_INIT(bsend_init, Bsend_init)
@@ -399,7 +404,7 @@ PT_INTERPOSE void mpi_request_free_(F *req, F *ierr)
 	int on = pt_mpi_begin_call(CALL(Request_free));
 	real(req, ierr);
 	if (on)
-		pt_mpi_end_call(CALL(Request_free));
+		pt_mpi_end_call(CALL(Request_free), *ierr);
 }
 
 /* ---- completion ------------------------------------------------------------ */
@@ -433,7 +438,7 @@ static void fcomplete(unsigned call, const MPI_Request *h, const char *done, con
 	for (size_t i = 0; i < n; i++)
 		if (!done || done[i])
 			fstatus(fst + i * FSTATUS, &cst[i]);
-	pt_mpi_complete(call, h, done, cst, n);
+	pt_mpi_complete(call, MPI_SUCCESS, h, done, cst, n); /* only after a success */
 }
 
 PT_INTERPOSE void mpi_wait_(F *req, F *status, F *ierr)
@@ -457,7 +462,7 @@ PT_INTERPOSE void mpi_wait_(F *req, F *status, F *ierr)
 		char done = 1;
 		fcomplete(CALL(Wait), &h, &done, st, &c, 1);
 	} else {
-		pt_mpi_end_call(CALL(Wait));
+		pt_mpi_end_call(CALL(Wait), *ierr);
 	}
 	if (need)
 		pt_mpi_req_unclaim(&h, 1);
@@ -484,7 +489,7 @@ PT_INTERPOSE void mpi_test_(F *req, F *flag, F *status, F *ierr)
 		char done = 1;
 		fcomplete(CALL(Test), &h, &done, st, &c, 1);
 	} else {
-		pt_mpi_end_call(CALL(Test));
+		pt_mpi_end_call(CALL(Test), *ierr);
 	}
 	if (need)
 		pt_mpi_req_unclaim(&h, 1);
@@ -510,7 +515,7 @@ PT_INTERPOSE void mpi_waitall_(F *count, F *reqs, F *statuses, F *ierr)
 	if (need && *ierr == MPI_SUCCESS)
 		fcomplete(CALL(Waitall), s.req, NULL, st, s.st2, n);
 	else
-		pt_mpi_end_call(CALL(Waitall));
+		pt_mpi_end_call(CALL(Waitall), *ierr);
 	if (need)
 		pt_mpi_req_unclaim(s.req, n);
 }
@@ -535,7 +540,7 @@ PT_INTERPOSE void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr)
 	if (need && *ierr == MPI_SUCCESS && *flag)
 		fcomplete(CALL(Testall), s.req, NULL, st, s.st2, n);
 	else
-		pt_mpi_end_call(CALL(Testall));
+		pt_mpi_end_call(CALL(Testall), *ierr);
 	if (need)
 		pt_mpi_req_unclaim(s.req, n);
 }
@@ -563,7 +568,7 @@ PT_INTERPOSE void mpi_waitany_(F *count, F *reqs, F *index, F *status, F *ierr)
 		char done = 1;
 		fcomplete(CALL(Waitany), &s.req[*index - 1], &done, st, &c, 1);
 	} else {
-		pt_mpi_end_call(CALL(Waitany));
+		pt_mpi_end_call(CALL(Waitany), *ierr);
 	}
 	if (need)
 		pt_mpi_req_unclaim(s.req, n);
@@ -591,7 +596,7 @@ PT_INTERPOSE void mpi_testany_(F *count, F *reqs, F *index, F *flag, F *status, 
 		char done = 1;
 		fcomplete(CALL(Testany), &s.req[*index - 1], &done, st, &c, 1);
 	} else {
-		pt_mpi_end_call(CALL(Testany));
+		pt_mpi_end_call(CALL(Testany), *ierr);
 	}
 	if (need)
 		pt_mpi_req_unclaim(s.req, n);
@@ -603,7 +608,7 @@ static void fsome_end(unsigned call, F *ierr, const F *outcount, const F *indice
 		      pt_mpi_scratch *s, size_t n)
 {
 	if (*ierr != MPI_SUCCESS || *outcount == MPI_UNDEFINED || *outcount <= 0) {
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, *ierr);
 		return;
 	}
 	size_t k = (size_t)*outcount;
@@ -613,7 +618,7 @@ static void fsome_end(unsigned call, F *ierr, const F *outcount, const F *indice
 	MPI_Status *cst = s->st2 + (k * sizeof(MPI_Request) + sizeof(MPI_Status) - 1) /
 					   sizeof(MPI_Status);
 	if (cst + k > s->st2 + n) { /* no room left: nothing to describe */
-		pt_mpi_end_call(call);
+		pt_mpi_end_call(call, *ierr);
 		return;
 	}
 	for (size_t i = 0; i < k; i++)
@@ -645,7 +650,7 @@ static void fsome_end(unsigned call, F *ierr, const F *outcount, const F *indice
 			fsome_end(CALL(n), ierr, outcount, indices, st, &s, 2 * cnt + 2);          \
 			pt_mpi_req_unclaim(s.req, cnt);                                            \
 		} else {                                                                           \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), *ierr);                                           \
 		}                                                                                  \
 	}
 FSOME(waitsome, Waitsome)
@@ -653,16 +658,20 @@ FSOME(testsome, Testsome)
 
 /* ---- collectives ---------------------------------------------------------- */
 
-static int fcoll_begin(unsigned call, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd)
+static void fcoll_end(unsigned call, int rc, MPI_Comm comm, int root, uint64_t sent,
+		      uint64_t recvd)
 {
-	if (!pt_mpi_ready)
-		return pt_mpi_begin_call(call);
+	if (rc != MPI_SUCCESS || !pt_mpi_ready) {
+		pt_mpi_end_call(call, rc);
+		return;
+	}
 	pt_rec_mpi_coll r;
 	pt_mpi_coll(&r, comm, root, sent, recvd, 0);
-	return pt_mpi_begin(call, PT_REC_MPI_COLL, &r, sizeof r);
+	pt_mpi_end(call, rc, PT_REC_MPI_COLL, &r, sizeof r, 1);
 }
 
-/* body: declares MPI_Comm c, the root (-1 none) and the byte counts. */
+/* body: the root (-1 none) and the byte counts from the arguments and the
+ * communicator c, after the call (which leaves them as they were). */
 #define FCOLL(lower, n, params, args, body)                                                        \
 	PT_INTERPOSE void mpi_##lower##_ params                                                    \
 	{                                                                                          \
@@ -671,16 +680,17 @@ static int fcoll_begin(unsigned call, MPI_Comm comm, int root, uint64_t sent, ui
 			real args;                                                                 \
 			return;                                                                    \
 		}                                                                                  \
+		int on = pt_mpi_begin_call(CALL(n));                                               \
+		real args;                                                                         \
+		if (!on)                                                                           \
+			return;                                                                    \
 		MPI_Comm c = fcomm(comm);                                                          \
 		int r = -1;                                                                        \
 		uint64_t sent = 0, recvd = 0;                                                      \
-		if (pt_mpi_ready) {                                                                \
+		if (*ierr == MPI_SUCCESS && pt_mpi_ready) {                                        \
 			body                                                                       \
 		}                                                                                  \
-		int on = fcoll_begin(CALL(n), c, r, sent, recvd);                                  \
-		real args;                                                                         \
-		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+		fcoll_end(CALL(n), *ierr, c, r, sent, recvd);                                      \
 	}
 
 FCOLL(barrier, Barrier, (F * comm, F *ierr), (comm, ierr), )
@@ -807,7 +817,7 @@ FCOLL(reduce_scatter_block, Reduce_scatter_block,
 			return;                                                                    \
 		if (*ierr == MPI_SUCCESS)                                                          \
 			pt_mpi_comm_created(fcomm(newcomm));                                       \
-		pt_mpi_end_call(CALL(n));                                                          \
+		pt_mpi_end_call(CALL(n), *ierr);                                                   \
 	}
 FCOMM_NEW(comm_dup, Comm_dup, (F * comm, F *newcomm, F *ierr), (comm, newcomm, ierr), newcomm)
 FCOMM_NEW(comm_dup_with_info, Comm_dup_with_info, (F * comm, F *info, F *newcomm, F *ierr),
@@ -859,7 +869,7 @@ FCOMM_NEW(intercomm_merge, Intercomm_merge, (F * intercomm, F *high, F *newcomm,
 		int on = pt_mpi_begin_call(CALL(n));                                               \
 		real(comm, ierr);                                                                  \
 		if (on)                                                                            \
-			pt_mpi_end_call(CALL(n));                                                  \
+			pt_mpi_end_call(CALL(n), *ierr);                                           \
 	}
 FCOMM_GONE(comm_free, Comm_free)
 FCOMM_GONE(comm_disconnect, Comm_disconnect)
@@ -877,7 +887,7 @@ PT_INTERPOSE void mpi_type_free_(F *type, F *ierr)
 	int on = pt_mpi_begin_call(CALL(Type_free));
 	real(type, ierr);
 	if (on)
-		pt_mpi_end_call(CALL(Type_free));
+		pt_mpi_end_call(CALL(Type_free), *ierr);
 }
 
 /* ---- everything else: the call's begin and end ---------------------------- */

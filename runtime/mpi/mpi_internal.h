@@ -76,22 +76,35 @@ extern PT_HIDDEN MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
 extern PT_HIDDEN MPI_Datatype pt_mpi_byte;
 extern PT_HIDDEN MPI_Request pt_mpi_request_null;
 extern PT_HIDDEN int pt_mpi_rank, pt_mpi_size; /* in MPI_COMM_WORLD */
+/* Which of the run's jobs this process is a rank of (0: the one the
+ * launcher started; MPI_Comm_spawn's 1, 2...), and the job rank of its
+ * rank 0 (PT_MPI_JOB_RANK: every rank in a record is a job rank). Open
+ * MPI: the family every job id of the run shares (0 unknown). */
+extern PT_HIDDEN uint32_t pt_mpi_world, pt_mpi_family;
+extern PT_HIDDEN int32_t pt_mpi_base;
 
 /* ---- records ---------------------------------------------------------- */
 /* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it
  * was written (the call is recorded: end it with pt_mpi_end*), 0 when not. */
 PT_HIDDEN int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len);
-/* The call ended: n records of `kind` (each `len` bytes, back to back in
- * p), then MPI_CALL_END. */
-PT_HIDDEN void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t n);
+/* The call ended and returned rc: n records of `kind` (each `len` bytes,
+ * back to back in p), then MPI_CALL_END, and before it MPI_ERROR when rc
+ * is not MPI_SUCCESS. A failed call moved nothing: callers pass n = 0
+ * then (but for the receives a Wait/Test family call completed before it
+ * returned MPI_ERR_IN_STATUS). */
+PT_HIDDEN void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
+			  size_t n);
+/* The end of a call on t (inside the runtime's region): MPI_ERROR when rc
+ * is not MPI_SUCCESS, then MPI_CALL_END. */
+PT_HIDDEN void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc);
 
 static inline int pt_mpi_begin_call(unsigned call)
 {
 	return pt_mpi_begin(call, 0, NULL, 0);
 }
-static inline void pt_mpi_end_call(unsigned call)
+static inline void pt_mpi_end_call(unsigned call, int rc)
 {
-	pt_mpi_end(call, 0, NULL, 0, 0);
+	pt_mpi_end(call, rc, 0, NULL, 0, 0);
 }
 
 /* Bytes of count elements of a datatype (0 if it cannot be had). */
@@ -119,14 +132,14 @@ PT_HIDDEN void pt_mpi_comm_created(MPI_Comm c);
 /* Before MPI_Comm_free / MPI_Comm_disconnect: the handle may come back
  * for another communicator. */
 PT_HIDDEN void pt_mpi_comm_freed(MPI_Comm c);
-/* Peer rank in c (remote group for an intercommunicator) -> world rank;
+/* Peer rank in c (remote group for an intercommunicator) -> job rank;
  * negative ranks (MPI_ANY_SOURCE, MPI_PROC_NULL, MPI_ROOT) come back as is. */
 static inline int32_t pt_mpi_world_rank(const pt_mpi_comm *c, int rank)
 {
 	if (rank < 0 || !c)
 		return rank;
 	if (!c->world)
-		return rank;
+		return pt_mpi_base + rank;
 	return (uint32_t)rank < c->size ? c->world[rank] : -1;
 }
 PT_HIDDEN int pt_mpi_comm_init(void); /* after MPI_Init: WORLD, SELF */
@@ -179,8 +192,9 @@ PT_HIDDEN int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_
 /* Requests a Wait/Test family call was given (copied before the call:
  * it overwrites them) and which of them completed (done[i]). When the
  * program passed no statuses, `st` is the wrapper's own. Writes a
- * MPI_RECV for each completed receive, then the call's end. */
-PT_HIDDEN void pt_mpi_complete(unsigned call, const MPI_Request *h, const char *done,
+ * MPI_RECV for each completed receive, then the call's end (rc: what it
+ * returned). */
+PT_HIDDEN void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
 			       const MPI_Status *st, size_t n);
 /* Whether one of the n requests is a receive this part knows (statuses
  * are needed then). */
@@ -206,18 +220,22 @@ PT_HIDDEN void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int
 PT_HIDDEN void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent,
 			   uint64_t recvd, uintptr_t request);
 
-/* What the C and Fortran wrappers share (mpi_c.c): a send's begin
- * (MPI_CALL + MPI_SEND), a non-blocking send's end (MPI_SEND with its
- * request), a blocking receive's end (MPI_RECV from its status), a
- * receive posted (its request remembered; persistent: a template for
- * MPI_Start), the end of MPI_Start(all) (a MPI_SEND or MPI_IRECV per
- * request started). Each writes the call's end when it says so. */
-PT_HIDDEN int pt_mpi_send_begin(unsigned call, int dest, int tag, MPI_Comm comm, int count,
-				MPI_Datatype dt);
-PT_HIDDEN void pt_mpi_isend_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm,
-				int count, MPI_Datatype dt, const MPI_Request *req);
+/* What the C and Fortran wrappers share (mpi_c.c), each writing the
+ * call's end: a send's (MPI_SEND, with the request of a non-blocking
+ * one; NULL req: a blocking one), a blocking receive's (MPI_RECV from its
+ * status; send_* given: MPI_Sendrecv's MPI_SEND first), a receive posted
+ * (its request remembered; persistent: a template for MPI_Start), the
+ * end of MPI_Start(all) (a MPI_SEND or MPI_IRECV per request started).
+ * Nothing but the call's end when rc says it failed. */
+PT_HIDDEN void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, int count,
+			       MPI_Datatype dt, const MPI_Request *req);
+/* A message MPI_Sendrecv(_replace) sent; dest MPI_PROC_NULL: none. */
+typedef struct pt_mpi_sent {
+	int dest, tag, count;
+	MPI_Datatype dt;
+} pt_mpi_sent;
 PT_HIDDEN void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
-			       uint64_t posted);
+			       uint64_t posted, const pt_mpi_sent *sent);
 PT_HIDDEN void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, int tag,
 				  uint64_t bytes, const MPI_Request *req, uint64_t posted,
 				  int persistent);

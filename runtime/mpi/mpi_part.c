@@ -7,6 +7,7 @@
 #include "mpi_internal.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,12 @@ static struct {
 	int rank;
 	uint32_t size;
 	uint32_t launcher;
+	uint32_t world;  /* which of the run's jobs (MPI_Comm_spawn's: 1, 2...) */
+	uint32_t family; /* Open MPI: the job id's upper half, shared by the run's jobs */
 } job;
+
+uint32_t pt_mpi_world, pt_mpi_family;
+int32_t pt_mpi_base;
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -73,7 +79,12 @@ static void dir_name(char *out, size_t len, const char *what)
  * other job has it: Open MPI's mpirun hands its ranks a random 128-bit
  * key (orte_precondition_transports) and the job id; Slurm a job and step
  * number; a PMIx launcher a namespace. The run id and the default trace
- * directory are made from it, so the ranks agree without talking. */
+ * directory are made from it, so the ranks agree without talking.
+ *
+ * The jobs MPI_Comm_spawn starts join their parent's run: an Open MPI job
+ * id is family << 16 | n, every job of one mpirun has its family and key,
+ * the first n = 1 and the spawned ones 2, 3...; the key is made from the
+ * first job's id and the spawned job is world n - 1 of the run. */
 static void mpi_join(pt_run_job *out)
 {
 	const pt_config *cfg = pt_config_get();
@@ -86,9 +97,16 @@ static void mpi_join(pt_run_job *out)
 	if (!env_uint("OMPI_COMM_WORLD_RANK", &rank) && !env_uint("OMPI_COMM_WORLD_SIZE", &size) &&
 	    (jobid = getenv("OMPI_MCA_ess_base_jobid"))) {
 		job.launcher = PT_MPI_LAUNCHER_OPENMPI;
-		key = fnv1a(fnv1a(key, jobid), getenv("OMPI_MCA_orte_precondition_transports"));
-		key = fnv1a(key, getenv("OMPI_MCA_orte_hnp_uri"));
+		uint32_t id;
 		snprintf(name, sizeof name, "%s", jobid);
+		if (!env_uint("OMPI_MCA_ess_base_jobid", &id) && (id & 0xffffu) &&
+		    (id & 0xffffu) - 1 <= PT_MPI_WORLDS_MAX) {
+			job.world = (id & 0xffffu) - 1;
+			job.family = id >> 16;
+			snprintf(name, sizeof name, "%u", (id & 0xffff0000u) | 1u);
+		}
+		key = fnv1a(fnv1a(key, name), getenv("OMPI_MCA_orte_precondition_transports"));
+		key = fnv1a(key, getenv("OMPI_MCA_orte_hnp_uri"));
 	} else if (!env_uint("SLURM_PROCID", &rank) && getenv("SLURM_JOB_ID") &&
 		   getenv("SLURM_STEP_ID")) {
 		job.launcher = PT_MPI_LAUNCHER_SLURM;
@@ -109,6 +127,7 @@ static void mpi_join(pt_run_job *out)
 	out->run_id = key ? key : 1;
 	out->rank = rank;
 	out->size = size;
+	out->world = job.world;
 	dir_name(out->dir, sizeof out->dir, name);
 }
 
@@ -123,10 +142,46 @@ static void mpi_init_part(void)
 {
 	if (!job.joined)
 		return;
-	pt_rec_mpi_job r = {job.rank, job.size, job.launcher, 0};
+	pt_rec_mpi_job r = {job.rank, job.size, job.launcher, job.world};
 	char host[256];
 	host_name(host, sizeof host);
 	pt_process_emit(PT_REC_MPI_JOB, 0, &r, sizeof r, host, strlen(host) + 1);
+}
+
+/* A call was recorded (set once: no line bounces between threads). */
+static int seen_call;
+/* The MPI library is not Open MPI (pt_mpi_decide said so). */
+static int other_mpi;
+
+/* A rank none of whose MPI calls was traced: why, in the process log, and
+ * from rank 0 a warning (once for the run: every rank of a job is likely
+ * built alike, and the analyzer names them all). Not from a signal's
+ * handler: dladdr is not async-signal-safe. */
+static void mpi_shutdown(int in_signal)
+{
+	if (in_signal || !job.joined || __atomic_load_n(&seen_call, __ATOMIC_RELAXED))
+		return;
+	pt_rec_mpi_untraced u = {PT_MPI_UNTRACED_NO_LIBRARY, 0};
+	const char *lib = "";
+	Dl_info d;
+	void *p = pt_mpi_sym("PMPI_Init");
+	if (p && dladdr(p, &d) && d.dli_fname) {
+		u.why = PT_MPI_UNTRACED_BYPASSED;
+		lib = *d.dli_fname ? d.dli_fname : "the program";
+	}
+	if (__atomic_load_n(&other_mpi, __ATOMIC_RELAXED))
+		u.why = PT_MPI_UNTRACED_OTHER_MPI;
+	pt_process_emit(PT_REC_MPI_UNTRACED, 0, &u, sizeof u, lib, strlen(lib) + 1);
+	if (job.rank != 0 || job.world != 0)
+		return;
+	static const char *const why[] = {
+	    NULL, "no MPI library was loaded: it does not use MPI, or links it statically",
+	    "its MPI library is loaded but no call reached libtrace.so's MPI functions (the "
+	    "program calls PMPI_* itself, or MPI is linked statically into it)",
+	    "its MPI library is not Open MPI"};
+	pt_warn("rank 0 of this MPI job made no MPI call that was traced: %s; the other ranks are "
+		"likely the same (docs/MPI.md, \"When no MPI call is traced\")",
+		why[u.why]);
 }
 
 static void mpi_fork_child(void)
@@ -136,6 +191,7 @@ static void mpi_fork_child(void)
 	pt_mpi_ready = 0;
 	__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 	job.joined = 0;
+	job.world = 0;
 	pt_mpi_comm_fork_child();
 	pt_mpi_req_fork_child();
 }
@@ -145,19 +201,95 @@ PT_SUBSYSTEM(mpi_part) = {
 	.order = PT_ORDER_INTERPOSE,
 	.init = mpi_init_part,
 	.fork_child = mpi_fork_child,
+	.shutdown = mpi_shutdown,
 	.join = mpi_join,
 };
 
 /* ---- modes and real functions ------------------------------------------ */
 
+PT_REAL_DECL(dlopen);
+PT_REAL_DECL(dlclose);
+
+/* Loaded objects' paths, gathered under the loader's lock (nothing may be
+ * opened there) into pages of our own. */
+typedef struct obj_names {
+	char *buf;
+	size_t len, used;
+} obj_names;
+
+static int add_name(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	obj_names *o = arg;
+	const char *n = info->dlpi_name;
+	size_t k = n ? strlen(n) + 1 : 1;
+	if (!n || k == 1 || o->used + k > o->len)
+		return 0; /* the program itself: in the global scope already */
+	memcpy(o->buf + o->used, n, k);
+	o->used += k;
+	return 0;
+}
+
+static int is_ours(const void *p)
+{
+	Dl_info a, b;
+	return dladdr(p, &a) && dladdr((const void *)is_ours, &b) && a.dli_fbase == b.dli_fbase;
+}
+
+/* A definition of name in an object that is not in the global scope: a
+ * library loaded with RTLD_LOCAL (an MPI library that a Python extension
+ * or a plugin brought with it, as mpi4py does). RTLD_DEFAULT does not see
+ * it; each loaded object is asked through a handle of its own (RTLD_NOLOAD:
+ * nothing is loaded, nothing stays open). The object that answered last is
+ * asked first next time: one MPI library answers nearly every lookup. */
+static void *sym_local(const char *name)
+{
+	static char last[1024];
+	static pt_spin lock;
+	__typeof__(&dlopen) open_ = PT_REAL(dlopen);
+	__typeof__(&dlclose) close_ = PT_REAL(dlclose);
+	if (!open_ || !close_)
+		return NULL;
+	obj_names o = {pt_pages_alloc(64u << 10), 64u << 10, 0};
+	if (!o.buf)
+		return NULL;
+	pt_spin_lock(&lock);
+	size_t k = strlen(last) + 1;
+	if (k > 1) {
+		memcpy(o.buf, last, k);
+		o.used = k;
+	}
+	pt_spin_unlock(&lock);
+	dl_iterate_phdr(add_name, &o);
+	void *p = NULL;
+	for (size_t at = 0; at < o.used && !p; at += strlen(o.buf + at) + 1) {
+		void *h = open_(o.buf + at, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		p = dlsym(h, name);
+		if (p && is_ours(p))
+			p = NULL;
+		close_(h);
+		if (p && strlen(o.buf + at) < sizeof last) {
+			pt_spin_lock(&lock);
+			strcpy(last, o.buf + at);
+			pt_spin_unlock(&lock);
+		}
+	}
+	pt_pages_free(o.buf, o.len);
+	return p;
+}
+
 void *pt_mpi_sym(const char *name)
 {
-	return dlsym(RTLD_DEFAULT, name);
+	void *p = dlsym(RTLD_DEFAULT, name);
+	return p ? p : sym_local(name);
 }
 
 void *pt_mpi_sym_next(const char *name)
 {
-	return pt_real(name);
+	void *p = pt_real(name);
+	return p ? p : sym_local(name);
 }
 
 int pt_mpi_missing(const char *name)
@@ -174,15 +306,21 @@ int pt_mpi_decide(void)
 	int m = __atomic_load_n(&pt_mpi_mode, __ATOMIC_ACQUIRE);
 	if (m != PT_MPI_UNDECIDED)
 		return m;
+	/* MPI may be called before libtrace.so's constructor: from another
+	 * library's (Open MPI's C++ bindings call MPI_Initialized from
+	 * theirs), or the program's. The runtime starts now; while it is
+	 * starting elsewhere the call passes untraced and nothing is decided. */
+	int on = pt_tracing_start();
+	if (on < 0)
+		return PT_MPI_PASS;
 	const pt_config *cfg = pt_config_get();
 	m = PT_MPI_PASS;
-	if (!pt_tracing() || (cfg && !cfg->mpi)) {
+	if (!on || (cfg && !cfg->mpi)) {
 		m = PT_MPI_PASS;
-	} else if (dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world")) {
+	} else if (pt_mpi_sym("ompi_mpi_comm_world")) {
 		m = PT_MPI_TRACE;
 	} else {
-		static int warned;
-		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		if (!__atomic_exchange_n(&other_mpi, 1, __ATOMIC_RELAXED))
 			pt_warn("this program's MPI library is not Open MPI: its MPI calls are passed on "
 				"untraced (docs/MPI.md)");
 	}
@@ -207,12 +345,38 @@ int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
 	if (kind)
 		pt_emit(t, kind, call, p, len);
 	pt_leave(t);
+	if (pt_unlikely(!__atomic_load_n(&seen_call, __ATOMIC_RELAXED)))
+		__atomic_store_n(&seen_call, 1, __ATOMIC_RELAXED);
 	pt_mpi_depth = 1;
 	errno = saved;
 	return 1;
 }
 
-void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t n)
+void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc)
+{
+	if (rc != MPI_SUCCESS) {
+		/* the library's word on it: both calls only read tables */
+		static __typeof__(&PMPI_Error_class) error_class;
+		static __typeof__(&PMPI_Error_string) error_string;
+		if (!error_class)
+			error_class = (__typeof__(error_class))pt_mpi_sym("PMPI_Error_class");
+		if (!error_string)
+			error_string = (__typeof__(error_string))pt_mpi_sym("PMPI_Error_string");
+		pt_rec_mpi_error e = {rc, -1};
+		char msg[MPI_MAX_ERROR_STRING];
+		int len = 0;
+		if (!error_class || error_class(rc, &e.error_class) != MPI_SUCCESS)
+			e.error_class = -1;
+		if (!error_string || error_string(rc, msg, &len) != MPI_SUCCESS || len < 0 ||
+		    len >= (int)sizeof msg)
+			len = 0;
+		msg[len] = 0;
+		pt_emit2(t, PT_REC_MPI_ERROR, call, &e, sizeof e, msg, (size_t)len + 1);
+	}
+	pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+}
+
+void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
 {
 	int saved = errno;
 	pt_mpi_depth = 0;
@@ -220,7 +384,7 @@ void pt_mpi_end(unsigned call, unsigned kind, const void *p, size_t len, size_t 
 	if (t) {
 		for (size_t i = 0; i < n; i++)
 			pt_emit(t, kind, call, (const char *)p + i * len, len);
-		pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+		pt_mpi_emit_end(t, call, rc);
 		pt_leave(t);
 	}
 	errno = saved;
@@ -286,17 +450,26 @@ void pt_mpi_after_init(int required, int provided, int fortran)
 		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 		return;
 	}
+	pt_mpi_world = job.world;
+	pt_mpi_family = job.family;
+	pt_mpi_base = PT_MPI_JOB_RANK(job.world, 0);
 	if (pt_mpi_comm_init() != 0) {
 		pt_warn("MPI_Init: out of memory; MPI calls are not traced");
 		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 		return;
 	}
 	pt_mpi_ready = 1;
+	/* a spawned job's intercommunicator with its parents, made by
+	 * MPI_Init: registered now, as the parents do after MPI_Comm_spawn */
+	__typeof__(&PMPI_Comm_get_parent) get_parent = pt_mpi_sym("PMPI_Comm_get_parent");
+	MPI_Comm parent;
+	if (get_parent && get_parent(&parent) == MPI_SUCCESS)
+		pt_mpi_comm_created(parent);
 	if (job.joined && (job.rank != pt_mpi_rank || (job.size && job.size != (uint32_t)pt_mpi_size)))
 		pt_warn("the launcher said rank %d of %u, MPI_Init says rank %d of %d",
 			job.rank, job.size, pt_mpi_rank, pt_mpi_size);
 	pt_rec_mpi_init r = {pt_mpi_rank, (uint32_t)pt_mpi_size, required, provided,
-			     fortran ? PT_MPI_INIT_FORTRAN : 0, 0};
+			     fortran ? PT_MPI_INIT_FORTRAN : 0, job.world};
 	char host[256];
 	host_name(host, sizeof host);
 	pt_process_emit(PT_REC_MPI_INIT, 0, &r, sizeof r, host, strlen(host) + 1);

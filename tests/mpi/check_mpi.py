@@ -29,6 +29,27 @@ receive ends before its send begins. Modes:
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
   exact     also the pair, ev, call and rma lines, exactly
+  failed    counted, and calls that returned an error ("expect error RANK
+            CALL CLASS"): each is in its rank's log (MPI_ERROR) and in the
+            report's table of errors, and nothing it would have moved is in
+            the trace: the collectives' size events are the successful
+            ones' ("expect coll RANK CALLS GIVEN GOT")
+  untraced  ranks none of whose MPI calls reach the tracer ("expect untraced
+            RANK WHY"): rank 0 alone warns once at its end, every rank's
+            process log says why (MPI_UNTRACED), and the analysis warns,
+            naming every rank and the cause
+  spawn     jobs started by MPI_Comm_spawn(_multiple) ("expect world W RANK
+            SIZE"), launched with `-x LD_PRELOAD` and no PARATRACE_DIR:
+            one directory and one run, analyzed without --run; tasks by
+            rank in the run (world 0's ranks, then each spawned world's,
+            labelled with their world), and the messages of every (world,
+            rank) pair ("expect wpair ...") matched, across the
+            intercommunicators too
+  counted   the independent counter (mpicount.c, --counter) is preloaded in
+            front of libtrace.so: the messages and bytes per (sender,
+            receiver) in the .prv, the receives it saw, the report's
+            totals and per-call counts, and every rank's calls in the
+            logs equal what it counted
   clock     ranks 1 and 2 run with clocks shifted by known amounts
             (PARATRACE_TEST_CLOCK_OFFSET_NS): the synchronisation must
             measure them within 5 us, and the analyzer remove them
@@ -77,8 +98,9 @@ def mpi_env():
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
     for k in ("PARATRACE_DIR", "LD_PRELOAD", "PARATRACE_TEST_CLOCK_OFFSET_NS",
-              "PARATRACE_TEST_MPI_SYNC_DELAY_NS"):
+              "PARATRACE_TEST_MPI_SYNC_DELAY_NS", "MPICOUNT_OUT"):
         env.pop(k, None)
+    env.setdefault("OMP_NUM_THREADS", "2")
     return env
 
 
@@ -104,8 +126,9 @@ def run(cmd, cwd, timeout=120, check=True, log=None):
     return p
 
 
-def launch(a, np, trace, prog, env_per_rank=None, use_x=False):
-    """mpirun command for np ranks of prog, every rank preloaded."""
+def launch(a, np, trace, prog, env_per_rank=None, use_x=False, preload=None, env=()):
+    """mpirun command for np ranks of prog, every rank preloaded (libtrace.so, or
+    the list preload), with env (NAME=VALUE...) set in each."""
     cmd = [a.mpirun, "--oversubscribe", "--bind-to", "none"]
     if use_x:
         return cmd + ["-np", str(np), "-x", "LD_PRELOAD=" + a.lib] + prog
@@ -119,7 +142,8 @@ def launch(a, np, trace, prog, env_per_rank=None, use_x=False):
     for i, (n, extra) in enumerate(contexts):
         if i:
             cmd.append(":")
-        cmd += ["-np", str(n), "env", "LD_PRELOAD=" + a.lib, "PARATRACE_DIR=" + trace]
+        cmd += ["-np", str(n), "env", "LD_PRELOAD=" + (preload or a.lib),
+                "PARATRACE_DIR=" + trace] + list(env)
         if extra:
             cmd += ["%s=%s" % kv for kv in extra.items()]
         cmd += prog
@@ -263,6 +287,21 @@ def expect_lines(stdout, kind):
             if line.startswith("expect %s " % kind)]
 
 
+def dumped(a, trace, kind, rank_from="MPI_INIT"):
+    """The records of one kind in the logs, each as (rank, its fields), the
+    rank from its process's MPI_INIT (or MPI_JOB)."""
+    p = run([a.paratrace, "dump", "--kind", kind + "," + rank_from, trace], a.work)
+    pid_rank, recs = {}, []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        kv = dict(x.split("=", 1) for x in f if "=" in x)
+        if f[3] == rank_from:
+            pid_rank[f[1]] = int(kv["rank"])
+        elif f[3] == kind:
+            recs.append((f[1], kv))
+    return [(pid_rank.get(pid), kv) for pid, kv in recs]
+
+
 def check_exact(a, trace, name, prv, stdout, exp):
     """The pair, ev, call, rma and coll lines of the ranks, exactly."""
     if exp["coll"]:
@@ -324,15 +363,8 @@ def check_exact(a, trace, name, prv, stdout, exp):
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
-        p = run([a.paratrace, "dump", "--kind", "MPI_RMA,MPI_INIT", trace], a.work)
-        pid_rank = {}
-        for line in p.stdout.splitlines():
-            f = line.split()
-            kv = dict(x.split("=", 1) for x in f if "=" in x)
-            if f[3] == "MPI_INIT":
-                pid_rank[f[1]] = int(kv["rank"])
-            elif f[3] == "MPI_RMA":
-                got[pid_rank.get(f[1])].append((kv["call"], int(kv["target"])))
+        for rank, kv in dumped(a, trace, "MPI_RMA"):
+            got[rank].append((kv["call"], int(kv["target"])))
         want = defaultdict(list)
         for f in rmas:
             want[int(f[0])].append((f[1], int(f[2])))
@@ -394,6 +426,196 @@ def check_report_export(a, trace, name, np, nmsgs):
     ranks = sorted(int(re.search(r" rank (\d+) ", n).group(1)) for n in names if " rank " in n)
     if ranks != list(range(np)):
         fail("export: processes named by rank %s, expected 0..%d" % (ranks, np - 1))
+
+
+def read_counts(d, np):
+    """What the counter (mpicount.c) wrote: sends[(from, to)], recvs[(from,
+    to)] = [msgs, bytes], calls[(rank, name)] = n."""
+    sends, recvs = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    calls = defaultdict(int)
+    for r in range(np):
+        path = os.path.join(d, "rank-%d.txt" % r)
+        if not os.path.exists(path):
+            fail("the counter wrote nothing for rank %d" % r)
+            continue
+        for line in open(path):
+            f = line.split()
+            if f[0] == "send":
+                sends[(r, int(f[1]))] = [int(f[2]), int(f[3])]
+            elif f[0] == "recv":
+                recvs[(int(f[1]), r)] = [int(f[2]), int(f[3])]
+            elif f[0] == "call":
+                calls[(r, f[1])] = int(f[2])
+            elif f[0] == "pending_irecv" and int(f[1]):
+                fail("rank %d: %s receives the counter never saw completed" % (r, f[1]))
+    return sends, recvs, calls
+
+
+def dump_calls(a, trace):
+    """Every rank's MPI calls in the logs: (rank, name) -> n."""
+    calls = defaultdict(int)
+    for rank, kv in dumped(a, trace, "MPI_CALL"):
+        calls[(rank, kv["call"])] += 1
+    return calls
+
+
+def check_counted(a, trace, name, prv, count_dir, np):
+    """The trace against the independent counter."""
+    sends, recvs, calls = read_counts(count_dir, np)
+    pairs = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        pairs[(m[0], m[1])][0] += 1
+        pairs[(m[0], m[1])][1] += m[6]
+    if dict(pairs) != dict(sends):
+        fail(".prv messages by (from, to) %s, the counter's sends %s" %
+             (dict(sorted(pairs.items())), dict(sorted(sends.items()))))
+    if dict(recvs) != dict(sends):
+        fail("the counter's receives %s differ from its sends %s" %
+             (dict(sorted(recvs.items())), dict(sorted(sends.items()))))
+    msgs = sum(v[0] for v in sends.values())
+    nbytes = sum(v[1] for v in sends.values())
+    print("counted: %d messages, %d bytes; the .prv: %d messages, %d bytes" %
+          (msgs, nbytes, len(prv.msgs), sum(m[6] for m in prv.msgs)))
+    logged = dump_calls(a, trace)
+    for (rank, call), n in sorted(calls.items()):
+        if logged.get((rank, call), 0) != n:
+            fail("rank %d: %d %s calls in the logs, the counter saw %d" %
+                 (rank, logged.get((rank, call), 0), call, n))
+    with open(name + ".report") as f:
+        rep = f.read()
+    m = re.search(r"^MPI: \d+ ranks .*; (\d+) messages matched", rep, re.M)
+    if not m or int(m.group(1)) != msgs:
+        fail("report: %s messages matched, the counter: %d" % (m and m.group(1), msgs))
+    totals = defaultdict(int)
+    for (rank, call), n in calls.items():
+        totals[call] += n
+    for call, n in sorted(totals.items()):
+        m = re.search(r"^%s +(\d+) " % call, rep, re.M)
+        if int(m.group(1) if m else 0) != n:
+            fail("report: %s calls of %s, the counter: %d" % (m and m.group(1), call, n))
+    print("calls: %s" % dict(sorted(totals.items())))
+
+
+UNTRACED_CAUSE = {"bypassed": "calls the PMPI_* entry points itself",
+                  "no_library": "no MPI library was loaded"}
+
+
+def check_spawn(a, name, p):
+    """Spawned worlds in their parents' run, their messages matched."""
+    sizes = {}
+    for f in expect_lines(p.stdout, "world"):
+        sizes[int(f[0])] = int(f[2])
+    first, total = {}, 0
+    for w in sorted(sizes):
+        first[w] = total
+        total += sizes[w]
+    if sorted(sizes) != list(range(len(sizes))) or len(sizes) < 3:
+        fail("worlds %s: expected 0, 1, 2" % sizes)
+    dirs = glob.glob(os.path.join(a.work, "paratrace-mpi-*"))
+    if len(dirs) != 1:
+        fail("%d trace directories: %s" % (len(dirs), dirs))
+        return
+    trace = dirs[0]
+    folders = sorted(os.path.basename(d) for d in glob.glob(os.path.join(trace, "p*")))
+    for w in sizes:
+        tag = "-w%d-r" % w if w else "-r"
+        n = sum(1 for d in folders if (tag in d) and (w or "-w" not in d))
+        if n != sizes[w]:
+            fail("world %d: %d process folders in %s, expected %d: %s" %
+                 (w, n, trace, sizes[w], folders))
+    an = analyze(a, trace, name, check=False)
+    if an.returncode != 0:
+        fail("analyze refused the run: %s" % an.stderr.strip()[:600])
+        return
+    prv = Prv(a, name)
+    check_tasks(prv, list(range(total)))
+    for i, label in enumerate(prv.summary["task_labels"]):
+        w = max(k for k in first if first[k] <= i)
+        if w and "(world %d rank %d)" % (w, i - first[w]) not in label:
+            fail("task %d: label %r does not say world %d rank %d" % (i + 1, label, w,
+                                                                     i - first[w]))
+    want = defaultdict(lambda: [0, 0])
+    for f in expect_lines(p.stdout, "wpair"):
+        fw, fr, tw, tr, n, b = (int(x) for x in f)
+        key = (first[fw] + fr, first[tw] + tr)
+        want[key][0] += n
+        want[key][1] += b
+    got = defaultdict(lambda: [0, 0])
+    for m in prv.msgs:
+        got[(m[0], m[1])][0] += 1
+        got[(m[0], m[1])][1] += m[6]
+        if m[5] < m[3] or m[5] < m[2]:
+            fail("message %d->%d received before sent" % (m[0], m[1]))
+    if dict(got) != dict(want):
+        fail("messages by (from, to) rank in the run %s, the programs sent %s" %
+             (dict(sorted(got.items())), dict(sorted(want.items()))))
+    counts = summary_counts(an.stdout)
+    nmsgs = sum(v[0] for v in want.values())
+    if counts != (nmsgs, 0, 0):
+        fail("analyze: %s messages matched, unmatched; expected %d, 0, 0" % (counts, nmsgs))
+    check_report_export(a, trace, name, total, len(prv.msgs))
+    print("worlds %s: %d messages matched, %s" % (sizes, len(prv.msgs),
+                                                  dict(sorted(want.items()))))
+
+
+def check_untraced(a, trace, name, np, p):
+    """No MPI call traced: said once at run time, recorded, and by analyze."""
+    want = {int(f[0]): f[1] for f in expect_lines(p.stdout, "untraced")}
+    if sorted(want) != list(range(np)):
+        fail("ranks that ran: %s" % sorted(want))
+    said = [l for l in p.stderr.splitlines() if "made no MPI call that was traced" in l]
+    if len(said) != 1 or "rank 0 " not in said[0]:
+        fail("the run said %d times that no MPI call was traced (once, by rank 0, expected): %s"
+             % (len(said), said))
+    got = {rank: kv["why"] for rank, kv in dumped(a, trace, "MPI_UNTRACED", "MPI_JOB")}
+    if got != want:
+        fail("MPI_UNTRACED records %s, expected %s" % (got, want))
+    an = analyze(a, trace, name)
+    ranks = ", ".join(str(r) for r in range(np))
+    cause = UNTRACED_CAUSE[want.get(0, "bypassed")]
+    if "%d of %d MPI ranks (%s)" % (np, np, ranks) not in an.stderr or cause not in an.stderr:
+        fail("analyze did not name the untraced ranks and the cause (%r): %s" %
+             (cause, an.stderr[:800]))
+    print("untraced: %s; analyze: %s" % (want, [l for l in an.stderr.splitlines()
+                                                 if "MPI ranks" in l]))
+
+
+def check_failed(a, trace, name, prv, stdout, exp):
+    """Failed calls: recorded with their error, nothing moved."""
+    want = defaultdict(int)
+    for f in expect_lines(stdout, "error"):
+        want[(int(f[0]), f[1], int(f[2]))] += 1
+    if not want:
+        fail("the program reported no failed call")
+    got = defaultdict(int)
+    for rank, kv in dumped(a, trace, "MPI_ERROR"):
+        got[(rank, kv["call"], int(kv["class"]))] += 1
+    if dict(got) != dict(want):
+        fail("MPI_ERROR records %s, the program's failed calls %s" %
+             (sorted(got.items()), sorted(want.items())))
+    with open(name + ".report") as f:
+        rep = f.read()
+    table = rep.split("MPI calls that returned an error", 1)
+    per_call = defaultdict(int)
+    for (rank, call, cls), n in want.items():
+        per_call[call] += n
+    rows = defaultdict(int)
+    for line in (table[1].splitlines()[2:] if len(table) == 2 else []):
+        f = line.split()
+        if len(f) < 3 or not f[0].startswith("MPI_"):
+            break
+        rows[f[0]] += int(f[1])
+    if dict(rows) != dict(per_call):
+        fail("report: failed calls %s, the program's %s" % (dict(rows), dict(per_call)))
+    # the collectives' bytes: the successful ones' only
+    for task, rank in prv.task_rank.items():
+        sizes = [dict(pairs) for t, th, pairs in sorted(prv.events[task])
+                 if any(ty == 50100001 for ty, v in pairs)]
+        got_c = [len(sizes), sum(d[50100001] for d in sizes), sum(d.get(50100002, 0) for d in sizes)]
+        if rank in exp["coll"] and got_c != exp["coll"][rank]:
+            fail("rank %d: collective size events (calls, given, got) %s, the program's "
+                 "successful ones %s" % (rank, got_c, exp["coll"][rank]))
+    print("failed calls: %s" % sorted(want.items()))
 
 
 def dump_clock(a, trace, rank):
@@ -514,6 +736,7 @@ def main():
     for o in ("--mpirun", "--lib", "--paratrace", "--prv-check", "--work", "--mode"):
         ap.add_argument(o, required=True)
     ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--counter", help="mpicount.so: the independent counter (counted mode)")
     ap.add_argument("--states", default="",
                     help="Extrae MPI states (comma-separated) the ranks' rows must show")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
@@ -551,14 +774,18 @@ def main():
                 check_messages(prv, exps[ok[0]]["sent"])
         return
 
-    use_x = mode == "p2p-x"
+    use_x = mode in ("p2p-x", "spawn")
     env_per_rank = None
     if mode in ("clock", "clock-slow"):
         env_per_rank = {r: {"PARATRACE_TEST_CLOCK_OFFSET_NS": str(s)} for r, s in SHIFTS.items()}
     if mode == "clock-slow":
         for r, d in DELAYS.items():
             env_per_rank[r]["PARATRACE_TEST_MPI_SYNC_DELAY_NS"] = d
-    cmd = launch(a, np, trace, prog, env_per_rank, use_x)
+    preload, env, count_dir = None, (), os.path.join(a.work, "count")
+    if mode in ("counted", "failed"):
+        os.makedirs(count_dir)
+        preload, env = a.counter + ":" + a.lib, ["MPICOUNT_OUT=" + count_dir]
+    cmd = launch(a, np, trace, prog, env_per_rank, use_x, preload, env)
     p = run(cmd, a.work, check=mode != "killed", log=os.path.join(a.work, "run.log"))
     exp = expects(p.stdout)
     if use_x:
@@ -570,6 +797,12 @@ def main():
         fail("mpirun exited 0 though rank 1 was killed")
     if "skip:" in p.stdout:
         print(p.stdout)
+        return
+    if mode == "untraced":
+        check_untraced(a, trace, name, np, p)
+        return
+    if mode == "spawn":
+        check_spawn(a, name, p)
         return
 
     ranks = list(range(np))
@@ -624,6 +857,11 @@ def main():
         check_plugin(prv)
     elif mode == "exact":
         check_exact(a, trace, name, prv, p.stdout, exp)
+    elif mode == "counted":
+        check_counted(a, trace, name, prv, count_dir, np)
+    elif mode == "failed":
+        check_counted(a, trace, name, prv, count_dir, np)
+        check_failed(a, trace, name, prv, p.stdout, exp)
     elif mode in ("clock", "clock-slow"):
         check_clocks(a, trace, name, prv, an.stdout, counts[0], mode == "clock-slow")
     elif mode == "dist":

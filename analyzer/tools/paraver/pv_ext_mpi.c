@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "mpi_common.h"
 #include "pt_dist.h"
+#include "pt_fw_mpi.h"
 #include "pv_internal.h"
 #include "tools.h"
 
@@ -77,7 +78,7 @@ static void *mpi_shard_init(void *global, pv_shard *s)
 	mpi_shard *m = calloc(1, sizeof *m);
 	if (m) {
 		size_t p = s->info->process;
-		mpi_track_init(&m->track, s->info, p < g->ranks.n ? g->ranks.rank[p] : -1);
+		mpi_track_init(&m->track, g->ctx, s->info, p < g->ranks.n ? g->ranks.rank[p] : -1);
 	}
 	return m;
 }
@@ -112,7 +113,7 @@ static int mpi_event(void *global, void *shard_state, pv_shard *s, const pt_even
 		                     PT_MPI_EV_ROOT};
 		int64_t values[4] = {(int64_t)c->sent, (int64_t)c->recvd,
 		                     mpi_comms_number(&g->comms, c->comm), 1};
-		int root = c->root >= 0 && c->root == m->track.rank;
+		int root = c->root >= 0 && pt_fw_mpi_rank_of(g->ctx, c->root) == m->track.rank;
 		pv_events(s, ev->time_ns, root ? 4 : 3, types, values);
 		m->coll = 1;
 		break;

@@ -347,8 +347,11 @@ int pv_write_row(pv_tool *pv, const char *path)
 				continue;
 			const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
 			pt_label_put(f, ctx->processes[p].program);
-			if (m)
-				fprintf(f, " rank %d", m->rank);
+			if (m) {
+				char rank[64];
+				pt_fw_mpi_label(m, rank, sizeof rank);
+				fprintf(f, " %s", rank);
+			}
 			fprintf(f, " pid %u\n", ctx->processes[p].pid);
 		}
 	fprintf(f, "\nLEVEL THREAD SIZE %u\n", pv->nrows);
