@@ -188,7 +188,9 @@ PT_EXPORT void paratrace_thread_name(const char *name)
 	int saved = errno;
 	pt_thread *t = pt_enter();
 	if (t) {
-		pt_emit(t, PT_REC_THREAD_NAME, 0, name, strnlen(name, 255) + 1);
+		/* a longer name is cut: its first 255 bytes, terminated here
+		 * (nothing of it past them is read) */
+		pt_emit2(t, PT_REC_THREAD_NAME, 0, name, strnlen(name, 255), "", 1);
 		pt_leave(t);
 	}
 	errno = saved;

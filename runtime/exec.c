@@ -85,7 +85,9 @@ static void exec_record(const char *path)
 	if (!t)
 		return;
 	const char *p = path ? path : "";
-	pt_emit(t, PT_REC_EXEC, 0, p, strnlen(p, 4096) + 1);
+	/* at most PATH_MAX bytes with the terminating NUL, written here: a
+	 * longer path (the exec fails) is cut, and not read past the cut */
+	pt_emit2(t, PT_REC_EXEC, 0, p, strnlen(p, 4095), "", 1);
 	pt_leave(t);
 }
 

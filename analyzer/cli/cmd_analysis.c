@@ -6,6 +6,7 @@
 #include "pt_dist.h"
 #include "pt_framework.h"
 #include "pt_select.h"
+#include "pt_text.h"
 #include "tools.h"
 #include "counters.h"
 #include "gpu_common.h"
@@ -59,7 +60,7 @@ static void warn_cb(void *arg, const char *msg)
 		fputs("\r\033[K", stderr);
 		c->progress_shown = 0;
 	}
-	fprintf(stderr, "%s: warning: %s\n", pt_cli_progname, msg);
+	pt_cli_say("warning", msg, 0);
 }
 
 /* A byte count with a unit that suits `scale` (the total). */
@@ -96,10 +97,12 @@ static void progress_cb(void *arg, const char *what, uint64_t done, uint64_t tot
 	for (int i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : ' ';
 	bar[30] = 0;
-	fprintf(stderr, "\r%.40s [%s] %3d%%  %s of %s  %s/s  %.0fs left \033[K", what, bar,
-		(int)(frac * 100), fmt_size((double)done, (double)total, a, sizeof a),
-		fmt_size((double)total, (double)total, b, sizeof b), fmt_size(rate, rate, r, sizeof r),
-		left);
+	char step[64]; /* a loaded tool's words: the text policy, as every message */
+	pt_text_fit(step, sizeof step, what, 40, 0);
+	fprintf(stderr, "\r%s [%s] %3d%%  %s of %s  %s/s  %.0fs left \033[K", step, bar,
+	        (int)(frac * 100), fmt_size((double)done, (double)total, a, sizeof a),
+	        fmt_size((double)total, (double)total, b, sizeof b),
+	        fmt_size(rate, rate, r, sizeof r), left);
 	c->progress_shown = 1;
 	if (done >= total) {
 		fputs("\r\033[K", stderr);

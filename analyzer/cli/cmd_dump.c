@@ -88,7 +88,9 @@ static void print_warnings(const char *w)
 {
 	while (w && *w) {
 		size_t n = strcspn(w, "\n");
-		fprintf(stderr, "%s: warning: %.*s\n", pt_cli_progname, (int)n, w);
+		char *line = strndup(w, n);
+		pt_cli_say("warning", line ? line : "out of memory", 0);
+		free(line);
 		w += n;
 		if (*w)
 			w++;
@@ -130,15 +132,19 @@ static int drain(FILE *out, open_file *f, const dump_opts *o, uint64_t base_ns, 
 	case PT_LOG_EOF:
 		if (print && (ev.truncated_bytes || !ev.complete)) {
 			fflush(out);
-			if (ev.truncated_bytes)
-				fprintf(stderr,
-					"%s: note: %s: log cut short at offset %" PRIu64
-					" (%" PRIu64 " bytes of an incomplete last record dropped)\n",
-					pt_cli_progname, f->path, ev.offset, ev.truncated_bytes);
-			else
-				fprintf(stderr,
-					"%s: note: %s: log has no CLOSE record (writer killed or still running)\n",
-					pt_cli_progname, f->path);
+			char *note = NULL;
+			int n =
+			    ev.truncated_bytes
+			        ? asprintf(&note,
+			                   "%s: log cut short at offset %" PRIu64 " (%" PRIu64
+			                   " bytes of an incomplete last record dropped)",
+			                   f->path, ev.offset, ev.truncated_bytes)
+			        : asprintf(&note,
+			                   "%s: log has no CLOSE record (writer killed or still "
+			                   "running)",
+			                   f->path);
+			pt_cli_say("note", n < 0 ? "out of memory" : note, 0);
+			free(note);
 		}
 		return 1;
 	default:

@@ -37,7 +37,16 @@ PT_COMMANDS(PT_DECLARE_COMMAND)
 
 /* Helpers for commands (main.c). */
 extern const char *pt_cli_progname; /* "paratrace" */
-/* Prints "paratrace: <message>" on stderr. */
+/* Every message of the command on stderr: "paratrace: KIND: MSG" (KIND
+ * NULL: "paratrace: MSG"). A message may name paths, programs, threads and
+ * functions of a trace, any bytes a program chose: it is written in the
+ * text policy (pt_text.h), so that no escape sequence, carriage return or
+ * line break in them acts on a terminal or forges a line. With `list`,
+ * a line break followed by two spaces starts a line of the message's own
+ * (a list under an error); every other one is escaped, as it always is in
+ * a warning or note (one line each). */
+void pt_cli_say(const char *kind, const char *msg, int list);
+/* pt_cli_say(NULL, the formatted message, list). */
 void pt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The exit status for a trace pt_trace_scan could not use (its errno): 1
  * when logs were there but all damaged, 2 otherwise (bad input). */

@@ -117,6 +117,76 @@ static void clock_point(pt_fw_mpi *m, const char *path, const pt_event *ev, uint
 		m->clocks = (int)slot + 1;
 }
 
+int pt_fw_mpi_rank_check(int64_t rank, uint32_t size, uint32_t world, int size_unknown, char *why,
+                         size_t len)
+{
+	const char *bad = NULL;
+	if (rank < 0 || rank >= PT_FW_MPI_WORLD_RANKS)
+		bad = "a rank no world can have";
+	else if (!size && !size_unknown)
+		bad = "a world of no ranks";
+	else if (size > PT_FW_MPI_WORLD_RANKS)
+		bad = "more ranks than a world can have, 16777216";
+	else if (size && rank >= size)
+		bad = "a rank not below the size";
+	else if (world > PT_MPI_WORLDS_MAX)
+		bad = "a world past the last one, 127";
+	if (bad)
+		snprintf(why, len, "rank %lld of %u in world %u: %s", (long long)rank, size, world,
+		         bad);
+	return bad ? -1 : 0;
+}
+
+int pt_fw_mpi_record_check(const pt_event *ev, char *msg, size_t len)
+{
+	const pt_rec_mpi_job *j =
+	    ev->kind == PT_REC_MPI_JOB ? PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_job) : NULL;
+	const pt_rec_mpi_init *i =
+	    ev->kind == PT_REC_MPI_INIT ? PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_init) : NULL;
+	char why[160];
+	/* a launcher that does not say the job's size (PMIx) writes 0 */
+	if ((j && pt_fw_mpi_rank_check(j->rank, j->size, j->world, 1, why, sizeof why)) ||
+	    (i && pt_fw_mpi_rank_check(i->rank, i->size, i->world, 0, why, sizeof why))) {
+		snprintf(msg, len, "damaged %s record (%s); this process is counted as no MPI rank",
+		         j ? "MPI_JOB" : "MPI_INIT", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether an MPI_JOB or MPI_INIT record's rank can be this process's;
+ * else refused, and the process is no rank: what else of it would say
+ * which rank it is came from the same damaged log. */
+static int rank_ok(pt_fw_mpi *m, const char *path, const pt_event *ev)
+{
+	char msg[256];
+	if (!pt_fw_mpi_record_check(ev, msg, sizeof msg))
+		return 1;
+	refuse(m, path, ev->offset, "%s", msg);
+	m->no_rank = 1;
+	return 0;
+}
+
+static size_t refused_len(const pt_fw_mpi *m)
+{
+	return m->refused ? strlen(m->refused) : 0;
+}
+
+/* What is done instead of the refused clock points, said at the end of
+ * the last of them (the line at `at` of m->refused). */
+static void clock_refusals_end(pt_fw_mpi *m, size_t at)
+{
+	const char *then = m->clocks ? "; the other point is used alone"
+	                             : "; this rank's times stay on its own clock";
+	size_t had = strlen(m->refused), add = strlen(then);
+	char *r = realloc(m->refused, had + add + 1);
+	if (!r)
+		return;
+	memmove(r + at + add, r + at, had - at + 1);
+	memcpy(r + at, then, add);
+	m->refused = r;
+}
+
 int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 {
 	char err[256];
@@ -126,12 +196,15 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 	pt_event ev;
 	uint64_t first = 0;
 	int any = 0;
+	size_t clock_end = 0; /* where the last refused clock point's line ends, 0 none */
 	while (pt_log_read(log, &ev) == 0) {
 		if (!any++)
 			first = ev.time_ns;
 		switch (ev.kind) {
 		case PT_REC_MPI_JOB: {
 			const pt_rec_mpi_job *j = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_job);
+			if (!rank_ok(m, path, &ev))
+				break;
 			if (!m->confirmed) {
 				m->rank = j->rank;
 				m->size = j->size;
@@ -143,6 +216,8 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 		}
 		case PT_REC_MPI_INIT: {
 			const pt_rec_mpi_init *i = PT_REC_PAYLOAD(ev.rec, pt_rec_mpi_init);
+			if (!rank_ok(m, path, &ev))
+				break;
 			m->rank = i->rank;
 			m->size = i->size;
 			m->world = i->world;
@@ -158,9 +233,13 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			m->untraced_lib = lib && *lib ? strdup(lib) : NULL;
 			break;
 		}
-		case PT_REC_MPI_CLOCK:
+		case PT_REC_MPI_CLOCK: {
+			size_t had = refused_len(m);
 			clock_point(m, path, &ev, first);
+			if (refused_len(m) != had)
+				clock_end = refused_len(m);
 			break;
+		}
 		default:
 			break;
 		}
@@ -184,17 +263,14 @@ int fw_mpi_scan(const char *path, pt_fw_mpi *m)
 			    (unsigned long long)dl);
 			m->clocks = 1;
 			pt_fw_mpi_fit(m);
+			clock_end = refused_len(m);
 		}
 	}
-	if (m->refused) {
-		const char *then = m->clocks ? "; the other point is used alone"
-		                             : "; this rank's times stay on its own clock";
-		size_t n = strlen(m->refused) + strlen(then) + 1;
-		char *r = realloc(m->refused, n);
-		if (r) {
-			strcat(r, then);
-			m->refused = r;
-		}
+	if (clock_end)
+		clock_refusals_end(m, clock_end);
+	if (m->no_rank) {
+		m->rank = -1;
+		m->confirmed = 0;
 	}
 	return 0;
 }
@@ -238,17 +314,20 @@ void fw_mpi_number(fw *w)
 		if (need > size[m->world])
 			size[m->world] = need;
 	}
-	int32_t next = 0;
+	/* a world's size is at most PT_FW_MPI_WORLD_RANKS (the ranks are
+	 * checked as they are read): the run's are at most 2^31, and every
+	 * rank below within int32_t */
+	uint32_t next = 0;
 	for (unsigned k = 0; k <= PT_MPI_WORLDS_MAX; k++) {
-		w->mpi_first[k] = size[k] || !k ? next : -1;
-		next += (int32_t)size[k];
+		w->mpi_first[k] = size[k] || !k ? (int32_t)next : -1;
+		next += size[k];
 	}
 	for (size_t p = 0; p < w->nprocs; p++) {
 		pt_fw_mpi *m = &w->procs[p].mpi;
 		if (m->rank < 0)
 			continue;
 		m->rank = w->mpi_first[m->world] + m->world_rank;
-		m->size = (uint32_t)next;
+		m->size = next;
 	}
 }
 

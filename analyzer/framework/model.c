@@ -8,6 +8,7 @@
 #include "fw_internal.h"
 #include "pt_workers.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,19 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 			}
 		}
 		switch (ev.kind) {
+		case PT_REC_MPI_INIT: {
+			/* a run without a launcher: its ranks were not read
+			 * before (fw_mpi_scan); the tools that number ranks
+			 * leave it out as well (pt_fw_mpi_record_check) */
+			char msg[256];
+			if (!p->mpi.confirmed && !p->mpi.no_rank &&
+			    pt_fw_mpi_record_check(&ev, msg, sizeof msg)) {
+				__atomic_add_fetch(&w->data_errors, 1, __ATOMIC_RELAXED);
+				fw_warnf(w, "%s: offset %llu: %s", path,
+				         (unsigned long long)ev.offset, msg);
+			}
+			break;
+		}
 		case PT_REC_FUNC_DEF: {
 			const pt_rec_func_def *d = PT_REC_PAYLOAD(ev.rec, pt_rec_func_def);
 			if (d && fw_funcs_define(&w->funcs, p, d->id)) {
@@ -199,6 +213,25 @@ static void *first_reader(void *arg)
 	}
 }
 
+/* The rank a log's header says its process is, unless no process can be
+ * it (a damaged header: said, and the process is no rank). */
+static void header_rank(fw *w, fw_process *p, const char *path, const pt_file_header *h)
+{
+	char why[160];
+	if (pt_fw_mpi_rank_check((int64_t)h->job_rank1 - 1, h->job_size, h->job_world, 1, why,
+	                         sizeof why)) {
+		w->data_errors++;
+		fw_warnf(w,
+		         "%s: offset %zu: damaged file header (%s); this process is counted as no "
+		         "MPI rank",
+		         path, offsetof(pt_file_header, job_rank1), why);
+		p->mpi.no_rank = 1;
+		return;
+	}
+	p->mpi.rank = (int)h->job_rank1 - 1;
+	p->mpi.world = h->job_world;
+}
+
 /* Processes and shards from the scanned files; each log's first record
  * and header are read here (t0: the earliest time of the run). */
 static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
@@ -267,10 +300,8 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 			const pt_file_header *h = r.v[k].h;
 			uint64_t t = r.v[k++].t;
 			/* a rank without its process log still says which it is */
-			if (p->mpi.rank < 0 && h->job_rank1) {
-				p->mpi.rank = (int)h->job_rank1 - 1;
-				p->mpi.world = h->job_world;
-			}
+			if (p->mpi.rank < 0 && h->job_rank1 && !p->mpi.no_rank)
+				header_rank(w, p, tf->path, h);
 			uint64_t real = h->open.real_ns - h->open.mono_ns + t;
 			if (t && p->mpi.clocks)
 				t = pt_fw_mpi_map(&p->mpi, t);

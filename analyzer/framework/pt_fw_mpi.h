@@ -41,7 +41,26 @@ typedef struct pt_fw_mpi {
 	/* the points refused as damaged (file, offset, why; one a line), for
 	 * the model to warn about; NULL if none */
 	char *refused;
+	/* an MPI_JOB or MPI_INIT record of it, or a file header, gave a rank
+	 * no process can have (refused as damaged): it is no rank */
+	int no_rank;
 } pt_fw_mpi;
+
+/* Whether a rank, its world's size and its world, as an MPI_JOB or
+ * MPI_INIT record or a file header says them, can be a process's: 0, or
+ * -1 with what is wrong written into why. A world has at most
+ * PT_FW_MPI_WORLD_RANKS ranks (records write world << 24 | rank), a rank
+ * is below its world's size, PT_MPI_WORLDS_MAX is the last world; a size
+ * of 0 is allowed only where `size_unknown` (a launcher that did not say
+ * it). These bounds keep every table the analyzer sizes by ranks within
+ * what the run can have, and the run's rank count within int32_t. */
+#define PT_FW_MPI_WORLD_RANKS (1u << PT_MPI_WORLD_SHIFT)
+int pt_fw_mpi_rank_check(int64_t rank, uint32_t size, uint32_t world, int size_unknown, char *why,
+                         size_t len);
+/* The same of an MPI_JOB or MPI_INIT record: 0, or -1 with the warning
+ * that refuses it (without its file and offset) written into msg. Other
+ * kinds: 0. */
+int pt_fw_mpi_record_check(const pt_event *ev, char *msg, size_t len);
 
 /* Sets use[] from the clock points. Each point bounds the offset at its
  * time: off[i] +- rtt[i] / 2. The map is the line with the least drift

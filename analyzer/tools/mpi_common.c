@@ -221,6 +221,13 @@ void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev)
 		return;
 	/* a run without a launcher (the framework read nothing early) */
 	const pt_rec_mpi_init *i = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_init);
+	char msg[256];
+	if (pt_fw_mpi_record_check(ev, msg, sizeof msg)) {
+		/* the framework refuses it (said once, whichever tools run) */
+		r->known[process] = 1; /* whatever else its log says */
+		r->rank[process] = -1;
+		return;
+	}
 	r->rank[process] = i->rank;
 	r->size[process] = i->size;
 	r->any = 1;
@@ -231,29 +238,51 @@ void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev)
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 size_t mpi_ranks_missing(const mpi_ranks *r, char *buf, size_t len)
 {
 	uint32_t size = 0;
 	for (size_t p = 0; p < r->n; p++)
 		if (r->rank[p] >= 0 && r->size[p] > size)
 			size = r->size[p];
-	size_t missing = 0, used = 0;
-	int cut = 0;
 	buf[0] = 0;
-	for (uint32_t k = 0; k < size; k++) {
-		size_t p = 0;
-		while (p < r->n && r->rank[p] != (int32_t)k)
-			p++;
-		if (p < r->n)
-			continue;
-		/* room for this one and the " ... (of N)" that may follow */
-		if (!cut && used + 40 < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%u",
-			                         missing ? ", " : "", k);
-		else
-			cut = 1;
-		missing++;
+	/* the ranks present below the size, sorted and each once: the
+	 * missing ones are the gaps (the size is a record's word: never
+	 * walked rank by rank) */
+	uint32_t *in = malloc((r->n + 1) * sizeof *in);
+	if (!in)
+		return 0;
+	size_t n = 0;
+	for (size_t p = 0; p < r->n; p++)
+		if (r->rank[p] >= 0 && (uint32_t)r->rank[p] < size)
+			in[n++] = (uint32_t)r->rank[p];
+	qsort(in, n, sizeof *in, cmp_u32);
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!distinct || in[distinct - 1] != in[i])
+			in[distinct++] = in[i];
+	size_t missing = size - distinct, used = 0;
+	int cut = 0;
+	uint32_t k = 0; /* the next rank that may be missing */
+	for (size_t i = 0; i <= distinct && !cut && k < size; i++) {
+		uint32_t upto = i < distinct ? in[i] : size;
+		for (; k < upto; k++) {
+			/* room for this one and the " ... (of N)" that may follow */
+			if (used + 40 >= len) {
+				cut = 1;
+				break;
+			}
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%u", used ? ", " : "", k);
+		}
+		k = upto + 1;
 	}
+	free(in);
 	if (missing)
 		snprintf(buf + used, len - used, "%s (of %u)", cut ? ", ..." : "", size);
 	return missing;

@@ -85,6 +85,8 @@ typedef struct mpi_ranks {
 } mpi_ranks;
 
 int mpi_ranks_init(mpi_ranks *r, const pt_trace_ctx *ctx);
+/* An MPI_INIT whose rank no process can have is left out, and the
+ * process is then no rank (the framework warns of it). */
 void mpi_ranks_process_event(mpi_ranks *r, size_t process, const pt_event *ev);
 void mpi_ranks_free(mpi_ranks *r);
 /* The ranks of the job (the largest world size a rank gave) that no

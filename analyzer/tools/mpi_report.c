@@ -38,9 +38,17 @@ typedef struct rank_stat {
 	uint64_t msgs_sent, msgs_recvd; /* point to point */
 	uint64_t late_ns;
 	uint32_t threads;
-	int seen;
 	call_stat call[256];
 } rank_stat;
+
+/* A rank some process of the trace is: the table has one per rank, in
+ * rank order (ranks are words of the logs: never an index). */
+typedef struct rank_slot {
+	int32_t rank;
+	const char *host;    /* of the first of its processes that says one, or NULL */
+	const pt_fw_mpi *fw; /* of the first of them the framework knows, or NULL */
+	rank_stat *stat;     /* its threads' figures; NULL until one of them ends */
+} rank_slot;
 
 typedef struct pair_stat {
 	int32_t from, to;
@@ -95,8 +103,9 @@ typedef struct mr_tool {
 	const pt_trace_ctx *ctx;
 	mpi_ranks ranks;
 	pthread_mutex_t lock; /* below */
-	rank_stat *rank;      /* [nrank] */
-	int32_t nrank;
+	rank_slot *slot;      /* [nslot]: made when the first thread ends */
+	size_t nslot;
+	int slots_made;
 	mpi_ends sends, recvs;
 	int oom;
 	pair_stat *pairs;
@@ -222,19 +231,67 @@ static int mr_shard_event(void *st, const pt_event *ev)
 	return 0;
 }
 
-/* The tool's row of a rank, grown as ranks appear (under lock). */
+typedef struct rank_of {
+	int32_t rank;
+	size_t process;
+} rank_of;
+
+static int cmp_rank_of(const void *a, const void *b)
+{
+	const rank_of *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->process < y->process ? -1 : x->process > y->process;
+}
+
+/* The table of ranks, from what the pre-pass found (under lock). */
+static int make_slots(mr_tool *t)
+{
+	t->slots_made = 1;
+	rank_of *v = malloc((t->ranks.n + 1) * sizeof *v);
+	t->slot = calloc(t->ranks.n + 1, sizeof *t->slot);
+	if (!v || !t->slot) {
+		free(v);
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t p = 0; p < t->ranks.n; p++)
+		if (t->ranks.rank[p] >= 0)
+			v[n++] = (rank_of){t->ranks.rank[p], p};
+	pt_qsort(v, n, sizeof *v, cmp_rank_of);
+	for (size_t i = 0; i < n; i++) {
+		if (!t->nslot || t->slot[t->nslot - 1].rank != v[i].rank)
+			t->slot[t->nslot++].rank = v[i].rank;
+		rank_slot *sl = &t->slot[t->nslot - 1];
+		if (!sl->host)
+			sl->host = t->ranks.host[v[i].process];
+		if (!sl->fw)
+			sl->fw = pt_fw_mpi_process(t->ctx, v[i].process);
+	}
+	free(v);
+	return 0;
+}
+
+static int cmp_slot(const void *key, const void *elem)
+{
+	int32_t r = *(const int32_t *)key, s = ((const rank_slot *)elem)->rank;
+	return r < s ? -1 : r > s;
+}
+
+static rank_slot *find_slot(const mr_tool *t, int32_t rank)
+{
+	return t->nslot ? bsearch(&rank, t->slot, t->nslot, sizeof *t->slot, cmp_slot) : NULL;
+}
+
+/* The figures of a rank whose thread ended (under lock). */
 static rank_stat *rank_row(mr_tool *t, int32_t rank)
 {
-	if (rank >= t->nrank) {
-		int32_t n = rank + 1;
-		rank_stat *r = realloc(t->rank, (size_t)n * sizeof *r);
-		if (!r)
-			return NULL;
-		memset(r + t->nrank, 0, (size_t)(n - t->nrank) * sizeof *r);
-		t->rank = r;
-		t->nrank = n;
-	}
-	return &t->rank[rank];
+	if (!t->slots_made && make_slots(t))
+		return NULL;
+	rank_slot *sl = find_slot(t, rank);
+	if (sl && !sl->stat)
+		sl->stat = calloc(1, sizeof *sl->stat);
+	return sl ? sl->stat : NULL;
 }
 
 static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
@@ -263,7 +320,6 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 		            s->errs.v[i].n))
 			t->oom = 1;
 	if (r) {
-		r->seen = 1;
 		r->threads++;
 		r->thread_ns += last_ns > s->first ? last_ns - s->first : 0;
 		r->p2p_sent += s->sent;
@@ -292,10 +348,11 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 static void one_msg(void *arg, const mpi_end *snd, const mpi_end *rcv)
 {
 	mr_tool *t = arg;
-	if (rcv->to >= 0 && rcv->to < t->nrank && snd->lt > rcv->cb) {
+	const rank_slot *sl = snd->lt > rcv->cb ? find_slot(t, rcv->to) : NULL;
+	if (sl && sl->stat) {
 		uint64_t until = snd->lt < rcv->pt ? snd->lt : rcv->pt;
 		if (until > rcv->cb)
-			t->rank[rcv->to].late_ns += until - rcv->cb;
+			sl->stat->late_ns += until - rcv->cb;
 	}
 	if (t->npairs && t->pairs[t->npairs - 1].from == snd->from &&
 	    t->pairs[t->npairs - 1].to == snd->to) {
@@ -388,24 +445,16 @@ static int cmp_call_row(const void *a, const void *b)
 	return x->call < y->call ? -1 : x->call > y->call;
 }
 
-static const char *rank_host(const mr_tool *t, int32_t r)
-{
-	for (size_t p = 0; p < t->ranks.n; p++)
-		if (t->ranks.rank[p] == r && t->ranks.host[p])
-			return t->ranks.host[p];
-	return NULL;
-}
-
 /* The calls made, by time (most first): rows[0..n), returns n. */
 static size_t call_rows(const mr_tool *t, call_row rows[256])
 {
 	size_t n = 0;
 	for (unsigned c = 1; c < 256; c++) {
 		call_row row = {c, 0, 0, 0, UINT64_MAX, 0};
-		for (int32_t r = 0; r < t->nrank; r++) {
-			const call_stat *s = &t->rank[r].call[c];
-			if (!t->rank[r].seen)
+		for (size_t i = 0; i < t->nslot; i++) {
+			if (!t->slot[i].stat)
 				continue;
+			const call_stat *s = &t->slot[i].stat->call[c];
 			row.n += s->n;
 			row.ns += s->ns;
 			row.bytes += s->bytes;
@@ -430,11 +479,12 @@ static void print_ranks(mr_tool *t, FILE *out)
 	        "late sender");
 	uint64_t sum_out = 0, max_out = 0, sum_mpi = 0, max_mpi = 0;
 	int32_t nr = 0;
-	for (int32_t r = 0; r < t->nrank; r++) {
-		const rank_stat *s = &t->rank[r];
-		if (!s->seen)
+	for (size_t i = 0; i < t->nslot; i++) {
+		const rank_stat *s = t->slot[i].stat;
+		if (!s)
 			continue;
-		const char *host = rank_host(t, r);
+		int32_t r = t->slot[i].rank;
+		const char *host = t->slot[i].host;
 		if (!host)
 			host = "?";
 		pt_fmt_dur(a, sizeof a, s->thread_ns);
@@ -529,18 +579,15 @@ static void print_pairs(mr_tool *t, FILE *out)
  * the offsets the analyzer's map uses there (pt_fw_mpi_fit), in ns. */
 static void print_clocks(mr_tool *t, FILE *out)
 {
-	const pt_fw_mpi **by_rank = calloc((size_t)t->nrank + 1, sizeof *by_rank);
-	if (!by_rank)
-		return;
-	for (size_t p = 0; p < t->ranks.n; p++) {
-		int32_t r = t->ranks.rank[p];
-		if (r > 0 && r < t->nrank && !by_rank[r])
-			by_rank[r] = pt_fw_mpi_process(t->ctx, p);
-	}
+	/* the ranks after 0 up to the last whose threads were counted */
+	size_t end = t->nslot;
+	while (end && !t->slot[end - 1].stat)
+		end--;
 	int head = 0;
-	for (int32_t r = 1; r < t->nrank; r++) {
-		const pt_fw_mpi *m = by_rank[r];
-		if (!m || !m->clocks)
+	for (size_t i = 0; i < end; i++) {
+		int32_t r = t->slot[i].rank;
+		const pt_fw_mpi *m = t->slot[i].fw;
+		if (r < 1 || !m || !m->clocks)
 			continue;
 		if (!head++)
 			fprintf(out,
@@ -559,7 +606,6 @@ static void print_clocks(mr_tool *t, FILE *out)
 			fprintf(out, " %14s %10s", "-", "-");
 		fprintf(out, " %14lld %14lld\n", (long long)m->use[0], (long long)m->use[two]);
 	}
-	free(by_rank);
 }
 
 /* The same figures as one JSON object (times in ns, bytes in bytes);
@@ -576,13 +622,13 @@ static void print_json(mr_tool *t, FILE *out, int32_t nr, size_t nhosts)
 	pt_json_str(out, mpi_ranks_missing(&t->ranks, missing, sizeof missing) ? missing : "");
 	fputs(",\n\"by_rank\": [", out);
 	int first = 1;
-	for (int32_t r = 0; r < t->nrank; r++) {
-		const rank_stat *s = &t->rank[r];
-		if (!s->seen)
+	for (size_t i = 0; i < t->nslot; i++) {
+		const rank_stat *s = t->slot[i].stat;
+		if (!s)
 			continue;
-		fprintf(out, "%s\n{\"rank\": %d, \"host\": ", first ? "" : ",", r);
+		fprintf(out, "%s\n{\"rank\": %d, \"host\": ", first ? "" : ",", t->slot[i].rank);
 		first = 0;
-		const char *host = rank_host(t, r);
+		const char *host = t->slot[i].host;
 		pt_json_str(out, host ? host : "");
 		fprintf(
 		    out,
@@ -649,13 +695,14 @@ static int mr_print(void *tool, FILE *out)
 	uint64_t calls = 0, mpi_ns = 0, thread_ns = 0, bytes = 0;
 	int32_t nr = 0;
 	size_t nhosts = 0;
-	for (int32_t r = 0; r < t->nrank; r++) {
-		if (!t->rank[r].seen)
+	for (size_t i = 0; i < t->nslot; i++) {
+		const rank_stat *s = t->slot[i].stat;
+		if (!s)
 			continue;
 		nr++;
-		calls += t->rank[r].calls;
-		mpi_ns += t->rank[r].mpi_ns;
-		thread_ns += t->rank[r].thread_ns;
+		calls += s->calls;
+		mpi_ns += s->mpi_ns;
+		thread_ns += s->thread_ns;
 	}
 	for (size_t i = 0; i < t->npairs; i++)
 		bytes += t->pairs[i].bytes;
@@ -701,7 +748,9 @@ static void mr_destroy(void *tool)
 	mpi_ranks_free(&t->ranks);
 	mpi_ends_free(&t->sends);
 	mpi_ends_free(&t->recvs);
-	free(t->rank);
+	for (size_t i = 0; i < t->nslot; i++)
+		free(t->slot[i].stat);
+	free(t->slot);
 	free(t->pairs);
 	err_free(&t->errs);
 	pthread_mutex_destroy(&t->lock);

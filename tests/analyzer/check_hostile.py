@@ -14,12 +14,19 @@ would, against the policies of analyzer/symbols/pt_text.h:
       valid UTF-8, the names as the bytes read with errors="replace";
   Perfetto: every protobuf string valid UTF-8, the same names;
   SVG (plot) and HTML: the SVG parses as XML, the HTML holds no control
-      character.
+      character;
+  stderr (every command's): the text policy too, each line a message of
+      paratrace's own ("paratrace: ...") or an indented line of an error's
+      list; checked as well on warnings and errors that name the trace
+      directory, a path and the program: a damaged log in a directory with
+      such a name, a path that is not there, two runs of the program in one
+      directory.
 
 usage: check_hostile.py --prog BIN --runtime LIBTRACE --paratrace CLI --work DIR
 """
 import argparse
 import csv
+import glob
 import io
 import json
 import os
@@ -40,6 +47,7 @@ THREAD = b"worker\x1b]0;PWNED-title\x07\x1b[2J\r\nFAKE LINE\xff"
 TYPE = b"ph\x1b[2Jase\n"
 SCOPE = b"st\xffep"
 VALUE = b"fi\rve\xc0"
+DIRNAME = b"tr\n\x1b]0;T\x07\r\x1b[2J\xffdir"
 
 fails = []
 
@@ -93,12 +101,27 @@ def displayable(what, data, allow="\n"):
     return s
 
 
-def run(a, args, what):
+def check_stderr(what, err):
+    """A command's stderr: displayable, every line paratrace's own message
+    or an indented line of one (an error's list); returns it as text."""
+    s = displayable(what + ": stderr", err)
+    for line in s.split("\n")[:-1]:
+        if not line.startswith("paratrace: ") and not line.startswith("  "):
+            fail("%s: stderr line %r is no message of paratrace's" % (what, line))
+    return s
+
+
+def run_p(a, args, what, status=0):
     p = subprocess.run([a.paratrace] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=120)
-    if p.returncode != 0:
-        fail("%s: exit status %d: %s" % (what, p.returncode, p.stderr[-500:]))
-    return p.stdout
+    if p.returncode != status:
+        fail("%s: exit status %d, not %d: %s" % (what, p.returncode, status, p.stderr[-500:]))
+    p.err = check_stderr(what, p.stderr)
+    return p
+
+
+def run(a, args, what):
+    return run_p(a, args, what).stdout
 
 
 def table_rows(s, title):
@@ -282,6 +305,36 @@ def check_dump(a, trace):
             fail("dump: no %s line with name=%r" % (kind, want))
 
 
+def check_messages(a, exe, trace, work):
+    """Warnings and errors that name hostile paths and programs."""
+    d = os.path.join(os.fsencode(work), DIRNAME)
+    shutil.copytree(os.fsencode(trace), d)
+    logs = sorted(glob.glob(os.path.join(d, b"*", b"t*.ptl")))
+    # 16 bytes of 0xff among the first thread log's records: damaged data
+    b = bytearray(open(logs[0], "rb").read())
+    b[300:316] = b"\xff" * 16
+    open(logs[0], "wb").write(bytes(b))
+    out = os.path.join(os.fsencode(work), b"m")
+    for what, args in (("report", ["report"]), ("report --json", ["report", "--json"]),
+                       ("dump", ["dump"]), ("analyze", ["analyze", "-o", out]),
+                       ("export", ["export", "--format", "chrome", "-o", out + b".json"])):
+        what += " (damaged log)"
+        p = run_p(a, args + [d], what, status=1)
+        if text(DIRNAME) not in p.err or "offset " not in p.err:
+            fail("%s: no warning names %r with an offset: %r" % (what, text(DIRNAME), p.err))
+    missing = os.path.join(d, b"gone\x1b[2J")
+    p = run_p(a, ["report", missing], "report (a path not there)", status=2)
+    if text(DIRNAME + b"/gone\x1b[2J") not in p.err:
+        fail("report (a path not there): the path is not named: %r" % p.err)
+    runs = os.path.join(os.fsencode(work), b"runs")
+    env = dict(os.environ, PARATRACE_DIR=runs, LD_PRELOAD=a.runtime)
+    for _ in range(2):
+        subprocess.run([exe], env=env, timeout=60, check=True)
+    p = run_p(a, ["report", runs], "report (two runs)", status=2)
+    if p.err.count(text(PROGRAM)) != 2 or p.err.count("\n  run ") != 2:
+        fail("report (two runs): not one line per run naming %r: %r" % (text(PROGRAM), p.err))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prog", required=True)
@@ -308,6 +361,7 @@ def main():
     check_svg(a, trace, work)
     check_html(a, trace, work)
     check_dump(a, trace)
+    check_messages(a, exe, trace, work)
     if fails:
         sys.exit("check_hostile: %d failures (outputs in %s)" % (len(fails), work))
     print("ok: every output of a trace with hostile names")

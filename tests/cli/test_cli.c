@@ -4,7 +4,8 @@
  * that was at their path, files named inside a trace never opened in a way
  * that can block, exit statuses (0 success, 1 damaged data, 2 usage or no
  * trace to read), a thread log given alone named through the process.ptl
- * beside it, and unrelated runs in one trace directory. */
+ * beside it, unrelated runs in one trace directory, and MPI ranks and
+ * sizes no process can have. */
 #define _GNU_SOURCE
 #include <CUnit/Basic.h>
 #include <elf.h>
@@ -497,6 +498,122 @@ static void test_runs(void)
 	run_free(&r);
 }
 
+/* ---- MPI ranks no process can have ----------------------------------- */
+
+/* A process of a two-rank job: MPI_JOB (when its header's job_rank1
+ * says a launcher started it) and MPI_INIT (rank, size; none when rank is
+ * negative) in its process log, one MPI_Send to the other rank in its
+ * thread log. Returns the offset of MPI_INIT. */
+static uint64_t write_mpi_process(const char *dir, uint32_t pid, uint32_t job_rank1, int32_t rank,
+                                  uint32_t size)
+{
+	proc p = {dir, pid, 0x42, "mpiprog", NULL, 0, 0, 0, 0};
+	ptw w;
+	uint64_t t = 1000;
+	begin(&w, PT_FILE_PROCESS, &p, 0, t);
+	w.hdr.job_rank1 = job_rank1;
+	w.hdr.job_size = job_rank1 ? 2 : 0;
+	memcpy(w.buf, &w.hdr, sizeof w.hdr);
+	if (job_rank1 && rank >= 0) {
+		pt_rec_mpi_job j = {(int32_t)job_rank1 - 1, 2, PT_MPI_LAUNCHER_OPENMPI, 0};
+		ptw_rec_strs(&w, PT_REC_MPI_JOB, 0, ++t, &j, sizeof j, "node1", NULL);
+	}
+	pt_rec_mpi_init i = {rank, size, -1, 0, 0, 0};
+	if (rank >= 0)
+		ptw_rec_strs(&w, PT_REC_MPI_INIT, 0, ++t, &i, sizeof i, "node1", NULL);
+	uint64_t at = w.nrecs ? w.recs[w.nrecs - 1].offset : 0;
+	ptw_close(&w, ++t);
+	char rel[256];
+	snprintf(rel, sizeof rel, "%s/process.ptl", dir);
+	mkdirs(dir);
+	save(rel, w.buf, w.len);
+	ptw_free(&w);
+	/* its thread: one MPI_Send to the other rank */
+	begin(&w, PT_FILE_THREAD, &p, pid, t = 1500);
+	pt_rec_mpi_msg m = {pid == 100 ? 1 : 0, 7, 64, PT_MPI_COMM_WORLD_ID, 0, 0};
+	ptw_rec(&w, PT_REC_MPI_CALL, 1, t += 10, NULL, 0);
+	ptw_rec(&w, PT_REC_MPI_SEND, 1, t += 10, &m, sizeof m);
+	ptw_rec(&w, PT_REC_MPI_CALL_END, 1, t += 10, NULL, 0);
+	ptw_close(&w, t += 10);
+	snprintf(rel, sizeof rel, "%s/t%u.ptl", dir, pid);
+	save(rel, w.buf, w.len);
+	ptw_free(&w);
+	return at;
+}
+
+/* `paratrace CMD -j 2 TRACE` under a small address space and a short
+ * time limit (status 124: the time ran out); under ASan, which reserves
+ * terabytes of address space, a limit on each allocation instead. */
+static run paratrace_small(const char *cmd, const char *trace)
+{
+	char line[4096];
+#ifdef PT_TEST_SANITIZED
+	snprintf(line, sizeof line,
+	         "ASAN_OPTIONS=max_allocation_size_mb=256:allocator_may_return_null=0 timeout -k 5 "
+	         "60 '%s' %s -j 2 '%s'",
+	         PARATRACE_BIN, cmd, trace);
+#else
+	snprintf(line, sizeof line, "ulimit -v 1000000 && timeout -k 5 10 '%s' %s -j 2 '%s'",
+	         PARATRACE_BIN, cmd, trace);
+#endif
+	return run_in(work, line);
+}
+
+/* A rank or size in an MPI_INIT record, or a rank in a file header, that
+ * no process can have (a rank of 5,000,000 among 2, a job of 2^32 - 1):
+ * refused with the file and offset, status 1, the other rank analyzed,
+ * in little memory and time (no table or loop sized by the values). */
+static void test_mpi_damaged_ranks(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t job_rank1; /* of p101's headers */
+		int32_t rank;       /* p101's MPI_INIT */
+		uint32_t size;
+		int launcher;
+	} cases[] = {
+	    {"rank", 2, 5000000, 2, 1},
+	    {"size", 2, 1, 0xffffffffu, 1},
+	    {"nolauncher", 0, 5000000, 0xffffffffu, 0},
+	    {"zero", 0, 1, 0, 0},
+	    {"header", 0x7fffffffu, -1, 0, 1}, /* no MPI record: the header says it */
+	};
+	static const char *const cmds[] = {"report", "report --json", "analyze -q -o %s-o"};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char tr[256], rel[256], log[512], said[700];
+		snprintf(rel, sizeof rel, "mpi/%s/p100", cases[c].name);
+		write_mpi_process(rel, 100, cases[c].launcher ? 1 : 0, 0, 2);
+		snprintf(rel, sizeof rel, "mpi/%s/p101", cases[c].name);
+		uint64_t at =
+		    write_mpi_process(rel, 101, cases[c].job_rank1, cases[c].rank, cases[c].size);
+		snprintf(rel, sizeof rel, "mpi/%s", cases[c].name);
+		path_of(tr, sizeof tr, rel);
+		snprintf(log, sizeof log, "%s/p101/process.ptl", tr);
+		if (!strcmp(cases[c].name, "header"))
+			snprintf(said, sizeof said,
+			         "%s: offset 152: damaged file header (rank 2147483646 of 2", log);
+		else
+			snprintf(said, sizeof said,
+			         "%s: offset %llu: damaged MPI_INIT record (rank %d of %u", log,
+			         (unsigned long long)at, cases[c].rank, cases[c].size);
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+			char cmd[600];
+			snprintf(cmd, sizeof cmd, cmds[i], tr);
+			run r = paratrace_small(cmd, tr);
+			CU_ASSERT_EQUAL(r.status, 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(r.err, said));
+			CU_ASSERT_PTR_NULL(strstr(r.err, "out of memory"));
+			CU_ASSERT_PTR_NULL(strstr(r.out, "out of memory"));
+			if (i == 0) /* rank 0 is still analyzed: 1 rank of 2 */
+				CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "MPI: 1 ranks"));
+			if (r.status != 1 || !strstr(r.err, said))
+				fprintf(stderr, "\n%s: %s: status %d\n%s", cases[c].name, cmd,
+				        r.status, r.err);
+			run_free(&r);
+		}
+	}
+}
+
 int main(void)
 {
 	strcpy(work, "/tmp/pt_cli_test_XXXXXX");
@@ -511,6 +628,7 @@ int main(void)
 	CU_add_test(s, "exit statuses", test_exit_status);
 	CU_add_test(s, "a thread log alone gets its names", test_single_log);
 	CU_add_test(s, "unrelated runs in one trace directory", test_runs);
+	CU_add_test(s, "MPI ranks no process can have", test_mpi_damaged_ranks);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

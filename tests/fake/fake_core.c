@@ -104,6 +104,10 @@ static void fill(fake_rec *r, int where, uint64_t ticks, unsigned kind, unsigned
 		n += len2;
 	}
 	r->len = n;
+	r->written = len1 + len2;
+	r->last = len2 && p2   ? ((const unsigned char *)p2)[len2 - 1]
+	          : len1 && p1 ? ((const unsigned char *)p1)[len1 - 1]
+	                       : -1;
 }
 
 pt_thread *pt_enter(void)

@@ -30,6 +30,8 @@ typedef struct fake_rec {
 	unsigned kind, arg;
 	size_t len; /* payload bytes kept (at most FAKE_MAX_PAYLOAD) */
 	uint64_t payload[FAKE_MAX_PAYLOAD / 8];
+	size_t written; /* payload bytes the runtime wrote, kept or not */
+	int last;       /* the last of them, -1 none */
 } fake_rec;
 
 struct pt_thread {

@@ -127,6 +127,32 @@ static void test_exec_failed_reopens(void)
 	fake_tracing = 0;
 }
 
+/* An exec of a path longer than PATH_MAX (it fails): the EXEC record holds
+ * its first 4095 bytes and a NUL, 4096 bytes, as the reader wants a
+ * record's string terminated. */
+static void test_exec_long_path(void)
+{
+	enum { N = 5000 };
+	char *path = malloc(N + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	for (size_t i = 0; i < N; i++)
+		path[i] = i % 64 ? (char)('a' + i % 26) : '/';
+	path[N] = '\0';
+	char *argv[] = {"long", NULL};
+	char *envp[] = {"LD_PRELOAD=x", NULL};
+	fake_tracing = 1;
+	fake_clear(fake_thread());
+	CU_ASSERT_EQUAL(execve(path, argv, envp), -1);
+	CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+	const fake_rec *r = fake_find(FAKE_THREAD, PT_REC_EXEC, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(r->written, 4096);
+	CU_ASSERT_EQUAL(r->last, 0);
+	CU_ASSERT_EQUAL(memcmp(r->payload, path, r->len), 0);
+	fake_tracing = 0;
+	free(path);
+}
+
 static void test_seq_table(void)
 {
 	/* Round trip, removal, unknown keys. */
@@ -169,6 +195,7 @@ int main(void)
 	CU_add_test(s, "NULL env", test_env_null);
 	CU_add_test(s, "pthread_t -> seq table", test_seq_table);
 	CU_add_test(s, "failed exec reopens the logs", test_exec_failed_reopens);
+	CU_add_test(s, "an exec path past PATH_MAX is cut, terminated", test_exec_long_path);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

@@ -9,7 +9,8 @@
  * can hold (the test runs with ASan's max_allocation_size_mb).
  *
  * The generator reads the bytes as choices. Process logs get MPI job, init,
- * clock and communicator records and OpenMP location definitions; thread
+ * clock and communicator records (ranks, sizes and worlds of any value,
+ * also in the file header) and OpenMP location definitions; thread
  * logs a sequence of operations: a parallel region begun or ended, a
  * work-sharing construct with its chunks, a wait, a task created or
  * switched to or from, a lock, an MPI call with what it moved, a
@@ -98,6 +99,21 @@ static void fill(src *s, uint8_t *p, size_t len)
 		}
 		memcpy(p + off, w, len - off < 8 ? len - off : 8);
 	}
+}
+
+/* A rank, size or world of an MPI record: small ones, or those just within
+ * and past what a world can have (2^24 ranks), or any word. */
+static uint32_t mpi_word(src *s)
+{
+	enum { W = 1u << PT_MPI_WORLD_SHIFT };
+	static const uint32_t edge[] = {
+	    W - 1, W, W + 1, 5000000, PT_MPI_WORLDS_MAX, PT_MPI_WORLDS_MAX + 1};
+	unsigned k = u8(s);
+	if (k < 128)
+		return (uint32_t)((int)(k % 66) - 1);
+	if (k < 192)
+		return edge[k % (sizeof edge / sizeof edge[0])];
+	return word32(s);
 }
 
 /* ---- logs ---------------------------------------------------------------- */
@@ -365,14 +381,24 @@ static void process_log(src *s, ptw *out, uint32_t pid, unsigned rank, unsigned 
 	ptw_begin(&g.w, PT_FILE_PROCESS, pid, 0, t0, t0, 1, 0);
 	ptw_time(&g.w, t0);
 	if (u8(s) < 160) {
-		/* the job's size and this process's rank: the processes made here,
-		 * or -1 to 64 (the MPI report keeps a row per rank up to the
-		 * largest, and lists the missing ones one by one) */
-		uint32_t size = u8(s) < 200 ? nprocs : u8(s) % 65;
-		int32_t r = u8(s) < 230 ? (int32_t)rank : (int32_t)(u8(s) % 66) - 1;
-		pt_rec_mpi_job j = {r, size, 1 + u8(s) % 3, 0};
+		/* the job's size, world and this process's rank: the processes
+		 * made here, or any (no table or loop may be sized by them) */
+		uint32_t size = u8(s) < 200 ? nprocs : mpi_word(s);
+		int32_t r = u8(s) < 230 ? (int32_t)rank : (int32_t)mpi_word(s);
+		uint32_t world = u8(s) < 230 ? 0 : u8(s) < 128 ? u8(s) % 3 : mpi_word(s);
+		if (u8(s) < 100) { /* started by a launcher: the framework reads these first */
+			g.w.hdr.job_rank1 = u8(s) < 200 ? (uint32_t)r + 1 : mpi_word(s);
+			g.w.hdr.job_size = size;
+			g.w.hdr.job_world = u8(s) < 200 ? world : mpi_word(s);
+			memcpy(g.w.buf, &g.w.hdr, sizeof g.w.hdr);
+		}
+		pt_rec_mpi_job j = {r, size, 1 + u8(s) % 3, world};
 		ptw_rec_strs(&g.w, PT_REC_MPI_JOB, 0, g.t, &j, sizeof j, "host", "mpirun");
-		pt_rec_mpi_init i = {r, size, -1, 0, 0, 0};
+		if (u8(s) >= 230) {
+			r = (int32_t)mpi_word(s);
+			size = mpi_word(s);
+		}
+		pt_rec_mpi_init i = {r, size, -1, 0, 0, world};
 		ptw_rec_strs(&g.w, PT_REC_MPI_INIT, 0, ++g.t, &i, sizeof i, "host", "fuzz MPI");
 		for (unsigned at = 0; at < 2; at++) {
 			pt_rec_mpi_clock c = {g.t + at * 1000,

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 
+#include <paratrace.h>
 #include <paratrace/abi.h>
 #include <paratrace/log.h>
 
@@ -20,6 +21,23 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Bytes the code under test must not read (ASan builds). */
+#if defined(__SANITIZE_ADDRESS__)
+#define PT_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PT_TEST_ASAN 1
+#endif
+#endif
+#ifdef PT_TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 static char tmpdir[256];
 static int tmpfd = -1;
@@ -688,6 +706,44 @@ static void test_hooks(void)
 	CU_ASSERT_EQUAL(r[k + 5].kind, PT_REC_CLOSE);
 }
 
+/* A thread name longer than a record holds: its first 255 bytes and a NUL
+ * in the THREAD_NAME record; nothing of the caller's string past them is
+ * read (under ASan, the rest of it is poisoned while the runtime runs). */
+static void test_thread_name_cut(void)
+{
+	static pt_thread t;
+	int old_state;
+	CU_ASSERT_EQUAL_FATAL(hooks_thread_begin(&t, "t10.ptl", &old_state), 0);
+	enum { N = 300, KEPT = 255 };
+	char *name = malloc(N + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+	for (size_t i = 0; i < N; i++)
+		name[i] = (char)('a' + i % 26);
+	name[N] = '\0';
+	POISON(name + KEPT, N + 1 - KEPT);
+	paratrace_thread_name(name);
+	UNPOISON(name + KEPT, N + 1 - KEPT);
+	hooks_thread_end(&t, old_state);
+
+	char path[512], err[256];
+	snprintf(path, sizeof path, "%s/t10.ptl", tmpdir);
+	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	pt_event ev;
+	int found = 0;
+	while (pt_log_read(log, &ev) == 0) {
+		if (ev.kind != PT_REC_THREAD_NAME)
+			continue;
+		const char *s = pt_event_string(&ev, 0);
+		CU_ASSERT_PTR_NOT_NULL(s);
+		CU_ASSERT(s && strlen(s) == KEPT && !memcmp(s, name, KEPT));
+		found++;
+	}
+	pt_log_close(log);
+	CU_ASSERT_EQUAL(found, 1);
+	free(name);
+}
+
 /* A signal handler's hooks while a hook of the interrupted code is between
  * its loads and its stores (in_hook): dropped and counted in a LOST record,
  * not written over the record in progress; interposed calls are not
@@ -780,6 +836,7 @@ int main(void)
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
 	CU_add_test(s, "hooks raised by a signal handler inside a hook", test_hooks_nested);
 	CU_add_test(s, "module registration and ids", test_register_modules);
+	CU_add_test(s, "a thread name past 255 bytes is cut, terminated", test_thread_name_cut);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
