@@ -9,6 +9,7 @@
 #include "omp_common.h"
 #include "mpi_common.h"
 #include "pt_fw_mpi.h"
+#include "pt_framework.h"
 #include "pt_fw_util.h"
 #include "pt_waits.h"
 

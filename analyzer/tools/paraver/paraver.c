@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "pt_dist.h"
+#include "pt_framework.h"
 #include "pv_budget.h"
 
 #include <errno.h>
