@@ -35,7 +35,7 @@
 PT_COMMANDS(PT_DECLARE_COMMAND)
 #undef PT_DECLARE_COMMAND
 
-/* Helpers for commands (main.c). */
+/* Helpers for commands (cli_common.c). */
 extern const char *pt_cli_progname; /* "paratrace" */
 /* Prints "paratrace: <message>" on stderr. */
 void pt_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* paratrace: command dispatcher. The commands themselves are in cmd_*.c and
  * listed in commands.h. */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <paratrace/format.h>
 
 #include "commands.h"
-
-const char *pt_cli_progname = "paratrace";
 
 typedef struct command {
 	const char *name;
@@ -22,21 +18,6 @@ typedef struct command {
 #define PT_COMMAND_ENTRY(name, summary) {#name, summary, pt_cmd_##name, pt_cmd_##name##_help},
 static const command commands[] = {PT_COMMANDS(PT_COMMAND_ENTRY)};
 #undef PT_COMMAND_ENTRY
-
-void pt_cli_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", pt_cli_progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int pt_cli_scan_status(int scan_errno)
-{
-	return scan_errno == EBADMSG || scan_errno == ENOMEM ? 1 : 2;
-}
 
 static void usage(FILE *out)
 {
