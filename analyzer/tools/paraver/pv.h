@@ -325,6 +325,8 @@ typedef struct pv_extension {
 
 #define PV_MAX_EXT 8
 extern const pv_extension *const pv_extensions[PV_MAX_EXT + 1];
+/* How many it lists. */
+size_t pv_n_ext(void);
 
 struct pv_shard {
 	const pt_shard_info *info;
