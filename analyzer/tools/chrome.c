@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include "pt_framework.h"
 #include "pt_text.h"
-#include "timeline.h"
+#include "tl_tool.h"
 #include "tools.h"
 
 static void us(FILE *o, uint64_t ns)

@@ -3,7 +3,7 @@
  * events, one temporary file per shard, the final file assembled in
  * finish. The encoders (chrome.c, perfetto.c) only write. */
 #define _GNU_SOURCE
-#include "timeline.h"
+#include "tl_tool.h"
 #include "gpu_common.h"
 #include "gpu_prof.h"
 #include "omp_common.h"
