@@ -27,8 +27,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-const pt_tool *pt_tool_counters(void);
-
 /* Paraver event type of a counter, from its perf_event type/config and its
  * name: the PAPI preset equivalent's 42000000 + index, else 44000000 +
  * a hash of the name (0..999999). `papi` (may be NULL) receives the preset

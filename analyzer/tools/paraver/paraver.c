@@ -22,6 +22,7 @@
 #include "pt_framework.h"
 #include "pv_budget.h"
 #include "pv_thread.h"
+#include "tools.h"
 
 #include <errno.h>
 #include <fcntl.h>

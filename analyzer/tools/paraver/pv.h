@@ -369,6 +369,4 @@ void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
 int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-const pt_tool *pt_tool_paraver(void);
-
 #endif
