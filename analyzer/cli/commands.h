@@ -35,7 +35,7 @@
 PT_COMMANDS(PT_DECLARE_COMMAND)
 #undef PT_DECLARE_COMMAND
 
-/* Helpers for commands (main.c). */
+/* Helpers for commands (cli_common.c). */
 extern const char *pt_cli_progname; /* "paratrace" */
 /* Every message of the command on stderr: "paratrace: KIND: MSG" (KIND
  * NULL: "paratrace: MSG"). A message may name paths, programs, threads and

@@ -2,140 +2,21 @@
 /* The analysis framework: the model of the trace (model.c), the process
  * pre-pass, the parallel shard pass with every tool at once, interval
  * snapshots, then the tools' whole-trace steps. The contract with tools is
- * <paratrace/tool.h>.
+ * <paratrace/tool.h>; what they reach of the framework is in fw_ctx.c.
  */
 #define _GNU_SOURCE
 #include "fw_internal.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 unsigned pt_fw_default_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
-}
-
-void fw_warnf(fw *w, const char *fmt, ...)
-{
-	if (!w->o->warn)
-		return;
-	/* several analyzer processes: what all of them read (the scan, the
-	 * process logs) is said once, by the first */
-	const pt_dist *d = w->o->dist;
-	if (d && d->size > 1 && d->rank > 0 && !__atomic_load_n(&w->in_shards, __ATOMIC_RELAXED))
-		return;
-	char line[1536];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&w->lock);
-	w->o->warn(w->o->arg, line);
-	pthread_mutex_unlock(&w->lock);
-}
-
-/* First fatal error wins; every worker stops at its next check. */
-void fw_failf(fw *w, const char *fmt, ...)
-{
-	char line[1536];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&w->lock);
-	if (!w->error)
-		w->error = strdup(line);
-	pthread_mutex_unlock(&w->lock);
-	__atomic_store_n(&w->abort, 1, __ATOMIC_RELAXED);
-}
-
-/* ---- ops for tools --------------------------------------------------- */
-static uint32_t op_func_id(const pt_trace_ctx *c, size_t process, uint32_t local_id)
-{
-	return fw_func_id(c->framework, process, local_id);
-}
-static uint32_t op_func_id_pc(const pt_trace_ctx *c, size_t process, uint64_t pc)
-{
-	return fw_func_id_pc(c->framework, process, pc);
-}
-static const pt_func_info *op_func_info(const pt_trace_ctx *c, uint32_t id)
-{
-	return fw_func_info(c->framework, id);
-}
-static uint32_t op_func_count(const pt_trace_ctx *c)
-{
-	return fw_func_count(c->framework);
-}
-static const uint32_t *op_func_table(const pt_trace_ctx *c, size_t process, size_t *n)
-{
-	fw *w = c->framework;
-	if (process >= w->nprocs || !w->procs[process].local) {
-		*n = 0;
-		return NULL;
-	}
-	*n = w->procs[process].nlocal;
-	return w->procs[process].local;
-}
-static void op_progress(const pt_trace_ctx *c, const char *what, uint64_t done, uint64_t total)
-{
-	fw *w = c->framework;
-	if (!w->o->progress)
-		return;
-	/* a new step starts its clock when its label changes */
-	if (!w->step || strcmp(w->step, what)) {
-		free(w->step);
-		w->step = strdup(what);
-		w->step_t0 = now_s();
-	}
-	w->o->progress(w->o->arg, what, done, total, now_s() - w->step_t0);
-}
-/* Tools refuse a record in the serial pre-pass, one after the other: the
- * same record twice in a row is one warning. Past REFUSED_SHOWN records,
- * one line says that more were refused. */
-#define REFUSED_SHOWN 20
-static void op_warn_process_record(const pt_trace_ctx *c, size_t process, uint64_t offset,
-                                   const char *msg)
-{
-	fw *w = c->framework;
-	pthread_mutex_lock(&w->lock);
-	int again = w->refused && w->refused_process == process && w->refused_offset == offset;
-	if (!again) {
-		w->refused_process = process;
-		w->refused_offset = offset;
-		w->refused++;
-	}
-	unsigned n = w->refused;
-	pthread_mutex_unlock(&w->lock);
-	if (again || n > REFUSED_SHOWN + 1 || process >= w->nprocs)
-		return;
-	const char *path = pt_trace_process_log(w->trace, (size_t)w->procs[process].scan_index);
-	if (n > REFUSED_SHOWN)
-		fw_warnf(w, "%s: more records the tools could not use; the first %d were listed",
-		         path ? path : "?", REFUSED_SHOWN);
-	else
-		fw_warnf(w, "%s: offset %llu: %s", path ? path : "?", (unsigned long long)offset,
-		         msg);
-}
-
-const pt_trace_ops fw_ops = {op_func_id,    op_func_id_pc, op_func_info,          op_func_count,
-                             op_func_table, op_progress,   op_warn_process_record};
-
-const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx)
-{
-	const fw *w = ctx->framework;
-	return w && w->o->dist && w->o->dist->size > 1 ? w->o->dist : NULL;
 }
 
 /* ---- the parallel pass ----------------------------------------------- */
@@ -360,20 +241,20 @@ static int run_shards(fw *w, unsigned nworkers)
 			break;
 	if (started == 0) /* no thread could be had: do it here */
 		worker(w);
-	double t_start = now_s();
+	double t_start = fw_now_s();
 	if (w->o->progress) {
 		/* report in small steps until every worker has finished */
 		do {
 			uint64_t done = __atomic_load_n(&w->done_bytes, __ATOMIC_RELAXED);
 			w->o->progress(w->o->arg, "reading", done, w->trace->total_bytes,
-				       now_s() - t_start);
+				       fw_now_s() - t_start);
 		} while (!pt_workers_done_wait(&w->done, started, 200));
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	if (w->o->progress)
 		w->o->progress(w->o->arg, "reading", w->trace->total_bytes, w->trace->total_bytes,
-			       now_s() - t_start);
+			       fw_now_s() - t_start);
 	free(th);
 	return w->error ? -1 : 0;
 }
@@ -491,18 +372,6 @@ static int place_select(fw *w, char *err, size_t errlen)
 	return pt_select_place(&w->sel, w->ctx.t0_ns, end, err, errlen);
 }
 
-uint32_t pt_fw_static_funcs(const pt_trace_ctx *ctx)
-{
-	const fw *w = ctx->framework;
-	return w ? w->static_funcs : 0;
-}
-
-const pt_select *pt_fw_select(const pt_trace_ctx *ctx)
-{
-	const fw *w = ctx->framework;
-	return w && w->has_sel ? &w->sel : NULL;
-}
-
 /* After the shards: intervals, then every tool's finish, then results. */
 static int finish_tools(fw *w, char *err, size_t errlen)
 {
@@ -581,7 +450,7 @@ static void fw_free(fw *w)
 int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_stats *stats,
 	      char *err, size_t errlen)
 {
-	double t_begin = now_s();
+	double t_begin = fw_now_s();
 	fw *w = calloc(1, sizeof *w);
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
@@ -640,7 +509,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		rc = PT_FW_BAD_INPUT;
 		goto out;
 	}
-	double t_shards = now_s();
+	double t_shards = fw_now_s();
 	__atomic_store_n(&w->in_shards, 1, __ATOMIC_RELAXED);
 	if (!failed)
 		failed = run_shards(w, nworkers);
@@ -651,7 +520,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		snprintf(err, errlen, "%s", w->error ? w->error : "analysis failed");
 		goto out;
 	}
-	t_shards = now_s() - t_shards;
+	t_shards = fw_now_s() - t_shards;
 	w->ctx.t_end_ns = end_time(w);
 	if (finish_tools(w, err, errlen))
 		goto out;
@@ -664,7 +533,7 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		stats->seconds_shards = t_shards;
 		stats->workers = nworkers < w->nshards ? nworkers : (unsigned)w->nshards;
 		stats->processes_analyzing = o->dist ? (unsigned)o->dist->size : 1;
-		stats->seconds_total = now_s() - t_begin;
+		stats->seconds_total = fw_now_s() - t_begin;
 	}
 	rc = 0;
 out:

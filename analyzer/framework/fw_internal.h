@@ -96,11 +96,14 @@ typedef struct fw {
 	int32_t mpi_first[PT_MPI_WORLDS_MAX + 1];
 } fw;
 
-/* framework.c */
-extern const pt_trace_ops fw_ops;
-/* A warning (through the options' warn), and the first fatal error. */
+/* fw_warn.c: a warning (through the options' warn), and the first fatal
+ * error. */
 void fw_warnf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* fw_ctx.c: the ops of the tools' pt_trace_ctx; a monotonic clock in s. */
+extern const pt_trace_ops fw_ops;
+double fw_now_s(void);
 
 /* model.c: processes and shards, ctx filled in; the pre-pass. */
 int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);

@@ -39,10 +39,6 @@ struct pt_dist {
 #define PT_DIST_ENTRY "pt_dist_mpi_open"
 typedef pt_dist *(*pt_dist_open_fn)(int *argc, char ***argv, char *err, size_t errlen);
 
-/* The distribution of the run the framework is doing (pt_fw_options.dist),
- * NULL for one process. */
-const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx);
-
 /* Shard i runs on process owner[i]: the biggest shards first, each to the
  * process with the fewest bytes so far (the lowest rank on ties), the same
  * in every process. owner: nshards entries. */

@@ -72,11 +72,18 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 int pt_fw_load_tool(const char *spec, pt_fw_tool *out, char *err, size_t errlen);
 void pt_fw_unload_tool(pt_fw_tool *t);
 
-/* For built-in tools (a loaded tool cannot reach it): the function ids
- * the process logs define, 1..n, numbered before any shard runs; ids past
- * n (functions known by code address) are numbered in the order the
- * shards, running in parallel, met them, so outputs must not show them. */
+/* For built-in tools only: a loaded tool cannot reach these symbols. */
+/* The function ids the process logs define, 1..n, numbered before any
+ * shard runs; ids past n (functions known by code address) are numbered
+ * in the order the shards, running in parallel, met them, so outputs must
+ * not show them. */
 uint32_t pt_fw_static_funcs(const pt_trace_ctx *ctx);
+/* The distribution of the run the framework is doing (pt_fw_options.dist),
+ * NULL for one process. */
+const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx);
+/* The framework's selection (pt_fw_options.select), or NULL; its window
+ * is placed from the first shard callback on. */
+const struct pt_select *pt_fw_select(const pt_trace_ctx *ctx);
 
 /* Online CPUs (default -j). */
 unsigned pt_fw_default_jobs(void);

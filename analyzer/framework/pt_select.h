@@ -7,8 +7,9 @@
  *
  * The CLI parses the options into a pt_select and hands it to the
  * framework (pt_fw_options.select); built-in tools read it back through
- * pt_fw_select(), with the window already placed in the run (percentages
- * need the run's extent, known after the process logs are read). */
+ * pt_fw_select() (pt_framework.h), with the window already placed in the
+ * run (percentages need the run's extent, known after the process logs
+ * are read). */
 #ifndef PT_SELECT_H
 #define PT_SELECT_H
 
@@ -95,10 +96,5 @@ static inline int pt_sel_func_left(pt_sel_funcs *f, uint32_t id)
 
 /* "2.1 us", "350 ns", "1.20 ms" (3 significant digits) into buf. */
 const char *pt_fmt_ns(uint64_t ns, char *buf, size_t len);
-
-/* The framework's selection (pt_fw_options.select), or NULL; its window
- * is placed from the first shard callback on. For built-in tools only (a
- * loaded tool cannot reach this symbol). */
-const pt_select *pt_fw_select(const pt_trace_ctx *ctx);
 
 #endif

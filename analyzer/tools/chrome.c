@@ -6,8 +6,9 @@
  * (s -> f); kernel profiles as counters (C) of the stream's process. Times are
  * microseconds from the start of the trace, with ns precision. */
 #define _GNU_SOURCE
+#include "pt_framework.h"
 #include "pt_text.h"
-#include "timeline.h"
+#include "tl_tool.h"
 #include "tools.h"
 
 static void us(FILE *o, uint64_t ns)

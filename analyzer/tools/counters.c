@@ -12,6 +12,7 @@
 #include "pt_func_lookup.h"
 #include "pt_names.h"
 #include "pt_text.h"
+#include "tools.h"
 
 #include <inttypes.h>
 #include <linux/perf_event.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "counters" analysis tool (issue 7): what counters, call stacks and
+/* The "counters" analysis tool: what counters, call stacks and
  * samples add to the report, and the Paraver events they become.
  *
  * Report (print_results), each part only when the trace has its records:
@@ -26,8 +26,6 @@
 #include <paratrace/tool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-const pt_tool *pt_tool_counters(void);
 
 /* Paraver event type of a counter, from its perf_event type/config and its
  * name: the PAPI preset equivalent's 42000000 + index, else 44000000 +

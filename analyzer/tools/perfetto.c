@@ -26,7 +26,7 @@
  * varint and length-delimited fields do not call for a protobuf library. */
 #define _GNU_SOURCE
 #include "pt_text.h"
-#include "timeline.h"
+#include "tl_tool.h"
 #include "tools.h"
 
 #include <stdlib.h>

@@ -3,12 +3,13 @@
  * events, one temporary file per shard, the final file assembled in
  * finish. The encoders (chrome.c, perfetto.c) only write. */
 #define _GNU_SOURCE
-#include "timeline.h"
+#include "tl_tool.h"
 #include "gpu_common.h"
 #include "gpu_prof.h"
 #include "omp_common.h"
 #include "mpi_common.h"
 #include "pt_fw_mpi.h"
+#include "pt_framework.h"
 #include "pt_fw_util.h"
 #include "pt_waits.h"
 

@@ -7,16 +7,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-const pt_tool *pt_tool_paraver(void);  /* paraver/paraver.c; options: "gz" */
-const pt_tool *pt_tool_profile(void);  /* profile.c; options: csv|json|short, top=N */
-const pt_tool *pt_tool_interval(void); /* interval.c; options: csv */
-const pt_tool *pt_tool_chrome(void);   /* chrome.c; writes ctx->output */
-const pt_tool *pt_tool_perfetto(void); /* perfetto.c; writes ctx->output */
-/* plot/plot_tool.c; writes ctx->output (SVG, or HTML with "html"); options: png, html */
-const pt_tool *pt_tool_plot(void);
-const pt_tool *pt_tool_mpi(void);      /* mpi_report.c: the report's MPI section */
+/* Every built-in tool, one line each: its name, then where it is defined
+ * and its options. The tool is `const pt_tool *pt_tool_<name>(void)`; the
+ * commands pick the ones they run (analyzer/cli/cmd_*.c). */
+#define PT_BUILTIN_TOOLS(X)                                                                        \
+	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
+	X(profile)  /* profile.c: csv|json|short, top=N */                                         \
+	X(counters) /* counters.c */                                                               \
+	X(interval) /* interval.c: csv */                                                          \
+	X(chrome)   /* chrome.c: writes ctx->output */                                             \
+	X(perfetto) /* perfetto.c: writes ctx->output */                                           \
+	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */    \
+	X(mpi)      /* mpi_report.c: the report's MPI section; json, top=N */
 
-/* A duration for a table: "1.2ms", "3.45us" (profile_print.c). */
+#define PT_DECLARE_BUILTIN_TOOL(name) const pt_tool *pt_tool_##name(void);
+PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)
+#undef PT_DECLARE_BUILTIN_TOOL
+
+/* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
 
 #endif

@@ -4,6 +4,7 @@
  * (no framework, no symbols), so the attribution rules are checked exactly. */
 #define _GNU_SOURCE
 #include "counters.h"
+#include "tools.h"
 
 #include <CUnit/Basic.h>
 #include <linux/perf_event.h>

@@ -19,7 +19,10 @@
  */
 #define _GNU_SOURCE
 #include "pt_dist.h"
+#include "pt_framework.h"
 #include "pv_budget.h"
+#include "pv_thread.h"
+#include "tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -392,8 +395,8 @@ static int not_created_lines(pv_tool *pv, pv_run *run, char *err, size_t errlen)
  * the output's temporary file with the header (its descriptor in *fd, its
  * length in *hl). The streams' pool is flushed already. 0, or -1 with a
  * message in err. */
-int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
-		    pv_run **merge_out, char *err, size_t errlen)
+static int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+			   pv_run **merge_out, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	pv_stream comms;
@@ -489,7 +492,7 @@ out:
 
 /* The second half, once the merge has written the body into fd: the
  * .pcf and .row, the three files renamed into place (fd closed). */
-int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen)
+static int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen)
 {
 	char path[PATH_MAX], tmp_pcf[PATH_MAX], tmp_row[PATH_MAX];
 	snprintf(tmp_pcf, sizeof tmp_pcf, "%s/out.pcf", pv->tmpdir);
@@ -533,8 +536,10 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	pv_tool *pv = tool;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pt_dist *d = (pt_dist *)pt_fw_dist(ctx);
-	if (d)
-		return pv_finish_dist(pv, d, err, errlen);
+	if (d) {
+		static const pv_finish_steps steps = {pv_finish_begin, pv_finish_end};
+		return pv_finish_dist(pv, d, &steps, err, errlen);
+	}
 	if (pv_pool_flush(&pv->pool)) {
 		snprintf(err, errlen, "%s: %s", pv->pool.path, strerror(pv->pool.error));
 		return -1;

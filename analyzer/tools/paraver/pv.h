@@ -325,6 +325,8 @@ typedef struct pv_extension {
 
 #define PV_MAX_EXT 8
 extern const pv_extension *const pv_extensions[PV_MAX_EXT + 1];
+/* How many it lists. */
+size_t pv_n_ext(void);
 
 struct pv_shard {
 	const pt_shard_info *info;
@@ -366,7 +368,5 @@ void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
  * (which a tie may have moved) are clamped. */
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
 int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-const pt_tool *pt_tool_paraver(void);
 
 #endif

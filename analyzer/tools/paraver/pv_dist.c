@@ -385,7 +385,8 @@ out:
 
 /* ---- the finish ------------------------------------------------------------ */
 
-int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
+int pv_finish_dist(pv_tool *pv, pt_dist *d, const pv_finish_steps *steps, char *err,
+		   size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	size_t nruns = 2 * ctx->nshards + 2;
@@ -447,7 +448,7 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 	 * the first's decision (gzauto), told to the others. */
 	pv_run *merge = NULL;
 	if (d->rank == 0 && !failed &&
-	    pv_finish_begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, &merge, msg, sizeof msg))
+	    steps->begin(pv, tmp_prv, sizeof tmp_prv, &fd, &hl, &merge, msg, sizeof msg))
 		failed = 1;
 	if (d->rank == 0 && !failed && (pv->thin || pv->renumber)) {
 		snprintf(msg, sizeof msg,
@@ -508,7 +509,7 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, char *err, size_t errlen)
 
 	/* 4. the first: .pcf, .row, everything into place */
 	if (d->rank == 0) {
-		rc = pv_finish_end(pv, fd, tmp_prv, err, errlen);
+		rc = steps->end(pv, fd, tmp_prv, err, errlen);
 		fd = -1;
 	} else {
 		rc = 0;

@@ -15,3 +15,11 @@ const pv_extension *const pv_extensions[PV_MAX_EXT + 1] = {
 	&pv_ext_mpi,
 	NULL,
 };
+
+size_t pv_n_ext(void)
+{
+	size_t n = 0;
+	while (n < PV_MAX_EXT && pv_extensions[n])
+		n++;
+	return n;
+}

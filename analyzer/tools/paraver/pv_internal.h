@@ -4,7 +4,7 @@
  *   paraver.c    the tool: shards' streams, finish (header, merge, rename)
  *   pv_write.c   a row's lines: events, states (pv_event, pv_set_state)
  *   pv_thread.c  a thread row's records -> user-function, pthread and
- *                user events, Running/Synchronization states
+ *                user events, Running/Synchronization states (pv_thread.h)
  *   pv_comms.c   thread creation, fork and extension links -> comm lines
  *   pv_labels.c  NAME.pcf and NAME.row
  *   pv_stream.c  temporary streams (and the pool file short ones share)
@@ -181,11 +181,16 @@ typedef struct pv_tool {
 #define PV_GZ_ABOVE 1000000000ull /* a .prv larger is written .prv.gz (unless told) */
 
 /* ---- paraver.c, pv_dist.c: the finish ------------------------------------ */
-int pv_finish_begin(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
-		    pv_run **merge_out, char *err, size_t errlen);
-int pv_finish_end(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen);
+/* The two halves of the finish one process does (paraver.c), which the
+ * finish under several (pv_dist.c) runs with its exchanges between them. */
+typedef struct pv_finish_steps {
+	int (*begin)(pv_tool *pv, char *tmp_prv, size_t tmplen, int *fd, uint64_t *hl,
+		     pv_run **merge_out, char *err, size_t errlen);
+	int (*end)(pv_tool *pv, int fd, const char *tmp_prv, char *err, size_t errlen);
+} pv_finish_steps;
 struct pt_dist;
-int pv_finish_dist(pv_tool *pv, struct pt_dist *d, char *err, size_t errlen);
+int pv_finish_dist(pv_tool *pv, struct pt_dist *d, const pv_finish_steps *steps, char *err,
+		   size_t errlen);
 /* Records whose values are numbered as shards meet them (so differently in
  * each analyzer process): counters, call stacks, samples, GPU. */
 int pv_dist_blocks(unsigned kind);
@@ -205,13 +210,6 @@ static inline unsigned pv_cpu(const pv_tool *pv, size_t i)
 	return pv->cpu && pv->row[i] ? pv->cpu[i] : pv->row[i];
 }
 
-static inline size_t pv_n_ext(void)
-{
-	size_t n = 0;
-	while (n < PV_MAX_EXT && pv_extensions[n])
-		n++;
-	return n;
-}
 
 /* ---- pv_write.c ------------------------------------------------------- */
 static inline uint64_t pv_rel(const pv_shard *s, uint64_t t)
@@ -257,60 +255,6 @@ static inline void pv_func_line(pv_shard *s, uint64_t t, uint32_t id)
 void pv_pop_line(pv_shard *s, uint64_t t, size_t n);
 /* Frames ids[lo .. hi) cut by lost data at t, innermost first. */
 void pv_cut_line(pv_shard *s, uint64_t t, const uint32_t *ids, size_t lo, size_t hi);
-
-/* ---- pv_thread.c: s->core ---------------------------------------------- */
-typedef struct pv_thread {
-	pt_callstack calls;
-	pt_func_lookup fl; /* function ids: the process's table, the pc cache */
-	unsigned wait;     /* what the thread waits for (pv_thread.c) */
-	unsigned sync_req; /* the wait (WAIT_*) whose request was marked PV_SY_REQ */
-	pv_found found;
-	pv_role role;
-	int gap_open; /* calls were cut at a gap: PV_EV_FUNC_CUT 0 at its LOST record */
-	int oom;
-} pv_thread;
-
-int pv_thread_init(pv_shard *s);
-/* A function record but the common ones (pv_thread_func). */
-void pv_thread_func_slow(pv_shard *s, uint64_t t, uint32_t id, int enter);
-/* Every record of a thread log but FUNC_ENTER/FUNC_EXIT (pv_thread_event). */
-void pv_thread_other(pv_shard *s, const pt_event *ev);
-
-/* A function record (enter: 1 or 0). The common cases, an entry and an
- * exit of the innermost frame, write their line without branching on
- * which of the two it is: that is as unpredictable as the call tree. */
-static inline void pv_thread_func(pv_shard *s, uint64_t t, uint32_t id, int enter)
-{
-	pv_thread *c = s->core;
-	if (pt_callstack_step(&c->calls, id, enter, t))
-		pv_func_line(s, t, id & (uint32_t)-enter);
-	else
-		pv_thread_func_slow(s, t, id, enter);
-}
-
-/* Every record of a thread log; function records, the bulk, inline. */
-static inline void pv_thread_event(pv_shard *s, const pt_event *ev)
-{
-	if (ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT) {
-		pv_thread *c = s->core;
-		pv_thread_func(s, ev->time_ns, pt_func_lookup_id(&c->fl, ev->func_id),
-		               ev->kind == PT_REC_FUNC_ENTER);
-		return;
-	}
-	pv_thread_other(s, ev);
-}
-/* A record at t at or past s->win_next: the window opens (calls open then
- * get their entry at its start) or closes (calls open then end there). */
-void pv_thread_window(pv_shard *s, uint64_t t);
-/* 1 when the thread's records could not be kept (out of memory). */
-int pv_thread_failed(const pv_shard *s);
-/* The log ended at `last` (relative ns): open frames and waits close. */
-void pv_thread_end(pv_shard *s, uint64_t last);
-/* Under the tool's lock: what the thread found goes to the tool; frees
- * s->core. -1 on ENOMEM. */
-int pv_thread_exit(pv_shard *s, pv_tool *pv);
-/* Frees s->core, what it found with it. */
-void pv_thread_free(pv_shard *s);
 
 /* ---- pv_comms.c, pv_labels.c ------------------------------------------ */
 int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen);

@@ -5,7 +5,7 @@
  * Synchronization states; thread creations, forks, names and locks are
  * noted for the communications, the .row and the .pcf. */
 #define _GNU_SOURCE
-#include "pv_internal.h"
+#include "pv_thread.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* paratrace report: the profile, as tables, CSV, JSON or one HTML page. */
+#include "analysis.h"
+#include "commands.h"
+#include "tools.h"
+#include "counters.h"
+#include "gpu_common.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void pt_cmd_report_help(FILE *out)
+{
+	fputs("usage: paratrace report [options] TRACE_DIR\n"
+	      "Prints the profile: functions, locks and threads.\n"
+	      "  --csv | --json       machine-readable output instead of tables\n"
+	      "  --top N              rows per table (default 25; 0 = all)\n"
+	      "  --html               one self-contained HTML file instead: sortable tables, the\n"
+	      "                       timeline and the flame graph of 'plot' (no network needed)\n"
+	      "  -o, --output FILE    with --html: the file (default: TRACE_DIR.html)\n",
+	      out);
+	cli_common_help(out);
+}
+
+int pt_cmd_report(int argc, char **argv)
+{
+	cli c;
+	memset(&c, 0, sizeof c);
+	c.cmd = "report";
+	c.top = 25;
+	int rc = cli_parse(&c, argc, argv);
+	if (rc < 0) {
+		pt_cmd_report_help(stdout);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	const char *fmt = c.format ? c.format : "text";
+	if (!strcmp(fmt, "html")) {
+		/* a file, not stdout: progress on a terminal, as for plot */
+		char *name = NULL;
+		if (!c.output)
+			c.output = name = cli_default_name(c.dir, ".html");
+		cli_add_builtin(&c, pt_tool_plot(), "html");
+		rc = cli_run(&c);
+		free(name);
+		return rc;
+	}
+	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json")) {
+		pt_cli_error("report: unknown format '%s' (text, csv, json or html)", fmt);
+		return 2;
+	}
+	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
+	cli_add_builtin(&c, pt_tool_profile(), c.optbuf);
+	/* counters, call sites, samples, GPU: sections that appear when the
+	 * trace has those records; tables, so only with the text format */
+	if (!strcmp(fmt, "text")) {
+		cli_add_builtin(&c, pt_tool_counters(), NULL);
+		cli_add_builtin(&c, pt_tool_gpu(), NULL);
+		cli_add_builtin(&c, pt_tool_mpi(), c.optbuf);
+	}
+	/* inside kernels: tables of their own in the CSV too; the JSON's
+	 * member "gpu_kernels" comes from the profile tool */
+	if (strcmp(fmt, "json")) {
+		snprintf(c.kernels_opt, sizeof c.kernels_opt, "%s,top=%u", fmt, c.top);
+		cli_add_builtin(&c, pt_tool_gpu_kernels(), c.kernels_opt);
+	}
+	if (c.interval_ns)
+		cli_add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
+	c.quiet = 1; /* the report itself is the output: no progress, no summary line */
+	return cli_run(&c);
+}
