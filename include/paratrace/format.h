@@ -257,9 +257,9 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 		 ? (const type *)(const void *)((const pt_rec_head *)(head) + 1) \
 		 : (const type *)NULL)
 
-/* The families of records: each is its header here and its rows' line in
- * PT_REC_SCHEMA. The order of the rows is free (the table of FORMAT.md is
- * printed in the order of the kinds); the families' order follows them. */
+/* The families of records, strung together: each is its #include here and
+ * its rows' line in PT_REC_SCHEMA. Rows may come in any order (FORMAT.md's
+ * table is printed in the order of the kinds). */
 #include <paratrace/format/thread.h>
 #include <paratrace/format/user.h>
 #include <paratrace/format/sync.h>
