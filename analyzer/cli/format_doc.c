@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pt_format_doc: docs/FORMAT.md's table of record kinds, generated from the
- * record schema (PT_REC_SCHEMA in <paratrace/format.h>) and the dump field
+ * record schema (PT_REC_SCHEMA in <paratrace/format.h> and the family headers
+ * it includes) and the dump field
  * lists, so the documentation cannot drift from the code.
  *
  *   pt_format_doc                  prints the table
@@ -38,23 +39,43 @@ static void payload_cell(FILE *out, const char *type, size_t min, unsigned per_a
 		fprintf(out, " (%zu)", min);
 }
 
+/* The schema's rows, kept by family in the headers; the table lists them
+ * in the order of their kinds whatever the order of the families. */
+typedef struct schema_row {
+	int value;
+	const char *name, *type;
+	size_t min;
+	unsigned per_arg;
+	const char *file, *arg, *note;
+} schema_row;
+
+static const schema_row rows[] = {
+#define ROW(name, value, type, min, per_arg, file, arg, note)                                      \
+	{(value), #name, #type, (min), (per_arg), file, arg, note},
+    PT_REC_SCHEMA(ROW)
+#undef ROW
+};
+
 static int print_table(FILE *out)
 {
 	fputs("| kind | name | arg | payload (min bytes) | file | dump fields |\n"
 	      "| --- | --- | --- | --- | --- | --- |\n",
 	      out);
 	int rc = 0;
-#define ROW(name, value, type, min, per_arg, file, arg, note)                                      \
-	if ((value) < 0x30)                                                                        \
-		fprintf(out, "| %d | %s | %s | ", (value), #name, arg);                            \
-	else                                                                                       \
-		fprintf(out, "| 0x%x | %s | %s | ", (value), #name, arg);                          \
-	payload_cell(out, #type, (min), (per_arg), note);                                          \
-	fprintf(out, " | %s | `", file);                                                           \
-	rc |= pt_dump_describe(out, (value));                                                      \
-	fputs("` |\n", out);
-	PT_REC_SCHEMA(ROW)
-#undef ROW
+	for (int value = 0; value < 256; value++)
+		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+			const schema_row *r = &rows[i];
+			if (r->value != value)
+				continue;
+			if (value < 0x30)
+				fprintf(out, "| %d | %s | %s | ", value, r->name, r->arg);
+			else
+				fprintf(out, "| 0x%x | %s | %s | ", value, r->name, r->arg);
+			payload_cell(out, r->type, r->min, r->per_arg, r->note);
+			fprintf(out, " | %s | `", r->file);
+			rc |= pt_dump_describe(out, value);
+			fputs("` |\n", out);
+		}
 	return rc;
 }
 
