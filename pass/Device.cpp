@@ -60,6 +60,7 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -68,26 +69,19 @@ using namespace llvm;
 namespace paratrace
 {
 
-namespace
-{
+// ---- what every device language shares ------------------------------------
 
 constexpr const char *kDoneAttr = "paratrace-instrumented";
-// Calls to defined functions inlined into one clone at most (a kernel that
-// would exceed this keeps the remaining calls, whose blocks go uncounted).
-constexpr unsigned kMaxInlineRounds = 64;
-constexpr unsigned kMaxCloneInstructions = 200000;
-
-enum class Target { OpenCL, Cuda };
 
 // Address spaces of the two targets (OpenCL's SPIR numbering and NVPTX's).
 constexpr unsigned kGlobalAS = 1, kLocalAS = 3, kSpirConstantAS = 2;
 
-Type *ptrTo(Type *elem, unsigned as)
+inline llvm::Type *ptrTo(llvm::Type *elem, unsigned as)
 {
 #if LLVM_VERSION_MAJOR >= 17
-	return PointerType::get(elem->getContext(), as);
+	return llvm::PointerType::get(elem->getContext(), as);
 #else
-	return PointerType::get(elem, as);
+	return llvm::PointerType::get(elem, as);
 #endif
 }
 
@@ -105,273 +99,154 @@ struct TableKernel {
 	std::vector<BlockRow> blocks;
 };
 
-// What a block costs: instructions that are executed, i.e. not allocas
-// (the entry block's stack slots), debug, lifetime or assume markers.
-unsigned staticInstructions(const BasicBlock &bb)
-{
-	unsigned n = 0;
-	for (const Instruction &i : bb) {
-		if (isa<AllocaInst>(i))
-			continue;
-		if (auto *ii = dyn_cast<IntrinsicInst>(&i); ii && ii->isAssumeLikeIntrinsic())
-			continue;
-		n++;
-	}
-	return n;
-}
-
-bool isKernel(const Function &f, const std::set<const Function *> &annotated)
-{
-	if (f.getCallingConv() == CallingConv::SPIR_KERNEL ||
-	    f.getCallingConv() == CallingConv::PTX_Kernel)
-		return true;
-	return annotated.count(&f) != 0;
-}
-
-// CUDA kernels as clang 14-16 mark them: !nvvm.annotations {fn, "kernel", 1}.
-std::set<const Function *> nvvmKernels(const Module &m)
-{
-	std::set<const Function *> out;
-	if (const NamedMDNode *ann = m.getNamedMetadata("nvvm.annotations"))
-		for (const MDNode *n : ann->operands()) {
-			if (n->getNumOperands() < 3)
-				continue;
-			auto *fn = dyn_cast_or_null<ValueAsMetadata>(n->getOperand(0).get());
-			auto *key = dyn_cast_or_null<MDString>(n->getOperand(1).get());
-			if (fn && key && key->getString() == "kernel")
-				if (auto *f = dyn_cast<Function>(fn->getValue()))
-					out.insert(f);
-		}
-	return out;
-}
-
+// The kernels of one device module: per kernel and mode a clone with the
+// profile buffer as an extra parameter, its blocks inlined and counted,
+// one exit, and its row of the module's table. What goes into a clone and
+// how the runtime reaches it are the device language's (a subclass).
 class DeviceInstrumenter
 {
       public:
-	DeviceInstrumenter(Module &m, const Options &opts, Target target)
-	    : m(m), ctx(m.getContext()), opts(opts), target(target), i32(Type::getInt32Ty(ctx)),
-	      i64(Type::getInt64Ty(ctx)), i8(Type::getInt8Ty(ctx))
+	DeviceInstrumenter(llvm::Module &m, const Options &opts);
+	virtual ~DeviceInstrumenter() = default;
+
+	// Returns whether the module changed.
+	bool run();
+
+      protected:
+	using Blocks = std::vector<llvm::BasicBlock *>;
+
+	// ---- what the device language decides ----------------------------------
+
+	// Kernels the module marks otherwise than by their calling convention.
+	virtual std::set<const llvm::Function *> annotatedKernels();
+	// Parameters a clone has after the profile buffer.
+	virtual void moreParams(bool countBlocks, std::vector<llvm::Type *> &types,
+	                        std::vector<const char *> &names);
+	// A clone's name, and whether it is a kernel of its own (a twin the
+	// runtime launches instead of K) or a function K calls.
+	virtual std::string cloneName(const std::string &kernel, bool countBlocks) = 0;
+	virtual bool clonesAreKernels() const = 0;
+	// The counters in a clone: pre, where entry code goes (only the stack
+	// slots before it); blocks, those counted; exit, the one exit.
+	virtual void instrumentClone(llvm::Function &f, llvm::BasicBlock *pre, const Blocks &blocks,
+	                             llvm::BasicBlock *exit, bool countBlocks) = 0;
+	// After K's clones were made (entries, blocks: NULL when not).
+	virtual void kernelDone(llvm::Function &k, llvm::Function *entries, llvm::Function *blocks);
+	// After the last kernel, when one was instrumented.
+	virtual void moduleDone();
+
+	// ---- shared with the device languages ------------------------------------
+
+	// Splits f's entry after its stack slots; returns the block that holds
+	// only them (where entry code goes).
+	llvm::BasicBlock *splitEntry(llvm::Function &f);
+	std::string tableText(const std::vector<TableKernel> &ks);
+
+	// Address of word index of the profile buffer; an atomic op on word w.
+	llvm::Value *word(llvm::IRBuilder<> &b, llvm::Value *prof, llvm::Value *index);
+	void atomicAt(llvm::IRBuilder<> &b, llvm::AtomicRMWInst::BinOp op, llvm::Value *prof,
+	              unsigned w, llvm::Value *v);
+	// Then-block of `if (cond)` at b's insertion point; b continues after.
+	llvm::Instruction *ifThen(llvm::IRBuilder<> &b, llvm::Value *cond);
+	// for (i = from; i < to; i += step) body(i), at b's insertion point;
+	// b continues after the loop.
+	template <typename Body>
+	void loop(llvm::IRBuilder<> &b, llvm::Value *from, llvm::Value *to, llvm::Value *step,
+	          Body body)
+	{
+		llvm::BasicBlock *before = b.GetInsertBlock();
+		llvm::BasicBlock *after = llvm::SplitBlock(before, &*b.GetInsertPoint());
+		llvm::Function *f = before->getParent();
+		llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx, "pt.loop", f, after);
+		llvm::BasicBlock *bodyBB = llvm::BasicBlock::Create(ctx, "pt.body", f, after);
+		before->getTerminator()->setSuccessor(0, head);
+		llvm::IRBuilder<> h(head);
+		h.SetCurrentDebugLocation(b.getCurrentDebugLocation());
+		llvm::PHINode *i = h.CreatePHI(from->getType(), 2);
+		i->addIncoming(from, before);
+		h.CreateCondBr(h.CreateICmpULT(i, to), bodyBB, after);
+		// The back edge first, so that the body may split blocks before it.
+		llvm::BranchInst *latch = llvm::BranchInst::Create(head, bodyBB);
+		latch->setDebugLoc(b.getCurrentDebugLocation());
+		llvm::IRBuilder<> bb(latch);
+		bb.SetCurrentDebugLocation(b.getCurrentDebugLocation());
+		body(bb, i);
+		llvm::IRBuilder<> l(latch);
+		i->addIncoming(l.CreateAdd(i, step), latch->getParent());
+		b.SetInsertPoint(&*after->getFirstInsertionPt());
+	}
+
+	llvm::Module &m;
+	llvm::LLVMContext &ctx;
+	const Options &opts;
+	llvm::IntegerType *i32, *i64, *i8;
+	std::vector<TableKernel> tables, kernelRows;
+
+      private:
+	llvm::Function *cloneWithParams(llvm::Function &k, llvm::ArrayRef<llvm::Type *> extra,
+	                                llvm::ArrayRef<const char *> names, const std::string &name,
+	                                bool kernel);
+	void inlineCallees(llvm::Function &f);
+	void findRecursion();
+	static unsigned instructionCount(const llvm::Function &f);
+	llvm::BasicBlock *unifyReturns(llvm::Function &f);
+	int fileIndex(const std::string &path);
+	BlockRow describe(const llvm::BasicBlock &bb);
+	llvm::Function *makeClone(llvm::Function &k, bool countBlocks);
+	void instrumentKernel(llvm::Function &k);
+
+	std::vector<std::string> files;
+	std::map<std::string, int> fileIdx;
+	std::set<const llvm::Function *> recursive;
+};
+
+std::unique_ptr<DeviceInstrumenter> openclInstrumenter(llvm::Module &m, const Options &opts);
+std::unique_ptr<DeviceInstrumenter> cudaInstrumenter(llvm::Module &m, const Options &opts);
+
+// ---- OpenCL (spir, spir64) ----------------------------------------------------
+
+namespace
+{
+
+class OpenCLInstrumenter : public DeviceInstrumenter
+{
+      public:
+	OpenCLInstrumenter(Module &m, const Options &opts) : DeviceInstrumenter(m, opts)
 	{
 		Triple t(m.getTargetTriple());
 		sizeT = t.getArch() == Triple::spir ? i32 : i64;
 	}
 
-	bool run()
+      private:
+	// The twin is a kernel: the runtime substitutes it for K.
+	std::string cloneName(const std::string &kernel, bool countBlocks) override
 	{
-		std::set<const Function *> annotated = nvvmKernels(m);
-		std::vector<Function *> kernels;
-		for (Function &f : m) {
-			if (f.isDeclaration() || !isKernel(f, annotated) ||
-			    f.hasFnAttribute(kDoneAttr) || f.getName().startswith("__paratrace"))
-				continue;
-			std::string file;
-			unsigned line = 0;
-			subprogramLocation(f, file, line);
-			std::string why = userFilter(opts, f.getName().str(),
-			                             demangleLLVM(f.getName().str()), file);
-			if (opts.verbose)
-				errs() << "paratrace: " << (why.empty() ? "instrument" : "skip")
-				       << " GPU kernel " << demangleLLVM(f.getName().str())
-				       << (why.empty() ? "" : ": ") << why << "\n";
-			if (why.empty())
-				kernels.push_back(&f);
-		}
-		if (!kernels.empty())
-			findRecursion();
-		for (Function *k : kernels)
-			instrumentKernel(*k);
-		if (tables.empty())
-			return !kernels.empty();
-		if (target == Target::OpenCL)
-			emitInfoKernel();
+		return std::string(countBlocks ? PT_GPU_TWIN_BLOCKS : PT_GPU_TWIN_ENTRIES) + kernel;
+	}
+	bool clonesAreKernels() const override
+	{
 		return true;
 	}
-
-      private:
-	// ---- cloning --------------------------------------------------------
-
-	// K with extra trailing parameters (OpenCL twin: a kernel; CUDA: an
-	// internal function inlined back into K).
-	Function *cloneWithParams(Function &k, ArrayRef<Type *> extra, ArrayRef<const char *> names,
-	                          const std::string &name, bool kernel)
+	void moreParams(bool countBlocks, std::vector<Type *> &extra,
+	                std::vector<const char *> &names) override
 	{
-		std::vector<Type *> params(k.getFunctionType()->param_begin(),
-		                           k.getFunctionType()->param_end());
-		params.insert(params.end(), extra.begin(), extra.end());
-		FunctionType *ft = FunctionType::get(k.getReturnType(), params, false);
-		Function *f =
-		    Function::Create(ft, kernel ? k.getLinkage() : GlobalValue::InternalLinkage,
-		                     k.getAddressSpace(), name, &m);
-		ValueToValueMapTy vmap;
-		auto ni = f->arg_begin();
-		for (Argument &a : k.args()) {
-			ni->setName(a.getName());
-			vmap[&a] = &*ni++;
-		}
-		for (const char *n : names)
-			(ni++)->setName(n);
-		SmallVector<ReturnInst *, 8> returns;
-		CloneFunctionInto(f, &k, vmap, CloneFunctionChangeType::LocalChangesOnly, returns);
-		f->setCallingConv(k.getCallingConv());
-		f->setLinkage(kernel ? k.getLinkage() : GlobalValue::InternalLinkage);
-		if (!kernel) {
-			f->setVisibility(GlobalValue::DefaultVisibility);
-			f->removeFnAttr(Attribute::NoInline);
-			f->removeFnAttr(Attribute::OptimizeNone);
-		}
-		f->addFnAttr(kDoneAttr);
-		return f;
+		if (!countBlocks)
+			return;
+		extra.push_back(ptrTo(i32, kLocalAS));
+		extra.push_back(i32);
+		names.push_back("__paratrace_scratch");
+		names.push_back("__paratrace_items");
 	}
-
-	// Inlines every call to a defined function (so that its blocks are
-	// counted as the kernel's). Recursive functions (CUDA) stay calls,
-	// their blocks uncounted.
-	void inlineCallees(Function &f)
+	void instrumentClone(Function &f, BasicBlock *pre, const std::vector<BasicBlock *> &blocks,
+	                     BasicBlock *exit, bool countBlocks) override
 	{
-		for (unsigned round = 0; round < kMaxInlineRounds; round++) {
-			std::vector<CallBase *> calls;
-			for (BasicBlock &bb : f)
-				for (Instruction &i : bb)
-					if (auto *cb = dyn_cast<CallBase>(&i)) {
-						Function *callee = cb->getCalledFunction();
-						if (callee && !callee->isDeclaration() && callee != &f &&
-						    !callee->isIntrinsic() && !recursive.count(callee))
-							calls.push_back(cb);
-					}
-			if (calls.empty())
-				return;
-			bool any = false;
-			for (CallBase *cb : calls) {
-				if (instructionCount(f) > kMaxCloneInstructions)
-					return;
-				InlineFunctionInfo ifi;
-				any = InlineFunction(*cb, ifi).isSuccess() || any;
-			}
-			if (!any)
-				return;
-		}
+		extendKernelArgMetadata(f, countBlocks);
+		openclBody(f, pre, blocks, exit, countBlocks);
 	}
-
-	// Functions on a cycle of the call graph.
-	void findRecursion()
+	void moduleDone() override
 	{
-		CallGraph cg(m);
-		for (scc_iterator<CallGraph *> i = scc_begin(&cg); !i.isAtEnd(); ++i)
-			if (i.hasCycle())
-				for (CallGraphNode *n : *i)
-					if (Function *f = n->getFunction())
-						recursive.insert(f);
+		emitInfoKernel();
 	}
-
-	static unsigned instructionCount(const Function &f)
-	{
-		unsigned n = 0;
-		for (const BasicBlock &bb : f)
-			n += bb.size();
-		return n;
-	}
-
-	// ---- shape: entry split after the stack slots, one exit --------------
-
-	// Returns the block that holds only the static allocas (where entry
-	// code goes); the original entry code continues in its successor.
-	BasicBlock *splitEntry(Function &f)
-	{
-		BasicBlock &entry = f.getEntryBlock();
-		SplitBlock(&entry, afterStaticAllocas(entry));
-		return &entry;
-	}
-
-	// Every `ret void` becomes a branch to one exit block. NULL if the
-	// function has no return (nothing to instrument at its end).
-	BasicBlock *unifyReturns(Function &f)
-	{
-		std::vector<ReturnInst *> rets;
-		for (BasicBlock &bb : f)
-			if (auto *r = dyn_cast<ReturnInst>(bb.getTerminator()))
-				rets.push_back(r);
-		if (rets.empty() || !f.getReturnType()->isVoidTy())
-			return nullptr;
-		BasicBlock *exit = BasicBlock::Create(ctx, "pt.exit", &f);
-		ReturnInst *ret = ReturnInst::Create(ctx, exit);
-		ret->setDebugLoc(rets.front()->getDebugLoc());
-		for (ReturnInst *r : rets) {
-			BranchInst *br = BranchInst::Create(exit, r);
-			br->setDebugLoc(r->getDebugLoc());
-			r->eraseFromParent();
-		}
-		return exit;
-	}
-
-	// ---- the table ---------------------------------------------------------
-
-	int fileIndex(const std::string &path)
-	{
-		if (path.empty())
-			return -1;
-		auto it = fileIdx.find(path);
-		if (it != fileIdx.end())
-			return it->second;
-		int i = static_cast<int>(files.size());
-		files.push_back(path);
-		fileIdx[path] = i;
-		return i;
-	}
-
-	// A block's line: that of its first instruction written in the kernel
-	// itself; a block made only of code inlined from a callee gets the
-	// callee's line (where that code is written).
-	BlockRow describe(const BasicBlock &bb)
-	{
-		BlockRow r;
-		r.instructions = staticInstructions(bb);
-		const DILocation *loc = nullptr;
-		for (const Instruction &i : bb) {
-			const DILocation *l = i.getDebugLoc().get();
-			if (isa<DbgInfoIntrinsic>(i) || !l || !l->getLine())
-				continue;
-			if (!l->getInlinedAt()) {
-				loc = l;
-				break;
-			}
-			if (!loc)
-				loc = l;
-		}
-		if (loc) {
-			std::string file = loc->getFilename().str();
-			if (!file.empty() && file[0] != '/' && !loc->getDirectory().empty())
-				file = loc->getDirectory().str() + "/" + file;
-			r.file = fileIndex(normalisePath(file));
-			r.line = loc->getLine();
-		}
-		return r;
-	}
-
-	std::string tableText(const std::vector<TableKernel> &ks)
-	{
-		std::ostringstream os;
-		os << "T " << PT_GPU_TABLE_VERSION << "\n";
-		std::set<int> used;
-		for (const TableKernel &k : ks) {
-			used.insert(k.file);
-			for (const BlockRow &b : k.blocks)
-				used.insert(b.file);
-		}
-		for (int f : used)
-			if (f >= 0)
-				os << "F " << f << " " << files[f] << "\n";
-		for (const TableKernel &k : ks) {
-			os << "K " << k.mode << " " << k.blocks.size() << " " << k.file << " "
-			   << k.line << " " << k.kernel << " " << (k.twin.empty() ? "-" : k.twin)
-			   << "\n";
-			for (const BlockRow &b : k.blocks)
-				os << "B " << b.instructions << " " << b.file << " " << b.line
-				   << "\n";
-		}
-		return os.str();
-	}
-
-	// ---- builders of device operations --------------------------------------
 
 	FunctionCallee spirBuiltin(const char *name, Type *ret, ArrayRef<Type *> params,
 	                           bool convergent)
@@ -423,82 +298,11 @@ class DeviceInstrumenter
 	void spirBarrier(IRBuilder<> &b)
 	{
 		// CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE
-		auto *ci = cast<CallInst>(
-			spirCall(b, "_Z7barrierj", Type::getVoidTy(ctx), {ConstantInt::get(i32, 3)}, true));
+		auto *ci = cast<CallInst>(spirCall(b, "_Z7barrierj", Type::getVoidTy(ctx),
+		                                   {ConstantInt::get(i32, 3)}, true));
 		ci->addFnAttr(Attribute::NoDuplicate);
 		ci->addFnAttr(Attribute::Convergent);
 	}
-
-	Value *nvvmSreg(IRBuilder<> &b, Intrinsic::ID id)
-	{
-		return b.CreateCall(Intrinsic::getDeclaration(&m, id));
-	}
-
-	// Inline PTX. activemask is convergent and must not be merged: hoisted
-	// out of the two arms of a branch it would give both arms the mask of
-	// the threads that reached the branch, not of those in each arm.
-	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints,
-	              bool convergent = false, ArrayRef<Value *> args = {})
-	{
-		SmallVector<Type *, 2> params;
-		for (Value *a : args)
-			params.push_back(a->getType());
-		FunctionType *ft = FunctionType::get(ty, params, false);
-		CallInst *ci = b.CreateCall(ft, InlineAsm::get(ft, text, constraints, true), args);
-		if (convergent) {
-			ci->addFnAttr(Attribute::Convergent);
-			ci->addFnAttr(Attribute::NoMerge);
-		}
-		return ci;
-	}
-
-	Value *word(IRBuilder<> &b, Value *prof, Value *index)
-	{
-		return b.CreateGEP(i64, prof, index);
-	}
-
-	void atomicAt(IRBuilder<> &b, AtomicRMWInst::BinOp op, Value *prof, unsigned w, Value *v)
-	{
-		b.CreateAtomicRMW(op, word(b, prof, ConstantInt::get(i64, w)), v, MaybeAlign(8),
-		                  AtomicOrdering::Monotonic);
-	}
-
-	// Then-block of `if (cond)` at b's insertion point; b continues after.
-	Instruction *ifThen(IRBuilder<> &b, Value *cond)
-	{
-		Instruction *then = SplitBlockAndInsertIfThen(cond, &*b.GetInsertPoint(), false);
-		b.SetInsertPoint(&*b.GetInsertPoint());
-		return then;
-	}
-
-	// for (i = from; i < to; i += step) body(i), at b's insertion point;
-	// b continues after the loop.
-	template <typename Body>
-	void loop(IRBuilder<> &b, Value *from, Value *to, Value *step, Body body)
-	{
-		BasicBlock *before = b.GetInsertBlock();
-		BasicBlock *after = SplitBlock(before, &*b.GetInsertPoint());
-		Function *f = before->getParent();
-		BasicBlock *head = BasicBlock::Create(ctx, "pt.loop", f, after);
-		BasicBlock *bodyBB = BasicBlock::Create(ctx, "pt.body", f, after);
-		before->getTerminator()->setSuccessor(0, head);
-		IRBuilder<> h(head);
-		h.SetCurrentDebugLocation(b.getCurrentDebugLocation());
-		PHINode *i = h.CreatePHI(from->getType(), 2);
-		i->addIncoming(from, before);
-		h.CreateCondBr(h.CreateICmpULT(i, to), bodyBB, after);
-		// The back edge first, so that the body may split blocks before it.
-		BranchInst *latch = BranchInst::Create(head, bodyBB);
-		latch->setDebugLoc(b.getCurrentDebugLocation());
-		IRBuilder<> bb(latch);
-		bb.SetCurrentDebugLocation(b.getCurrentDebugLocation());
-		body(bb, i);
-		IRBuilder<> l(latch);
-		i->addIncoming(l.CreateAdd(i, step), latch->getParent());
-		b.SetInsertPoint(&*after->getFirstInsertionPt());
-	}
-
-	// ---- OpenCL ------------------------------------------------------------
 
 	void extendKernelArgMetadata(Function &twin, bool blocks)
 	{
@@ -594,7 +398,9 @@ class DeviceInstrumenter
 			IRBuilder<> r(then);
 			r.SetCurrentDebugLocation(dl);
 			loop(r, ConstantInt::get(i64, 0), ConstantInt::get(i64, blocks.size()), one,
-			     [&](IRBuilder<> &lb, Value *blk) { sumColumn(f, lb, scratch, prof, blk, lsz, dl); });
+			     [&](IRBuilder<> &lb, Value *blk) {
+				     sumColumn(f, lb, scratch, prof, blk, lsz, dl);
+			     });
 			atomicAt(t, AtomicRMWInst::Add, prof, PT_GPU_PROF_WG_UNCOUNTED,
 			         t.CreateSelect(ok, ConstantInt::get(i64, 0), one));
 		}
@@ -604,8 +410,8 @@ class DeviceInstrumenter
 	}
 
 	// prof[header + blk] += sum of scratch[blk * lsz + j], j < lsz (lsz >= 1).
-	void sumColumn(Function &f, IRBuilder<> &lb, Value *scratch, Value *prof, Value *blk, Value *lsz,
-	               DebugLoc dl)
+	void sumColumn(Function &f, IRBuilder<> &lb, Value *scratch, Value *prof, Value *blk,
+	               Value *lsz, DebugLoc dl)
 	{
 		Value *base = lb.CreateMul(blk, lsz);
 		BasicBlock *cur = lb.GetInsertBlock();
@@ -627,9 +433,11 @@ class DeviceInstrumenter
 		Instruction *add = ifThen(lb, lb.CreateICmpNE(s1, ConstantInt::get(i64, 0)));
 		IRBuilder<> a(add);
 		a.SetCurrentDebugLocation(dl);
-		a.CreateAtomicRMW(AtomicRMWInst::Add,
-		                  word(a, prof, a.CreateAdd(blk, ConstantInt::get(i64, PT_GPU_PROF_HEADER_WORDS))), s1,
-		                  MaybeAlign(8), AtomicOrdering::Monotonic);
+		a.CreateAtomicRMW(
+		    AtomicRMWInst::Add,
+		    word(a, prof,
+		         a.CreateAdd(blk, ConstantInt::get(i64, PT_GPU_PROF_HEADER_WORDS))),
+		    s1, MaybeAlign(8), AtomicOrdering::Monotonic);
 	}
 
 	// The module's table, for the runtime to read by running this kernel.
@@ -712,7 +520,95 @@ class DeviceInstrumenter
 		dib.finalizeSubprogram(sp);
 	}
 
-	// ---- CUDA --------------------------------------------------------------
+	IntegerType *sizeT;
+};
+
+} // namespace
+
+std::unique_ptr<DeviceInstrumenter> openclInstrumenter(Module &m, const Options &opts)
+{
+	return std::make_unique<OpenCLInstrumenter>(m, opts);
+}
+
+// ---- CUDA (nvptx, nvptx64) ------------------------------------------------------
+
+namespace
+{
+
+// CUDA kernels as clang 14-16 mark them: !nvvm.annotations {fn, "kernel", 1}.
+std::set<const Function *> nvvmKernels(const Module &m)
+{
+	std::set<const Function *> out;
+	if (const NamedMDNode *ann = m.getNamedMetadata("nvvm.annotations"))
+		for (const MDNode *n : ann->operands()) {
+			if (n->getNumOperands() < 3)
+				continue;
+			auto *fn = dyn_cast_or_null<ValueAsMetadata>(n->getOperand(0).get());
+			auto *key = dyn_cast_or_null<MDString>(n->getOperand(1).get());
+			if (fn && key && key->getString() == "kernel")
+				if (auto *f = dyn_cast<Function>(fn->getValue()))
+					out.insert(f);
+		}
+	return out;
+}
+
+class CudaInstrumenter : public DeviceInstrumenter
+{
+      public:
+	CudaInstrumenter(Module &m, const Options &opts) : DeviceInstrumenter(m, opts)
+	{
+	}
+
+      private:
+	std::set<const Function *> annotatedKernels() override
+	{
+		return nvvmKernels(m);
+	}
+	// K keeps its signature (the host stub launches it) and calls the
+	// clone of the mode its slot asks for, inlined.
+	std::string cloneName(const std::string &kernel, bool countBlocks) override
+	{
+		return kernel + (countBlocks ? ".paratrace_b" : ".paratrace_e");
+	}
+	bool clonesAreKernels() const override
+	{
+		return false;
+	}
+	void instrumentClone(Function &f, BasicBlock *pre, const std::vector<BasicBlock *> &blocks,
+	                     BasicBlock *exit, bool countBlocks) override
+	{
+		cudaBody(f, pre, blocks, exit, countBlocks);
+	}
+	void kernelDone(Function &k, Function *entries, Function *blocks) override
+	{
+		cudaDispatch(k, entries, blocks);
+		std::string text = tableText(kernelRows);
+		cudaGlobal(PT_GPU_TABLE_PREFIX + k.getName().str(),
+		           ConstantDataArray::getString(ctx, text, false), true);
+	}
+
+	Value *nvvmSreg(IRBuilder<> &b, Intrinsic::ID id)
+	{
+		return b.CreateCall(Intrinsic::getDeclaration(&m, id));
+	}
+
+	// Inline PTX. activemask is convergent and must not be merged: hoisted
+	// out of the two arms of a branch it would give both arms the mask of
+	// the threads that reached the branch, not of those in each arm.
+	Value *ptxAsm(IRBuilder<> &b, Type *ty, const char *text, const char *constraints,
+	              bool convergent = false, ArrayRef<Value *> args = {})
+	{
+		SmallVector<Type *, 2> params;
+		for (Value *a : args)
+			params.push_back(a->getType());
+		FunctionType *ft = FunctionType::get(ty, params, false);
+		CallInst *ci = b.CreateCall(ft, InlineAsm::get(ft, text, constraints, true), args);
+		if (convergent) {
+			ci->addFnAttr(Attribute::Convergent);
+			ci->addFnAttr(Attribute::NoMerge);
+		}
+		return ci;
+	}
 
 	// The compute capability the module is compiled for ("sm_80": 80), 0
 	// when unknown.
@@ -744,7 +640,8 @@ class DeviceInstrumenter
 		uint64_t stride = PT_GPU_PROF_HEADER_WORDS + (countBlocks ? blocks.size() : 0);
 		Value *smid = ptxAsm(b, i32, "mov.u32 $0, %smid;", "=r");
 		Value *copy = b.CreateURem(smid, ConstantInt::get(i32, PT_GPU_CUDA_COPIES));
-		prof = word(b, prof, b.CreateMul(b.CreateZExt(copy, i64), ConstantInt::get(i64, stride)));
+		prof = word(b, prof,
+		            b.CreateMul(b.CreateZExt(copy, i64), ConstantInt::get(i64, stride)));
 		Value *t0 = ptxAsm(b, i64, "mov.u64 $0, %globaltimer;", "=l");
 		auto tid = [&](IRBuilder<> &x, Intrinsic::ID a, Intrinsic::ID n2) {
 			return std::make_pair(nvvmSreg(x, a), nvvmSreg(x, n2));
@@ -804,11 +701,14 @@ class DeviceInstrumenter
 			// where the warp can sum them (sm_80: redux.sync), else one per
 			// thread and block that ran.
 			bool redux = smVersion(f) >= 80;
-			Value *mask = redux ? ptxAsm(e, i32, "activemask.b32 $0;", "=r", true) : nullptr;
-			Value *lane = redux ? nvvmSreg(e, Intrinsic::nvvm_read_ptx_sreg_laneid) : nullptr;
+			Value *mask =
+			    redux ? ptxAsm(e, i32, "activemask.b32 $0;", "=r", true) : nullptr;
+			Value *lane =
+			    redux ? nvvmSreg(e, Intrinsic::nvvm_read_ptx_sreg_laneid) : nullptr;
 			Value *leader = nullptr;
 			if (redux) {
-				Function *cttz = Intrinsic::getDeclaration(&m, Intrinsic::cttz, {i32});
+				Function *cttz =
+				    Intrinsic::getDeclaration(&m, Intrinsic::cttz, {i32});
 				leader = e.CreateICmpEQ(
 				    lane, e.CreateCall(cttz, {mask, ConstantInt::getTrue(ctx)}));
 			}
@@ -927,101 +827,358 @@ class DeviceInstrumenter
 				callee->eraseFromParent();
 		}
 	}
-
-	// ---- per kernel ------------------------------------------------------------
-
-	// One instrumented clone of k; fills its table entry. NULL when k has
-	// nothing to instrument (no return).
-	Function *makeClone(Function &k, bool countBlocks)
-	{
-		std::string name = k.getName().str();
-		bool ocl = target == Target::OpenCL;
-		std::vector<Type *> extra = {ptrTo(i64, kGlobalAS)};
-		std::vector<const char *> names = {"__paratrace_prof"};
-		if (ocl && countBlocks) {
-			extra.push_back(ptrTo(i32, kLocalAS));
-			extra.push_back(i32);
-			names.push_back("__paratrace_scratch");
-			names.push_back("__paratrace_items");
-		}
-		std::string cloneName =
-		    ocl ? std::string(countBlocks ? PT_GPU_TWIN_BLOCKS : PT_GPU_TWIN_ENTRIES) + name
-		        : name + (countBlocks ? ".paratrace_b" : ".paratrace_e");
-		Function *f = cloneWithParams(k, extra, names, cloneName, ocl);
-		inlineCallees(*f);
-		BasicBlock *pre = splitEntry(*f);
-		std::vector<BasicBlock *> blocks;
-		for (BasicBlock &bb : *f)
-			if (&bb != pre)
-				blocks.push_back(&bb);
-		TableKernel row;
-		row.kernel = name;
-		row.twin = ocl ? cloneName : "";
-		std::string file;
-		subprogramLocation(k, file, row.line);
-		row.file = fileIndex(file);
-		if (countBlocks && blocks.size() > PT_GPU_MAX_BLOCKS) {
-			if (opts.verbose)
-				errs() << "paratrace: GPU kernel " << name << ": " << blocks.size()
-				       << " blocks, more than " << PT_GPU_MAX_BLOCKS
-				       << ": no block counters\n";
-			f->eraseFromParent();
-			return nullptr;
-		}
-		if (countBlocks)
-			for (BasicBlock *bb : blocks)
-				row.blocks.push_back(describe(*bb));
-		BasicBlock *exit = unifyReturns(*f);
-		if (!exit) {
-			f->eraseFromParent();
-			return nullptr;
-		}
-		row.mode = countBlocks ? 'b' : 'e';
-		if (ocl) {
-			extendKernelArgMetadata(*f, countBlocks);
-			openclBody(*f, pre, blocks, exit, countBlocks);
-		} else {
-			cudaBody(*f, pre, blocks, exit, countBlocks);
-		}
-		if (opts.verbose)
-			errs() << "paratrace: GPU kernel " << name << ": "
-			       << (countBlocks ? "blocks" : "entries")
-			       << (countBlocks ? " (" + std::to_string(blocks.size()) + " blocks)"
-			                       : std::string())
-			       << " -> " << cloneName << "\n";
-		kernelRows.push_back(std::move(row));
-		return f;
-	}
-
-	void instrumentKernel(Function &k)
-	{
-		kernelRows.clear();
-		Function *e = (opts.gpuModes & kGpuEntries) ? makeClone(k, false) : nullptr;
-		Function *b = (opts.gpuModes & kGpuBlocks) ? makeClone(k, true) : nullptr;
-		k.addFnAttr(kDoneAttr);
-		if (!e && !b)
-			return;
-		if (target == Target::Cuda) {
-			cudaDispatch(k, e, b);
-			std::string text = tableText(kernelRows);
-			cudaGlobal(PT_GPU_TABLE_PREFIX + k.getName().str(),
-			           ConstantDataArray::getString(ctx, text, false), true);
-		}
-		tables.insert(tables.end(), kernelRows.begin(), kernelRows.end());
-	}
-
-	Module &m;
-	LLVMContext &ctx;
-	const Options &opts;
-	Target target;
-	IntegerType *i32, *i64, *i8, *sizeT;
-	std::vector<std::string> files;
-	std::map<std::string, int> fileIdx;
-	std::vector<TableKernel> tables, kernelRows;
-	std::set<const Function *> recursive;
 };
 
 } // namespace
+
+std::unique_ptr<DeviceInstrumenter> cudaInstrumenter(Module &m, const Options &opts)
+{
+	return std::make_unique<CudaInstrumenter>(m, opts);
+}
+
+// ---- kernels and their clones ----------------------------------------------------
+
+namespace
+{
+
+// Calls to defined functions inlined into one clone at most (a kernel that
+// would exceed this keeps the remaining calls, whose blocks go uncounted).
+constexpr unsigned kMaxInlineRounds = 64;
+constexpr unsigned kMaxCloneInstructions = 200000;
+
+// What a block costs: instructions that are executed, i.e. not allocas
+// (the entry block's stack slots), debug, lifetime or assume markers.
+unsigned staticInstructions(const BasicBlock &bb)
+{
+	unsigned n = 0;
+	for (const Instruction &i : bb) {
+		if (isa<AllocaInst>(i))
+			continue;
+		if (auto *ii = dyn_cast<IntrinsicInst>(&i); ii && ii->isAssumeLikeIntrinsic())
+			continue;
+		n++;
+	}
+	return n;
+}
+
+bool isKernel(const Function &f, const std::set<const Function *> &annotated)
+{
+	if (f.getCallingConv() == CallingConv::SPIR_KERNEL ||
+	    f.getCallingConv() == CallingConv::PTX_Kernel)
+		return true;
+	return annotated.count(&f) != 0;
+}
+
+} // namespace
+
+DeviceInstrumenter::DeviceInstrumenter(Module &m, const Options &opts)
+    : m(m), ctx(m.getContext()), opts(opts), i32(Type::getInt32Ty(ctx)), i64(Type::getInt64Ty(ctx)),
+      i8(Type::getInt8Ty(ctx))
+{
+}
+
+std::set<const Function *> DeviceInstrumenter::annotatedKernels()
+{
+	return {};
+}
+
+void DeviceInstrumenter::moreParams(bool, std::vector<Type *> &, std::vector<const char *> &)
+{
+}
+
+void DeviceInstrumenter::kernelDone(Function &, Function *, Function *)
+{
+}
+
+void DeviceInstrumenter::moduleDone()
+{
+}
+
+Value *DeviceInstrumenter::word(IRBuilder<> &b, Value *prof, Value *index)
+{
+	return b.CreateGEP(i64, prof, index);
+}
+
+void DeviceInstrumenter::atomicAt(IRBuilder<> &b, AtomicRMWInst::BinOp op, Value *prof, unsigned w,
+                                  Value *v)
+{
+	b.CreateAtomicRMW(op, word(b, prof, ConstantInt::get(i64, w)), v, MaybeAlign(8),
+	                  AtomicOrdering::Monotonic);
+}
+
+Instruction *DeviceInstrumenter::ifThen(IRBuilder<> &b, Value *cond)
+{
+	Instruction *then = SplitBlockAndInsertIfThen(cond, &*b.GetInsertPoint(), false);
+	b.SetInsertPoint(&*b.GetInsertPoint());
+	return then;
+}
+
+bool DeviceInstrumenter::run()
+{
+	std::set<const Function *> annotated = annotatedKernels();
+	std::vector<Function *> kernels;
+	for (Function &f : m) {
+		if (f.isDeclaration() || !isKernel(f, annotated) || f.hasFnAttribute(kDoneAttr) ||
+		    f.getName().startswith("__paratrace"))
+			continue;
+		std::string file;
+		unsigned line = 0;
+		subprogramLocation(f, file, line);
+		std::string why =
+		    userFilter(opts, f.getName().str(), demangleLLVM(f.getName().str()), file);
+		if (opts.verbose)
+			errs() << "paratrace: " << (why.empty() ? "instrument" : "skip")
+			       << " GPU kernel " << demangleLLVM(f.getName().str())
+			       << (why.empty() ? "" : ": ") << why << "\n";
+		if (why.empty())
+			kernels.push_back(&f);
+	}
+	if (!kernels.empty())
+		findRecursion();
+	for (Function *k : kernels)
+		instrumentKernel(*k);
+	if (tables.empty())
+		return !kernels.empty();
+	moduleDone();
+	return true;
+}
+
+// K with extra trailing parameters (OpenCL twin: a kernel; CUDA: an
+// internal function inlined back into K).
+Function *DeviceInstrumenter::cloneWithParams(Function &k, ArrayRef<Type *> extra,
+                                              ArrayRef<const char *> names, const std::string &name,
+                                              bool kernel)
+{
+	std::vector<Type *> params(k.getFunctionType()->param_begin(),
+	                           k.getFunctionType()->param_end());
+	params.insert(params.end(), extra.begin(), extra.end());
+	FunctionType *ft = FunctionType::get(k.getReturnType(), params, false);
+	Function *f = Function::Create(ft, kernel ? k.getLinkage() : GlobalValue::InternalLinkage,
+	                               k.getAddressSpace(), name, &m);
+	ValueToValueMapTy vmap;
+	auto ni = f->arg_begin();
+	for (Argument &a : k.args()) {
+		ni->setName(a.getName());
+		vmap[&a] = &*ni++;
+	}
+	for (const char *n : names)
+		(ni++)->setName(n);
+	SmallVector<ReturnInst *, 8> returns;
+	CloneFunctionInto(f, &k, vmap, CloneFunctionChangeType::LocalChangesOnly, returns);
+	f->setCallingConv(k.getCallingConv());
+	f->setLinkage(kernel ? k.getLinkage() : GlobalValue::InternalLinkage);
+	if (!kernel) {
+		f->setVisibility(GlobalValue::DefaultVisibility);
+		f->removeFnAttr(Attribute::NoInline);
+		f->removeFnAttr(Attribute::OptimizeNone);
+	}
+	f->addFnAttr(kDoneAttr);
+	return f;
+}
+
+// Inlines every call to a defined function (so that its blocks are
+// counted as the kernel's). Recursive functions (CUDA) stay calls,
+// their blocks uncounted.
+void DeviceInstrumenter::inlineCallees(Function &f)
+{
+	for (unsigned round = 0; round < kMaxInlineRounds; round++) {
+		std::vector<CallBase *> calls;
+		for (BasicBlock &bb : f)
+			for (Instruction &i : bb)
+				if (auto *cb = dyn_cast<CallBase>(&i)) {
+					Function *callee = cb->getCalledFunction();
+					if (callee && !callee->isDeclaration() && callee != &f &&
+					    !callee->isIntrinsic() && !recursive.count(callee))
+						calls.push_back(cb);
+				}
+		if (calls.empty())
+			return;
+		bool any = false;
+		for (CallBase *cb : calls) {
+			if (instructionCount(f) > kMaxCloneInstructions)
+				return;
+			InlineFunctionInfo ifi;
+			any = InlineFunction(*cb, ifi).isSuccess() || any;
+		}
+		if (!any)
+			return;
+	}
+}
+
+// Functions on a cycle of the call graph.
+void DeviceInstrumenter::findRecursion()
+{
+	CallGraph cg(m);
+	for (scc_iterator<CallGraph *> i = scc_begin(&cg); !i.isAtEnd(); ++i)
+		if (i.hasCycle())
+			for (CallGraphNode *n : *i)
+				if (Function *f = n->getFunction())
+					recursive.insert(f);
+}
+
+unsigned DeviceInstrumenter::instructionCount(const Function &f)
+{
+	unsigned n = 0;
+	for (const BasicBlock &bb : f)
+		n += bb.size();
+	return n;
+}
+
+// Returns the block that holds only the static allocas (where entry
+// code goes); the original entry code continues in its successor.
+BasicBlock *DeviceInstrumenter::splitEntry(Function &f)
+{
+	BasicBlock &entry = f.getEntryBlock();
+	SplitBlock(&entry, afterStaticAllocas(entry));
+	return &entry;
+}
+
+// Every `ret void` becomes a branch to one exit block. NULL if the
+// function has no return (nothing to instrument at its end).
+BasicBlock *DeviceInstrumenter::unifyReturns(Function &f)
+{
+	std::vector<ReturnInst *> rets;
+	for (BasicBlock &bb : f)
+		if (auto *r = dyn_cast<ReturnInst>(bb.getTerminator()))
+			rets.push_back(r);
+	if (rets.empty() || !f.getReturnType()->isVoidTy())
+		return nullptr;
+	BasicBlock *exit = BasicBlock::Create(ctx, "pt.exit", &f);
+	ReturnInst *ret = ReturnInst::Create(ctx, exit);
+	ret->setDebugLoc(rets.front()->getDebugLoc());
+	for (ReturnInst *r : rets) {
+		BranchInst *br = BranchInst::Create(exit, r);
+		br->setDebugLoc(r->getDebugLoc());
+		r->eraseFromParent();
+	}
+	return exit;
+}
+
+int DeviceInstrumenter::fileIndex(const std::string &path)
+{
+	if (path.empty())
+		return -1;
+	auto it = fileIdx.find(path);
+	if (it != fileIdx.end())
+		return it->second;
+	int i = static_cast<int>(files.size());
+	files.push_back(path);
+	fileIdx[path] = i;
+	return i;
+}
+
+// A block's line: that of its first instruction written in the kernel
+// itself; a block made only of code inlined from a callee gets the
+// callee's line (where that code is written).
+BlockRow DeviceInstrumenter::describe(const BasicBlock &bb)
+{
+	BlockRow r;
+	r.instructions = staticInstructions(bb);
+	const DILocation *loc = nullptr;
+	for (const Instruction &i : bb) {
+		const DILocation *l = i.getDebugLoc().get();
+		if (isa<DbgInfoIntrinsic>(i) || !l || !l->getLine())
+			continue;
+		if (!l->getInlinedAt()) {
+			loc = l;
+			break;
+		}
+		if (!loc)
+			loc = l;
+	}
+	if (loc) {
+		std::string file = loc->getFilename().str();
+		if (!file.empty() && file[0] != '/' && !loc->getDirectory().empty())
+			file = loc->getDirectory().str() + "/" + file;
+		r.file = fileIndex(normalisePath(file));
+		r.line = loc->getLine();
+	}
+	return r;
+}
+
+std::string DeviceInstrumenter::tableText(const std::vector<TableKernel> &ks)
+{
+	std::ostringstream os;
+	os << "T " << PT_GPU_TABLE_VERSION << "\n";
+	std::set<int> used;
+	for (const TableKernel &k : ks) {
+		used.insert(k.file);
+		for (const BlockRow &b : k.blocks)
+			used.insert(b.file);
+	}
+	for (int f : used)
+		if (f >= 0)
+			os << "F " << f << " " << files[f] << "\n";
+	for (const TableKernel &k : ks) {
+		os << "K " << k.mode << " " << k.blocks.size() << " " << k.file << " " << k.line
+		   << " " << k.kernel << " " << (k.twin.empty() ? "-" : k.twin) << "\n";
+		for (const BlockRow &b : k.blocks)
+			os << "B " << b.instructions << " " << b.file << " " << b.line << "\n";
+	}
+	return os.str();
+}
+
+// One instrumented clone of k; fills its table entry. NULL when k has
+// nothing to instrument (no return).
+Function *DeviceInstrumenter::makeClone(Function &k, bool countBlocks)
+{
+	std::string name = k.getName().str();
+	std::vector<Type *> extra = {ptrTo(i64, kGlobalAS)};
+	std::vector<const char *> names = {"__paratrace_prof"};
+	moreParams(countBlocks, extra, names);
+	std::string twin = cloneName(name, countBlocks);
+	Function *f = cloneWithParams(k, extra, names, twin, clonesAreKernels());
+	inlineCallees(*f);
+	BasicBlock *pre = splitEntry(*f);
+	std::vector<BasicBlock *> blocks;
+	for (BasicBlock &bb : *f)
+		if (&bb != pre)
+			blocks.push_back(&bb);
+	TableKernel row;
+	row.kernel = name;
+	row.twin = clonesAreKernels() ? twin : "";
+	std::string file;
+	subprogramLocation(k, file, row.line);
+	row.file = fileIndex(file);
+	if (countBlocks && blocks.size() > PT_GPU_MAX_BLOCKS) {
+		if (opts.verbose)
+			errs() << "paratrace: GPU kernel " << name << ": " << blocks.size()
+			       << " blocks, more than " << PT_GPU_MAX_BLOCKS
+			       << ": no block counters\n";
+		f->eraseFromParent();
+		return nullptr;
+	}
+	if (countBlocks)
+		for (BasicBlock *bb : blocks)
+			row.blocks.push_back(describe(*bb));
+	BasicBlock *exit = unifyReturns(*f);
+	if (!exit) {
+		f->eraseFromParent();
+		return nullptr;
+	}
+	row.mode = countBlocks ? 'b' : 'e';
+	instrumentClone(*f, pre, blocks, exit, countBlocks);
+	if (opts.verbose)
+		errs() << "paratrace: GPU kernel " << name << ": "
+		       << (countBlocks ? "blocks" : "entries")
+		       << (countBlocks ? " (" + std::to_string(blocks.size()) + " blocks)"
+		                       : std::string())
+		       << " -> " << twin << "\n";
+	kernelRows.push_back(std::move(row));
+	return f;
+}
+
+void DeviceInstrumenter::instrumentKernel(Function &k)
+{
+	kernelRows.clear();
+	Function *e = (opts.gpuModes & kGpuEntries) ? makeClone(k, false) : nullptr;
+	Function *b = (opts.gpuModes & kGpuBlocks) ? makeClone(k, true) : nullptr;
+	k.addFnAttr(kDoneAttr);
+	if (!e && !b)
+		return;
+	kernelDone(k, e, b);
+	tables.insert(tables.end(), kernelRows.begin(), kernelRows.end());
+}
 
 bool isDeviceModule(const Module &m)
 {
@@ -1044,14 +1201,11 @@ bool instrumentDevice(Module &m, const Options &opts)
 	if (!opts.gpuModes)
 		return false;
 	Triple t(m.getTargetTriple());
-	Target target;
 	if (t.getArch() == Triple::spir || t.getArch() == Triple::spir64)
-		target = Target::OpenCL;
-	else if (t.getArch() == Triple::nvptx || t.getArch() == Triple::nvptx64)
-		target = Target::Cuda;
-	else
-		return false;
-	return DeviceInstrumenter(m, opts, target).run();
+		return openclInstrumenter(m, opts)->run();
+	if (t.getArch() == Triple::nvptx || t.getArch() == Triple::nvptx64)
+		return cudaInstrumenter(m, opts)->run();
+	return false;
 }
 
 } // namespace paratrace
