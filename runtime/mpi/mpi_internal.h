@@ -11,8 +11,11 @@
  *
  * Files: mpi_part.c (the part: job, modes, records, the real functions),
  * mpi_comm.c (communicators -> world ranks and ids), mpi_req.c (requests),
- * mpi_sync.c (clock synchronisation), mpi_c.c (the C wrappers),
- * mpi_fortran.c (the Fortran ones). */
+ * mpi_sync.c (clock synchronisation), mpi_c.c (what the wrappers
+ * describe of a call), mpi_coll.c (what a collective moved),
+ * mpi_fortran.c (the Fortran handles and statuses),
+ * gen_wrappers.py (the C and Fortran wrappers, written from the table of
+ * calls when libtrace.so is built). */
 #ifndef PT_MPI_INTERNAL_H
 #define PT_MPI_INTERNAL_H
 
@@ -188,7 +191,46 @@ PT_HIDDEN void pt_mpi_req_fork_child(void);
 /* A message record from a request and the status that completed it. */
 PT_HIDDEN int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m);
 
-/* ---- completions shared by the C and Fortran wrappers (mpi_c.c) -------- */
+/* ---- what the C and Fortran wrappers share (mpi_c.c) -------------------- */
+/* Each writes the call's end, after what it moved; nothing but the end
+ * when rc says the call failed. The wrappers are generated
+ * (gen_wrappers.py); the C ones pass their arguments, the Fortran ones
+ * the C handles theirs stand for. */
+
+/* A message about to be sent / a receive posted: the record's payload. */
+PT_HIDDEN void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int tag,
+			  uint64_t bytes, uintptr_t request);
+/* A send (MPI_SEND, with the request of a non-blocking one; NULL req: a
+ * blocking one), a blocking receive (MPI_RECV from its status; sent
+ * given: MPI_Sendrecv's MPI_SEND first), a receive posted (its request
+ * remembered; persistent: a template for MPI_Start), MPI_Start(all) (a
+ * MPI_SEND or MPI_IRECV per request started). */
+PT_HIDDEN void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, int count,
+			       MPI_Datatype dt, const MPI_Request *req);
+/* A message MPI_Sendrecv(_replace) sent; dest MPI_PROC_NULL: none. */
+typedef struct pt_mpi_sent {
+	int dest, tag, count;
+	MPI_Datatype dt;
+} pt_mpi_sent;
+PT_HIDDEN void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
+			       uint64_t posted, const pt_mpi_sent *sent);
+PT_HIDDEN void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, int tag,
+				  uint64_t bytes, const MPI_Request *req, uint64_t posted,
+				  int persistent);
+PT_HIDDEN void pt_mpi_send_init_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm,
+				    int count, MPI_Datatype dt, const MPI_Request *req);
+PT_HIDDEN void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n,
+			      uint64_t now);
+/* Matched probes: the message handle a probe found (found: it found one)
+ * stands for the receive until MPI_Mrecv / MPI_Imrecv takes it. */
+PT_HIDDEN void pt_mpi_message_seen(int rc, MPI_Comm comm, const MPI_Message *msg, int found);
+PT_HIDDEN void pt_mpi_mrecv_end(unsigned call, int rc, MPI_Message h, const MPI_Status *st);
+PT_HIDDEN void pt_mpi_imrecv_end(unsigned call, int rc, MPI_Message h, int count,
+				 MPI_Datatype dt, const MPI_Request *req, uint64_t posted);
+/* One-sided (target in the window's group), I/O. */
+PT_HIDDEN void pt_mpi_rma_end(unsigned call, int rc, int target, MPI_Win win, uint64_t bytes);
+PT_HIDDEN void pt_mpi_io_end(unsigned call, int rc, MPI_File fh, int count, MPI_Datatype dt);
+
 /* Requests a Wait/Test family call was given (copied before the call:
  * it overwrites them) and which of them completed (done[i]). When the
  * program passed no statuses, `st` is the wrapper's own. Writes a
@@ -199,6 +241,18 @@ PT_HIDDEN void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, cons
 /* Whether one of the n requests is a receive this part knows (statuses
  * are needed then). */
 PT_HIDDEN int pt_mpi_any_recv(const MPI_Request *h, size_t n);
+/* The traced C Waitall/Testall (wait or test given), Waitany/Testany,
+ * Waitsome/Testsome: the real call made, its end written. */
+PT_HIDDEN int pt_mpi_all_call(unsigned call, int count, MPI_Request reqs[], int *flag,
+			      MPI_Status *statuses, int (*wait)(int, MPI_Request *, MPI_Status *),
+			      int (*test)(int, MPI_Request *, int *, MPI_Status *));
+PT_HIDDEN int pt_mpi_any_call(unsigned call, int count, MPI_Request reqs[], int *index, int *flag,
+			      MPI_Status *status,
+			      int (*wait)(int, MPI_Request *, int *, MPI_Status *),
+			      int (*test)(int, MPI_Request *, int *, int *, MPI_Status *));
+PT_HIDDEN int pt_mpi_some_call(unsigned call, int incount, MPI_Request reqs[], int *outcount,
+			       int indices[], MPI_Status statuses[],
+			       int (*fn)(int, MPI_Request *, int *, int *, MPI_Status *));
 
 /* Per-thread scratch for the arrays a Wait/Test family call needs when
  * the program's are not enough (request copies, statuses, done flags):
@@ -212,40 +266,47 @@ typedef struct pt_mpi_scratch {
 } pt_mpi_scratch;
 PT_HIDDEN int pt_mpi_scratch_get(size_t n, pt_mpi_scratch *s);
 
-/* A message about to be sent / a receive posted: the record's payload. */
-PT_HIDDEN void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int tag,
-			  uint64_t bytes, uintptr_t request);
+/* A collective (mpi_coll.c): MPI_COLL at its end (req: the request of a
+ * non-blocking one), its bytes by the rule of its kind (the table's
+ * COLL(rule)). The
+ * rule reads the arguments of a call that has them: root (-1: the call
+ * has none), counts and types, whether a buffer is MPI_IN_PLACE. */
+enum pt_mpi_coll_rule {
+	PT_MPI_RULE_BARRIER,
+	PT_MPI_RULE_BCAST,
+	PT_MPI_RULE_REDUCE,
+	PT_MPI_RULE_ALLREDUCE,
+	PT_MPI_RULE_GATHER,
+	PT_MPI_RULE_GATHERV,
+	PT_MPI_RULE_SCATTER,
+	PT_MPI_RULE_SCATTERV,
+	PT_MPI_RULE_ALLGATHER,
+	PT_MPI_RULE_ALLGATHERV,
+	PT_MPI_RULE_ALLTOALL,
+	PT_MPI_RULE_ALLTOALLV,
+	PT_MPI_RULE_ALLTOALLW,
+	PT_MPI_RULE_REDUCE_SCATTER,
+	PT_MPI_RULE_REDUCE_SCATTER_BLOCK,
+	PT_MPI_RULE_NEIGHBOR_ALLGATHER,
+	PT_MPI_RULE_NEIGHBOR_ALLGATHERV,
+	PT_MPI_RULE_NEIGHBOR_ALLTOALL,
+	PT_MPI_RULE_NEIGHBOR_ALLTOALLV,
+	PT_MPI_RULE_NEIGHBOR_ALLTOALLW,
+};
+typedef struct pt_mpi_coll_args {
+	MPI_Comm comm;
+	int root;
+	int count, sendcount, recvcount;
+	MPI_Datatype datatype, sendtype, recvtype;
+	const int *sendcounts, *recvcounts;
+	const MPI_Datatype *sendtypes, *recvtypes;
+	int sendbuf_in_place, recvbuf_in_place;
+} pt_mpi_coll_args;
+PT_HIDDEN void pt_mpi_coll_end(unsigned call, int rc, enum pt_mpi_coll_rule rule,
+			       const pt_mpi_coll_args *a, const MPI_Request *req);
 
-/* A collective's record: root in c's ranks (-1 none), bytes. */
-PT_HIDDEN void pt_mpi_coll(pt_rec_mpi_coll *r, MPI_Comm comm, int root, uint64_t sent,
-			   uint64_t recvd, uintptr_t request);
-
-/* What the C and Fortran wrappers share (mpi_c.c), each writing the
- * call's end: a send's (MPI_SEND, with the request of a non-blocking
- * one; NULL req: a blocking one), a blocking receive's (MPI_RECV from its
- * status; send_* given: MPI_Sendrecv's MPI_SEND first), a receive posted
- * (its request remembered; persistent: a template for MPI_Start), the
- * end of MPI_Start(all) (a MPI_SEND or MPI_IRECV per request started).
- * Nothing but the call's end when rc says it failed. */
-PT_HIDDEN void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, int count,
-			       MPI_Datatype dt, const MPI_Request *req);
-/* A message MPI_Sendrecv(_replace) sent; dest MPI_PROC_NULL: none. */
-typedef struct pt_mpi_sent {
-	int dest, tag, count;
-	MPI_Datatype dt;
-} pt_mpi_sent;
-PT_HIDDEN void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
-			       uint64_t posted, const pt_mpi_sent *sent);
-PT_HIDDEN void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, int tag,
-				  uint64_t bytes, const MPI_Request *req, uint64_t posted,
-				  int persistent);
-PT_HIDDEN void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n,
-			      uint64_t now);
-/* Collectives: the size count arrays have (remote group of an
- * intercommunicator), whether this process is the root, counts summed. */
-PT_HIDDEN uint32_t pt_mpi_coll_size(MPI_Comm comm);
-PT_HIDDEN int pt_mpi_is_root(MPI_Comm comm, int root);
-PT_HIDDEN uint64_t pt_mpi_sum_counts(const int *counts, uint32_t n, MPI_Datatype dt);
+/* MPI_Type_free bumps it: a datatype's handle may come back for another. */
+extern PT_HIDDEN unsigned pt_mpi_type_gen;
 
 /* ---- MPI_Init / MPI_Finalize (mpi_part.c, mpi_sync.c) ------------------- */
 /* After the real MPI_Init/MPI_Init_thread succeeded: handles, WORLD,

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The Fortran wrappers' view of a call (mpi_fortran.c): Open MPI's
+ * Fortran handles and statuses as C ones. Private to runtime/mpi/. */
+#ifndef PT_MPI_FORTRAN_H
+#define PT_MPI_FORTRAN_H
+
+#include "mpi_internal.h"
+
+/* A Fortran status is MPI_STATUS_SIZE integers: the size of a C one. */
+_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "Fortran status size");
+#define PT_MPI_FSTATUS ((size_t)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+/* Count arrays are read as C ints. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
+
+/* static __typeof__(&fn) real: the library's own Fortran routine, looked
+ * up once; a program that links no MPI library gets an error in *ierr. */
+#define PT_MPI_FREAL(fn)                                                                           \
+	static __typeof__(&fn) real;                                                               \
+	if (pt_unlikely(!real) && !(real = (__typeof__(&fn))pt_mpi_sym_next(#fn))) {              \
+		*ierr = pt_mpi_missing(#fn);                                                       \
+		return;                                                                            \
+	}
+
+/* A routine only bracketed, forwarded with 16 words of arguments
+ * (mpi_fortran.c says why that is safe). */
+typedef void (*pt_mpi_fwords)(void *, void *, void *, void *, void *, void *, void *, void *,
+			      void *, void *, void *, void *, void *, void *, void *, void *);
+
+/* Open MPI's conversions and sentinels, looked up at the first use. */
+typedef struct pt_mpi_ftable {
+	int done;
+	MPI_Comm (*comm)(MPI_Fint);
+	MPI_Datatype (*type)(MPI_Fint);
+	MPI_Request (*req)(MPI_Fint);
+	int (*status)(const MPI_Fint *, MPI_Status *);
+	const void *status_ignore, *statuses_ignore, *in_place;
+} pt_mpi_ftable;
+extern PT_HIDDEN pt_mpi_ftable pt_mpi_ff;
+PT_HIDDEN void pt_mpi_ff_lookup(void);
+
+static inline void pt_mpi_ff_init(void)
+{
+	if (!__atomic_load_n(&pt_mpi_ff.done, __ATOMIC_ACQUIRE))
+		pt_mpi_ff_lookup();
+}
+
+/* Handles, valid between MPI_Init and MPI_Finalize (NULL otherwise). */
+static inline MPI_Comm pt_mpi_fcomm(const MPI_Fint *c)
+{
+	pt_mpi_ff_init();
+	return pt_mpi_ready && pt_mpi_ff.comm ? pt_mpi_ff.comm(*c) : NULL;
+}
+static inline MPI_Datatype pt_mpi_ftype(const MPI_Fint *t)
+{
+	pt_mpi_ff_init();
+	return pt_mpi_ready && pt_mpi_ff.type ? pt_mpi_ff.type(*t) : NULL;
+}
+static inline MPI_Request pt_mpi_freq(const MPI_Fint *r)
+{
+	pt_mpi_ff_init();
+	return pt_mpi_ready && pt_mpi_ff.req ? pt_mpi_ff.req(*r) : NULL;
+}
+static inline int pt_mpi_fin_place(const void *buf)
+{
+	pt_mpi_ff_init();
+	return pt_mpi_ff.in_place && buf == pt_mpi_ff.in_place;
+}
+
+/* The status(es) a call fills: the program's, or the wrapper's (mine, the
+ * scratch's) when it passed MPI_STATUS(ES)_IGNORE. */
+static inline MPI_Fint *pt_mpi_fstatus_for(MPI_Fint *status, MPI_Fint *mine)
+{
+	pt_mpi_ff_init();
+	return status == pt_mpi_ff.status_ignore ? mine : status;
+}
+static inline MPI_Fint *pt_mpi_fstatuses_for(MPI_Fint *statuses, pt_mpi_scratch *s)
+{
+	pt_mpi_ff_init();
+	return statuses == pt_mpi_ff.statuses_ignore ? (MPI_Fint *)(void *)s->st : statuses;
+}
+
+/* A blocking receive's end from its Fortran status; sent: MPI_SENDRECV's
+ * message, NULL for a receive alone. */
+PT_HIDDEN void pt_mpi_frecv_end(unsigned call, const MPI_Fint *ierr, const MPI_Fint *comm,
+				const MPI_Fint *st, uint64_t posted, const pt_mpi_sent *sent);
+/* n requests' C handles into s (a scratch of room >= n elements); 0 if
+ * none is a receive this part knows (nothing to describe then). */
+PT_HIDDEN int pt_mpi_frequests(const MPI_Fint *reqs, size_t n, pt_mpi_scratch *s,
+				size_t room);
+/* Completes requests h[0..n) (done[i]) whose Fortran statuses are fst,
+ * after a call that succeeded; cst: room for their C statuses. */
+PT_HIDDEN void pt_mpi_fcomplete(unsigned call, const MPI_Request *h, const char *done,
+				const MPI_Fint *fst, MPI_Status *cst, size_t n);
+/* The end of a call that completes one request (Wait, Test, Waitany,
+ * Testany): done, the request *h with its Fortran status st; else the
+ * call's end alone (rc: what it returned). */
+PT_HIDDEN void pt_mpi_fdone_one(unsigned call, int rc, int done, const MPI_Request *h,
+				const MPI_Fint *st);
+/* Waitsome, Testsome: outcount requests, 1-based indices, statuses in
+ * index order; s holds the call's requests, n elements of each array. */
+PT_HIDDEN void pt_mpi_fsome_end(unsigned call, const MPI_Fint *ierr, const MPI_Fint *outcount,
+				const MPI_Fint *indices, const MPI_Fint *st, pt_mpi_scratch *s,
+				size_t n);
+
+#endif
