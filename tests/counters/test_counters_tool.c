@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of analyzer/tools/counters.c: the report tool and the Paraver
+/* Unit tests of analyzer/families/counters/counters_report.c: the report tool and the Paraver
  * events, driven with records built in memory and a stand-in trace context
  * (no framework, no symbols), so the attribution rules are checked exactly. */
 #define _GNU_SOURCE

@@ -2,7 +2,7 @@
 /* Paraver extension for counters, call stacks and samples (issue 7): the
  * events themselves are made by ../counters.c (pt_counters_prv_*), shared
  * with the counters report tool; this file plugs them into the writer. */
-#include "../counters.h"
+#include "counters.h"
 #include "pv.h"
 
 static void *ext_init(const pt_trace_ctx *ctx)

@@ -18,9 +18,9 @@
  *     row at the end of the execution.
  * Device times come from the records' payloads (trace ticks), converted
  * with the GPU log's own header. */
-#include "../gpu_common.h"
-#include "../gpu_prof.h"
-#include "../row_label.h"
+#include "gpu_common.h"
+#include "gpu_prof.h"
+#include "row_label.h"
 #include "pt_text.h"
 #include "pv.h"
 

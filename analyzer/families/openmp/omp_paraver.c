@@ -22,7 +22,7 @@
  * runtime does meanwhile (spinning, sleeping on its own condition variable).
  * The state is the one the thread's OpenMP nesting says (omp_common.h),
  * from its first OpenMP record on; before that the core's. */
-#include "../omp_common.h"
+#include "omp_common.h"
 #include "pt_text.h"
 #include "pv_internal.h"
 
