@@ -65,7 +65,7 @@ static void ext_destroy(void *global)
 
 /* From THREAD_CREATE on: the sync records a CALLSTACK attaches to, the
  * counter records (15, 16) and the sampling range. */
-const pv_extension pv_ext_counters = {
+const pv_family counters_paraver = {
 	.name = "counters",
 	.kind_first = PT_REC_THREAD_CREATE,
 	.kind_last = PT_REC_RANGE_SAMPLING_LAST,

@@ -514,7 +514,7 @@ static void ext_destroy(void *global)
 	free(g);
 }
 
-const pv_extension pv_ext_gpu = {
+const pv_family gpu_paraver = {
 	.name = "gpu",
 	.kind_first = PT_REC_RANGE_GPU_FIRST,
 	.kind_last = PT_REC_RANGE_GPU_LAST,

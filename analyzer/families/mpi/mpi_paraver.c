@@ -18,7 +18,7 @@
 #include "mpi_common.h"
 #include "pt_dist.h"
 #include "pt_fw_mpi.h"
-#include "pv_internal.h"
+#include "pv.h"
 #include "tools.h"
 
 #include <stdio.h>
@@ -294,7 +294,7 @@ static void mpi_destroy(void *global)
 	free(g);
 }
 
-const pv_extension pv_ext_mpi = {
+const pv_family mpi_paraver = {
     .name = "mpi",
     .kind_first = PT_REC_RANGE_MPI_FIRST,
     .kind_last = PT_REC_RANGE_MPI_LAST,

@@ -23,9 +23,11 @@
  * The state is the one the thread's OpenMP nesting says (omp_common.h),
  * from its first OpenMP record on; before that the core's. */
 #include "omp_common.h"
+#include "pt_fw_util.h"
 #include "pt_text.h"
-#include "pv_internal.h"
+#include "pv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct omp_shard {
@@ -415,7 +417,7 @@ static void ext_destroy(void *global)
  * futexes, barriers) whose end the core turns to Running, which an OpenMP
  * wait or idle time must override; the lock records of OpenMP locks; the
  * OpenMP range. */
-const pv_extension pv_ext_omp = {
+const pv_family openmp_paraver = {
     .name = "openmp",
     .kind_first = PT_REC_THREAD_JOIN_BEGIN,
     .kind_last = PT_REC_RANGE_OPENMP_LAST,
