@@ -4,8 +4,10 @@
 #include "pt_family.h"
 
 extern const struct pv_family gpu_paraver;
+extern const struct tl_family gpu_timeline;
 
 const pt_family pt_family_gpu = {
 	.name = "gpu",
 	.paraver = &gpu_paraver,
+	.timeline = &gpu_timeline,
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* OpenMP on the timelines (timeline.h): on every thread of a team a slice
+/* OpenMP on the timelines (tools/timeline/timeline.h): on every thread of a team a slice
  * for its part of each region ("parallel @ solver.c:42 in main"), inside it
  * the work-sharing constructs ("loop @ solver.c:44 dynamic,4"), the
  * explicit tasks the thread runs ("task @ solver.c:50") and the time it
@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tl_omp {
+/* A thread's slices, from its first OpenMP record on. */
+typedef struct tl_omp {
 	omp_track track;
 	uint8_t spanned[OMP_TRACK_DEPTH]; /* the frame at that depth has a slice open */
 	int work_open;                    /* a work-sharing slice is open, ... */
 	unsigned work_depth;              /* ... opened at this depth */
-};
+} tl_omp;
 
 static void end_span(tl_sel *q, uint64_t t)
 {
@@ -42,11 +43,30 @@ static void close_work(tl_omp *x, tl_sel *q, uint64_t t)
 	}
 }
 
-int tl_omp_event(tl_omp **xs, const omp_names *names, tl_sel *q, const pt_event *ev)
+static int tl_omp_init(const pt_trace_ctx *ctx, void **global)
 {
-	tl_omp *x = *xs;
+	return (*global = omp_names_new(ctx)) ? 0 : -1;
+}
+
+static void tl_omp_process_event(void *global, size_t process, const pt_event *ev)
+{
+	omp_names_process_event(global, process, ev);
+}
+
+/* The pre-pass is over: every location gets its name. */
+static int tl_omp_shard_init(void *global, const pt_shard_info *info, void **shard)
+{
+	(void)info;
+	(void)shard;
+	return omp_names_finish(global);
+}
+
+static int tl_omp_event(void *global, void **shard, tl_sel *q, const pt_event *ev)
+{
+	const omp_names *names = global;
+	tl_omp *x = *shard;
 	if (!x) {
-		if (!(x = *xs = calloc(1, sizeof *x)))
+		if (!(x = *shard = calloc(1, sizeof *x)))
 			return -1;
 	}
 	if (ev->kind == PT_REC_OMP_LOC_DEF)
@@ -113,13 +133,41 @@ int tl_omp_event(tl_omp **xs, const omp_names *names, tl_sel *q, const pt_event 
 	return 0;
 }
 
-void tl_omp_end(tl_omp *x, tl_sel *q, uint64_t last)
+static void tl_omp_shard_end(void *global, void *shard, tl_sel *q, uint64_t last)
 {
+	(void)global;
+	tl_omp *x = shard;
 	if (!x)
 		return;
 	close_work(x, q, last);
 	for (unsigned d = OMP_TRACK_DEPTH; d-- > 0;)
 		if (x->spanned[d])
 			end_span(q, last);
-	free(x);
 }
+
+static int tl_omp_shard_exit(void *global, void *shard)
+{
+	(void)global;
+	free(shard);
+	return 0;
+}
+
+static void tl_omp_destroy(void *global)
+{
+	omp_names_free(global);
+}
+
+/* From a thread's first OpenMP record, all its records: its nesting
+ * (omp_track) follows locks, waits and joins too. */
+const tl_family openmp_timeline = {
+	.kind_first = PT_REC_RANGE_OPENMP_FIRST,
+	.kind_last = PT_REC_RANGE_OPENMP_LAST,
+	.all_after_first = 1,
+	.init = tl_omp_init,
+	.process_event = tl_omp_process_event,
+	.shard_init = tl_omp_shard_init,
+	.event = tl_omp_event,
+	.shard_end = tl_omp_shard_end,
+	.shard_exit = tl_omp_shard_exit,
+	.destroy = tl_omp_destroy,
+};

@@ -71,39 +71,42 @@ static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint6
 }
 
 /* The start (s) or end (f, bound to the enclosing slice) of a flow arrow. */
-static void flow_event(tl_out *o, uint64_t t, int out, uint64_t flow)
+static void flow_event(tl_out *o, uint64_t t, int out, uint64_t flow, const char *flow_name)
 {
 	head(o, out ? "s" : "f", t);
-	fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu%s},\n",
-		tl_flow_name(flow), (unsigned long long)flow, out ? "" : ",\"bp\":\"e\"");
+	fprintf(o->f, ",\"cat\":\"thread\",\"name\":\"%s\",\"id\":%llu%s},\n", flow_name,
+		(unsigned long long)flow, out ? "" : ",\"bp\":\"e\"");
 }
 
-static void js_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
+static void js_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow,
+			  const char *flow_name)
 {
 	complete_slice(o, t, 0, "thread", name);
 	fputs("},\n", o->f);
-	flow_event(o, t, out, flow);
+	flow_event(o, t, out, flow, flow_name);
 }
 
 static void js_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
-		      uint64_t flow)
+		      uint64_t flow, const char *flow_name)
 {
 	complete_slice(o, t, dur, cat, name);
 	fputs("},\n", o->f);
 	if (flow)
-		flow_event(o, t, 0, flow);
+		flow_event(o, t, 0, flow, flow_name);
 }
 
-/* A C event of the stream's process, named after the stream and counter
- * (Chrome keeps counters per process, not per thread). */
-static void js_counter(tl_out *o, uint64_t t, unsigned index, double value)
+/* A C event of the row's process, named after the row and counter (Chrome
+ * keeps counters per process, not per thread). */
+static void js_counter(tl_out *o, uint64_t t, unsigned index, const char *cat,
+		       const char *counter, double value)
 {
+	(void)index;
 	char name[256];
 	tl_thread_name(o->info, name, sizeof name);
 	head(o, "C", t);
-	fputs(",\"cat\":\"kernel\",\"name\":", o->f);
+	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
 	size_t len = strlen(name);
-	snprintf(name + len, sizeof name - len, " %s", tl_counter_names[index]);
+	snprintf(name + len, sizeof name - len, " %s", counter);
 	pt_json_str(o->f, name);
 	fprintf(o->f, ",\"args\":{\"value\":%.17g}},\n", value);
 }

@@ -357,8 +357,10 @@ static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint6
 	pf_slice_end(o, t + dur);
 }
 
-static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow)
+static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow,
+			  const char *flow_name)
 {
+	(void)flow_name; /* Perfetto names flows after their slices */
 	pf_shard *s = o->enc;
 	pbuf *ev = named_event(s, TYPE_INSTANT, "thread", name);
 	pb_fixed64(ev, out ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, flow);
@@ -366,8 +368,9 @@ static void pf_flow_point(tl_out *o, uint64_t t, const char *name, int out, uint
 }
 
 static void pf_device(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
-		      uint64_t flow)
+		      uint64_t flow, const char *flow_name)
 {
+	(void)flow_name;
 	pf_shard *s = o->enc;
 	pbuf *ev = named_event(s, TYPE_SLICE_BEGIN, cat, name);
 	if (flow)
@@ -382,15 +385,17 @@ static uint64_t counter_track(const pt_trace_ctx *ctx, size_t shard, unsigned in
 	return (uint64_t)ctx->nshards + 1 + ctx->nprocesses + (uint64_t)shard * TL_COUNTERS + index;
 }
 
-static void pf_counter(tl_out *o, uint64_t t, unsigned index, double value)
+static void pf_counter(tl_out *o, uint64_t t, unsigned index, const char *cat,
+		       const char *counter, double value)
 {
+	(void)cat;
 	pf_shard *s = o->enc;
 	uint64_t uuid = counter_track(o->ctx, o->info->index, index);
 	if (!s->counters_described[index]) {
 		char name[300];
 		tl_thread_name(o->info, name, sizeof name);
 		size_t len = strlen(name);
-		snprintf(name + len, sizeof name - len, ": %s", tl_counter_names[index]);
+		snprintf(name + len, sizeof name - len, ": %s", counter);
 		pbuf *td = &s->aux, *p = &s->pkt, empty = {0};
 		td->len = p->len = 0;
 		pb_uint(td, TD_UUID, uuid);

@@ -3,21 +3,26 @@
  * event model, two encoders.
  *
  * timeline.c turns each thread's records into timeline events — nested
- * function slices (calls as analyzer/framework/pt_callstack.h says), lock / condition /
- * join / barrier waits, the instants that carry the flows of thread
- * creation, fork and GPU launches, and the GPU streams' kernels and copies
- * — and an encoder (chrome.c: trace-event JSON,
- * perfetto.c: Perfetto's protobuf TracePacket stream) writes them.
+ * function slices (calls as analyzer/framework/pt_callstack.h says), lock /
+ * condition / join / barrier waits, the instants that carry the flows of
+ * thread creation and fork — and asks each family (pt_family.h) for what
+ * its records add (tl_family below: slices of its own, flows, device rows,
+ * counters); an encoder (chrome.c: trace-event JSON, perfetto.c:
+ * Perfetto's protobuf TracePacket stream) writes them.
  *
  * Streaming with bounded memory: each shard writes its events to its own
  * temporary file while the workers run; finish writes the encoder's header
- * (processes and threads), the shards' files in order, then its footer.
- * Flow ids need no matching across shards: both ends compute them
- * (tl_flow_*), all below 2^53 so that JSON readers keep them exact. */
+ * (processes and threads), the shards' files in order, what the families
+ * write last (tl_late), then its footer. Flow ids need no matching across
+ * shards: both ends compute them, all below 2^53 so that JSON readers keep
+ * them exact. The core's: thread creation pid * 2^20 + create_seq, fork
+ * 2^52 + child pid; a family's own are its to choose above those (MPI
+ * messages 5 * 2^50 + n, GPU launches 6 * 2^50 + ...). */
 #ifndef PT_TIMELINE_H
 #define PT_TIMELINE_H
 
 #include "pt_callstack.h"
+#include "pt_family.h"
 #include "pt_func_lookup.h"
 #include "pt_select.h"
 #include "pt_thin.h"
@@ -54,18 +59,18 @@ typedef struct tl_encoder {
 	 * wait ends, so after the records of the wait itself. */
 	void (*wait)(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
 	/* A zero-length slice `name` at t that starts (out = 1) or ends flow
-	 * `flow` (tl_flow_name says what the flow stands for). */
-	void (*flow_point)(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow);
-	/* On a GPU stream's track: a kernel (cat "kernel") or a copy (cat
-	 * "transfer") over [t, t + dur]; flow: the launch's flow it ends, 0 none.
-	 * Never overlapping on one track (timeline.c clamps). */
+	 * `flow`, which stands for `flow_name` ("thread creation"). */
+	void (*flow_point)(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow,
+			   const char *flow_name);
+	/* A slice of its own over [t, t + dur] (a device row's kernel or copy,
+	 * a thread's MPI call); flow: a flow (named flow_name) it ends, 0 none.
+	 * Never overlapping another on a device row (the families clamp). */
 	void (*device)(tl_out *o, uint64_t t, uint64_t dur, const char *cat, const char *name,
-		       uint64_t flow);
-	/* On a GPU stream (optional): counter `index` (< TL_COUNTERS, named
-	 * tl_counter_names[index]) of the stream takes `value` at t. A kernel
-	 * profiled inside (instrument.so) sets its counters at its start and
-	 * back to 0 at its end. */
-	void (*counter)(tl_out *o, uint64_t t, unsigned index, double value);
+		       uint64_t flow, const char *flow_name);
+	/* Optional: counter `index` (< TL_COUNTERS) of the row, called `name`
+	 * (category cat), takes `value` at t. */
+	void (*counter)(tl_out *o, uint64_t t, unsigned index, const char *cat, const char *name,
+			double value);
 	/* An instant at t: `calls` calls left out by the selection took `ns`
 	 * that no slice shows (pt_thin.h). */
 	void (*left_out)(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns);
@@ -74,9 +79,8 @@ typedef struct tl_encoder {
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
 } tl_encoder;
 
-/* The counters of a GPU stream's track (timeline.c). */
+/* Counters a row may have. */
 enum { TL_COUNTERS = 4 };
-extern const char *const tl_counter_names[TL_COUNTERS];
 
 /* What the export writes of a shard (timeline_sel.c): the selection's
  * rows, window and calls (pt_select.h, pt_thin.h) between the records and
@@ -106,12 +110,15 @@ void tl_sel_free(tl_sel *q);
 void tl_sel_enter(tl_sel *q, uint64_t t, uint32_t id);
 void tl_sel_exit(tl_sel *q, uint64_t t, size_t n, int cut);
 void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
-void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow);
+/* flow_name: a static string. */
+void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow,
+                 const char *flow_name);
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
-                   uint64_t flow);
-/* A GPU stream's counter `index` holds `value` over [start, end] (clipped
- * to the window), then 0. */
-void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value);
+                   uint64_t flow, const char *flow_name);
+/* The row's counter `index` holds `value` over [start, end] (clipped to
+ * the window), then 0. */
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, const char *cat,
+                    const char *name, double value);
 /* A slice `name` of category `cat` (OpenMP regions, tasks, waits) opens at
  * t, nested with the calls; written when the row is selected and no time
  * window is asked for: 1 when written, and then tl_sel_span_end closes it. */
@@ -156,17 +163,51 @@ void tl_destroy(void *tool);
 		.destroy = tl_destroy,                                                     \
 	}
 
-/* OpenMP slices (omp_timeline.c): *x is made at the thread's first
- * record that tl_omp_event takes (OpenMP ones, then every record but
- * function records), tl_omp_end closes what is open and frees it. */
-typedef struct tl_omp tl_omp;
-struct omp_names;
-int tl_omp_event(tl_omp **x, const struct omp_names *names, tl_sel *q, const pt_event *ev);
-void tl_omp_end(tl_omp *x, tl_sel *q, uint64_t last);
+/* ---- families ------------------------------------------------------------- */
+/* What a family writes after the shards' files (its finish): flow points
+ * whose other ends were only known once every shard had ended. */
+typedef struct tl_late tl_late;
+typedef struct tl_flow_pt {
+	uint64_t t, flow;
+	int out;
+} tl_flow_pt;
+/* n points (in time order) on shard's row, as a sequence of the row's own
+ * (one per row): instants `name` of flows named `name` too. 0, or -1. */
+int tl_late_flows(tl_late *w, size_t shard, const char *name, const tl_flow_pt *v, size_t n);
 
-/* Flow ids: thread creation (pid * 2^20 + create_seq), fork (2^52 + child
- * pid), GPU launch (3 * 2^51 + (pid mod 2^18) * 2^33 + api bit * 2^32 +
- * correlation mod 2^32). */
+/* A family's part of the timeline exports (pt_family.h). Every hook is
+ * optional. A shard's state for the family (*shard) starts NULL; the
+ * family sets it in shard_init or when it likes. */
+typedef struct tl_family {
+	/* The records event and device_event receive: kinds in [kind_first,
+	 * kind_last], and with all_after_first every record (but function
+	 * records) once *shard is set (a family that follows a thread's state
+	 * from its first record of the family's on). */
+	unsigned kind_first, kind_last;
+	int all_after_first;
+	/* Global state in *global; -1: out of memory. */
+	int (*init)(const pt_trace_ctx *ctx, void **global);
+	/* Every process-log record (the serial pre-pass). */
+	void (*process_event)(void *global, size_t process, const pt_event *ev);
+	/* Each shard, before its records; -1: out of memory. */
+	int (*shard_init)(void *global, const pt_shard_info *info, void **shard);
+	/* A thread's record, after the call stack has seen it and before its
+	 * waits are written; a device row's record (PT_FILE_GPU). -1: out of
+	 * memory. */
+	int (*event)(void *global, void **shard, tl_sel *q, const pt_event *ev);
+	int (*device_event)(void *global, void **shard, tl_sel *q, const pt_event *ev);
+	/* The shard's records end at last_ns: what the family opened closes
+	 * (inside the calls still open, which close after). */
+	void (*shard_end)(void *global, void *shard, tl_sel *q, uint64_t last_ns);
+	/* Under the tool's lock: the shard's findings into global; frees the
+	 * shard's state. -1: out of memory. */
+	int (*shard_exit)(void *global, void *shard);
+	/* After every shard's file (tl_late_flows). 0, or -1: out of memory. */
+	int (*finish)(void *global, tl_late *w);
+	void (*destroy)(void *global);
+} tl_family;
+
+/* The core's flows (the families' are their own). */
 static inline uint64_t tl_flow_thread(uint32_t pid, uint64_t create_seq)
 {
 	return ((uint64_t)pid << 20) + create_seq;
@@ -174,23 +215,6 @@ static inline uint64_t tl_flow_thread(uint32_t pid, uint64_t create_seq)
 static inline uint64_t tl_flow_fork(uint32_t child_pid)
 {
 	return (1ull << 52) + child_pid;
-}
-static inline uint64_t tl_flow_gpu(uint32_t pid, unsigned api, uint64_t correlation)
-{
-	return (3ull << 51) + ((uint64_t)(pid & 0x3ffff) << 33) + ((uint64_t)(api & 1) << 32) +
-	       (correlation & 0xffffffffu);
-}
-/* MPI messages: 5 * 2^50 + the message's number (in the order of sends). */
-static inline uint64_t tl_flow_mpi(uint64_t k)
-{
-	return (5ull << 50) + (k & ((1ull << 50) - 1));
-}
-static inline const char *tl_flow_name(uint64_t flow)
-{
-	return flow >> 50 == 5	   ? "MPI message"
-	       : flow >> 51 == 3 ? "GPU launch"
-	       : flow >> 52	   ? "fork"
-				   : "thread creation";
 }
 
 /* Names shared by the encoders. */

@@ -2,7 +2,7 @@
 /* What the timeline export writes of a shard (timeline.h, tl_sel): the
  * selection's rows, its time window (a thread's calls open when the
  * window opens begin there, those open when it closes end there; waits
- * and GPU intervals are clipped; instants outside are dropped), and its
+ * and device intervals are clipped; instants outside are dropped), and its
  * calls (pt_thin.h): while a call's fate is undecided, what comes after
  * it waits in a queue, so the output stays in time order; what was left
  * out becomes "calls left out" instants. */
@@ -18,7 +18,8 @@ struct tl_item {
 	uint64_t t, dur, obj;
 	uint32_t id; /* IT_ENTER: function; IT_EXIT: frames */
 	uint8_t kind, out;
-	const char *what; /* IT_WAIT, IT_SPAN_BEGIN (the category): a static string */
+	const char *what; /* IT_WAIT, IT_SPAN_BEGIN (the category), IT_FLOW (the
+	                   * flow's name): a static string */
 	char *name;       /* IT_FLOW, IT_SPAN_BEGIN: owned */
 };
 
@@ -60,7 +61,7 @@ static void emit_item(tl_sel *q, const tl_item *it)
 	else if (it->kind == IT_SPAN_END)
 		q->enc->slice_end(q->o, it->t);
 	else
-		q->enc->flow_point(q->o, it->t, it->name, it->out, it->obj);
+		q->enc->flow_point(q->o, it->t, it->name, it->out, it->obj, it->what);
 	q->events++;
 }
 
@@ -209,7 +210,8 @@ void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t
 		      t + dur);
 }
 
-void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow)
+void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow,
+                 const char *flow_name)
 {
 	if (q->skip || t < q->lo || t > q->hi)
 		return;
@@ -218,7 +220,13 @@ void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow
 		q->oom = 1;
 		return;
 	}
-	other(q, (tl_item){.t = t, .obj = flow, .kind = IT_FLOW, .out = (uint8_t)out, .name = copy},
+	other(q,
+	      (tl_item){.t = t,
+	                .obj = flow,
+	                .kind = IT_FLOW,
+	                .out = (uint8_t)out,
+	                .what = flow_name,
+	                .name = copy},
 	      t);
 }
 
@@ -243,23 +251,24 @@ void tl_sel_span_end(tl_sel *q, uint64_t t)
 }
 
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
-                   uint64_t flow)
+                   uint64_t flow, const char *flow_name)
 {
 	uint64_t t0 = t;
 	if (!clip(q, &t, &dur))
 		return;
 	/* a flow ends where the interval began: not if that was cut off */
-	q->enc->device(q->o, t, dur, cat, name, t == t0 ? flow : 0);
+	q->enc->device(q->o, t, dur, cat, name, t == t0 ? flow : 0, flow_name);
 	q->events++;
 }
 
-void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, double value)
+void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, const char *cat,
+                    const char *name, double value)
 {
 	uint64_t dur = end - start;
 	if (!q->enc->counter || !clip(q, &start, &dur))
 		return;
-	q->enc->counter(q->o, start, index, value);
-	q->enc->counter(q->o, start + dur, index, 0);
+	q->enc->counter(q->o, start, index, cat, name, value);
+	q->enc->counter(q->o, start + dur, index, cat, name, 0);
 	q->events += 2;
 }
 
