@@ -36,21 +36,21 @@
 typedef struct pf_shard {
 	pf_tool *pf;
 	const pt_shard_info *info;
-	fstat *f;
+	pf_func *f;
 	uint32_t *active; /* per id: activations on the stack */
 	size_t nf;
 	pt_callstack calls; /* frames' aux: time in callees */
-	lstat *l;
+	pf_lock *l;
 	size_t nl, capl;
 	size_t *lmap; /* open addressing over l: index + 1 */
 	size_t lmap_cap;
-	/* pending waits (W_* = PT_WAIT_*): their lock and who waited */
+	/* pending waits (PF_W_* = PT_WAIT_*): their lock and who waited */
 	pt_waits waits;
 	size_t wlock[PT_WAIT_KINDS];
 	uint32_t wcaller[PT_WAIT_KINDS];
 	int req_stack; /* a CALLSTACK came with the open lock request */
 	pt_func_lookup fl;
-	tstat ts;
+	pf_thread ts;
 	pf_omp_shard *omp; /* from the thread's first OpenMP record */
 	void *kt;          /* the kernel section's shard (JSON) */
 	int oom;
@@ -62,7 +62,7 @@ static int grow_funcs_slow(pf_shard *s, uint32_t id)
 	size_t n = s->nf ? s->nf : 64;
 	while (n <= id)
 		n *= 2;
-	fstat *f = realloc(s->f, n * sizeof *f);
+	pf_func *f = realloc(s->f, n * sizeof *f);
 	if (!f)
 		return -1;
 	s->f = f;
@@ -100,7 +100,7 @@ static inline void call_ends(pf_shard *s, pt_callstack *cs, size_t i, uint64_t t
 	uint32_t id = cs->ids[i];
 	uint64_t incl = t > at->t ? t - at->t : 0;
 	uint64_t excl = incl > at->aux ? incl - at->aux : 0;
-	fstat *f = &s->f[id];
+	pf_func *f = &s->f[id];
 	if (--s->active[id] == 0)
 		f->incl += incl;
 	if (incl > f->incl_max)
@@ -170,13 +170,13 @@ static size_t lock_slot(pf_shard *s, uint32_t pid, uint64_t addr, unsigned what)
 	}
 	size_t j = pt_mix64(addr ^ pid) & (s->lmap_cap - 1);
 	for (; s->lmap[j]; j = (j + 1) & (s->lmap_cap - 1)) {
-		lstat *l = &s->l[s->lmap[j] - 1];
+		pf_lock *l = &s->l[s->lmap[j] - 1];
 		if (l->addr == addr && l->pid == pid)
 			return s->lmap[j] - 1;
 	}
 	if (s->nl == s->capl) {
 		size_t ncap = s->capl ? s->capl * 2 : 16;
-		lstat *n = realloc(s->l, ncap * sizeof *n);
+		pf_lock *n = realloc(s->l, ncap * sizeof *n);
 		if (!n)
 			return SIZE_MAX;
 		s->l = n;
@@ -190,18 +190,18 @@ static size_t lock_slot(pf_shard *s, uint32_t pid, uint64_t addr, unsigned what)
 	return s->nl++;
 }
 
-static int add_caller(lstat *l, uint32_t id, uint64_t wait)
+static int add_caller(pf_lock *l, uint32_t id, uint64_t wait)
 {
 	for (size_t i = 0; i < l->ncallers; i++)
 		if (l->callers[i].id == id) {
 			l->callers[i].wait += wait;
 			return 0;
 		}
-	caller_wait *n = realloc(l->callers, (l->ncallers + 1) * sizeof *n);
+	pf_caller *n = realloc(l->callers, (l->ncallers + 1) * sizeof *n);
 	if (!n)
 		return -1;
 	l->callers = n;
-	l->callers[l->ncallers++] = (caller_wait){id, wait};
+	l->callers[l->ncallers++] = (pf_caller){id, wait};
 	return 0;
 }
 
@@ -211,7 +211,7 @@ static void waited(pf_shard *s, size_t li, uint64_t wait, uint32_t caller, int c
 		s->oom = 1;
 		return;
 	}
-	lstat *l = &s->l[li];
+	pf_lock *l = &s->l[li];
 	l->acq++;
 	l->wait += wait;
 	if (wait > l->wait_max)
@@ -398,7 +398,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 		rc = -1;
 	pf->t[s->info->index] = s->ts;
 	if (s->nf > pf->nf) {
-		fstat *f = realloc(pf->f, s->nf * sizeof *f);
+		pf_func *f = realloc(pf->f, s->nf * sizeof *f);
 		if (f) {
 			memset(f + pf->nf, 0, (s->nf - pf->nf) * sizeof *f);
 			pf->f = f;
@@ -407,7 +407,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			rc = -1;
 	}
 	for (size_t i = 0; i < s->nf && i < pf->nf; i++) {
-		fstat *a = &pf->f[i], *b = &s->f[i];
+		pf_func *a = &pf->f[i], *b = &s->f[i];
 		a->calls += b->calls;
 		a->cut += b->cut;
 		a->incl += b->incl;
@@ -418,14 +418,14 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			a->excl_max = b->excl_max;
 	}
 	for (size_t i = 0; i < s->nl; i++) {
-		lstat *b = &s->l[i];
+		pf_lock *b = &s->l[i];
 		size_t k = 0;
 		while (k < pf->nl && !(pf->l[k].addr == b->addr && pf->l[k].pid == b->pid))
 			k++;
 		if (k == pf->nl) {
 			if (pf->nl == pf->capl) {
 				size_t ncap = pf->capl ? pf->capl * 2 : 16;
-				lstat *n = realloc(pf->l, ncap * sizeof *n);
+				pf_lock *n = realloc(pf->l, ncap * sizeof *n);
 				if (!n) {
 					rc = -1;
 					free(b->callers);
@@ -437,7 +437,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			pf->l[pf->nl++] = *b; /* takes its callers list */
 			continue;
 		}
-		lstat *a = &pf->l[k];
+		pf_lock *a = &pf->l[k];
 		a->acq += b->acq;
 		a->contended += b->contended;
 		a->wait += b->wait;

@@ -43,14 +43,14 @@ static unsigned term_width(FILE *out)
 static const pf_tool *sort_pf;
 static int cmp_func(const void *a, const void *b)
 {
-	const fstat *x = &sort_pf->f[*(const uint32_t *)a], *y = &sort_pf->f[*(const uint32_t *)b];
+	const pf_func *x = &sort_pf->f[*(const uint32_t *)a], *y = &sort_pf->f[*(const uint32_t *)b];
 	if (x->excl != y->excl)
 		return x->excl > y->excl ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 static int cmp_lockwait(const void *a, const void *b)
 {
-	const lstat *x = a, *y = b;
+	const pf_lock *x = a, *y = b;
 	if (x->wait != y->wait)
 		return x->wait > y->wait ? -1 : 1;
 	if (x->acq != y->acq)
@@ -90,7 +90,7 @@ static const char *func_name(const pf_tool *pf, uint32_t id)
 	return fi ? fi->name : "-";
 }
 
-static uint32_t top_caller(const lstat *l)
+static uint32_t top_caller(const pf_lock *l)
 {
 	uint32_t id = 0;
 	uint64_t best = 0;
@@ -102,7 +102,7 @@ static uint32_t top_caller(const lstat *l)
 	return id;
 }
 
-static void thread_label(const pf_tool *pf, const tstat *t, char *buf, size_t n)
+static void thread_label(const pf_tool *pf, const pf_thread *t, char *buf, size_t n)
 {
 	const pt_shard_info *s = &pf->ctx->shards[t->shard];
 	const pt_process_info *p = &pf->ctx->processes[s->process];
@@ -116,7 +116,7 @@ static void thread_label(const pf_tool *pf, const tstat *t, char *buf, size_t n)
 
 /* What every format prints from: totals and the order of the rows. */
 typedef struct pf_view {
-	uint64_t total, waiting, wait_kind[W_N];
+	uint64_t total, waiting, wait_kind[PF_W_N];
 	size_t nthreads;
 	uint32_t *ids; /* functions called, by exclusive time */
 	size_t nids, nf_show, nl_show;
@@ -128,12 +128,12 @@ static int view_prepare(pf_tool *pf, pf_view *v)
 	const pt_trace_ctx *ctx = pf->ctx;
 	memset(v, 0, sizeof *v);
 	for (size_t i = 0; i < ctx->nshards; i++) {
-		const tstat *t = &pf->t[i];
+		const pf_thread *t = &pf->t[i];
 		if (ctx->shards[i].kind != PT_FILE_THREAD || t->last < t->first)
 			continue;
 		v->nthreads++;
 		v->total += t->last - t->first;
-		for (int k = 0; k < W_N; k++) {
+		for (int k = 0; k < PF_W_N; k++) {
 			v->waiting += t->wait[k];
 			v->wait_kind[k] += t->wait[k];
 		}
@@ -156,11 +156,11 @@ static int view_prepare(pf_tool *pf, pf_view *v)
 }
 
 /* A thread's lifetime and the time it waited. */
-static void thread_times(const tstat *t, uint64_t *life, uint64_t *wait)
+static void thread_times(const pf_thread *t, uint64_t *life, uint64_t *wait)
 {
 	*life = t->last > t->first ? t->last - t->first : 0;
 	*wait = 0;
-	for (int k = 0; k < W_N; k++)
+	for (int k = 0; k < PF_W_N; k++)
 		*wait += t->wait[k];
 }
 
@@ -172,7 +172,7 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [",
 	        (unsigned long long)v->total);
 	for (size_t i = 0; i < v->nids; i++) {
-		const fstat *x = &pf->f[v->ids[i]];
+		const pf_func *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(ctx, v->ids[i]);
 		fprintf(o, "%s\n  {\"name\": ", i ? "," : "");
 		pt_json_str(o, fi->name);
@@ -191,7 +191,7 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	}
 	fputs("\n ],\n \"locks\": [", o);
 	for (size_t i = 0; i < pf->nl; i++) {
-		const lstat *l = &pf->l[i];
+		const pf_lock *l = &pf->l[i];
 		fprintf(o,
 		        "%s\n  {\"kind\": \"%s\", \"address\": \"0x%llx\", \"pid\": %u, "
 		        "\"acquisitions\": %llu, \"contended\": %llu, \"failed\": %llu, "
@@ -205,7 +205,7 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	}
 	fputs("\n ],\n \"threads\": [", o);
 	for (size_t i = 0; i < ctx->nshards; i++) {
-		const tstat *t = &pf->t[i];
+		const pf_thread *t = &pf->t[i];
 		const pt_shard_info *s = &ctx->shards[i];
 		uint64_t life, w;
 		thread_times(t, &life, &w);
@@ -219,8 +219,8 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		        "\"wait_barrier_ns\": %llu, \"events\": %llu}",
 		        (unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
 		        (unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-		        (unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-		        (unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
+		        (unsigned long long)t->wait[PF_W_LOCK], (unsigned long long)t->wait[PF_W_COND],
+		        (unsigned long long)t->wait[PF_W_JOIN], (unsigned long long)t->wait[PF_W_BARRIER],
 		        (unsigned long long)t->events);
 	}
 	fputs("\n ]", o);
@@ -240,7 +240,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	      "excl_max_ns,share,cut_calls\n",
 	      o);
 	for (size_t i = 0; i < v->nids; i++) {
-		const fstat *x = &pf->f[v->ids[i]];
+		const pf_func *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(ctx, v->ids[i]);
 		fputs("function,", o);
 		pt_csv_str(o, fi->name);
@@ -257,7 +257,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	      "waiter\n",
 	      o);
 	for (size_t i = 0; i < pf->nl; i++) {
-		const lstat *l = &pf->l[i];
+		const pf_lock *l = &pf->l[i];
 		fprintf(o, "lock,%s,0x%llx,%u,%llu,%llu,%llu,%llu,%llu,", what_name(l->what),
 		        (unsigned long long)l->addr, l->pid, (unsigned long long)l->acq,
 		        (unsigned long long)l->contended, (unsigned long long)l->failed,
@@ -269,7 +269,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	      "wait_join_ns,wait_barrier_ns,events\n",
 	      o);
 	for (size_t i = 0; i < ctx->nshards; i++) {
-		const tstat *t = &pf->t[i];
+		const pf_thread *t = &pf->t[i];
 		const pt_shard_info *s = &ctx->shards[i];
 		uint64_t life, w;
 		thread_times(t, &life, &w);
@@ -279,8 +279,8 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
 		        (unsigned long long)(t->first > ctx->t0_ns ? t->first - ctx->t0_ns : 0),
 		        (unsigned long long)life, (unsigned long long)(life > w ? life - w : 0),
-		        (unsigned long long)t->wait[W_LOCK], (unsigned long long)t->wait[W_COND],
-		        (unsigned long long)t->wait[W_JOIN], (unsigned long long)t->wait[W_BARRIER],
+		        (unsigned long long)t->wait[PF_W_LOCK], (unsigned long long)t->wait[PF_W_COND],
+		        (unsigned long long)t->wait[PF_W_JOIN], (unsigned long long)t->wait[PF_W_BARRIER],
 		        (unsigned long long)t->events);
 	}
 	pf_omp_print_csv(pf->omp, o);
@@ -299,9 +299,9 @@ static void text_summary(const pf_view *v, FILE *o)
 	    "\nProfile: %zu threads, %s of thread time\n  running %s (%.1f%%), waiting %s"
 	    " (%.1f%%): locks %.1f%%, conds %.1f%%, joins %.1f%%, barriers %.1f%%\n",
 	    v->nthreads, a, b, 100.0 * (double)(total - (waiting < total ? waiting : total)) / tot,
-	    c, 100.0 * (double)waiting / tot, 100.0 * (double)v->wait_kind[W_LOCK] / tot,
-	    100.0 * (double)v->wait_kind[W_COND] / tot, 100.0 * (double)v->wait_kind[W_JOIN] / tot,
-	    100.0 * (double)v->wait_kind[W_BARRIER] / tot);
+	    c, 100.0 * (double)waiting / tot, 100.0 * (double)v->wait_kind[PF_W_LOCK] / tot,
+	    100.0 * (double)v->wait_kind[PF_W_COND] / tot, 100.0 * (double)v->wait_kind[PF_W_JOIN] / tot,
+	    100.0 * (double)v->wait_kind[PF_W_BARRIER] / tot);
 }
 
 static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
@@ -314,7 +314,7 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	        "mean", "max", "excl", "mean", "max", "%time");
 	uint64_t cut = 0;
 	for (size_t i = 0; i < v->nf_show; i++) {
-		const fstat *x = &pf->f[v->ids[i]];
+		const pf_func *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(pf->ctx, v->ids[i]);
 		char calls[32];
 		snprintf(calls, sizeof calls, "%llu%s", (unsigned long long)x->calls,
@@ -348,7 +348,7 @@ static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	fprintf(o, "%-10s %-18s %8s %8s %8s %8s %8s  %s\n", "kind", "object", "acquired", "contend",
 	        "wait", "mean", "max", "waited most in");
 	for (size_t i = 0; i < v->nl_show; i++) {
-		const lstat *l = &pf->l[i];
+		const pf_lock *l = &pf->l[i];
 		pt_fmt_dur(a, sizeof a, l->wait);
 		pt_fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
 		pt_fmt_dur(c, sizeof c, l->wait_max);
@@ -367,7 +367,7 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 	fprintf(o, "\nThreads\n%-*s %10s %8s %8s %8s %8s %8s %6s\n", (int)nw, "thread", "lifetime",
 	        "running", "locks", "conds", "joins", "barrier", "%wait");
 	for (size_t i = 0; i < ctx->nshards; i++) {
-		const tstat *t = &pf->t[i];
+		const pf_thread *t = &pf->t[i];
 		uint64_t life, w;
 		thread_times(t, &life, &w);
 		char label[256];
@@ -376,10 +376,10 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 		pt_text_fit(name, sizeof name, label, nw, 1);
 		pt_fmt_dur(a, sizeof a, life);
 		pt_fmt_dur(b, sizeof b, life > w ? life - w : 0);
-		pt_fmt_dur(c, sizeof c, t->wait[W_LOCK]);
-		pt_fmt_dur(d, sizeof d, t->wait[W_COND]);
-		pt_fmt_dur(e, sizeof e, t->wait[W_JOIN]);
-		pt_fmt_dur(f, sizeof f, t->wait[W_BARRIER]);
+		pt_fmt_dur(c, sizeof c, t->wait[PF_W_LOCK]);
+		pt_fmt_dur(d, sizeof d, t->wait[PF_W_COND]);
+		pt_fmt_dur(e, sizeof e, t->wait[PF_W_JOIN]);
+		pt_fmt_dur(f, sizeof f, t->wait[PF_W_BARRIER]);
 		fprintf(o, "%-*s %10s %8s %8s %8s %8s %8s %5.1f%%\n", (int)nw, name, a, b, c, d, e,
 		        f, life ? 100.0 * (double)w / (double)life : 0.0);
 	}
