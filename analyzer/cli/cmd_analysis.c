@@ -6,9 +6,8 @@
 #include "pt_dist.h"
 #include "pt_framework.h"
 #include "pt_select.h"
+#include "report.h"
 #include "tools.h"
-#include "counters.h"
-#include "gpu_common.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,7 +28,6 @@ typedef struct cli {
 	int quiet;
 	int gz;
 	const char *format; /* report: text/csv/json; export: chrome */
-	char kernels_opt[64]; /* report: the kernel section's options */
 	unsigned top;
 	int no_profile;
 	const char *run; /* --run */
@@ -481,6 +479,14 @@ static void add_builtin(cli *c, const pt_tool *t, const char *options)
 	c->ntools++;
 }
 
+/* A family's section of the report (report.h), with the report's options
+ * (analyze's summary: none). */
+static void add_section(void *arg, const pf_section *s)
+{
+	cli *c = arg;
+	add_builtin(c, s->tool(), strcmp(c->cmd, "analyze") ? c->optbuf : NULL);
+}
+
 int pt_cmd_analyze(int argc, char **argv)
 {
 	cli c;
@@ -532,8 +538,7 @@ int pt_cmd_analyze(int argc, char **argv)
 	} else {
 		if (!c.no_profile)
 			add_builtin(&c, pt_tool_profile(), "short");
-		add_builtin(&c, pt_tool_counters(), NULL);
-		add_builtin(&c, pt_tool_gpu(), NULL);
+		pt_report_sections(PF_IN_ANALYZE, add_section, &c);
 		if (c.interval_ns)
 			add_builtin(&c, pt_tool_interval(), NULL);
 	}
@@ -576,19 +581,11 @@ int pt_cmd_report(int argc, char **argv)
 	}
 	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
 	add_builtin(&c, pt_tool_profile(), c.optbuf);
-	/* counters, call sites, samples, GPU: sections that appear when the
-	 * trace has those records; tables, so only with the text format */
-	if (!strcmp(fmt, "text")) {
-		add_builtin(&c, pt_tool_counters(), NULL);
-		add_builtin(&c, pt_tool_gpu(), NULL);
-		add_builtin(&c, pt_tool_mpi(), c.optbuf);
-	}
-	/* inside kernels: tables of their own in the CSV too; the JSON's
-	 * member "gpu_kernels" comes from the profile tool */
-	if (strcmp(fmt, "json")) {
-		snprintf(c.kernels_opt, sizeof c.kernels_opt, "%s,top=%u", fmt, c.top);
-		add_builtin(&c, pt_tool_gpu_kernels(), c.kernels_opt);
-	}
+	/* the families' sections, which appear when the trace has their
+	 * records; the JSON's are members of the profile's object (the profile
+	 * tool runs them) */
+	if (strcmp(fmt, "json"))
+		pt_report_sections(strcmp(fmt, "text") ? PF_IN_CSV : PF_IN_TEXT, add_section, &c);
 	if (c.interval_ns)
 		add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
 	c.quiet = 1; /* the report itself is the output: no progress, no summary line */

@@ -14,7 +14,6 @@ const pt_tool *pt_tool_chrome(void);   /* chrome.c; writes ctx->output */
 const pt_tool *pt_tool_perfetto(void); /* perfetto.c; writes ctx->output */
 /* plot/plot_tool.c; writes ctx->output (SVG, or HTML with "html"); options: png, html */
 const pt_tool *pt_tool_plot(void);
-const pt_tool *pt_tool_mpi(void);      /* mpi_report.c: the report's MPI section */
 
 /* A duration for a table: "1.2ms", "3.45us" (profile_print.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);

@@ -3,7 +3,8 @@
  * mean / max device time and share of GPU busy time; per copy direction
  * count, bytes, device time and bandwidth; time host threads spent in GPU
  * API calls that wait for the device. Prints nothing for a trace without
- * GPU records. Options: "csv" or "json" instead of tables.
+ * GPU records. Options: "csv" or "json" instead of tables (the report's
+ * options, report.h).
  *
  * GPU busy time = per stream/queue, the union of its device intervals
  * (kernels, copies, fills), summed over streams: two streams busy at once
@@ -58,15 +59,23 @@ static void *gt_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		return NULL;
 	}
 	t->ctx = ctx;
-	if (options && !strcmp(options, "csv"))
-		t->format = 1;
-	else if (options && !strcmp(options, "json"))
-		t->format = 2;
-	else if (options && *options) {
-		gpu_names_free(t->names);
-		free(t);
-		snprintf(err, errlen, "unknown option '%s' (csv, json)", options);
-		return NULL;
+	/* the report's options (report.h): its format; every kernel is shown */
+	for (const char *o = options; o && *o;) {
+		const char *end = strchr(o, ',');
+		size_t len = end ? (size_t)(end - o) : strlen(o);
+		if (len == 3 && !strncmp(o, "csv", 3))
+			t->format = 1;
+		else if (len == 4 && !strncmp(o, "json", 4))
+			t->format = 2;
+		else if (len && !(len == 4 && !strncmp(o, "text", 4)) &&
+		         !(len > 4 && !strncmp(o, "top=", 4))) {
+			snprintf(err, errlen, "unknown option '%.*s' (csv, json, text, top=N)", (int)len,
+			         o);
+			gpu_names_free(t->names);
+			free(t);
+			return NULL;
+		}
+		o = end ? end + 1 : o + len;
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	return t;

@@ -128,4 +128,7 @@ unsigned mpi_call_family(unsigned call);
 unsigned mpi_call_state(unsigned call);
 const char *mpi_family_label(unsigned family);
 
+/* The report's MPI section (mpi_report.c). */
+const pt_tool *pt_tool_mpi(void);
+
 #endif

@@ -5,6 +5,7 @@
 
 extern const struct pv_family openmp_paraver;
 extern const struct tl_family openmp_timeline;
+extern const struct pf_family openmp_report;
 
 /* OpenMP locks, critical, atomic, ordered: waits of the core's kind. */
 static const char *lock_name(unsigned type)
@@ -15,6 +16,7 @@ static const char *lock_name(unsigned type)
 const pt_family pt_family_openmp = {
 	.name = "openmp",
 	.paraver = &openmp_paraver,
+	.report = &openmp_report,
 	.timeline = &openmp_timeline,
 	.lock_name = lock_name,
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The profile's OpenMP section (profile.h, "OpenMP"): parallel regions by
+/* The profile's OpenMP section (tools/report/report.h; docs/OPENMP.md): parallel regions by
  * location, work-sharing constructs, barriers and task waits, explicit
  * tasks, and each thread's OpenMP time. Gathered per shard from the
  * thread's nesting (omp_common.h), merged at shard exit; the parts of one
@@ -63,18 +63,18 @@ struct pf_omp_shard {
 	int oom;
 };
 
-
-pf_omp *pf_omp_new(const pt_trace_ctx *ctx)
+static int omp_report_init(const pt_trace_ctx *ctx, void **global)
 {
 	pf_omp *g = calloc(1, sizeof *g);
 	if (!g)
-		return NULL;
+		return -1;
 	g->ctx = ctx;
 	if (!(g->names = omp_names_new(ctx))) {
 		free(g);
-		return NULL;
+		return -1;
 	}
-	return g;
+	*global = g;
+	return 0;
 }
 
 static void loc_stats_free(loc_stats *l)
@@ -85,8 +85,9 @@ static void loc_stats_free(loc_stats *l)
 	memset(l, 0, sizeof *l);
 }
 
-void pf_omp_free(pf_omp *g)
+static void omp_report_destroy(void *global)
 {
+	pf_omp *g = global;
 	if (!g)
 		return;
 	omp_names_free(g->names);
@@ -96,10 +97,10 @@ void pf_omp_free(pf_omp *g)
 	free(g);
 }
 
-void pf_omp_process_event(pf_omp *g, size_t process, const pt_event *ev)
+static void omp_report_process_event(void *global, size_t process, const pt_event *ev)
 {
-	if (g)
-		omp_names_process_event(g->names, process, ev);
+	pf_omp *g = global;
+	omp_names_process_event(g->names, process, ev);
 }
 
 static int loc_grow(loc_stats *l, uint32_t v)
@@ -265,11 +266,15 @@ static int task_body_ended(const pt_event *ev)
 	       status == PT_OMP_TASK_DETACH;
 }
 
-int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt_event *ev)
+/* Every record of a thread log but function records, from the thread's
+ * first OpenMP record on (*shard is made then). */
+static int omp_report_event(void *global, void **shard, const pt_shard_info *in,
+                            const pt_event *ev)
 {
-	pf_omp_shard *o = *os;
+	pf_omp *g = global;
+	pf_omp_shard *o = *shard;
 	if (!o) {
-		if (!g || !(o = *os = calloc(1, sizeof *o)))
+		if (!(o = *shard = calloc(1, sizeof *o)))
 			return -1;
 		o->process = in->process;
 		o->pid = in->pid;
@@ -358,7 +363,7 @@ int pf_omp_event(pf_omp *g, pf_omp_shard **os, const pt_shard_info *in, const pt
 	return 0;
 }
 
-/* The thread summary's categories (profile.h PF_W_*) from the OpenMP time. */
+/* The thread summary's categories (report.h PF_W_*) from the OpenMP time. */
 static void fix_waits(const omp_track *t, pf_thread *ts)
 {
 	static const int core_w[4] = {PF_W_LOCK, PF_W_COND, PF_W_JOIN, PF_W_BARRIER};
@@ -410,9 +415,13 @@ static void merge_loc(loc_stats *dst, const loc_stats *src, int *oom)
 	}
 }
 
-int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, pf_thread *ts,
-                      uint64_t last_ns)
+/* Merges and frees the thread's part, and moves its OpenMP waits into
+ * ts's categories. */
+static int omp_report_shard_exit(void *global, void *shard, const pt_shard_info *in,
+                                 pf_thread *ts, uint64_t last_ns)
 {
+	pf_omp *g = global;
+	pf_omp_shard *o = shard;
 	if (!o)
 		return 0;
 	int rc = 0;
@@ -472,3 +481,17 @@ int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, pf_th
 	free(o);
 	return rc;
 }
+
+const pf_family openmp_report = {
+	.kind_first = PT_REC_RANGE_OPENMP_FIRST,
+	.kind_last = PT_REC_RANGE_OPENMP_LAST,
+	.all_after_first = 1,
+	.init = omp_report_init,
+	.process_event = omp_report_process_event,
+	.event = omp_report_event,
+	.shard_exit = omp_report_shard_exit,
+	.print_text = omp_report_text,
+	.print_csv = omp_report_csv,
+	.print_json = omp_report_json,
+	.destroy = omp_report_destroy,
+};

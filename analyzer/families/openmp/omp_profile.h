@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to the report's OpenMP section: what omp_profile.c gathers and
- * omp_profile_print.c prints. */
+/* Private to the report's OpenMP section (tools/report/report.h): what
+ * omp_profile.c gathers and omp_profile_print.c prints. The printers
+ * print nothing for a trace without OpenMP. */
 #ifndef PT_OMP_PROFILE_H
 #define PT_OMP_PROFILE_H
 
 #include "omp_common.h"
-#include "profile.h"
+#include "report.h"
+
+typedef struct pf_omp pf_omp;
+typedef struct pf_omp_shard pf_omp_shard;
 
 /* What one shard found of one region instance: a thread's part of it, the
  * encountering thread's fork to join, or a task run in it. */
@@ -64,5 +68,9 @@ struct pf_omp {
 	size_t nthreads, capthreads;
 	int oom;
 };
+
+void omp_report_text(void *global, unsigned nw, int short_form, unsigned top, FILE *o);
+void omp_report_csv(void *global, FILE *o);
+void omp_report_json(void *global, FILE *o);
 
 #endif

@@ -115,7 +115,7 @@ static int cmp_thread(const void *a, const void *b)
 static const char *const cat_key[OMP_CAT_N] = {"busy",     "serial", "fork_join",  "barrier",
                                                "taskwait", "lock",   "other_wait", "idle"};
 
-int pf_omp_has_data(const pf_omp *g)
+static int has_data(const pf_omp *g)
 {
 	return g && (g->nparts || g->nthreads);
 }
@@ -124,14 +124,15 @@ int pf_omp_has_data(const pf_omp *g)
  * to print, or out of memory) and the threads in order. */
 static region_stat *print_prepare(pf_omp *g)
 {
-	region_stat *r = pf_omp_has_data(g) ? regions(g) : NULL;
+	region_stat *r = has_data(g) ? regions(g) : NULL;
 	if (r)
 		pt_qsort(g->threads, g->nthreads, sizeof *g->threads, cmp_thread);
 	return r;
 }
 
-void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FILE *o)
+void omp_report_text(void *global, unsigned nw, int short_form, unsigned top, FILE *o)
 {
+	pf_omp *g = global;
 	region_stat *r = print_prepare(g);
 	if (!r)
 		return;
@@ -246,8 +247,9 @@ void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FIL
 	free(r);
 }
 
-void pf_omp_print_csv(pf_omp *g, FILE *o)
+void omp_report_csv(void *global, FILE *o)
 {
+	pf_omp *g = global;
 	region_stat *r = print_prepare(g);
 	if (!r)
 		return;
@@ -320,8 +322,9 @@ void pf_omp_print_csv(pf_omp *g, FILE *o)
 	free(r);
 }
 
-void pf_omp_print_json(pf_omp *g, FILE *o)
+void omp_report_json(void *global, FILE *o)
 {
+	pf_omp *g = global;
 	region_stat *r = print_prepare(g);
 	if (!r)
 		return;

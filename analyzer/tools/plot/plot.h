@@ -77,10 +77,21 @@ int pl_svg_file(FILE *f, const pl_model *m);
 /* "DIR: N processes, N threads, N GPU streams, SPAN" as XML text. */
 void pl_facts(FILE *f, const pl_model *m);
 
-/* The HTML report: profile_json is `paratrace report --json`'s output,
- * mpi_json the MPI tool's JSON (mpi_report.c; "" for a trace without MPI
- * ranks: no MPI section). */
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const char *mpi_json);
+/* A family's section of the HTML report: its part (report.h) and its
+ * JSON ("" or NULL: nothing to show, no section). */
+struct pf_html;
+typedef struct pl_html_part {
+	const struct pf_html *html;
+	char *json;
+} pl_html_part;
+
+/* The HTML report: profile_json is `paratrace report --json`'s output;
+ * the families' sections follow the profile's tables, in order. */
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
+                   const pl_html_part *parts, size_t nparts);
+/* A section of the page with an empty sortable table `id` (which a
+ * script fills): a heading `title` and a line of `hint`. */
+void pl_html_table(FILE *f, const char *id, const char *title, const char *hint);
 
 /* Writes path through a temporary file beside it (created new, never
  * through an existing file or link) renamed onto path once complete.

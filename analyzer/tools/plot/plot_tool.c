@@ -14,8 +14,8 @@
  * PL_MAX_NODES call-path nodes per running thread and in all.
  *
  * Options: "png" (plot: also NAME.png), "html" (the HTML report: the
- * profile and MPI tools run inside this one, in the same pass, for their
- * JSON; nest.h). */
+ * profile and the families' HTML sections (report.h) run inside this one,
+ * in the same pass, for their JSON; nest.h). */
 #define _GNU_SOURCE
 #include "plot.h"
 
@@ -24,6 +24,7 @@
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_waits.h"
+#include "report.h"
 #include "row_label.h"
 #include "tools.h"
 
@@ -48,10 +49,13 @@ typedef struct pl_tool {
 	 * into "other" do not depend on which shard finished first (-j). */
 	pf_tree *trees;
 	int oom;
-	pt_nest inner; /* html: the profile's and MPI tools, PL_INNER_* */
+	/* html: the profile (inner tool 0) and the families' sections (inner
+	 * tool i + 1 for part[i]) */
+	pt_nest inner;
+	const pf_html *part[PT_NEST_MAX];
+	size_t nparts;
+	char inner_err[256];
 } pl_tool;
-
-enum { PL_INNER_PROFILE, PL_INNER_MPI };
 
 typedef struct pl_shard {
 	pl_tool *tool;
@@ -307,6 +311,14 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 
 static void pl_destroy(void *tool);
 
+static void add_section(void *arg, const pf_section *sec)
+{
+	pl_tool *pl = arg;
+	if (!pl->inner_err[0] && pt_nest_add(&pl->inner, sec->tool(), pl->m.ctx, "json",
+	                                     pl->inner_err, sizeof pl->inner_err) == 0)
+		pl->part[pl->nparts++] = sec->html;
+}
+
 static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pl_tool *pl = calloc(1, sizeof *pl);
@@ -347,8 +359,14 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
-	if (pl->html && (pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen) ||
-	                 pt_nest_add(&pl->inner, pt_tool_mpi(), ctx, "json", err, errlen))) {
+	if (pl->html && pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen)) {
+		pl_destroy(pl);
+		return NULL;
+	}
+	if (pl->html)
+		pt_report_sections(PF_IN_HTML, add_section, pl);
+	if (pl->inner_err[0]) {
+		snprintf(err, errlen, "%s", pl->inner_err);
 		pl_destroy(pl);
 		return NULL;
 	}
@@ -544,7 +562,9 @@ static int model_finish(pl_tool *pl)
 
 typedef struct html_args {
 	const pl_model *m;
-	const char *json, *mpi_json;
+	const char *json;
+	pl_html_part parts[PT_NEST_MAX];
+	size_t nparts;
 } html_args;
 
 static int write_svg(FILE *f, void *arg)
@@ -555,7 +575,7 @@ static int write_svg(FILE *f, void *arg)
 static int write_html(FILE *f, void *arg)
 {
 	html_args *a = arg;
-	return pl_html_report(f, a->m, a->json, a->mpi_json);
+	return pl_html_report(f, a->m, a->json, a->parts, a->nparts);
 }
 
 static int pl_finish(void *tool, char *err, size_t errlen)
@@ -569,18 +589,23 @@ static int pl_finish(void *tool, char *err, size_t errlen)
 	if (pl->html) {
 		if (pt_nest_finish(&pl->inner, err, errlen))
 			return -1;
-		/* the profile's JSON as `report --json` prints it; the MPI
-		 * tool's (empty for a trace without ranks) */
-		char *json = pt_nest_print(&pl->inner, PL_INNER_PROFILE, err, errlen);
-		char *mpi = json ? pt_nest_print(&pl->inner, PL_INNER_MPI, err, errlen) : NULL;
-		if (!json || !mpi) {
-			free(json);
-			return -1;
+		/* the profile's JSON as `report --json` prints it; the sections'
+		 * (empty for a trace without what they show) */
+		html_args a = {.m = &pl->m, .nparts = pl->nparts};
+		char *json = pt_nest_print(&pl->inner, 0, err, errlen);
+		rc = json ? 0 : -1;
+		for (size_t i = 0; !rc && i < pl->nparts; i++) {
+			a.parts[i].html = pl->part[i];
+			if (!(a.parts[i].json = pt_nest_print(&pl->inner, i + 1, err, errlen)))
+				rc = -1;
 		}
-		html_args a = {&pl->m, json, mpi};
-		rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
+		if (!rc) {
+			a.json = json;
+			rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
+		}
 		free(json);
-		free(mpi);
+		for (size_t i = 0; i < pl->nparts; i++)
+			free(a.parts[i].json);
 	} else {
 		rc = pl_write_file(pl->svg_path, write_svg, &pl->m, err, errlen);
 		/* the drawing takes well under a second (bounded by rows x bins and

@@ -14,14 +14,14 @@
  *     (the runtime writes one only when the lock was busy).
  *   threads: lifetime (first to last record), running vs waiting (lock,
  *     condition, join, barrier).
+ * The families' parts (report.h) gather inside this tool's pass and print
+ * inside its tables; in the JSON, the families' sections run inside it
+ * too: one object for the whole report.
  * Options: "text" (default), "csv", "json", "short" (the summary analyze
- * prints), "top=N" rows per table (0 = all). The JSON also holds the kernel
- * section (gpu_kernels.c, run inside this tool): one object for the whole
- * report.
+ * prints), "top=N" rows per table (0 = all).
  */
 #define _GNU_SOURCE
 #include "profile.h"
-#include "gpu_common.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_waits.h"
@@ -51,8 +51,8 @@ typedef struct pf_shard {
 	int req_stack; /* a CALLSTACK came with the open lock request */
 	pt_func_lookup fl;
 	pf_thread ts;
-	pf_omp_shard *omp; /* from the thread's first OpenMP record */
-	void *kt;          /* the kernel section's shard (JSON) */
+	void *fam[PT_MAX_FAMILIES]; /* the families' parts' shard states */
+	pt_nest_shard inner;        /* the sections inside (JSON) */
 	int oom;
 	char err[128];
 } pf_shard;
@@ -228,6 +228,16 @@ static uint32_t top_id(pf_shard *s)
 }
 
 /* ---- callbacks --------------------------------------------------------- */
+static void pf_destroy(void *tool);
+
+static void add_inner(void *arg, const pf_section *sec)
+{
+	pf_tool *pf = arg;
+	if (!pf->inner_err[0])
+		pt_nest_add(&pf->inner, sec->tool(), pf->ctx, "json", pf->inner_err,
+		            sizeof pf->inner_err);
+}
+
 static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pf_tool *pf = calloc(1, sizeof *pf);
@@ -238,13 +248,15 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	pf->ctx = ctx;
 	pf->top = 25;
-	if (!(pf->omp = pf_omp_new(ctx))) {
-		free(pf->t);
-		free(pf);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	pthread_mutex_init(&pf->lock, NULL);
+	for (; pf->nfam < pt_nfamilies(); pf->nfam++) {
+		const pf_family *x = pf_fam(pf->nfam);
+		if (x && x->init && x->init(ctx, &pf->fam[pf->nfam])) {
+			snprintf(err, errlen, "out of memory");
+			pf_destroy(pf);
+			return NULL;
+		}
+	}
 	if (options) {
 		if (strstr(options, "csv"))
 			pf->format = 1;
@@ -259,12 +271,10 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			pf->top = (unsigned)strtoul(t + 4, NULL, 10);
 	}
 	if (pf->format == 2) {
-		pf->kt = pt_tool_gpu_kernels();
-		if (!(pf->kt_state = pf->kt->init(ctx, "json", err, errlen))) {
-			pf_omp_free(pf->omp);
-			pthread_mutex_destroy(&pf->lock);
-			free(pf->t);
-			free(pf);
+		pt_report_sections(PF_IN_JSON, add_inner, pf);
+		if (pf->inner_err[0]) {
+			snprintf(err, errlen, "%s", pf->inner_err);
+			pf_destroy(pf);
 			return NULL;
 		}
 	}
@@ -280,7 +290,7 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	}
 	s->pf = tool;
 	s->info = info;
-	if (s->pf->kt && !(s->kt = s->pf->kt->shard_init(s->pf->kt_state, info, err, errlen))) {
+	if (pt_nest_shard_init(&s->pf->inner, &s->inner, info, err, errlen)) {
 		free(s);
 		return NULL;
 	}
@@ -297,9 +307,8 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	const pt_shard_info *in = s->info;
 	uint64_t t = ev->time_ns;
 	s->ts.events++;
-	if (s->kt && ev->kind >= PT_REC_RANGE_GPU_FIRST && ev->kind <= PT_REC_RANGE_GPU_LAST &&
-	    s->pf->kt->shard_event(s->kt, ev))
-		return snprintf(s->err, sizeof s->err, "kernel section failed"), -1;
+	if (s->pf->inner.n && pt_nest_shard_event(&s->pf->inner, &s->inner, ev))
+		return -1;
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	int is_enter;
@@ -311,10 +320,14 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		return 0;
 	}
 	pt_callstack_record(&s->calls, ev, &pf_calls, s);
-	if ((s->omp || (ev->kind >= PT_REC_RANGE_OPENMP_FIRST &&
-	                ev->kind <= PT_REC_RANGE_OPENMP_LAST)) &&
-	    pf_omp_event(s->pf->omp, &s->omp, in, ev))
-		s->oom = 1;
+	for (size_t i = 0; i < s->pf->nfam; i++) {
+		const pf_family *x = pf_fam(i);
+		if (x && x->event &&
+		    ((ev->kind >= x->kind_first && ev->kind <= x->kind_last) ||
+		     (x->all_after_first && s->fam[i])) &&
+		    x->event(s->pf->fam[i], &s->fam[i], in, ev))
+			s->oom = 1;
+	}
 	switch (ev->kind) {
 	case PT_REC_THREAD_START: {
 		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
@@ -376,7 +389,9 @@ static int pf_shard_event(void *st, const pt_event *ev)
 
 static const char *pf_shard_error(void *st)
 {
-	return ((pf_shard *)st)->err;
+	pf_shard *s = st;
+	const char *inner = s->err[0] ? NULL : pt_nest_shard_error(&s->pf->inner, &s->inner);
+	return inner ? inner : s->err;
 }
 
 static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
@@ -391,11 +406,14 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			s->ts.wait[k] += w.end - w.begin;
 	s->ts.last = last_ns;
 	int rc = 0;
-	if (s->kt && pf->kt->shard_exit(s->kt, last_ns, complete))
+	if (pt_nest_shard_exit(&pf->inner, &s->inner, last_ns, complete))
 		rc = -1;
 	pthread_mutex_lock(&pf->lock);
-	if (pf_omp_shard_exit(pf->omp, s->omp, s->info, &s->ts, last_ns))
-		rc = -1;
+	for (size_t i = 0; i < pf->nfam; i++) {
+		const pf_family *x = pf_fam(i);
+		if (x && x->shard_exit && x->shard_exit(pf->fam[i], s->fam[i], s->info, &s->ts, last_ns))
+			rc = -1;
+	}
 	pf->t[s->info->index] = s->ts;
 	if (s->nf > pf->nf) {
 		pf_func *f = realloc(pf->f, s->nf * sizeof *f);
@@ -470,9 +488,10 @@ static void pf_destroy(void *tool)
 	free(pf->l);
 	free(pf->f);
 	free(pf->t);
-	pf_omp_free(pf->omp);
-	if (pf->kt_state)
-		pf->kt->destroy(pf->kt_state);
+	for (size_t i = 0; i < pf->nfam; i++)
+		if (pf_fam(i) && pf_fam(i)->destroy)
+			pf_fam(i)->destroy(pf->fam[i]);
+	pt_nest_destroy(&pf->inner);
 	pthread_mutex_destroy(&pf->lock);
 	free(pf);
 }
@@ -480,8 +499,15 @@ static void pf_destroy(void *tool)
 static int pf_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	pf_tool *pf = tool;
-	pf_omp_process_event(pf->omp, process, ev);
-	return pf->kt ? pf->kt->process_event(pf->kt_state, process, ev) : 0;
+	for (size_t i = 0; i < pf->nfam; i++)
+		if (pf_fam(i) && pf_fam(i)->process_event)
+			pf_fam(i)->process_event(pf->fam[i], process, ev);
+	return pt_nest_process_event(&pf->inner, process, ev);
+}
+
+static int pf_finish(void *tool, char *err, size_t errlen)
+{
+	return pt_nest_finish(&((pf_tool *)tool)->inner, err, errlen);
 }
 
 static const pt_tool profile_tool = {
@@ -494,6 +520,7 @@ static const pt_tool profile_tool = {
 	.shard_event = pf_shard_event,
 	.shard_exit = pf_shard_exit,
 	.shard_error = pf_shard_error,
+	.finish = pf_finish,
 	.print_results = pf_print,
 	.destroy = pf_destroy,
 };

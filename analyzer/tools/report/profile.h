@@ -3,6 +3,9 @@
 #ifndef PT_PROFILE_H
 #define PT_PROFILE_H
 
+#include "nest.h"
+#include "report.h"
+
 #include <paratrace/tool.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,35 +43,6 @@ typedef struct pf_lock {
 	size_t ncallers;
 } pf_lock;
 
-enum { PF_W_LOCK, PF_W_COND, PF_W_JOIN, PF_W_BARRIER, PF_W_N };
-
-typedef struct pf_thread {
-	size_t shard;
-	uint64_t first, last;
-	uint64_t wait[PF_W_N];
-	uint64_t events;
-	char *name; /* THREAD_NAME */
-	int main;
-} pf_thread;
-
-/* The OpenMP section (omp_profile.c): pf_omp_event takes every record of
- * a thread log but function records once the thread's first OpenMP record
- * has come (*o is made then); pf_omp_shard_exit, under the tool's lock,
- * merges and frees it, and moves the thread's OpenMP waits into ts's
- * categories. The printers print nothing for a trace without OpenMP. */
-typedef struct pf_omp pf_omp;
-typedef struct pf_omp_shard pf_omp_shard;
-pf_omp *pf_omp_new(const pt_trace_ctx *ctx);
-void pf_omp_free(pf_omp *g);
-void pf_omp_process_event(pf_omp *g, size_t process, const pt_event *ev);
-int pf_omp_event(pf_omp *g, pf_omp_shard **o, const pt_shard_info *in, const pt_event *ev);
-int pf_omp_shard_exit(pf_omp *g, pf_omp_shard *o, const pt_shard_info *in, pf_thread *ts,
-                      uint64_t last_ns);
-int pf_omp_has_data(const pf_omp *g);
-void pf_omp_print_text(pf_omp *g, unsigned nw, int short_form, unsigned top, FILE *o);
-void pf_omp_print_csv(pf_omp *g, FILE *o);
-void pf_omp_print_json(pf_omp *g, FILE *o);
-
 typedef struct pf_tool {
 	const pt_trace_ctx *ctx;
 	int format; /* 0 text, 1 csv, 2 json */
@@ -80,12 +54,19 @@ typedef struct pf_tool {
 	pf_lock *l;
 	size_t nl, capl;
 	pf_thread *t; /* per shard */
-	pf_omp *omp;
-	/* JSON only: the kernel section (tool gpu-kernels, run inside this
-	 * one on the GPU records), printed as the member "gpu_kernels" */
-	const pt_tool *kt;
-	void *kt_state;
+	void *fam[PT_MAX_FAMILIES]; /* the families' parts' global states */
+	size_t nfam;
+	/* JSON only: the families' sections in it (PF_IN_JSON), run inside
+	 * this tool; they print members of its object */
+	pt_nest inner;
+	char inner_err[256];
 } pf_tool;
+
+/* Family i's part of the report, NULL if none. */
+static inline const pf_family *pf_fam(size_t i)
+{
+	return pt_families[i]->report;
+}
 
 
 /* print_results: text, CSV or JSON. */

@@ -2,7 +2,6 @@
 /* The profile's tables: text (sized to the terminal), CSV, JSON
  * (docs/ANALYZER.md, "The profile"). */
 #define _GNU_SOURCE
-#include "omp_common.h"
 #include "profile.h"
 #include "pt_fw_util.h"
 #include "pt_names.h"
@@ -79,8 +78,10 @@ static const char *what_name(unsigned what)
 		return "condition";
 	case 101:
 		return "futex";
-	default:
-		return pt_lock_is_omp(what) ? omp_lock_name(what) : "lock";
+	default: {
+		const char *n = pt_family_lock_name(what);
+		return n ? n : "lock";
+	}
 	}
 }
 
@@ -224,9 +225,13 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)t->events);
 	}
 	fputs("\n ]", o);
-	pf_omp_print_json(pf->omp, o);
-	if (pf->kt && pf->kt->print_results(pf->kt_state, o))
-		return -1;
+	for (size_t i = 0; i < pf->nfam; i++)
+		if (pf_fam(i) && pf_fam(i)->print_json)
+			pf_fam(i)->print_json(pf->fam[i], o);
+	for (size_t i = 0; i < pf->inner.n; i++)
+		if (pf->inner.tool[i]->print_results &&
+		    pf->inner.tool[i]->print_results(pf->inner.state[i], o))
+			return -1;
 	fputs("\n}\n", o);
 	return 0;
 }
@@ -283,7 +288,9 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)t->wait[PF_W_JOIN], (unsigned long long)t->wait[PF_W_BARRIER],
 		        (unsigned long long)t->events);
 	}
-	pf_omp_print_csv(pf->omp, o);
+	for (size_t i = 0; i < pf->nfam; i++)
+		if (pf_fam(i) && pf_fam(i)->print_csv)
+			pf_fam(i)->print_csv(pf->fam[i], o);
 }
 
 static void text_summary(const pf_view *v, FILE *o)
@@ -407,7 +414,10 @@ int pf_print(void *tool, FILE *o)
 		text_summary(&v, o);
 		text_functions(pf, &v, nw, o);
 		text_locks(pf, &v, nw, o);
-		pf_omp_print_text(pf->omp, nw, pf->short_form, pf->short_form ? 5 : pf->top, o);
+		for (size_t i = 0; i < pf->nfam; i++)
+			if (pf_fam(i) && pf_fam(i)->print_text)
+				pf_fam(i)->print_text(pf->fam[i], nw, pf->short_form,
+				                      pf->short_form ? 5 : pf->top, o);
 		if (!pf->short_form)
 			text_threads(pf, nw, o);
 	}
