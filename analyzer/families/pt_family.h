@@ -38,8 +38,12 @@ typedef struct pt_family {
 	const struct pf_family *report;
 	const struct tl_family *timeline;
 	const struct pl_family *plot;
-	/* What the outputs call a lock type (enum pt_lock_type) that is this
-	 * family's ("omp critical"); NULL for a type that is not. Optional. */
+	/* Lock types (enum pt_lock_type) of this family's ([lock_first,
+	 * lock_last]; none when lock_name is NULL): their waits are the
+	 * core's, their events and states the family's (the Paraver writer's
+	 * core leaves them out); lock_name says what the outputs call one
+	 * ("critical"). */
+	unsigned lock_first, lock_last;
 	const char *(*lock_name)(unsigned type);
 } pt_family;
 
@@ -59,15 +63,22 @@ static inline size_t pt_nfamilies(void)
 	return n;
 }
 
+/* The family whose lock type this is, or NULL. */
+static inline const pt_family *pt_family_of_lock(unsigned type)
+{
+	for (size_t i = 0; i < PT_MAX_FAMILIES && pt_families[i]; i++) {
+		const pt_family *f = pt_families[i];
+		if (f->lock_name && type >= f->lock_first && type <= f->lock_last)
+			return f;
+	}
+	return NULL;
+}
+
 /* The name a family gives a lock type, or NULL. */
 static inline const char *pt_family_lock_name(unsigned type)
 {
-	for (size_t i = 0; i < PT_MAX_FAMILIES && pt_families[i]; i++) {
-		const char *n = pt_families[i]->lock_name ? pt_families[i]->lock_name(type) : NULL;
-		if (n)
-			return n;
-	}
-	return NULL;
+	const pt_family *f = pt_family_of_lock(type);
+	return f ? f->lock_name(type) : NULL;
 }
 
 #endif

@@ -175,36 +175,3 @@ const char *gpu_copy_dir_name(uint32_t dir)
 	static const char *const names[] = {"other", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "memset"};
 	return dir < sizeof names / sizeof *names ? names[dir] : "other";
 }
-
-const char *gpu_call_name(unsigned api, unsigned call)
-{
-	int cl = api == PT_GPU_API_OPENCL;
-	switch (call) {
-	case PT_GPU_CALL_LAUNCH:
-		return cl ? "kernel enqueue" : "cudaLaunch";
-	case PT_GPU_CALL_MEMCPY:
-		return cl ? "blocking transfer" : "cudaMemcpy";
-	case PT_GPU_CALL_DEVICE_SYNC:
-		return "cudaDeviceSynchronize";
-	case PT_GPU_CALL_STREAM_SYNC:
-		return cl ? "clFinish" : "cudaStreamSynchronize";
-	case PT_GPU_CALL_STREAM_CREATE:
-		return cl ? "queue create" : "cudaStreamCreate";
-	case PT_GPU_CALL_MEMCPY_ASYNC:
-		return cl ? "transfer enqueue" : "cudaMemcpyAsync";
-	case PT_GPU_CALL_MALLOC:
-		return "cudaMalloc";
-	case PT_GPU_CALL_FREE:
-		return "cudaFree";
-	case PT_GPU_CALL_MEMSET:
-		return cl ? "fill enqueue" : "cudaMemset";
-	case PT_GPU_CALL_EVENT_SYNC:
-		return cl ? "clWaitForEvents" : "cudaEventSynchronize";
-	case PT_GPU_CALL_GRAPH_LAUNCH:
-		return "cudaGraphLaunch";
-	case PT_GPU_CALL_MAP:
-		return "map/unmap";
-	default:
-		return "other";
-	}
-}

@@ -1,30 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* What the GPU analyzer parts share (Paraver extension paraver/pv_ext_gpu.c
- * and the GPU profile tool gpu.c): names of kernels and API functions read
- * from the process logs, and the Paraver numbering of GPU activity. */
+/* What the GPU family's parts share (Paraver: gpu_paraver.c, the report:
+ * gpu_report.c, the timelines, the plot): names of kernels and API
+ * functions read from the process logs, the Paraver numbering of GPU
+ * activity common to the APIs (each API's: gpu_api.h). */
 #ifndef PT_GPU_COMMON_H
 #define PT_GPU_COMMON_H
 
 #include <paratrace/tool.h>
 #include <stdint.h>
 
-/* Paraver types (Extrae's numbers where Extrae has one, docs/GPU.md). */
-#define GPU_EV_CUDA_CALL 63000000u        /* host: pt_gpu_call value (Extrae's table), 0 = end */
-#define GPU_EV_CUDA_TRANSFER 63000001u    /* stream row: bytes of the copy, 0 = end */
-#define GPU_EV_CUDA_KERNEL 63000006u      /* stream row: kernel value, 0 = end */
-#define GPU_EV_CUDA_LAUNCH 63000009u      /* host: kernel value at the launch, 0 = end */
-#define GPU_EV_CUDA_GRID 63000011u        /* blocks per grid */
-#define GPU_EV_CUDA_BLOCK 63000012u       /* threads per block */
-#define GPU_EV_CUDA_SHMEM 63000013u       /* shared memory bytes */
-#define GPU_EV_CUDA_FUNC 63100000u        /* ours: host CUDA function (CUPTI id), 0 = end */
-#define GPU_EV_OCL_CALL 64000000u         /* host: OpenCL function, 0 = end */
-#define GPU_EV_OCL_TRANSFER 64099999u     /* queue row: bytes of the transfer, 0 = end */
-#define GPU_EV_OCL_KERNEL 64200000u       /* kernel value: host at the launch, queue row while it runs */
-#define GPU_EV_OCL_GLOBAL 64300001u       /* ours: global work size (product) */
-#define GPU_EV_OCL_LOCAL 64300002u        /* ours: local work size (product, 0 = runtime's choice) */
-#define GPU_EV_COPY_DIR 64900000u         /* ours, both APIs: direction of a copy (enum pt_gpu_copy_dir + 1) */
-/* Ours, both APIs: a launch's profile taken inside the kernel (instrument.so),
- * on the stream row at the end of the launch's execution. */
+/* Paraver types of both APIs (docs/GPU.md; each API's own: gpu_api.h). */
+#define GPU_EV_COPY_DIR 64900000u /* ours: direction of a copy (enum pt_gpu_copy_dir + 1) */
+/* Ours: a launch's profile taken inside the kernel (instrument.so), on the
+ * stream row at the end of the launch's execution. */
 #define GPU_EV_PROF_INSTR 63200001u     /* instructions executed (IR, summed over blocks) */
 #define GPU_EV_PROF_HOT_SHARE 63200002u /* % of them in the hottest block */
 #define GPU_EV_PROF_HOT_LINE 63200003u  /* source line of the hottest block */
@@ -75,6 +63,5 @@ const pt_tool *pt_tool_gpu(void);
 /* The report's kernel section (gpu_kernels.c): profiles taken inside
  * kernels. Options: csv, top=N. */
 const pt_tool *pt_tool_gpu_kernels(void);
-const char *gpu_call_name(unsigned api, unsigned call);
 
 #endif

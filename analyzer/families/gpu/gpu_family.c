@@ -7,6 +7,7 @@
 
 extern const struct pv_family gpu_paraver;
 extern const struct tl_family gpu_timeline;
+extern const struct pl_family gpu_plot;
 
 /* Kernels and transfers (gpu_report.c); what instrumented kernels did
  * inside (gpu_kernels.c), last. */
@@ -22,4 +23,5 @@ const pt_family pt_family_gpu = {
 	.paraver = &gpu_paraver,
 	.report = &gpu_report,
 	.timeline = &gpu_timeline,
+	.plot = &gpu_plot,
 };

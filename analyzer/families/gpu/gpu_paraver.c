@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Paraver extension for GPU records (issue 8), Extrae's conventions:
- *   host thread rows: each traced API call = event 63000000 (CUDA, value =
- *     Extrae's call id) + 63100000 (CUDA function) or 64000000 (OpenCL
- *     function), 0 at its end; the thread is in state Synchronization (5)
- *     while it waits for the device, Memory transfer (17) during a blocking
- *     copy, Configuring accelerator (32) during any other call; a launch
- *     adds the kernel (63000009 / 64200000) and its sizes (63000011/12/13,
- *     or our 64300001/2 for OpenCL work sizes);
- *   one row per CUDA stream (GPU-D<dev>.S<stream>) / OpenCL queue
- *     (OpenCL-<type><dev>-CQ<n>): kernels are Running (1) with the kernel
- *     value (63000006 / 64200000), copies and fills Memory transfer (17)
- *     with their size (63000001 / 64099999) and our direction type 64900000;
+/* GPU records in the Paraver trace, as Extrae writes them (the types of
+ * each API are its row of gpu_api.c):
+ *   host thread rows: each traced API call = its API's call events (CUDA:
+ *     63000000 = Extrae's call id and 63100000 = the function; OpenCL:
+ *     64000000 = the function), 0 at its end; the thread is in state
+ *     Synchronization (5) while it waits for the device, Memory transfer
+ *     (17) during a blocking copy, Configuring accelerator (32) during any
+ *     other call; a launch adds the kernel and its sizes;
+ *   one row per stream or queue (its API's label: GPU-D<dev>.S<stream>,
+ *     OpenCL-<type><dev>-CQ<n>): kernels are Running (1) with the kernel
+ *     value, copies and fills Memory transfer (17) with their size and our
+ *     direction type 64900000;
  *   each launch -> its execution(s) as a communication (tag 3);
  *   a launch of a kernel instrumented by instrument.so: its profile
  *     (63200001..6: instructions executed, hot-block share and line,
@@ -18,9 +18,9 @@
  *     row at the end of the execution.
  * Device times come from the records' payloads (trace ticks), converted
  * with the GPU log's own header. */
+#include "gpu_api.h"
 #include "gpu_common.h"
 #include "gpu_prof.h"
-#include "row_label.h"
 #include "pt_text.h"
 #include "pv.h"
 
@@ -56,7 +56,7 @@ typedef struct gpu_global {
 	int used_prof, used_prof_time;
 	gpu_vec launches, execs;
 	row_info *rows; /* per shard */
-	int used_api[3];
+	int used_api[GPU_NAPIS];
 	int oom;
 } gpu_global;
 
@@ -72,7 +72,7 @@ typedef struct gpu_shard {
 	row_info row;
 	gpu_vec launches, execs;
 	gpu_prof_join *join; /* GPU rows: kernels and profiles by correlation */
-	int used_api[3];
+	int used_api[GPU_NAPIS];
 	int used_prof, used_prof_time;
 	int oom;
 } gpu_shard;
@@ -145,36 +145,29 @@ static uint64_t product(const uint32_t v[3])
 	return any ? p : 0;
 }
 
-static unsigned api_index(unsigned api)
-{
-	return api == PT_GPU_API_CUDA || api == PT_GPU_API_OPENCL ? api : 0;
-}
-
+/* Records of an API the analyzer does not know are left out. */
 static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_event *ev)
 {
-	unsigned api = api_index(ev->rec->arg);
+	const gpu_api *api = gpu_api_of(ev->rec->arg);
 	uint64_t t = ev->time_ns;
 	size_t process = s->info->process;
 	switch (ev->kind) {
 	case PT_REC_GPU_API_BEGIN: {
 		const pt_rec_gpu_api *a = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_api);
-		if (!a || gs->in_call)
+		if (!a || !api || gs->in_call)
 			return;
 		uint32_t types[2];
 		int64_t values[2];
 		size_t n = 0;
-		if (api == PT_GPU_API_CUDA) {
-			types[n] = GPU_EV_CUDA_CALL, values[n++] = a->call ? a->call : 0;
-			types[n] = GPU_EV_CUDA_FUNC, values[n++] = a->func;
-		} else {
-			types[n] = GPU_EV_OCL_CALL, values[n++] = a->func;
-		}
+		if (api->call.type)
+			types[n] = api->call.type, values[n++] = a->call;
+		types[n] = api->func.type, values[n++] = a->func;
 		pv_events(s, t, n, types, values);
 		memcpy(gs->call_types, types, sizeof types);
 		gs->ncall_types = n;
 		gs->in_call = 1;
 		gs->call_begin = t;
-		gs->used_api[api] = 1;
+		gs->used_api[gpu_api_index(api)] = 1;
 		gs->saved_state = s->state;
 		pv_set_state(s, t,
 			     a->flags & PT_GPU_CALL_F_SYNC       ? GPU_STATE_SYNC
@@ -184,32 +177,28 @@ static void host_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_even
 	}
 	case PT_REC_GPU_LAUNCH: {
 		const pt_rec_gpu_launch *l = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_launch);
-		if (!l)
+		if (!l || !api)
 			return;
 		uint32_t kv = gpu_names_kernel(g->names, process, l->kernel);
 		uint32_t types[4];
 		int64_t values[4];
 		size_t n = 0;
-		if (api == PT_GPU_API_CUDA) {
-			gs->launch_type = GPU_EV_CUDA_LAUNCH;
-			types[n] = GPU_EV_CUDA_LAUNCH, values[n++] = kv;
-			if (product(l->grid)) {
-				types[n] = GPU_EV_CUDA_GRID, values[n++] = (int64_t)product(l->grid);
-				types[n] = GPU_EV_CUDA_BLOCK, values[n++] = (int64_t)product(l->block);
-				types[n] = GPU_EV_CUDA_SHMEM, values[n++] = l->shared_mem;
-			}
-		} else {
-			gs->launch_type = GPU_EV_OCL_KERNEL;
-			types[n] = GPU_EV_OCL_KERNEL, values[n++] = kv;
-			types[n] = GPU_EV_OCL_GLOBAL, values[n++] = (int64_t)product(l->grid);
-			types[n] = GPU_EV_OCL_LOCAL, values[n++] = (int64_t)product(l->block);
+		gs->launch_type = api->launch.type;
+		types[n] = api->launch.type, values[n++] = kv;
+		if (api->sizes_always || product(l->grid)) {
+			types[n] = api->grid.type, values[n++] = (int64_t)product(l->grid);
+			types[n] = api->block.type, values[n++] = (int64_t)product(l->block);
+			if (api->shmem.type)
+				types[n] = api->shmem.type, values[n++] = l->shared_mem;
 		}
 		pv_events(s, t, n, types, values);
 		uint32_t pid = s->info->pid;
 		uint64_t from = gs->in_call ? gs->call_begin : t;
-		if (vec_push(&gs->launches, (gpu_end){pid, api, l->correlation, s->info->index, from}) ||
+		if (vec_push(&gs->launches,
+		             (gpu_end){pid, api->id, l->correlation, s->info->index, from}) ||
 		    (l->correlation2 &&
-		     vec_push(&gs->launches, (gpu_end){pid, api, l->correlation2, s->info->index, from})))
+		     vec_push(&gs->launches,
+		              (gpu_end){pid, api->id, l->correlation2, s->info->index, from})))
 			gs->oom = 1;
 		break;
 	}
@@ -264,13 +253,15 @@ static void profile_events(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_r
 
 static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_event *ev)
 {
-	unsigned api = api_index(ev->rec->arg);
+	const gpu_api *api = gpu_api_of(ev->rec->arg);
 	const pt_shard_info *info = s->info;
 	if (ev->kind == PT_REC_GPU_STREAM_DEF) {
 		const pt_rec_gpu_stream_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_stream_def);
+		if (!api)
+			return;
 		if (d)
-			gs->row = (row_info){1, api, d->device, d->seq, d->flags, d->stream};
-		gs->used_api[api] = 1;
+			gs->row = (row_info){1, api->id, d->device, d->seq, d->flags, d->stream};
+		gs->used_api[gpu_api_index(api)] = 1;
 		return;
 	}
 	uint64_t start, end;
@@ -280,31 +271,29 @@ static void device_record(gpu_global *g, gpu_shard *gs, pv_shard *s, const pt_ev
 	unsigned state;
 	if (ev->kind == PT_REC_GPU_KERNEL) {
 		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
-		if (!k)
+		if (!k || !api)
 			return;
 		start = gpu_ticks_ns(info, k->start);
 		end = gpu_ticks_ns(info, k->end);
 		uint32_t kv = gpu_names_kernel(g->names, info->process, k->kernel);
 		state = GPU_STATE_RUNNING;
-		if (api == PT_GPU_API_CUDA) {
-			types[n] = GPU_EV_CUDA_KERNEL, values[n++] = kv;
-			types[n] = GPU_EV_CUDA_GRID, values[n++] = (int64_t)product(k->grid);
-			types[n] = GPU_EV_CUDA_BLOCK, values[n++] = (int64_t)product(k->block);
-		} else {
-			types[n] = GPU_EV_OCL_KERNEL, values[n++] = kv;
+		types[n] = api->kernel.type, values[n++] = kv;
+		if (api->kernel_grid.type) {
+			types[n] = api->kernel_grid.type, values[n++] = (int64_t)product(k->grid);
+			types[n] = api->kernel_block.type, values[n++] = (int64_t)product(k->block);
 		}
-		if (vec_push(&gs->execs, (gpu_end){info->pid, api, k->correlation, info->index,
-						   start < gs->busy_until ? gs->busy_until : start}))
+		if (vec_push(&gs->execs,
+		             (gpu_end){info->pid, api->id, k->correlation, info->index,
+		                       start < gs->busy_until ? gs->busy_until : start}))
 			gs->oom = 1;
 	} else if (ev->kind == PT_REC_GPU_MEMCPY || ev->kind == PT_REC_GPU_MEMSET) {
 		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
-		if (!c)
+		if (!c || !api)
 			return;
 		start = gpu_ticks_ns(info, c->start);
 		end = gpu_ticks_ns(info, c->end);
 		state = GPU_STATE_TRANSFER;
-		types[n] = api == PT_GPU_API_CUDA ? GPU_EV_CUDA_TRANSFER : GPU_EV_OCL_TRANSFER;
-		values[n++] = (int64_t)c->bytes;
+		types[n] = api->transfer.type, values[n++] = (int64_t)c->bytes;
 		types[n] = GPU_EV_COPY_DIR, values[n++] = (int64_t)c->direction + 1;
 	} else if (ev->kind == PT_REC_GPU_PROF) {
 		if (!gs->join)
@@ -354,7 +343,7 @@ static void ext_shard_exit(void *global, void *shard_state, pv_shard *s)
 		return;
 	if (gs->row.have && s->info->index < g->ctx->nshards)
 		g->rows[s->info->index] = gs->row;
-	for (int i = 0; i < 3; i++)
+	for (size_t i = 0; i < GPU_NAPIS; i++)
 		g->used_api[i] |= gs->used_api[i];
 	g->used_prof |= gs->used_prof;
 	g->used_prof_time |= gs->used_prof_time;
@@ -374,7 +363,7 @@ static int row_label(void *global, const pt_shard_info *shard, char *buf, size_t
 	const row_info *r = &g->rows[shard->index];
 	if (!r->have)
 		return -1;
-	pt_gpu_stream_row_label(r->api, r->device, r->seq, r->flags, r->stream, buf, len);
+	gpu_api_of(r->api)->stream_label(r->device, r->seq, r->flags, r->stream, buf, len);
 	return 0;
 }
 
@@ -443,45 +432,51 @@ static void func_values(const gpu_global *g, FILE *f, unsigned api)
 	fputc('\n', f);
 }
 
+static void type_line(FILE *f, const gpu_type *t)
+{
+	if (t->type)
+		fprintf(f, "0    %u    %s\n", t->type, t->label);
+}
+
+/* An API's types: its calls, functions, kernels, sizes. */
+static void api_pcf(const gpu_global *g, const gpu_api *a, FILE *f)
+{
+	if (a->call.type) {
+		fprintf(f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      End\n", a->call.type,
+		        a->call.label);
+		for (size_t i = 0; i < a->ncalls; i++)
+			fprintf(f, "%-6u %s\n", a->calls[i].call, a->calls[i].name);
+		fputs("\n\n", f);
+	}
+	fputs("EVENT_TYPE\n", f);
+	type_line(f, &a->func);
+	func_values(g, f, a->id);
+	fputs("\nEVENT_TYPE\n", f);
+	type_line(f, &a->kernel);
+	if (a->launch.type != a->kernel.type)
+		type_line(f, &a->launch);
+	kernel_values(g, f);
+	fputs("\nEVENT_TYPE\n", f);
+	type_line(f, &a->transfer);
+	type_line(f, &a->grid);
+	type_line(f, &a->block);
+	type_line(f, &a->shmem);
+	fputc('\n', f);
+}
+
 static void ext_write_pcf(void *global, FILE *f)
 {
 	gpu_global *g = global;
 	if (!g)
 		return;
-	int cuda = g->used_api[PT_GPU_API_CUDA], ocl = g->used_api[PT_GPU_API_OPENCL];
-	if (!cuda && !ocl)
+	int any = 0;
+	for (size_t i = 0; i < GPU_NAPIS; i++)
+		if (g->used_api[i]) {
+			api_pcf(g, &gpu_apis[i], f);
+			any = 1;
+		}
+	if (!any)
 		return;
-	if (cuda) {
-		fprintf(f, "EVENT_TYPE\n0    %u    CUDA library call\nVALUES\n0      End\n", GPU_EV_CUDA_CALL);
-		static const unsigned calls[] = {PT_GPU_CALL_LAUNCH,	   PT_GPU_CALL_MEMCPY,
-						 PT_GPU_CALL_DEVICE_SYNC,  PT_GPU_CALL_STREAM_SYNC,
-						 PT_GPU_CALL_STREAM_CREATE, PT_GPU_CALL_MEMCPY_ASYNC,
-						 PT_GPU_CALL_MALLOC,	   PT_GPU_CALL_FREE,
-						 PT_GPU_CALL_MEMSET,	   PT_GPU_CALL_EVENT_SYNC,
-						 PT_GPU_CALL_GRAPH_LAUNCH};
-		for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
-			fprintf(f, "%-6u %s\n", calls[i], gpu_call_name(PT_GPU_API_CUDA, calls[i]));
-		fputs("\n\n", f);
-		fprintf(f, "EVENT_TYPE\n0    %u    CUDA API function\n", GPU_EV_CUDA_FUNC);
-		func_values(g, f, PT_GPU_API_CUDA);
-		fprintf(f, "\nEVENT_TYPE\n0    %u    CUDA kernel\n0    %u    CUDA kernel launch\n",
-			GPU_EV_CUDA_KERNEL, GPU_EV_CUDA_LAUNCH);
-		kernel_values(g, f);
-		fprintf(f,
-			"\nEVENT_TYPE\n0    %u    CUDA memory transfer size\n0    %u    CUDA blocks per grid\n"
-			"0    %u    CUDA threads per block\n0    %u    CUDA shared memory size\n\n",
-			GPU_EV_CUDA_TRANSFER, GPU_EV_CUDA_GRID, GPU_EV_CUDA_BLOCK, GPU_EV_CUDA_SHMEM);
-	}
-	if (ocl) {
-		fprintf(f, "EVENT_TYPE\n0    %u    OpenCL host call\n", GPU_EV_OCL_CALL);
-		func_values(g, f, PT_GPU_API_OPENCL);
-		fprintf(f, "\nEVENT_TYPE\n0    %u    OpenCL kernel name\n", GPU_EV_OCL_KERNEL);
-		kernel_values(g, f);
-		fprintf(f,
-			"\nEVENT_TYPE\n0    %u    OpenCL transfer size\n0    %u    OpenCL global work size\n"
-			"0    %u    OpenCL local work size\n\n",
-			GPU_EV_OCL_TRANSFER, GPU_EV_OCL_GLOBAL, GPU_EV_OCL_LOCAL);
-	}
 	if (g->used_prof) {
 		fprintf(f,
 			"EVENT_TYPE\n0    %u    Kernel work-groups (instrumented kernel)\n"

@@ -323,7 +323,7 @@ static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
 		    pv_ext(k)->row_label(pv->ext[k], s, buf, len) == 0)
 			return;
 	if (s->kind == PT_FILE_GPU) {
-		pt_gpu_row_label(ctx, s, buf, len);
+		pt_device_row_label(ctx, s, buf, len);
 		return;
 	}
 	const pv_role *r = &pv->roles[i];
