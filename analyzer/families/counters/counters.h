@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "counters" analysis tool (issue 7): what counters, call stacks and
+/* The "counters" family: what counters, call stacks and
  * samples add to the report, and the Paraver events they become.
  *
  * Report (print_results), each part only when the trace has its records:

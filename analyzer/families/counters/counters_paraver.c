@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Paraver extension for counters, call stacks and samples (issue 7): the
- * events themselves are made by ../counters.c (pt_counters_prv_*), shared
- * with the counters report tool; this file plugs them into the writer. */
+/* The Paraver part of counters, call stacks and samples: the events
+ * themselves are made by counters_prv.c (pt_counters_prv_*), shared with
+ * the report's counters section; this file plugs them into the writer. */
 #include "counters.h"
 #include "pv.h"
 

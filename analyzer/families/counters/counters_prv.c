@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The Paraver events of counters, call stacks and samples (counters.h:
- * pt_counters_prv_*), which the Paraver writer's counters extension
- * (paraver/pv_ext_counters.c) merges into its output. */
+ * pt_counters_prv_*), which the family's Paraver part
+ * (counters_paraver.c) merges into the writer's output. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Profiles taken inside kernels (GPU_PROF_DEF / GPU_PROF records, issue 20)
+/* Profiles taken inside kernels (GPU_PROF_DEF / GPU_PROF records)
  * as the analyzer parts use them: the report's kernel section
- * (gpu_kernels.c), Paraver events on the stream rows (pv_ext_gpu.c) and the
- * timeline exports' counters (timeline.c). */
+ * (gpu_kernels.c), Paraver events on the stream rows (gpu_paraver.c) and
+ * the timeline exports' counters (gpu_timeline.c). */
 #ifndef PT_GPU_PROF_H
 #define PT_GPU_PROF_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the analyzer's MPI parts share (the Paraver extension
- * paraver/pv_ext_mpi.c, the report's MPI section mpi_report.c, the
+/* What the analyzer's MPI parts share (its Paraver part
+ * mpi_paraver.c, the report's MPI section mpi_report.c, the
  * Perfetto export's flows): every MPI call of a thread log followed
  * (mpi_track), the messages it sent and received gathered, and those
  * matched into communications (mpi_match). docs/MPI.md, "Analysis".

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the OpenMP analyzer parts share (the Paraver extension
- * paraver/pv_ext_omp.c, the profile's OpenMP section omp_profile.c, the
+/* What the OpenMP analyzer parts share (its Paraver part
+ * omp_paraver.c, the profile's OpenMP section omp_profile.c, the
  * timelines' slices omp_timeline.c): the names of code locations read from
  * the process logs, the Paraver numbering of OpenMP activity, and a
  * thread's OpenMP nesting (omp_track): in which region, task, wait or lock

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Paraver extension for OpenMP (issue 18): Extrae's OpenMP events and
+/* The Paraver part of OpenMP: Extrae's OpenMP events and
  * states on every thread, from the OMP_* records and the lock records of
  * OpenMP locks, so that BSC's OpenMP configurations work:
  *
