@@ -9,7 +9,7 @@ A view is a list of timelines (windows) and histograms (2D analyzers) over
 them, in the configuration-file syntax Paraver's loader reads (a
 "#ParaverCFG" header, a block of window_* lines per timeline, one of
 Analyzer2D.* lines per histogram). The event types are the ones the
-writer uses (analyzer/tools/paraver/pv.h, gpu_common.h, counters). The
+writer uses (analyzer/tools/paraver/pv.h, families/gpu/gpu_api.c, counters). The
 test analyzer_cfgs (tests/analyzer/cfg_check.py) checks every view against
 a trace that has its events, and that this script writes the files as
 they are committed.

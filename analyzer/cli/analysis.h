@@ -8,6 +8,7 @@
 #include "pt_dist.h"
 #include "pt_framework.h"
 #include "pt_select.h"
+#include "report.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +24,6 @@ typedef struct cli {
 	int quiet;
 	int gz;
 	const char *format; /* report: text/csv/json; export: chrome */
-	char kernels_opt[64]; /* report: the kernel section's options */
 	unsigned top;
 	int no_profile;
 	const char *run; /* --run */
@@ -56,6 +56,9 @@ int cli_parse(cli *c, int argc, char **argv);
 /* "dir/" -> "dir<ext>" (malloc'ed) */
 char *cli_default_name(const char *dir, const char *ext);
 void cli_add_builtin(cli *c, const pt_tool *t, const char *options);
+/* A family's section of the report (report.h), with the report's options
+ * (analyze's summary: none); `arg` is the cli. */
+void cli_add_section(void *arg, const pf_section *s);
 int cli_run(cli *c);
 
 #endif

@@ -142,3 +142,9 @@ void cli_add_builtin(cli *c, const pt_tool *t, const char *options)
 	c->tools[c->ntools].dl = NULL;
 	c->ntools++;
 }
+
+void cli_add_section(void *arg, const pf_section *s)
+{
+	cli *c = arg;
+	cli_add_builtin(c, s->tool(), strcmp(c->cmd, "analyze") ? c->optbuf : NULL);
+}

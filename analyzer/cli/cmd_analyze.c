@@ -4,8 +4,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "tools.h"
-#include "counters.h"
-#include "gpu_common.h"
+#include "report.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -103,8 +102,7 @@ int pt_cmd_analyze(int argc, char **argv)
 	} else {
 		if (!c.no_profile)
 			cli_add_builtin(&c, pt_tool_profile(), "short");
-		cli_add_builtin(&c, pt_tool_counters(), NULL);
-		cli_add_builtin(&c, pt_tool_gpu(), NULL);
+		pt_report_sections(PF_IN_ANALYZE, cli_add_section, &c);
 		if (c.interval_ns)
 			cli_add_builtin(&c, pt_tool_interval(), NULL);
 	}

@@ -3,8 +3,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "tools.h"
-#include "counters.h"
-#include "gpu_common.h"
+#include "report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -52,19 +51,11 @@ int pt_cmd_report(int argc, char **argv)
 	}
 	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
 	cli_add_builtin(&c, pt_tool_profile(), c.optbuf);
-	/* counters, call sites, samples, GPU: sections that appear when the
-	 * trace has those records; tables, so only with the text format */
-	if (!strcmp(fmt, "text")) {
-		cli_add_builtin(&c, pt_tool_counters(), NULL);
-		cli_add_builtin(&c, pt_tool_gpu(), NULL);
-		cli_add_builtin(&c, pt_tool_mpi(), c.optbuf);
-	}
-	/* inside kernels: tables of their own in the CSV too; the JSON's
-	 * member "gpu_kernels" comes from the profile tool */
-	if (strcmp(fmt, "json")) {
-		snprintf(c.kernels_opt, sizeof c.kernels_opt, "%s,top=%u", fmt, c.top);
-		cli_add_builtin(&c, pt_tool_gpu_kernels(), c.kernels_opt);
-	}
+	/* the families' sections, which appear when the trace has their
+	 * records; the JSON's are members of the profile's object (the profile
+	 * tool runs them) */
+	if (strcmp(fmt, "json"))
+		pt_report_sections(strcmp(fmt, "text") ? PF_IN_CSV : PF_IN_TEXT, cli_add_section, &c);
 	if (c.interval_ns)
 		cli_add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
 	c.quiet = 1; /* the report itself is the output: no progress, no summary line */

@@ -7,6 +7,7 @@
 #include <paratrace/format.h>
 
 #include "commands.h"
+#include "pt_family.h"
 
 typedef struct command {
 	const char *name;
@@ -47,6 +48,7 @@ static const command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+	pt_families_use(pt_family_builtin);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -27,21 +27,7 @@ void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const 
 	snprintf(buf, len, "%s pid %u tid %u (%s)", p->program, s->pid, s->tid, what);
 }
 
-void pt_gpu_stream_row_label(unsigned api, uint32_t device, uint32_t seq, uint32_t flags,
-                             uint64_t stream, char *buf, size_t len)
-{
-	if (api == PT_GPU_API_CUDA) {
-		snprintf(buf, len, "GPU-D%u.S%llu", device, (unsigned long long)stream);
-		return;
-	}
-	const char *type = flags & PT_GPU_STREAM_DEVICE_GPU     ? "GPU"
-	                   : flags & PT_GPU_STREAM_DEVICE_CPU   ? "CPU"
-	                   : flags & PT_GPU_STREAM_DEVICE_ACCEL ? "ACC"
-	                                                        : "DEV";
-	snprintf(buf, len, "OpenCL-%s%u-CQ%u", type, device, seq);
-}
-
-void pt_gpu_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len)
+void pt_device_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s pid %u GPU stream %llu", ctx->processes[s->process].program, s->pid,
 	         (unsigned long long)s->gpu_stream);

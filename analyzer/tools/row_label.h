@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* What a row (a thread or a GPU stream) is called: one definition for the
- * Paraver .row file and the pictures of `paratrace plot` / `report --html`,
- * so that both name a row the same way. The labels are the trace's bytes:
- * each output escapes them its own way (pt_text.h). */
+/* What a row (a thread or a device's stream) is called: one definition for
+ * the Paraver .row file and the pictures of `paratrace plot` / `report
+ * --html`, so that both name a row the same way (a device row that a family
+ * names, a GPU stream from its definition, is named by the family's parts).
+ * The labels are the trace's bytes: each output escapes them its own way
+ * (pt_text.h). */
 #ifndef PT_ROW_LABEL_H
 #define PT_ROW_LABEL_H
 
@@ -17,12 +19,7 @@
 void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *name,
                          int main, uint64_t routine, uint32_t creator, char *buf, size_t len);
 
-/* A GPU stream from its GPU_STREAM_DEF (api: the record's arg):
- * "GPU-D<device>.S<stream>" (CUDA), "OpenCL-<GPU|CPU|ACC|DEV><device>-CQ<seq>". */
-void pt_gpu_stream_row_label(unsigned api, uint32_t device, uint32_t seq, uint32_t flags,
-                             uint64_t stream, char *buf, size_t len);
-
-/* A GPU stream whose log had no GPU_STREAM_DEF: "PROGRAM pid P GPU stream S". */
-void pt_gpu_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len);
+/* A device row (PT_FILE_GPU) no family named: "PROGRAM pid P GPU stream S". */
+void pt_device_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len);
 
 #endif

@@ -7,18 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Every built-in tool, one line each: its name, then where it is defined
- * and its options. The tool is `const pt_tool *pt_tool_<name>(void)`; the
- * commands pick the ones they run (analyzer/cli/cmd_*.c). */
+/* Every built-in output tool, one line each: its name, then where it is
+ * defined and its options. The tool is `const pt_tool *pt_tool_<name>(void)`;
+ * the commands pick the ones they run (analyzer/cli/cmd_*.c). The families'
+ * own tools (their report sections) are reached through their descriptors
+ * (analyzer/families/pt_family.h, report/report.h). */
 #define PT_BUILTIN_TOOLS(X)                                                                        \
 	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
-	X(profile)  /* profile.c: csv|json|short, top=N */                                         \
-	X(counters) /* counters.c */                                                               \
+	X(profile)  /* report/profile.c: csv|json|short, top=N */                                  \
 	X(interval) /* interval.c: csv */                                                          \
-	X(chrome)   /* chrome.c: writes ctx->output */                                             \
-	X(perfetto) /* perfetto.c: writes ctx->output */                                           \
-	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */    \
-	X(mpi)      /* mpi_report.c: the report's MPI section; json, top=N */
+	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
+	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
+	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */
 
 #define PT_DECLARE_BUILTIN_TOOL(name) const pt_tool *pt_tool_##name(void);
 PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)

@@ -5,6 +5,7 @@
  * written here, interval snapshots, and a failing tool's error naming the
  * file and the offset of the record. */
 #define _GNU_SOURCE
+#include "pt_family.h"
 #include "pt_framework.h"
 #include "pt_fw_mpi.h"
 #include "pv.h"
@@ -481,6 +482,7 @@ static void test_load_tool_errors(void)
 
 int main(void)
 {
+	pt_families_use(pt_family_builtin);
 	snprintf(workdir, sizeof workdir, "/tmp/pt-analyzer-unit-XXXXXX");
 	if (!mkdtemp(workdir))
 		return 1;

@@ -5,6 +5,7 @@
  * (framework/pt_thin.h), the selection's option parsers (pt_select.h), and
  * the Paraver writer's duration buckets (paraver/pv_budget.c). */
 #define _GNU_SOURCE
+#include "pt_family.h"
 #include "pt_select.h"
 #include "pt_thin.h"
 #include "pt_waits.h"
@@ -288,6 +289,7 @@ static void test_buckets(void)
 
 int main(void)
 {
+	pt_families_use(pt_family_builtin);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("select", NULL, NULL);

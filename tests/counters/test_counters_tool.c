@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of analyzer/tools/counters.c: the report tool and the Paraver
+/* Unit tests of analyzer/families/counters/counters_report.c: the report tool and the Paraver
  * events, driven with records built in memory and a stand-in trace context
  * (no framework, no symbols), so the attribution rules are checked exactly. */
 #define _GNU_SOURCE
+#include "pt_family.h"
 #include "counters.h"
 #include "tools.h"
 
@@ -353,6 +354,7 @@ static void test_paraver(void)
 
 int main(void)
 {
+	pt_families_use(pt_family_builtin);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("counters tool", NULL, NULL);

@@ -5,6 +5,7 @@
  * calls go in; the bins must show the function that took most of each
  * bin and how much of it was busy, and the tree must hold every path's
  * time until it is full. */
+#include "pt_family.h"
 #include "plot_bins.h"
 #include "plot_flame.h"
 
@@ -184,6 +185,7 @@ static void test_flame(void)
 
 int main(void)
 {
+	pt_families_use(pt_family_builtin);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("plot", NULL, NULL);

@@ -24,8 +24,10 @@
  * one build; another compiler may read the choices of one initializer in
  * another order. */
 #define _GNU_SOURCE
+#include "pt_family.h"
 #include "pt_framework.h"
 #include "pt_test_writer.h"
+#include "report.h"
 #include "tools.h"
 
 #include <dirent.h>
@@ -473,9 +475,22 @@ static void no_warn(void *arg, const char *msg)
 	(void)msg;
 }
 
+typedef struct tool_list {
+	pt_fw_tool v[16];
+	size_t n;
+} tool_list;
+
+static void add_section(void *arg, const pf_section *sec)
+{
+	tool_list *l = arg;
+	if (l->n < sizeof l->v / sizeof l->v[0])
+		l->v[l->n++] = (pt_fw_tool){sec->tool(), NULL, NULL};
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dir[0]) {
+		pt_families_use(pt_family_builtin);
 		snprintf(dir, sizeof dir, "%s/pt-fuzz-analyzer-XXXXXX",
 		         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		if (!mkdtemp(dir))
@@ -504,20 +519,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ptw_free(&w);
 		}
 	}
-	/* every tool that reads OpenMP or MPI records, in one pass */
+	/* every tool that reads OpenMP or MPI records, in one pass: the
+	 * families' report sections too */
 	snprintf(out, sizeof out, "%s/out", dir);
-	pt_fw_tool tools[] = {
-	    {pt_tool_profile(), NULL, NULL},  {pt_tool_profile(), "json", NULL},
-	    {pt_tool_profile(), "csv", NULL}, {pt_tool_mpi(), NULL, NULL},
-	    {pt_tool_paraver(), NULL, NULL},  {pt_tool_plot(), "html", NULL},
-	};
+	tool_list tools = {
+	    .v = {{pt_tool_profile(), NULL, NULL},
+	          {pt_tool_profile(), "json", NULL},
+	          {pt_tool_profile(), "csv", NULL},
+	          {pt_tool_paraver(), NULL, NULL},
+	          {pt_tool_plot(), "html", NULL}},
+	    .n = 5};
+	pt_report_sections(PF_IN_TEXT, add_section, &tools);
 	FILE *sink = fopen("/dev/null", "w");
 	if (!sink)
 		abort();
 	pt_fw_options o = {
 	    .dir = trace, .output = out, .jobs = 2, .quiet = 1, .out = sink, .warn = no_warn};
 	char err[1024];
-	pt_fw_run(&o, tools, sizeof tools / sizeof tools[0], NULL, err, sizeof err);
+	pt_fw_run(&o, tools.v, tools.n, NULL, err, sizeof err);
 	/* the timelines write ctx->output too: a pass of their own */
 	pt_fw_tool tl[] = {{pt_tool_chrome(), NULL, NULL}};
 	pt_fw_run(&o, tl, 1, NULL, err, sizeof err);

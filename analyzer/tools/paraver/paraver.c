@@ -83,8 +83,8 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pthread_mutex_init(&pv->lock, NULL);
 	pv->ext_kind_min = UINT_MAX;
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->kind_first < pv->ext_kind_min)
-			pv->ext_kind_min = pv_extensions[i]->kind_first;
+		if (pv_ext(i)->event && pv_ext(i)->kind_first < pv->ext_kind_min)
+			pv->ext_kind_min = pv_ext(i)->kind_first;
 	pv->sel = pt_fw_select(ctx);
 	pv->name = strdup(ctx->output ? ctx->output : "trace");
 	if (pv_options(pv, options) || (!pv->full && !(pv->hist = calloc(1, sizeof *pv->hist)))) {
@@ -131,7 +131,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		pv->cpu = NULL;
 	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		pv->ext[i] = pv_extensions[i]->init ? pv_extensions[i]->init(ctx) : NULL;
+		pv->ext[i] = pv_ext(i)->init ? pv_ext(i)->init(ctx) : NULL;
 	return pv;
 fail:
 	free(pv->name);
@@ -156,8 +156,8 @@ static int pv_process_event(void *tool, size_t process, const pt_event *ev)
 	if (pv_found_user_name(&pv->found, ev))
 		return -1;
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->process_event)
-			pv_extensions[i]->process_event(pv->ext[i], process, ev);
+		if (pv_ext(i)->process_event)
+			pv_ext(i)->process_event(pv->ext[i], process, ev);
 	return 0;
 }
 
@@ -213,7 +213,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->state = info->kind == PT_FILE_THREAD ? PV_STATE_RUNNING : PV_STATE_IDLE;
 	s->base_state = PV_STATE_RUNNING;
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		s->ext[i] = pv_extensions[i]->shard_init ? pv_extensions[i]->shard_init(pv->ext[i], s)
+		s->ext[i] = pv_ext(i)->shard_init ? pv_ext(i)->shard_init(pv->ext[i], s)
 							 : NULL;
 	pv->shards[info->index] = s;
 	return s;
@@ -229,10 +229,10 @@ static int pv_shard_event(void *st, const pt_event *ev)
 	}
 	if (__builtin_expect(s->pv->dist, 0) && pv_dist_blocks(ev->kind))
 		s->pv->dist_blocked = 1;
-	/* function records, the bulk, are below every extension's kinds */
-	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && i < PV_MAX_EXT && pv_extensions[i];
+	/* function records, the bulk, are below every family's kinds */
+	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && i < PT_MAX_FAMILIES && pt_families[i];
 	     i++) {
-		const pv_extension *x = pv_extensions[i];
+		const pv_family *x = pv_ext(i);
 		if (ev->kind >= x->kind_first && ev->kind <= x->kind_last && x->event &&
 		    x->event(s->pv->ext[i], s->ext[i], s, ev))
 			return -1;
@@ -268,8 +268,8 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	}
 	int oom = pv_thread_exit(s, pv);
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->shard_exit)
-			pv_extensions[i]->shard_exit(pv->ext[i], s->ext[i], s);
+		if (pv_ext(i)->shard_exit)
+			pv_ext(i)->shard_exit(pv->ext[i], s->ext[i], s);
 	if (s->last > pv->max_time)
 		pv->max_time = s->last;
 	pv->records += s->ev.nrec + s->st.nrec;
@@ -572,14 +572,14 @@ static int pv_print(void *tool, FILE *out)
 	if (pv->cfgs) {
 		const char *view = NULL;
 		for (size_t i = 0; i < pv_n_ext() && !view; i++)
-			if (pv_extensions[i]->main_view)
-				view = pv_extensions[i]->main_view(pv->ext[i]);
+			if (pv_ext(i)->main_view)
+				view = pv_ext(i)->main_view(pv->ext[i]);
 		fprintf(out, "Open it in Paraver: wxparaver %s %s/%s\n", pv->prv_path, pv->cfgs,
 		        view ? view : "functions.cfg");
 	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->print_results)
-			pv_extensions[i]->print_results(pv->ext[i], out);
+		if (pv_ext(i)->print_results)
+			pv_ext(i)->print_results(pv->ext[i], out);
 	return 0;
 }
 
@@ -630,8 +630,8 @@ static void pv_destroy(void *tool)
 	free(pv->ptask);
 	free(pv->cfgs);
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->destroy)
-			pv_extensions[i]->destroy(pv->ext[i]);
+		if (pv_ext(i)->destroy)
+			pv_ext(i)->destroy(pv->ext[i]);
 	pv_pool_free(&pv->pool);
 	pv_nodes_free(pv);
 	if (pv->tmpdir)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Paraver writer internals, and the extension point other parts (counters,
- * GPU) use to turn their record kinds into Paraver records.
+/* Paraver writer internals, and what families (counters, GPU, OpenMP, MPI)
+ * use to turn their record kinds into Paraver records.
  *
  * How a trace is written:
  *   - each shard (one Paraver thread row) writes two temporary streams, in
@@ -13,17 +13,18 @@
  *     split into time ranges merged by the workers in parallel, each
  *     written at its precomputed offset. Memory stays bounded by buffers.
  *
- * Adding record kinds (counters 0x30-0x3f, GPU 0x40-0x5f): write a
- * pv_extension in your own file in this folder (pv_ext_<name>.c, picked up
- * by the folder's CMakeLists glob) and add one line for it to the table in
- * pv_ext.c. Your `event` callback receives every record whose kind is in
+ * A family's records (counters, GPU, OpenMP, MPI: analyzer/families/)
+ * become Paraver records through its pv_family, the `paraver` part of its
+ * pt_family. Its `event` callback receives every record whose kind is in
  * [kind_first, kind_last] (also those the core handles: it runs after the
- * core), and writes through pv_event(), pv_events(), pv_set_state(). Your pcf callback adds
- * EVENT_TYPE sections (.pcf) for the types you used; row_label names GPU
- * rows (their threads are shards of kind PT_FILE_GPU).
+ * core), and writes through pv_event(), pv_events(), pv_set_state(). Its
+ * pcf callback adds EVENT_TYPE sections (.pcf) for the types it used;
+ * row_label names device rows (shards of kind PT_FILE_GPU).
  */
 #ifndef PT_PV_H
 #define PT_PV_H
+
+#include "pt_family.h"
 
 #include <paratrace/tool.h>
 #include <pthread.h>
@@ -262,7 +263,7 @@ struct pv_tool;
 struct pt_buf;
 typedef struct pv_shard pv_shard;
 
-/* A communication an extension asks for (e.g. GPU launch -> execution):
+/* A communication a family asks for (e.g. GPU launch -> execution):
  * shard indices and absolute ns (pt_event time_ns). */
 typedef struct pv_comm {
 	size_t from;
@@ -276,7 +277,8 @@ typedef struct pv_comm {
 	uint64_t lsend_ns, lrecv_ns;
 } pv_comm;
 
-typedef struct pv_extension {
+/* A family's part of the Paraver trace (pt_family.h). */
+typedef struct pv_family {
 	const char *name;
 	unsigned kind_first, kind_last; /* record kinds given to event() */
 	/* Global state, created by the tool's init (NULL allowed). */
@@ -299,11 +301,11 @@ typedef struct pv_extension {
 	size_t (*comms)(void *global, pv_comm **out);
 	void (*destroy)(void *global);
 	/* Lines for the summary after the trace is written (what the
-	 * extension could not convert, for instance). */
+	 * family could not convert, for instance). */
 	void (*print_results)(void *global, FILE *out);
 	/* Several analyzer processes (pt_dist.h): what shard_exit gathered in
 	 * global, put in a buffer, and another process's added to this one's
-	 * (its pack's bytes). An extension without them must gather nothing
+	 * (its pack's bytes). A family without them must gather nothing
 	 * from shards that reach it under MPI (pv_dist.c says which). */
 	void (*pack)(void *global, struct pt_buf *out);
 	int (*unpack)(void *global, const void *data, size_t len);
@@ -311,22 +313,31 @@ typedef struct pv_extension {
 	 * writer renumbers them at finish, before write_pcf (pv_ids.c). Both
 	 * optional. renumber: func_value[id] is the final value of analyzer
 	 * function id (1..nfunc; valid until destroy) for the events whose
-	 * values are function ids; returns 1 if any value the extension wrote
+	 * values are function ids; returns 1 if any value the family wrote
 	 * changes (its own numbering included). final_value: the final value
 	 * of an event written as (type, *value); 1 if it changed. */
 	int (*renumber)(void *global, const uint32_t *func_value, uint32_t nfunc);
 	int (*final_value)(void *global, uint32_t type, int64_t *value);
 	/* The Paraver view (a .cfg of analyzer/cfgs) that analyze names to
 	 * open the trace with, when the trace has this part's records; NULL:
-	 * none (the first extension with one wins, else functions.cfg).
+	 * none (the first family with one wins, else functions.cfg).
 	 * Optional. */
 	const char *(*main_view)(void *global);
-} pv_extension;
+} pv_family;
 
-#define PV_MAX_EXT 8
-extern const pv_extension *const pv_extensions[PV_MAX_EXT + 1];
-/* How many it lists. */
-size_t pv_n_ext(void);
+/* Family i's Paraver part (pt_families[i]); an empty one for a family
+ * without. */
+static inline const pv_family *pv_ext(size_t i)
+{
+	static const pv_family none = {.kind_first = 1, .kind_last = 0};
+	const pv_family *x = pt_families[i]->paraver;
+	return x ? x : &none;
+}
+/* How many families there are: pv_ext's range. */
+static inline size_t pv_n_ext(void)
+{
+	return pt_nfamilies();
+}
 
 struct pv_shard {
 	const pt_shard_info *info;
@@ -351,11 +362,11 @@ struct pv_shard {
 	uint64_t win_next;    /* a thread row's next window edge (pv_thread.c) */
 	struct pv_acct *acct; /* the budget's accounts (pv_budget.c), or NULL */
 	char err[256];
-	void *ext[PV_MAX_EXT];
+	void *ext[PT_MAX_FAMILIES]; /* each family's shard state (pv_family) */
 	void *core; /* paraver.c's per-shard data */
 };
 
-/* Writers for extensions and the core. Times are absolute ns (pt_event
+/* Writers for families and the core. Times are absolute ns (pt_event
  * time_ns); they are made relative to t0 here. A row's event lines have
  * strictly increasing times (Paraver drops a call whose entry and exit
  * share a time): a line at or before the previous one goes 1 ns after it,

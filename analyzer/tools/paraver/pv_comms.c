@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Communications of the Paraver trace: thread creation (tag 1) and fork
  * (tag 2) from the creating thread to the first record of the thread or
- * process it created, and the links extensions ask for (GPU launch ->
+ * process it created, and the links families ask for (GPU launch ->
  * execution, tags 3..; MPI messages, their own tag). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
@@ -84,12 +84,12 @@ static int link_forks(pv_tool *pv, comms *cs)
 	return 0;
 }
 
-static int link_extensions(pv_tool *pv, comms *cs)
+static int link_families(pv_tool *pv, comms *cs)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
-	for (size_t k = 0; pv_extensions[k]; k++) {
+	for (size_t k = 0; k < pv_n_ext(); k++) {
 		pv_comm *ec = NULL;
-		size_t m = pv_extensions[k]->comms ? pv_extensions[k]->comms(pv->ext[k], &ec) : 0;
+		size_t m = pv_ext(k)->comms ? pv_ext(k)->comms(pv->ext[k], &ec) : 0;
 		for (size_t i = 0; i < m; i++) {
 			uint64_t ts = ec[i].send_ns > ctx->t0_ns ? ec[i].send_ns : ctx->t0_ns;
 			uint64_t tr = ec[i].recv_ns > ctx->t0_ns ? ec[i].recv_ns : ctx->t0_ns;
@@ -115,7 +115,7 @@ int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	comms cs = {0};
-	if (link_creations(pv, &cs) || link_forks(pv, &cs) || link_extensions(pv, &cs)) {
+	if (link_creations(pv, &cs) || link_forks(pv, &cs) || link_families(pv, &cs)) {
 		free(cs.v);
 		snprintf(err, errlen, "out of memory");
 		return -1;

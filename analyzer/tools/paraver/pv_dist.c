@@ -149,8 +149,8 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 	pt_buf_u64(b, (uint64_t)f->cuts);
 	for (size_t i = 0; i < pv_n_ext(); i++) {
 		pt_buf pb = {0};
-		if (pv_extensions[i]->pack && pv->ext[i])
-			pv_extensions[i]->pack(pv->ext[i], &pb);
+		if (pv_ext(i)->pack && pv->ext[i])
+			pv_ext(i)->pack(pv->ext[i], &pb);
 		pt_buf_u64(b, pb.len);
 		pt_buf_put(b, pb.d, pb.len);
 		b->oom |= pb.oom;
@@ -240,8 +240,8 @@ static int unpack(pv_tool *pv, pt_rbuf *r, size_t proc)
 		uint64_t len = pt_rbuf_u64(r);
 		if (r->err || len > (uint64_t)(r->end - r->p))
 			goto out;
-		if (len && pv_extensions[i]->unpack && pv->ext[i] &&
-		    pv_extensions[i]->unpack(pv->ext[i], r->p, len))
+		if (len && pv_ext(i)->unpack && pv->ext[i] &&
+		    pv_ext(i)->unpack(pv->ext[i], r->p, len))
 			goto out;
 		r->p += len;
 	}

@@ -5,7 +5,7 @@
  * shard resolves them first, so with several workers the same trace came
  * out with other numbers. The .prv shows each function as its final value
  * instead: the process logs' ids as they are, then the others in order of
- * (name, file). When that (or an extension's own renumbering) changes any
+ * (name, file). When that (or a family's own renumbering) changes any
  * value, the rows' event runs are rewritten with the final values
  * (pv_thin.c) before the merge. */
 #define _GNU_SOURCE
@@ -46,8 +46,8 @@ int pv_ids_init(pv_tool *pv)
 		}
 	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->renumber &&
-		    pv_extensions[i]->renumber(pv->ext[i], pv->fval, n))
+		if (pv_ext(i)->renumber &&
+		    pv_ext(i)->renumber(pv->ext[i], pv->fval, n))
 			pv->renumber = 1;
 	return 0;
 }
@@ -61,8 +61,8 @@ int pv_final_value(const pv_tool *pv, uint32_t type, int64_t *value)
 		return 1;
 	}
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->final_value &&
-		    pv_extensions[i]->final_value(pv->ext[i], type, value))
+		if (pv_ext(i)->final_value &&
+		    pv_ext(i)->final_value(pv->ext[i], type, value))
 			return 1;
 	return 0;
 }

@@ -17,7 +17,7 @@
  *                summarised, and their state runs when waits go; pv_ids.c:
  *                values that must not depend on -j, renumbered in the same
  *                rewrite)
- *   pv_ext*.c    extensions (counters, GPU): pv.h
+ *   the families' parts (analyzer/families/): pv.h
  */
 #ifndef PT_PV_INTERNAL_H
 #define PT_PV_INTERNAL_H
@@ -132,7 +132,7 @@ typedef struct pv_tool {
 	pv_role *roles;    /* per shard */
 	uint64_t max_time; /* relative ns */
 	uint64_t records;
-	void *ext[PV_MAX_EXT];
+	void *ext[PT_MAX_FAMILIES];
 	char prv_path[PATH_MAX];
 	uint64_t prv_bytes;
 	/* what is written (pt_select.h; NULL: everything) */

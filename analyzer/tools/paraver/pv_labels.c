@@ -309,8 +309,8 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pv_n_ext(); i++)
-		if (pv_extensions[i]->write_pcf)
-			pv_extensions[i]->write_pcf(pv->ext[i], f);
+		if (pv_ext(i)->write_pcf)
+			pv_ext(i)->write_pcf(pv->ext[i], f);
 	return fclose(f);
 }
 
@@ -319,11 +319,11 @@ static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
 	const pt_trace_ctx *ctx = pv->ctx;
 	const pt_shard_info *s = &ctx->shards[i];
 	for (size_t k = 0; k < pv_n_ext(); k++)
-		if (pv_extensions[k]->row_label &&
-		    pv_extensions[k]->row_label(pv->ext[k], s, buf, len) == 0)
+		if (pv_ext(k)->row_label &&
+		    pv_ext(k)->row_label(pv->ext[k], s, buf, len) == 0)
 			return;
 	if (s->kind == PT_FILE_GPU) {
-		pt_gpu_row_label(ctx, s, buf, len);
+		pt_device_row_label(ctx, s, buf, len);
 		return;
 	}
 	const pv_role *r = &pv->roles[i];

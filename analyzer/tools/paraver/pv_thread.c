@@ -185,9 +185,9 @@ static void lock_record(pv_shard *s, const pt_event *ev)
 	const pt_rec_lock *l = pt_rec_lock_get(ev->rec, &lk);
 	if (!l)
 		return;
-	/* OpenMP's locks and critical sections have their own events and
-	 * states (pv_ext_omp.c) */
-	if (ev->kind != PT_REC_BARRIER_BEGIN && pt_lock_is_omp(ev->rec->arg))
+	/* a family's locks (OpenMP's locks and critical sections) have its
+	 * own events and states */
+	if (ev->kind != PT_REC_BARRIER_BEGIN && pt_family_of_lock(ev->rec->arg))
 		return;
 	switch (ev->kind) {
 	case PT_REC_LOCK_REQUEST:

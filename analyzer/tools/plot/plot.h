@@ -11,29 +11,27 @@
  *   plot_out.c    files written beside their final name and renamed; PNG
  *                 through rsvg-convert
  *
- * Labels: what a timeline bin shows. A function is its analyzer id; GPU
- * kernels and copies on a GPU stream's row have ids of their own, above
- * every function id (PL_KERNEL, PL_COPY). */
+ * Labels: what a timeline bin shows. A function is its analyzer id; what
+ * a family shows on a device row (a GPU stream's kernels and copies) has
+ * labels of the family's, at or above PL_FAMILY_LABELS (pl_family). */
 #ifndef PT_PLOT_H
 #define PT_PLOT_H
 
 #include "plot_bins.h"
 #include "plot_flame.h"
+#include "pt_family.h"
 
 #include <paratrace/tool.h>
 #include <stdio.h>
 
-#define PL_KERNEL 0x80000000u /* | the kernel's trace-wide value (gpu_names) */
-#define PL_COPY 0xc0000000u   /* | kind << 8 | direction */
+#define PL_FAMILY_LABELS 0x80000000u /* labels at or above: the families' */
 #define PL_MAX_ROWS 256       /* rows drawn; the rest are counted, not drawn */
 #define PL_BINS 1024          /* bins per row at most (the time axis has 1070 px) */
 #define PL_MAX_NODES 65536    /* call-path nodes per thread and in all (plot_flame.h) */
 
-typedef struct gpu_names gpu_names;
-
 typedef struct pl_row {
 	char *label; /* as in the Paraver .row */
-	int gpu;
+	int device;  /* a device's row (PT_FILE_GPU), not a thread's */
 	pb_row bins; /* bins == NULL: the shard had no log to read */
 } pl_row;
 
@@ -46,7 +44,7 @@ typedef struct pl_time {
 /* Everything the pictures are drawn from, once every shard ended. */
 typedef struct pl_model {
 	const pt_trace_ctx *ctx;
-	const gpu_names *names;
+	void *fam[PT_MAX_FAMILIES]; /* the families' plot parts' global states */
 	uint64_t t0, t_end;
 	size_t nrows; /* drawn: min(shards, PL_MAX_ROWS) */
 	pl_row *rows;
@@ -57,6 +55,32 @@ typedef struct pl_model {
 	size_t nexcl;
 	size_t nthreads, nstreams;
 } pl_model;
+
+/* What a device row did: `label` (a family's) over [start, end). */
+typedef struct pl_shard pl_device;
+void pl_device_busy(pl_device *d, uint32_t label, uint64_t start, uint64_t end);
+
+/* A family's part of the pictures (pt_family.h): the device rows (shards
+ * of kind PT_FILE_GPU) and the labels they show, [label_first,
+ * label_last] (at or above PL_FAMILY_LABELS). Every hook is optional. */
+typedef struct pl_family {
+	uint32_t label_first, label_last;
+	/* The records device_event receives. */
+	unsigned kind_first, kind_last;
+	/* Global state in *global; -1: out of memory. */
+	int (*init)(const pt_trace_ctx *ctx, void **global);
+	void (*process_event)(void *global, size_t process, const pt_event *ev);
+	/* A device row's record (*shard: the family's state for the row, NULL
+	 * until it sets it); -1: out of memory. */
+	int (*device_event)(void *global, void **shard, pl_device *d, const pt_shard_info *in,
+	                    const pt_event *ev);
+	/* The row's label, 0 when written into buf. */
+	int (*row_label)(void *global, void *shard, const pt_shard_info *in, char *buf, size_t len);
+	void (*shard_free)(void *global, void *shard);
+	/* One of its labels' name into buf. */
+	void (*label_name)(void *global, uint32_t label, char *buf, size_t len);
+	void (*destroy)(void *global);
+} pl_family;
 
 /* Name of a label into buf ("?" if unknown). */
 const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len);
@@ -77,10 +101,21 @@ int pl_svg_file(FILE *f, const pl_model *m);
 /* "DIR: N processes, N threads, N GPU streams, SPAN" as XML text. */
 void pl_facts(FILE *f, const pl_model *m);
 
-/* The HTML report: profile_json is `paratrace report --json`'s output,
- * mpi_json the MPI tool's JSON (mpi_report.c; "" for a trace without MPI
- * ranks: no MPI section). */
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const char *mpi_json);
+/* A family's section of the HTML report: its part (report.h) and its
+ * JSON ("" or NULL: nothing to show, no section). */
+struct pf_html;
+typedef struct pl_html_part {
+	const struct pf_html *html;
+	char *json;
+} pl_html_part;
+
+/* The HTML report: profile_json is `paratrace report --json`'s output;
+ * the families' sections follow the profile's tables, in order. */
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
+                   const pl_html_part *parts, size_t nparts);
+/* A section of the page with an empty sortable table `id` (which a
+ * script fills): a heading `title` and a line of `hint`. */
+void pl_html_table(FILE *f, const char *id, const char *title, const char *hint);
 
 /* Writes path through a temporary file beside it (created new, never
  * through an existing file or link) renamed onto path once complete.

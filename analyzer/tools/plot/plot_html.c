@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The HTML report (plot.h): one self-contained file. The profile is the
  * JSON of `paratrace report --json`, embedded as it is and turned into
- * sortable tables by report.js, and so is the MPI tool's JSON (its
- * section, for a trace of MPI ranks); the timeline and the flame graph are the
- * SVGs of `paratrace plot`, inline. Stylesheet and script are inline too,
- * and the page's Content-Security-Policy forbids loading anything, so it
- * works offline and leaks nothing. */
+ * sortable tables by report.js, and so is each family section's JSON (a
+ * pf_html part, tools/report/report.h: its markup, its data, its script);
+ * the timeline and the flame graph are the SVGs of `paratrace plot`,
+ * inline. Stylesheet and scripts are inline too, and the page's
+ * Content-Security-Policy forbids loading anything, so it works offline
+ * and leaks nothing. */
 #include "plot.h"
 #include "pt_text.h"
+#include "report.h"
 
 #include <string.h>
 
@@ -39,7 +41,13 @@ static void html_head(FILE *f, const pl_model *m)
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n", pl_asset_report_css);
 }
 
-static void html_header(FILE *f, const pl_model *m, int mpi)
+/* A section with data to show. */
+static int shown(const pl_html_part *p)
+{
+	return p->json && *p->json;
+}
+
+static void html_header(FILE *f, const pl_model *m, const pl_html_part *parts, size_t nparts)
 {
 	const pt_trace_ctx *ctx = m->ctx;
 	fputs("<body>\n<header>\n<h1>paratrace report: ", f);
@@ -52,12 +60,13 @@ static void html_header(FILE *f, const pl_model *m, int mpi)
 	      "<a href=\"#s-functions\">Functions</a><a href=\"#s-locks\">Locks</a>"
 	      "<a href=\"#s-threads\">Threads</a>",
 	      f);
-	if (mpi)
-		fputs("<a href=\"#s-mpi\">MPI</a>", f);
+	for (size_t i = 0; i < nparts; i++)
+		if (shown(&parts[i]))
+			fprintf(f, "<a href=\"#s-%s\">%s</a>", parts[i].html->id, parts[i].html->nav);
 	fputs("</nav>\n</header>\n", f);
 }
 
-static void html_table(FILE *f, const char *id, const char *title, const char *hint)
+void pl_html_table(FILE *f, const char *id, const char *title, const char *hint)
 {
 	fprintf(f,
 	        "<section id=\"s-%s\">\n<h2>%s <span id=\"%s-count\"></span></h2>\n"
@@ -66,27 +75,11 @@ static void html_table(FILE *f, const char *id, const char *title, const char *h
 	        id, title, id, hint, id);
 }
 
-/* The MPI section: a line of totals and two tables (report.js). */
-static void html_mpi(FILE *f)
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
+                   const pl_html_part *parts, size_t nparts)
 {
-	fputs("<section id=\"s-mpi\">\n<h2>MPI</h2>\n<p class=\"facts\" id=\"mpi-summary\"></p>\n"
-	      "</section>\n",
-	      f);
-	html_table(f, "mpi-ranks", "MPI time by rank",
-	           "Per rank: its threads' time, the time in MPI calls and its share, the calls, "
-	           "the point-to-point messages and bytes it sent and received, the bytes of its "
-	           "collectives, and the late-sender wait: time its receives waited for a send "
-	           "that began after the receiving call did.");
-	html_table(f, "mpi-calls", "MPI calls",
-	           "Per MPI call: how many, their time, the least and most time one rank spent "
-	           "in it, and the bytes they moved.");
-}
-
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const char *mpi_json)
-{
-	int mpi = mpi_json && *mpi_json;
 	html_head(f, m);
-	html_header(f, m, mpi);
+	html_header(f, m, parts, nparts);
 	fputs("<section id=\"s-timeline\" class=\"pic\">\n", f);
 	if (pl_svg_timeline(f, m, 1400))
 		return -1;
@@ -94,22 +87,28 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const c
 	if (pl_svg_flame(f, m, 1400))
 		return -1;
 	fputs("</section>\n", f);
-	html_table(f, "functions", "Functions",
+	pl_html_table(f, "functions", "Functions",
 	           "Inclusive: time in the function and its callees; exclusive: in the function "
 	           "itself; % time: exclusive time over the sum of all threads' lifetimes.");
-	html_table(f, "locks", "Locks",
+	pl_html_table(f, "locks", "Locks",
 	           "Mutexes, rwlocks, spinlocks, semaphores, barriers and condition variables: "
 	           "acquisitions, how many had to wait, and for how long.");
-	html_table(f, "threads", "Threads",
+	pl_html_table(f, "threads", "Threads",
 	           "Lifetime (first to last record), running, and waiting by kind.");
-	if (mpi)
-		html_mpi(f);
+	for (size_t i = 0; i < nparts; i++)
+		if (shown(&parts[i]))
+			parts[i].html->markup(f);
 	fputs("<script type=\"application/json\" id=\"profile\">\n", f);
 	json_in_script(f, profile_json);
-	if (mpi) {
-		fputs("</script>\n<script type=\"application/json\" id=\"mpi\">\n", f);
-		json_in_script(f, mpi_json);
-	}
+	for (size_t i = 0; i < nparts; i++)
+		if (shown(&parts[i])) {
+			fprintf(f, "</script>\n<script type=\"application/json\" id=\"%s\">\n",
+			        parts[i].html->id);
+			json_in_script(f, parts[i].json);
+		}
+	for (size_t i = 0; i < nparts; i++)
+		if (shown(&parts[i]))
+			fprintf(f, "</script>\n<script>\n%s", parts[i].html->script);
 	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", pl_asset_report_js);
 	return ferror(f) ? -1 : 0;
 }

@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include "plot.h"
 
-#include "gpu_common.h"
 #include "pt_fw_util.h"
 #include "pt_text.h"
 
@@ -36,23 +35,18 @@
 
 /* ---- text and names ----------------------------------------------------- */
 
-static const char *copy_kind(unsigned kind)
-{
-	return kind == 3 ? "memset" : kind == 2 ? "map" : "copy";
-}
-
 const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len)
 {
-	if (label >= PL_COPY) {
-		unsigned kind = label >> 8 & 0xff, dir = label & 0xff;
-		if (kind == 3)
-			snprintf(buf, len, "GPU memset");
-		else
-			snprintf(buf, len, "GPU %s %s", copy_kind(kind), gpu_copy_dir_name(dir));
-	} else if (label >= PL_KERNEL) {
-		const char *n =
-		    m->names ? gpu_names_kernel_name(m->names, label & ~PL_KERNEL) : NULL;
-		snprintf(buf, len, "%s", n ? n : "GPU kernel");
+	if (label >= PL_FAMILY_LABELS) {
+		snprintf(buf, len, "?");
+		for (size_t i = 0; i < pt_nfamilies(); i++) {
+			const pl_family *f = pt_families[i]->plot;
+			if (f && f->label_name && label >= f->label_first &&
+			    label <= f->label_last) {
+				f->label_name(m->fam[i], label, buf, len);
+				break;
+			}
+		}
 	} else {
 		const pt_func_info *fi = pt_ctx_func_info(m->ctx, label);
 		snprintf(buf, len, "%s", fi && fi->name[0] ? fi->name : "?");

@@ -8,22 +8,23 @@
  * time to its node of the call-path tree (plot_flame.h) and its own time
  * to its function's exclusive time (the legend). A call cut by lost data
  * adds neither (the profile leaves it out of every time too), though the
- * row shows what it did until the gap, and marks the gap. GPU
- * streams: kernels and copies at their device times, one at a time as on
- * their Paraver row. Memory: PL_BINS bins per drawn row and at most
- * PL_MAX_NODES call-path nodes per running thread and in all.
+ * row shows what it did until the gap, and marks the gap. Device rows
+ * (GPU streams): what their families say (pl_family: kernels and copies
+ * at their device times, one at a time as on their Paraver row). Memory:
+ * PL_BINS bins per drawn row and at most PL_MAX_NODES call-path nodes per
+ * running thread and in all.
  *
  * Options: "png" (plot: also NAME.png), "html" (the HTML report: the
- * profile and MPI tools run inside this one, in the same pass, for their
- * JSON; nest.h). */
+ * profile and the families' HTML sections (report.h) run inside this one,
+ * in the same pass, for their JSON; nest.h). */
 #define _GNU_SOURCE
 #include "plot.h"
 
-#include "gpu_common.h"
 #include "nest.h"
 #include "pt_callstack.h"
 #include "pt_func_lookup.h"
 #include "pt_waits.h"
+#include "report.h"
 #include "row_label.h"
 #include "tools.h"
 
@@ -37,21 +38,24 @@ typedef struct pl_tool {
 	pl_model m;
 	int png, html;
 	char *svg_path, *png_path;
-	gpu_names *names;
+	size_t nfam; /* families whose part is made (m.fam) */
 	pthread_mutex_t lock;
 	uint64_t *fexcl; /* exclusive time per function id, all threads */
 	size_t nfexcl;
-	pl_time *gexcl; /* GPU labels' time */
+	pl_time *gexcl; /* families' labels' time */
 	size_t ngexcl;
 	/* Per shard its call-path tree, merged in shard order at the end: the
 	 * tree's node numbers, the order of equal-width boxes and what folds
 	 * into "other" do not depend on which shard finished first (-j). */
 	pf_tree *trees;
 	int oom;
-	pt_nest inner; /* html: the profile's and MPI tools, PL_INNER_* */
+	/* html: the profile (inner tool 0) and the families' sections (inner
+	 * tool i + 1 for part[i]) */
+	pt_nest inner;
+	const pf_html *part[PT_NEST_MAX];
+	size_t nparts;
+	char inner_err[256];
 } pl_tool;
-
-enum { PL_INNER_PROFILE, PL_INNER_MPI };
 
 typedef struct pl_shard {
 	pl_tool *tool;
@@ -70,15 +74,12 @@ typedef struct pl_shard {
 	pl_time *gexcl;
 	size_t ngexcl;
 	pt_waits waits;
-	uint64_t busy_until; /* GPU stream: end of the last device interval */
+	void *fam[PT_MAX_FAMILIES]; /* device rows: the families' states */
 	/* for the row's label */
 	char *name;
 	int main;
 	uint32_t creator;
 	uint64_t routine;
-	int have_stream;
-	pt_rec_gpu_stream_def stream;
-	unsigned stream_api;
 	pt_nest_shard inner;
 	int oom;
 	char err[128];
@@ -118,7 +119,7 @@ static int add_time(pl_time **v, size_t *n, uint32_t label, uint64_t ns)
 
 static void excl_time(pl_shard *s, uint32_t label, uint64_t ns)
 {
-	if (label < PL_KERNEL) {
+	if (label < PL_FAMILY_LABELS) {
 		if (label >= s->nfexcl && grow_u64(&s->fexcl, &s->nfexcl, label))
 			s->oom = 1;
 		else
@@ -223,45 +224,24 @@ static void wait_ended(pl_shard *s, const pt_wait *w)
 		pb_wait(&s->row, w->begin, w->end);
 }
 
-static void device_record(pl_shard *s, const pt_event *ev)
+void pl_device_busy(pl_device *s, uint32_t label, uint64_t start, uint64_t end)
 {
-	const pt_shard_info *in = s->info;
-	uint64_t start, end;
-	uint32_t label;
-	if (ev->kind == PT_REC_GPU_STREAM_DEF) {
-		const pt_rec_gpu_stream_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_stream_def);
-		if (d) {
-			s->stream = *d;
-			s->stream_api = ev->rec->arg;
-			s->have_stream = 1;
-		}
-		return;
-	}
-	if (ev->kind == PT_REC_GPU_KERNEL) {
-		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
-		if (!k)
-			return;
-		start = gpu_ticks_ns(in, k->start);
-		end = gpu_ticks_ns(in, k->end);
-		label = PL_KERNEL | gpu_names_kernel(s->tool->names, in->process, k->kernel);
-	} else if (ev->kind == PT_REC_GPU_MEMCPY || ev->kind == PT_REC_GPU_MEMSET) {
-		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
-		if (!c)
-			return;
-		start = gpu_ticks_ns(in, c->start);
-		end = gpu_ticks_ns(in, c->end);
-		unsigned kind = ev->kind == PT_REC_GPU_MEMSET  ? 3
-		                : c->flags & PT_GPU_COPY_F_MAP ? 2
-		                                               : 1;
-		label = PL_COPY | kind << 8 | (c->direction & 0xff);
-	} else {
-		return;
-	}
-	gpu_one_at_a_time(&s->busy_until, &start, &end);
 	if (end > start) {
 		if (s->row.bins)
 			pb_add(&s->row, label, start, end);
 		excl_time(s, label, end - start);
+	}
+}
+
+/* A device row's record: what its families make of it. */
+static void device_record(pl_shard *s, const pt_event *ev)
+{
+	pl_tool *pl = s->tool;
+	for (size_t i = 0; i < pl->nfam; i++) {
+		const pl_family *f = pt_families[i]->plot;
+		if (f && f->device_event && ev->kind >= f->kind_first && ev->kind <= f->kind_last &&
+		    f->device_event(pl->m.fam[i], &s->fam[i], s, s->info, ev))
+			s->oom = 1;
 	}
 }
 
@@ -307,6 +287,14 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 
 static void pl_destroy(void *tool);
 
+static void add_section(void *arg, const pf_section *sec)
+{
+	pl_tool *pl = arg;
+	if (!pl->inner_err[0] && pt_nest_add(&pl->inner, sec->tool(), pl->m.ctx, "json",
+	                                     pl->inner_err, sizeof pl->inner_err) == 0)
+		pl->part[pl->nparts++] = sec->html;
+}
+
 static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pl_tool *pl = calloc(1, sizeof *pl);
@@ -321,11 +309,14 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pl->m.nrows = ctx->nshards < PL_MAX_ROWS ? ctx->nshards : PL_MAX_ROWS;
 	pl->m.rows = calloc(pl->m.nrows + 1, sizeof *pl->m.rows);
 	pl->trees = calloc(ctx->nshards + 1, sizeof *pl->trees);
-	pl->names = gpu_names_new(ctx->nprocesses);
-	pl->m.names = pl->names;
 	const char *out = ctx->output ? ctx->output : pl->html ? "report.html" : "trace.svg";
 	pl->svg_path = strdup(out);
-	if (!pl->m.rows || !pl->trees || !pl->names || !pl->svg_path ||
+	int oom = 0;
+	for (; !oom && pl->nfam < pt_nfamilies(); pl->nfam++) {
+		const pl_family *f = pt_families[pl->nfam]->plot;
+		oom = f && f->init && f->init(ctx, &pl->m.fam[pl->nfam]);
+	}
+	if (oom || !pl->m.rows || !pl->trees || !pl->svg_path ||
 	    pf_tree_init(&pl->m.flame, PL_MAX_NODES)) {
 		snprintf(err, errlen, "out of memory");
 		pl_destroy(pl);
@@ -347,8 +338,14 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
-	if (pl->html && (pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen) ||
-	                 pt_nest_add(&pl->inner, pt_tool_mpi(), ctx, "json", err, errlen))) {
+	if (pl->html && pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen)) {
+		pl_destroy(pl);
+		return NULL;
+	}
+	if (pl->html)
+		pt_report_sections(PF_IN_HTML, add_section, pl);
+	if (pl->inner_err[0]) {
+		snprintf(err, errlen, "%s", pl->inner_err);
 		pl_destroy(pl);
 		return NULL;
 	}
@@ -358,12 +355,21 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 static int pl_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	pl_tool *pl = tool;
-	gpu_names_process_event(pl->names, process, ev);
+	for (size_t i = 0; i < pl->nfam; i++) {
+		const pl_family *f = pt_families[i]->plot;
+		if (f && f->process_event)
+			f->process_event(pl->m.fam[i], process, ev);
+	}
 	return pt_nest_process_event(&pl->inner, process, ev);
 }
 
 static void shard_free(pl_shard *s)
 {
+	for (size_t i = 0; i < s->tool->nfam; i++) {
+		const pl_family *f = pt_families[i]->plot;
+		if (f && f->shard_free && s->fam[i])
+			f->shard_free(s->tool->m.fam[i], s->fam[i]);
+	}
 	pt_func_lookup_free(&s->fl);
 	pt_callstack_free(&s->cs);
 	pf_tree_free(&s->tree);
@@ -433,6 +439,18 @@ static const char *pl_shard_error(void *st)
 	return inner ? inner : s->err;
 }
 
+/* A device row's label: its family's, else the core's. */
+static void device_label(pl_tool *pl, pl_shard *s, char *buf, size_t len)
+{
+	for (size_t i = 0; i < pl->nfam; i++) {
+		const pl_family *f = pt_families[i]->plot;
+		if (f && f->row_label &&
+		    f->row_label(pl->m.fam[i], s->fam[i], s->info, buf, len) == 0)
+			return;
+	}
+	pt_device_row_label(pl->m.ctx, s->info, buf, len);
+}
+
 /* What a finished shard gives the whole picture (under the tool's lock). */
 static int shard_merge(pl_tool *pl, pl_shard *s)
 {
@@ -458,13 +476,10 @@ static int shard_merge(pl_tool *pl, pl_shard *s)
 	if (in->kind != PT_FILE_GPU)
 		pt_thread_row_label(pl->m.ctx, in, s->name, s->main, s->routine, s->creator, label,
 		                    sizeof label);
-	else if (s->have_stream)
-		pt_gpu_stream_row_label(s->stream_api, s->stream.device, s->stream.seq,
-		                        s->stream.flags, s->stream.stream, label, sizeof label);
 	else
-		pt_gpu_row_label(pl->m.ctx, in, label, sizeof label);
+		device_label(pl, s, label, sizeof label);
 	r->label = strdup(label);
-	r->gpu = in->kind == PT_FILE_GPU;
+	r->device = in->kind == PT_FILE_GPU;
 	r->bins = s->row; /* the row's bins move to the model */
 	memset(&s->row, 0, sizeof s->row);
 	return r->label ? 0 : -1;
@@ -544,7 +559,9 @@ static int model_finish(pl_tool *pl)
 
 typedef struct html_args {
 	const pl_model *m;
-	const char *json, *mpi_json;
+	const char *json;
+	pl_html_part parts[PT_NEST_MAX];
+	size_t nparts;
 } html_args;
 
 static int write_svg(FILE *f, void *arg)
@@ -555,7 +572,7 @@ static int write_svg(FILE *f, void *arg)
 static int write_html(FILE *f, void *arg)
 {
 	html_args *a = arg;
-	return pl_html_report(f, a->m, a->json, a->mpi_json);
+	return pl_html_report(f, a->m, a->json, a->parts, a->nparts);
 }
 
 static int pl_finish(void *tool, char *err, size_t errlen)
@@ -569,18 +586,23 @@ static int pl_finish(void *tool, char *err, size_t errlen)
 	if (pl->html) {
 		if (pt_nest_finish(&pl->inner, err, errlen))
 			return -1;
-		/* the profile's JSON as `report --json` prints it; the MPI
-		 * tool's (empty for a trace without ranks) */
-		char *json = pt_nest_print(&pl->inner, PL_INNER_PROFILE, err, errlen);
-		char *mpi = json ? pt_nest_print(&pl->inner, PL_INNER_MPI, err, errlen) : NULL;
-		if (!json || !mpi) {
-			free(json);
-			return -1;
+		/* the profile's JSON as `report --json` prints it; the sections'
+		 * (empty for a trace without what they show) */
+		html_args a = {.m = &pl->m, .nparts = pl->nparts};
+		char *json = pt_nest_print(&pl->inner, 0, err, errlen);
+		rc = json ? 0 : -1;
+		for (size_t i = 0; !rc && i < pl->nparts; i++) {
+			a.parts[i].html = pl->part[i];
+			if (!(a.parts[i].json = pt_nest_print(&pl->inner, i + 1, err, errlen)))
+				rc = -1;
 		}
-		html_args a = {&pl->m, json, mpi};
-		rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
+		if (!rc) {
+			a.json = json;
+			rc = pl_write_file(pl->svg_path, write_html, &a, err, errlen);
+		}
 		free(json);
-		free(mpi);
+		for (size_t i = 0; i < pl->nparts; i++)
+			free(a.parts[i].json);
 	} else {
 		rc = pl_write_file(pl->svg_path, write_svg, &pl->m, err, errlen);
 		/* the drawing takes well under a second (bounded by rows x bins and
@@ -618,8 +640,11 @@ static void pl_destroy(void *tool)
 	free(pl->trees);
 	free(pl->m.excl);
 	pf_tree_free(&pl->m.flame);
-	if (pl->names)
-		gpu_names_free(pl->names);
+	for (size_t i = 0; i < pl->nfam; i++) {
+		const pl_family *f = pt_families[i]->plot;
+		if (f && f->destroy)
+			f->destroy(pl->m.fam[i]);
+	}
 	free(pl->fexcl);
 	free(pl->gexcl);
 	free(pl->svg_path);

@@ -4,14 +4,16 @@
  * Hand-written, no library, nothing fetched. Clicking a column header sorts
  * by it (numbers largest first, text A to Z; again: the other way). The
  * page's address may end in #click=TABLE.KEY,TABLE.KEY,... to click those
- * headers once the tables are built (what the tests use). A trace of MPI
- * ranks also has the MPI tool's JSON (#mpi): its section's tables. When
- * everything is built, <body> gets data-ready="1". */
+ * headers once the tables are built (what the tests use). A family's
+ * section of the page (its pf_html, tools/report/report.h) comes as a
+ * script of its own, run before this one: it pushes {id, build} onto
+ * window.ptReportSections, and build(data, specs, fmt) gets the JSON of
+ * the element #id (when the page has one), adds its tables to specs and
+ * fills what else it shows (fmt: the formatters below). When everything
+ * is built, <body> gets data-ready="1". */
 (function () {
 	"use strict";
 	var data = JSON.parse(document.getElementById("profile").textContent);
-	var mpiEl = document.getElementById("mpi");
-	var mpi = mpiEl ? JSON.parse(mpiEl.textContent) : null;
 	var LIMIT = 500; /* rows shown before "show all" */
 
 	/* x in the largest of units ([size, name], largest first) it reaches,
@@ -31,7 +33,9 @@
 		n: function (v) { return String(v); },
 		d: dur,
 		b: bytes,
-		p: function (v) { return (100 * v).toFixed(1) + "%"; }
+		p: function (v) { return (100 * v).toFixed(1) + "%"; },
+		dur: dur,
+		bytes: bytes
 	};
 
 	/* [key, header, format, tooltip] */
@@ -66,31 +70,11 @@
 	data.functions.forEach(function (f) {
 		f.where = f.file ? f.file + (f.line ? ":" + f.line : "") : "";
 	});
-	if (mpi) {
-		mpi.by_rank.forEach(function (r) {
-			r.share = r.thread_ns ? r.mpi_ns / r.thread_ns : 0;
-		});
-		mpi.by_call.forEach(function (c) {
-			c.mean_ns = Math.round(c.ns / c.calls);
-		});
-		specs["mpi-ranks"] = {
-			rows: mpi.by_rank,
-			cols: [["rank", "rank", "n"], ["host", "host", "s"], ["threads", "threads", "n"],
-				["thread_ns", "thread time", "d", "the lifetimes of the rank's threads, added"],
-				["mpi_ns", "in MPI", "d"], ["share", "% in MPI", "p", "in MPI over thread time"],
-				["calls", "calls", "n"], ["msgs_sent", "messages sent", "n", "point to point"],
-				["bytes_sent", "bytes sent", "b"], ["msgs_recvd", "messages received", "n"],
-				["bytes_recvd", "bytes received", "b"],
-				["coll_bytes", "collective bytes", "b", "given and got in collective calls"],
-				["late_ns", "late sender", "d", "receives waiting for sends that began later"]]
-		};
-		specs["mpi-calls"] = {
-			rows: mpi.by_call,
-			cols: [["call", "call", "s"], ["calls", "calls", "n"], ["ns", "time", "d"],
-				["mean_ns", "mean", "d"], ["least_rank_ns", "least rank", "d"],
-				["most_rank_ns", "most rank", "d"], ["bytes", "bytes", "b"]]
-		};
-	}
+	(window.ptReportSections || []).forEach(function (sec) {
+		var d = document.getElementById(sec.id);
+		if (d)
+			sec.build(JSON.parse(d.textContent), specs, formats);
+	});
 
 	function el(tag, text, attrs) {
 		var e = document.createElement(tag);
@@ -191,28 +175,7 @@
 			share(w.cond) + ", joins " + share(w.join) + ", barriers " + share(w.barrier) + ".";
 	}
 
-	function mpiSummary() {
-		var calls = 0, inMpi = 0, life = 0, sent = 0, bytesSent = 0;
-		mpi.by_rank.forEach(function (r) {
-			calls += r.calls;
-			inMpi += r.mpi_ns;
-			life += r.thread_ns;
-			sent += r.msgs_sent;
-			bytesSent += r.bytes_sent;
-		});
-		var text = mpi.ranks + " ranks on " + mpi.hosts + (mpi.hosts === 1 ? " host; " : " hosts; ") +
-			calls + " calls, " + dur(inMpi) + " in MPI (" +
-			(life ? (100 * inMpi / life).toFixed(1) : "0.0") + "% of the ranks' thread time); " +
-			sent + " messages sent (" + bytes(bytesSent) + "), " + mpi.matched + " matched, " +
-			mpi.unmatched_sends + " sends and " + mpi.unmatched_recvs + " receives unmatched.";
-		if (mpi.missing)
-			text += " Ranks missing from the trace: " + mpi.missing + ".";
-		document.getElementById("mpi-summary").textContent = text;
-	}
-
 	summary();
-	if (mpi)
-		mpiSummary();
 	Object.keys(specs).forEach(build);
 	var m = /[#&]click=([^&]*)/.exec(location.hash);
 	if (m)

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Counters, call stacks and samples (PARATRACE_COUNTERS, PARATRACE_CALLSTACK,
+ * PARATRACE_SAMPLING): what each output shows of them. */
+#include "counters.h"
+#include "pt_family.h"
+#include "report.h"
+
+extern const struct pv_family counters_paraver;
+
+/* Counter totals per function, contention by call site, the sampled flat
+ * profile: tables after the profile's. */
+static const pf_family counters_report = {
+	.sections = {{.tool = pt_tool_counters, .in = PF_IN_ANALYZE | PF_IN_TEXT}},
+};
+
+const pt_family pt_family_counters = {
+	.name = "counters",
+	.paraver = &counters_paraver,
+	.report = &counters_report,
+};

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the profile tool: profile.c gathers, profile_print.c prints. */
+#ifndef PT_PROFILE_H
+#define PT_PROFILE_H
+
+#include "nest.h"
+#include "report.h"
+
+#include <paratrace/tool.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#define PF_CONTENDED_NS 1000
+
+typedef struct pf_func {
+	uint64_t calls, incl, incl_max, excl, excl_max;
+	uint64_t cut; /* calls cut by lost data: counted, not timed */
+} pf_func;
+
+/* Calls whose times are known: the means divide by them. */
+static inline uint64_t timed_calls(const pf_func *x)
+{
+	return x->calls > x->cut ? x->calls - x->cut : 0;
+}
+
+static inline uint64_t mean(uint64_t total, const pf_func *x)
+{
+	uint64_t n = timed_calls(x);
+	return n ? total / n : 0;
+}
+
+typedef struct pf_caller {
+	uint32_t id;
+	uint64_t wait;
+} pf_caller;
+
+typedef struct pf_lock {
+	uint32_t pid;
+	uint64_t addr;
+	unsigned what; /* pt_lock_type; 100 = condition, 101 = futex */
+	uint64_t acq, contended, wait, wait_max, failed;
+	pf_caller *callers; /* small list: functions that waited */
+	size_t ncallers;
+} pf_lock;
+
+typedef struct pf_tool {
+	const pt_trace_ctx *ctx;
+	int format; /* 0 text, 1 csv, 2 json */
+	int short_form;
+	unsigned top;
+	pthread_mutex_t lock;
+	pf_func *f;
+	size_t nf;
+	pf_lock *l;
+	size_t nl, capl;
+	pf_thread *t; /* per shard */
+	void *fam[PT_MAX_FAMILIES]; /* the families' parts' global states */
+	size_t nfam;
+	/* JSON only: the families' sections in it (PF_IN_JSON), run inside
+	 * this tool; they print members of its object */
+	pt_nest inner;
+	char inner_err[256];
+} pf_tool;
+
+/* Family i's part of the report, NULL if none. */
+static inline const pf_family *pf_fam(size_t i)
+{
+	return pt_families[i]->report;
+}
+
+
+/* print_results: text, CSV or JSON. */
+int pf_print(void *tool, FILE *o);
+
+#endif
