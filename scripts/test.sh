@@ -18,9 +18,10 @@
 # A tree this script creates is generated for Ninja (a tree configured
 # before keeps its generator). The normal tree's tests leave a core idle now
 # and then (programs that wait, browsers and compilers starting): the other
-# three trees are configured and built meanwhile, at the lowest priority, and
-# their tests run after the normal tree's. Each step's time is printed at
-# the end.
+# three trees are configured and built meanwhile, in the background at the
+# lowest priority, and their tests run after the normal tree's (build-min's
+# build, the longest, goes on during the sanitizer trees' tests). Each
+# step's time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
@@ -85,23 +86,48 @@ fi
 
 # The other trees, at the lowest priority, in a process group of their own
 # (stopped with this script); each tree's configure and build output goes to
-# its test-build.log, shown if it fails.
+# its test-build.log, shown if it fails. build/test-others.times says when
+# each is built (or failed).
+build_tree() {
+	local -n opts=$1
+	configure build-$1 "${opts[@]}" || return 1
+	case $1 in
+	asan) build_for_label build-asan unit ;;
+	tsan) cmake --build build-tsan -j"$jobs" --target pt_tsan_tests ;;
+	min) cmake --build build-min -j"$jobs" ;;
+	esac
+}
 others() {
 	renice -n 19 $BASHPID >/dev/null
-	local t tree
+	local tree t
 	for tree in asan tsan min; do
 		t=$SECONDS
 		mkdir -p build-$tree
-		exec >build-$tree/test-build.log 2>&1
-		local -n opts=$tree
-		configure build-$tree "${opts[@]}"
-		case $tree in
-		asan) build_for_label build-asan unit ;;
-		tsan) cmake --build build-tsan -j"$jobs" --target pt_tsan_tests ;;
-		min) cmake --build build-min -j"$jobs" ;;
-		esac
-		echo "build-$tree $((SECONDS - t))" >>build/test-others.times
+		if build_tree $tree >build-$tree/test-build.log 2>&1; then
+			echo "build-$tree $((SECONDS - t))" >>build/test-others.times
+		else
+			echo "build-$tree failed" >>build/test-others.times
+			return 1
+		fi
 	done
+}
+# built TREE: waits until the background job has built TREE.
+built() {
+	local t=$SECONDS line
+	until line=$(grep "^build-$1 " build/test-others.times 2>/dev/null); do
+		if ! kill -0 "$others_pid" 2>/dev/null; then
+			line=$(grep "^build-$1 " build/test-others.times 2>/dev/null) || line="build-$1 failed"
+			break
+		fi
+		sleep 1
+	done
+	if [ "${line#* }" = failed ]; then
+		tail -40 "build-$1/test-build.log" >&2
+		echo "test.sh: configuring or building build-$1 failed (build-$1/test-build.log)" >&2
+		exit 1
+	fi
+	steps+=("$(printf '%-22s %4d s (it took %d s at low priority)' "waiting for build-$1" \
+		$((SECONDS - t)) "${line#* }")")
 }
 mkdir -p build
 rm -f build/test-others.times
@@ -109,30 +135,20 @@ set -m
 others &
 others_pid=$!
 set +m
-stop_others() { kill -- -$others_pid 2>/dev/null || true; }
+stop_others() { kill -- -"$others_pid" 2>/dev/null || true; }
 trap stop_others EXIT
 trap 'exit 130' INT TERM
 
 step "configure build" configure build "${normal[@]}"
 step "build build" cmake --build build -j"$jobs"
 step "tests build" bash -c "cd build && ctest --output-on-failure -j$jobs"
-t=$SECONDS
-if ! wait $others_pid; then
-	for tree in asan tsan min; do
-		if ! grep -q "^build-$tree " build/test-others.times 2>/dev/null; then
-			tail -40 build-$tree/test-build.log >&2
-			echo "test.sh: configuring or building build-$tree failed (build-$tree/test-build.log)" >&2
-			break
-		fi
-	done
-	exit 1
-fi
-trap - EXIT
-steps+=("$(printf '%-22s %4d s' "waiting for the others" $((SECONDS - t)))")
-while read -r tree secs; do
-	steps+=("$(printf '  (%s configured and built in %d s, at low priority)' "$tree" "$secs")")
-done <build/test-others.times
+# build-min's build, the longest, goes on while the sanitizers' tests run.
+built asan
 step "tests build-asan" bash -c "cd build-asan && ctest --output-on-failure -j$jobs -L unit"
+built tsan
 step "tests build-tsan" bash -c "cd build-tsan && ctest --output-on-failure -j$jobs -L tsan"
+built min
 step "tests build-min" bash -c "cd build-min && ctest --output-on-failure -j$jobs -LE slow"
+wait "$others_pid"
+trap - EXIT
 times_said
