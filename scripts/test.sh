@@ -48,14 +48,22 @@ times_said() {
 	printf 'test.sh: %s\n' "${steps[@]}" "$(printf '%-22s %4d s' total $((SECONDS - started)))"
 }
 
-# configure DIR CMAKE_OPTIONS...
+# configure DIR -DNAME=VALUE...: nothing when the tree has those values
+# already (the build reconfigures it when a CMakeLists.txt changed).
 configure() {
-	local dir=$1 gen=()
+	local dir=$1 gen=() o missing=0
 	shift
-	if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+	set -- -DPT_WERROR=ON "$@"
+	if [ -f "$dir/CMakeCache.txt" ]; then
+		for o; do
+			o=${o#-D}
+			grep -q "^${o%%=*}:[A-Z]*=${o#*=}\$" "$dir/CMakeCache.txt" || missing=1
+		done
+		[ $missing = 0 ] && return 0
+	elif command -v ninja >/dev/null; then
 		gen=(-G Ninja)
 	fi
-	cmake -S . -B "$dir" "${gen[@]}" -DPT_WERROR=ON "$@" >/dev/null
+	cmake -S . -B "$dir" "${gen[@]}" "$@" >/dev/null
 }
 
 # build_for_label DIR LABEL: what the tests of LABEL run (a Ninja tree), or
