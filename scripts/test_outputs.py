@@ -44,7 +44,8 @@ def read_tests(build, path, tests):
         args = [unquote(a) for a in ARG.finditer(m.group(2))]
         if m.group(1) == "subdirs":
             for d in args:
-                read_tests(build, os.path.join(os.path.dirname(path), d, "CTestTestfile.cmake"), tests)
+                sub = os.path.join(os.path.dirname(path), d, "CTestTestfile.cmake")
+                read_tests(build, sub, tests)
             continue
         if not args:
             continue

@@ -61,7 +61,8 @@ class Browser:
             chunk = os.read(self.ans_r, 1 << 20)
             if not chunk:
                 self.err.seek(0)
-                raise BrowserError("the browser ended: %s" % self.err.read()[-2000:].decode(errors="replace"))
+                said = self.err.read()[-2000:].decode(errors="replace")
+                raise BrowserError("the browser ended: %s" % said)
             self.buf += chunk
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
