@@ -79,8 +79,11 @@ build_for_label() {
 }
 
 normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# shellcheck disable=SC2034 # read through build_tree's nameref (local -n)
 asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF)
+# shellcheck disable=SC2034
 tsan=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON -DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF)
+# shellcheck disable=SC2034
 min=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF -DPT_WITH_OPENCL=OFF
 	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
 
@@ -98,7 +101,7 @@ fi
 # each is built (or failed).
 build_tree() {
 	local -n opts=$1
-	configure build-$1 "${opts[@]}" || return 1
+	configure "build-$1" "${opts[@]}" || return 1
 	case $1 in
 	asan) build_for_label build-asan unit ;;
 	tsan) cmake --build build-tsan -j"$jobs" --target pt_tsan_tests ;;
