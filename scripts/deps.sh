@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config python3
+  build-essential cmake ninja-build pkg-config python3
   clang llvm-dev libclang-dev libclang-rt-dev   # plugin, fuzzer, sanitizers
   libomp-dev   # tests/intercept, tests/openmp, bench/openmp: clang -fopenmp (libomp, OMPT), gcc on libomp
   libunwind-dev libpfm4-dev libdw-dev libelf-dev zlib1g-dev

@@ -1,35 +1,167 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs what is missing, builds, and runs every test (what CI runs).
+# Installs what is missing, builds, and runs the tests (docs/TESTS.md).
+#   scripts/test.sh          every tree and every test: what CI runs
+#   scripts/test.sh quick    the normal tree only, and its tests labelled
+#                            "quick": unit tests, the analyzer's golden
+#                            outputs, the interposition cases (about a minute
+#                            once the tree is built)
 # Every build treats compiler warnings as errors (PT_WERROR).
 #   build/       normal build: unit + end-to-end tests
-#   build-asan/  ASan+UBSan build: unit tests (runtime modules, reader, analyzer)
+#   build-asan/  ASan+UBSan build: unit tests (runtime modules, reader,
+#                analyzer); only what they run is built
 #   build-tsan/  ThreadSanitizer build: the unit tests whose threads share
 #                runtime state (label tsan; only those are built)
 #   build-min/   every optional part left out (PT_WITH_*=OFF): the runtime
-#                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI headers,
-#                and its tests pass
+#                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
+#                headers, and its tests pass (but "slow" and "generated")
+# A tree this script creates is generated for Ninja (a tree configured
+# before keeps its generator). The normal tree's tests leave a core idle now
+# and then (programs that wait, browsers and compilers starting): the other
+# three trees are configured and built meanwhile, in the background at the
+# lowest priority, and their tests run after the normal tree's (build-min's
+# build, the longest, goes on during the sanitizer trees' tests). Each
+# step's time is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
+case $mode in
+all | quick) ;;
+*)
+	echo "usage: $0 [quick]" >&2
+	exit 2
+	;;
+esac
 ./scripts/deps.sh
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WERROR=ON >/dev/null
-cmake --build build -j"$jobs"
-(cd build && ctest --output-on-failure -j"$jobs")
+steps=()
+started=$SECONDS
+# step NAME COMMAND...: runs COMMAND, remembers how long it took.
+step() {
+	local name=$1 t=$SECONDS
+	shift
+	"$@"
+	steps+=("$(printf '%-22s %4d s' "$name" $((SECONDS - t)))")
+}
+times_said() {
+	printf 'test.sh: %s\n' "${steps[@]}" "$(printf '%-22s %4d s' total $((SECONDS - started)))"
+}
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF \
-	-DPT_WERROR=ON >/dev/null
-cmake --build build-asan -j"$jobs"
-(cd build-asan && ctest --output-on-failure -j"$jobs" -L unit)
+# configure DIR -DNAME=VALUE...: nothing when the tree has those values
+# already (the build reconfigures it when a CMakeLists.txt changed).
+configure() {
+	local dir=$1 gen=() o missing=0
+	shift
+	set -- -DPT_WERROR=ON "$@"
+	if [ -f "$dir/CMakeCache.txt" ]; then
+		for o; do
+			o=${o#-D}
+			grep -q "^${o%%=*}:[A-Z]*=${o#*=}\$" "$dir/CMakeCache.txt" || missing=1
+		done
+		[ $missing = 0 ] && return 0
+	elif command -v ninja >/dev/null; then
+		gen=(-G Ninja)
+	fi
+	cmake -S . -B "$dir" "${gen[@]}" "$@" >/dev/null
+}
 
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON \
-	-DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF -DPT_WERROR=ON >/dev/null
-cmake --build build-tsan -j"$jobs" --target pt_tsan_tests
-(cd build-tsan && ctest --output-on-failure -j"$jobs" -L tsan)
+# build_for_label DIR LABEL: what the tests of LABEL run (a Ninja tree), or
+# everything (another generator).
+build_for_label() {
+	local outputs
+	if outputs=$(python3 scripts/test_outputs.py "$1" "$2") && [ -n "$outputs" ]; then
+		# shellcheck disable=SC2086 # one output per word
+		cmake --build "$1" -j"$jobs" --target $outputs
+	else
+		cmake --build "$1" -j"$jobs"
+	fi
+}
 
-cmake -S . -B build-min -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF \
-	-DPT_WITH_OPENCL=OFF -DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF \
-	-DPT_WERROR=ON >/dev/null
-cmake --build build-min -j"$jobs"
-(cd build-min && ctest --output-on-failure -j"$jobs" -LE slow)
+normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# shellcheck disable=SC2034 # read through build_tree's nameref (local -n)
+asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF)
+# shellcheck disable=SC2034
+tsan=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON -DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF)
+# shellcheck disable=SC2034
+min=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF -DPT_WITH_OPENCL=OFF
+	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
+
+if [ "$mode" = quick ]; then
+	step configure configure build "${normal[@]}"
+	step build cmake --build build -j"$jobs"
+	step tests bash -c "cd build && ctest --output-on-failure -j$jobs -L quick"
+	times_said
+	exit 0
+fi
+
+# The other trees, at the lowest priority, in a process group of their own
+# (stopped with this script); each tree's configure and build output goes to
+# its test-build.log, shown if it fails. build/test-others.times says when
+# each is built (or failed).
+build_tree() {
+	local -n opts=$1
+	configure "build-$1" "${opts[@]}" || return 1
+	case $1 in
+	asan) build_for_label build-asan unit ;;
+	tsan) cmake --build build-tsan -j"$jobs" --target pt_tsan_tests ;;
+	min) cmake --build build-min -j"$jobs" ;;
+	esac
+}
+others() {
+	renice -n 19 $BASHPID >/dev/null
+	local tree t
+	for tree in asan tsan min; do
+		t=$SECONDS
+		mkdir -p build-$tree
+		if build_tree $tree >build-$tree/test-build.log 2>&1; then
+			echo "build-$tree $((SECONDS - t))" >>build/test-others.times
+		else
+			echo "build-$tree failed" >>build/test-others.times
+			return 1
+		fi
+	done
+}
+# built TREE: waits until the background job has built TREE.
+built() {
+	local t=$SECONDS line
+	until line=$(grep "^build-$1 " build/test-others.times 2>/dev/null); do
+		if ! kill -0 "$others_pid" 2>/dev/null; then
+			line=$(grep "^build-$1 " build/test-others.times 2>/dev/null) || line="build-$1 failed"
+			break
+		fi
+		sleep 1
+	done
+	if [ "${line#* }" = failed ]; then
+		tail -40 "build-$1/test-build.log" >&2
+		echo "test.sh: configuring or building build-$1 failed (build-$1/test-build.log)" >&2
+		exit 1
+	fi
+	steps+=("$(printf '%-22s %4d s (it took %d s at low priority)' "waiting for build-$1" \
+		$((SECONDS - t)) "${line#* }")")
+}
+mkdir -p build
+rm -f build/test-others.times
+set -m
+others &
+others_pid=$!
+set +m
+stop_others() { kill -- -"$others_pid" 2>/dev/null || true; }
+trap stop_others EXIT
+trap 'exit 130' INT TERM
+
+step "configure build" configure build "${normal[@]}"
+step "build build" cmake --build build -j"$jobs"
+step "tests build" bash -c "cd build && ctest --output-on-failure -j$jobs"
+# build-min's build, the longest, goes on while the sanitizers' tests run.
+built asan
+step "tests build-asan" bash -c "cd build-asan && ctest --output-on-failure -j$jobs -L unit"
+built tsan
+step "tests build-tsan" bash -c "cd build-tsan && ctest --output-on-failure -j$jobs -L tsan"
+built min
+# Not "generated": the analyzer on ptgen's logs, the same code on the same
+# input as in the normal tree (tests/analyzer/CMakeLists.txt).
+step "tests build-min" bash -c "cd build-min && ctest --output-on-failure -j$jobs -LE 'slow|generated'"
+wait "$others_pid"
+trap - EXIT
+times_said

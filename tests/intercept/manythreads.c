@@ -5,7 +5,11 @@
  *   manythreads serial N: N short-lived threads one after the other (in
  *     waves of 8 joined together); open descriptors and resident memory
  *     are measured from /proc/self after the first 1,000 threads and at the
- *     end, and must not grow with the number of threads. */
+ *     end, and must not grow with the number of threads: at most 4 more
+ *     descriptors and 1 MiB more memory (measured: none and 60-110 KiB,
+ *     whatever N), so that a leak of 32 bytes per thread fails over
+ *     40,000 threads (the runtime's start block of each thread, kept, adds
+ *     2 MiB). */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -100,7 +104,7 @@ int main(int argc, char **argv)
 	int fds1 = open_fds();
 	long rss1 = rss_kb();
 	fprintf(stderr, "fds %d -> %d, rss %ld -> %ld KiB\n", fds0, fds1, rss0, rss1);
-	if (ran != n || fds1 > fds0 + 4 || rss1 > rss0 + 16 * 1024)
+	if (ran != n || fds1 > fds0 + 4 || rss1 > rss0 + 1024)
 		return 1;
 	printf("expect count THREAD_START == %d\n", n + 1);
 	printf("expect count THREAD_END == %d\n", n + 1);

@@ -8,18 +8,20 @@ Usage: test_html.py --paratrace P --work DIR [--chromium PATH]
 Traces examples/demo/demo.c (built with the plugin, run preloaded; without
 the plugin: a ptgen trace), writes the report, and has headless Chromium
 (Debian's package, which scripts/deps.sh installs: a missing browser is a
-failure, not a skip) load it from disk:
-  * --dump-dom: the DOM after the page's script ran. The script marks
+failure, not a skip; one browser for every load, browser.py) load it from
+disk:
+  * the DOM after the page's script ran (as --dump-dom prints it). The script marks
     <body data-ready="1"> when done; the tables must hold every function,
     lock and thread of `report --json`, and clicking column headers (the
     address's #click=TABLE.KEY,... makes the page click them) must sort;
     the timeline and the flame graph are there, one row per thread.
-  * --screenshot: a 1400x1000 PNG of the page (WORK/report.png; the one in
-    docs/img/ comes from here).
+  * a 1400x1000 PNG of the page, without scrollbars (WORK/report.png; the
+    one in docs/img/ comes from here).
 The page may load nothing: no address outside the file, and a Content
 Security Policy that forbids it.
 """
 import argparse
+import atexit
 import html.parser
 import json
 import os
@@ -29,6 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser  # noqa: E402
 from check import expect, finish, run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,11 +94,20 @@ def chromium_args(a, profile):
             "--disable-sync", "--user-data-dir=" + profile]
 
 
+BROWSER = []  # the one browser of this run, and its profile
+
+
+def browser(a):
+    if not BROWSER:
+        profile = tempfile.TemporaryDirectory(prefix="pt-chromium-")
+        BROWSER.extend([Browser(chromium_args(a, profile.name)), profile])
+        atexit.register(lambda: (BROWSER[0].close(), BROWSER[1].cleanup()))
+    return BROWSER[0]
+
+
 def load(a, url):
     """The DOM of url once its script ran."""
-    with tempfile.TemporaryDirectory(prefix="pt-chromium-") as profile:
-        p = run(chromium_args(a, profile) + ["--dump-dom", url])
-    return Dom(p.stdout).root
+    return Dom(browser(a).dom(url)).root
 
 
 def column(table, k):
@@ -197,9 +209,7 @@ def main():
                    "%s: names not in order: %s" % (clicks, got))
 
     shot = os.path.join(a.work, "report.png")
-    with tempfile.TemporaryDirectory(prefix="pt-chromium-") as profile:
-        run(chromium_args(a, profile) + ["--hide-scrollbars", "--window-size=1400,1000",
-                                         "--screenshot=" + shot, url])
+    browser(a).screenshot(url, 1400, 1000, shot)
     data = open(shot, "rb").read() if os.path.exists(shot) else b""
     expect(data[:8] == b"\x89PNG\r\n\x1a\n", "no screenshot at %s" % shot)
     if data[:8] == b"\x89PNG\r\n\x1a\n":
