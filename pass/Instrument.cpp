@@ -31,6 +31,7 @@
 #include <llvm/Transforms/Utils/EscapeEnumerator.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -184,9 +185,14 @@ bool compilerGenerated(const Function &f, const Described &d)
 }
 
 // One user function reached from a library function (fields of kReachAttr).
+// once: reached through loop-free library code with one call on the way (a
+// thread's entry calling the lambda it runs), not from a library loop or
+// several places (std::sort calling the comparator): a call of the library
+// function is then one call of that code.
 struct Reached {
 	std::string match, name, dname, file;
 	unsigned line = 0;
+	bool once = false;
 };
 
 constexpr char kFieldSep = '\x1f', kEntrySep = '\x1e';
@@ -200,9 +206,10 @@ std::vector<Reached> reachedFrom(const Function &f)
 	for (StringRef e : entries) {
 		fields.clear();
 		e.split(fields, kFieldSep);
-		if (fields.size() != 5)
+		if (fields.size() != 6)
 			continue;
-		Reached r{fields[0].str(), fields[1].str(), fields[2].str(), fields[3].str(), 0};
+		Reached r{fields[0].str(), fields[1].str(), fields[2].str(), fields[3].str(), 0,
+			  fields[5] == "1"};
 		fields[4].getAsInteger(10, r.line);
 		out.push_back(r);
 	}
@@ -245,29 +252,53 @@ void recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
 				if (k == User)
 					entries[f] = d.match + kFieldSep + d.name + kFieldSep +
 					             d.dname + kFieldSep + d.file + kFieldSep +
-					             std::to_string(d.line);
+					             std::to_string(d.line) + kFieldSep;
 			}
 		}
 		return kinds[f] = k;
 	};
+	// Whether a function is user code or library code that calls some
+	// (std::forward and the like do not).
+	std::map<Function *, bool> leadsTo;
+	std::function<bool(Function *, unsigned)> leadsDepth = [&](Function *f, unsigned depth) {
+		Kind k = kindOf(f);
+		if (k != Library || depth > 32)
+			return k == User;
+		auto [it, fresh] = leadsTo.emplace(f, false); // false while visited: cycles
+		if (!fresh)
+			return it->second;
+		bool any = false;
+		for (Function *c : directCallees(*f))
+			any = any || leadsDepth(c, depth + 1);
+		return leadsTo[f] = any;
+	};
+	auto leads = [&](Function *f) { return leadsDepth(f, 0); };
 	for (Function &f : m) {
 		if (kindOf(&f) != Library)
 			continue;
-		std::string reach;
-		std::vector<Function *> work{&f};
+		std::vector<Function *> work{&f}, user;
 		std::set<Function *> seen{&f};
+		bool once = true;
 		// Bounded: the standard library's call trees are shallow.
-		for (size_t i = 0; i < work.size() && i < 256; i++)
+		for (size_t i = 0; i < work.size() && i < 256; i++) {
+			once = once && !hasLoop(*work[i]);
+			unsigned sites = 0; // calls that lead to user code
 			for (Function *c : directCallees(*work[i])) {
+				Kind k = kindOf(c);
+				sites += leads(c);
 				if (!seen.insert(c).second)
 					continue;
-				Kind k = kindOf(c);
 				if (k == Library)
 					work.push_back(c);
 				else if (k == User)
-					reach += (reach.empty() ? "" : std::string(1, kEntrySep)) +
-					         entries[c];
+					user.push_back(c);
 			}
+			once = once && sites <= 1;
+		}
+		std::string reach;
+		for (Function *u : user)
+			reach += (reach.empty() ? "" : std::string(1, kEntrySep)) + entries[u] +
+			         (once ? "1" : "0");
 		if (!reach.empty())
 			f.addFnAttr(kReachAttr, reach);
 	}
@@ -358,11 +389,17 @@ private:
 		else if (!opts.systemHeaders && isSystem(d)) {
 			why = "system header";
 			std::vector<Reached> user = heldUserCode(f);
-			if (!user.empty() && !opts.libraryInlined)
+			bool once = !user.empty();
+			for (const Reached &u : user)
+				once = once && u.once;
+			if (!user.empty() && !once)
+				dropped(d, user.front(), "called from a loop of library code");
+			else if (once && !opts.libraryInlined)
 				dropped(d, user.front(), "library-inlined=0");
-			if (!user.empty() && opts.libraryInlined) {
-				// The user's code was inlined here: traced under its name
-				// (the first one reached: the thread's lambda, the functor).
+			else if (once) {
+				// The user's code was inlined here, and runs once per call:
+				// traced under its name (the first one reached: the
+				// thread's lambda, the functor).
 				const Reached &u = user.front();
 				held = " as " + u.dname + " (holds inlined user code)";
 				name = u.name, match = u.match, dname = u.dname, file = u.file,
@@ -402,10 +439,13 @@ private:
 		if (warned)
 			return;
 		warned = true;
-		std::string keep = opts.libraryInlined
-		                       ? "a smaller -fplugin-arg-instrument-min-size= keeps it"
-		                       : "-fplugin-arg-instrument-library-inlined=1 traces it "
-		                         "under the user's name";
+		std::string keep =
+		    why.rfind("called", 0) == 0
+		        ? "-fplugin-arg-instrument-system-headers=1 traces the library functions "
+		          "that hold it"
+		    : opts.libraryInlined ? "a smaller -fplugin-arg-instrument-min-size= keeps it"
+		                          : "-fplugin-arg-instrument-library-inlined=1 traces it "
+		                            "under the user's name";
 		errs() << normalisePath(m.getSourceFileName())
 		       << ": warning: paratrace: user code inlined "
 		       << "into a library function is not traced (" << user.dname << " in "
