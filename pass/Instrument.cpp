@@ -232,10 +232,21 @@ std::vector<Function *> directCallees(Function &f)
 // library code only -- std::thread's entry reaches the lambda it runs,
 // std::sort the comparator. Once the optimiser has inlined them, the
 // library function holds the user's code (heldUserCode).
-void recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
+bool recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
 {
 	if (opts.systemHeaders)
-		return;
+		return false;
+	bool changed = false;
+	std::map<Function *, std::vector<Function *>> calls;
+	auto callees = [&](Function *f) -> const std::vector<Function *> & {
+		auto it = calls.find(f);
+		return it != calls.end() ? it->second : (calls[f] = directCallees(*f));
+	};
+	std::map<Function *, bool> loops;
+	auto loopy = [&](Function *f) {
+		auto it = loops.find(f);
+		return it != loops.end() ? it->second : (loops[f] = hasLoop(*f));
+	};
 	enum Kind { User, Library, Other };
 	std::map<Function *, Kind> kinds;
 	std::map<Function *, std::string> entries;
@@ -268,22 +279,22 @@ void recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
 		if (!fresh)
 			return it->second;
 		bool any = false;
-		for (Function *c : directCallees(*f))
+		for (Function *c : callees(f))
 			any = any || leadsDepth(c, depth + 1);
 		return leadsTo[f] = any;
 	};
 	auto leads = [&](Function *f) { return leadsDepth(f, 0); };
 	for (Function &f : m) {
-		if (kindOf(&f) != Library)
+		if (kindOf(&f) != Library || !leads(&f))
 			continue;
 		std::vector<Function *> work{&f}, user;
 		std::set<Function *> seen{&f};
 		bool once = true;
 		// Bounded: the standard library's call trees are shallow.
 		for (size_t i = 0; i < work.size() && i < 256; i++) {
-			once = once && !hasLoop(*work[i]);
+			once = once && !loopy(work[i]);
 			unsigned sites = 0; // calls that lead to user code
-			for (Function *c : directCallees(*work[i])) {
+			for (Function *c : callees(work[i])) {
 				Kind k = kindOf(c);
 				sites += leads(c);
 				if (!seen.insert(c).second)
@@ -299,9 +310,12 @@ void recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
 		for (Function *u : user)
 			reach += (reach.empty() ? "" : std::string(1, kEntrySep)) + entries[u] +
 			         (once ? "1" : "0");
-		if (!reach.empty())
+		if (!reach.empty()) {
 			f.addFnAttr(kReachAttr, reach);
+			changed = true;
+		}
 	}
+	return changed;
 }
 
 // The user's code a library function holds after optimisation: what it
@@ -678,10 +692,8 @@ struct InstrumentPass : PassInfoMixin<InstrumentPass> {
 		// is at the pipeline's start whatever the stage): afterwards the
 		// function that encloses a region may be gone.
 		bool changed = nameOutlinedCode(m, fe);
-		if (at == At::Start && opts->stage == Stage::Last) {
-			recordLibraryReach(m, fe, *opts);
-			changed = true;
-		}
+		if (at == At::Start && opts->stage == Stage::Last)
+			changed = recordLibraryReach(m, fe, *opts) || changed;
 		if ((at == At::Start && opts->stage != Stage::Start) ||
 		    (at == At::Last && opts->stage != Stage::Last))
 			return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
