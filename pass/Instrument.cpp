@@ -31,7 +31,9 @@
 #include <llvm/Transforms/Utils/EscapeEnumerator.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <functional>
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -40,6 +42,9 @@ namespace {
 
 constexpr unsigned kAbiVersion = 1; // PT_ABI_VERSION in include/paratrace/abi.h
 constexpr const char *kDoneAttr = "paratrace-instrumented";
+// On a library function, at the pipeline's start: the user's functions it
+// reaches through library code only (see recordLibraryReach).
+constexpr const char *kReachAttr = "paratrace-reach";
 
 PointerType *bytePtrTy(LLVMContext &ctx)
 {
@@ -91,6 +96,248 @@ struct Candidate {
 	unsigned line;
 };
 
+// How a function is named and located. name: what the table carries;
+// match: what MANGLED filter rules see; dname: what the other filters and
+// verbose=1 see.
+struct Described {
+	std::string name, match, dname, file;
+	unsigned line = 0;
+	StringRef role;
+	const DeclInfo *decl = nullptr;
+	DeclInfo scratch; // decl may point here: Described is never copied
+	Described() = default;
+	Described(const Described &) = delete;
+};
+
+void describe(Function &f, const FrontendState *fe, Described &d)
+{
+	const Module &m = *f.getParent();
+	d.name = d.match = sourceName(f.getName());
+	d.role = f.getFnAttribute(kRoleAttr).getValueAsString();
+	auto located = [&] {
+		d.file = f.getFnAttribute(kFileAttr).getValueAsString().str();
+		f.getFnAttribute(kLineAttr).getValueAsString().getAsInteger(10, d.line);
+	};
+	if (!d.role.empty()) {
+		d.name = d.dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
+		d.match = f.getFnAttribute(kMatchAttr).getValueAsString().str();
+		located();
+		return;
+	}
+	d.decl = findDecl(fe, f, d.scratch);
+	if (f.hasFnAttribute(kNameAttr)) {
+		// A lambda or a block, named at the pipeline's start.
+		d.name = d.dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
+		located();
+		return;
+	}
+	subprogramLocation(f, d.file, d.line);
+	if (d.decl && !d.decl->file.empty()) {
+		d.file = d.decl->file;
+		d.line = d.decl->line ? d.decl->line : d.line;
+	} else if (d.file.empty()) {
+		d.file = normalisePath(m.getSourceFileName());
+	}
+	d.dname = demangleLLVM(d.name);
+}
+
+// "void std::__sort<It, Cmp>(It, It, Cmp)" -> "std::__sort<It, Cmp>":
+// the name before the parameter list, without the return type.
+StringRef qualifiedName(StringRef d)
+{
+	int depth = 0;
+	size_t start = 0, end = d.size();
+	for (size_t i = 0; i < d.size(); i++) {
+		char c = d[i];
+		if (c == '<')
+			depth++;
+		else if (c == '>')
+			depth--;
+		else if (depth == 0 && c == ' ')
+			start = i + 1;
+		else if (depth == 0 && c == '(') {
+			end = i;
+			break;
+		}
+	}
+	return start < end ? d.slice(start, end) : d;
+}
+
+bool isSystem(const Described &d)
+{
+	if (d.decl)
+		return d.decl->systemHeader;
+	// Without the AST (-fpass-plugin= alone) fall back on where the
+	// distribution keeps system headers (known with -g), and on the
+	// standard library's namespaces (Score-P's built-in exclude).
+	StringRef f(d.file);
+	if (f.startswith("/usr/include/") || f.startswith("/usr/lib/gcc/") ||
+	    f.startswith("/usr/lib/llvm-") || f.startswith("/usr/local/include/"))
+		return true;
+	StringRef q = qualifiedName(d.dname);
+	return q.startswith("std::") || q.startswith("__gnu_cxx::") || q.startswith("__cxxabiv1::");
+}
+
+bool compilerGenerated(const Function &f, const Described &d)
+{
+	return d.role == "helper" || compilerGeneratedName(f.getName()) ||
+	       (d.decl && d.decl->implicit);
+}
+
+// One user function reached from a library function (fields of kReachAttr).
+// once: reached through loop-free library code with one call on the way (a
+// thread's entry calling the lambda it runs), not from a library loop or
+// several places (std::sort calling the comparator): a call of the library
+// function is then one call of that code.
+struct Reached {
+	std::string match, name, dname, file;
+	unsigned line = 0;
+	bool once = false;
+};
+
+constexpr char kFieldSep = '\x1f', kEntrySep = '\x1e';
+
+std::vector<Reached> reachedFrom(const Function &f)
+{
+	std::vector<Reached> out;
+	StringRef all = f.getFnAttribute(kReachAttr).getValueAsString();
+	SmallVector<StringRef, 8> entries, fields;
+	all.split(entries, kEntrySep, -1, false);
+	for (StringRef e : entries) {
+		fields.clear();
+		e.split(fields, kFieldSep);
+		if (fields.size() != 6)
+			continue;
+		Reached r{fields[0].str(), fields[1].str(), fields[2].str(), fields[3].str(), 0,
+			  fields[5] == "1"};
+		fields[4].getAsInteger(10, r.line);
+		out.push_back(r);
+	}
+	return out;
+}
+
+std::vector<Function *> directCallees(Function &f)
+{
+	std::vector<Function *> out;
+	for (BasicBlock &bb : f)
+		for (Instruction &i : bb)
+			if (auto *cb = dyn_cast<CallBase>(&i))
+				if (Function *c = cb->getCalledFunction(); c && !c->isIntrinsic())
+					out.push_back(c);
+	return out;
+}
+
+// At the pipeline's start, before anything is inlined: marks each library
+// function (system header) with the user functions it reaches through
+// library code only -- std::thread's entry reaches the lambda it runs,
+// std::sort the comparator. Once the optimiser has inlined them, the
+// library function holds the user's code (heldUserCode).
+bool recordLibraryReach(Module &m, const FrontendState *fe, const Options &opts)
+{
+	if (opts.systemHeaders)
+		return false;
+	bool changed = false;
+	std::map<Function *, std::vector<Function *>> calls;
+	auto callees = [&](Function *f) -> const std::vector<Function *> & {
+		auto it = calls.find(f);
+		return it != calls.end() ? it->second : (calls[f] = directCallees(*f));
+	};
+	std::map<Function *, bool> loops;
+	auto loopy = [&](Function *f) {
+		auto it = loops.find(f);
+		return it != loops.end() ? it->second : (loops[f] = hasLoop(*f));
+	};
+	enum Kind { User, Library, Other };
+	std::map<Function *, Kind> kinds;
+	std::map<Function *, std::string> entries;
+	auto kindOf = [&](Function *f) {
+		auto it = kinds.find(f);
+		if (it != kinds.end())
+			return it->second;
+		Kind k = Other;
+		if (!f->isDeclaration() && !f->hasFnAttribute(kDoneAttr)) {
+			Described d;
+			describe(*f, fe, d);
+			if (d.role.empty() && !compilerGenerated(*f, d)) {
+				k = isSystem(d) ? Library : User;
+				if (k == User)
+					entries[f] = d.match + kFieldSep + d.name + kFieldSep +
+					             d.dname + kFieldSep + d.file + kFieldSep +
+					             std::to_string(d.line) + kFieldSep;
+			}
+		}
+		return kinds[f] = k;
+	};
+	// Whether a function is user code or library code that calls some
+	// (std::forward and the like do not).
+	std::map<Function *, bool> leadsTo;
+	std::function<bool(Function *, unsigned)> leadsDepth = [&](Function *f, unsigned depth) {
+		Kind k = kindOf(f);
+		if (k != Library || depth > 32)
+			return k == User;
+		auto [it, fresh] = leadsTo.emplace(f, false); // false while visited: cycles
+		if (!fresh)
+			return it->second;
+		bool any = false;
+		for (Function *c : callees(f))
+			any = any || leadsDepth(c, depth + 1);
+		return leadsTo[f] = any;
+	};
+	auto leads = [&](Function *f) { return leadsDepth(f, 0); };
+	for (Function &f : m) {
+		if (kindOf(&f) != Library || !leads(&f))
+			continue;
+		std::vector<Function *> work{&f}, user;
+		std::set<Function *> seen{&f};
+		bool once = true;
+		// Bounded: the standard library's call trees are shallow.
+		for (size_t i = 0; i < work.size() && i < 256; i++) {
+			once = once && !loopy(work[i]);
+			unsigned sites = 0; // calls that lead to user code
+			for (Function *c : callees(work[i])) {
+				Kind k = kindOf(c);
+				sites += leads(c);
+				if (!seen.insert(c).second)
+					continue;
+				if (k == Library)
+					work.push_back(c);
+				else if (k == User)
+					user.push_back(c);
+			}
+			once = once && sites <= 1;
+		}
+		std::string reach;
+		for (Function *u : user)
+			reach += (reach.empty() ? "" : std::string(1, kEntrySep)) + entries[u] +
+			         (once ? "1" : "0");
+		if (!reach.empty()) {
+			f.addFnAttr(kReachAttr, reach);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+// The user's code a library function holds after optimisation: what it
+// reached at the start, less what it still calls, and less what the library
+// functions it still calls reached (their code, not its own).
+std::vector<Reached> heldUserCode(Function &f)
+{
+	std::vector<Reached> out;
+	if (!f.hasFnAttribute(kReachAttr))
+		return out;
+	std::set<std::string> elsewhere;
+	for (Function *c : directCallees(f)) {
+		elsewhere.insert(sourceName(c->getName()));
+		for (const Reached &r : reachedFrom(*c))
+			elsewhere.insert(r.match);
+	}
+	for (Reached &r : reachedFrom(f))
+		if (!elsewhere.count(r.match))
+			out.push_back(std::move(r));
+	return out;
+}
+
 class Instrumenter {
 public:
 	Instrumenter(Module &m, const Options &opts, const FrontendState *fe)
@@ -131,102 +378,92 @@ public:
 private:
 	void select(Function &f, std::vector<Candidate> &todo)
 	{
-		if (f.isDeclaration() || f.hasFnAttribute(kDoneAttr) || f.hasAvailableExternallyLinkage())
+		if (f.isDeclaration() || f.hasFnAttribute(kDoneAttr) ||
+		    f.hasAvailableExternallyLinkage())
 			return;
-		// name: what the table carries; match: what MANGLED filter rules
-		// see; dname: what the other filters and verbose=1 see.
-		std::string name = sourceName(f.getName()), match = name, dname, file;
-		unsigned line = 0;
-		StringRef role = f.getFnAttribute(kRoleAttr).getValueAsString();
-		DeclInfo scratch;
-		const DeclInfo *decl = nullptr;
-		if (!role.empty()) {
-			name = dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
-			match = f.getFnAttribute(kMatchAttr).getValueAsString().str();
-			file = f.getFnAttribute(kFileAttr).getValueAsString().str();
-			f.getFnAttribute(kLineAttr).getValueAsString().getAsInteger(10, line);
-		} else {
-			decl = findDecl(fe, f, scratch);
-			if (f.hasFnAttribute(kNameAttr)) {
-				// A lambda or a block, named at the pipeline's start.
-				name = dname = f.getFnAttribute(kNameAttr).getValueAsString().str();
-				file = f.getFnAttribute(kFileAttr).getValueAsString().str();
-				f.getFnAttribute(kLineAttr).getValueAsString().getAsInteger(10, line);
-			} else {
-				subprogramLocation(f, file, line);
-				if (decl && !decl->file.empty()) {
-					file = decl->file;
-					line = decl->line ? decl->line : line;
-				} else if (file.empty()) {
-					file = normalisePath(m.getSourceFileName());
-				}
-				dname = demangleLLVM(name);
-			}
-		}
-		bool body = role == "body";
+		Described d;
+		describe(f, fe, d);
+		bool body = d.role == "body";
+		std::string name = d.name, match = d.match, dname = d.dname, file = d.file;
+		unsigned line = d.line;
+		std::string held; // library function shown under the user's name
 
 		std::string why;
 		if (f.hasFnAttribute(Attribute::Naked))
 			why = "naked";
-		else if (role == "part")
-			why = "inner function " + f.getName().str() + " of this body, counted with it";
+		else if (d.role == "part")
+			why = "inner function " + f.getName().str() +
+			      " of this body, counted with it";
 		else if (f.hasFnAttribute(Attribute::AlwaysInline) && !body)
 			why = "always_inline";
-		else if (decl && decl->noInstrument)
+		else if (d.decl && d.decl->noInstrument)
 			why = "no_instrument_function";
-		else if (!opts.compilerGenerated &&
-			 (role == "helper" || compilerGeneratedName(f.getName()) || (decl && decl->implicit)))
+		else if (!opts.compilerGenerated && compilerGenerated(f, d))
 			why = "compiler-generated";
-		else if (!opts.systemHeaders && isSystem(decl, file, dname))
+		else if (!opts.systemHeaders && isSystem(d)) {
 			why = "system header";
-		else if (opts.minSize && !body && instructionCount(f) < opts.minSize && !hasLoop(f))
-			why = "loop-free and below min-size=" + std::to_string(opts.minSize);
-		else
-			why = userFilter(opts, match, dname, file);
+			std::vector<Reached> user = heldUserCode(f);
+			bool once = !user.empty();
+			for (const Reached &u : user)
+				once = once && u.once;
+			if (!user.empty() && !once)
+				dropped(d, user.front(), "called from a loop of library code");
+			else if (once && !opts.libraryInlined)
+				dropped(d, user.front(), "library-inlined=0");
+			else if (once) {
+				// The user's code was inlined here, and runs once per call:
+				// traced under its name (the first one reached: the
+				// thread's lambda, the functor).
+				const Reached &u = user.front();
+				held = " as " + u.dname + " (holds inlined user code)";
+				name = u.name, match = u.match, dname = u.dname, file = u.file,
+				line = u.line;
+				why = sizeFilter(f, body);
+				if (!why.empty())
+					dropped(d, u, why);
+				else // the user's own filters decide, silently
+					why = userFilter(opts, match, dname, file);
+			}
+		} else {
+			why = sizeFilter(f, body);
+			if (why.empty())
+				why = userFilter(opts, match, dname, file);
+		}
 
 		if (opts.verbose)
-			errs() << "paratrace: " << (why.empty() ? "instrument " : "skip ") << dname << " ("
-			       << file << ":" << line << ", size " << instructionCount(f)
-			       << (hasLoop(f) ? ", loop" : "") << ")" << (why.empty() ? "" : ": ") << why << "\n";
+			errs() << "paratrace: " << (why.empty() ? "instrument " : "skip ")
+			       << d.dname << held << " (" << file << ":" << line << ", size "
+			       << instructionCount(f) << (hasLoop(f) ? ", loop" : "") << ")"
+			       << (why.empty() ? "" : ": ") << why << "\n";
 		if (why.empty())
 			todo.push_back({&f, name, file, line});
 	}
 
-	bool isSystem(const DeclInfo *decl, const std::string &file, const std::string &dname)
+	std::string sizeFilter(Function &f, bool body)
 	{
-		if (decl)
-			return decl->systemHeader;
-		// Without the AST (-fpass-plugin= alone) fall back on where the
-		// distribution keeps system headers (known with -g), and on the
-		// standard library's namespaces (Score-P's built-in exclude).
-		StringRef f(file);
-		if (f.startswith("/usr/include/") || f.startswith("/usr/lib/gcc/") ||
-		    f.startswith("/usr/lib/llvm-") || f.startswith("/usr/local/include/"))
-			return true;
-		StringRef q = qualifiedName(dname);
-		return q.startswith("std::") || q.startswith("__gnu_cxx::") || q.startswith("__cxxabiv1::");
+		if (opts.minSize && !body && instructionCount(f) < opts.minSize && !hasLoop(f))
+			return "loop-free and below min-size=" + std::to_string(opts.minSize);
+		return "";
 	}
 
-	// "void std::__sort<It, Cmp>(It, It, Cmp)" -> "std::__sort<It, Cmp>":
-	// the name before the parameter list, without the return type.
-	static StringRef qualifiedName(StringRef d)
+	// The user's code inlined into a library function that is not traced:
+	// said once per file, with the option that keeps it.
+	void dropped(const Described &lib, const Reached &user, const std::string &why)
 	{
-		int depth = 0;
-		size_t start = 0, end = d.size();
-		for (size_t i = 0; i < d.size(); i++) {
-			char c = d[i];
-			if (c == '<')
-				depth++;
-			else if (c == '>')
-				depth--;
-			else if (depth == 0 && c == ' ')
-				start = i + 1;
-			else if (depth == 0 && c == '(') {
-				end = i;
-				break;
-			}
-		}
-		return start < end ? d.slice(start, end) : d;
+		if (warned)
+			return;
+		warned = true;
+		std::string keep =
+		    why.rfind("called", 0) == 0
+		        ? "-fplugin-arg-instrument-system-headers=1 traces the library functions "
+		          "that hold it"
+		    : opts.libraryInlined ? "a smaller -fplugin-arg-instrument-min-size= keeps it"
+		                          : "-fplugin-arg-instrument-library-inlined=1 traces it "
+		                            "under the user's name";
+		errs() << normalisePath(m.getSourceFileName())
+		       << ": warning: paratrace: user code inlined "
+		       << "into a library function is not traced (" << user.dname << " in "
+		       << qualifiedName(lib.dname) << ": " << why << "); " << keep << "\n";
 	}
 
 	Constant *cstring(const std::string &s)
@@ -416,6 +653,7 @@ private:
 	GlobalVariable *desc = nullptr;
 	Constant *idBase = nullptr;
 	FunctionCallee enter, exit;
+	bool warned = false;
 };
 
 enum class At { Start, Last, Explicit };
@@ -454,6 +692,8 @@ struct InstrumentPass : PassInfoMixin<InstrumentPass> {
 		// is at the pipeline's start whatever the stage): afterwards the
 		// function that encloses a region may be gone.
 		bool changed = nameOutlinedCode(m, fe);
+		if (at == At::Start && opts->stage == Stage::Last)
+			changed = recordLibraryReach(m, fe, *opts) || changed;
 		if ((at == At::Start && opts->stage != Stage::Start) ||
 		    (at == At::Last && opts->stage != Stage::Last))
 			return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();

@@ -14,7 +14,8 @@ namespace paratrace {
 const char *validOptions()
 {
 	return "include=REGEX, exclude=REGEX, filter-file=PATH, min-size=N, stage=start|last, "
-	       "system-headers=0|1, compiler-generated=0|1, verbose=0|1|2, gpu=all|entries|blocks|off";
+	       "system-headers=0|1, compiler-generated=0|1, library-inlined=0|1, verbose=0|1|2, "
+	       "gpu=all|entries|blocks|off";
 }
 
 static std::string optionError(const Options &opts, const std::string &arg, const std::string &why)
@@ -142,8 +143,10 @@ std::string parseOption(Options &opts, const std::string &arg)
 		else
 			return optionError(opts, arg, "expected start or last");
 		opts.stageGiven = true;
-	} else if (key == "system-headers" || key == "compiler-generated") {
-		bool &b = key == "system-headers" ? opts.systemHeaders : opts.compilerGenerated;
+	} else if (key == "system-headers" || key == "compiler-generated" || key == "library-inlined") {
+		bool &b = key == "system-headers"	? opts.systemHeaders
+			  : key == "compiler-generated" ? opts.compilerGenerated
+							: opts.libraryInlined;
 		if (!parseBool(value, b))
 			return optionError(opts, arg, "expected 0 or 1");
 	} else if (key == "gpu") {

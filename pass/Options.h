@@ -36,6 +36,9 @@ struct Options {
 	bool systemHeaders = false;
 	bool compilerGenerated = false;
 	bool alwaysInline = false;
+	// A library function holding the user's inlined code is traced under
+	// the name of that code (stage=last only: nothing is inlined before).
+	bool libraryInlined = true;
 	unsigned verbose = 0;
 	// Device code (GPU kernels): which instrumented versions to emit
 	// (kGpuEntries | kGpuBlocks; 0 = leave kernels alone).

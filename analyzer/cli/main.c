@@ -61,6 +61,13 @@ int main(int argc, char **argv)
 	if (!strcmp(arg, "--version")) {
 		printf("paratrace %s (log format %d.%d)\n", PT_VERSION, PT_FORMAT_VERSION_MAJOR,
 		       PT_FORMAT_VERSION_MINOR);
+		/* The plugin only runs in the clang it was built for. */
+#ifdef PT_PLUGIN_CLANG
+		printf("plugin: instrument.so for clang %s\n", PT_PLUGIN_CLANG);
+#else
+		printf("plugin: not built\n");
+#endif
+		printf("built with: %s\n", PT_BUILT_PARTS);
 		return 0;
 	}
 	if (!strcmp(arg, "help")) {
