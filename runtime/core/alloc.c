@@ -3,6 +3,7 @@
  * be instrumented, interposed, or not yet usable while dlsym bootstraps). */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_sys.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -93,5 +94,5 @@ void *pt_real(const char *name)
 
 uint32_t pt_gettid(void)
 {
-	return (uint32_t)syscall(SYS_gettid);
+	return (uint32_t)pt_sys0(SYS_gettid);
 }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -530,7 +531,8 @@ static int pt_asym_fence;
 
 static void asym_fence_register(void)
 {
-	pt_asym_fence = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	pt_asym_fence =
+	    pt_sys3(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 /* After a store of pt_state that threads in pt_enter must not miss: every
@@ -541,7 +543,7 @@ static void asym_fence_register(void)
 static void state_store_fence(void)
 {
 	if (pt_asym_fence)
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		pt_sys3(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
 /* An event of a thread that lives on while exit() or _exit() ends the

@@ -28,13 +28,14 @@
  * use: onto a runtime descriptor it fails with EBUSY, an error Linux's dup2
  * gives when it races with an open.
  *
- * What is not covered: raw system calls (syscall(SYS_close, ...)) and other
+ * What is not covered: raw system calls (pt_sys1(SYS_close, ...)) and other
  * calls on the runtime's numbers (write, mmap, ...), which the program can
  * only make on a descriptor it never opened. */
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
 #include "pt_interpose.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,18 +113,18 @@ static void fd_unlock(void)
 static uint64_t block_signals(void)
 {
 	uint64_t all = ~(uint64_t)0, old = 0;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old);
 	return old;
 }
 
 static void restore_signals(uint64_t old)
 {
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
 }
 
 static void raw_close(int fd)
 {
-	syscall(SYS_close, fd);
+	pt_sys1(SYS_close, fd);
 }
 
 /* The lowest number the runtime's descriptors take: a quarter below the
@@ -180,7 +181,7 @@ static int adopt(int fd, int *slot)
 	}
 	int floor = floor_fd();
 	if (fd < floor) {
-		long hi = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
+		long hi = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 		/* No room up there: it stays where it is, protected all the same. */
 		if (hi >= 0 && hi < FD_CAP) {
 			mark((int)hi);
@@ -196,12 +197,12 @@ static int adopt(int fd, int *slot)
 	return 0;
 }
 
-/* The kernel's answer to an open (fd or -1 with errno), under fd_lock. */
+/* The kernel's answer to an open (fd or -errno), under fd_lock. */
 static int take(long fd, int *slot)
 {
 	if (fd < 0) {
 		__atomic_store_n(slot, -1, __ATOMIC_RELAXED);
-		return -errno;
+		return (int)fd;
 	}
 	if (fd >= FD_CAP) { /* beyond the bitmap: cannot be protected */
 		raw_close((int)fd);
@@ -217,7 +218,7 @@ int pt_fd_openat(int *slot, const int *dir, const char *path, int flags, mode_t 
 	int saved = errno;
 	fd_lock();
 	int d = dir ? __atomic_load_n(dir, __ATOMIC_ACQUIRE) : AT_FDCWD;
-	int r = take(syscall(SYS_openat, d, path, flags | O_CLOEXEC, mode), slot);
+	int r = take(pt_sys4(SYS_openat, d, path, flags | O_CLOEXEC, mode), slot);
 	fd_unlock();
 	errno = saved;
 	return r;
@@ -228,7 +229,7 @@ int pt_fd_perf_open(int *slot, void *attr, const int *group)
 	int saved = errno;
 	fd_lock();
 	int g = group ? __atomic_load_n(group, __ATOMIC_ACQUIRE) : -1;
-	int r = take(syscall(SYS_perf_event_open, attr, 0, -1, g, PERF_FLAG_FD_CLOEXEC), slot);
+	int r = take(pt_sys5(SYS_perf_event_open, attr, 0, -1, g, PERF_FLAG_FD_CLOEXEC), slot);
 	fd_unlock();
 	errno = saved;
 	return r;
@@ -253,21 +254,21 @@ ssize_t pt_fd_read_file(const char *path, void *buf, size_t len)
 {
 	int saved = errno;
 	fd_lock();
-	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	long fd = pt_sys4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	ssize_t got = 0;
 	if (fd < 0 || fd >= FD_CAP) {
-		got = fd < 0 ? -errno : -EMFILE;
+		got = fd < 0 ? fd : -EMFILE;
 		if (fd >= 0)
 			raw_close((int)fd);
 	} else {
 		mark((int)fd);
 		while ((size_t)got < len) {
-			long n = syscall(SYS_read, fd, (char *)buf + got, len - (size_t)got);
-			if (n < 0 && errno == EINTR)
+			long n = pt_sys3(SYS_read, fd, (char *)buf + got, len - (size_t)got);
+			if (n == -EINTR)
 				continue;
 			if (n <= 0) {
 				if (n < 0 && got == 0)
-					got = -errno;
+					got = n;
 				break;
 			}
 			got += n;
@@ -300,9 +301,7 @@ static int slot_fd(const int *slot)
 ssize_t pt_fd_pwrite(const int *slot, const void *buf, size_t len, uint64_t off)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_pwrite64, slot_fd(slot), buf, len, (off_t)off);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys4(SYS_pwrite64, slot_fd(slot), buf, len, (off_t)off);
 	pt_fd_use_end();
 	return r;
 }
@@ -310,9 +309,7 @@ ssize_t pt_fd_pwrite(const int *slot, const void *buf, size_t len, uint64_t off)
 ssize_t pt_fd_read(const int *slot, void *buf, size_t len)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_read, slot_fd(slot), buf, len);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys3(SYS_read, slot_fd(slot), buf, len);
 	pt_fd_use_end();
 	return r;
 }
@@ -320,9 +317,7 @@ ssize_t pt_fd_read(const int *slot, void *buf, size_t len)
 int pt_fd_ftruncate(const int *slot, uint64_t len)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_ftruncate, slot_fd(slot), (off_t)len);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys2(SYS_ftruncate, slot_fd(slot), (off_t)len);
 	pt_fd_use_end();
 	return (int)r;
 }
@@ -330,9 +325,7 @@ int pt_fd_ftruncate(const int *slot, uint64_t len)
 int pt_fd_lock(const int *slot)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_flock, slot_fd(slot), LOCK_EX | LOCK_NB);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys2(SYS_flock, slot_fd(slot), LOCK_EX | LOCK_NB);
 	pt_fd_use_end();
 	return (int)r;
 }
@@ -348,9 +341,7 @@ void *pt_fd_mmap(const int *slot, size_t len, int prot, int flags, uint64_t off)
 int pt_fd_mkdirat(const int *dir, const char *name, mode_t mode)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_mkdirat, slot_fd(dir), name, mode);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys3(SYS_mkdirat, slot_fd(dir), name, mode);
 	pt_fd_use_end();
 	return (int)r;
 }
@@ -358,9 +349,7 @@ int pt_fd_mkdirat(const int *dir, const char *name, mode_t mode)
 int pt_fd_unlinkat(const int *dir, const char *name)
 {
 	pt_fd_use_begin();
-	long r = syscall(SYS_unlinkat, slot_fd(dir), name, 0);
-	if (r < 0)
-		r = -errno;
+	long r = pt_sys3(SYS_unlinkat, slot_fd(dir), name, 0);
 	pt_fd_use_end();
 	return (int)r;
 }
@@ -375,8 +364,8 @@ void pt_fd_drop_cache(const int *slot, uint64_t off, uint64_t len)
 void pt_fd_start_writeback(const int *slot, uint64_t off, uint64_t len)
 {
 	pt_fd_use_begin();
-	/* syscall(): glibc's sync_file_range is a cancellation point. */
-	syscall(SYS_sync_file_range, slot_fd(slot), (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	/* Not glibc's sync_file_range: a cancellation point. */
+	pt_sys4(SYS_sync_file_range, slot_fd(slot), (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
 	pt_fd_use_end();
 }
 
@@ -425,9 +414,9 @@ static void move_away(int fd)
 	/* Pauses, then yields: a use may be preempted on a busy machine. */
 	for (unsigned n = 0; atomic_load(&pt_fd_users); n++)
 		pt_spin_wait_once(n);
-	long to = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor_fd());
+	long to = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor_fd());
 	if (to < 0)
-		to = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+		to = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
 	if (to >= FD_CAP) {
 		raw_close((int)to);
 		to = -1;

@@ -38,6 +38,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -212,13 +213,13 @@ static int start_helper(void)
 	madvise(stack, PT_PF_STACK, MADV_DONTFORK);
 	sigset_t all, old;
 	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
 	int tid = __clone(helper_main, stack + PT_PF_STACK,
 			CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 				CLONE_SYSVSEM,
 			NULL);
 	int err = errno;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 	errno = saved;
 	if (tid < 0) {
 		pt_debug(1, "prefault helper not started: %s", strerror(err));

@@ -3,6 +3,7 @@
  * touched, so they are safe in the runtime's own paths and at exit. */
 #define _GNU_SOURCE
 #include "core.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,10 +24,10 @@ static void vmessage(const char *fmt, va_list ap)
 		len = sizeof buf - 2;
 	buf[len++] = '\n';
 	for (size_t off = 0; off < len;) {
-		/* syscall(): glibc's write is a cancellation point */
-		ssize_t w = syscall(SYS_write, STDERR_FILENO, buf + off, len - off);
+		/* not write(): glibc's is a cancellation point */
+		ssize_t w = pt_sys3(SYS_write, STDERR_FILENO, buf + off, len - off);
 		if (w <= 0) {
-			if (w < 0 && errno == EINTR)
+			if (w == -EINTR)
 				continue;
 			break;
 		}

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -334,13 +335,13 @@ static int map_window_masked(pt_wlog *l, uint64_t data_off, size_t need, int ign
 {
 	uint64_t all = ~(uint64_t)0, old;
 	int masked =
-	    !l->masked && syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old) == 0;
+	    !l->masked && pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof old) == 0;
 	int reason = map_window(l, data_off, need, ignore_limit);
 	if (masked && pt_tls && l == &pt_tls->log) {
 		l->saved_mask = old;
 		l->masked = 1;
 	} else if (masked) {
-		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+		pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
 	}
 	return reason;
 }
@@ -349,7 +350,7 @@ void pt_wlog_unmask(pt_wlog *l)
 {
 	if (l->masked) {
 		l->masked = 0;
-		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &l->saved_mask, NULL,
+		pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &l->saved_mask, NULL,
 		        sizeof l->saved_mask);
 	}
 }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* clone, __WALL */
 #endif
 #include "kprof.h"
+#include "pt_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -310,15 +311,15 @@ struct child {
 static int compiler_main(void *arg)
 {
 	struct child *c = arg;
-	long null = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
+	long null = pt_sys3(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
 	if (null >= 0)
-		syscall(SYS_dup3, (int)null, 0, 0);
+		pt_sys3(SYS_dup3, (int)null, 0, 0);
 	if (c->logfd >= 0) {
-		syscall(SYS_dup3, c->logfd, 1, 0);
-		syscall(SYS_dup3, c->logfd, 2, 0);
+		pt_sys3(SYS_dup3, c->logfd, 1, 0);
+		pt_sys3(SYS_dup3, c->logfd, 2, 0);
 	}
-	syscall(SYS_execve, c->argv[0], c->argv, c->envp);
-	syscall(SYS_exit, 127);
+	pt_sys3(SYS_execve, c->argv[0], c->argv, c->envp);
+	pt_sys1(SYS_exit, 127);
 	return 127;
 }
 
@@ -333,19 +334,19 @@ static int middle_main(void *arg)
 	struct ksigaction dfl = {0};
 	for (int sig = 1; sig < 65; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof c->mask);
+			pt_sys4(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &c->mask, NULL, sizeof c->mask);
 	pid_t pid =
 	    __clone(compiler_main, c->stack2 + c->stack2_size, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 	if (pid < 0)
-		syscall(SYS_exit, 0);
+		pt_sys1(SYS_exit, 0);
 	int st = 0;
 	long r;
-	while ((r = syscall(SYS_wait4, pid, &st, __WALL, NULL)) < 0 && errno == EINTR)
+	while ((r = pt_sys4(SYS_wait4, pid, &st, __WALL, NULL)) == -EINTR)
 		;
 	if (r == pid)
 		c->status = st;
-	syscall(SYS_exit, 0);
+	pt_sys1(SYS_exit, 0);
 	return 0;
 }
 
@@ -372,21 +373,21 @@ int pt_kprof_run(char *const argv[], const char *log_path)
 		if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
 			envp[m++] = *e;
 	struct child c = {argv, envp, -1, 0, stacks + stack_size, stack_size, -1};
-	c.logfd = (int)syscall(SYS_openat, AT_FDCWD, log_path,
+	c.logfd = (int)pt_sys4(SYS_openat, AT_FDCWD, log_path,
 	                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	uint64_t all = ~0ull;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &c.mask, sizeof all);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &all, &c.mask, sizeof all);
 	/* Exit signal 0 and no exec: no SIGCHLD for the program, and only
 	 * __WALL waits (ours) see this child. CLONE_VFORK: we resume when it
 	 * has exited, i.e. when the compiler has. */
 	pid_t pid = __clone(middle_main, stacks + stack_size, CLONE_VM | CLONE_VFORK, &c);
 	int err = errno;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c.mask, NULL, sizeof c.mask);
+	pt_sys4(SYS_rt_sigprocmask, SIG_SETMASK, &c.mask, NULL, sizeof c.mask);
 	if (pid > 0)
-		while (syscall(SYS_wait4, pid, NULL, __WALL, NULL) < 0 && errno == EINTR)
+		while (pt_sys4(SYS_wait4, pid, NULL, __WALL, NULL) == -EINTR)
 			;
 	if (c.logfd >= 0)
-		syscall(SYS_close, c.logfd);
+		pt_sys1(SYS_close, c.logfd);
 	munmap(stacks, 2 * stack_size);
 	free(envp);
 	if (pid < 0 || c.status < 0) {

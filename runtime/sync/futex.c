@@ -12,8 +12,8 @@
  *                                   more than one; result: threads woken)
  * Every other system call, and every other futex operation, goes to libc's
  * syscall() with its six arguments unchanged; return value and errno are
- * libc's. The runtime's own syscall() calls (fds.c, writer.c) come through
- * here too (they bind to the exported symbol): they are never futexes.
+ * libc's. The runtime makes its own system calls without syscall()
+ * (core/pt_sys.h): one made here would bind to this wrapper.
  * glibc's own futexes (mutexes, conditions, semaphores) are inline system
  * calls, never seen here: those calls have their own wrappers. */
 #define _GNU_SOURCE
