@@ -11,8 +11,6 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define PT_EXPORT __attribute__((visibility("default")))
-
 /* ---- clock ---------------------------------------------------------- */
 typedef struct pt_clock_cal {
 	uint32_t source; /* enum pt_clock_source */

@@ -492,7 +492,7 @@ static int dup_onto(int oldfd, int newfd, int flags)
 	return r;
 }
 
-PT_INTERPOSE int close(int fd)
+PT_EXPORT int close(int fd)
 {
 	return not_open(fd) ? -1 : PT_REAL(close)(fd);
 }
@@ -530,7 +530,7 @@ static int close_range_around(unsigned first, unsigned last, int flags,
 	return r;
 }
 
-PT_INTERPOSE int close_range(unsigned first, unsigned last, int flags)
+PT_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
 	int (*real)(unsigned, unsigned, int) = PT_REAL(close_range);
 	if (!real) {
@@ -547,7 +547,7 @@ PT_INTERPOSE int close_range(unsigned first, unsigned last, int flags)
 	return r;
 }
 
-PT_INTERPOSE void closefrom(int lowfd)
+PT_EXPORT void closefrom(int lowfd)
 {
 	if (lowfd < 0)
 		lowfd = 0;
@@ -563,19 +563,19 @@ PT_INTERPOSE void closefrom(int lowfd)
 	errno = saved;
 }
 
-PT_INTERPOSE int dup(int fd)
+PT_EXPORT int dup(int fd)
 {
 	return not_open(fd) ? -1 : PT_REAL(dup)(fd);
 }
 
-PT_INTERPOSE int dup2(int oldfd, int newfd)
+PT_EXPORT int dup2(int oldfd, int newfd)
 {
 	if (pt_likely(!any_ours()))
 		return PT_REAL(dup2)(oldfd, newfd);
 	return dup_onto(oldfd, newfd, -1);
 }
 
-PT_INTERPOSE int dup3(int oldfd, int newfd, int flags)
+PT_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	if (pt_likely(!any_ours()) || flags < 0)
 		return PT_REAL(dup3)(oldfd, newfd, flags);
@@ -584,7 +584,7 @@ PT_INTERPOSE int dup3(int oldfd, int newfd, int flags)
 
 /* Every command on a runtime descriptor fails as on a closed one (EBADF),
  * F_DUPFD and F_GETFD included: programs probe for free numbers with them. */
-PT_INTERPOSE int fcntl(int fd, int cmd, ...)
+PT_EXPORT int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
 	va_start(ap, cmd);
@@ -594,10 +594,10 @@ PT_INTERPOSE int fcntl(int fd, int cmd, ...)
 }
 
 /* The same functions under glibc's other names. */
-PT_INTERPOSE int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
-PT_INTERPOSE int __fcntl(int fd, int cmd, ...) __attribute__((alias("fcntl")));
-PT_INTERPOSE int __close(int fd) __attribute__((alias("close")));
-PT_INTERPOSE int __dup2(int oldfd, int newfd)
+PT_EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
+PT_EXPORT int __fcntl(int fd, int cmd, ...) __attribute__((alias("fcntl")));
+PT_EXPORT int __close(int fd) __attribute__((alias("close")));
+PT_EXPORT int __dup2(int oldfd, int newfd)
 {
 	return dup2(oldfd, newfd);
 }

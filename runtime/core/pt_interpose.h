@@ -27,9 +27,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* Interposed symbols are the only thing these files export (the library is
- * built with -fvisibility=hidden; runtime/libtrace.map lists them). */
-#define PT_INTERPOSE __attribute__((visibility("default")))
+/* The MPI family's former name for PT_EXPORT, until its wrappers use that. */
+#define PT_INTERPOSE PT_EXPORT
 
 /* Cached dlsym(RTLD_NEXT): a relaxed atomic pointer per function, filled on
  * first use, or eagerly from a constructor for the functions a signal

@@ -24,6 +24,11 @@
 #include <x86intrin.h>
 #endif
 
+/* The one mark of what libtrace.so exports: wrappers of interposed
+ * functions, the hook ABI and the manual API. The library is built with
+ * -fvisibility=hidden and runtime/libtrace.map keeps, of what is marked,
+ * the names it lists. */
+#define PT_EXPORT __attribute__((visibility("default")))
 #define PT_HIDDEN __attribute__((visibility("hidden")))
 #define pt_likely(x) __builtin_expect(!!(x), 1)
 #define pt_unlikely(x) __builtin_expect(!!(x), 0)

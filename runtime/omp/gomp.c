@@ -262,7 +262,7 @@ static void region_end(const region *r)
 }
 
 PT_REAL_DECL(GOMP_parallel);
-PT_INTERPOSE void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+PT_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
 {
 	SITE(fn);
 	void (*real)(void (*)(void *), void *, unsigned, unsigned) = PT_REAL(GOMP_parallel);
@@ -280,8 +280,8 @@ PT_INTERPOSE void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthread
 /* parallel with reduction(task, ...) (GCC 9 on): the team's reductions are
  * registered from the data's first word; returns the team size. */
 PT_REAL_DECL(GOMP_parallel_reductions);
-PT_INTERPOSE unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned nthreads,
-                                               unsigned flags)
+PT_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned nthreads,
+                                            unsigned flags)
 {
 	SITE(fn);
 	unsigned (*real)(void (*)(void *), void *, unsigned, unsigned) =
@@ -299,8 +299,8 @@ PT_INTERPOSE unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, u
 }
 
 PT_REAL_DECL(GOMP_parallel_sections);
-PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
-                                         unsigned count, unsigned flags)
+PT_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
+                                      unsigned count, unsigned flags)
 {
 	SITE(fn);
 	void (*real)(void (*)(void *), void *, unsigned, unsigned, unsigned) =
@@ -321,9 +321,9 @@ PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigne
  * chunk, flags); the runtime schedule takes no chunk. */
 #define PARALLEL_LOOP(name, sched_)                                                                \
 	PT_REAL_DECL(GOMP_parallel_loop_##name);                                                   \
-	PT_INTERPOSE void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                \
-	                                            unsigned nthreads, long start, long end,       \
-	                                            long incr, long chunk_size, unsigned flags)    \
+	PT_EXPORT void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                   \
+	                                         unsigned nthreads, long start, long end,          \
+	                                         long incr, long chunk_size, unsigned flags)       \
 	{                                                                                          \
 		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, unsigned, long, long, long, long,           \
@@ -348,9 +348,9 @@ PT_INTERPOSE void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigne
 	}
 #define PARALLEL_LOOP_RUNTIME(name)                                                                \
 	PT_REAL_DECL(GOMP_parallel_loop_##name);                                                   \
-	PT_INTERPOSE void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                \
-	                                            unsigned nthreads, long start, long end,       \
-	                                            long incr, unsigned flags)                     \
+	PT_EXPORT void GOMP_parallel_loop_##name(void (*fn)(void *), void *data,                   \
+	                                         unsigned nthreads, long start, long end,          \
+	                                         long incr, unsigned flags)                        \
 	{                                                                                          \
 		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, unsigned, long, long, long, unsigned) =     \
@@ -415,8 +415,8 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 #define LOOP(name, sched_)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
 	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
-	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr,                \
-	                                           long chunk_size, long *istart, long *iend)      \
+	PT_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk_size,  \
+	                                        long *istart, long *iend)                          \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		bool (*real)(long, long, long, long, long *, long *) =                             \
@@ -431,7 +431,7 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 		bool got = real(start, end, incr, chunk_size, istart, iend);                       \
 		return loop_started(got, sched_, start, end, incr, chunk_size, istart, iend);      \
 	}                                                                                          \
-	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
+	PT_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend)                           \
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
@@ -443,8 +443,8 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 #define LOOP_RUNTIME(name)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
 	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
-	PT_INTERPOSE bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart,  \
-	                                           long *iend)                                     \
+	PT_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart,     \
+	                                        long *iend)                                        \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		bool (*real)(long, long, long, long *, long *) =                                   \
@@ -459,7 +459,7 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 		bool got = real(start, end, incr, istart, iend);                                   \
 		return loop_started(got, PT_OMP_SCHED_RUNTIME, start, end, incr, 0, istart, iend); \
 	}                                                                                          \
-	PT_INTERPOSE bool GOMP_loop_##name##_next(long *istart, long *iend)                        \
+	PT_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend)                           \
 	{                                                                                          \
 		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
 		int rec = recording(), pass = !rec && libomp_chunks();                             \
@@ -501,8 +501,8 @@ static unsigned gfs_sched(long sched)
 /* istart NULL: only the reductions were set up, no chunk handed out. */
 #define LOOP_START_V5(fn)                                                                          \
 	PT_REAL_DECL(fn);                                                                          \
-	PT_INTERPOSE bool fn(long start, long end, long incr, long sched, long chunk_size,         \
-	                     long *istart, long *iend, uintptr_t *reductions, void **mem)          \
+	PT_EXPORT bool fn(long start, long end, long incr, long sched, long chunk_size,            \
+	                  long *istart, long *iend, uintptr_t *reductions, void **mem)             \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		bool (*real)(long, long, long, long, long, long *, long *, uintptr_t *, void **) = \
@@ -548,8 +548,8 @@ typedef unsigned long long ull;
 #define LOOP_ULL(name, sched_)                                                                     \
 	PT_REAL_DECL(GOMP_loop_ull_##name##_start);                                                \
 	PT_REAL_DECL(GOMP_loop_ull_##name##_next);                                                 \
-	PT_INTERPOSE bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr,      \
-	                                               ull chunk_size, ull *istart, ull *iend)     \
+	PT_EXPORT bool GOMP_loop_ull_##name##_start(bool up, ull start, ull end, ull incr,         \
+	                                            ull chunk_size, ull *istart, ull *iend)        \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		bool (*real)(bool, ull, ull, ull, ull, ull *, ull *) =                             \
@@ -560,7 +560,7 @@ typedef unsigned long long ull;
 		return loop_ull_started(got, sched_, up, start, end, incr, chunk_size,             \
 		                        (uint64_t *)istart, (uint64_t *)iend);                     \
 	}                                                                                          \
-	PT_INTERPOSE bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                      \
+	PT_EXPORT bool GOMP_loop_ull_##name##_next(ull *istart, ull *iend)                         \
 	{                                                                                          \
 		bool (*real)(ull *, ull *) = PT_REAL(GOMP_loop_ull_##name##_next);                 \
 		pt_omp_gomp_loop++;                                                                \
@@ -582,7 +582,7 @@ LOOP_ULL(ordered_guided, PT_OMP_SCHED_GUIDED)
  * barrier every thread of the team waits at. */
 #define WORK_END_BARRIER(fn, R, type, pop)                                                         \
 	PT_REAL_DECL(fn);                                                                          \
-	PT_INTERPOSE R fn(void)                                                                    \
+	PT_EXPORT R fn(void)                                                                       \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		R (*real)(void) = PT_REAL(fn);                                                     \
@@ -598,7 +598,7 @@ LOOP_ULL(ordered_guided, PT_OMP_SCHED_GUIDED)
 	}
 #define WORK_END_VOID(fn, type, pop, barrier)                                                      \
 	PT_REAL_DECL(fn);                                                                          \
-	PT_INTERPOSE void fn(void)                                                                 \
+	PT_EXPORT void fn(void)                                                                    \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		void (*real)(void) = PT_REAL(fn);                                                  \
@@ -634,7 +634,7 @@ static unsigned sections_started(unsigned first, unsigned count)
 }
 
 PT_REAL_DECL(GOMP_sections_start);
-PT_INTERPOSE unsigned GOMP_sections_start(unsigned count)
+PT_EXPORT unsigned GOMP_sections_start(unsigned count)
 {
 	SITE(NULL);
 	unsigned (*real)(unsigned) = PT_REAL(GOMP_sections_start);
@@ -643,7 +643,7 @@ PT_INTERPOSE unsigned GOMP_sections_start(unsigned count)
 }
 
 PT_REAL_DECL(GOMP_sections2_start);
-PT_INTERPOSE unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+PT_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
 	SITE(NULL);
 	unsigned (*real)(unsigned, uintptr_t *, void **) = PT_REAL(GOMP_sections2_start);
@@ -652,7 +652,7 @@ PT_INTERPOSE unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions
 }
 
 PT_REAL_DECL(GOMP_sections_next);
-PT_INTERPOSE unsigned GOMP_sections_next(void)
+PT_EXPORT unsigned GOMP_sections_next(void)
 {
 	unsigned (*real)(void) = PT_REAL(GOMP_sections_next);
 	unsigned next = real();
@@ -671,7 +671,7 @@ static void single(int executor)
 }
 
 PT_REAL_DECL(GOMP_single_start);
-PT_INTERPOSE bool GOMP_single_start(void)
+PT_EXPORT bool GOMP_single_start(void)
 {
 	SITE(NULL);
 	bool (*real)(void) = PT_REAL(GOMP_single_start);
@@ -682,7 +682,7 @@ PT_INTERPOSE bool GOMP_single_start(void)
 }
 
 PT_REAL_DECL(GOMP_single_copy_start);
-PT_INTERPOSE void *GOMP_single_copy_start(void)
+PT_EXPORT void *GOMP_single_copy_start(void)
 {
 	SITE(NULL);
 	void *(*real)(void) = PT_REAL(GOMP_single_copy_start);
@@ -698,7 +698,7 @@ PT_INTERPOSE void *GOMP_single_copy_start(void)
  * one after a static loop or a single: gcc calls it for both. */
 #define SYNCED(fn, kind, params, args)                                                             \
 	PT_REAL_DECL(fn);                                                                          \
-	PT_INTERPOSE void fn params                                                                \
+	PT_EXPORT void fn params                                                                   \
 	{                                                                                          \
 		SITE(NULL);                                                                        \
 		void(*real) params = PT_REAL(fn);                                                  \
@@ -716,7 +716,7 @@ SYNCED(GOMP_taskwait_depend, PT_OMP_SYNC_TASKWAIT, (void **depend), (depend))
 SYNCED(GOMP_taskgroup_end, PT_OMP_SYNC_TASKGROUP, (void), ())
 
 PT_REAL_DECL(GOMP_barrier_cancel);
-PT_INTERPOSE bool GOMP_barrier_cancel(void)
+PT_EXPORT bool GOMP_barrier_cancel(void)
 {
 	SITE(NULL);
 	bool (*real)(void) = PT_REAL(GOMP_barrier_cancel);
@@ -735,7 +735,7 @@ static const char unnamed_critical, atomic_lock, ordered_lock;
 #define LOCKED(start, end, type, obj)                                                              \
 	PT_REAL_DECL(start);                                                                       \
 	PT_REAL_DECL(end);                                                                         \
-	PT_INTERPOSE void start(void)                                                              \
+	PT_EXPORT void start(void)                                                                 \
 	{                                                                                          \
 		void (*real)(void) = PT_REAL(start);                                               \
 		if (!recording()) {                                                                \
@@ -746,7 +746,7 @@ static const char unnamed_critical, atomic_lock, ordered_lock;
 		real();                                                                            \
 		pt_omp_acquired(type, obj, 1);                                                     \
 	}                                                                                          \
-	PT_INTERPOSE void end(void)                                                                \
+	PT_EXPORT void end(void)                                                                   \
 	{                                                                                          \
 		void (*real)(void) = PT_REAL(end);                                                 \
 		if (recording())                                                                   \
@@ -759,7 +759,7 @@ LOCKED(GOMP_ordered_start, GOMP_ordered_end, PT_LOCK_OMP_ORDERED, pt_ptr(&ordere
 
 /* critical(name): the object is the name's pointer, one per name. */
 PT_REAL_DECL(GOMP_critical_name_start);
-PT_INTERPOSE void GOMP_critical_name_start(void **pptr)
+PT_EXPORT void GOMP_critical_name_start(void **pptr)
 {
 	void (*real)(void **) = PT_REAL(GOMP_critical_name_start);
 	if (!recording()) {
@@ -772,7 +772,7 @@ PT_INTERPOSE void GOMP_critical_name_start(void **pptr)
 }
 
 PT_REAL_DECL(GOMP_critical_name_end);
-PT_INTERPOSE void GOMP_critical_name_end(void **pptr)
+PT_EXPORT void GOMP_critical_name_end(void **pptr)
 {
 	void (*real)(void **) = PT_REAL(GOMP_critical_name_end);
 	if (recording())
@@ -800,7 +800,7 @@ static void *lock_real(void **slot, const char *name)
 
 #define OMP_LOCK(suffix, type)                                                                     \
 	static void *slot_set_##suffix, *slot_unset_##suffix, *slot_test_##suffix;                 \
-	PT_INTERPOSE void omp_set_##suffix(void *lock)                                             \
+	PT_EXPORT void omp_set_##suffix(void *lock)                                                \
 	{                                                                                          \
 		void (*real)(void *) =                                                             \
 		    (void (*)(void *))lock_real(&slot_set_##suffix, "omp_set_" #suffix);           \
@@ -814,7 +814,7 @@ static void *lock_real(void **slot, const char *name)
 		real(lock);                                                                        \
 		pt_omp_acquired(type, pt_ptr(lock), 1);                                            \
 	}                                                                                          \
-	PT_INTERPOSE void omp_unset_##suffix(void *lock)                                           \
+	PT_EXPORT void omp_unset_##suffix(void *lock)                                              \
 	{                                                                                          \
 		void (*real)(void *) =                                                             \
 		    (void (*)(void *))lock_real(&slot_unset_##suffix, "omp_unset_" #suffix);       \
@@ -824,7 +824,7 @@ static void *lock_real(void **slot, const char *name)
 			pt_omp_released(type, pt_ptr(lock));                                       \
 		real(lock);                                                                        \
 	}                                                                                          \
-	PT_INTERPOSE int omp_test_##suffix(void *lock)                                             \
+	PT_EXPORT int omp_test_##suffix(void *lock)                                                \
 	{                                                                                          \
 		int (*real)(void *) =                                                              \
 		    (int (*)(void *))lock_real(&slot_test_##suffix, "omp_test_" #suffix);          \
@@ -871,7 +871,7 @@ static void nest_note(const void *lock, int depth)
 
 static void *slot_set_nest, *slot_unset_nest, *slot_test_nest;
 
-PT_INTERPOSE void omp_set_nest_lock(void *lock)
+PT_EXPORT void omp_set_nest_lock(void *lock)
 {
 	void (*real)(void *) = (void (*)(void *))lock_real(&slot_set_nest, "omp_set_nest_lock");
 	if (!real)
@@ -889,7 +889,7 @@ PT_INTERPOSE void omp_set_nest_lock(void *lock)
 	nest_note(lock, 1);
 }
 
-PT_INTERPOSE void omp_unset_nest_lock(void *lock)
+PT_EXPORT void omp_unset_nest_lock(void *lock)
 {
 	void (*real)(void *) = (void (*)(void *))lock_real(&slot_unset_nest, "omp_unset_nest_lock");
 	if (!real)
@@ -908,7 +908,7 @@ PT_INTERPOSE void omp_unset_nest_lock(void *lock)
 }
 
 /* omp_test_nest_lock returns the new depth: 1 is the first acquisition. */
-PT_INTERPOSE int omp_test_nest_lock(void *lock)
+PT_EXPORT int omp_test_nest_lock(void *lock)
 {
 	int (*real)(void *) = (int (*)(void *))lock_real(&slot_test_nest, "omp_test_nest_lock");
 	if (!real)
@@ -1083,9 +1083,9 @@ static void task_run(void *arg)
 #define OMPT_FLAG_UNDEFERRED 0x8000000u
 
 PT_REAL_DECL(GOMP_task);
-PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                            long arg_size, long arg_align, bool if_clause, unsigned flags,
-                            void **depend, int priority, void *detach)
+PT_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                         long arg_size, long arg_align, bool if_clause, unsigned flags,
+                         void **depend, int priority, void *detach)
 {
 	SITE(fn);
 	void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned,
@@ -1140,9 +1140,9 @@ PT_INTERPOSE void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *
  * construct is what is seen. */
 #define TASKLOOP(name, T)                                                                          \
 	PT_REAL_DECL(name);                                                                        \
-	PT_INTERPOSE void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),      \
-	                       long arg_size, long arg_align, unsigned flags,                      \
-	                       unsigned long ntasks, int priority, T start, T end, T step)         \
+	PT_EXPORT void name(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),         \
+	                    long arg_size, long arg_align, unsigned flags, unsigned long ntasks,   \
+	                    int priority, T start, T end, T step)                                  \
 	{                                                                                          \
 		SITE(fn);                                                                          \
 		void (*real)(void (*)(void *), void *, void (*)(void *, void *), long, long,       \

@@ -248,7 +248,7 @@ PT_REAL_DECL(omp_set_num_threads);
 PT_REAL_DECL(omp_set_dynamic);
 PT_REAL_DECL(omp_set_max_active_levels);
 
-PT_INTERPOSE void omp_set_num_threads(int n)
+PT_EXPORT void omp_set_num_threads(int n)
 {
 	void (*real)(int) = PT_REAL(omp_set_num_threads);
 	control(PT_OMP_SET_NUM_THREADS, n, 0);
@@ -256,7 +256,7 @@ PT_INTERPOSE void omp_set_num_threads(int n)
 		real(n);
 }
 
-PT_INTERPOSE void omp_set_dynamic(int on)
+PT_EXPORT void omp_set_dynamic(int on)
 {
 	void (*real)(int) = PT_REAL(omp_set_dynamic);
 	control(PT_OMP_SET_DYNAMIC, on, 0);
@@ -264,7 +264,7 @@ PT_INTERPOSE void omp_set_dynamic(int on)
 		real(on);
 }
 
-PT_INTERPOSE void omp_set_max_active_levels(int n)
+PT_EXPORT void omp_set_max_active_levels(int n)
 {
 	void (*real)(int) = PT_REAL(omp_set_max_active_levels);
 	control(PT_OMP_SET_MAX_ACTIVE_LEVELS, n, 0);
@@ -273,7 +273,7 @@ PT_INTERPOSE void omp_set_max_active_levels(int n)
 }
 
 /* omp_sched_t is an enum of the same values in both runtimes' omp.h. */
-PT_INTERPOSE void omp_set_schedule(int kind, int chunk)
+PT_EXPORT void omp_set_schedule(int kind, int chunk)
 {
 	static void *slot;
 	void (*real)(int, int) = (void (*)(int, int))pt_real_cached(&slot, "omp_set_schedule");

@@ -420,8 +420,8 @@ static void tool_finalize(ompt_data_t *data)
 
 /* The runtime's question, asked once at its start (in a child after fork,
  * again). */
-PT_INTERPOSE ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
-                                                       const char *runtime_version)
+PT_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                    const char *runtime_version)
 {
 	(void)omp_version;
 	(void)runtime_version;
@@ -563,9 +563,9 @@ static void static_chunks(int64_t glb_hi, int64_t lo, int64_t hi, int64_t stride
 
 #define STATIC_INIT(suffix, T, is_unsigned)                                                        \
 	PT_REAL_DECL(__kmpc_for_static_init_##suffix);                                             \
-	PT_INTERPOSE void __kmpc_for_static_init_##suffix(void *loc, int32_t gtid, int32_t sched,  \
-	                                                  int32_t *last, T *lower, T *upper,       \
-	                                                  T *stride, T incr, T chunk)              \
+	PT_EXPORT void __kmpc_for_static_init_##suffix(void *loc, int32_t gtid, int32_t sched,     \
+	                                               int32_t *last, T *lower, T *upper,          \
+	                                               T *stride, T incr, T chunk)                 \
 	{                                                                                          \
 		void (*real)(void *, int32_t, int32_t, int32_t *, T *, T *, T *, T, T) =           \
 		    PT_REAL(__kmpc_for_static_init_##suffix);                                      \
@@ -595,7 +595,7 @@ STATIC_INIT(8u, uint64_t, 1)
 
 /* The end of a static loop: its work callback under OMPT. */
 PT_REAL_DECL(__kmpc_for_static_fini);
-PT_INTERPOSE void __kmpc_for_static_fini(void *loc, int32_t gtid)
+PT_EXPORT void __kmpc_for_static_fini(void *loc, int32_t gtid)
 {
 	void (*real)(void *, int32_t) = PT_REAL(__kmpc_for_static_fini);
 	if (entry_recording())
@@ -606,8 +606,8 @@ PT_INTERPOSE void __kmpc_for_static_fini(void *loc, int32_t gtid)
 #define DISPATCH(suffix, T, is_unsigned)                                                           \
 	PT_REAL_DECL(__kmpc_dispatch_init_##suffix);                                               \
 	PT_REAL_DECL(__kmpc_dispatch_next_##suffix);                                               \
-	PT_INTERPOSE void __kmpc_dispatch_init_##suffix(void *loc, int32_t gtid, int32_t sched,    \
-	                                                T lb, T ub, T st, T chunk)                 \
+	PT_EXPORT void __kmpc_dispatch_init_##suffix(void *loc, int32_t gtid, int32_t sched, T lb, \
+	                                             T ub, T st, T chunk)                          \
 	{                                                                                          \
 		void (*real)(void *, int32_t, int32_t, T, T, T, T) =                               \
 		    PT_REAL(__kmpc_dispatch_init_##suffix);                                        \
@@ -630,8 +630,8 @@ PT_INTERPOSE void __kmpc_for_static_fini(void *loc, int32_t gtid)
 		real(loc, gtid, sched, lb, ub, st, chunk);                                         \
 		pt_omp_here = site_;                                                               \
 	}                                                                                          \
-	PT_INTERPOSE int __kmpc_dispatch_next_##suffix(void *loc, int32_t gtid, int32_t *last,     \
-	                                               T *lb, T *ub, T *st)                        \
+	PT_EXPORT int __kmpc_dispatch_next_##suffix(void *loc, int32_t gtid, int32_t *last, T *lb, \
+	                                            T *ub, T *st)                                  \
 	{                                                                                          \
 		int (*real)(void *, int32_t, int32_t *, T *, T *, T *) =                           \
 		    PT_REAL(__kmpc_dispatch_next_##suffix);                                        \
@@ -671,9 +671,9 @@ DISPATCH(8u, uint64_t, 1)
 	} while (0)
 
 PT_REAL_DECL(__kmpc_taskloop);
-PT_INTERPOSE void __kmpc_taskloop(void *loc, int32_t gtid, void *task, int32_t if_val, uint64_t *lb,
-                                  uint64_t *ub, int64_t st, int32_t nogroup, int32_t sched,
-                                  uint64_t grainsize, void *task_dup)
+PT_EXPORT void __kmpc_taskloop(void *loc, int32_t gtid, void *task, int32_t if_val, uint64_t *lb,
+                               uint64_t *ub, int64_t st, int32_t nogroup, int32_t sched,
+                               uint64_t grainsize, void *task_dup)
 {
 	void (*real)(void *, int32_t, void *, int32_t, uint64_t *, uint64_t *, int64_t, int32_t,
 	             int32_t, uint64_t, void *) = PT_REAL(__kmpc_taskloop);
@@ -682,10 +682,9 @@ PT_INTERPOSE void __kmpc_taskloop(void *loc, int32_t gtid, void *task, int32_t i
 }
 
 PT_REAL_DECL(__kmpc_taskloop_5);
-PT_INTERPOSE void __kmpc_taskloop_5(void *loc, int32_t gtid, void *task, int32_t if_val,
-                                    uint64_t *lb, uint64_t *ub, int64_t st, int32_t nogroup,
-                                    int32_t sched, uint64_t grainsize, int32_t modifier,
-                                    void *task_dup)
+PT_EXPORT void __kmpc_taskloop_5(void *loc, int32_t gtid, void *task, int32_t if_val, uint64_t *lb,
+                                 uint64_t *ub, int64_t st, int32_t nogroup, int32_t sched,
+                                 uint64_t grainsize, int32_t modifier, void *task_dup)
 {
 	void (*real)(void *, int32_t, void *, int32_t, uint64_t *, uint64_t *, int64_t, int32_t,
 	             int32_t, uint64_t, int32_t, void *) = PT_REAL(__kmpc_taskloop_5);

@@ -300,7 +300,7 @@ static void after_map_change(void)
 
 /* dlerror's state is left as the real call set it: nothing here calls a
  * dl function that can fail after it (dladdr1/dlinfo run before). */
-PT_INTERPOSE void *dlopen(const char *file, int mode)
+PT_EXPORT void *dlopen(const char *file, int mode)
 {
 	void *(*real)(const char *, int) = PT_REAL(dlopen);
 	void *(*real_m)(Lmid_t, const char *, int) = PT_REAL(dlmopen);
@@ -316,7 +316,7 @@ PT_INTERPOSE void *dlopen(const char *file, int mode)
 	return h;
 }
 
-PT_INTERPOSE void *dlmopen(Lmid_t lmid, const char *file, int mode)
+PT_EXPORT void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
 	void *(*real)(Lmid_t, const char *, int) = PT_REAL(dlmopen);
 	const void *caller = __builtin_return_address(0);
@@ -331,7 +331,7 @@ PT_INTERPOSE void *dlmopen(Lmid_t lmid, const char *file, int mode)
 	return h;
 }
 
-PT_INTERPOSE int dlclose(void *handle)
+PT_EXPORT int dlclose(void *handle)
 {
 	int (*real)(void *) = PT_REAL(dlclose);
 	pt_dlclose_depth++;

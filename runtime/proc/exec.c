@@ -167,38 +167,38 @@ static int exec_traced(const exec_call *c, char *const envp[])
 	return r;
 }
 
-PT_INTERPOSE int execve(const char *path, char *const argv[], char *const envp[])
+PT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	exec_call c = {EXEC_VE, -1, path, argv, 0};
 	return exec_traced(&c, envp);
 }
 
-PT_INTERPOSE int execv(const char *path, char *const argv[])
+PT_EXPORT int execv(const char *path, char *const argv[])
 {
 	exec_call c = {EXEC_V, -1, path, argv, 0};
 	return exec_traced(&c, NULL);
 }
 
-PT_INTERPOSE int execvp(const char *file, char *const argv[])
+PT_EXPORT int execvp(const char *file, char *const argv[])
 {
 	exec_call c = {EXEC_VP, -1, file, argv, 0};
 	return exec_traced(&c, NULL);
 }
 
-PT_INTERPOSE int execvpe(const char *file, char *const argv[], char *const envp[])
+PT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	exec_call c = {EXEC_VPE, -1, file, argv, 0};
 	return exec_traced(&c, envp);
 }
 
-PT_INTERPOSE int fexecve(int fd, char *const argv[], char *const envp[])
+PT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	exec_call c = {EXEC_FVE, fd, argv[0] ? argv[0] : "", argv, 0};
 	return exec_traced(&c, envp);
 }
 
-PT_INTERPOSE int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
-			  int flags)
+PT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                       int flags)
 {
 	exec_call c = {EXEC_VEAT, dirfd, path, argv, flags};
 	return exec_traced(&c, envp);
@@ -242,7 +242,7 @@ static void ungather(char **argv, size_t bytes)
 	}
 }
 
-PT_INTERPOSE int execl(const char *path, const char *arg, ...)
+PT_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	char *stack[ARGV_STACK_SLOTS];
 	size_t bytes;
@@ -259,7 +259,7 @@ PT_INTERPOSE int execl(const char *path, const char *arg, ...)
 	return r;
 }
 
-PT_INTERPOSE int execlp(const char *file, const char *arg, ...)
+PT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	char *stack[ARGV_STACK_SLOTS];
 	size_t bytes;
@@ -276,7 +276,7 @@ PT_INTERPOSE int execlp(const char *file, const char *arg, ...)
 	return r;
 }
 
-PT_INTERPOSE int execle(const char *path, const char *arg, ...)
+PT_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	char *stack[ARGV_STACK_SLOTS];
 	size_t bytes;

@@ -31,7 +31,7 @@ __attribute__((constructor(102))) static void exit_resolve(void)
 	(void)PT_REAL(abort);
 }
 
-PT_INTERPOSE void exit(int status)
+PT_EXPORT void exit(int status)
 {
 	void (*real)(int) __attribute__((noreturn)) = PT_REAL(exit);
 	if (pt_tracing() && pt_own_process())
@@ -39,7 +39,7 @@ PT_INTERPOSE void exit(int status)
 	real(status);
 }
 
-PT_INTERPOSE void _exit(int status)
+PT_EXPORT void _exit(int status)
 {
 	void (*real)(int) __attribute__((noreturn)) = PT_REAL(_exit);
 	if (pt_own_process())
@@ -47,7 +47,7 @@ PT_INTERPOSE void _exit(int status)
 	real(status);
 }
 
-PT_INTERPOSE void _Exit(int status)
+PT_EXPORT void _Exit(int status)
 {
 	void (*real)(int) __attribute__((noreturn)) = PT_REAL(_Exit);
 	if (pt_own_process())
@@ -55,7 +55,7 @@ PT_INTERPOSE void _Exit(int status)
 	real(status);
 }
 
-PT_INTERPOSE void quick_exit(int status)
+PT_EXPORT void quick_exit(int status)
 {
 	void (*real)(int) __attribute__((noreturn)) = PT_REAL(quick_exit);
 	if (pt_own_process())
@@ -63,7 +63,7 @@ PT_INTERPOSE void quick_exit(int status)
 	real(status);
 }
 
-PT_INTERPOSE void abort(void)
+PT_EXPORT void abort(void)
 {
 	void (*real)(void) __attribute__((noreturn)) = PT_REAL(abort);
 	__atomic_store_n(&pt_abort_called, 1, __ATOMIC_RELAXED);

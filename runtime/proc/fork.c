@@ -98,7 +98,7 @@ static pid_t fork_traced(uint32_t flags)
 	return pid;
 }
 
-PT_INTERPOSE pid_t fork(void)
+PT_EXPORT pid_t fork(void)
 {
 	return fork_traced(0);
 }
@@ -111,7 +111,7 @@ PT_INTERPOSE pid_t fork(void)
  * cannot be told apart on the hot path (it has the very same TLS), so
  * its events are written as the caller's. A child made by the clone
  * system call itself (syscall(SYS_clone)) is not seen here. */
-PT_INTERPOSE int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+PT_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
@@ -124,17 +124,17 @@ PT_INTERPOSE int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 	return PT_REAL(clone)(fn, stack, flags, arg, parent_tid, tls, child_tid);
 }
 
-PT_INTERPOSE pid_t vfork(void)
+PT_EXPORT pid_t vfork(void)
 {
 	return fork_traced(PT_FORK_VFORK);
 }
 
 #define ENV_STACK_SLOTS 512
 
-PT_INTERPOSE int posix_spawn(pid_t *restrict pid, const char *restrict path,
-			     const posix_spawn_file_actions_t *fa,
-			     const posix_spawnattr_t *restrict attr, char *const argv[restrict],
-			     char *const envp[restrict])
+PT_EXPORT int posix_spawn(pid_t *restrict pid, const char *restrict path,
+                          const posix_spawn_file_actions_t *fa,
+                          const posix_spawnattr_t *restrict attr, char *const argv[restrict],
+                          char *const envp[restrict])
 {
 	int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		    const posix_spawnattr_t *, char *const[], char *const[]) =
@@ -155,10 +155,10 @@ PT_INTERPOSE int posix_spawn(pid_t *restrict pid, const char *restrict path,
 	return r;
 }
 
-PT_INTERPOSE int posix_spawnp(pid_t *restrict pid, const char *restrict file,
-			      const posix_spawn_file_actions_t *fa,
-			      const posix_spawnattr_t *restrict attr, char *const argv[restrict],
-			      char *const envp[restrict])
+PT_EXPORT int posix_spawnp(pid_t *restrict pid, const char *restrict file,
+                           const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *restrict attr, char *const argv[restrict],
+                           char *const envp[restrict])
 {
 	int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		    const posix_spawnattr_t *, char *const[], char *const[]) =
@@ -182,7 +182,7 @@ PT_INTERPOSE int posix_spawnp(pid_t *restrict pid, const char *restrict file,
 /* system and popen spawn /bin/sh with the process environment: putting the
  * run variable there (pt_exec_prepare) is all they need. Their child's pid
  * is not known here; its process log names this process as its parent. */
-PT_INTERPOSE int system(const char *command)
+PT_EXPORT int system(const char *command)
 {
 	int (*real)(const char *) = PT_REAL(system);
 	if (command && pt_tracing())
@@ -190,7 +190,7 @@ PT_INTERPOSE int system(const char *command)
 	return real(command);
 }
 
-PT_INTERPOSE FILE *popen(const char *command, const char *type)
+PT_EXPORT FILE *popen(const char *command, const char *type)
 {
 	FILE *(*real)(const char *, const char *) = PT_REAL(popen);
 	if (pt_tracing())

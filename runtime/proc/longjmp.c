@@ -32,7 +32,7 @@ __attribute__((constructor)) static void resolve_jumps(void)
 }
 
 #define PT_JUMP_WRAPPER(fn)                                                                        \
-	PT_INTERPOSE void fn(struct __jmp_buf_tag env[1], int val)                                 \
+	PT_EXPORT void fn(struct __jmp_buf_tag env[1], int val)                                    \
 	{                                                                                          \
 		pt_hooks_unwound();                                                                \
 		PT_REAL(fn)(env, val);                                                             \

@@ -232,8 +232,8 @@ static void signals_init(void)
 	unlock_table(&saved);
 }
 
-PT_INTERPOSE int sigaction(int sig, const struct sigaction *restrict act,
-			   struct sigaction *restrict oact)
+PT_EXPORT int sigaction(int sig, const struct sigaction *restrict act,
+                        struct sigaction *restrict oact)
 {
 	int (*real)(int, const struct sigaction *, struct sigaction *) = PT_REAL(sigaction);
 	if (!managed(sig))
@@ -280,7 +280,7 @@ static __sighandler_t signal_via_table(int sig, __sighandler_t h, int flags, int
 PT_REAL_DECL(signal);
 PT_REAL_DECL(sysv_signal);
 
-PT_INTERPOSE __sighandler_t signal(int sig, __sighandler_t h)
+PT_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
 {
 	__sighandler_t (*real)(int, __sighandler_t) = PT_REAL(signal);
 	if (!managed(sig) || h == SIG_ERR)
@@ -288,12 +288,12 @@ PT_INTERPOSE __sighandler_t signal(int sig, __sighandler_t h)
 	return signal_via_table(sig, h, SA_RESTART, 1);
 }
 
-PT_INTERPOSE __sighandler_t bsd_signal(int sig, __sighandler_t h)
+PT_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t h)
 {
 	return signal(sig, h);
 }
 
-PT_INTERPOSE __sighandler_t sysv_signal(int sig, __sighandler_t h)
+PT_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t h)
 {
 	__sighandler_t (*real)(int, __sighandler_t) = PT_REAL(sysv_signal);
 	if (!managed(sig) || h == SIG_ERR)

@@ -233,8 +233,8 @@ PT_REAL_DECL(pthread_timedjoin_np);
 PT_REAL_DECL(pthread_clockjoin_np);
 PT_REAL_DECL(pthread_exit);
 
-PT_INTERPOSE int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr,
-				void *(*routine)(void *), void *restrict arg)
+PT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restrict attr,
+                             void *(*routine)(void *), void *restrict arg)
 {
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
 		PT_REAL(pthread_create);
@@ -262,7 +262,7 @@ PT_INTERPOSE int pthread_create(pthread_t *restrict th, const pthread_attr_t *re
 	return r;
 }
 
-PT_INTERPOSE int pthread_join(pthread_t th, void **ret)
+PT_EXPORT int pthread_join(pthread_t th, void **ret)
 {
 	int (*real)(pthread_t, void **) = PT_REAL(pthread_join);
 	uint64_t seq = pt_join_begin((uint64_t)th);
@@ -271,7 +271,7 @@ PT_INTERPOSE int pthread_join(pthread_t th, void **ret)
 	return r;
 }
 
-PT_INTERPOSE int pthread_tryjoin_np(pthread_t th, void **ret)
+PT_EXPORT int pthread_tryjoin_np(pthread_t th, void **ret)
 {
 	int (*real)(pthread_t, void **) = PT_REAL(pthread_tryjoin_np);
 	uint64_t seq = pt_join_begin((uint64_t)th);
@@ -280,7 +280,7 @@ PT_INTERPOSE int pthread_tryjoin_np(pthread_t th, void **ret)
 	return r;
 }
 
-PT_INTERPOSE int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+PT_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
 {
 	int (*real)(pthread_t, void **, const struct timespec *) = PT_REAL(pthread_timedjoin_np);
 	uint64_t seq = pt_join_begin((uint64_t)th);
@@ -289,8 +289,8 @@ PT_INTERPOSE int pthread_timedjoin_np(pthread_t th, void **ret, const struct tim
 	return r;
 }
 
-PT_INTERPOSE int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
-				      const struct timespec *abstime)
+PT_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
+                                   const struct timespec *abstime)
 {
 	int (*real)(pthread_t, void **, clockid_t, const struct timespec *) =
 		PT_REAL(pthread_clockjoin_np);
@@ -300,7 +300,7 @@ PT_INTERPOSE int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clock,
 	return r;
 }
 
-PT_INTERPOSE void pthread_exit(void *retval)
+PT_EXPORT void pthread_exit(void *retval)
 {
 	void (*real)(void *) __attribute__((noreturn)) = PT_REAL(pthread_exit);
 	if (self.wrapped)

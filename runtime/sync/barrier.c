@@ -9,7 +9,7 @@
 
 PT_REAL_DECL(pthread_barrier_wait);
 
-PT_INTERPOSE int pthread_barrier_wait(pthread_barrier_t *b)
+PT_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	int (*real)(pthread_barrier_t *) = PT_REAL(pthread_barrier_wait);
 	pt_thread *t = pt_enter();

@@ -59,7 +59,7 @@ PT_REAL_DECL(cnd_timedwait);
 PT_REAL_DECL(cnd_signal);
 PT_REAL_DECL(cnd_broadcast);
 
-PT_INTERPOSE int thrd_create(thrd_t *th, thrd_start_t routine, void *arg)
+PT_EXPORT int thrd_create(thrd_t *th, thrd_start_t routine, void *arg)
 {
 	int (*real)(thrd_t *, thrd_start_t, void *) = PT_REAL(thrd_create);
 	pt_thread *t = pt_enter();
@@ -84,7 +84,7 @@ PT_INTERPOSE int thrd_create(thrd_t *th, thrd_start_t routine, void *arg)
 	return r;
 }
 
-PT_INTERPOSE int thrd_join(thrd_t th, int *res)
+PT_EXPORT int thrd_join(thrd_t th, int *res)
 {
 	int (*real)(thrd_t, int *) = PT_REAL(thrd_join);
 	uint64_t seq = pt_join_begin((uint64_t)th);
@@ -93,7 +93,7 @@ PT_INTERPOSE int thrd_join(thrd_t th, int *res)
 	return r;
 }
 
-PT_INTERPOSE void thrd_exit(int res)
+PT_EXPORT void thrd_exit(int res)
 {
 	void (*real)(int) __attribute__((noreturn)) = PT_REAL(thrd_exit);
 	if (c11_wrapped) {
@@ -105,7 +105,7 @@ PT_INTERPOSE void thrd_exit(int res)
 	real(res);
 }
 
-PT_INTERPOSE int mtx_lock(mtx_t *m)
+PT_EXPORT int mtx_lock(mtx_t *m)
 {
 	int (*real)(mtx_t *) = PT_REAL(mtx_lock);
 	pt_lock_request(PT_LOCK_C11_MTX, m);
@@ -114,7 +114,7 @@ PT_INTERPOSE int mtx_lock(mtx_t *m)
 	return r;
 }
 
-PT_INTERPOSE int mtx_trylock(mtx_t *m)
+PT_EXPORT int mtx_trylock(mtx_t *m)
 {
 	int (*real)(mtx_t *) = PT_REAL(mtx_trylock);
 	pt_lock_request(PT_LOCK_C11_MTX, m);
@@ -123,7 +123,7 @@ PT_INTERPOSE int mtx_trylock(mtx_t *m)
 	return r;
 }
 
-PT_INTERPOSE int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
+PT_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
 {
 	int (*real)(mtx_t *, const struct timespec *) = PT_REAL(mtx_timedlock);
 	pt_lock_request(PT_LOCK_C11_MTX, m);
@@ -132,7 +132,7 @@ PT_INTERPOSE int mtx_timedlock(mtx_t *restrict m, const struct timespec *restric
 	return r;
 }
 
-PT_INTERPOSE int mtx_unlock(mtx_t *m)
+PT_EXPORT int mtx_unlock(mtx_t *m)
 {
 	int (*real)(mtx_t *) = PT_REAL(mtx_unlock);
 	pt_thread *t = pt_enter();
@@ -161,7 +161,7 @@ static void c11_wait_rec(unsigned kind, const void *c, const void *m, int r)
 	errno = e;
 }
 
-PT_INTERPOSE int cnd_wait(cnd_t *c, mtx_t *m)
+PT_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
 {
 	int (*real)(cnd_t *, mtx_t *) = PT_REAL(cnd_wait);
 	c11_wait_rec(PT_REC_COND_WAIT_BEGIN, c, m, 0);
@@ -170,8 +170,8 @@ PT_INTERPOSE int cnd_wait(cnd_t *c, mtx_t *m)
 	return r;
 }
 
-PT_INTERPOSE int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
-			       const struct timespec *restrict ts)
+PT_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
+                            const struct timespec *restrict ts)
 {
 	int (*real)(cnd_t *, mtx_t *, const struct timespec *) = PT_REAL(cnd_timedwait);
 	c11_wait_rec(PT_REC_COND_WAIT_BEGIN, c, m, 0);
@@ -190,14 +190,14 @@ static void c11_signal_rec(const void *c, unsigned broadcast)
 	pt_leave(t);
 }
 
-PT_INTERPOSE int cnd_signal(cnd_t *c)
+PT_EXPORT int cnd_signal(cnd_t *c)
 {
 	int (*real)(cnd_t *) = PT_REAL(cnd_signal);
 	c11_signal_rec(c, 0);
 	return real(c);
 }
 
-PT_INTERPOSE int cnd_broadcast(cnd_t *c)
+PT_EXPORT int cnd_broadcast(cnd_t *c)
 {
 	int (*real)(cnd_t *) = PT_REAL(cnd_broadcast);
 	c11_signal_rec(c, 1);

@@ -72,7 +72,7 @@ static void signal_rec(const void *c, unsigned broadcast)
 	pt_leave(t);
 }
 
-PT_INTERPOSE int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m)
+PT_EXPORT int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m)
 {
 	int (*real)(pthread_cond_t *, pthread_mutex_t *) = COND_REAL(pthread_cond_wait);
 	wait_begin(c, m);
@@ -81,8 +81,8 @@ PT_INTERPOSE int pthread_cond_wait(pthread_cond_t *restrict c, pthread_mutex_t *
 	return r;
 }
 
-PT_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
-					const struct timespec *restrict abstime)
+PT_EXPORT int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
+                                     const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *) =
 		COND_REAL(pthread_cond_timedwait);
@@ -92,8 +92,8 @@ PT_INTERPOSE int pthread_cond_timedwait(pthread_cond_t *restrict c, pthread_mute
 	return r;
 }
 
-PT_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
-					clockid_t clock, const struct timespec *restrict abstime)
+PT_EXPORT int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mutex_t *restrict m,
+                                     clockid_t clock, const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *) =
 		COND_REAL(pthread_cond_clockwait);
@@ -105,14 +105,14 @@ PT_INTERPOSE int pthread_cond_clockwait(pthread_cond_t *restrict c, pthread_mute
 
 /* The signal is recorded before the real call so that, in time, it comes
  * before the WAIT_END it causes. */
-PT_INTERPOSE int pthread_cond_signal(pthread_cond_t *c)
+PT_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
 	int (*real)(pthread_cond_t *) = COND_REAL(pthread_cond_signal);
 	signal_rec(c, 0);
 	return real(c);
 }
 
-PT_INTERPOSE int pthread_cond_broadcast(pthread_cond_t *c)
+PT_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
 	int (*real)(pthread_cond_t *) = COND_REAL(pthread_cond_broadcast);
 	signal_rec(c, 1);

@@ -81,7 +81,7 @@ static long futex_wake(syscall_fn real, long uaddr, long op, long nwake, long a4
 	return r;
 }
 
-PT_INTERPOSE long syscall(long number, ...)
+PT_EXPORT long syscall(long number, ...)
 {
 	va_list ap;
 	va_start(ap, number);

@@ -55,19 +55,19 @@ static int mutex_acquired(int r)
  * a robust mutex with EOWNERDEAD as lock does, and any other failure falls
  * through to the real lock, which then returns what it always would
  * (EDEADLK, ENOTRECOVERABLE...). */
-PT_INTERPOSE int pthread_mutex_lock(pthread_mutex_t *m)
+PT_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	PT_LOCK_TRY_FIRST(PT_LOCK_MUTEX, m, PT_REAL(pthread_mutex_trylock)(m),
 			  PT_REAL(pthread_mutex_lock)(m), mutex_acquired);
 }
 
-PT_INTERPOSE int pthread_mutex_trylock(pthread_mutex_t *m)
+PT_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	PT_LOCK_TRY(PT_LOCK_MUTEX, m, PT_REAL(pthread_mutex_trylock), mutex_acquired);
 }
 
-PT_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
-					 const struct timespec *restrict abstime)
+PT_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
+                                      const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_mutex_t *, const struct timespec *) = PT_REAL(pthread_mutex_timedlock);
 	pt_lock_request(PT_LOCK_MUTEX, m);
@@ -76,8 +76,8 @@ PT_INTERPOSE int pthread_mutex_timedlock(pthread_mutex_t *restrict m,
 	return r;
 }
 
-PT_INTERPOSE int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
-					 const struct timespec *restrict abstime)
+PT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clock,
+                                      const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_mutex_t *, clockid_t, const struct timespec *) =
 		PT_REAL(pthread_mutex_clocklock);
@@ -87,7 +87,7 @@ PT_INTERPOSE int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t 
 	return r;
 }
 
-PT_INTERPOSE int pthread_mutex_unlock(pthread_mutex_t *m)
+PT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_unlock);
 	pt_thread *t = pt_enter();

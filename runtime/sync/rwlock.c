@@ -21,7 +21,7 @@ PT_REAL_DECL(pthread_rwlock_unlock);
 #define RD PT_LOCK_RWLOCK_READ
 #define WR PT_LOCK_RWLOCK_WRITE
 
-PT_INTERPOSE int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+PT_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_rdlock);
 	pt_lock_request(RD, l);
@@ -30,7 +30,7 @@ PT_INTERPOSE int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+PT_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_tryrdlock);
 	pt_lock_request(RD, l);
@@ -39,8 +39,8 @@ PT_INTERPOSE int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
-					    const struct timespec *restrict abstime)
+PT_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
+                                         const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_rwlock_t *, const struct timespec *) =
 		PT_REAL(pthread_rwlock_timedrdlock);
@@ -50,8 +50,8 @@ PT_INTERPOSE int pthread_rwlock_timedrdlock(pthread_rwlock_t *restrict l,
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t clock,
-					    const struct timespec *restrict abstime)
+PT_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clockid_t clock,
+                                         const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_rwlock_t *, clockid_t, const struct timespec *) =
 		PT_REAL(pthread_rwlock_clockrdlock);
@@ -61,7 +61,7 @@ PT_INTERPOSE int pthread_rwlock_clockrdlock(pthread_rwlock_t *restrict l, clocki
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+PT_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_wrlock);
 	pt_lock_request(WR, l);
@@ -70,7 +70,7 @@ PT_INTERPOSE int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+PT_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_trywrlock);
 	pt_lock_request(WR, l);
@@ -79,8 +79,8 @@ PT_INTERPOSE int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
-					    const struct timespec *restrict abstime)
+PT_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
+                                         const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_rwlock_t *, const struct timespec *) =
 		PT_REAL(pthread_rwlock_timedwrlock);
@@ -90,8 +90,8 @@ PT_INTERPOSE int pthread_rwlock_timedwrlock(pthread_rwlock_t *restrict l,
 	return r;
 }
 
-PT_INTERPOSE int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l, clockid_t clock,
-					    const struct timespec *restrict abstime)
+PT_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *restrict l, clockid_t clock,
+                                         const struct timespec *restrict abstime)
 {
 	int (*real)(pthread_rwlock_t *, clockid_t, const struct timespec *) =
 		PT_REAL(pthread_rwlock_clockwrlock);
@@ -116,7 +116,7 @@ static unsigned held_mode(pthread_rwlock_t *l, pt_thread *t)
 #endif
 }
 
-PT_INTERPOSE int pthread_rwlock_unlock(pthread_rwlock_t *l)
+PT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_unlock);
 	pt_thread *t = pt_enter();

@@ -31,36 +31,36 @@ static int sem_done(sem_t *s, int r)
 	return r;
 }
 
-PT_INTERPOSE int sem_wait(sem_t *s)
+PT_EXPORT int sem_wait(sem_t *s)
 {
 	int (*real)(sem_t *) = PT_REAL(sem_wait);
 	pt_lock_request(PT_LOCK_SEMAPHORE, s);
 	return sem_done(s, real(s));
 }
 
-PT_INTERPOSE int sem_trywait(sem_t *s)
+PT_EXPORT int sem_trywait(sem_t *s)
 {
 	int (*real)(sem_t *) = PT_REAL(sem_trywait);
 	pt_lock_request(PT_LOCK_SEMAPHORE, s);
 	return sem_done(s, real(s));
 }
 
-PT_INTERPOSE int sem_timedwait(sem_t *restrict s, const struct timespec *restrict abstime)
+PT_EXPORT int sem_timedwait(sem_t *restrict s, const struct timespec *restrict abstime)
 {
 	int (*real)(sem_t *, const struct timespec *) = PT_REAL(sem_timedwait);
 	pt_lock_request(PT_LOCK_SEMAPHORE, s);
 	return sem_done(s, real(s, abstime));
 }
 
-PT_INTERPOSE int sem_clockwait(sem_t *restrict s, clockid_t clock,
-			       const struct timespec *restrict abstime)
+PT_EXPORT int sem_clockwait(sem_t *restrict s, clockid_t clock,
+                            const struct timespec *restrict abstime)
 {
 	int (*real)(sem_t *, clockid_t, const struct timespec *) = PT_REAL(sem_clockwait);
 	pt_lock_request(PT_LOCK_SEMAPHORE, s);
 	return sem_done(s, real(s, clock, abstime));
 }
 
-PT_INTERPOSE int sem_post(sem_t *s)
+PT_EXPORT int sem_post(sem_t *s)
 {
 	int (*real)(sem_t *) = PT_REAL(sem_post);
 	pt_thread *t = pt_enter();

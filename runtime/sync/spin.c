@@ -15,18 +15,18 @@ static int spin_acquired(int r)
 }
 
 /* The trylock succeeds exactly when the lock would not spin. */
-PT_INTERPOSE int pthread_spin_lock(pthread_spinlock_t *l)
+PT_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	PT_LOCK_TRY_FIRST(PT_LOCK_SPIN, l, PT_REAL(pthread_spin_trylock)(l),
 			  PT_REAL(pthread_spin_lock)(l), spin_acquired);
 }
 
-PT_INTERPOSE int pthread_spin_trylock(pthread_spinlock_t *l)
+PT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 {
 	PT_LOCK_TRY(PT_LOCK_SPIN, l, PT_REAL(pthread_spin_trylock), spin_acquired);
 }
 
-PT_INTERPOSE int pthread_spin_unlock(pthread_spinlock_t *l)
+PT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	int (*real)(pthread_spinlock_t *) = PT_REAL(pthread_spin_unlock);
 	pt_thread *t = pt_enter();

@@ -39,8 +39,6 @@
 #include "cuda_activity.h"
 #include "cuda_kprof.h"
 
-#define PT_EXPORT __attribute__((visibility("default")))
-
 static struct {
 	__typeof__(cuptiSubscribe) *subscribe;
 	__typeof__(cuptiUnsubscribe) *unsubscribe;

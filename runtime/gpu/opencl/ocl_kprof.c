@@ -52,8 +52,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PT_EXPORT __attribute__((visibility("default")))
-
 #define REAL(fn)                                                                                   \
 	static __typeof__(fn) *real_##fn;                                                          \
 	if (pt_unlikely(!real_##fn))                                                               \

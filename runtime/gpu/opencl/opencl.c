@@ -24,8 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-#define PT_EXPORT __attribute__((visibility("default")))
-
 static uint64_t raw_ns(void)
 {
 	struct timespec ts;
