@@ -131,7 +131,7 @@ extern PT_HIDDEN int pt_abort_called;
  * without fork (a raw clone), which must not close the parent's logs. */
 PT_HIDDEN int pt_own_process(void);
 
-/* ---- environment of exec'd / spawned images (exec.c) -------------------- */
+/* ---- environment of exec'd / spawned images (child_env.c) -------------- */
 /* envp plus the run variable, so that a program passing its own
  * environment still has its children write into the same run. Returns envp
  * itself when nothing needs adding. The array is built in `buf` (n slots)

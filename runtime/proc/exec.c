@@ -10,7 +10,8 @@
  * reader's end mark.
  *
  * Programs that pass their own environment (execve, execle, execvpe,
- * fexecve, execveat) get PARATRACE_RUN added to a copy of it, but only when
+ * fexecve, execveat) get PARATRACE_RUN added to a copy of it (child_env.c),
+ * but only when
  * it keeps LD_PRELOAD: a program that drops the preload means its child to
  * run untraced. glibc's exec functions call each other internally, not
  * through these symbols, so each is wrapped. On failure the real call's
@@ -25,59 +26,8 @@
 
 extern char **environ;
 
-#define RUN_PREFIX "PARATRACE_RUN="
 #define ENV_STACK_SLOTS 512
 #define ARGV_STACK_SLOTS 1024
-
-char *const *pt_exec_prepare_env(char *const *envp)
-{
-	int was_environ = envp == (char *const *)environ;
-	pt_exec_prepare();
-	return was_environ ? (char *const *)environ : envp;
-}
-
-char *const *pt_env_with_run(char *const *envp, char **buf, size_t n)
-{
-	const char *run = pt_run_env_string();
-	if (!run || !envp)
-		return envp;
-	size_t count = 0, plen = strlen(RUN_PREFIX);
-	int preload = 0, current = 0;
-	for (; envp[count]; count++) {
-		if (strncmp(envp[count], "LD_PRELOAD=", 11) == 0)
-			preload = 1;
-		else if (strncmp(envp[count], RUN_PREFIX, plen) == 0 && strcmp(envp[count], run) == 0)
-			current = 1;
-	}
-	if (!preload || current)
-		return envp;
-	/* Slot 0 holds the mapping's size when the array is mmap'ed. */
-	size_t need = count + 3;
-	char **arr = buf;
-	if (need > n) {
-		size_t bytes = need * sizeof(char *);
-		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return envp;
-		arr = p;
-		arr[0] = (char *)(uintptr_t)bytes;
-	}
-	size_t k = 1;
-	for (size_t i = 0; i < count; i++)
-		if (strncmp(envp[i], RUN_PREFIX, plen) != 0) /* a stale copy is replaced */
-			arr[k++] = envp[i];
-	arr[k++] = (char *)run;
-	arr[k] = NULL;
-	return arr + 1;
-}
-
-void pt_env_free(char *const *env, char *const *envp, char **buf)
-{
-	if (env == envp || env == buf + 1)
-		return;
-	char **arr = (char **)env - 1;
-	munmap(arr, (size_t)(uintptr_t)arr[0]);
-}
 
 static void exec_record(const char *path)
 {
