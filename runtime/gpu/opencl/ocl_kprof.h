@@ -14,6 +14,8 @@
 
 #include "gpu_internal.h"
 
+#include <string.h>
+
 typedef struct pt_ocl_kprof_launch pt_ocl_kprof_launch;
 
 /* The application's clBuildProgram options that mean something to clang,
@@ -26,10 +28,20 @@ typedef struct pt_ocl_kprof_launch pt_ocl_kprof_launch;
 PT_HIDDEN size_t pt_ocl_kprof_options(const char *options, char *words, const char **argv,
                                       size_t max, int *has_std);
 
-/* Copies a value for a clGet*Info answer, with OpenCL's size rules
- * (opencl.c). */
-PT_HIDDEN cl_int pt_ocl_info_answer(const void *val, size_t len, size_t size, void *out,
-                                    size_t *size_ret);
+/* Copies a value for a clGet*Info answer, with OpenCL's size rules:
+ * what both the queue wrappers and the kernel twins answer with. */
+static inline cl_int pt_ocl_info_answer(const void *val, size_t len, size_t size, void *out,
+                                        size_t *size_ret)
+{
+	if (out) {
+		if (size < len)
+			return CL_INVALID_VALUE;
+		memcpy(out, val, len);
+	}
+	if (size_ret)
+		*size_ret = len;
+	return CL_SUCCESS;
+}
 
 /* The name the program knows `kernel` by when it is an instrumented twin
  * paratrace substituted (pointer valid while the kernel lives), else NULL. */

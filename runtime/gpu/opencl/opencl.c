@@ -576,18 +576,6 @@ PT_EXPORT cl_command_queue clCreateCommandQueueWithProperties(cl_context context
 	return q;
 }
 
-cl_int pt_ocl_info_answer(const void *val, size_t len, size_t size, void *out, size_t *size_ret)
-{
-	if (out) {
-		if (size < len)
-			return CL_INVALID_VALUE;
-		memcpy(out, val, len);
-	}
-	if (size_ret)
-		*size_ret = len;
-	return CL_SUCCESS;
-}
-
 PT_EXPORT cl_int clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param, size_t size,
 				       void *value, size_t *size_ret)
 {
