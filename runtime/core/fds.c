@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime's descriptors, kept out of the program's way (pt_fd.h), and
- * the wrappers that protect them: close, __close, close_range, closefrom,
- * dup, dup2, __dup2, dup3, fcntl, fcntl64, __fcntl.
+ * what the wrappers that protect them need (pt_fd_guard.h; the wrappers,
+ * close, dup2, fcntl and the like, are the process family's: proc/fd_guard.c).
  *
  * State:
  *  - a bitmap of the descriptors the runtime holds, read without a lock by
@@ -34,7 +34,7 @@
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
-#include "pt_interpose.h"
+#include "pt_fd_guard.h"
 #include "pt_sys.h"
 
 #include <errno.h>
@@ -51,10 +51,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Descriptor numbers the bitmap covers: the kernel's default fs.nr_open. */
-#define FD_CAP (1u << 20)
-static uint64_t fd_bits[FD_CAP / 64];
-static atomic_int fd_count; /* descriptors marked in fd_bits */
+uint64_t pt_fd_bits[PT_FD_CAP / 64];
+atomic_int pt_fd_count;
 
 atomic_int pt_fd_users;
 atomic_int pt_fd_moving;
@@ -70,29 +68,18 @@ typedef struct fd_entry {
 static fd_entry *fd_entries; /* under fd_lock */
 static size_t fd_nentries, fd_capentries;
 
-static int is_ours(int fd)
-{
-	return fd >= 0 && (unsigned)fd < FD_CAP &&
-	       (__atomic_load_n(&fd_bits[fd >> 6], __ATOMIC_ACQUIRE) >> (fd & 63) & 1);
-}
-
-static int any_ours(void)
-{
-	return atomic_load_explicit(&fd_count, memory_order_acquire) != 0;
-}
-
 static void mark(int fd)
 {
-	__atomic_fetch_or(&fd_bits[fd >> 6], 1ull << (fd & 63), __ATOMIC_RELEASE);
-	atomic_fetch_add(&fd_count, 1);
+	__atomic_fetch_or(&pt_fd_bits[fd >> 6], 1ull << (fd & 63), __ATOMIC_RELEASE);
+	atomic_fetch_add(&pt_fd_count, 1);
 }
 
 static void unmark(int fd)
 {
-	if (!is_ours(fd))
+	if (!pt_fd_is_ours(fd))
 		return;
-	__atomic_fetch_and(&fd_bits[fd >> 6], ~(1ull << (fd & 63)), __ATOMIC_RELEASE);
-	atomic_fetch_sub(&fd_count, 1);
+	__atomic_fetch_and(&pt_fd_bits[fd >> 6], ~(1ull << (fd & 63)), __ATOMIC_RELEASE);
+	atomic_fetch_sub(&pt_fd_count, 1);
 }
 
 static void fd_lock(void)
@@ -183,7 +170,7 @@ static int adopt(int fd, int *slot)
 	if (fd < floor) {
 		long hi = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor);
 		/* No room up there: it stays where it is, protected all the same. */
-		if (hi >= 0 && hi < FD_CAP) {
+		if (hi >= 0 && hi < PT_FD_CAP) {
 			mark((int)hi);
 			unmark(fd);
 			raw_close(fd);
@@ -204,7 +191,7 @@ static int take(long fd, int *slot)
 		__atomic_store_n(slot, -1, __ATOMIC_RELAXED);
 		return (int)fd;
 	}
-	if (fd >= FD_CAP) { /* beyond the bitmap: cannot be protected */
+	if (fd >= PT_FD_CAP) { /* beyond the bitmap: cannot be protected */
 		raw_close((int)fd);
 		__atomic_store_n(slot, -1, __ATOMIC_RELAXED);
 		return -EMFILE;
@@ -256,7 +243,7 @@ ssize_t pt_fd_read_file(const char *path, void *buf, size_t len)
 	fd_lock();
 	long fd = pt_sys4(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
 	ssize_t got = 0;
-	if (fd < 0 || fd >= FD_CAP) {
+	if (fd < 0 || fd >= PT_FD_CAP) {
 		got = fd < 0 ? fd : -EMFILE;
 		if (fd >= 0)
 			raw_close((int)fd);
@@ -417,7 +404,7 @@ static void move_away(int fd)
 	long to = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, floor_fd());
 	if (to < 0)
 		to = pt_sys3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-	if (to >= FD_CAP) {
+	if (to >= PT_FD_CAP) {
 		raw_close((int)to);
 		to = -1;
 	}
@@ -442,39 +429,23 @@ static void move_away(int fd)
 	atomic_store(&pt_fd_moving, 0);
 }
 
-/* A runtime descriptor as the program must see it: not open (EBADF). */
-static int not_open(int fd)
+/* dup2/dup3 (dup2: flags < 0) of the program onto newfd, with the real
+ * calls given. */
+int pt_fd_dup_onto(int oldfd, int newfd, int flags, int (*real2)(int, int),
+                   int (*real3)(int, int, int))
 {
-	if (pt_likely(!any_ours()) || !is_ours(fd))
-		return 0;
-	errno = EBADF;
-	return 1;
-}
-
-PT_REAL_DECL(close);
-PT_REAL_DECL(close_range);
-PT_REAL_DECL(dup);
-PT_REAL_DECL(dup2);
-PT_REAL_DECL(dup3);
-PT_REAL_DECL(fcntl);
-
-/* dup2/dup3 (dup2: flags < 0) of the program onto newfd. */
-static int dup_onto(int oldfd, int newfd, int flags)
-{
-	if (not_open(oldfd))
+	if (pt_fd_not_open(oldfd))
 		return -1;
-	int (*real2)(int, int) = PT_REAL(dup2);
-	int (*real3)(int, int, int) = PT_REAL(dup3);
 	if (fd_lock_depth || fd_use_depth) {
 		/* A handler that interrupted the runtime on this thread. */
-		if (is_ours(newfd)) {
+		if (pt_fd_is_ours(newfd)) {
 			errno = EBUSY;
 			return -1;
 		}
 		return flags < 0 ? real2(oldfd, newfd) : real3(oldfd, newfd, flags);
 	}
 	fd_lock(); /* not while the runtime opens a descriptor: newfd may be it */
-	int taken = is_ours(newfd) && oldfd != newfd;
+	int taken = pt_fd_is_ours(newfd) && oldfd != newfd;
 	if (taken) {
 		uint64_t mask = block_signals();
 		move_away(newfd);
@@ -492,17 +463,12 @@ static int dup_onto(int oldfd, int newfd, int flags)
 	return r;
 }
 
-PT_EXPORT int close(int fd)
-{
-	return not_open(fd) ? -1 : PT_REAL(close)(fd);
-}
-
 /* The first runtime descriptor in [from, to], or to + 1 if there is none. */
 static uint64_t next_ours(uint64_t from, uint64_t to)
 {
-	uint64_t stop = to < FD_CAP ? to : FD_CAP - 1;
+	uint64_t stop = to < PT_FD_CAP ? to : PT_FD_CAP - 1;
 	for (uint64_t fd = from; fd <= stop; fd = (fd | 63) + 1) {
-		uint64_t w = __atomic_load_n(&fd_bits[fd >> 6], __ATOMIC_ACQUIRE) >> (fd & 63);
+		uint64_t w = __atomic_load_n(&pt_fd_bits[fd >> 6], __ATOMIC_ACQUIRE) >> (fd & 63);
 		if (w) {
 			uint64_t f = fd + (uint64_t)__builtin_ctzll(w);
 			return f <= stop ? f : to + 1;
@@ -511,11 +477,10 @@ static uint64_t next_ours(uint64_t from, uint64_t to)
 	return to + 1;
 }
 
-/* close_range(2) on [first, last] less the runtime's descriptors: the real
- * call on each stretch between them (fd_lock held: none appears meanwhile). */
-static int close_range_around(unsigned first, unsigned last, int flags,
-                              int (*real)(unsigned, unsigned, int))
+int pt_fd_close_range(unsigned first, unsigned last, int flags,
+                      int (*real)(unsigned, unsigned, int))
 {
+	fd_lock(); /* no runtime descriptor appears meanwhile */
 	int r = 0, e = 0;
 	for (uint64_t lo = first; lo <= last;) {
 		uint64_t ours = next_ours(lo, last);
@@ -525,84 +490,8 @@ static int close_range_around(unsigned first, unsigned last, int flags,
 		}
 		lo = ours + 1;
 	}
+	fd_unlock();
 	if (e)
 		errno = e;
 	return r;
 }
-
-PT_EXPORT int close_range(unsigned first, unsigned last, int flags)
-{
-	int (*real)(unsigned, unsigned, int) = PT_REAL(close_range);
-	if (!real) {
-		errno = ENOSYS;
-		return -1;
-	}
-	if (pt_likely(!any_ours()) || first > last)
-		return real(first, last, flags);
-	fd_lock();
-	int r = close_range_around(first, last, flags, real);
-	int e = errno;
-	fd_unlock();
-	errno = e;
-	return r;
-}
-
-PT_EXPORT void closefrom(int lowfd)
-{
-	if (lowfd < 0)
-		lowfd = 0;
-	if (close_range((unsigned)lowfd, ~0u, 0) == 0)
-		return;
-	/* No close_range(2) (Linux < 5.9): every number up to the limit. */
-	struct rlimit rl;
-	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FD_CAP ? (int)rl.rlim_cur
-	                                                                     : (int)FD_CAP;
-	int saved = errno;
-	for (int fd = lowfd; fd < max; fd++)
-		close(fd);
-	errno = saved;
-}
-
-PT_EXPORT int dup(int fd)
-{
-	return not_open(fd) ? -1 : PT_REAL(dup)(fd);
-}
-
-PT_EXPORT int dup2(int oldfd, int newfd)
-{
-	if (pt_likely(!any_ours()))
-		return PT_REAL(dup2)(oldfd, newfd);
-	return dup_onto(oldfd, newfd, -1);
-}
-
-PT_EXPORT int dup3(int oldfd, int newfd, int flags)
-{
-	if (pt_likely(!any_ours()) || flags < 0)
-		return PT_REAL(dup3)(oldfd, newfd, flags);
-	return dup_onto(oldfd, newfd, flags);
-}
-
-/* Every command on a runtime descriptor fails as on a closed one (EBADF),
- * F_DUPFD and F_GETFD included: programs probe for free numbers with them. */
-PT_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	va_start(ap, cmd);
-	void *arg = va_arg(ap, void *); /* as glibc reads it: int, long or pointer */
-	va_end(ap);
-	return not_open(fd) ? -1 : PT_REAL(fcntl)(fd, cmd, arg);
-}
-
-/* The same functions under glibc's other names. */
-PT_EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
-PT_EXPORT int __fcntl(int fd, int cmd, ...) __attribute__((alias("fcntl")));
-PT_EXPORT int __close(int fd) __attribute__((alias("close")));
-PT_EXPORT int __dup2(int oldfd, int newfd)
-{
-	return dup2(oldfd, newfd);
-}
-
-PT_SUBSYSTEM(fds_part) = {
-	.name = "fds",
-	.order = PT_ORDER_INTERPOSE,
-};
