@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel profiling, the part the GPU APIs share (gpu/kprof.h): the device
+/* Kernel profiling, the part the GPU APIs share (runtime/gpu/kprof.h): the device
  * table's parser, the GPU_PROF_DEF / GPU_PROF records, and running the
  * compiler without disturbing the traced program. */
 #ifndef _GNU_SOURCE
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* glibc's clone() under its other name: `clone` inside libtrace.so is the
- * runtime's own wrapper (runtime/fork.c). */
+ * runtime's own wrapper (runtime/proc/fork.c). */
 extern int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
 
 /* ---- the table ------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel profiling shared by the OpenCL and CUDA parts (gpu/kprof.c): the
+/* Kernel profiling shared by the OpenCL and CUDA parts (runtime/gpu/kprof.c): the
  * table instrument.so embeds in device code (include/paratrace/gpu_abi.h),
  * the GPU_PROF_DEF / GPU_PROF records, and running the compiler for
  * OpenCL programs built from source. Hidden inside libtrace.so. */

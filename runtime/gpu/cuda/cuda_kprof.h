@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* CUDA kernel profiling (gpu/cuda_kprof.c): launches of kernels that clang
+/* CUDA kernel profiling (runtime/gpu/cuda/cuda_kprof.c): launches of kernels that clang
  * compiled with instrument.so get a profile buffer through their slot
  * global (include/paratrace/gpu_abi.h), read back in stream order. Driven by
  * cupti.c's driver-API launch callbacks; separate so that a test can drive

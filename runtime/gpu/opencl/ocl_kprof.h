@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* OpenCL kernel profiling (gpu/ocl_kprof.c), as opencl.c's launch wrapper
+/* OpenCL kernel profiling (runtime/gpu/opencl/ocl_kprof.c), as opencl.c's launch wrapper
  * uses it. */
 #ifndef PT_GPU_OCL_KPROF_H
 #define PT_GPU_OCL_KPROF_H
