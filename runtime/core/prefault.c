@@ -93,21 +93,6 @@ static atomic_int pt_pf_started; /* 0 none, 1 starting or running, -1 failed */
 	__attribute__((no_instrument_function,                                          \
 		       no_sanitize("address", "undefined", "thread"), no_stack_protector))
 
-static inline PT_PF_NOINST long raw_syscall6(long n, long a, long b, long c, long d, long e,
-					      long f)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#define raw_syscall4(n, a, b, c, d) raw_syscall6(n, a, b, c, d, 0, 0)
-
 /* The window of one request: the same steps as the writer's own
  * map_window (reserve with written zeros, map, populate), then the touch.
  * pf->base stays NULL when a step fails; the owner then maps it itself and
@@ -129,22 +114,22 @@ static PT_PF_NOINST void prepare(pt_prefault *pf)
 	while (pf->reserved < pf->off + pf->len) {
 		uint64_t left = pf->off + pf->len - pf->reserved;
 		long n = left < zlen ? (long)left : (long)zlen;
-		long w = raw_syscall4(SYS_pwrite64, __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE),
-				      (long)zeros, n, (long)pf->reserved);
+		long w = pt_sys4(SYS_pwrite64, __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE),
+		                 (long)zeros, n, (long)pf->reserved);
 		if (w == -EINTR)
 			continue;
 		if (w <= 0)
 			goto out;
 		pf->reserved += (uint64_t)w;
 	}
-	p = raw_syscall6(SYS_mmap, 0, (long)pf->len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE), (long)pf->off);
+	p = pt_sys6(SYS_mmap, 0, (long)pf->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+	            __atomic_load_n(pf->fd, __ATOMIC_ACQUIRE), (long)pf->off);
 out:
 	pt_fd_use_end_raw();
 	if (p < 0 && p > -4096)
 		return;
-	raw_syscall4(SYS_madvise, p, (long)pf->len, MADV_DONTFORK, 0);
-	raw_syscall4(SYS_madvise, p, (long)pf->len, MADV_POPULATE_WRITE, 0);
+	pt_sys4(SYS_madvise, p, (long)pf->len, MADV_DONTFORK, 0);
+	pt_sys4(SYS_madvise, p, (long)pf->len, MADV_POPULATE_WRITE, 0);
 	pf->base = (char *)p;
 touch:
 	/* From here the owner may take the window and write into it while
@@ -178,7 +163,7 @@ static PT_PF_NOINST int helper_main(void *arg)
 		unsigned seen = atomic_load_explicit(&pt_pf_seq, memory_order_acquire);
 		pt_prefault *pf = take();
 		if (!pf) {
-			raw_syscall4(SYS_futex, (long)&pt_pf_seq, FUTEX_WAIT_PRIVATE, (long)seen, 0);
+			pt_sys4(SYS_futex, (long)&pt_pf_seq, FUTEX_WAIT_PRIVATE, (long)seen, 0);
 			continue;
 		}
 		if (!atomic_load_explicit(&pf->cancel, memory_order_relaxed))
@@ -244,7 +229,7 @@ int pt_prefault_request(pt_prefault *pf)
 	pt_pf_queue = pf;
 	pt_spin_unlock(&pt_pf_lock);
 	atomic_fetch_add_explicit(&pt_pf_seq, 1, memory_order_release);
-	raw_syscall4(SYS_futex, (long)&pt_pf_seq, FUTEX_WAKE_PRIVATE, 1, 0);
+	pt_sys4(SYS_futex, (long)&pt_pf_seq, FUTEX_WAKE_PRIVATE, 1, 0);
 	return 0;
 }
 

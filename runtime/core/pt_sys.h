@@ -13,13 +13,13 @@
  *
  * Each returns what the kernel returns: the result, or -errno. Always
  * inline, so that a caller's attributes (no sanitizer in the prefault
- * helper) cover them. */
+ * helper, which calls no function at all) cover them. */
 #ifndef PT_SYS_H
 #define PT_SYS_H
 
 #include <sys/syscall.h>
 
-#define PT_SYS_INLINE static inline __attribute__((always_inline))
+#define PT_SYS_INLINE static inline __attribute__((always_inline, no_instrument_function))
 
 #if defined(__x86_64__)
 PT_SYS_INLINE long pt_sys6(long n, long a, long b, long c, long d, long e, long f)
