@@ -408,4 +408,10 @@ PT_HIDDEN void pt_log_files_suspend(void);
 PT_HIDDEN void pt_log_files_resume(void);
 PT_HIDDEN void pt_log_files_forget(void);
 
+/* ---- trace directory and process folder (rundir.c) -------------------- */
+PT_HIDDEN int pt_open_trace_dir(const char *path, int *slot, char *err, size_t errlen);
+PT_HIDDEN int pt_make_process_dir(char *err, size_t errlen);
+PT_HIDDEN void pt_default_dir(char *out, size_t len);
+PT_HIDDEN void pt_absolutize(char *path, size_t len);
+
 #endif /* PT_CORE_H */
