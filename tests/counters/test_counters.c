@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of runtime/counters.c, callstack.c and sampling.c against the
+/* Unit tests of runtime/counters/counters.c, callstack.c and sampling.c against the
  * fake core (tests/fake): the records they would write are checked here. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

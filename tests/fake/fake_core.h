@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The stand-in for the runtime core (runtime/pt_runtime.h) in the unit tests
+/* The stand-in for the runtime core (runtime/core/pt_runtime.h) in the unit tests
  * of the runtime's parts: counters, call stacks and sampling
  * (tests/counters), gpu/ (tests/gpu), the interposition helpers
  * (tests/intercept). Records go to memory instead of log files: a thread's
  * to an array of its own, which a signal handler of that thread may append
  * to (no lock); the process log's and the extra logs' to one shared array.
- * The table of parts (runtime/parts.c) and the lock are the real ones: a
+ * The table of parts (runtime/core/parts.c) and the lock are the real ones: a
  * test drives the parts it links through pt_parts_*. */
 #ifndef PT_FAKE_CORE_H
 #define PT_FAKE_CORE_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Stands in for libcuda.so.1 in the CUDA kernel-profiling test
- * (cuda_kprof_synth.c): the driver functions gpu/cuda_kprof.c calls, on
+ * (cuda_kprof_synth.c): the driver functions runtime/gpu/cuda/cuda_kprof.c calls, on
  * host memory ("device" pointers are host addresses, every asynchronous
  * operation is done at once, which keeps stream order), and one module
  * holding the kernel "saxpy" as instrument.so would have compiled it (its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of kernel profiling's shared part (gpu/kprof.c) and of the
+/* Unit tests of kernel profiling's shared part (runtime/gpu/kprof.c) and of the
  * CUDA part's bookkeeping, against the fake core: the device table's
  * parser (good and damaged tables), GPU_PROF_DEF and GPU_PROF records as
  * the runtime writes them, running the compiler without disturbing the

@@ -26,7 +26,6 @@ dlopen                  libcupti is loaded through the dlopen wrapper, which map
 close_range             closefrom() goes through the close_range wrapper, which keeps the runtime fds open
 close                   closefrom() without close_range(2) closes one by one through the close wrapper
 dup2                    __dup2() is dup2()
-syscall                 raw system calls of the runtime pass the futex wrapper, which hands all but SYS_futex to libc as they are
 '
 
 tmp=$(mktemp -d)

@@ -19,7 +19,7 @@ check() { "$CHECK" "$@" >"$work/check" 2>&1 || fail "check_trace failed: $(cat "
 expect_line() { grep -Eq -- "$1" "$work/check" || { cat "$work/check" >&2; fail "no line matching: $1"; }; }
 # Every file of the run has the same run id and clock. Each header's TSC
 # calibration is measured from the run's start to that file's last update
-# (runtime/clock.c), so their mults agree to within 1e-4, not to the digit.
+# (runtime/core/clock.c), so their mults agree to within 1e-4, not to the digit.
 one_clock() {
 	grep '^file ' "$work/check" | grep -o 'run=[0-9a-f]* mult=[0-9]* shift=[0-9]*' | tr '=' ' ' |
 		awk '{ runs[$2] = 1; shifts[$6] = 1; if (!n++ || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
@@ -29,7 +29,7 @@ one_clock() {
 no_line() { ! grep -Eq -- "$1" "$work/check" || { grep -E -- "$1" "$work/check" >&2; fail "unexpected line: $1"; }; }
 
 # <case>_prefault: the same case with the prefault helper forced on and
-# small windows, so that it prepares many of them (runtime/prefault.c).
+# small windows, so that it prepares many of them (runtime/core/prefault.c).
 test_case=$case_name
 if [ "${case_name%_prefault}" != "$case_name" ]; then
 	export PARATRACE_PREFAULT=on PARATRACE_BUFFER_SIZE=256K

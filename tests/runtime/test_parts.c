@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit test of the table of parts (runtime/parts.c) on parts defined here,
+/* Unit test of the table of parts (runtime/core/parts.c) on parts defined here,
  * with the fake core (tests/fake): every part is found through the linker
  * section, callbacks run in ascending order of `order` (by name among
  * equals) or descending for thread_end and shutdown, NULL ones are skipped. */

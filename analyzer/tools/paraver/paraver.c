@@ -152,7 +152,7 @@ fail:
 static int pv_process_event(void *tool, size_t process, const pt_event *ev)
 {
 	pv_tool *pv = tool;
-	/* the manual API's type and value names (runtime/api.c) */
+	/* the manual API's type and value names (runtime/core/api.c) */
 	if (pv_found_user_name(&pv->found, ev))
 		return -1;
 	for (size_t i = 0; i < pv_n_ext(); i++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Two user events around a sleep: the trace's times must convert to the
  * CLOCK_MONOTONIC nanoseconds the program measured between them (the clock
- * calibration, runtime/clock.c). Prints "gap <ns> <ns>": the smallest and
+ * calibration, runtime/core/clock.c). Prints "gap <ns> <ns>": the smallest and
  * largest CLOCK_MONOTONIC interval that can hold the two events. */
 #include <paratrace.h>
 
