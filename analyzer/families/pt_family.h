@@ -21,7 +21,9 @@
  *
  * Adding a family: a folder analyzer/families/<name>/ (picked up by the
  * folder's CMakeLists glob) defining `const pt_family pt_family_<name>`,
- * and its name in PT_FAMILIES. */
+ * and its name in PT_FAMILIES. A family built outside the product
+ * (cmake/extra_family.cmake, tests/toy/) comes last in its own paratrace's
+ * table instead (families.c, PT_FAMILY_EXTRA). */
 #ifndef PT_FAMILY_H
 #define PT_FAMILY_H
 

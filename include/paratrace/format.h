@@ -269,6 +269,19 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/omp.h>
 #include <paratrace/format/mpi.h>
 
+/* A family built outside the product (an experiment, tests/toy/): a build
+ * of the reader, the runtime and paratrace compiled with
+ * -DPT_FORMAT_EXTRA="its_format.h" (cmake/extra_family.cmake) has that
+ * header's rows, PT_REC_ROWS_EXTRA, in its schema. Their kinds are in
+ * PT_REC_RANGE_EXTRA, which no family of the product uses; any other build
+ * skips such records as kinds it does not know. */
+#ifdef PT_FORMAT_EXTRA
+#include PT_FORMAT_EXTRA
+#endif
+#ifndef PT_REC_ROWS_EXTRA
+#define PT_REC_ROWS_EXTRA(X)
+#endif
+
 #define PT_REC_SCHEMA(X) \
 	PT_REC_ROWS_CORE(X) \
 	PT_REC_ROWS_THREAD(X) \
@@ -278,7 +291,8 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_SAMPLES(X) \
 	PT_REC_ROWS_GPU(X) \
 	PT_REC_ROWS_OMP(X) \
-	PT_REC_ROWS_MPI(X)
+	PT_REC_ROWS_MPI(X) \
+	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {
 	PT_REC_END = 0, /* never a record: end of written data */
@@ -288,6 +302,8 @@ enum pt_rec_kind {
 
 	/* Ranges reserved for later parts; the reader skips kinds it does not
 	 * know, so a part can add kinds within its range without a major bump. */
+	PT_REC_RANGE_EXTRA_FIRST = 0x28, /* a family outside the product (PT_FORMAT_EXTRA) */
+	PT_REC_RANGE_EXTRA_LAST = 0x2f,
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */
