@@ -192,7 +192,7 @@ void pt_clock_fork_prepare(void)
 
 int pt_clock_init(const char *want, const pt_clock_cal *inherited, char *err, size_t errlen)
 {
-	const char *shift = getenv("PARATRACE_TEST_CLOCK_OFFSET_NS");
+	const char *shift = pt_cfg.test_clock_offset;
 	pt_clock_test_offset = shift ? strtoll(shift, NULL, 10) : 0;
 	int tsc_ok = pt_clock_tsc_invariant();
 	int use_tsc = tsc_ok && (!want || strcmp(want, "monotonic") != 0);

@@ -268,22 +268,22 @@ PT_HIDDEN void pt_parts_shutdown(int in_signal);
 PT_HIDDEN void pt_parts_join(pt_run_job *job);
 
 /* ---- configuration (environment, read once at init) ------------------- */
+/* One field per setting, declared in the settings.inc of the part it
+ * belongs to (settings_list.h says how); the fields of the parts the build
+ * left out are there too, and keep their defaults. */
+#define PT_SETTING_CTYPE_BOOL int
+#define PT_SETTING_CTYPE_INT int
+#define PT_SETTING_CTYPE_SIZE uint64_t
+#define PT_SETTING_CTYPE_DURATION uint64_t
+#define PT_SETTING_CTYPE_ENUM int
+#define PT_SETTING_CTYPE_WORD const char *
+#define PT_SETTING_CTYPE_LIST unsigned
+#define PT_SETTING_CTYPE_STRING const char *
+#define PT_SETTING_CTYPE_PATH const char *
 typedef struct pt_config {
-	int enabled;          /* PARATRACE_ENABLE (default 1) */
-	int verbose;          /* PARATRACE_VERBOSE 0..3 (default 0) */
-	const char *dir;      /* PARATRACE_DIR: trace directory (default ./paratrace-<prog>-<pid>-<time>) */
-	size_t buffer_size;   /* PARATRACE_BUFFER_SIZE: bytes mapped per thread at a time */
-	uint64_t max_size;    /* PARATRACE_MAX_SIZE: per-file cap, 0 = none */
-	/* settings of the parts that may be left out of the build */
-	const char *counters;  /* PARATRACE_COUNTERS */
-	unsigned counters_at;  /* PARATRACE_COUNTERS_AT: PT_COUNTERS_AT_*, 0 = default */
-	int callstack_depth;   /* PARATRACE_CALLSTACK */
-	uint64_t sampling_ns;  /* PARATRACE_SAMPLING */
-	int gpu;               /* PARATRACE_GPU (default 1) */
-	int gpu_kernels;       /* PARATRACE_GPU_KERNELS: PT_GPU_KERNELS_* (default off) */
-	int openmp;            /* PARATRACE_OPENMP (default 1): OMPT tool, GOMP_* records */
-	int prefault;          /* PARATRACE_PREFAULT: -1 auto, 0 off (default), 1 on */
-	int mpi;               /* PARATRACE_MPI (default 1) */
+#define PT_SETTING(kind, field, ...) PT_SETTING_CTYPE_##kind field;
+#include "settings_list.h"
+#undef PT_SETTING
 } pt_config;
 #define PT_GPU_KERNELS_OFF 0
 #define PT_GPU_KERNELS_ENTRIES 1

@@ -54,7 +54,7 @@ static uint64_t test_delay_ns, test_delay_rounds;
 
 static void test_delay_init(void)
 {
-	const char *v = getenv("PARATRACE_TEST_MPI_SYNC_DELAY_NS");
+	const char *v = pt_config_get()->test_mpi_sync_delay;
 	if (!v)
 		return;
 	char *end;

@@ -202,6 +202,76 @@ static void test_config_bad(void)
 	env_table = NULL;
 }
 
+/* The whole line for each kind of bad value, word for word: users and
+ * scripts read these, and the parser is shared by every setting. Also
+ * values at the edges that must pass. */
+static void test_config_messages(void)
+{
+	static const char *const bad[][3] = {
+		{"PARATRACE_ENABLE", "maybe", "1/0, yes/no, true/false or on/off"},
+		{"PARATRACE_VERBOSE", "4", "a level from 0 to 3"},
+		{"PARATRACE_DIR", "", "a directory path"},
+		{"PARATRACE_BUFFER_SIZE", "65535", "a size from 64K to 1G (bytes, or with K, M, G)"},
+		{"PARATRACE_BUFFER_SIZE", "1025M", "a size from 64K to 1G (bytes, or with K, M, G)"},
+		{"PARATRACE_MAX_SIZE", "4095",
+		 "0 (no limit) or a size of at least 4K (bytes, or with K, M, G)"},
+		{"PARATRACE_MAX_SIZE", "off",
+		 "0 (no limit) or a size of at least 4K (bytes, or with K, M, G)"},
+		{"PARATRACE_COUNTERS_AT", "Sync",
+		 "a comma-separated list of functions, sync, threads, all"},
+		{"PARATRACE_CALLSTACK", "257", "a call-stack depth from 0 (off) to 256"},
+		{"PARATRACE_SAMPLING", "on",
+		 "a period of at least 10us, e.g. 1ms, 500us, 2000000 (ns), or 0/off"},
+		{"PARATRACE_SAMPLING", "9999",
+		 "a period of at least 10us, e.g. 1ms, 500us, 2000000 (ns), or 0/off"},
+		{"PARATRACE_GPU", "2", "1/0, yes/no, true/false or on/off"},
+		{"PARATRACE_GPU_KERNELS", "Blocks", "off, entries or blocks"},
+		{"PARATRACE_OPENMP", "x", "1/0, yes/no, true/false or on/off"},
+		{"PARATRACE_MPI", "x", "1/0, yes/no, true/false or on/off"},
+		{"PARATRACE_PREFAULT", "AUTO", "auto, 1/0, yes/no, true/false or on/off"},
+		{"PARATRACE_CLOCK", "TSC", "auto, tsc or monotonic"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *env[] = {bad[i][0], bad[i][1], NULL};
+		pt_config c;
+		char err[256] = "", want[256];
+		env_table = env;
+		CU_ASSERT_EQUAL(pt_config_parse(&c, table_get, err, sizeof err), -1);
+		snprintf(want, sizeof want, "%s='%s' not understood: expected %s", bad[i][0], bad[i][1],
+			 bad[i][2]);
+		CU_ASSERT_STRING_EQUAL(err, want);
+	}
+	char longdir[4200];
+	memset(longdir, 'd', sizeof longdir - 1);
+	longdir[sizeof longdir - 1] = '\0';
+	const char *env_long[] = {"PARATRACE_DIR", longdir, NULL};
+	pt_config c;
+	char err[4400] = "";
+	env_table = env_long;
+	CU_ASSERT_EQUAL(pt_config_parse(&c, table_get, err, sizeof err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not understood: expected a shorter path"));
+
+	static const char *const good[] = {
+		"PARATRACE_BUFFER_SIZE", "1G", "PARATRACE_MAX_SIZE", "0K", "PARATRACE_SAMPLING", "no",
+		"PARATRACE_VERBOSE", "3", "PARATRACE_CALLSTACK", "256", "PARATRACE_ENABLE", "",
+		"PARATRACE_COUNTERS", "", "PARATRACE_COUNTERS_AT", "all,,", "PARATRACE_PREFAULT", "ON",
+		"PARATRACE_MPI", "False", NULL};
+	env_table = good;
+	CU_ASSERT_EQUAL_FATAL(pt_config_parse(&c, table_get, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(c.buffer_size, 1u << 30);
+	CU_ASSERT_EQUAL(c.max_size, 0);
+	CU_ASSERT_EQUAL(c.sampling_ns, 0);
+	CU_ASSERT_EQUAL(c.verbose, 3);
+	CU_ASSERT_EQUAL(c.callstack_depth, 256);
+	CU_ASSERT_EQUAL(c.enabled, 1);
+	CU_ASSERT_PTR_NULL(c.counters);
+	CU_ASSERT_EQUAL(c.counters_at,
+			PT_COUNTERS_AT_FUNCTIONS | PT_COUNTERS_AT_SYNC | PT_COUNTERS_AT_THREADS);
+	CU_ASSERT_EQUAL(c.prefault, 1);
+	CU_ASSERT_EQUAL(c.mpi, 0);
+	env_table = NULL;
+}
+
 static void test_parse_size_duration(void)
 {
 	uint64_t v;
@@ -820,6 +890,7 @@ int main(void)
 	CU_add_test(s, "config defaults", test_config_defaults);
 	CU_add_test(s, "config values", test_config_values);
 	CU_add_test(s, "config bad values", test_config_bad);
+	CU_add_test(s, "config messages", test_config_messages);
 	CU_add_test(s, "sizes and durations", test_parse_size_duration);
 	CU_add_test(s, "PARATRACE_RUN round trip", test_run_env_roundtrip);
 	CU_add_test(s, "records and header", test_records_and_header);

@@ -175,7 +175,7 @@ static int find_libcuda(struct dl_phdr_info *info, size_t size, void *data)
  * library means that one); otherwise the usual names and CUDA locations. */
 static void *open_cupti(void)
 {
-	const char *env = getenv("PARATRACE_CUPTI");
+	const char *env = pt_config_get()->cupti;
 	if (env && *env) {
 		void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
 		if (!h)
@@ -232,7 +232,7 @@ static void attach(void)
 		return;
 	cupti_handle = open_cupti();
 	if (!cupti_handle) {
-		const char *env = getenv("PARATRACE_CUPTI");
+		const char *env = pt_config_get()->cupti;
 		if (!env || !*env) /* otherwise open_cupti said why */
 			pt_warn("CUDA is in use but libcupti could not be found (set PARATRACE_CUPTI to "
 				"its path); CUDA kernels are not traced");

@@ -12,7 +12,7 @@
  * tree) or in its paratrace/ folder (installed). */
 static int plugin_path(char *buf, size_t len)
 {
-	const char *env = getenv("PARATRACE_PLUGIN");
+	const char *env = pt_config_get()->plugin;
 	if (env && *env) {
 		snprintf(buf, len, "%s", env);
 		return 0;
@@ -36,7 +36,7 @@ static int plugin_path(char *buf, size_t len)
  * a name without '/' is looked up in PATH. */
 static int clang_path(char *buf, size_t len)
 {
-	const char *c = getenv("PARATRACE_GPU_CLANG");
+	const char *c = pt_config_get()->gpu_clang;
 	if (!c || !*c)
 		c = PT_GPU_CLANG_DEFAULT;
 	if (strchr(c, '/')) {
