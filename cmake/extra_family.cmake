@@ -51,8 +51,7 @@ function(pt_add_extra_family name)
   # paratrace-<name>: the CLI's sources (dump's field tables among them),
   # the reader and the table of families compiled again, with the family
   set(cli ${PROJECT_SOURCE_DIR}/analyzer/cli)
-  file(GLOB cli_sources ${cli}/*.c)
-  list(REMOVE_ITEM cli_sources ${cli}/format_doc.c)
+  get_target_property(cli_sources paratrace SOURCES) # the product's own list
   add_executable(paratrace_${name} ${cli_sources}
     ${PROJECT_SOURCE_DIR}/analyzer/reader/pt_log.c
     ${PROJECT_SOURCE_DIR}/analyzer/reader/pt_trace.c
