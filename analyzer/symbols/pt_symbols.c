@@ -658,8 +658,8 @@ void pt_symtab_free(pt_symtab *st)
 	free(st);
 }
 
-/* Added for call stacks and samples (issue 7): the line of the statement at
- * pc itself, where pt_symtab_pc gives the enclosing function's declaration. */
+/* For call stacks and samples: the line of the statement at pc itself,
+ * where pt_symtab_pc gives the enclosing function's declaration. */
 int pt_symtab_pc_line(pt_symtab *st, uint64_t pc, const char **file, unsigned *line)
 {
 	int rc = -1;

@@ -693,7 +693,7 @@ PEERS = ("uftrace-pg", "uftrace-cyg", "xray-basic", "xray-fdr", "lttng-ust")
 
 
 def summary_lines(rows, workloads):
-    """paratrace against its goal (issue 9): CPU per call relative to the
+    """paratrace against its goal (<= 1.2x the TSC hook): CPU per call relative to the
     minimal TSC hook, and how many times cheaper than the cheapest peer
     (by CPU per call, which counts writer threads and daemons too)."""
     out = ["### Summary (cpu ns per call)", "",

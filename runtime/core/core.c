@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Runtime lifecycle: init (constructor, or lazily at the first event of any
- * thread), the trace directory, per-thread state, exit, fork and exec. */
+ * thread), the trace directory, per-thread state. The process's end is in
+ * shutdown.c, fork and exec in fork_exec.c (core_life.h joins the three). */
 #define _GNU_SOURCE
 #include "core.h"
+#include "core_life.h"
 #include "pt_fd.h"
 #include "pt_sys.h"
 
@@ -64,7 +66,7 @@ uint32_t pt_thread_tid(const pt_thread *t)
 
 /* ---- threads ------------------------------------------------------------ */
 
-static void registry_add(pt_thread *t)
+void pt_registry_add(pt_thread *t)
 {
 	pt_spin_lock(&pt_registry_lock);
 	t->prev = NULL;
@@ -75,7 +77,7 @@ static void registry_add(pt_thread *t)
 	pt_spin_unlock(&pt_registry_lock);
 }
 
-static void registry_remove_locked(pt_thread *t)
+void pt_registry_remove_locked(pt_thread *t)
 {
 	if (t->prev)
 		t->prev->next = t->next;
@@ -94,7 +96,7 @@ static void registry_remove_locked(pt_thread *t)
  * sees those fields zero: limit NULL sends its first event to the slow
  * path instead of a store into a window it does not have (MADV_DONTFORK),
  * and cur NULL tells pt_enter that this state is not the child's
- * (adopt_child). The fast path still reads one cache line. */
+ * (pt_adopt_child). The fast path still reads one cache line. */
 #define PT_THREAD_HOT offsetof(pt_wlog, masked)
 _Static_assert(offsetof(pt_thread, log) == 0 && offsetof(pt_wlog, cur) < PT_THREAD_HOT &&
                    offsetof(pt_wlog, limit) < PT_THREAD_HOT &&
@@ -119,7 +121,7 @@ static pt_thread *thread_alloc(void)
 	return (pt_thread *)(void *)(p + pt_page - PT_THREAD_HOT);
 }
 
-static void thread_free(pt_thread *t)
+void pt_thread_free(pt_thread *t)
 {
 	if (t)
 		pt_pages_free((char *)t + PT_THREAD_HOT - pt_page, thread_span());
@@ -127,12 +129,12 @@ static void thread_free(pt_thread *t)
 
 /* One word on a MADV_WIPEONFORK page, 1 once this process's tracing state
  * is its own: 0 in any fork child until pt_fork_child (atfork) or, after
- * a raw fork, the first event that finds it (adopt_child) has either
+ * a raw fork, the first event that finds it (pt_adopt_child) has either
  * rebuilt the state for the child or turned tracing off there. NULL when
  * the page could not be had: every process then counts as its own. */
-static int *pt_owner_mark;
+int *pt_owner_mark;
 
-static int process_is_mine(void)
+int pt_process_is_mine(void)
 {
 	int *m = pt_owner_mark;
 	return !m || __atomic_load_n(m, __ATOMIC_ACQUIRE);
@@ -150,15 +152,13 @@ static void owner_mark_init(void)
 	pt_owner_mark = m;
 }
 
-static int adopt_child(void);
-
 int pt_state_is_mine(void)
 {
-	return process_is_mine() || adopt_child();
+	return pt_process_is_mine() || pt_adopt_child();
 }
 
 /* Opens t<tid>.ptl (t<tid>.<k>.ptl when the kernel reused the tid). */
-static int open_thread_log(pt_thread *t)
+int pt_open_thread_log(pt_thread *t)
 {
 	pt_file_params p = {PT_FILE_THREAD, t->tid, 0};
 	int r = -EEXIST;
@@ -173,7 +173,7 @@ static int open_thread_log(pt_thread *t)
 	return r;
 }
 
-static void emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
+void pt_emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
 {
 	pt_rec_thread_start s = {0, 0, 0, 0};
 	if (start)
@@ -185,7 +185,7 @@ static void emit_thread_start(pt_thread *t, const pt_rec_thread_start *start)
 
 /* Counters read at every function event: keep the thread off the fast
  * path (pt_hook_slow reads them) instead of testing a flag on it. */
-static void keep_slow_if_needed(pt_thread *t)
+void pt_keep_slow_if_needed(pt_thread *t)
 {
 	if (pt_counters_at_mask & PT_COUNTERS_AT_FUNCTIONS)
 		t->log.slow = 1;
@@ -196,7 +196,7 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	if (pt_tls)
 		return pt_tls;
 	if (pt_tls_state == PT_TLS_FINISHED || pt_tls_state == PT_TLS_CREATING ||
-	    !pt_ensure_initialized() || (!process_is_mine() && !adopt_child()))
+	    !pt_ensure_initialized() || (!pt_process_is_mine() && !pt_adopt_child()))
 		return NULL;
 	if (pt_tls) /* the init just run created this (main) thread's state */
 		return pt_tls;
@@ -213,14 +213,14 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	}
 	t->tid = pt_gettid();
 	atomic_store(&t->guard, 1);
-	int r = open_thread_log(t);
+	int r = pt_open_thread_log(t);
 	if (r != 0) {
 		static atomic_int warned;
 		if (!atomic_exchange(&warned, 1))
 			pt_warn("cannot create the log of thread %u in %s/%s: %s; that thread is "
 				"not traced",
 				t->tid, pt_run_info.dir, pt_run_info.pdir_name, strerror(-r));
-		thread_free(t);
+		pt_thread_free(t);
 		pt_tls_state = PT_TLS_FINISHED;
 		pt_nocancel_end(cancel);
 		errno = saved;
@@ -228,12 +228,12 @@ pt_thread *pt_thread_create(const pt_rec_thread_start *start)
 	}
 	/* Inside the runtime until pt_leave: hooks take the slow path. */
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	keep_slow_if_needed(t);
-	registry_add(t);
+	pt_keep_slow_if_needed(t);
+	pt_registry_add(t);
 	pthread_setspecific(pt_thread_key, t);
 	pt_tls = t;
 	pt_tls_state = PT_TLS_ACTIVE;
-	emit_thread_start(t, start);
+	pt_emit_thread_start(t, start);
 	pt_parts_thread_start(t);
 	pt_leave(t);
 	pt_nocancel_end(cancel);
@@ -267,136 +267,6 @@ void pt_thread_note_end(uint64_t retval, uint32_t flags)
 	}
 }
 
-/* ---- the process's end, seen by the threads that live on ------------ */
-
-/* What seal_others did with a thread's log (pt_thread.exit_fate). NONE:
- * not yet (or it never will, once pt_exit_sealed is set: as LEFT). */
-enum { PT_FATE_NONE = 0, PT_FATE_SEALED, PT_FATE_LEFT };
-/* Set once seal_others is done with every thread it will look at. */
-static atomic_int pt_exit_sealed;
-/* How long a thread waits for seal_others to decide about its log. */
-#define PT_FATE_WAIT_NS (50u * 1000 * 1000)
-
-/* The thread's log, which seal_others left to it (LEFT), closed by the
- * thread itself: nothing can be writing into it meanwhile. */
-static void close_left(pt_thread *t)
-{
-	atomic_store(&t->guard, 1);
-	atomic_store(&t->closed, 1);
-	pt_wlog_close_quiet(&t->log);
-	atomic_store_explicit(&t->exit_fate, PT_FATE_SEALED, memory_order_release);
-	atomic_store(&t->guard, 0);
-}
-
-/* Writes THREAD_END + CLOSE into the calling thread's own log. */
-static void close_own(pt_thread *t, uint32_t extra_flags)
-{
-	pt_parts_thread_end(t);
-	pt_rec_thread_end e = {t->end_retval, t->end_flags | extra_flags, 0};
-	pt_wlog_put_final(&t->log, pt_now(), PT_REC_THREAD_END, 0, &e, sizeof e, NULL, 0);
-	atomic_store(&t->closed, 1);
-	pt_wlog_close(&t->log);
-}
-
-/* pthread key destructor: runs at thread exit (return, pthread_exit or
- * cancellation), after the thread's last user code and before its TLS goes
- * away. Never a cancellation point: a thread that returns while a cancel
- * is pending ends with its own return value, as untraced. */
-static void thread_destructor(void *arg)
-{
-	pt_thread *t = arg;
-	int saved = errno;
-	int cancel = pt_nocancel_begin();
-	pt_tls_state = PT_TLS_FINISHED;
-	atomic_store(&t->guard, 1);
-	int state = atomic_load(&pt_state);
-	/* (Left to it by the process's end: it closes its log itself.) */
-	if (state == PT_STATE_CLOSING && process_is_mine() && !atomic_load(&t->closed) &&
-	    (atomic_load(&t->exit_fate) == PT_FATE_LEFT ||
-	     (atomic_load(&t->exit_fate) == PT_FATE_NONE && atomic_load(&pt_exit_sealed))))
-		close_left(t);
-	if (!pt_state_writable(state) || atomic_load(&t->closed) || !process_is_mine()) {
-		/* Shutdown owns the remaining logs now: nothing is written.
-		 * What the parts hold for the thread goes (its counters'
-		 * descriptors, its sampling timer: kept in its TLS, which goes
-		 * away with it). */
-		pt_parts_thread_end(NULL);
-		pt_tls = NULL;
-		atomic_store(&t->guard, 0);
-		pt_nocancel_end(cancel);
-		errno = saved;
-		return;
-	}
-	close_own(t, 0);
-	pt_tls = NULL;
-	atomic_store(&t->guard, 0);
-	pt_spin_lock(&pt_registry_lock);
-	registry_remove_locked(t);
-	pt_spin_unlock(&pt_registry_lock);
-	thread_free(t);
-	pt_nocancel_end(cancel);
-	errno = saved;
-}
-
-/* pt_enter's guard and pt_shutdown's state form a Dekker pair: each side
- * stores its flag, then reads the other's. Both stores would need a full
- * fence (an xchg, ~9 ns on these VMs, twice per lock+unlock). With
- * membarrier(2) the fence is asymmetric: the rare side (shutdown) makes
- * every running thread of the process execute one, and the frequent side
- * only needs the compiler not to reorder (the pattern of liburcu's
- * urcu-memb). 0 where the kernel or a seccomp policy refuses it: plain
- * seq_cst stores then. */
-static int pt_asym_fence;
-
-static void asym_fence_register(void)
-{
-	pt_asym_fence =
-	    pt_sys3(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-}
-
-/* After a store of pt_state that threads in pt_enter must not miss: every
- * guard stored before it by another thread is now visible here. It cannot
- * fail once registered; if it did, a thread entering now could write into
- * a log being sealed, which keeps its mapping: that record would be lost,
- * nothing would break. */
-static void state_store_fence(void)
-{
-	if (pt_asym_fence)
-		pt_sys3(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-}
-
-/* An event of a thread that lives on while exit() or _exit() ends the
- * process (state CLOSING): its log is closed (by seal_others, or here)
- * and the event counted in a LOST record in front of its CLOSE, so that
- * the trace says how many calls it made after its log ended. Waits (for
- * a bounded time) only while seal_others is deciding about this log:
- * the thread's own, never the exit's. Always NULL: nothing is written. */
-static __attribute__((noinline, cold)) pt_thread *enter_ending(pt_thread *t)
-{
-	if (!process_is_mine())
-		return NULL;
-	uint64_t start = 0;
-	for (unsigned n = 0;; n++) {
-		int fate = atomic_load_explicit(&t->exit_fate, memory_order_acquire);
-		if (fate == PT_FATE_NONE && atomic_load(&pt_exit_sealed))
-			fate = PT_FATE_LEFT;
-		if (fate == PT_FATE_LEFT && !atomic_load(&t->closed))
-			close_left(t);
-		if (fate != PT_FATE_NONE)
-			break;
-		/* The clock only once the pauses are over: a decision is a few
-		 * microseconds away unless the ending thread was preempted. */
-		if (n == PT_SPIN_PAUSES)
-			start = pt_mono_ns();
-		else if (n > PT_SPIN_PAUSES && pt_mono_ns() - start > PT_FATE_WAIT_NS) {
-			atomic_fetch_add(&pt_total_lost_records, 1);
-			return NULL;
-		}
-		pt_spin_wait_once(n);
-	}
-	pt_wlog_note_after_close(&t->log);
-	return NULL;
-}
 
 pt_thread *pt_enter(void)
 {
@@ -404,7 +274,7 @@ pt_thread *pt_enter(void)
 	/* cur is NULL in a closed log, and in a child of a raw fork, whose
 	 * copy of the thread's state is not its own (thread_alloc). */
 	if (pt_unlikely(t && !t->log.cur)) {
-		if (process_is_mine() || !adopt_child())
+		if (pt_process_is_mine() || !pt_adopt_child())
 			return NULL;
 		t = pt_tls;
 	}
@@ -436,7 +306,7 @@ pt_thread *pt_enter(void)
 	int s = atomic_load(&pt_state);
 	if (pt_unlikely(!pt_state_writable(s) || t->log.dead)) {
 		atomic_store(&t->guard, 0);
-		return s == PT_STATE_CLOSING ? enter_ending(t) : NULL;
+		return s == PT_STATE_CLOSING ? pt_enter_ending(t) : NULL;
 	}
 	return t;
 }
@@ -446,7 +316,7 @@ void pt_leave(pt_thread *t)
 	/* Re-open the fast path (closed by pt_enter so that a hook raised by a
 	 * signal handler while we write cannot append into the same bytes).
 	 * Not once the process is ending: the thread's next event must come
-	 * here, where its log is closed (enter_ending). */
+	 * here, where its log is closed (pt_enter_ending). */
 	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0 &&
 	    atomic_load_explicit(&pt_state, memory_order_relaxed) != PT_STATE_CLOSING)
 		__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
@@ -619,14 +489,14 @@ void pt_init(void)
 		fail_init(err);
 		goto out;
 	}
-	if (pthread_key_create(&pt_thread_key, thread_destructor) != 0) {
+	if (pthread_key_create(&pt_thread_key, pt_thread_destructor) != 0) {
 		fail_init("cannot create a thread key");
 		goto out;
 	}
 	if (pt_process_open(0) != 0)
 		goto out; /* warned */
 	pt_on_exit_registered = on_exit(on_exit_handler, NULL) == 0;
-	asym_fence_register();
+	pt_asym_fence_register();
 	atomic_store(&pt_state, PT_STATE_RUNNING);
 	pt_debug(1, "tracing to %s/%s (clock %s)", pt_run_info.dir, pt_run_info.pdir_name,
 		 pt_clock.source == PT_CLOCK_TSC ? "tsc" : "monotonic");
@@ -670,400 +540,3 @@ __attribute__((destructor(101))) static void pt_destructor(void)
 		pt_shutdown(pt_exit_how, pt_exit_code);
 }
 
-/* ---- exit ------------------------------------------------------------- */
-
-void pt_publish_fence(void)
-{
-	atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* How and with which status the process ends, for logs_shutdown. */
-static int pt_end_how, pt_end_status;
-/* Set on the thread that runs pt_shutdown from a fatal signal's handler. */
-static __thread int pt_signal_shutdown __attribute__((tls_model("initial-exec")));
-
-int pt_in_signal_shutdown(void)
-{
-	return pt_signal_shutdown;
-}
-
-void pt_shutdown(int how, int status)
-{
-	static atomic_int started;
-	int in_signal = how == PT_EXIT_SIGNAL || how == PT_EXIT_ABORT;
-	/* A child of a raw fork that raised no event yet: its state is rebuilt
-	 * first (not in a signal handler: that creates files), so that it is
-	 * its own logs that end here. */
-	if (atomic_load(&pt_state) != PT_STATE_RUNNING ||
-	    (!process_is_mine() && (in_signal || !adopt_child())) || atomic_exchange(&started, 1))
-		return;
-	int saved = errno;
-	int cancel = pt_nocancel_begin();
-	pt_end_how = how;
-	pt_end_status = status;
-	pt_signal_shutdown = in_signal;
-	/* Backward: the GPU parts first, while tracing is still on (device
-	 * records in flight are drained into their logs), then the logs. */
-	pt_parts_shutdown(in_signal);
-	uint64_t lr = atomic_load(&pt_total_lost_records);
-	if (lr)
-		pt_warn("%" PRIu64 " records (%" PRIu64 " bytes) were lost in %s/%s (disk full, "
-		        "PARATRACE_MAX_SIZE, out of memory, or raised by a signal handler that "
-		        "interrupted the tracer); see the LOST records",
-		        lr, (uint64_t)atomic_load(&pt_total_lost_bytes), pt_run_info.dir,
-		        pt_run_info.pdir_name);
-	pt_nocancel_end(cancel);
-	errno = saved;
-}
-
-/* Waits, a few microseconds at most, until thread t is outside the
- * runtime and its hooks' fast path. 0 when it is; 1 when it is still in
- * the fast path (the owner was preempted there); 2 when it is inside the
- * runtime (a window switch, an interposed call's records). */
-static int wait_quiet(pt_thread *t)
-{
-	for (unsigned n = 0;; n++) {
-		int guard = atomic_load(&t->guard);
-		int hook = __atomic_load_n(&t->log.in_hook, __ATOMIC_ACQUIRE);
-		if (!guard && !hook)
-			return 0;
-		if (n >= PT_SPIN_PAUSES + 8)
-			return guard ? 2 : 1;
-		pt_spin_wait_once(n);
-	}
-}
-
-/* exit() or _exit() while other threads run: each of their logs is closed
- * (CLOSE, trimmed) by this thread, or left to its owner, which closes it
- * at its next event (enter_ending, or its end: thread_destructor); the
- * events they raise after that are counted in a LOST record (reason
- * ENDED) in front of the CLOSE. Either way every call they complete is in
- * the trace or counted, and the exit never waits for them: at most a few
- * microseconds per thread caught inside a record.
- *
- * Why this is exact: the fast path reads limit after setting in_hook, the
- * slow path reads the state after setting guard. This thread stores both
- * (limit NULL, state CLOSING), then membarrier (state_store_fence) makes
- * every other thread run a full barrier: a thread that is then outside
- * both (guard and in_hook 0) has published every record it wrote, and
- * its next event sees limit NULL and CLOSING, so it never writes into the
- * log again. A thread inside either is waited for briefly; its limit is
- * stored again once it is out (pt_leave may have re-opened it) and the
- * barrier repeated. A thread still in the fast path after that (it was
- * preempted there) stores at most one record, with the limit it read
- * before: its file is trimmed just past that record and the log left to
- * it (if it never runs again, its log ends there without CLOSE, every
- * record kept). Without membarrier (a kernel before 4.14, or a seccomp
- * policy) the fast path has no barrier to pair with: every log is left to
- * its owner, untrimmed. */
-static void seal_others(pt_thread *self)
-{
-	if (pt_spin_trylock_for(&pt_registry_lock, 20000) != 0)
-		goto done; /* every log is left to its owner */
-	for (pt_thread *t = pt_registry; t; t = t->next)
-		if (t != self && !atomic_load(&t->closed))
-			__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	state_store_fence();
-	for (pt_thread *t = pt_registry; t; t = t->next) {
-		if (t == self || atomic_load(&t->closed))
-			continue;
-		int busy = pt_asym_fence ? wait_quiet(t) : 2;
-		if (!busy && atomic_load(&t->log.limit)) {
-			/* re-opened by pt_leave before the thread saw CLOSING */
-			__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-			state_store_fence();
-			busy = wait_quiet(t);
-		}
-		int fate = busy ? PT_FATE_LEFT : PT_FATE_SEALED;
-		if (!busy) {
-			atomic_store(&t->closed, 1);
-			pt_wlog_close_quiet(&t->log);
-		} else if (busy == 1) {
-			/* In the fast path, storing one record: the file ends just
-			 * past it, in case the thread never runs again. */
-			pt_wlog_trim_live(&t->log);
-		}
-		atomic_store_explicit(&t->exit_fate, fate, memory_order_release);
-	}
-	pt_spin_unlock(&pt_registry_lock);
-done:
-	atomic_store(&pt_exit_sealed, 1);
-}
-
-/* Every step is bounded (locks tried for a while, threads inside the
- * runtime waited for a while), and from a fatal signal's handler
- * async-signal-safe.
- *
- * From a fatal signal, the other threads' logs are left to them: they run
- * on until the kernel ends the process, a moment later, and what they
- * write meanwhile is in their files (shared mappings; the zeros after it
- * are the end mark, as after SIGKILL). Sealing them (trimmed, no more
- * writes) dropped those calls without a trace: 1,000 to 36,000 completed
- * calls per busy thread, in half the runs. On exit() and _exit() they are
- * closed, by this thread or by their owners (seal_others): the process
- * ends as soon as this thread is done, and the files end complete. */
-static void logs_shutdown(int in_signal)
-{
-	atomic_store(&pt_state, in_signal ? PT_STATE_DYING : PT_STATE_CLOSING);
-	state_store_fence();
-	pt_thread *self = pt_tls;
-	if (self && !atomic_load(&self->closed) && !atomic_load(&self->guard)) {
-		atomic_store(&self->guard, 1);
-		close_own(self, PT_THREAD_END_PROCESS);
-	}
-	if (!in_signal)
-		seal_others(self);
-	pt_log_files_seal();
-	pt_process_close(pt_end_how, pt_end_status);
-}
-
-/* ---- fork / exec ------------------------------------------------------ */
-
-/* Set while pt_fork_prepare holds the locks a fork child needs consistent
- * (registry, process log, descriptors), until pt_fork_parent releases
- * them: a child that finds it set (its copy) inherited them held by that
- * fork, whatever made the child. */
-static int pt_fork_locks_held;
-/* The child being rebuilt was made by a raw fork (adopt_child): the
- * parent's other thread states are forgotten, not freed (whichever thread
- * of the child rebuilds it, another may still point at its own). */
-static int pt_fork_raw;
-
-void pt_fork_prepare(void)
-{
-	if ((!process_is_mine() && !adopt_child()) || !pt_tracing())
-		return;
-	pt_thread *t = pt_tls;
-	if (t) {
-		t->forking = 1;
-		__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
-	}
-	pt_clock_fork_prepare();
-	pt_spin_lock(&pt_registry_lock);
-	pt_process_lock_fork();
-	pt_fd_fork_prepare();
-	pt_fork_locks_held = 1;
-}
-
-void pt_fork_parent(void)
-{
-	if (!pt_tracing())
-		return;
-	pt_fork_locks_held = 0;
-	pt_fd_fork_parent();
-	pt_process_unlock_fork(0);
-	pt_spin_unlock(&pt_registry_lock);
-	pt_thread *t = pt_tls;
-	if (t) {
-		t->forking = 0;
-		if (!atomic_load(&t->guard) && !t->log.dead && !t->log.slow)
-			__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
-	}
-}
-
-/* The parent's logs, threads and process folder are the parent's: the
- * child forgets them and starts its own folder and process log. */
-static void logs_fork_child(void)
-{
-	pt_process_unlock_fork(1);
-	pt_spin_reset(&pt_registry_lock);
-	/* The registration belongs to the address space: the child has none
-	 * (and is single-threaded here, so switching modes is safe). */
-	asym_fence_register();
-	uint32_t parent = pt_run_info.pid;
-	pt_run_info.pid = (uint32_t)getpid();
-	pt_run_info.ppid = parent;
-	pt_run_info.hdr_flags = PT_HDR_FLAG_FORKED;
-	pt_run_info.job_rank1 = 0; /* a child of a rank is not that rank */
-	pt_run_info.job_world = 0;
-	pt_thread *self = pt_tls;
-	/* Only this thread exists here. The parent's windows were not
-	 * inherited (MADV_DONTFORK); drop the descriptors without touching
-	 * the parent's files. This thread's state is reused by
-	 * restart_thread_in_child. */
-	for (pt_thread *t = pt_registry, *next; t; t = next) {
-		next = t->next;
-		pt_wlog_forget(&t->log);
-		if (t != self && !pt_fork_raw)
-			thread_free(t);
-	}
-	pt_registry = NULL;
-	pt_log_files_forget();
-	char err[512];
-	err[0] = '\0';
-	if (pt_make_process_dir(err, sizeof err) != 0 || pt_process_open(1) != 0) {
-		if (err[0])
-			pt_warn("%s; the child process is not traced", err);
-		atomic_store(&pt_state, PT_STATE_OFF);
-	}
-}
-
-/* The forking thread, now the child's only one: a new log, started like
- * a new thread's once every part has forgotten the parent's state. */
-static void restart_thread_in_child(void)
-{
-	pt_thread *self = pt_tls;
-	if (!self || !pt_tracing())
-		return;
-	uint64_t retval = self->end_retval;
-	uint32_t flags = self->end_flags;
-	memset(self, 0, sizeof *self);
-	self->end_retval = retval;
-	self->end_flags = flags;
-	self->tid = pt_gettid();
-	atomic_store(&self->guard, 1);
-	if (open_thread_log(self) != 0) {
-		pt_tls = NULL;
-		pt_tls_state = PT_TLS_FINISHED;
-		thread_free(self);
-		return;
-	}
-	keep_slow_if_needed(self);
-	registry_add(self);
-	pt_rec_thread_start s = {0, 0, PT_THREAD_MAIN, 0};
-	emit_thread_start(self, &s);
-	pt_parts_thread_start(self);
-	pt_leave(self);
-}
-
-/* The locks pt_fork_prepare takes, for a child no atfork handler ran in:
- * taken if they are free; one that is held was held by a thread of the
- * parent, which may have left what it guards half changed: 0 then. */
-static int take_fork_locks(void)
-{
-	if (!pt_spin_trylock(&pt_registry_lock))
-		return 0;
-	if (pt_process_trylock_fork() != 0) {
-		pt_spin_unlock(&pt_registry_lock);
-		return 0;
-	}
-	if (pt_fd_fork_trylock() != 0) {
-		pt_process_unlock_fork(0);
-		pt_spin_unlock(&pt_registry_lock);
-		return 0;
-	}
-	return 1;
-}
-
-/* The child of a fork does not trace on with the parent's state: it
- * rebuilds its own (a process folder and process log, a log for this
- * thread), as if it were a new process. After a fork that went through
- * glibc (pt_fork_child, from the atfork handler), or at the first event
- * of a child that no handler ran in (a raw fork or clone system call,
- * which shares no memory with the parent: the owner mark is zero there).
- * When that cannot be done safely (tracing was ending, or another thread
- * of the parent held a lock whose data the child would read), the child
- * runs untraced. Once per child; 1 when it is traced. */
-static int adopt_child(void)
-{
-	static atomic_int adopting;
-	int *mark = pt_owner_mark;
-	if (mark && __atomic_load_n(mark, __ATOMIC_ACQUIRE))
-		return pt_tracing(); /* rebuilt already (an atfork handler before ours) */
-	if (atomic_exchange(&adopting, 1))
-		return 0; /* another thread of the child is at it: this event is dropped */
-	int saved = errno;
-	int state = atomic_load(&pt_state);
-	pt_fork_raw = !pt_fork_locks_held;
-	int locked = pt_fork_locks_held || (state == PT_STATE_RUNNING && take_fork_locks());
-	pt_fork_locks_held = 0;
-	/* From here the state is the child's: the process log the rebuild
-	 * opens is written to (pt_state_is_mine). */
-	if (mark)
-		__atomic_store_n(mark, 1, __ATOMIC_RELEASE);
-	int ok = 0;
-	if (locked) {
-		/* The descriptor lock (the registry's and the process log's are
-		 * the logs part's, released by its fork_child). */
-		pt_fd_fork_child();
-		if (state == PT_STATE_RUNNING) {
-			pt_clock_fork_child();
-			pt_parts_fork_child();
-			restart_thread_in_child();
-			ok = pt_tracing();
-		} else {
-			pt_process_unlock_fork(1);
-			pt_spin_reset(&pt_registry_lock);
-		}
-	}
-	/* (A child of a parent that had not started tracing yet still may.) */
-	if (!ok && state != PT_STATE_UNINIT && state != PT_STATE_INITIALIZING) {
-		atomic_store(&pt_state, PT_STATE_OFF);
-		pt_tls = NULL;
-		pt_tls_state = PT_TLS_FINISHED;
-	}
-	atomic_store(&adopting, 0);
-	errno = saved;
-	return ok;
-}
-
-/* Also when tracing ended between the prepare handler and this one: the
- * locks it took are released. */
-void pt_fork_child(void)
-{
-	if (pt_tracing() || pt_fork_locks_held)
-		adopt_child();
-}
-
-/* The new image writes into the same run: PARATRACE_RUN in environ. */
-static void logs_exec(void)
-{
-	char buf[sizeof pt_run_info.dir + 128];
-	if (pt_run_env_format(buf, sizeof buf) == 0)
-		setenv(PT_RUN_ENV, buf, 1);
-}
-
-void pt_exec_prepare(void)
-{
-	if (!pt_tracing())
-		return;
-	pt_parts_exec();
-	pt_publish_fence();
-}
-
-pt_thread *pt_exec_close(void)
-{
-	if (!pt_tracing())
-		return NULL;
-	pt_thread *t = pt_enter();
-	if (!t)
-		return NULL;
-	int saved = errno;
-	pt_wlog_suspend(&t->log);
-	pt_process_suspend();
-	pt_log_files_suspend();
-	pt_publish_fence();
-	errno = saved;
-	return t;
-}
-
-void pt_exec_failed(pt_thread *t)
-{
-	if (!t)
-		return;
-	int saved = errno;
-	pt_log_files_resume();
-	pt_process_resume();
-	pt_wlog_resume(&t->log);
-	pt_leave(t);
-	errno = saved;
-}
-
-PT_SUBSYSTEM(logs_part) = {
-	.name = "logs",
-	.order = PT_ORDER_LOGS,
-	.fork_child = logs_fork_child,
-	.exec = logs_exec,
-	.shutdown = logs_shutdown,
-};
-
-const char *pt_run_env_string(void)
-{
-	static char buf[sizeof pt_run_info.dir + 128 + sizeof PT_RUN_ENV];
-	if (!pt_tracing())
-		return NULL;
-	int n = snprintf(buf, sizeof buf, "%s=", PT_RUN_ENV);
-	if (pt_run_env_format(buf + n, sizeof buf - (size_t)n) != 0)
-		return NULL;
-	return buf;
-}

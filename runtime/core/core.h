@@ -271,7 +271,7 @@ struct pt_thread {
 	 * without a TLS of its own (pt_thread_share). */
 	int shared;
 	/* What the process's end (exit, _exit) did with this thread's log
-	 * while the thread lives on (core.c, seal_others): PT_FATE_*. */
+	 * while the thread lives on (shutdown.c, seal_others): PT_FATE_*. */
 	atomic_int exit_fate;
 	uint64_t end_retval;
 	uint32_t end_flags;

@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) void pt_fd_use_end_raw(void)
 	atomic_fetch_sub_explicit(&pt_fd_users, 1, memory_order_release);
 }
 
-/* Fork (core.c): no descriptor is being created or moved across it. */
+/* Fork (fork_exec.c): no descriptor is being created or moved across it. */
 PT_HIDDEN void pt_fd_fork_prepare(void);
 /* pt_fd_fork_prepare's lock if it is free, for a child of a raw fork (no
  * atfork handler ran): 0 when taken, -1 when a thread of the parent held it. */

@@ -9,7 +9,8 @@
  * another MPI library (MPICH: integer handles) gets its calls passed on
  * untouched (pt_mpi_mode PT_MPI_PASS).
  *
- * Files: mpi_part.c (the part: job, modes, records, the real functions),
+ * Files: mpi_part.c (the part: job, MPI_Init and MPI_Finalize),
+ * mpi_record.c (modes, records, the real functions: below every other),
  * mpi_comm.c (communicators -> world ranks and ids), mpi_req.c (requests),
  * mpi_sync.c (clock synchronisation), mpi_c.c (what the wrappers
  * describe of a call), mpi_coll.c (what a collective moved),
@@ -85,6 +86,10 @@ extern PT_HIDDEN int pt_mpi_rank, pt_mpi_size; /* in MPI_COMM_WORLD */
  * MPI: the family every job id of the run shares (0 unknown). */
 extern PT_HIDDEN uint32_t pt_mpi_world, pt_mpi_family;
 extern PT_HIDDEN int32_t pt_mpi_base;
+/* For the part's shutdown (mpi_part.c), which says why a rank recorded
+ * nothing: a call was recorded (set once: no line bounces between
+ * threads); the MPI library is not Open MPI (pt_mpi_decide said so). */
+extern PT_HIDDEN int pt_mpi_seen_call, pt_mpi_other_mpi;
 
 /* ---- records ---------------------------------------------------------- */
 /* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it

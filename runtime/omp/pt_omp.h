@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared by the OpenMP parts: omp.c (code locations, ids, the omp_set_*
  * calls, which runtime records), ompt.c (the OMPT tool, for LLVM's libomp)
- * and gomp.c (the GOMP_* entry points, for GNU libgomp). docs/OPENMP.md
+ * and gomp*.c (the GOMP_* entry points, for GNU libgomp). docs/OPENMP.md
  * says what each records.
  *
  * One program is recorded by one of the two: when libomp is the runtime
@@ -36,12 +36,12 @@ PT_HIDDEN uint32_t pt_omp_loc_here(const void *codeptr, uint32_t what);
 /* A wrapper's return address, or NULL when it is in libtrace.so itself: a
  * body that ends by tail-calling an entry point (gcc does) returns into our
  * trampoline; the construct is then named by the body the trampoline runs
- * on this thread, pt_omp_body (set by gomp.c's trampolines). */
+ * on this thread, pt_omp_body (set by gomp*.c's trampolines). */
 PT_HIDDEN const void *pt_omp_caller(const void *ra);
 extern PT_HIDDEN __thread const void *pt_omp_body __attribute__((tls_model("initial-exec")));
 
 /* > 0 while a GOMP_* loop wrapper hands out a chunk, which it records
- * itself (gomp.c): the __kmpc_dispatch_next wrappers libomp may call
+ * itself (gomp_workshare.c): the __kmpc_dispatch_next wrappers libomp may call
  * meanwhile then do not. */
 extern PT_HIDDEN __thread int pt_omp_gomp_loop __attribute__((tls_model("initial-exec")));
 

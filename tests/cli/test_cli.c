@@ -218,7 +218,7 @@ static void test_help(void)
 	run_free(&r);
 }
 
-/* Issue 16 item 9: a symbolic link at an output path (to a file of
+/* A symbolic link at an output path (to a file of
  * someone else's) is replaced, never written through. */
 static void test_outputs_replace_links(void)
 {
@@ -283,7 +283,7 @@ static void check_finishes(const char *tr, const char *why)
 	run_free(&r);
 }
 
-/* Issue 16 item 10: a module path of the trace naming a FIFO, and a FIFO
+/* A module path of the trace naming a FIFO, and a FIFO
  * where libdw looks for the module's separate debug file, do not hang. */
 static void test_fifo_paths(void)
 {
@@ -330,7 +330,7 @@ static void test_fifo_paths(void)
 	run_free(&r);
 }
 
-/* Issue 16 item 12: 0 success, 1 damaged data, 2 usage or no trace. */
+/* Exit statuses: 0 success, 1 damaged data, 2 usage or no trace. */
 static void test_exit_status(void)
 {
 	static const char *const cmds[] = {"dump", "analyze -q -o %s/es/o", "report",
@@ -402,7 +402,7 @@ static void test_exit_status(void)
 	chmod(work, 0700);
 }
 
-/* Issue 16 item 13: a thread log given alone is named through the
+/* A thread log given alone is named through the
  * process.ptl beside it, by every command. */
 static void test_single_log(void)
 {
@@ -442,7 +442,7 @@ static void test_single_log(void)
 	run_free(&r);
 }
 
-/* Issue 16 item 17: unrelated runs in one trace directory are refused
+/* Unrelated runs in one trace directory are refused
  * with their list, and --run picks one; a run's forked child is its. */
 static void test_runs(void)
 {

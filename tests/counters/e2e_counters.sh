@@ -164,8 +164,7 @@ fork)
 	[ "$defs" = $want ] || fail "child of fork opened $defs counters, want $want"
 	;;
 sampling_busy)
-	# Sampling while 4 threads call instrumented functions (issue 16, item
-	# 4): samples landing in the hooks used to write LOST records after
+	# Sampling while 4 threads call instrumented functions: samples landing in the hooks used to write LOST records after
 	# which the writer went on with short function records, which readers
 	# then refused ("short function record without a function record
 	# before it"); and most samples were dropped.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Cancellation under the runtime (issue 16, item 3): the runtime's own work
+/* Cancellation under the runtime: the runtime's own work
  * must never act on a pending cancellation, and a thread cancelled at one of
  * the program's cancellation points is traced to its end.
  *  - a thread that returns 42 while a cancel is pending (it enabled

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime's descriptors must never become the program's, nor the
- * program's the runtime's (issue 16, item 1). Each mode does something a
+ * program's the runtime's. Each mode does something a
  * real program does with descriptors it did not open, then writes four files
  * of its own while it keeps the tracer busy (mutex lock/unlock pairs, whose
  * records make the thread log switch windows: run with a small

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Shells' redirections under the runtime (issue 16): `exec N>file` then a
+# Shells' redirections under the runtime: `exec N>file` then a
 # command writing through N, for the numbers shells use (3-9, 255) and for
 # those the runtime holds in a new shell (which it must give up to the
 # shell). Every file must hold exactly what was written, and every process's

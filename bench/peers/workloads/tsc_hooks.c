@@ -3,7 +3,7 @@
  * append a 16-byte record (function address, timestamp) to a thread-local
  * buffer reached through initial-exec TLS, on entry and on exit. The buffer
  * wraps and is never written out, so this is the cheapest hook that still
- * records something (issue 9: paratrace's goal is <= 1.2x this). */
+ * records something (paratrace's goal is <= 1.2x this). */
 #include <stdint.h>
 #include <x86intrin.h>
 

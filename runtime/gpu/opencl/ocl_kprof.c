@@ -42,7 +42,6 @@ kp_program *kp_programs;
 kp_kernel *kp_kernels;
 _Atomic int kp_any_kernels; /* a twin was ever handed out */
 _Atomic long kp_pending;    /* read-backs whose callback has not run */
-_Atomic uint32_t kp_program_seq;
 
 int kp_mode(void)
 {
@@ -72,15 +71,6 @@ kp_kernel *kp_kernel_find(cl_kernel k)
 			break;
 	pt_spin_unlock(&kp_lock);
 	return e;
-}
-
-void kp_warn_once(const char *fmt, const char *a, const char *b)
-{
-	static _Atomic int warned;
-	if (!atomic_exchange(&warned, 1))
-		pt_warn(fmt, a, b);
-	else
-		pt_debug(1, fmt, a, b);
 }
 
 /* ---- the application's calls ------------------------------------------------ */

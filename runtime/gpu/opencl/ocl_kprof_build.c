@@ -6,6 +6,20 @@
 #endif
 #include "ocl_kprof_int.h"
 
+/* The numbers of the rebuilt programs (ocl-<n>.cl), and the one warning
+ * of kernel profiling: here, at the bottom of the kernel profiling files
+ * (ocl_kprof.c calls down into this one, never the other way). */
+_Atomic uint32_t kp_program_seq;
+
+void kp_warn_once(const char *fmt, const char *a, const char *b)
+{
+	static _Atomic int warned;
+	if (!atomic_exchange(&warned, 1))
+		pt_warn(fmt, a, b);
+	else
+		pt_debug(1, fmt, a, b);
+}
+
 /* ---- compiling the source with instrument.so ---------------------------------- */
 
 /* instrument.so: PARATRACE_PLUGIN, else next to libtrace.so (the build

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* What every file of the MPI part uses: the state MPI_Init sets up (the
+ * handles, this rank, the job's numbering), whether MPI calls are traced,
+ * the real MPI functions, and the records every wrapper writes. Apart from
+ * mpi_part.c, which sets the other files up and so calls into them, so
+ * that they depend on this file and never on that one. */
+#define _GNU_SOURCE
+#include "mpi_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <string.h>
+
+int pt_mpi_mode;
+int pt_mpi_ready;
+__thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
+
+MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
+MPI_Datatype pt_mpi_byte;
+MPI_Request pt_mpi_request_null;
+int pt_mpi_rank = -1, pt_mpi_size;
+
+uint32_t pt_mpi_world, pt_mpi_family;
+int32_t pt_mpi_base;
+
+int pt_mpi_seen_call, pt_mpi_other_mpi;
+
+/* ---- modes and real functions ------------------------------------------ */
+
+PT_REAL_DECL(dlopen);
+PT_REAL_DECL(dlclose);
+
+/* Loaded objects' paths, gathered under the loader's lock (nothing may be
+ * opened there) into pages of our own. */
+typedef struct obj_names {
+	char *buf;
+	size_t len, used;
+} obj_names;
+
+static int add_name(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	obj_names *o = arg;
+	const char *n = info->dlpi_name;
+	size_t k = n ? strlen(n) + 1 : 1;
+	if (!n || k == 1 || o->used + k > o->len)
+		return 0; /* the program itself: in the global scope already */
+	memcpy(o->buf + o->used, n, k);
+	o->used += k;
+	return 0;
+}
+
+static int is_ours(const void *p)
+{
+	Dl_info a, b;
+	return dladdr(p, &a) && dladdr((const void *)is_ours, &b) && a.dli_fbase == b.dli_fbase;
+}
+
+/* A definition of name in an object that is not in the global scope: a
+ * library loaded with RTLD_LOCAL (an MPI library that a Python extension
+ * or a plugin brought with it, as mpi4py does). RTLD_DEFAULT does not see
+ * it; each loaded object is asked through a handle of its own (RTLD_NOLOAD:
+ * nothing is loaded, nothing stays open). The object that answered last is
+ * asked first next time: one MPI library answers nearly every lookup. */
+static void *sym_local(const char *name)
+{
+	static char last[1024];
+	static pt_spin lock;
+	__typeof__(&dlopen) open_ = PT_REAL(dlopen);
+	__typeof__(&dlclose) close_ = PT_REAL(dlclose);
+	if (!open_ || !close_)
+		return NULL;
+	obj_names o = {pt_pages_alloc(64u << 10), 64u << 10, 0};
+	if (!o.buf)
+		return NULL;
+	pt_spin_lock(&lock);
+	size_t k = strlen(last) + 1;
+	if (k > 1) {
+		memcpy(o.buf, last, k);
+		o.used = k;
+	}
+	pt_spin_unlock(&lock);
+	dl_iterate_phdr(add_name, &o);
+	void *p = NULL;
+	for (size_t at = 0; at < o.used && !p; at += strlen(o.buf + at) + 1) {
+		void *h = open_(o.buf + at, RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		p = dlsym(h, name);
+		if (p && is_ours(p))
+			p = NULL;
+		close_(h);
+		if (p && strlen(o.buf + at) < sizeof last) {
+			pt_spin_lock(&lock);
+			strcpy(last, o.buf + at);
+			pt_spin_unlock(&lock);
+		}
+	}
+	pt_pages_free(o.buf, o.len);
+	return p;
+}
+
+void *pt_mpi_sym(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	return p ? p : sym_local(name);
+}
+
+void *pt_mpi_sym_next(const char *name)
+{
+	void *p = pt_real(name);
+	return p ? p : sym_local(name);
+}
+
+int pt_mpi_missing(const char *name)
+{
+	static int warned;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		pt_warn("%s was called but no MPI library defines P%s; returning an error", name,
+			name);
+	return MPI_ERR_INTERN;
+}
+
+int pt_mpi_decide(void)
+{
+	int m = __atomic_load_n(&pt_mpi_mode, __ATOMIC_ACQUIRE);
+	if (m != PT_MPI_UNDECIDED)
+		return m;
+	/* MPI may be called before libtrace.so's constructor: from another
+	 * library's (Open MPI's C++ bindings call MPI_Initialized from
+	 * theirs), or the program's. The runtime starts now; while it is
+	 * starting elsewhere the call passes untraced and nothing is decided. */
+	int on = pt_tracing_start();
+	if (on < 0)
+		return PT_MPI_PASS;
+	const pt_config *cfg = pt_config_get();
+	m = PT_MPI_PASS;
+	if (!on || (cfg && !cfg->mpi)) {
+		m = PT_MPI_PASS;
+	} else if (pt_mpi_sym("ompi_mpi_comm_world")) {
+		m = PT_MPI_TRACE;
+	} else {
+		if (!__atomic_exchange_n(&pt_mpi_other_mpi, 1, __ATOMIC_RELAXED))
+			pt_warn("this program's MPI library is not Open MPI: its MPI calls are passed on "
+				"untraced (docs/MPI.md)");
+	}
+	int expect = PT_MPI_UNDECIDED;
+	if (!__atomic_compare_exchange_n(&pt_mpi_mode, &expect, m, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		m = expect;
+	return m;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
+{
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (!t) {
+		errno = saved;
+		return 0;
+	}
+	pt_emit(t, PT_REC_MPI_CALL, call, NULL, 0);
+	if (kind)
+		pt_emit(t, kind, call, p, len);
+	pt_leave(t);
+	if (pt_unlikely(!__atomic_load_n(&pt_mpi_seen_call, __ATOMIC_RELAXED)))
+		__atomic_store_n(&pt_mpi_seen_call, 1, __ATOMIC_RELAXED);
+	pt_mpi_depth = 1;
+	errno = saved;
+	return 1;
+}
+
+void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc)
+{
+	if (rc != MPI_SUCCESS) {
+		/* the library's word on it: both calls only read tables */
+		static __typeof__(&PMPI_Error_class) error_class;
+		static __typeof__(&PMPI_Error_string) error_string;
+		if (!error_class)
+			error_class = (__typeof__(error_class))pt_mpi_sym("PMPI_Error_class");
+		if (!error_string)
+			error_string = (__typeof__(error_string))pt_mpi_sym("PMPI_Error_string");
+		pt_rec_mpi_error e = {rc, -1};
+		char msg[MPI_MAX_ERROR_STRING];
+		int len = 0;
+		if (!error_class || error_class(rc, &e.error_class) != MPI_SUCCESS)
+			e.error_class = -1;
+		if (!error_string || error_string(rc, msg, &len) != MPI_SUCCESS || len < 0 ||
+		    len >= (int)sizeof msg)
+			len = 0;
+		msg[len] = 0;
+		pt_emit2(t, PT_REC_MPI_ERROR, call, &e, sizeof e, msg, (size_t)len + 1);
+	}
+	pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
+}
+
+void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
+{
+	int saved = errno;
+	pt_mpi_depth = 0;
+	pt_thread *t = pt_enter();
+	if (t) {
+		for (size_t i = 0; i < n; i++)
+			pt_emit(t, kind, call, (const char *)p + i * len, len);
+		pt_mpi_emit_end(t, call, rc);
+		pt_leave(t);
+	}
+	errno = saved;
+}
+
+/* The last datatype asked about on this thread: most programs send one
+ * or two types, and PMPI_Type_size costs a call. Types are freed and
+ * their handles reused: MPI_Type_free bumps pt_mpi_type_gen. */
+unsigned pt_mpi_type_gen;
+static __thread struct {
+	MPI_Datatype type;
+	unsigned gen;
+	uint64_t size;
+} type_cache __attribute__((tls_model("initial-exec")));
+
+uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type)
+{
+	if (count <= 0 || !pt_mpi_ready)
+		return 0;
+	unsigned gen = __atomic_load_n(&pt_mpi_type_gen, __ATOMIC_RELAXED);
+	if (type_cache.type != type || type_cache.gen != gen) {
+		static __typeof__(&PMPI_Type_size_x) size_x;
+		if (!size_x)
+			size_x = (__typeof__(&PMPI_Type_size_x))pt_mpi_sym("PMPI_Type_size_x");
+		MPI_Count sz = 0;
+		if (!size_x || size_x(type, &sz) != MPI_SUCCESS || sz < 0)
+			sz = 0;
+		type_cache.type = type;
+		type_cache.gen = gen;
+		type_cache.size = (uint64_t)sz;
+	}
+	return (uint64_t)count * type_cache.size;
+}
