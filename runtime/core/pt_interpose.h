@@ -27,9 +27,6 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* The MPI family's former name for PT_EXPORT, until its wrappers use that. */
-#define PT_INTERPOSE PT_EXPORT
-
 /* Cached dlsym(RTLD_NEXT): a relaxed atomic pointer per function, filled on
  * first use, or eagerly from a constructor for the functions a signal
  * handler may reach first (dlsym is not async-signal-safe: exit.c,

@@ -430,7 +430,7 @@ def coll_args(row, lang):
 # runtime's region, and its end after; it returns what the library
 # returned, errno as the library left it.
 FRAME_C = """\
-PT_INTERPOSE $ret MPI_$name($params)
+PT_EXPORT $ret MPI_$name($params)
 {
     PT_MPI_REAL(MPI_$name)
     if (!pt_mpi_on())
@@ -445,7 +445,7 @@ $after$end    return rc;
 
 # The Fortran wrapper: the same, around the library's own Fortran routine.
 FRAME_F = """\
-PT_INTERPOSE void $fname($params)
+PT_EXPORT void $fname($params)
 {
     PT_MPI_FREAL($fname)
     if (!pt_mpi_on()) {
@@ -459,7 +459,7 @@ $after$end}
 # A call only bracketed is forwarded with 16 words of arguments whatever its
 # number (mpi_fortran.c says why that is safe).
 FRAME_F_PLAIN = """\
-PT_INTERPOSE void $fname(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
+PT_EXPORT void $fname(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
     void *h, void *i, void *j, void *k, void *l, void *m, void *o, void *p, void *q)
 {
     static pt_mpi_fwords real;
@@ -479,7 +479,7 @@ PT_INTERPOSE void $fname(void *a, void *b, void *c, void *d, void *e, void *f, v
 """
 # MPI_WTIME and MPI_WTICK are functions returning a double.
 FRAME_F_DOUBLE = """\
-PT_INTERPOSE double $fname(void)
+PT_EXPORT double $fname(void)
 {
     static double (*real)(void);
     if (pt_unlikely(!real) && !(real = (double (*)(void))pt_mpi_sym_next("$fname")))
