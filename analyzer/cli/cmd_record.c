@@ -50,10 +50,10 @@ void pt_cmd_record_help(FILE *out)
 	      "and SIGQUIT sent to paratrace are passed on to it. Exit status: the program's\n"
 	      "(128+N when signal N ended it; 127 when it cannot be found, 126 when it cannot\n"
 	      "be run), or the analysis's when the program succeeded and the analysis did not.\n"
-	      "  -o, --output DIR     the trace directory (default: PROGRAM.paratrace in the\n"
-	      "                       current directory, PROGRAM's base name past env, time,\n"
-	      "                       timeout, nice; when it exists, the first free of\n"
-	      "                       PROGRAM.paratrace.1, .2...: a trace is never overwritten)\n"
+	      "  -o, --output DIR     the trace directory, refused when it holds a trace\n"
+	      "                       (default: PROGRAM.paratrace in the current directory,\n"
+	      "                       PROGRAM's base name past env, time, timeout, nice; when\n"
+	      "                       it exists, the first free of PROGRAM.paratrace.1, .2...)\n"
 	      "  --no-analyze         only record; say how to analyze\n"
 	      "  --report             print the full profile ('paratrace report') instead\n"
 	      "  --html               write DIR.html ('paratrace report --html') instead\n"
@@ -236,6 +236,14 @@ int pt_cmd_record(int argc, char **argv)
 		/* the ranks of a job share it: each makes its own process folder */
 		if (!*r.dir || in_cwd(r.dir, "", "", dir, sizeof dir) != 0)
 			return 2;
+		/* a second run there would be one of its own beside the first,
+		 * which every command then asks to choose from (--run) */
+		if (rank < 0 && record_holds_trace(dir)) {
+			pt_cli_error("record: -o %s holds a trace already: name another directory, or "
+			             "remove it",
+			             r.dir);
+			return 2;
+		}
 	} else if (rank >= 0) {
 		/* every rank names it alike, without talking to the others */
 		if (in_cwd(name, ".paratrace-mpi-", job, dir, sizeof dir) != 0)

@@ -26,6 +26,9 @@ int record_mpi_rank(char *job, size_t len);
  * path in out; 0, or -1 after a message. */
 int record_make_dir(const char *base, char *out, size_t len);
 
+/* Whether path is a trace directory (a process folder in it). */
+int record_holds_trace(const char *path);
+
 /* The newest trace directory in the current one (a directory holding a
  * process folder p<pid>.../process.ptl), into out; 0 or -1 if none. */
 int record_newest_trace(char *out, size_t len);

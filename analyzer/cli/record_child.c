@@ -89,7 +89,7 @@ int record_run_child(char **argv, const char *name, int *ran)
 		sigaction(forwarded[i], &old[i], NULL);
 	if (n == (ssize_t)sizeof exec_errno) {
 		/* as a shell says it: 127 not found, 126 found but not runnable */
-		pt_cli_error("record: cannot run %s: %s", name, strerror(exec_errno));
+		pt_cli_error("record: cannot run %s: %s", argv[0], strerror(exec_errno));
 		return exec_errno == ENOENT || exec_errno == ENOTDIR ? 127 : 126;
 	}
 	*ran = 1;

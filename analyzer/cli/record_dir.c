@@ -147,6 +147,11 @@ static int is_trace(int dfd, const char *name)
 	return found;
 }
 
+int record_holds_trace(const char *path)
+{
+	return is_trace(AT_FDCWD, path);
+}
+
 int record_newest_trace(char *out, size_t len)
 {
 	DIR *d = opendir(".");

@@ -92,6 +92,9 @@ rec -o sub/mine --report ../rec_prog threads
 [ $rc = 0 ] || fail "-o: status $rc: $(cat "$work/err")"
 trace_in sub/mine || fail "-o sub/mine: nothing there"
 grep -q "^Threads" "$work/out" || fail "--report printed no full report: $(cat "$work/out")"
+rec -o sub/mine ../rec_prog exit 0
+[ $rc = 2 ] && grep -q "holds a trace already" "$work/err" ||
+	fail "-o over a trace: status $rc: $(cat "$work/err")"
 rec -o html --html ../rec_prog threads
 [ -s html.html ] || fail "--html wrote no html.html: $(ls)"
 
@@ -99,7 +102,7 @@ rec -o html --html ../rec_prog threads
 cd "$work/c" || fail "cd"
 rec ./no-such-program
 [ $rc = 127 ] || fail "missing program: status $rc"
-grep -q "cannot run no-such-program" "$work/err" || fail "missing: $(cat "$work/err")"
+grep -q "cannot run ./no-such-program: No such file" "$work/err" || fail "missing: $(cat "$work/err")"
 [ -z "$(ls)" ] || fail "a missing program left $(ls)"
 touch not-exec
 rec ./not-exec

@@ -19,6 +19,7 @@ dirs=$(ls -d "$name".paratrace-mpi-*)
 ls -d "$dirs"/p*-r0 "$dirs"/p*-r1 >/dev/null || fail "the ranks' folders: $(ls "$dirs")"
 [ "$(grep -c "an MPI job" err)" = 1 ] || fail "not one note from rank 0: $(cat err)"
 grep -q "paratrace analyze $work/$dirs\$" err || fail "how to analyze: $(cat err)"
-"$pt" report "$dirs" >report 2>err2 || fail "report: $(cat err2)"
-grep -q "^Profile: 2 threads" report || fail "both ranks not found: $(head -3 report)"
+"$pt" analyze "$dirs" >report 2>err2 || fail "analyze: $(cat err2)"
+grep -q " logs of 2 processes " err2 || fail "both ranks not read: $(cat err2)"
+grep -q "^Profile:" report || fail "no profile: $(head -3 report)"
 echo ok
