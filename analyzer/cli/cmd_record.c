@@ -19,25 +19,25 @@
 static const struct setting {
 	const char *opt, *arg, *var, *value, *help;
 } settings[] = {
-	{"counters", "LIST", "PARATRACE_COUNTERS", NULL,
-	 "counters to read, comma-separated (cycles,page-faults)"},
-	{"counters-at", "WHERE", "PARATRACE_COUNTERS_AT", NULL,
-	 "functions, sync, threads, all (default sync,threads)"},
-	{"callstack", "DEPTH", "PARATRACE_CALLSTACK", NULL,
-	 "call stacks at lock contention, waits, thread creation"},
-	{"sampling", "PERIOD", "PARATRACE_SAMPLING", NULL,
-	 "a CPU-time sample of each thread every 1ms, 500us..."},
-	{"gpu", NULL, "PARATRACE_GPU", "1", "trace CUDA and OpenCL (the default)"},
-	{"no-gpu", NULL, "PARATRACE_GPU", "0", "do not trace CUDA and OpenCL"},
-	{"gpu-kernels", "MODE", "PARATRACE_GPU_KERNELS", NULL,
-	 "inside instrumented GPU kernels: entries or blocks"},
-	{"no-mpi", NULL, "PARATRACE_MPI", "0", "pass MPI calls on untraced"},
-	{"no-openmp", NULL, "PARATRACE_OPENMP", "0", "do not record OpenMP constructs"},
-	{"buffer-size", "SIZE", "PARATRACE_BUFFER_SIZE", NULL,
-	 "bytes of a thread's log mapped at a time (default 4M)"},
-	{"max-size", "SIZE", "PARATRACE_MAX_SIZE", NULL,
-	 "largest log file, beyond it counted as lost (no limit)"},
-	{"clock", "CLOCK", "PARATRACE_CLOCK", NULL, "auto, tsc or monotonic (default auto)"},
+    {"counters", "LIST", "PARATRACE_COUNTERS", NULL,
+     "counters to read, comma-separated (cycles,page-faults)"},
+    {"counters-at", "WHERE", "PARATRACE_COUNTERS_AT", NULL,
+     "functions, sync, threads, all (default sync,threads)"},
+    {"callstack", "DEPTH", "PARATRACE_CALLSTACK", NULL,
+     "call stacks at lock contention, waits, thread creation"},
+    {"sampling", "PERIOD", "PARATRACE_SAMPLING", NULL,
+     "a CPU-time sample of each thread every 1ms, 500us..."},
+    {"gpu", NULL, "PARATRACE_GPU", "1", "trace CUDA and OpenCL (the default)"},
+    {"no-gpu", NULL, "PARATRACE_GPU", "0", "do not trace CUDA and OpenCL"},
+    {"gpu-kernels", "MODE", "PARATRACE_GPU_KERNELS", NULL,
+     "inside instrumented GPU kernels: entries or blocks"},
+    {"no-mpi", NULL, "PARATRACE_MPI", "0", "pass MPI calls on untraced"},
+    {"no-openmp", NULL, "PARATRACE_OPENMP", "0", "do not record OpenMP constructs"},
+    {"buffer-size", "SIZE", "PARATRACE_BUFFER_SIZE", NULL,
+     "bytes of a thread's log mapped at a time (default 4M)"},
+    {"max-size", "SIZE", "PARATRACE_MAX_SIZE", NULL,
+     "largest log file, beyond it counted as lost (no limit)"},
+    {"clock", "CLOCK", "PARATRACE_CLOCK", NULL, "auto, tsc or monotonic (default auto)"},
 };
 #define NSETTINGS (sizeof settings / sizeof settings[0])
 
@@ -64,7 +64,8 @@ void pt_cmd_record_help(FILE *out)
 		char left[64];
 		snprintf(left, sizeof left, "--%s%s%s", settings[i].opt, settings[i].arg ? " " : "",
 		         settings[i].arg ? settings[i].arg : "");
-		fprintf(out, "  %-20s %s\n  %-20s (%s)\n", left, settings[i].help, "", settings[i].var);
+		fprintf(out, "  %-20s %s\n  %-20s (%s)\n", left, settings[i].help, "",
+		        settings[i].var);
 	}
 	fputs("Under an MPI launcher (mpirun -np N paratrace record ./app) every rank writes\n"
 	      "into one directory, PROGRAM.paratrace-mpi-JOB (or -o DIR); the analysis is left\n"
@@ -123,8 +124,8 @@ static int in_cwd(const char *a, const char *b, const char *c, char *out, size_t
 		pt_cli_error("record: cannot tell the current directory: %s", strerror(errno));
 		return -1;
 	}
-	int n = snprintf(out, len, "%s%s%s%s%s", cwd, cwd[0] && strcmp(cwd, "/") ? "/" : "", a,
-	                 b, c);
+	int n =
+	    snprintf(out, len, "%s%s%s%s%s", cwd, cwd[0] && strcmp(cwd, "/") ? "/" : "", a, b, c);
 	if (n < 0 || (size_t)n >= len) {
 		pt_cli_error("record: the path of the trace directory is too long");
 		return -1;
@@ -161,12 +162,23 @@ static int parse(int argc, char **argv, record_opts *r)
 	 * follows it is its own */
 	while ((o = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
 		switch (o) {
-		case 'o': r->dir = optarg; break;
-		case 'q': r->quiet = 1; break;
-		case 'h': return -1;
-		case OPT_NO_ANALYZE: r->no_analyze = 1; break;
-		case OPT_REPORT: r->report = 1; break;
-		case OPT_HTML: r->html = 1; break;
+		case 'o':
+			r->dir = optarg;
+			break;
+		case 'q':
+			r->quiet = 1;
+			break;
+		case 'h':
+			return -1;
+		case OPT_NO_ANALYZE:
+			r->no_analyze = 1;
+			break;
+		case OPT_REPORT:
+			r->report = 1;
+			break;
+		case OPT_HTML:
+			r->html = 1;
+			break;
 		default:
 			if (o < OPT_SETTING || o >= OPT_SETTING + (int)NSETTINGS)
 				return -2;
@@ -239,9 +251,10 @@ int pt_cmd_record(int argc, char **argv)
 		/* a second run there would be one of its own beside the first,
 		 * which every command then asks to choose from (--run) */
 		if (rank < 0 && record_holds_trace(dir)) {
-			pt_cli_error("record: -o %s holds a trace already: name another directory, or "
-			             "remove it",
-			             r.dir);
+			pt_cli_error(
+			    "record: -o %s holds a trace already: name another directory, or "
+			    "remove it",
+			    r.dir);
 			return 2;
 		}
 	} else if (rank >= 0) {
@@ -285,8 +298,8 @@ int pt_cmd_record(int argc, char **argv)
 			        "  mpirun -np %s paratrace analyze %s\n",
 			        pt_cli_progname, dir, size && *size ? size : "N", dir);
 		else
-			fprintf(stderr, "%s: analyze it with: paratrace analyze %s\n", pt_cli_progname,
-			        dir);
+			fprintf(stderr, "%s: analyze it with: paratrace analyze %s\n",
+			        pt_cli_progname, dir);
 		return status;
 	}
 	fflush(stdout);

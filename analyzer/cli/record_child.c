@@ -4,8 +4,8 @@
  * signals someone sends paratrace passed on to it, and its end turned into
  * an exit status. */
 #define _GNU_SOURCE
-#include "record.h"
 #include "commands.h"
+#include "record.h"
 
 #include <errno.h>
 #include <fcntl.h>

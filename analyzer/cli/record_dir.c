@@ -3,8 +3,8 @@
  * the current directory, which the analysis commands read when given no
  * path. */
 #define _GNU_SOURCE
-#include "record.h"
 #include "commands.h"
+#include "record.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,13 +20,13 @@
  * takes before the program (its options aside). */
 static const struct {
 	const char *name;
-	int args;          /* words after the options: timeout's DURATION */
+	int args;           /* words after the options: timeout's DURATION */
 	const char *valued; /* its options that take the next word */
 } wrappers[] = {
-	{"env", 0, "-u -C -S --unset --chdir --split-string"},
-	{"timeout", 1, "-s -k --signal --kill-after"},
-	{"time", 0, "-f -o --format --output"},
-	{"nice", 0, "-n --adjustment"},
+    {"env", 0, "-u -C -S --unset --chdir --split-string"},
+    {"timeout", 1, "-s -k --signal --kill-after"},
+    {"time", 0, "-f -o --format --output"},
+    {"nice", 0, "-n --adjustment"},
 };
 
 static int takes_value(const char *list, const char *opt)
@@ -75,9 +75,9 @@ int record_mpi_rank(char *job, size_t len)
 	static const struct {
 		const char *rank, *job, *step;
 	} launchers[] = {
-		{"OMPI_COMM_WORLD_RANK", "OMPI_MCA_ess_base_jobid", NULL},
-		{"SLURM_PROCID", "SLURM_JOB_ID", "SLURM_STEP_ID"},
-		{"PMIX_RANK", "PMIX_NAMESPACE", NULL},
+	    {"OMPI_COMM_WORLD_RANK", "OMPI_MCA_ess_base_jobid", NULL},
+	    {"SLURM_PROCID", "SLURM_JOB_ID", "SLURM_STEP_ID"},
+	    {"PMIX_RANK", "PMIX_NAMESPACE", NULL},
 	};
 	for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
 		const char *r = getenv(launchers[i].rank), *j = getenv(launchers[i].job);
@@ -166,8 +166,9 @@ int record_newest_trace(char *out, size_t len)
 		    !S_ISDIR(st.st_mode))
 			continue;
 		/* newest by the time its last process folder was made */
-		if (found && (st.st_mtim.tv_sec < best.tv_sec ||
-		              (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec <= best.tv_nsec)))
+		if (found &&
+		    (st.st_mtim.tv_sec < best.tv_sec ||
+		     (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec <= best.tv_nsec)))
 			continue;
 		if (!is_trace(dirfd(d), e->d_name))
 			continue;
