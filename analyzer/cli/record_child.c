@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t child_pid;
-static volatile sig_atomic_t pending; /* a signal that came before the fork returned */
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define NFORWARDED (sizeof forwarded / sizeof forwarded[0])
@@ -32,8 +31,6 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
-	else
-		pending = sig;
 	errno = saved;
 }
 
@@ -51,14 +48,21 @@ int record_run_child(char **argv, const char *name, int *ran)
 		pt_cli_error("record: cannot make a pipe: %s", strerror(errno));
 		return 1;
 	}
-	for (size_t i = 0; i < NFORWARDED; i++)
+	/* held until the child's pid is known: none is lost in between */
+	sigset_t block, mask;
+	sigemptyset(&block);
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		sigaddset(&block, forwarded[i]);
 		sigaction(forwarded[i], &sa, &old[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* the dispositions paratrace found, not its handler */
+		/* the dispositions and mask paratrace found, not its handler */
 		for (size_t i = 0; i < NFORWARDED; i++)
 			sigaction(forwarded[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		close(fds[0]);
 		execvp(argv[0], argv);
 		int e = errno;
@@ -71,12 +75,12 @@ int record_run_child(char **argv, const char *name, int *ran)
 		close(fds[0]);
 		for (size_t i = 0; i < NFORWARDED; i++)
 			sigaction(forwarded[i], &old[i], NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		pt_cli_error("record: cannot start %s: %s", name, strerror(e));
 		return 1;
 	}
 	child_pid = pid;
-	if (pending)
-		kill(pid, pending);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	int exec_errno = 0;
 	ssize_t n;
 	while ((n = read(fds[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
