@@ -73,12 +73,14 @@ void pt_cmd_record_help(FILE *out)
 	      out);
 }
 
-/* The directory libtrace.so of this paratrace is in: its installation's
- * (BINDIR/PT_LIBTRACE_REL) or, in a build tree, bin/../lib. */
-static int find_libtrace(char *out, size_t len)
+/* The libtrace.so of this paratrace: its installation's (BINDIR/
+ * PT_LIBTRACE_REL) or, in a build tree, bin/../lib's. 0, or -1 with the
+ * paths looked at in `tried`. */
+static int find_libtrace(char *out, size_t len, char *tried, size_t tlen)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	snprintf(tried, tlen, "?");
 	if (n <= 0)
 		return -1;
 	exe[n] = 0;
@@ -87,11 +89,17 @@ static int find_libtrace(char *out, size_t len)
 		return -1;
 	*slash = 0;
 	static const char *const rel[] = {PT_LIBTRACE_REL, "../lib/libtrace.so"};
+	size_t used = 0;
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		if (i && !strcmp(rel[i], rel[0]))
+			continue;
 		char path[PATH_MAX + 64];
 		snprintf(path, sizeof path, "%s/%s", exe, rel[i]);
 		if (access(path, R_OK) == 0 && realpath(path, out) && strlen(out) < len)
 			return 0;
+		if (used < tlen)
+			used += (size_t)snprintf(tried + used, tlen - used, "%s%s", i ? ", " : "",
+			                         path);
 	}
 	return -1;
 }
@@ -232,12 +240,11 @@ int pt_cmd_record(int argc, char **argv)
 	if (first < 0)
 		return 2;
 	char **prog = argv + first;
-	char lib[PATH_MAX];
-	if (find_libtrace(lib, sizeof lib) != 0) {
-		pt_cli_error("record: cannot find libtrace.so beside this paratrace (%s from its "
-		             "folder, or ../lib/libtrace.so): install paratrace, or build the "
-		             "target trace",
-		             PT_LIBTRACE_REL);
+	char lib[PATH_MAX], tried[2 * PATH_MAX + 256];
+	if (find_libtrace(lib, sizeof lib, tried, sizeof tried) != 0) {
+		pt_cli_error("record: cannot find the libtrace.so of this paratrace (%s): install "
+		             "paratrace, or build the target trace",
+		             tried);
 		return 2;
 	}
 	char job[64], dir[PATH_MAX + 64];

@@ -108,7 +108,14 @@ touch not-exec
 rec ./not-exec
 [ $rc = 126 ] || fail "not executable: status $rc"
 
-# 9. SIGTERM sent to paratrace reaches the program; 143 back
+# 9. a paratrace without its libtrace.so beside it says so
+mkdir -p "$work/lone/bin" && cp "$pt" "$work/lone/bin/paratrace"
+"$work/lone/bin/paratrace" record ../rec_prog exit 0 >/dev/null 2>"$work/err"
+rc=$?
+[ $rc = 2 ] && grep -q "cannot find the libtrace.so of this paratrace ($work/lone/bin/" "$work/err" ||
+	fail "no libtrace.so: status $rc: $(cat "$work/err")"
+
+# 10. SIGTERM sent to paratrace reaches the program; 143 back
 "$pt" record --no-analyze ../rec_prog wait "$work/c/ready" >/dev/null 2>"$work/err" </dev/null &
 pid=$!
 for _ in $(seq 200); do [ -e ready ] && break; sleep 0.1; done
