@@ -212,7 +212,9 @@ static int parse(int argc, char **argv, record_opts *r)
 	return optind;
 }
 
-/* The analysis the options chose, in this process, as its command runs it. */
+/* The analysis the options chose, in this process, as its command runs it.
+ * Its options come before the directory: getopt keeps the '+' (no
+ * permuting) of record's parse for later ones in the process. */
 static int analyze(const record_opts *r, const char *dir)
 {
 	char *args[8];
