@@ -110,8 +110,11 @@ static int find_libtrace(char *out, size_t len, char *tried, size_t tlen)
 static int set_preload(const char *lib)
 {
 	const char *old = getenv("LD_PRELOAD");
-	if (old && strstr(old, lib))
-		return 0;
+	size_t n = strlen(lib);
+	for (const char *p = old; p && (p = strstr(p, lib)); p += n)
+		if ((p == old || p[-1] == ':' || p[-1] == ' ') &&
+		    (!p[n] || p[n] == ':' || p[n] == ' '))
+			return 0; /* there already: loaded once */
 	char *v;
 	if (asprintf(&v, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "") < 0)
 		return -1;
@@ -241,6 +244,7 @@ int pt_cmd_record(int argc, char **argv)
 	}
 	if (first < 0)
 		return 2;
+	record_untraced_self(argc, argv);
 	char **prog = argv + first;
 	char lib[PATH_MAX], tried[2 * PATH_MAX + 256];
 	if (find_libtrace(lib, sizeof lib, tried, sizeof tried) != 0) {

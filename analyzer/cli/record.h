@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* paratrace record's parts: the child it runs (record_child.c), the trace
- * directory it names (record_dir.c). */
+ * directory it names (record_dir.c), itself run untraced (record_self.c). */
 #ifndef PT_CLI_RECORD_H
 #define PT_CLI_RECORD_H
 
@@ -11,6 +11,11 @@
  * N ended it; when it could not be started (said on stderr) *ran is 0 and
  * the status a shell gives: 127 not found, 126 not runnable. */
 int record_run_child(char **argv, const char *name, int *ran);
+
+/* When LD_PRELOAD has a libtrace.so, which traces paratrace itself: runs
+ * paratrace again (argv: "record" and its arguments) without it, after a
+ * note. Returns if there was none, or the exec failed. */
+void record_untraced_self(int argc, char **argv);
 
 /* The program a command line runs, past wrappers that only run the next
  * word (env NAME=VALUE..., timeout DURATION, time, nice -n N): its base

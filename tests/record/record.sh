@@ -59,6 +59,12 @@ LD_PRELOAD=libm.so.6 rec --no-analyze ../rec_prog env LD_PRELOAD
 lib=$(sed -n 's/^LD_PRELOAD=\(.*\):libm.so.6$/\1/p' "$work/out")
 case "$lib" in /*/libtrace.so) ;; *) fail "LD_PRELOAD: $(cat "$work/out")" ;; esac
 [ -r "$lib" ] || fail "LD_PRELOAD names $lib, which is not there"
+# paratrace itself preloaded (LD_PRELOAD exported): the program still
+# traced into record's directory, libtrace.so loaded once
+LD_PRELOAD="$lib" rec -o preloaded --no-analyze ../rec_prog env LD_PRELOAD
+[ $rc = 0 ] && grep -qx "LD_PRELOAD=$lib" "$work/out" || fail "preloaded: $(cat "$work/out" "$work/err")"
+trace_in preloaded || fail "paratrace preloaded itself: the program's trace is not in -o"
+grep -q "paratrace itself was preloaded" "$work/err" || fail "preloaded: no note"
 timeout 60 "$pt" record --no-analyze -- env X=1 ../rec_prog env X >"$work/out" 2>"$work/err" </dev/null
 [ $? = 0 ] && grep -q "^X=1$" "$work/out" || fail "env X=1: $(cat "$work/out" "$work/err")"
 trace_in rec_prog.paratrace.2 || fail "behind env, not named after the program: $(ls)"
