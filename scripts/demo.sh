@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The main job, end to end, on the bundled example (examples/demo/demo.c):
 # install what is missing, build paratrace, compile the example with the
-# Clang plugin, run it with the runtime preloaded, analyze the trace, and print
-# where the Paraver files are plus a short profile.
+# Clang plugin, run it with paratrace record (the runtime preloaded, then the
+# trace analyzed), which prints where the Paraver files are and a short profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -19,16 +19,12 @@ set -x
 clang -O2 -g -pthread -fplugin="$top/build/lib/instrument.so" examples/demo/demo.c -o "$out/demo"
 { set +x; } 2>/dev/null
 
-echo "== 2. run with the runtime preloaded"
+echo "== 2. run it traced, then analyze (paratrace record)"
+cd "$out"
 set -x
-PARATRACE_DIR="$out/trace" LD_PRELOAD="$top/build/lib/libtrace.so" "$out/demo" 4 256
-{ set +x; } 2>/dev/null
-
-echo "== 3. analyze"
-set -x
-"$top/build/bin/paratrace" analyze "$out/trace" -o "$out/demo"
+"$top/build/bin/paratrace" record ./demo 4 256
 { set +x; } 2>/dev/null
 echo
-echo "Paraver trace: $out/demo.prv (.pcf, .row beside it) - open it with wxparaver"
-echo "Full profile:  $top/build/bin/paratrace report $out/trace"
-echo "Timeline:      $top/build/bin/paratrace export --format perfetto $out/trace   (open the .pftrace in ui.perfetto.dev)"
+echo "Paraver trace: $out/demo.paratrace.prv (.pcf, .row beside it) - open it with wxparaver"
+echo "Full profile:  cd $out && $top/build/bin/paratrace report"
+echo "Timeline:      cd $out && $top/build/bin/paratrace export --format perfetto   (open the .pftrace in ui.perfetto.dev)"

@@ -2,9 +2,11 @@
 /* The options of the analysis commands. */
 #include "analysis.h"
 #include "commands.h"
+#include "record.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,10 @@ static int parse_u64(const char *s, uint64_t *v)
 
 void cli_common_help(FILE *out)
 {
-	fputs("  -j, --jobs N         workers (default: all online CPUs)\n"
+	fputs("  TRACE_DIR            the trace; without it, the newest trace directory in the\n"
+	      "                       current directory (named on stderr), as 'paratrace record'\n"
+	      "                       leaves them\n"
+	      "  -j, --jobs N         workers (default: all online CPUs)\n"
 	      "  --interval-us N      interval snapshots every N microseconds (tools that support\n"
 	      "                       them print a time series)\n"
 	      "  --tool FILE.so[:OPT] also run a tool loaded from a shared object, in the same pass\n"
@@ -213,6 +218,20 @@ static int parse_args(cli *c, int argc, char **argv)
 	if (c->no_gz && c->gz) {
 		pt_cli_error("%s: --gz or --no-gz, not both", c->cmd);
 		return 2;
+	}
+	if (optind == argc) {
+		/* the trace just recorded, as perf and uftrace read theirs */
+		static char newest[PATH_MAX];
+		if (record_newest_trace(newest, sizeof newest) != 0) {
+			pt_cli_error("%s: no trace directory given, and none in the current directory "
+				     "(see 'paratrace help %s')",
+				     c->cmd, c->cmd);
+			return 2;
+		}
+		fprintf(stderr, "%s: %s: reading %s, the newest trace here\n", pt_cli_progname,
+			c->cmd, newest);
+		c->dir = newest;
+		return 0;
 	}
 	if (optind != argc - 1) {
 		pt_cli_error("%s: expected one trace directory (see 'paratrace help %s')", c->cmd,

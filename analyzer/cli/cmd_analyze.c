@@ -14,7 +14,7 @@
 
 void pt_cmd_analyze_help(FILE *out)
 {
-	fputs("usage: paratrace analyze [options] TRACE_DIR\n"
+	fputs("usage: paratrace analyze [options] [TRACE_DIR]\n"
 	      "Writes a Paraver trace (NAME.prv, NAME.pcf, NAME.row) and prints a short profile.\n"
 	      "  -o, --output NAME    base name of the Paraver files (default: TRACE_DIR)\n"
 	      "  --budget SIZE        largest .prv to write (default 160MB, which Paraver loads\n"

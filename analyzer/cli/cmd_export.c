@@ -45,7 +45,7 @@ void pt_cmd_export_help(FILE *out)
 {
 	char list[256];
 	fprintf(out,
-	        "usage: paratrace export --format %s [options] TRACE_DIR\n"
+	        "usage: paratrace export --format %s [options] [TRACE_DIR]\n"
 	        "Writes the trace as a timeline for ui.perfetto.dev: functions, waits, thread "
 	        "creation.\n",
 	        format_list(list, sizeof list, "", 0, "|", "|"));

@@ -9,7 +9,7 @@
 
 void pt_cmd_plot_help(FILE *out)
 {
-	fputs("usage: paratrace plot [options] TRACE_DIR\n"
+	fputs("usage: paratrace plot [options] [TRACE_DIR]\n"
 	      "Draws the run without a GUI, as SVG: a timeline (one row per thread and GPU stream,\n"
 	      "coloured by function, waits and lost data marked) and a flame graph of inclusive time.\n"
 	      "  -o, --output FILE    the SVG (default: TRACE_DIR.svg)\n"

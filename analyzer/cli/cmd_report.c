@@ -10,7 +10,7 @@
 
 void pt_cmd_report_help(FILE *out)
 {
-	fputs("usage: paratrace report [options] TRACE_DIR\n"
+	fputs("usage: paratrace report [options] [TRACE_DIR]\n"
 	      "Prints the profile: functions, locks and threads.\n"
 	      "  --csv | --json       machine-readable output instead of tables\n"
 	      "  --top N              rows per table (default 25; 0 = all)\n"

@@ -23,6 +23,7 @@
 
 /* X(name, one-line summary) */
 #define PT_COMMANDS(X) \
+	X(record, "run a program traced, then say where the trace is and profile it") \
 	X(dump, "print every event of a trace as one text line") \
 	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile") \
 	X(report, "print the profile: functions, locks, threads (--csv, --json, --html)") \

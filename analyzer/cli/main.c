@@ -27,9 +27,10 @@ static void usage(FILE *out)
 		"       paratrace help <command>   (or: paratrace <command> --help)\n"
 		"       paratrace --version\n"
 		"\n"
-		"Reads the logs that libtrace.so writes (a trace directory with one p<pid>/\n"
-		"folder per process, or a single .ptl log) and turns them into text, Paraver\n"
-		"traces and profiles.\n"
+		"Runs a program under libtrace.so (record), and reads the logs it writes (a\n"
+		"trace directory with one p<pid>/ folder per process, or a single .ptl log),\n"
+		"turning them into text, Paraver traces and profiles. Start with\n"
+		"  paratrace record ./app ARGS...\n"
 		"\n"
 		"commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
