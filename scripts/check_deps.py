@@ -97,7 +97,7 @@ def object_source(build, obj):
 def symbols(build, files):
     """(defined, undefined): source -> global symbols its objects define,
     and those they use from elsewhere. Sources built into several targets
-    get the union."""
+    get the union; an object older than its source is not read."""
     fileset = set(f for f in files if f.endswith(".c"))
     defined = collections.defaultdict(set)
     undefined = collections.defaultdict(set)
@@ -109,6 +109,10 @@ def symbols(build, files):
             obj = os.path.join(d, n)
             src = object_source(build, obj)
             if src not in fileset:
+                continue
+            # older than its source: left over from an earlier build (a
+            # target that no longer compiles it), not what the build uses
+            if os.path.getmtime(obj) < os.path.getmtime(os.path.join(ROOT, src)):
                 continue
             out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True)
             for line in out.stdout.splitlines():
