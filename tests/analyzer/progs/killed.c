@@ -14,7 +14,7 @@
 
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
-static volatile int napping;
+static volatile int napping, asking;
 
 __attribute__((noinline)) void nap(void)
 {
@@ -36,6 +36,7 @@ static void *sleeper(void *arg)
 static void *blocked(void *arg)
 {
 	(void)arg;
+	asking = 1;
 	pthread_mutex_lock(&held);
 	return NULL;
 }
@@ -53,9 +54,9 @@ int main(void)
 		return 1;
 	if (pthread_create(&a, NULL, sleeper, NULL) || pthread_create(&b, NULL, blocked, NULL))
 		return 1;
-	while (!napping)
+	while (!napping || !asking)
 		usleep(1000);
-	usleep(20000); /* blocked has surely asked for the lock by now */
+	usleep(20000); /* blocked is most likely inside its lock request by now */
 	printf("ready\n");
 	fflush(stdout);
 	pthread_join(a, NULL);
