@@ -168,6 +168,9 @@ static void run_shard(fw *w, size_t si)
 			      sh->path, (unsigned long long)ev.offset,
 			      (unsigned long long)ev.truncated_bytes);
 		complete = ev.state == PT_LOG_EOF && ev.complete;
+		__atomic_add_fetch(&w->logs, 1, __ATOMIC_RELAXED);
+		if (!complete)
+			__atomic_add_fetch(&w->unclosed, 1, __ATOMIC_RELAXED);
 	}
 	__atomic_add_fetch(&w->done_bytes, sh->bytes > reported ? sh->bytes - reported : 0,
 			   __ATOMIC_RELAXED);
@@ -505,6 +508,8 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	int failed = fw_prepass(w);
 	w->static_funcs = fw_func_count(w);
 	w->errors_shared = w->data_errors;
+	w->logs_shared = w->logs;
+	w->unclosed_shared = w->unclosed;
 	if (!failed && w->has_sel && place_select(w, err, errlen)) {
 		rc = PT_FW_BAD_INPUT;
 		goto out;
@@ -521,6 +526,12 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 		goto out;
 	}
 	t_shards = fw_now_s() - t_shards;
+	/* said once for the whole trace, not once per log: a killed program
+	 * leaves every log open. The tools ended what was open in each at its
+	 * last record. */
+	if (w->unclosed)
+		fw_warnf(w, "%u of %u logs not closed: the program is still running or was killed",
+		         w->unclosed, w->logs);
 	w->ctx.t_end_ns = end_time(w);
 	if (finish_tools(w, err, errlen))
 		goto out;

@@ -67,7 +67,8 @@ void fw_dist_select(fw *w)
 
 /* What a process says after its shards: failed, function ids made while
  * shards ran (code addresses named on demand: their numbering would differ
- * between processes), events, damaged logs, then each shard's last time. */
+ * between processes), events, damaged logs, logs read and logs not closed,
+ * then each shard's last time. */
 int fw_dist_after_shards(fw *w, int failed)
 {
 	pt_dist *d = w->o->dist;
@@ -77,6 +78,8 @@ int fw_dist_after_shards(fw *w, int failed)
 	pt_buf_u64(&b, fw_func_count(w) != w->static_funcs);
 	pt_buf_u64(&b, w->events);
 	pt_buf_u64(&b, w->data_errors - w->errors_shared);
+	pt_buf_u64(&b, w->logs - w->logs_shared);
+	pt_buf_u64(&b, w->unclosed - w->unclosed_shared);
 	pt_buf_u64(&b, w->nrun);
 	for (size_t i = 0; i < w->nrun && w->last_ns; i++) {
 		pt_buf_u64(&b, w->order[i]);
@@ -95,6 +98,7 @@ int fw_dist_after_shards(fw *w, int failed)
 	/* the scan's and pre-pass's damage counts are the same in every
 	 * process: counted once, the shards' ones from each */
 	uint64_t events = 0, errors = w->errors_shared;
+	uint64_t logs = w->logs_shared, unclosed = w->unclosed_shared;
 	int any_failed = 0, addresses = 0;
 	const char *off = all;
 	for (int p = 0; p < d->size; p++) {
@@ -105,6 +109,8 @@ int fw_dist_after_shards(fw *w, int failed)
 		addresses |= (int)pt_rbuf_u64(&r);
 		events += pt_rbuf_u64(&r);
 		errors += pt_rbuf_u64(&r);
+		logs += pt_rbuf_u64(&r);
+		unclosed += pt_rbuf_u64(&r);
 		uint64_t n = pt_rbuf_u64(&r);
 		for (uint64_t i = 0; i < n && !r.err; i++) {
 			uint64_t s = pt_rbuf_u64(&r), last = pt_rbuf_u64(&r);
@@ -127,6 +133,8 @@ int fw_dist_after_shards(fw *w, int failed)
 	free(lens);
 	w->events = events;
 	w->data_errors = (unsigned)errors;
+	w->logs = (unsigned)logs;
+	w->unclosed = (unsigned)unclosed;
 	if (any_failed)
 		return -1;
 	if (addresses) {

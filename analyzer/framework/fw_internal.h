@@ -75,6 +75,9 @@ typedef struct fw {
 	uint64_t done_bytes;  /* atomic */
 	uint64_t events;      /* atomic */
 	unsigned data_errors; /* atomic: damaged logs */
+	/* atomic: logs read, and those without their CLOSE record (the
+	 * program still running, or killed) */
+	unsigned logs, unclosed;
 	int abort;            /* atomic */
 	pt_workers_done done; /* workers that returned */
 	char *error;          /* first fatal error (malloc'ed) */
@@ -86,6 +89,7 @@ typedef struct fw {
 	int has_sel;
 	size_t nrun;            /* shards this process runs (order[0..nrun)) */
 	unsigned errors_shared; /* data_errors before the shards (every process finds them) */
+	unsigned logs_shared, unclosed_shared; /* the same for logs, unclosed */
 	int in_shards;          /* atomic: the shard pass is running */
 	/* records tools refused (op warn_process_record), under lock: the
 	 * last one, so that several tools refusing it warn once */

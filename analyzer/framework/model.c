@@ -135,6 +135,9 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 			break;
 		}
 	}
+	w->logs++;
+	if (!(ev.state == PT_LOG_EOF && ev.complete))
+		w->unclosed++;
 	if (ev.state == PT_LOG_ERROR)
 		__atomic_add_fetch(&w->data_errors, 1, __ATOMIC_RELAXED);
 	if (ev.state == PT_LOG_ERROR)

@@ -99,6 +99,23 @@ lock_callstack)
 	grep -q ":70000003:" "$work/a.prv" || fail "no level-3 caller event in the .prv"
 	grep -q ":80000001:" "$work/a.prv" || fail "no caller line event in the .prv"
 	;;
+lock_contended_once)
+	# One contended request (its call stack recorded), then 200 free
+	# acquisitions: the lock and its call site count one contended, and a
+	# wait of more than zero.
+	run PARATRACE_CALLSTACK=1 -- lock_free 200 || fail "program failed"
+	"$pt" report "$work/tr" >"$work/report" 2>>"$work/err" || fail "report failed"
+	read -r acq cont wait < <(awk '/^Locks by wait time/ { on = 1; next } on && /^$/ { on = 0 }
+		on && $1 == "mutex" && $3 >= 200 { print $3, $4, $5; exit }' "$work/report")
+	echo "lock table: acquired=$acq contended=$cont wait=$wait"
+	[ "${acq:-0}" -eq 202 ] || fail "lock acquired $acq times, want 202 (main once, the contender 201 times)"
+	[ "${cont:-x}" = 1 ] || fail "lock contended $cont times, want 1"
+	case $wait in 0 | 0ns | "") fail "lock waited '$wait', want > 0" ;; esac
+	read -r n ms < <(grep -A2 "^Lock contention by call site" "$work/report" | awk 'NR == 3 { print $1, $2 }')
+	echo "call-site table: contended=$n wait_ms=$ms"
+	[ "${n:-x}" = 1 ] || fail "call site contended $n times, want 1"
+	awk -v m="${ms:-0}" 'BEGIN { exit !(m > 0) }' || fail "call site waited $ms ms, want > 0"
+	;;
 sampling)
 	run PARATRACE_SAMPLING=1ms -- spin || fail "program failed"
 	dump

@@ -5,6 +5,8 @@
  *   pages N   touch N new pages between a mutex lock and unlock
  *   sleep     sleep 5 times between a mutex lock and unlock
  *   lock      a contended lock three calls deep (outer > middle > take_lock)
+ *   lock_free N  the same contended lock, then N free acquisitions of it at
+ *             the same call site (no request record, no call stack)
  *   spin      ~0.3 s of CPU in spin_uninstrumented on the main thread
  *   sigprof   spin with the program's own SIGPROF handler and ITIMER_PROF;
  *             exits 3 if its handler never ran
@@ -46,10 +48,14 @@ __attribute__((noinline)) void outer(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+static unsigned long free_takes;
+
 static void *contender(void *arg)
 {
 	(void)arg;
 	outer();
+	for (unsigned long i = 0; i < free_takes; i++)
+		take_lock();
 	return NULL;
 }
 
@@ -113,7 +119,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 5; i++)
 			usleep(2000);
 		pthread_mutex_unlock(&m);
-	} else if (!strcmp(mode, "lock")) {
+	} else if (!strcmp(mode, "lock") || !strcmp(mode, "lock_free")) {
+		if (argc > 2)
+			free_takes = strtoul(argv[2], NULL, 10);
 		/* Held here until the contender has surely asked for it. */
 		pthread_t th;
 		pthread_mutex_lock(&m);

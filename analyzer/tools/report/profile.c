@@ -374,7 +374,12 @@ static int pf_shard_event(void *st, const pt_event *ev)
 			}
 		} else
 			waited(s, li, d, caller,
-			       w.kind == PT_WAIT_LOCK && (d >= PF_CONTENDED_NS || s->req_stack));
+			       w.kind == PT_WAIT_LOCK &&
+			           (d >= PF_CONTENDED_NS || (w.begun && s->req_stack)));
+		/* the stack belonged to this request only: the free acquisitions
+		 * after it (no request, no stack) are not contended */
+		if (w.kind == PT_WAIT_LOCK)
+			s->req_stack = 0;
 		break;
 	}
 	default:
