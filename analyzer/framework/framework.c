@@ -169,7 +169,10 @@ static void run_shard(fw *w, size_t si)
 			      (unsigned long long)ev.truncated_bytes);
 		complete = ev.state == PT_LOG_EOF && ev.complete;
 		__atomic_add_fetch(&w->logs, 1, __ATOMIC_RELAXED);
-		if (!complete)
+		/* a thread still running when its process exited has no CLOSE
+		 * either, in a trace that is whole: only a process that never
+		 * recorded its end (killed, or still running) leaves logs open */
+		if (!complete && !w->procs[sh->process].info.exited)
 			__atomic_add_fetch(&w->unclosed, 1, __ATOMIC_RELAXED);
 	}
 	__atomic_add_fetch(&w->done_bytes, sh->bytes > reported ? sh->bytes - reported : 0,
