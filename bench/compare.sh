@@ -32,7 +32,7 @@ done
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$(dirname "$0")/median.sh"
 
 # one figure of build $1 (0 or 1): the command's output filtered by $2 (awk)
 hooks() { # the paratrace ABI row, 1 thread, cpu ns per call

@@ -2,8 +2,7 @@
 # Sourced by the GPU benchmarks (run.sh, cuda_bench.sh): the statistics of
 # their interleaved runs. out[CONFIG] holds each run's "KEY VALUE" lines.
 
-# The median of the numbers on stdin, one per line.
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$root/bench/median.sh"
 # The median, and the least, of KEY's values over CONFIG's runs.
 value() { printf '%s' "${out[$1]}" | awk -v k="$2" '$1 == k { print $2 }' | median; }
 least() { printf '%s' "${out[$1]}" | awk -v k="$2" '$1 == k { print $2 }' | sort -g | head -1; }

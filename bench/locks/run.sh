@@ -23,7 +23,7 @@ lib=$(find "$build" -name libtrace.so -type f | head -1)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$root/bench/median.sh"
 
 row() { # label mode count unit
 	local plain="" pre=""

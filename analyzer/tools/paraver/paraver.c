@@ -82,7 +82,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pv->dist = pt_fw_dist(ctx) != NULL;
 	pthread_mutex_init(&pv->lock, NULL);
 	pv->ext_kind_min = UINT_MAX;
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->event && pv_ext(i)->kind_first < pv->ext_kind_min)
 			pv->ext_kind_min = pv_ext(i)->kind_first;
 	pv->sel = pt_fw_select(ctx);
@@ -130,7 +130,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		pv_nodes_free(pv);
 		pv->cpu = NULL;
 	}
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		pv->ext[i] = pv_ext(i)->init ? pv_ext(i)->init(ctx) : NULL;
 	return pv;
 fail:
@@ -155,7 +155,7 @@ static int pv_process_event(void *tool, size_t process, const pt_event *ev)
 	/* the manual API's type and value names (runtime/core/api.c) */
 	if (pv_found_user_name(&pv->found, ev))
 		return -1;
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->process_event)
 			pv_ext(i)->process_event(pv->ext[i], process, ev);
 	return 0;
@@ -212,7 +212,7 @@ static void *pv_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->state_begin = first;
 	s->state = info->kind == PT_FILE_THREAD ? PV_STATE_RUNNING : PV_STATE_IDLE;
 	s->base_state = PV_STATE_RUNNING;
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		s->ext[i] = pv_ext(i)->shard_init ? pv_ext(i)->shard_init(pv->ext[i], s)
 							 : NULL;
 	pv->shards[info->index] = s;
@@ -267,7 +267,7 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 		s->acct = NULL;
 	}
 	int oom = pv_thread_exit(s, pv);
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->shard_exit)
 			pv_ext(i)->shard_exit(pv->ext[i], s->ext[i], s);
 	if (s->last > pv->max_time)
@@ -571,13 +571,13 @@ static int pv_print(void *tool, FILE *out)
 	pv_print_selection(pv, out);
 	if (pv->cfgs) {
 		const char *view = NULL;
-		for (size_t i = 0; i < pv_n_ext() && !view; i++)
+		for (size_t i = 0; i < pt_nfamilies() && !view; i++)
 			if (pv_ext(i)->main_view)
 				view = pv_ext(i)->main_view(pv->ext[i]);
 		fprintf(out, "Open it in Paraver: wxparaver %s %s/%s\n", pv->prv_path, pv->cfgs,
 		        view ? view : "functions.cfg");
 	}
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->print_results)
 			pv_ext(i)->print_results(pv->ext[i], out);
 	return 0;
@@ -629,7 +629,7 @@ static void pv_destroy(void *tool)
 	free(pv->thread);
 	free(pv->ptask);
 	free(pv->cfgs);
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->destroy)
 			pv_ext(i)->destroy(pv->ext[i]);
 	pv_pool_free(&pv->pool);

@@ -333,11 +333,6 @@ static inline const pv_family *pv_ext(size_t i)
 	const pv_family *x = pt_families[i]->paraver;
 	return x ? x : &none;
 }
-/* How many families there are: pv_ext's range. */
-static inline size_t pv_n_ext(void)
-{
-	return pt_nfamilies();
-}
 
 struct pv_shard {
 	const pt_shard_info *info;

@@ -87,7 +87,7 @@ static int link_forks(pv_tool *pv, comms *cs)
 static int link_families(pv_tool *pv, comms *cs)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
-	for (size_t k = 0; k < pv_n_ext(); k++) {
+	for (size_t k = 0; k < pt_nfamilies(); k++) {
 		pv_comm *ec = NULL;
 		size_t m = pv_ext(k)->comms ? pv_ext(k)->comms(pv->ext[k], &ec) : 0;
 		for (size_t i = 0; i < m; i++) {

@@ -147,7 +147,7 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 	put_pairs(b, &f->used);
 	PUT_VEC(b, f->locks);
 	pt_buf_u64(b, (uint64_t)f->cuts);
-	for (size_t i = 0; i < pv_n_ext(); i++) {
+	for (size_t i = 0; i < pt_nfamilies(); i++) {
 		pt_buf pb = {0};
 		if (pv_ext(i)->pack && pv->ext[i])
 			pv_ext(i)->pack(pv->ext[i], &pb);
@@ -236,7 +236,7 @@ static int unpack(pv_tool *pv, pt_rbuf *r, size_t proc)
 	f.cuts = (int)pt_rbuf_u64(r);
 	if (r->err || pv_found_move(&pv->found, &f))
 		goto out;
-	for (size_t i = 0; i < pv_n_ext(); i++) {
+	for (size_t i = 0; i < pt_nfamilies(); i++) {
 		uint64_t len = pt_rbuf_u64(r);
 		if (r->err || len > (uint64_t)(r->end - r->p))
 			goto out;

@@ -45,7 +45,7 @@ int pv_ids_init(pv_tool *pv)
 			pv->renumber |= pv->finv[v] != v;
 		}
 	}
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->renumber &&
 		    pv_ext(i)->renumber(pv->ext[i], pv->fval, n))
 			pv->renumber = 1;
@@ -60,7 +60,7 @@ int pv_final_value(const pv_tool *pv, uint32_t type, int64_t *value)
 		*value = pv->fval[*value];
 		return 1;
 	}
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->final_value &&
 		    pv_ext(i)->final_value(pv->ext[i], type, value))
 			return 1;

@@ -308,7 +308,7 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 		        PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
 	pcf_sync(&pv->found, f);
 	pcf_user_types(&pv->found, f);
-	for (size_t i = 0; i < pv_n_ext(); i++)
+	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->write_pcf)
 			pv_ext(i)->write_pcf(pv->ext[i], f);
 	return fclose(f);
@@ -318,7 +318,7 @@ static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
 	const pt_shard_info *s = &ctx->shards[i];
-	for (size_t k = 0; k < pv_n_ext(); k++)
+	for (size_t k = 0; k < pt_nfamilies(); k++)
 		if (pv_ext(k)->row_label &&
 		    pv_ext(k)->row_label(pv->ext[k], s, buf, len) == 0)
 			return;
