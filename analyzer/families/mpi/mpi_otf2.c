@@ -40,10 +40,14 @@ typedef struct mpi_ot {
 	pthread_mutex_t lock;
 } mpi_ot;
 
+/* Calls whose regions a thread keeps (<paratrace/mpi_calls.h>'s ids). */
+#define MPI_OT_CALLS 256
+
 typedef struct mpi_ot_thread {
-	unsigned call;   /* the open call, 0 none */
-	uint32_t region; /* its region */
-	int coll_open;   /* MpiCollectiveBegin written, End not yet */
+	uint32_t regions[MPI_OT_CALLS]; /* by call, once asked for */
+	unsigned call;                  /* the open call, 0 none */
+	uint32_t region;                /* its region */
+	int coll_open;                  /* MpiCollectiveBegin written, End not yet */
 } mpi_ot_thread;
 
 static int ot_mpi_init(const pt_trace_ctx *ctx, ot_tool *tool, void **global)
@@ -233,7 +237,10 @@ static int ot_mpi_event(void *global, void **shard, ot_loc *l, const pt_event *e
 		if (!name)
 			break;
 		m->call = ev->rec->arg;
-		m->region = ot_region(g->tool, name, call_role(m->call, name), OTF2_PARADIGM_MPI);
+		uint32_t *at = m->call < MPI_OT_CALLS ? &m->regions[m->call] : &m->region;
+		if (!*at || at == &m->region)
+			*at = ot_region(g->tool, name, call_role(m->call, name), OTF2_PARADIGM_MPI);
+		m->region = *at;
 		ot_enter(l, t, m->region);
 		if (mpi_call_family(m->call) == PT_MPI_COLL) {
 			OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, ot_time(l, t));

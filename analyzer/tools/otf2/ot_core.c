@@ -250,6 +250,32 @@ static uint32_t release_region(ot_tool *t, unsigned type)
 	return ot_region(t, buf, OTF2_REGION_ROLE_CRITICAL, lock_paradigm(type));
 }
 
+/* The regions, through the shard's cache. */
+static uint32_t acquire_cached(ot_shard *s, unsigned type)
+{
+	if (type >= OT_LOCK_TYPES)
+		return acquire_region(s->tool, type);
+	if (!s->acquire_at[type])
+		s->acquire_at[type] = acquire_region(s->tool, type);
+	return s->acquire_at[type];
+}
+
+static uint32_t release_cached(ot_shard *s, unsigned type)
+{
+	if (type >= OT_LOCK_TYPES)
+		return release_region(s->tool, type);
+	if (!s->release_at[type])
+		s->release_at[type] = release_region(s->tool, type);
+	return s->release_at[type];
+}
+
+static uint32_t cached(ot_shard *s, uint32_t *at, const char *name, OTF2_RegionRole role)
+{
+	if (!*at)
+		*at = ot_region(s->tool, name, role, OTF2_PARADIGM_PTHREAD);
+	return *at;
+}
+
 static int hold(ot_shard *s, uint32_t id, uint64_t order)
 {
 	if (s->nheld == s->capheld) {
@@ -290,14 +316,14 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 		return 0;
 	switch (ev->kind) {
 	case PT_REC_LOCK_REQUEST:
-		s->lock_region = acquire_region(t, type);
+		s->lock_region = acquire_cached(s, type);
 		s->lock_type = type;
 		ot_enter(l, tm, s->lock_region);
 		return 0;
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED: {
 		/* uncontended: the call had no request; it began and ended here */
-		uint32_t r = s->lock_region ? s->lock_region : acquire_region(t, type);
+		uint32_t r = s->lock_region ? s->lock_region : acquire_cached(s, type);
 		if (!s->lock_region)
 			ot_enter(l, tm, r);
 		if (ev->kind == PT_REC_LOCK_ACQUIRED && is_lock(type)) {
@@ -315,7 +341,7 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 		return 0;
 	}
 	case PT_REC_LOCK_RELEASED: {
-		uint32_t r = release_region(t, type);
+		uint32_t r = release_cached(s, type);
 		ot_enter(l, tm, r);
 		uint32_t id;
 		uint64_t order;
@@ -336,10 +362,10 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 }
 
 /* A wait in a call: its region from begin to end. */
-static void wait_begin(ot_shard *s, uint64_t t, const char *name, OTF2_RegionRole role)
+static void wait_begin(ot_shard *s, uint64_t t, uint32_t region)
 {
-	s->wait_region = ot_region(s->tool, name, role, OTF2_PARADIGM_PTHREAD);
-	ot_enter(&s->loc, t, s->wait_region);
+	s->wait_region = region;
+	ot_enter(&s->loc, t, region);
 }
 
 static void wait_end(ot_shard *s, uint64_t t)
@@ -362,10 +388,14 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before)
 	case PT_REC_LOCK_RELEASED:
 		return lock_event(s, ev);
 	case PT_REC_COND_WAIT_BEGIN:
-		wait_begin(s, t, "pthread_cond_wait", OTF2_REGION_ROLE_FUNCTION);
+		wait_begin(
+		    s, t,
+		    cached(s, &s->cond_region, "pthread_cond_wait", OTF2_REGION_ROLE_FUNCTION));
 		break;
 	case PT_REC_BARRIER_BEGIN:
-		wait_begin(s, t, "pthread_barrier_wait", OTF2_REGION_ROLE_BARRIER);
+		wait_begin(s, t,
+		           cached(s, &s->barrier_region, "pthread_barrier_wait",
+		                  OTF2_REGION_ROLE_BARRIER));
 		break;
 	case PT_REC_COND_WAIT_END:
 	case PT_REC_BARRIER_END:
@@ -374,7 +404,8 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before)
 	case PT_REC_THREAD_JOIN_BEGIN: {
 		const pt_rec_thread_join *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_join);
 		s->join_seq = x ? x->create_seq : 0;
-		wait_begin(s, t, "pthread_join", OTF2_REGION_ROLE_FUNCTION);
+		wait_begin(s, t,
+		           cached(s, &s->join_region, "pthread_join", OTF2_REGION_ROLE_FUNCTION));
 		break;
 	}
 	case PT_REC_THREAD_JOIN_END: {
@@ -387,9 +418,10 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before)
 	}
 	case PT_REC_THREAD_CREATE: {
 		const pt_rec_thread_create *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_create);
-		uint32_t r = ot_region(
-		    s->tool, x && (x->flags & PT_THREAD_C11) ? "thrd_create" : "pthread_create",
-		    OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_PTHREAD);
+		int c11 = x && (x->flags & PT_THREAD_C11);
+		uint32_t r =
+		    cached(s, &s->create_region[c11], c11 ? "thrd_create" : "pthread_create",
+		           OTF2_REGION_ROLE_FUNCTION);
 		ot_enter(l, t, r);
 		if (x && x->create_seq && x->result == 0)
 			OTF2_EvtWriter_ThreadCreate(l->w, NULL, ot_time(l, t), comm, x->create_seq);

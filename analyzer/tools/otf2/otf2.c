@@ -96,7 +96,7 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s/a", t->tmpdir);
-	t->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+	t->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
 	                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!t->ar || OTF2_Archive_SetFlushCallbacks(t->ar, &flush_callbacks, NULL) ||
 	    OTF2_Archive_SetSerialCollectiveCallbacks(t->ar) ||
