@@ -26,6 +26,10 @@ trace with `paratrace export --format otf2`, then:
     collective call;
   - --expect-omp: ThreadFork/Join, ThreadTeamBegin/End paired, and an
     "!$omp parallel" region on the threads;
+  - --expect-metrics: a Metric event per counter value of every COUNTERS
+    record `paratrace dump` shows, each metric's count never going down on
+    a location (when the run had no counters to read, this check says so
+    and is left out);
   - --kernels-from-output: as many kernel regions on accelerator-stream
     locations as the program's "launches_* N" lines sum to.
 Must run with Debian's /usr/bin/python3 (python3-otf2)."""
@@ -114,6 +118,7 @@ def walk(archive):
     stacks = collections.defaultdict(list)
     last = {}
     held = collections.defaultdict(list)
+    metric_last = {}
     kernels = 0
     with otf2.reader.open(archive) as tr:
         defs = tr.definitions
@@ -143,6 +148,14 @@ def walk(archive):
                 c["sent_bytes"] += ev.msg_length
             elif kind in ("MpiRecv", "MpiIrecv"):
                 c["recv_bytes"] += ev.msg_length
+            elif kind == "Metric":
+                for m, v in zip(ev.metric.members, ev.values):
+                    k = (loc, m.name)
+                    if v < metric_last.get(k, 0):
+                        fail("location %s: %s went from %d to %d" % (
+                            loc.name, m.name, metric_last[k], v))
+                    metric_last[k] = v
+                    c["metric_values"] += 1
             elif kind == "ThreadAcquireLock":
                 held[loc].append((ev.lock_id, ev.acquisition_order))
             elif kind == "ThreadReleaseLock":
@@ -170,6 +183,7 @@ def main():
     ap.add_argument("--expect-threads", type=int, default=-1)
     ap.add_argument("--expect-omp", action="store_true")
     ap.add_argument("--kernels-from-output", action="store_true")
+    ap.add_argument("--expect-metrics", action="store_true")
     ap.add_argument("prog", nargs="+")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
@@ -238,6 +252,17 @@ def main():
         if got_t != [n] * 4 or c["threads"] != n + 1:
             fail("threads: create, begin, end, wait %s on %d locations; %d created" % (
                 got_t, c["threads"], n))
+    if a.expect_metrics:
+        values = 0
+        for l in run([a.paratrace, "dump", trace]).stdout.splitlines():
+            w = l.split()
+            if len(w) > 4 and w[3] == "COUNTERS" and w[4].startswith("n="):
+                values += int(w[4][2:])
+        if not values:
+            print("note: the run read no counter (perf events unavailable): metrics not checked")
+        elif c["metric_values"] != values:
+            fail("%d metric values, %d counter values in the trace" % (c["metric_values"],
+                                                                       values))
     if a.kernels_from_output:
         want = sum(int(l.split()[1]) for l in out.splitlines()
                    if l.startswith("launches_") and len(l.split()) == 2)
