@@ -19,7 +19,8 @@ trace with `paratrace export --format otf2`, then:
   - --expect-threads N: N ThreadCreate, ThreadBegin, ThreadEnd and
     ThreadWait (joins), on N + 1 thread locations;
   - --expect-locks: ThreadAcquireLock events, as many as the report's lock
-    acquisitions (semaphores aside: no lock OTF2 can hold), each released;
+    acquisitions (semaphores, barriers, conditions and futexes aside: no lock
+    a thread holds), each released;
   - MPI: the sends (MpiSend + MpiIsend) are as many as the ranks' "expect
     sent RANK MSGS BYTES" lines sum to, with their bytes, and so are the
     receives (MpiRecv + MpiIrecv); collectives begin and end once per
@@ -81,7 +82,7 @@ def record(a, prog):
 
 
 def report_csv(a, trace):
-    """calls per function name; lock acquisitions (semaphores aside)."""
+    """calls per function name; lock acquisitions (of what OTF2 calls a lock)."""
     out = run([a.paratrace, "report", "--csv", trace]).stdout
     calls = collections.Counter()
     locks = 0
@@ -95,7 +96,7 @@ def report_csv(a, trace):
                 continue
             if r[0] == "function":
                 calls[r[1]] += int(r[head.index("calls")])
-            elif r[0] == "lock" and r[1] != "semaphore":
+            elif r[0] == "lock" and r[1] not in NOT_LOCKS:
                 locks += int(r[head.index("acquisitions")])
     return calls, locks
 
@@ -271,6 +272,9 @@ def main():
     print("ok: %d events, %d functions, %d lock acquisitions" % (
         sum(v for k, v in c.items() if k[0].isupper()), len(calls), c["ThreadAcquireLock"]))
 
+
+# the report's lock table rows that are no lock a thread holds
+NOT_LOCKS = {"semaphore", "barrier", "condition", "futex"}
 
 _COLL = ("Barrier Bcast Reduce Allreduce Alltoall Alltoallv Alltoallw Gather Gatherv Scatter "
          "Scatterv Allgather Allgatherv Scan Exscan Reduce_scatter Reduce_scatter_block").split()
