@@ -9,7 +9,8 @@ report and the program say it did.
                 [--expect-omp] [--kernels-from-output] -- PROG ARGS...
 
 Runs PROG preloaded with LIBTRACE (under mpirun with --np), exports the
-trace with `paratrace export --format otf2`, then:
+trace with `paratrace export --format otf2` (twice: the second replaces
+the first archive; a file at the output's name is refused and kept), then:
   - otf2-print reads the archive and says no warning and no error;
   - on every location every Leave closes the innermost Enter (same region)
     and no time goes back, and the definitions are shaped as expected
@@ -194,6 +195,14 @@ def main():
     run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
     # a second export replaces the archive of the first
     run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
+    # something else at the output's name is refused, and left as it was
+    other = os.path.join(a.work, "not-an-archive")
+    with open(other, "w") as f:
+        f.write("mine\n")
+    p = subprocess.run([a.paratrace, "export", "--format", "otf2", "-q", "-o", other, trace],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode == 0 or "is no OTF2 archive" not in p.stderr or open(other).read() != "mine\n":
+        fail("export over a file: exit %d, %r" % (p.returncode, p.stderr))
     archive = os.path.join(archive_dir, "traces.otf2")
     otf2_print(archive)
     c, enters, kernels = walk(archive)

@@ -126,7 +126,10 @@ static int gpu_ot_event(void *global, void **shard, ot_loc *l, const pt_event *e
 			name = buf;
 		}
 		s->call_region = ot_region(g->tool, name, OTF2_REGION_ROLE_FUNCTION, paradigm(api));
-		ot_enter(l, ev->time_ns, s->call_region);
+		if (a->bytes)
+			ot_enter_with(l, ev->time_ns, s->call_region, OT_ATTR_BYTES, a->bytes);
+		else
+			ot_enter(l, ev->time_ns, s->call_region);
 	} else if (ev->kind == PT_REC_GPU_API_END && s->call_region) {
 		ot_leave(l, ev->time_ns, s->call_region);
 		s->call_region = 0;
@@ -139,7 +142,7 @@ static int gpu_ot_device_event(void *global, void **shard, ot_loc *l, const pt_e
 	gpu_ot *g = global;
 	gpu_ot_shard *s = *shard;
 	const pt_shard_info *in = l->info;
-	uint64_t start, end;
+	uint64_t start, end, bytes = 0;
 	const char *name;
 	OTF2_RegionRole role = OTF2_REGION_ROLE_FUNCTION;
 	char buf[64];
@@ -169,11 +172,15 @@ static int gpu_ot_device_event(void *global, void **shard, ot_loc *l, const pt_e
 			         gpu_copy_dir_name(c->direction));
 		name = buf;
 		role = OTF2_REGION_ROLE_DATA_TRANSFER;
+		bytes = c->bytes;
 	} else
 		return 0;
 	gpu_one_at_a_time(&s->busy_until, &start, &end);
 	uint32_t r = ot_region(g->tool, name, role, paradigm(ev->rec->arg));
-	ot_enter(l, start, r);
+	if (role == OTF2_REGION_ROLE_DATA_TRANSFER)
+		ot_enter_with(l, start, r, OT_ATTR_BYTES, bytes);
+	else
+		ot_enter(l, start, r);
 	ot_leave(l, end, r);
 	return 0;
 }

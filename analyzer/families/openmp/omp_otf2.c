@@ -21,7 +21,6 @@
 typedef struct omp_ot {
 	omp_names *names;
 	ot_tool *tool;
-	const pt_trace_ctx *ctx;
 	uint32_t comms; /* the team of process p: comms + p */
 } omp_ot;
 
@@ -42,7 +41,6 @@ static int ot_omp_init(const pt_trace_ctx *ctx, ot_tool *tool, void **global)
 		return -1;
 	}
 	g->tool = tool;
-	g->ctx = ctx;
 	g->comms = ot_comm_block(tool);
 	*global = g;
 	return 0;
@@ -217,45 +215,9 @@ static int ot_omp_shard_exit(void *global, void *shard)
 static int ot_omp_defs(void *global, ot_defs *d)
 {
 	omp_ot *g = global;
-	const pt_trace_ctx *ctx = g->ctx;
 	if (!omp_names_any(g->names))
 		return 0;
-	uint64_t *m = malloc((ctx->nshards + 1) * sizeof *m);
-	uint32_t *index = malloc((ctx->nshards + 1) * sizeof *index);
-	if (!m || !index) {
-		free(m);
-		free(index);
-		return -1;
-	}
-	uint32_t n = 0;
-	for (size_t i = 0; i < ctx->nshards; i++)
-		if (ctx->shards[i].kind == PT_FILE_THREAD) {
-			index[i] = n;
-			m[n++] = i;
-		}
-	OTF2_GlobalDefWriter_WriteGroup(d->w, ot_group(d), ot_string(d, "OpenMP threads"),
-	                                OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
-	                                OTF2_GROUP_FLAG_NONE, n, m);
-	char name[128];
-	size_t p = 0;
-	for (; p < ctx->nprocesses; p++) {
-		const pt_process_info *pi = &ctx->processes[p];
-		uint32_t k = 0;
-		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++)
-			if (ctx->shards[i].kind == PT_FILE_THREAD)
-				m[k++] = index[i];
-		snprintf(name, sizeof name, "OpenMP team of %u", pi->pid);
-		OTF2_StringRef s = ot_string(d, name);
-		OTF2_GroupRef grp = ot_group(d);
-		OTF2_GlobalDefWriter_WriteGroup(d->w, grp, s, OTF2_GROUP_TYPE_COMM_GROUP,
-		                                OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, k, m);
-		if (ot_comm_def(d, g->comms + (uint32_t)p, s, grp, OTF2_UNDEFINED_COMM))
-			break;
-	}
-	int rc = p < ctx->nprocesses ? -1 : 0;
-	free(m);
-	free(index);
-	return rc;
+	return ot_thread_comms(d, OTF2_PARADIGM_OPENMP, g->comms, "OpenMP team");
 }
 
 static void ot_omp_destroy(void *global)

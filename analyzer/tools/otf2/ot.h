@@ -53,8 +53,9 @@ typedef struct ot_loc {
 	const pt_shard_info *info;
 	const pt_trace_ctx *ctx;
 	ot_tool *tool;
-	uint64_t last;  /* the last time written: none goes back */
-	uint32_t *open; /* the regions entered and not left, outermost first */
+	uint64_t last;             /* the last time written: none goes back */
+	OTF2_AttributeList *attrs; /* for ot_enter_with (the library empties it) */
+	uint32_t *open;            /* the regions entered and not left, outermost first */
 	size_t depth, cap;
 	int oom;
 } ot_loc;
@@ -70,6 +71,15 @@ static inline OTF2_TimeStamp ot_time(ot_loc *l, uint64_t t)
 }
 
 void ot_enter(ot_loc *l, uint64_t t, uint32_t region);
+/* The attributes the archive defines (uint64 values): what an Enter may
+ * carry besides its region. */
+enum {
+	OT_ATTR_BYTES,  /* bytes a copy, memset or API call moved or asked for */
+	OT_ATTR_OBJECT, /* the lock, condition or barrier (its address) a call is on */
+	OT_NATTRS
+};
+/* An Enter with the attribute `attr` set to value. */
+void ot_enter_with(ot_loc *l, uint64_t t, uint32_t region, uint32_t attr, uint64_t value);
 /* Leaves `region`, and first what was entered after it; nothing when it is
  * not open. */
 void ot_leave(ot_loc *l, uint64_t t, uint32_t region);
@@ -94,6 +104,11 @@ OTF2_GroupRef ot_group(ot_defs *d);
  * before, or OTF2_UNDEFINED_COMM. 0, or -1: out of memory. */
 int ot_comm_def(ot_defs *d, uint32_t local, OTF2_StringRef name, OTF2_GroupRef group,
                 uint32_t parent);
+/* Each process's threads as a communicator (`what of PID`, ref base +
+ * the process's index), over a COMM_LOCATIONS group of every thread
+ * (`what`): the thread contingent of ThreadCreate and its kin (paradigm
+ * pthread, base 0: the tool's), an OpenMP team. 0, or -1: out of memory. */
+int ot_thread_comms(ot_defs *d, OTF2_Paradigm paradigm, uint32_t base, const char *what);
 /* The first thread location of process `process` (its main thread's when
  * it has one), OTF2_UNDEFINED_LOCATION when it has none. */
 uint64_t ot_process_location(const pt_trace_ctx *ctx, size_t process);

@@ -16,20 +16,39 @@
 
 /* ---- regions, nested per location ---------------------------------------- */
 
-void ot_enter(ot_loc *l, uint64_t t, uint32_t region)
+/* The region on the location's stack; -1: out of memory (nothing written). */
+static int push(ot_loc *l, uint32_t region)
 {
 	if (l->depth == l->cap) {
 		size_t ncap = l->cap ? 2 * l->cap : 64;
 		uint32_t *v = realloc(l->open, ncap * sizeof *v);
 		if (!v) {
 			l->oom = 1;
-			return;
+			return -1;
 		}
 		l->open = v;
 		l->cap = ncap;
 	}
 	l->open[l->depth++] = region;
-	OTF2_EvtWriter_Enter(l->w, NULL, ot_time(l, t), region);
+	return 0;
+}
+
+void ot_enter(ot_loc *l, uint64_t t, uint32_t region)
+{
+	if (!push(l, region))
+		OTF2_EvtWriter_Enter(l->w, NULL, ot_time(l, t), region);
+}
+
+void ot_enter_with(ot_loc *l, uint64_t t, uint32_t region, uint32_t attr, uint64_t value)
+{
+	if (!l->attrs && !(l->attrs = OTF2_AttributeList_New())) {
+		l->oom = 1;
+		return;
+	}
+	if (push(l, region))
+		return;
+	OTF2_AttributeList_AddUint64(l->attrs, attr, value);
+	OTF2_EvtWriter_Enter(l->w, l->attrs, ot_time(l, t), region);
 }
 
 void ot_leave(ot_loc *l, uint64_t t, uint32_t region)
@@ -318,14 +337,14 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 	case PT_REC_LOCK_REQUEST:
 		s->lock_region = acquire_cached(s, type);
 		s->lock_type = type;
-		ot_enter(l, tm, s->lock_region);
+		ot_enter_with(l, tm, s->lock_region, OT_ATTR_OBJECT, x->object);
 		return 0;
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED: {
 		/* uncontended: the call had no request; it began and ended here */
 		uint32_t r = s->lock_region ? s->lock_region : acquire_cached(s, type);
 		if (!s->lock_region)
-			ot_enter(l, tm, r);
+			ot_enter_with(l, tm, r, OT_ATTR_OBJECT, x->object);
 		if (ev->kind == PT_REC_LOCK_ACQUIRED && is_lock(type)) {
 			uint32_t id;
 			if (lock_id(s, x->object, &id))
@@ -342,7 +361,7 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 	}
 	case PT_REC_LOCK_RELEASED: {
 		uint32_t r = release_cached(s, type);
-		ot_enter(l, tm, r);
+		ot_enter_with(l, tm, r, OT_ATTR_OBJECT, x->object);
 		uint32_t id;
 		uint64_t order;
 		if (is_lock(type)) {
@@ -361,11 +380,14 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 	}
 }
 
-/* A wait in a call: its region from begin to end. */
-static void wait_begin(ot_shard *s, uint64_t t, uint32_t region)
+/* A wait in a call: its region from begin to end, on `object` (0: none). */
+static void wait_begin(ot_shard *s, uint64_t t, uint32_t region, uint64_t object)
 {
 	s->wait_region = region;
-	ot_enter(&s->loc, t, region);
+	if (object)
+		ot_enter_with(&s->loc, t, region, OT_ATTR_OBJECT, object);
+	else
+		ot_enter(&s->loc, t, region);
 }
 
 static void wait_end(ot_shard *s, uint64_t t)
@@ -387,16 +409,23 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before)
 	case PT_REC_LOCK_FAILED:
 	case PT_REC_LOCK_RELEASED:
 		return lock_event(s, ev);
-	case PT_REC_COND_WAIT_BEGIN:
+	case PT_REC_COND_WAIT_BEGIN: {
+		const pt_rec_cond *c = PT_REC_PAYLOAD(ev->rec, pt_rec_cond);
 		wait_begin(
 		    s, t,
-		    cached(s, &s->cond_region, "pthread_cond_wait", OTF2_REGION_ROLE_FUNCTION));
+		    cached(s, &s->cond_region, "pthread_cond_wait", OTF2_REGION_ROLE_FUNCTION),
+		    c ? c->cond : 0);
 		break;
-	case PT_REC_BARRIER_BEGIN:
-		wait_begin(s, t,
-		           cached(s, &s->barrier_region, "pthread_barrier_wait",
-		                  OTF2_REGION_ROLE_BARRIER));
+	}
+	case PT_REC_BARRIER_BEGIN: {
+		pt_rec_lock lk;
+		const pt_rec_lock *b = pt_rec_lock_get(ev->rec, &lk);
+		wait_begin(
+		    s, t,
+		    cached(s, &s->barrier_region, "pthread_barrier_wait", OTF2_REGION_ROLE_BARRIER),
+		    b ? b->object : 0);
 		break;
+	}
 	case PT_REC_COND_WAIT_END:
 	case PT_REC_BARRIER_END:
 		wait_end(s, t);
@@ -404,8 +433,8 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before)
 	case PT_REC_THREAD_JOIN_BEGIN: {
 		const pt_rec_thread_join *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_join);
 		s->join_seq = x ? x->create_seq : 0;
-		wait_begin(s, t,
-		           cached(s, &s->join_region, "pthread_join", OTF2_REGION_ROLE_FUNCTION));
+		wait_begin(
+		    s, t, cached(s, &s->join_region, "pthread_join", OTF2_REGION_ROLE_FUNCTION), 0);
 		break;
 	}
 	case PT_REC_THREAD_JOIN_END: {

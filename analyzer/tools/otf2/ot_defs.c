@@ -214,9 +214,7 @@ static int local_defs(ot_tool *t, uint32_t nfuncs, char *err, size_t errlen)
 	return 0;
 }
 
-/* Each process's threads, the communicator its ThreadCreate, Begin, Wait
- * and End name (ref = the process's index). */
-static int thread_contingents(ot_defs *d)
+int ot_thread_comms(ot_defs *d, OTF2_Paradigm paradigm, uint32_t base, const char *what)
 {
 	const pt_trace_ctx *ctx = d->tool->ctx;
 	uint64_t *m = malloc((ctx->nshards + 1) * sizeof *m);
@@ -232,9 +230,8 @@ static int thread_contingents(ot_defs *d)
 			index[i] = n;
 			m[n++] = i;
 		}
-	OTF2_GroupRef all = ot_group(d);
-	OTF2_GlobalDefWriter_WriteGroup(d->w, all, ot_string(d, "threads"),
-	                                OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_PTHREAD,
+	OTF2_GlobalDefWriter_WriteGroup(d->w, ot_group(d), ot_string(d, what),
+	                                OTF2_GROUP_TYPE_COMM_LOCATIONS, paradigm,
 	                                OTF2_GROUP_FLAG_NONE, n, m);
 	char name[128];
 	size_t p = 0;
@@ -244,12 +241,12 @@ static int thread_contingents(ot_defs *d)
 		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++)
 			if (ctx->shards[i].kind == PT_FILE_THREAD)
 				m[k++] = index[i];
-		snprintf(name, sizeof name, "threads of %u", pi->pid);
+		snprintf(name, sizeof name, "%s of %u", what, pi->pid);
 		OTF2_StringRef s = ot_string(d, name);
 		OTF2_GroupRef g = ot_group(d);
-		OTF2_GlobalDefWriter_WriteGroup(d->w, g, s, OTF2_GROUP_TYPE_COMM_GROUP,
-		                                OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, k, m);
-		if (ot_comm_def(d, (uint32_t)p, s, g, OTF2_UNDEFINED_COMM))
+		OTF2_GlobalDefWriter_WriteGroup(d->w, g, s, OTF2_GROUP_TYPE_COMM_GROUP, paradigm,
+		                                OTF2_GROUP_FLAG_NONE, k, m);
+		if (ot_comm_def(d, base + (uint32_t)p, s, g, OTF2_UNDEFINED_COMM))
 			break;
 	}
 	int rc = p < ctx->nprocesses ? -1 : 0;
@@ -272,10 +269,16 @@ int ot_write_defs(ot_tool *t, char *err, size_t errlen)
 	    d.w, 1000000000ull, ctx->t0_ns, end - ctx->t0_ns + 1,
 	    ctx->realtime0_ns ? ctx->realtime0_ns : OTF2_UNDEFINED_TIMESTAMP);
 	paradigms(&d);
+	OTF2_GlobalDefWriter_WriteAttribute(d.w, OT_ATTR_BYTES, ot_string(&d, "bytes"),
+	                                    ot_string(&d, "bytes moved or asked for"),
+	                                    OTF2_TYPE_UINT64);
+	OTF2_GlobalDefWriter_WriteAttribute(
+	    d.w, OT_ATTR_OBJECT, ot_string(&d, "object"),
+	    ot_string(&d, "address of the lock, condition or barrier"), OTF2_TYPE_UINT64);
 	int rc = system_tree(&d);
 	regions(&d, nfuncs);
 	if (!rc)
-		rc = thread_contingents(&d);
+		rc = ot_thread_comms(&d, OTF2_PARADIGM_PTHREAD, 0, "threads");
 	for (size_t i = 0; !rc && i < t->nfam; i++)
 		if (ot_fam(i) && ot_fam(i)->defs)
 			rc = ot_fam(i)->defs(t->fam[i], &d);

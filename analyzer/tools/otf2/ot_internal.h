@@ -99,7 +99,11 @@ typedef struct ot_shard {
 	char err[256];
 } ot_shard;
 
-const ot_family *ot_fam(size_t i);
+/* Family i's part of the export (NULL: it has none). */
+static inline const ot_family *ot_fam(size_t i)
+{
+	return pt_families[i]->otf2;
+}
 /* A thread's record that is no function record; `before`: the time of
  * the record before it (a LOST record's gap begins there). 0 or -1. */
 int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before);

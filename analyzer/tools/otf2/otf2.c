@@ -20,11 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const ot_family *ot_fam(size_t i)
-{
-	return pt_families[i]->otf2;
-}
-
 /* The library asks before it writes a full buffer out: always. No
  * BufferFlush record of its own (no post-flush callback): the events'
  * times are the program's, not the export's. */
@@ -61,6 +56,25 @@ static void tool_free(ot_tool *t)
 	free(t);
 }
 
+/* NAME/ holds an archive of ours (its anchor file): it may be replaced. */
+static int is_archive(const char *path)
+{
+	char anchor[PATH_MAX];
+	snprintf(anchor, sizeof anchor, "%s/traces.otf2", path);
+	return access(anchor, F_OK) == 0;
+}
+
+/* Something at NAME that is no archive of ours: refused before any work. */
+static int refuse_output(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) || (S_ISDIR(st.st_mode) && is_archive(path)))
+		return 0;
+	snprintf(err, errlen, "%s exists and is no OTF2 archive: give another -o or remove it",
+	         path);
+	return -1;
+}
+
 static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	(void)options;
@@ -69,9 +83,14 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	const char *path = ctx->output ? ctx->output : "trace-otf2";
+	if (refuse_output(path, err, errlen)) {
+		free(t);
+		return NULL;
+	}
 	t->ctx = ctx;
 	pthread_mutex_init(&t->lock, NULL);
-	t->path = strdup(ctx->output ? ctx->output : "trace.otf2");
+	t->path = strdup(path);
 	size_t n = t->path ? strlen(t->path) + 32 : 0;
 	t->tmpdir = n ? malloc(n) : NULL;
 	t->nevents = calloc(ctx->nshards + 1, sizeof *t->nevents);
@@ -121,6 +140,8 @@ static int ot_process_event(void *tool, size_t process, const pt_event *ev)
 static void shard_free(ot_shard *s)
 {
 	free(s->loc.open);
+	if (s->loc.attrs)
+		OTF2_AttributeList_Delete(s->loc.attrs);
 	free(s->held);
 	ot_lock_cache_free(&s->cache);
 	pt_callstack_free(&s->calls);
@@ -273,14 +294,6 @@ static int ot_shard_exit(void *st, uint64_t last_ns, int complete)
 	return rc;
 }
 
-/* NAME/ holds an archive of ours (its anchor file): it may be replaced. */
-static int is_archive(const char *path)
-{
-	char anchor[PATH_MAX];
-	snprintf(anchor, sizeof anchor, "%s/traces.otf2", path);
-	return access(anchor, F_OK) == 0;
-}
-
 /* The finished archive into place: NAME.tmp-XXXXXX/a becomes NAME; an
  * archive already at NAME goes, anything else there is refused. */
 static int move_into_place(ot_tool *t, char *err, size_t errlen)
@@ -290,12 +303,8 @@ static int move_into_place(ot_tool *t, char *err, size_t errlen)
 	snprintf(old, sizeof old, "%s/old", t->tmpdir);
 	struct stat st;
 	if (!lstat(t->path, &st)) {
-		if (!S_ISDIR(st.st_mode) || !is_archive(t->path)) {
-			snprintf(err, errlen,
-			         "%s exists and is no OTF2 archive: give another -o or remove it",
-			         t->path);
+		if (refuse_output(t->path, err, errlen))
 			return -1;
-		}
 		if (rename(t->path, old)) {
 			snprintf(err, errlen, "%s: %s", t->path, strerror(errno));
 			return -1;
