@@ -7,7 +7,8 @@
 
 Generates --events records over --threads threads with ptgen (its bench
 scenario: nested function calls, locks), then, for each -jN, runs
-`paratrace analyze --no-profile -q` (the .prv/.pcf/.row) and `paratrace
+`paratrace analyze --no-profile --full -q` (the .prv/.pcf/.row, all of
+it: no size budget) and `paratrace
 export --format otf2 -q` (the archive) --reps times each, alternating, and
 prints their medians: wall time, events per second, the OTF2 export's time
 over the Paraver writer's (the goal: at most 1.5), and the output's bytes per
@@ -70,7 +71,7 @@ def main():
             for f in (prv + ".prv", prv + ".pcf", prv + ".row"):
                 if os.path.exists(f):
                     os.unlink(f)
-            walls["paraver"].append(timed([a.paratrace, "analyze", "--no-profile", "-q",
+            walls["paraver"].append(timed([a.paratrace, "analyze", "--no-profile", "--full", "-q",
                                            "-j%d" % j, "-o", prv, logs]))
             shutil.rmtree(arch, ignore_errors=True)
             walls["otf2"].append(timed([a.paratrace, "export", "--format", "otf2", "-q",

@@ -31,6 +31,71 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 }
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush};
 
+/* A buffer's chunks. The library keeps a buffer's chunks until the buffer
+ * is flushed, and flushes it when a chunk cannot be had: left to itself it
+ * would hold a location's whole event file in memory. So a buffer gets at
+ * most OT_CHUNKS chunks (1 MB) before it is written out, and keeps them from
+ * one flush to the next (freed and asked for again, chunks of this size
+ * come from mmap as fresh pages, faulted in and cleared). Each buffer is
+ * one worker's at a time: no lock. */
+#define OT_CHUNKS 4
+typedef struct ot_chunks {
+	void **v;
+	size_t n, used, cap;
+	uint64_t size;
+} ot_chunks;
+
+static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per,
+                            uint64_t size)
+{
+	(void)user, (void)type, (void)loc;
+	ot_chunks *c = *per;
+	if (!c && !(c = *per = calloc(1, sizeof *c)))
+		return NULL;
+	if (c->size != size) { /* not seen: chunks of one buffer have one size */
+		for (size_t i = c->used; i < c->n; i++)
+			free(c->v[i]);
+		c->n = c->used;
+		c->size = size;
+	}
+	if (c->used < c->n)
+		return c->v[c->used++];
+	if (c->n >= OT_CHUNKS)
+		return NULL; /* the library flushes the buffer, then frees its chunks */
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 8;
+		void **v = realloc(c->v, ncap * sizeof *v);
+		if (!v)
+			return NULL;
+		c->v = v;
+		c->cap = ncap;
+	}
+	void *p = malloc(size);
+	if (p) {
+		c->v[c->n++] = p;
+		c->used = c->n;
+	}
+	return p;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per,
+                           bool final)
+{
+	(void)user, (void)type, (void)loc;
+	ot_chunks *c = *per;
+	if (!c)
+		return;
+	c->used = 0;
+	if (!final)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	free(c->v);
+	free(c);
+	*per = NULL;
+}
+static const OTF2_MemoryCallbacks memory_callbacks = {chunk_allocate, chunk_free_all};
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -118,6 +183,7 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	t->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
 	                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!t->ar || OTF2_Archive_SetFlushCallbacks(t->ar, &flush_callbacks, NULL) ||
+	    OTF2_Archive_SetMemoryCallbacks(t->ar, &memory_callbacks, NULL) ||
 	    OTF2_Archive_SetSerialCollectiveCallbacks(t->ar) ||
 	    OTF2_Pthread_Archive_SetLockingCallbacks(t->ar, NULL) ||
 	    OTF2_Archive_SetCreator(t->ar, "paratrace") || OTF2_Archive_OpenEvtFiles(t->ar)) {
