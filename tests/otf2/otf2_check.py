@@ -5,6 +5,7 @@ reader (otf2-print) and its Python bindings, against what paratrace's
 report and the program say it did.
 
   otf2_check.py --paratrace P --lib LIBTRACE --work DIR [--mpirun M --np N]
+                [--ptgen G --script FILE (a trace ptgen writes, no program)]
                 [--env K=V] [--expect-functions] [--expect-locks] [--expect-threads N]
                 [--expect-omp] [--kernels-from-output] -- PROG ARGS...
 
@@ -32,6 +33,8 @@ the first archive; a file at the output's name is refused and kept), then:
     record `paratrace dump` shows, each metric's count never going down on
     a location (when the run had no counters to read, this check says so
     and is left out);
+  - --expect-measurement N: N MeasurementOnOff events (data the runtime
+    lost: off before the gap, on at its LOST record);
   - --kernels-from-output: as many kernel regions on accelerator-stream
     locations as the program's "launches_* N" lines sum to.
 Must run with Debian's /usr/bin/python3 (python3-otf2)."""
@@ -63,6 +66,9 @@ def run(cmd, env=None, timeout=180):
 
 def record(a, prog):
     trace = os.path.join(a.work, "trace")
+    if a.script:
+        run([a.ptgen, "--out", trace, "--scenario", "script", "--script", a.script])
+        return trace, ""
     env = dict(os.environ)
     for k in ("PARATRACE_DIR", "LD_PRELOAD"):
         env.pop(k, None)
@@ -186,7 +192,10 @@ def main():
     ap.add_argument("--expect-omp", action="store_true")
     ap.add_argument("--kernels-from-output", action="store_true")
     ap.add_argument("--expect-metrics", action="store_true")
-    ap.add_argument("prog", nargs="+")
+    ap.add_argument("--expect-measurement", type=int, default=-1)
+    ap.add_argument("--ptgen")
+    ap.add_argument("--script")
+    ap.add_argument("prog", nargs="*")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
@@ -273,6 +282,8 @@ def main():
         elif c["metric_values"] != values:
             fail("%d metric values, %d counter values in the trace" % (c["metric_values"],
                                                                        values))
+    if a.expect_measurement >= 0 and c["MeasurementOnOff"] != a.expect_measurement:
+        fail("%d MeasurementOnOff, %d expected" % (c["MeasurementOnOff"], a.expect_measurement))
     if a.kernels_from_output:
         want = sum(int(l.split()[1]) for l in out.splitlines()
                    if l.startswith("launches_") and len(l.split()) == 2)
