@@ -10,6 +10,8 @@ if(PkgConfig_FOUND)
   # Open MPI's C binding: mpi.h for the MPI part of libtrace.so (types
   # only: it never links libmpi), libmpi for paratrace's analyzer plugin.
   pkg_check_modules(PT_OMPI IMPORTED_TARGET ompi-c)
+  # The OTF2 library's writer: paratrace export --format otf2.
+  pkg_check_modules(PT_OTF2LIB IMPORTED_TARGET otf2)
 endif()
 # Headers only: counters.c loads libpfm.so.4 with dlopen when counters are
 # asked for (a run without it warns and goes on).
@@ -53,3 +55,6 @@ set(PT_MPI_FOUND ${PT_OMPI_FOUND})
 pt_feature(PT_WITH_MPI PT_MPI_FOUND
   "MPI tracing (Open MPI's mpi.h; libmpi is looked up at run time) and the analyzer under mpirun"
   "Open MPI (libopenmpi-dev)")
+set(PT_OTF2_FOUND ${PT_OTF2LIB_FOUND})
+pt_feature(PT_WITH_OTF2 PT_OTF2_FOUND "export --format otf2, through the OTF2 library"
+  "the OTF2 library (libopen-trace-format2-dev)")

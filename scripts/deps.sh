@@ -18,6 +18,7 @@ packages=(
   librsvg2-bin fonts-dejavu-core   # paratrace plot --png (rsvg-convert), the pictures' font
   chromium   # tests/plot: the HTML report loaded in headless Chromium
   openmpi-bin libopenmpi-dev gfortran   # MPI tracing (Open MPI's mpi.h), tests/mpi, bench/mpi
+  libopen-trace-format2-dev otf2-tools python3-otf2   # export --format otf2; tests/otf2: otf2-print, the Python bindings
   ${PT_EXTRA_PACKAGES:-}
 )
 

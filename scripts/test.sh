@@ -14,7 +14,8 @@
 #                runtime state (label tsan; only those are built)
 #   build-min/   every optional part left out (PT_WITH_*=OFF): the runtime
 #                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
-#                headers, and its tests pass (but "slow" and "generated")
+#                headers, the analyzer without the OTF2 library, and its
+#                tests pass (but "slow" and "generated")
 # A tree this script creates is generated for Ninja (a tree configured
 # before keeps its generator). The normal tree's tests leave a core idle now
 # and then (programs that wait, browsers and compilers starting): the other
@@ -85,7 +86,7 @@ asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF)
 tsan=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON -DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF)
 # shellcheck disable=SC2034
 min=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF -DPT_WITH_OPENCL=OFF
-	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
+	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_WITH_OTF2=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
 
 if [ "$mode" = quick ]; then
 	step configure configure build "${normal[@]}"

@@ -22,6 +22,13 @@ static const export_format formats[] = {
     {"chrome", pt_tool_chrome, ".json", "Chrome trace-event JSON (also chrome://tracing);"},
     {"perfetto", pt_tool_perfetto, ".pftrace",
      "Perfetto's protobuf format, ~4x smaller and faster"},
+#ifdef PT_WITH_OTF2
+    {"otf2", pt_tool_otf2, "-otf2",
+     "an OTF2 archive in the folder FILE (Vampir, Scalasca, otf2-print)"},
+#else
+    /* named, so that asking for it says why it is missing */
+    {"otf2", NULL, "-otf2", "an OTF2 archive (not in this build: no OTF2 library)"},
+#endif
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -46,8 +53,8 @@ void pt_cmd_export_help(FILE *out)
 	char list[256];
 	fprintf(out,
 	        "usage: paratrace export --format %s [options] [TRACE_DIR]\n"
-	        "Writes the trace as a timeline for ui.perfetto.dev: functions, waits, thread "
-	        "creation.\n",
+	        "Writes the trace as a timeline for ui.perfetto.dev (functions, waits, thread "
+	        "creation),\nor as an OTF2 archive for Vampir, Scalasca and Score-P's tools.\n",
 	        format_list(list, sizeof list, "", 0, "|", "|"));
 	for (size_t i = 0; i < NFORMATS; i++)
 		fprintf(out, "  %-21s%s: %s\n", i == 0 ? "-f, --format FORMAT" : "",
@@ -89,6 +96,18 @@ int pt_cmd_export(int argc, char **argv)
 	const export_format *fmt = find_format(c.format);
 	if (!fmt)
 		return 2;
+	if (!fmt->tool) {
+		pt_cli_error("export: this paratrace was built without the OTF2 library "
+		             "(PT_WITH_OTF2=OFF): install libopen-trace-format2-dev and rebuild");
+		return 2;
+	}
+	/* an archive is the whole run: its readers select for themselves */
+	if (!strcmp(fmt->name, "otf2") && c.sel_opt) {
+		pt_cli_error("export: --format otf2 writes the whole trace; %s is for the other "
+		             "formats and analyze",
+		             c.sel_opt);
+		return 2;
+	}
 	char *name = NULL;
 	if (!c.output)
 		c.output = name = cli_default_name(c.dir, fmt->ext);

@@ -14,6 +14,7 @@
  *   timeline   slices, flows and counters of the Chrome and Perfetto
  *              exports                            (tools/timeline/timeline.h)
  *   plot       device rows of `plot` and report --html (tools/plot/plot.h)
+ *   otf2       events and definitions of the OTF2 archive (tools/otf2/ot.h)
  *
  * Any part may be NULL. A part's hooks run in the order of pt_families,
  * the order of PT_FAMILIES below: the order of the families' lines and
@@ -33,6 +34,7 @@ struct pv_family;
 struct pf_family;
 struct tl_family;
 struct pl_family;
+struct ot_family;
 
 typedef struct pt_family {
 	const char *name;
@@ -40,6 +42,7 @@ typedef struct pt_family {
 	const struct pf_family *report;
 	const struct tl_family *timeline;
 	const struct pl_family *plot;
+	const struct ot_family *otf2; /* NULL where the OTF2 library is not built in */
 	/* Lock types (enum pt_lock_type) of this family's ([lock_first,
 	 * lock_last]; none when lock_name is NULL): their waits are the
 	 * core's, their events and states the family's (the Paraver writer's

@@ -18,7 +18,16 @@
 	X(interval) /* interval.c: csv */                                                          \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
-	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */
+	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */ \
+	PT_OTF2_TOOL(X)
+
+/* The OTF2 archive (otf2/otf2.c: writes the folder ctx->output), where the
+ * OTF2 library is built in (PT_WITH_OTF2). */
+#ifdef PT_WITH_OTF2
+#define PT_OTF2_TOOL(X) X(otf2)
+#else
+#define PT_OTF2_TOOL(X)
+#endif
 
 #define PT_DECLARE_BUILTIN_TOOL(name) const pt_tool *pt_tool_##name(void);
 PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)

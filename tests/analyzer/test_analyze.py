@@ -171,15 +171,16 @@ def case_badinput():
     expect(p.returncode != 0 and "paratrace" in p.stderr and empty in p.stderr,
            "empty dir: rc %d, %r" % (p.returncode, p.stderr))
     p = run([PARATRACE, "export", "--format", "svg", empty], rc=2)
-    expect("unknown format 'svg' (chrome or perfetto)" in p.stderr,
+    expect("unknown format 'svg' (chrome, perfetto or otf2)" in p.stderr,
            "export --format svg: %r" % p.stderr)
     p = run([PARATRACE, "export", empty], rc=2)
-    expect("--format chrome or --format perfetto is required" in p.stderr,
+    expect("--format chrome, --format perfetto or --format otf2 is required" in p.stderr,
            "export without --format: %r" % p.stderr)
     # the help, the refusals and the default names come from one table
     h = run([PARATRACE, "export", "--help"]).stdout
-    expect("--format chrome|perfetto " in h and "perfetto: Perfetto's protobuf" in h
-           and "(default: TRACE_DIR.json or TRACE_DIR.pftrace)" in h, "export --help: %r" % h)
+    expect("--format chrome|perfetto|otf2 " in h and "perfetto: Perfetto's protobuf" in h
+           and "(default: TRACE_DIR.json, TRACE_DIR.pftrace or TRACE_DIR-otf2)" in h,
+           "export --help: %r" % h)
     foreign = os.path.join(WORK, "foreign")
     shutil.rmtree(foreign, ignore_errors=True)
     os.makedirs(os.path.join(foreign, "p1"))

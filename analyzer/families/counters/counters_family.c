@@ -2,10 +2,14 @@
 /* Counters, call stacks and samples (PARATRACE_COUNTERS, PARATRACE_CALLSTACK,
  * PARATRACE_SAMPLING): what each output shows of them. */
 #include "counters.h"
+#include "ot.h"
 #include "pt_family.h"
 #include "report.h"
 
 extern const struct pv_family counters_paraver;
+#ifdef PT_WITH_OTF2
+extern const ot_family counters_otf2;
+#endif
 
 /* Counter totals per function, contention by call site, the sampled flat
  * profile: tables after the profile's. */
@@ -17,4 +21,5 @@ const pt_family pt_family_counters = {
 	.name = "counters",
 	.paraver = &counters_paraver,
 	.report = &counters_report,
+	.otf2 = OT_PART(counters_otf2),
 };

@@ -2,12 +2,16 @@
 /* GPU launches, copies and device times (CUDA, OpenCL) and profiles taken
  * inside kernels: what each output shows of them. */
 #include "gpu_common.h"
+#include "ot.h"
 #include "pt_family.h"
 #include "report.h"
 
 extern const struct pv_family gpu_paraver;
 extern const struct tl_family gpu_timeline;
 extern const struct pl_family gpu_plot;
+#ifdef PT_WITH_OTF2
+extern const ot_family gpu_otf2;
+#endif
 
 /* Kernels and transfers (gpu_report.c); what instrumented kernels did
  * inside (gpu_kernels.c), last. */
@@ -24,4 +28,5 @@ const pt_family pt_family_gpu = {
 	.report = &gpu_report,
 	.timeline = &gpu_timeline,
 	.plot = &gpu_plot,
+	.otf2 = OT_PART(gpu_otf2),
 };

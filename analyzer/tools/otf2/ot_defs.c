@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/* The OTF2 export's definitions (ot_internal.h), written in finish once
+ * every shard is done: the clock, the paradigms, the system tree (the
+ * run, a node per host, a process per rank or pid), a location group per
+ * process and a location per shard with its event count, the regions (the
+ * functions by their ids, the API calls by ot_region's), the thread
+ * contingent of each process (ThreadCreate's communicator), then what the
+ * families define; then each location's local definitions: the mapping
+ * tables from the events' refs of regions and communicators to the
+ * definitions' dense ones (ot.h). A string is written just before the
+ * first record that names it. */
+#define _GNU_SOURCE
+#include "ot_internal.h"
+
+#include "pt_fw_mpi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+OTF2_StringRef ot_string(ot_defs *d, const char *s)
+{
+	int added;
+	ot_name *e = ot_names_get(&d->tool->strings, s ? s : "", &added);
+	if (!e)
+		return OTF2_UNDEFINED_STRING;
+	if (added)
+		OTF2_GlobalDefWriter_WriteString(d->w, e->ref, e->s);
+	return e->ref;
+}
+
+OTF2_GroupRef ot_group(ot_defs *d)
+{
+	return d->tool->ngroups++;
+}
+
+/* The definition's ref of a communicator the events name `local`. */
+static uint64_t comm_global(const ot_tool *t, uint64_t local)
+{
+	for (size_t i = 0; i < t->ncomm_map; i++)
+		if (t->comm_map[2 * i] == local)
+			return t->comm_map[2 * i + 1];
+	return OTF2_UNDEFINED_COMM;
+}
+
+int ot_comm_def(ot_defs *d, uint32_t local, OTF2_StringRef name, OTF2_GroupRef group,
+                uint32_t parent)
+{
+	ot_tool *t = d->tool;
+	if (t->ncomm_map == t->cap_comm_map) {
+		size_t ncap = t->cap_comm_map ? 2 * t->cap_comm_map : 64;
+		uint64_t *v = realloc(t->comm_map, 2 * ncap * sizeof *v);
+		if (!v)
+			return -1;
+		t->comm_map = v;
+		t->cap_comm_map = ncap;
+	}
+	uint64_t global = t->ncomm_map;
+	t->comm_map[2 * t->ncomm_map] = local;
+	t->comm_map[2 * t->ncomm_map + 1] = global;
+	t->ncomm_map++;
+	OTF2_GlobalDefWriter_WriteComm(d->w, (OTF2_CommRef)global, name, group,
+	                               parent == OTF2_UNDEFINED_COMM
+	                                   ? OTF2_UNDEFINED_COMM
+	                                   : (OTF2_CommRef)comm_global(t, parent),
+	                               OTF2_COMM_FLAG_NONE);
+	return 0;
+}
+
+uint64_t ot_process_location(const pt_trace_ctx *ctx, size_t process)
+{
+	const pt_process_info *p = &ctx->processes[process];
+	for (size_t i = p->first_shard; i < p->first_shard + p->nshards; i++)
+		if (ctx->shards[i].kind == PT_FILE_THREAD)
+			return i;
+	return OTF2_UNDEFINED_LOCATION;
+}
+
+static void paradigms(ot_defs *d)
+{
+	static const struct {
+		OTF2_Paradigm p;
+		const char *name;
+		OTF2_ParadigmClass c;
+	} v[] = {
+	    {OTF2_PARADIGM_MEASUREMENT_SYSTEM, "Measurement", OTF2_PARADIGM_CLASS_PROCESS},
+	    {OTF2_PARADIGM_COMPILER, "Compiler", OTF2_PARADIGM_CLASS_PROCESS},
+	    {OTF2_PARADIGM_PTHREAD, "Pthread", OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT},
+	    {OTF2_PARADIGM_MPI, "MPI", OTF2_PARADIGM_CLASS_PROCESS},
+	    {OTF2_PARADIGM_OPENMP, "OpenMP", OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN},
+	    {OTF2_PARADIGM_CUDA, "CUDA", OTF2_PARADIGM_CLASS_ACCELERATOR},
+	    {OTF2_PARADIGM_OPENCL, "OpenCL", OTF2_PARADIGM_CLASS_ACCELERATOR},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		OTF2_GlobalDefWriter_WriteParadigm(d->w, v[i].p, ot_string(d, v[i].name), v[i].c);
+}
+
+static const char *host_of(const pt_trace_ctx *ctx, size_t p)
+{
+	const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+	return m && m->host ? m->host : "localhost";
+}
+
+/* The run, its nodes (one per host), its processes' groups. */
+static int system_tree(ot_defs *d)
+{
+	const pt_trace_ctx *ctx = d->tool->ctx;
+	OTF2_GlobalDefWriter *w = d->w;
+	OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, ot_string(d, "paratrace run"),
+	                                         ot_string(d, "machine"),
+	                                         OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	ot_names hosts = {0};
+	char name[512];
+	for (size_t p = 0; p < ctx->nprocesses; p++) {
+		int added;
+		ot_name *h = ot_names_get(&hosts, host_of(ctx, p), &added);
+		if (!h) {
+			ot_names_free(&hosts);
+			return -1;
+		}
+		if (added)
+			OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 1 + h->ref, ot_string(d, h->s),
+			                                         ot_string(d, "node"), 0);
+		const pt_process_info *pi = &ctx->processes[p];
+		const pt_fw_mpi *m = pt_fw_mpi_process(ctx, p);
+		if (m)
+			snprintf(name, sizeof name, "MPI Rank %d", m->rank);
+		else
+			snprintf(name, sizeof name, "%s %u", pi->program, pi->pid);
+		OTF2_GlobalDefWriter_WriteLocationGroup(
+		    w, p, ot_string(d, name), OTF2_LOCATION_GROUP_TYPE_PROCESS, 1 + h->ref,
+		    pi->parent >= 0 ? (OTF2_LocationGroupRef)pi->parent
+		                    : OTF2_UNDEFINED_LOCATION_GROUP);
+	}
+	ot_names_free(&hosts);
+	for (size_t i = 0; i < ctx->nshards; i++) {
+		const pt_shard_info *s = &ctx->shards[i];
+		if (s->kind == PT_FILE_GPU)
+			snprintf(name, sizeof name, "GPU stream %llu",
+			         (unsigned long long)s->gpu_stream);
+		else if (s->tid == s->pid)
+			snprintf(name, sizeof name, "Master thread %u", s->tid);
+		else
+			snprintf(name, sizeof name, "Thread %u", s->tid);
+		OTF2_GlobalDefWriter_WriteLocation(w, i, ot_string(d, name),
+		                                   s->kind == PT_FILE_GPU
+		                                       ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
+		                                       : OTF2_LOCATION_TYPE_CPU_THREAD,
+		                                   d->tool->nevents[i], s->process);
+	}
+	return 0;
+}
+
+/* The functions (id 1..n: definitions 0..n-1), then the API regions
+ * (definitions n..). */
+static void regions(ot_defs *d, uint32_t n)
+{
+	const pt_trace_ctx *ctx = d->tool->ctx;
+	OTF2_StringRef empty = ot_string(d, "");
+	for (uint32_t id = 1; id <= n; id++) {
+		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
+		OTF2_StringRef name = ot_string(d, fi ? fi->name : "?");
+		OTF2_GlobalDefWriter_WriteRegion(
+		    d->w, id - 1, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
+		    OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, ot_string(d, fi ? fi->file : ""),
+		    fi ? fi->line : 0, fi ? fi->line : 0);
+	}
+	const ot_names *r = &d->tool->regions;
+	for (size_t k = 0; k < r->n; k++) {
+		const ot_name *e = &r->v[r->by[k]];
+		OTF2_StringRef name = ot_string(d, e->s);
+		OTF2_GlobalDefWriter_WriteRegion(d->w, n + e->ref, name, name, empty, e->role,
+		                                 e->paradigm, OTF2_REGION_FLAG_NONE, empty, 0, 0);
+	}
+}
+
+/* Each location's mapping tables (the same for all). */
+static int local_defs(ot_tool *t, uint32_t nfuncs, char *err, size_t errlen)
+{
+	const pt_trace_ctx *ctx = t->ctx;
+	if (OTF2_Archive_OpenDefFiles(t->ar)) {
+		snprintf(err, errlen, "%s: the OTF2 library cannot open the definition files",
+		         t->path);
+		return -1;
+	}
+	OTF2_IdMap *regions = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, nfuncs + t->regions.n + 1);
+	OTF2_IdMap *comms = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, t->ncomm_map + 1);
+	int rc = regions && comms ? 0 : -1;
+	for (uint32_t id = 1; !rc && id <= nfuncs; id++)
+		rc = OTF2_IdMap_AddIdPair(regions, id, id - 1) ? -1 : 0;
+	for (size_t k = 0; !rc && k < t->regions.n; k++)
+		rc = OTF2_IdMap_AddIdPair(regions, OT_API_REGIONS + k, nfuncs + k) ? -1 : 0;
+	for (size_t k = 0; !rc && k < t->ncomm_map; k++)
+		rc = OTF2_IdMap_AddIdPair(comms, t->comm_map[2 * k], t->comm_map[2 * k + 1]) ? -1
+		                                                                             : 0;
+	for (size_t i = 0; !rc && i < ctx->nshards; i++) {
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(t->ar, i);
+		rc = !dw || OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions) ||
+		             (t->ncomm_map &&
+		              OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms)) ||
+		             OTF2_Archive_CloseDefWriter(t->ar, dw)
+		         ? -1
+		         : 0;
+	}
+	if (regions)
+		OTF2_IdMap_Free(regions);
+	if (comms)
+		OTF2_IdMap_Free(comms);
+	if (OTF2_Archive_CloseDefFiles(t->ar) || rc) {
+		snprintf(err, errlen, "%s: the OTF2 library could not write the local definitions",
+		         t->path);
+		return -1;
+	}
+	return 0;
+}
+
+int ot_thread_comms(ot_defs *d, OTF2_Paradigm paradigm, uint32_t base, const char *what)
+{
+	const pt_trace_ctx *ctx = d->tool->ctx;
+	uint64_t *m = malloc((ctx->nshards + 1) * sizeof *m);
+	uint32_t *index = malloc((ctx->nshards + 1) * sizeof *index);
+	if (!m || !index) {
+		free(m);
+		free(index);
+		return -1;
+	}
+	uint32_t n = 0;
+	for (size_t i = 0; i < ctx->nshards; i++)
+		if (ctx->shards[i].kind == PT_FILE_THREAD) {
+			index[i] = n;
+			m[n++] = i;
+		}
+	OTF2_GlobalDefWriter_WriteGroup(d->w, ot_group(d), ot_string(d, what),
+	                                OTF2_GROUP_TYPE_COMM_LOCATIONS, paradigm,
+	                                OTF2_GROUP_FLAG_NONE, n, m);
+	char name[128];
+	size_t p = 0;
+	for (; p < ctx->nprocesses; p++) {
+		const pt_process_info *pi = &ctx->processes[p];
+		uint32_t k = 0;
+		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++)
+			if (ctx->shards[i].kind == PT_FILE_THREAD)
+				m[k++] = index[i];
+		snprintf(name, sizeof name, "%s of %u", what, pi->pid);
+		OTF2_StringRef s = ot_string(d, name);
+		OTF2_GroupRef g = ot_group(d);
+		OTF2_GlobalDefWriter_WriteGroup(d->w, g, s, OTF2_GROUP_TYPE_COMM_GROUP, paradigm,
+		                                OTF2_GROUP_FLAG_NONE, k, m);
+		if (ot_comm_def(d, base + (uint32_t)p, s, g, OTF2_UNDEFINED_COMM))
+			break;
+	}
+	int rc = p < ctx->nprocesses ? -1 : 0;
+	free(m);
+	free(index);
+	return rc;
+}
+
+int ot_write_defs(ot_tool *t, char *err, size_t errlen)
+{
+	const pt_trace_ctx *ctx = t->ctx;
+	uint32_t nfuncs = pt_ctx_func_count(ctx);
+	ot_defs d = {OTF2_Archive_GetGlobalDefWriter(t->ar), t};
+	if (!d.w) {
+		snprintf(err, errlen, "%s: the OTF2 library gives no definition writer", t->path);
+		return -1;
+	}
+	uint64_t end = ctx->t_end_ns > ctx->t0_ns ? ctx->t_end_ns : ctx->t0_ns;
+	OTF2_GlobalDefWriter_WriteClockProperties(
+	    d.w, 1000000000ull, ctx->t0_ns, end - ctx->t0_ns + 1,
+	    ctx->realtime0_ns ? ctx->realtime0_ns : OTF2_UNDEFINED_TIMESTAMP);
+	paradigms(&d);
+	OTF2_GlobalDefWriter_WriteAttribute(d.w, OT_ATTR_BYTES, ot_string(&d, "bytes"),
+	                                    ot_string(&d, "bytes moved or asked for"),
+	                                    OTF2_TYPE_UINT64);
+	OTF2_GlobalDefWriter_WriteAttribute(
+	    d.w, OT_ATTR_OBJECT, ot_string(&d, "object"),
+	    ot_string(&d, "address of the lock, condition or barrier"), OTF2_TYPE_UINT64);
+	int rc = system_tree(&d);
+	regions(&d, nfuncs);
+	if (!rc)
+		rc = ot_thread_comms(&d, OTF2_PARADIGM_PTHREAD, 0, "threads");
+	for (size_t i = 0; !rc && i < t->nfam; i++)
+		if (ot_fam(i) && ot_fam(i)->defs)
+			rc = ot_fam(i)->defs(t->fam[i], &d);
+	ot_names_free(&t->strings);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return local_defs(t, nfuncs, err, errlen);
+}
