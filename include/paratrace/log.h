@@ -120,6 +120,11 @@ typedef struct pt_trace {
 	pt_trace_process *processes;
 	uint64_t total_bytes;
 	char *warnings; /* newline-separated messages about skipped files, or NULL */
+	/* Logs skipped because they hold nothing yet: empty or zeros where the
+	 * header goes (the runtime reserves a file's space before it writes its
+	 * header: a process killed in between leaves zeros). Not damage: the
+	 * logs of a killed run, said with the logs it did not close. */
+	size_t empty_logs;
 } pt_trace;
 
 /* Scans a trace directory (or a single .ptl file). Files whose header cannot
