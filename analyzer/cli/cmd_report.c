@@ -57,7 +57,10 @@ int pt_cmd_report(int argc, char **argv)
 	if (strcmp(fmt, "json"))
 		pt_report_sections(strcmp(fmt, "text") ? PF_IN_CSV : PF_IN_TEXT, cli_add_section, &c);
 	if (c.interval_ns)
-		cli_add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
+		cli_add_builtin(&c, pt_tool_interval(),
+		                !strcmp(fmt, "text")   ? NULL
+		                : !strcmp(fmt, "json") ? "json"
+		                                       : "csv");
 	c.quiet = 1; /* the report itself is the output: no progress, no summary line */
 	return cli_run(&c);
 }

@@ -24,6 +24,12 @@
 PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)
 #undef PT_DECLARE_BUILTIN_TOOL
 
+/* The interval tool's rows with its option json, as the JSON array the
+ * profile's JSON object holds as "intervals" (the intervals are printed
+ * before the results: one JSON document, not two); NULL when there are
+ * none. Valid until the interval tool is destroyed. */
+const char *pt_interval_json(void);
+
 /* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
 

@@ -210,6 +210,8 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	for (size_t i = 0; i < pf->nfam; i++)
 		if (pf_fam(i) && pf_fam(i)->print_json)
 			pf_fam(i)->print_json(pf->fam[i], o);
+	if (pt_interval_json())
+		fprintf(o, ",\n \"intervals\": %s", pt_interval_json());
 	for (size_t i = 0; i < pf->inner.n; i++)
 		if (pf->inner.tool[i]->print_results &&
 		    pf->inner.tool[i]->print_results(pf->inner.state[i], o))
