@@ -440,6 +440,7 @@ static void fw_free(fw *w)
 	free(w->pinfo);
 	free(w->shards);
 	free(w->headers);
+	fw_threads_free(w);
 	free(w->order);
 	free(w->snaps);
 	free(w->last_ns);

@@ -93,6 +93,11 @@ const char *pt_rec_kind_name(unsigned kind);
  * (after pt_rec_head), or NULL if it does not end inside the record. */
 const char *pt_event_string(const pt_event *ev, size_t offset);
 
+/* A THREAD_NAME record's name, or NULL when it is damaged; *tid: the thread
+ * it names when the record says (PT_THREAD_NAME_TID), else 0: the thread
+ * whose log holds it. */
+const char *pt_event_thread_name(const pt_event *ev, uint32_t *tid);
+
 /* ---------------------------------------------------------------------- */
 /* Trace directories                                                       */
 

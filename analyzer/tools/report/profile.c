@@ -329,15 +329,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 			s->oom = 1;
 	}
 	switch (ev->kind) {
-	case PT_REC_THREAD_START: {
-		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
-		if (x && (x->flags & PT_THREAD_MAIN))
-			s->ts.main = 1;
-		break;
-	}
 	case PT_REC_THREAD_NAME: {
-		const char *n = pt_event_string(ev, 0);
-		if (n) {
+		uint32_t tid;
+		const char *n = pt_event_thread_name(ev, &tid);
+		if (n && !tid) {
 			free(s->ts.name);
 			s->ts.name = strdup(n);
 		}
