@@ -14,8 +14,8 @@
  * (analyzer/families/pt_family.h, report/report.h). */
 #define PT_BUILTIN_TOOLS(X)                                                                        \
 	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
-	X(profile)  /* report/profile.c: csv|json|short, top=N */                                  \
-	X(interval) /* interval.c: csv */                                                          \
+	X(profile)  /* report/profile.c: csv|json|short, top=N, wide */                            \
+	X(interval) /* interval.c: csv|json */                                                     \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
 	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */

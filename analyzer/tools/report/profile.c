@@ -266,6 +266,8 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			pf->short_form = 1;
 			pf->top = 10;
 		}
+		if (strstr(options, "wide"))
+			pf->wide = 1;
 		const char *t = strstr(options, "top=");
 		if (t)
 			pf->top = (unsigned)strtoul(t + 4, NULL, 10);

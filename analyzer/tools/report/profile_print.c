@@ -307,6 +307,25 @@ static void text_summary(const pf_view *v, FILE *o)
 	    100.0 * (double)v->wait_kind[PF_W_BARRIER] / tot);
 }
 
+/* --wide: the name column as wide as the widest name shown (functions,
+ * threads), so that no name is shortened. */
+static unsigned wide_column(const pf_tool *pf, const pf_view *v)
+{
+	char buf[1024];
+	size_t nw = 12;
+	for (size_t i = 0; i < v->nf_show; i++) {
+		size_t n = pt_name_fit(buf, sizeof buf, func_name(pf, v->ids[i]), sizeof buf - 1);
+		nw = n > nw ? n : nw;
+	}
+	for (size_t i = 0; i < pf->ctx->nshards; i++) {
+		char label[512];
+		thread_label(pf, &pf->t[i], label, sizeof label);
+		size_t n = pt_text_fit(buf, sizeof buf, label, sizeof buf - 1, 1);
+		nw = n > nw ? n : nw;
+	}
+	return (unsigned)nw;
+}
+
 static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], name[512];
@@ -407,6 +426,8 @@ int pf_print(void *tool, FILE *o)
 		unsigned nw = width > 70 + 12 ? width - 70 : 12;
 		if (nw > 60)
 			nw = 60;
+		if (pf->wide)
+			nw = wide_column(pf, &v);
 		text_summary(&v, o);
 		text_functions(pf, &v, nw, o);
 		text_locks(pf, &v, nw, o);
