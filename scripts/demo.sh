@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 top=$PWD
 ./scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" --target instrument trace paratrace >/dev/null
+# what `cmake --install build` installs, so that it can follow this script
+cmake --build build -j"$(nproc)" --target installed >/dev/null
 
 out=$top/build/demo
 rm -rf "$out" && mkdir -p "$out"

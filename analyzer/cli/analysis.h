@@ -25,6 +25,7 @@ typedef struct cli {
 	int gz;
 	const char *format; /* report: text/csv/json; export: chrome */
 	unsigned top;
+	int wide; /* report: names whole */
 	int no_profile;
 	const char *run; /* --run */
 	int png; /* plot --png */

@@ -57,7 +57,7 @@ void cli_select_help(FILE *out)
 
 enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE,
        OPT_HTML, OPT_PNG, OPT_RUN, OPT_BUDGET, OPT_FULL, OPT_NO_GZ, OPT_MIN_DURATION,
-       OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES };
+       OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES, OPT_WIDE };
 
 /* "160MB", "1.5G", "500k", "2GiB", bytes without a unit. */
 static int parse_size(const char *s, uint64_t *v)
@@ -135,6 +135,7 @@ static int parse_args(cli *c, int argc, char **argv)
 		{"from", required_argument, 0, OPT_FROM}, {"to", required_argument, 0, OPT_TO},
 		{"threads", required_argument, 0, OPT_THREADS},
 		{"processes", required_argument, 0, OPT_PROCESSES},
+		{"wide", no_argument, 0, OPT_WIDE},
 		{0, 0, 0, 0}};
 	int o, idx;
 	uint64_t v;
@@ -180,6 +181,7 @@ static int parse_args(cli *c, int argc, char **argv)
 			c->top = (unsigned)v;
 			break;
 		case OPT_NO_PROFILE: c->no_profile = 1; break;
+		case OPT_WIDE: c->wide = 1; break;
 		case OPT_RUN: c->run = optarg; break;
 		case OPT_HTML: c->format = "html"; break;
 		case OPT_PNG: c->png = 1; break;
@@ -213,6 +215,10 @@ static int parse_args(cli *c, int argc, char **argv)
 		pt_cli_error("%s: --%s is an option of %s", c->cmd,
 			     c->sel_opt && !sel_ok ? c->sel_opt : c->prv_opt,
 			     c->sel_opt && !sel_ok ? "analyze and export" : "analyze");
+		return 2;
+	}
+	if (c->wide && strcmp(c->cmd, "report")) {
+		pt_cli_error("%s: --wide is an option of report", c->cmd);
 		return 2;
 	}
 	if (c->no_gz && c->gz) {

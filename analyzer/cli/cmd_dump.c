@@ -422,6 +422,14 @@ int pt_cmd_dump(int argc, char **argv)
 	}
 	print_warnings(t->warnings);
 	int errors = t->warnings != NULL;
+	if (t->empty_logs) {
+		char line[160];
+		snprintf(
+		    line, sizeof line,
+		    "%zu empty log%s (no header yet): the program is still running or was killed",
+		    t->empty_logs, t->empty_logs == 1 ? "" : "s");
+		pt_cli_say("warning", line, 0);
+	}
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 	if (o.follow) {

@@ -14,6 +14,8 @@ void pt_cmd_report_help(FILE *out)
 	      "Prints the profile: functions, locks and threads.\n"
 	      "  --csv | --json       machine-readable output instead of tables\n"
 	      "  --top N              rows per table (default 25; 0 = all)\n"
+	      "  --wide               names whole: the name column as wide as the widest name\n"
+	      "                       (else names are shortened to fit the terminal)\n"
 	      "  --html               one self-contained HTML file instead: sortable tables, the\n"
 	      "                       timeline and the flame graph of 'plot' (no network needed)\n"
 	      "  -o, --output FILE    with --html: the file (default: TRACE_DIR.html)\n",
@@ -49,15 +51,21 @@ int pt_cmd_report(int argc, char **argv)
 		pt_cli_error("report: unknown format '%s' (text, csv, json or html)", fmt);
 		return 2;
 	}
+	/* the sections get these options too; --wide is the profile's own */
 	snprintf(c.optbuf, sizeof c.optbuf, "%s,top=%u", fmt, c.top);
-	cli_add_builtin(&c, pt_tool_profile(), c.optbuf);
+	char profile_opts[sizeof c.optbuf + 8];
+	snprintf(profile_opts, sizeof profile_opts, "%s%s", c.optbuf, c.wide ? ",wide" : "");
+	cli_add_builtin(&c, pt_tool_profile(), profile_opts);
 	/* the families' sections, which appear when the trace has their
 	 * records; the JSON's are members of the profile's object (the profile
 	 * tool runs them) */
 	if (strcmp(fmt, "json"))
 		pt_report_sections(strcmp(fmt, "text") ? PF_IN_CSV : PF_IN_TEXT, cli_add_section, &c);
 	if (c.interval_ns)
-		cli_add_builtin(&c, pt_tool_interval(), strcmp(fmt, "text") ? "csv" : NULL);
+		cli_add_builtin(&c, pt_tool_interval(),
+		                !strcmp(fmt, "text")   ? NULL
+		                : !strcmp(fmt, "json") ? "json"
+		                                       : "csv");
 	c.quiet = 1; /* the report itself is the output: no progress, no summary line */
 	return cli_run(&c);
 }

@@ -216,6 +216,13 @@ static void print_counter_values(const dump_ctx *c)
 		fprintf(c->out, " v%u=%" PRIu64, i, v[i]);
 }
 
+static void print_thread_name_tid(const dump_ctx *c)
+{
+	uint32_t tid;
+	if (pt_event_thread_name(c->ev, &tid) && tid)
+		fprintf(c->out, " tid=%" PRIu32, tid);
+}
+
 static void print_callstack(const dump_ctx *c)
 {
 	put_frames(c->out, c->st, (const uint64_t *)(const void *)(c->h + 1), c->h->arg);

@@ -440,6 +440,7 @@ static void fw_free(fw *w)
 	free(w->pinfo);
 	free(w->shards);
 	free(w->headers);
+	fw_threads_free(w);
 	free(w->order);
 	free(w->snaps);
 	free(w->last_ns);
@@ -488,6 +489,10 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	/* a log skipped whole is damaged data, as one cut short is */
 	for (const char *c = w->trace->warnings; c && *c; c++)
 		w->data_errors += *c == '\n';
+	/* a log the program never wrote into (killed as it was created) is
+	 * one it did not close, not damage */
+	w->logs += (unsigned)w->trace->empty_logs;
+	w->unclosed += (unsigned)w->trace->empty_logs;
 	if (w->trace->warnings && o->warn) {
 		char *ws = strdup(w->trace->warnings);
 		for (char *line = ws ? strtok(ws, "\n") : NULL; line; line = strtok(NULL, "\n"))
@@ -532,7 +537,12 @@ int pt_fw_run(const pt_fw_options *o, pt_fw_tool *tools, size_t ntools, pt_fw_st
 	/* said once for the whole trace, not once per log: a killed program
 	 * leaves every log open. The tools ended what was open in each at its
 	 * last record. */
-	if (w->unclosed)
+	if (w->unclosed && w->trace->empty_logs)
+		fw_warnf(w,
+		         "%u of %u logs not closed (%zu of them empty): the program is still "
+		         "running or was killed",
+		         w->unclosed, w->logs, w->trace->empty_logs);
+	else if (w->unclosed)
 		fw_warnf(w, "%u of %u logs not closed: the program is still running or was killed",
 		         w->unclosed, w->logs);
 	w->ctx.t_end_ns = end_time(w);

@@ -65,6 +65,9 @@ typedef struct fw {
 	pt_shard_info *shards;
 	size_t nshards;
 	pt_file_header *headers; /* one per shard */
+	pt_fw_thread *threads;   /* one per shard (fw_names.c) */
+	struct fw_name *names;   /* THREAD_NAME records of the process logs, in order */
+	size_t nnames, names_cap;
 	size_t *order;           /* shards, biggest first (load balance) */
 	fw_snaps *snaps;         /* [tool * nshards + shard] */
 	uint64_t *last_ns;       /* per shard */
@@ -108,6 +111,13 @@ void fw_failf(fw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* fw_ctx.c: the ops of the tools' pt_trace_ctx; a monotonic clock in s. */
 extern const pt_trace_ops fw_ops;
 double fw_now_s(void);
+
+/* fw_names.c: a process log's THREAD_NAME that names a thread by tid
+ * (kept: 0, or -1 out of memory); once the pre-pass is done, each shard's
+ * name; the end. */
+int fw_threads_note(fw *w, size_t process, const pt_event *ev);
+void fw_threads_assign(fw *w);
+void fw_threads_free(fw *w);
 
 /* model.c: processes and shards, ctx filled in; the pre-pass. */
 int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen);

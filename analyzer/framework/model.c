@@ -12,8 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Time of a log's first record (its leading TIME record), 0 if none. */
-static uint64_t first_time(const char *path, pt_file_header *hdr)
+/* How many of a thread log's first records may come before its
+ * THREAD_START (TIME, a LOST when its first event was lost...). */
+#define START_WITHIN 4
+
+/* Time of a log's first record (its leading TIME record), 0 if none; th
+ * (a thread log's): what its THREAD_START says. */
+static uint64_t first_time(const char *path, pt_file_header *hdr, pt_fw_thread *th)
 {
 	char err[256];
 	pt_log *log = pt_log_open_path(path, 0, err, sizeof err);
@@ -23,6 +28,17 @@ static uint64_t first_time(const char *path, pt_file_header *hdr)
 	uint64_t t = 0;
 	if (pt_log_read(log, &ev) == 0)
 		t = ev.time_ns;
+	for (int n = 0; th && n < START_WITHIN && pt_log_read(log, &ev) == 0; n++) {
+		const pt_rec_thread_start *x = ev.kind == PT_REC_THREAD_START
+		                                   ? PT_REC_PAYLOAD(ev.rec, pt_rec_thread_start)
+		                                   : NULL;
+		if (x) {
+			th->main = !!(x->flags & PT_THREAD_MAIN);
+			th->start_routine = x->start_routine;
+			th->creator = x->creator_tid;
+			break;
+		}
+	}
 	const pt_file_header *h = pt_log_header(log);
 	if (h && hdr)
 		*hdr = *h;
@@ -88,6 +104,13 @@ static int prepass_process(fw *w, size_t pi, const char *path)
 			}
 			break;
 		}
+		case PT_REC_THREAD_NAME:
+			if (fw_threads_note(w, pi, &ev)) {
+				pt_log_close(log);
+				fw_failf(w, "out of memory");
+				return -1;
+			}
+			break;
 		case PT_REC_FUNC_DEF: {
 			const pt_rec_func_def *d = PT_REC_PAYLOAD(ev.rec, pt_rec_func_def);
 			if (d && fw_funcs_define(&w->funcs, p, d->id)) {
@@ -195,6 +218,7 @@ typedef struct first_read {
 	pt_file_header *h;
 	uint64_t t;
 	pt_fw_mpi *mpi; /* process logs: where the MPI facts go */
+	pt_fw_thread *th; /* thread logs: what their THREAD_START says */
 } first_read;
 
 typedef struct first_reads {
@@ -210,7 +234,7 @@ static void *first_reader(void *arg)
 		size_t i = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
 		if (i >= r->n)
 			return NULL;
-		r->v[i].t = first_time(r->v[i].path, r->v[i].h);
+		r->v[i].t = first_time(r->v[i].path, r->v[i].h, r->v[i].th);
 		if (r->v[i].mpi && r->v[i].h->file_kind == PT_FILE_PROCESS && r->v[i].h->job_rank1)
 			fw_mpi_scan(r->v[i].path, r->v[i].mpi);
 	}
@@ -261,6 +285,7 @@ static int read_logs(fw *w, unsigned nworkers, uint64_t *t0, uint64_t *real0)
 				continue;
 			pt_shard_info *s = &w->shards[w->nshards];
 			fr->h = &w->headers[w->nshards];
+			fr->th = tf->kind == PT_FILE_THREAD ? &w->threads[w->nshards] : NULL;
 			s->path = tf->path;
 			s->kind = tf->kind;
 			s->pid = tf->pid;
@@ -336,10 +361,12 @@ static int sort_model(fw *w)
 	fw_process *sorted = malloc(w->nprocs * sizeof *sorted);
 	size_t *pos = malloc(w->nprocs * sizeof *pos);
 	pt_file_header *hdrs = malloc(w->nshards * sizeof *hdrs);
-	if (!sorted || !pos || !hdrs) {
+	pt_fw_thread *ths = malloc(w->nshards * sizeof *ths);
+	if (!sorted || !pos || !hdrs || !ths) {
 		free(sorted);
 		free(pos);
 		free(hdrs);
+		free(ths);
 		return -1;
 	}
 	memcpy(sorted, w->procs, w->nprocs * sizeof *sorted);
@@ -351,16 +378,21 @@ static int sort_model(fw *w)
 	for (size_t i = 0; i < w->nshards; i++)
 		w->shards[i].process = pos[w->shards[i].process];
 	free(pos);
-	/* headers travel with their shard through the sort */
+	/* headers (and what THREAD_START said) travel with their shard
+	 * through the sort */
 	for (size_t i = 0; i < w->nshards; i++)
 		w->shards[i].header = &w->headers[i];
 	qsort(w->shards, w->nshards, sizeof *w->shards, cmp_shard);
 	for (size_t i = 0; i < w->nshards; i++) {
+		size_t from = (size_t)(w->shards[i].header - w->headers);
 		hdrs[i] = *w->shards[i].header;
+		ths[i] = w->threads[from];
 		w->shards[i].header = &hdrs[i];
 	}
 	free(w->headers);
 	w->headers = hdrs;
+	free(w->threads);
+	w->threads = ths;
 	return 0;
 }
 
@@ -407,8 +439,10 @@ int fw_build_model(fw *w, unsigned nworkers, char *err, size_t errlen)
 			nshards++;
 	w->shards = calloc(nshards ? nshards : 1, sizeof *w->shards);
 	w->headers = calloc(nshards ? nshards : 1, sizeof *w->headers);
+	w->threads = calloc(nshards ? nshards : 1, sizeof *w->threads);
 	uint64_t t0 = UINT64_MAX, real0 = 0;
-	if (!w->procs || !w->shards || !w->headers || read_logs(w, nworkers, &t0, &real0))
+	if (!w->procs || !w->shards || !w->headers || !w->threads ||
+	    read_logs(w, nworkers, &t0, &real0))
 		goto oom;
 	if (w->nshards == 0) {
 		snprintf(err, errlen, "%s: no thread or GPU logs in this trace", w->o->dir);
@@ -453,6 +487,7 @@ int fw_prepass(fw *w)
 		if (prepass_process(w, pi, plog))
 			return -1;
 	}
+	fw_threads_assign(w);
 	for (size_t pi = 0; pi < w->nprocs; pi++) {
 		fw_process *p = &w->procs[pi];
 		if (!p->program)

@@ -85,6 +85,25 @@ const pt_dist *pt_fw_dist(const pt_trace_ctx *ctx);
  * is placed from the first shard callback on. */
 const struct pt_select *pt_fw_select(const pt_trace_ctx *ctx);
 
+/* What the framework knows of a thread before its log is read: its
+ * THREAD_START (near the log's start) and the names the process log gives
+ * it (pthread_setname_np, prctl, PT_THREAD_NAME, its name at its end). */
+typedef struct pt_fw_thread {
+	const char *name; /* the last one it was given; NULL: none known */
+	int main;
+	uint64_t start_routine; /* 0: unknown */
+	uint32_t creator;       /* tid; 0: unknown */
+} pt_fw_thread;
+/* Shard `shard`'s (all zero for a GPU stream's); valid from the first
+ * shard callback on. */
+const pt_fw_thread *pt_fw_thread_facts(const pt_trace_ctx *ctx, size_t shard);
+
+/* The name of process `pid`'s object at `addr` (a lock) from the symbols
+ * of the module that held it: "result_mu", or "q+0x28" inside one. 0, or
+ * -1 when no symbol names it (the heap, the stack, a stripped module):
+ * the outputs show the address then. Any time after the pre-pass. */
+int pt_fw_object_name(const pt_trace_ctx *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len);
+
 /* Online CPUs (default -j). */
 unsigned pt_fw_default_jobs(void);
 

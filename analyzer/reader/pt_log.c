@@ -710,3 +710,17 @@ const char *pt_event_string(const pt_event *ev, size_t offset)
 		return NULL;
 	return s;
 }
+
+const char *pt_event_thread_name(const pt_event *ev, uint32_t *tid)
+{
+	*tid = 0;
+	const char *s = ev->kind == PT_REC_THREAD_NAME ? pt_event_string(ev, 0) : NULL;
+	if (!s || ev->rec->arg != PT_THREAD_NAME_TID)
+		return s;
+	size_t payload = ev->size - sizeof(pt_rec_head);
+	size_t at = (strlen(s) + 1 + 3) & ~(size_t)3;
+	if (at + sizeof *tid > payload)
+		return NULL;
+	memcpy(tid, (const char *)(ev->rec + 1) + at, sizeof *tid);
+	return *tid ? s : NULL;
+}

@@ -43,6 +43,7 @@ typedef struct scan {
 	size_t warn_len;
 	int oom;
 	int damaged;    /* files skipped because their header is bad */
+	size_t empty;   /* files skipped because they hold nothing yet */
 	int read_errno; /* the first error reading a file or folder (EACCES...) */
 } scan;
 
@@ -239,9 +240,12 @@ static int add_file(scan *s, const char *path, int process)
 		return -1;
 	}
 	char why[256];
-	if (n == 0) {
-		s->damaged = 1;
-		warnf(s, "%s: empty file: no log header", path);
+	const unsigned char *b = (const unsigned char *)&h;
+	ssize_t z = 0;
+	while (z < n && !b[z])
+		z++;
+	if (z == n) { /* empty, or zeros: created, never written */
+		s->empty++;
 		return -1;
 	}
 	if (pt_log_check_header(&h, (size_t)n, why, sizeof why) < 0) {
@@ -400,7 +404,12 @@ static char *sibling_process_log(const char *path, const pt_trace_file *f)
 static void no_logs(const scan *s, const char *path, size_t nlogs, size_t nprocdirs, char *err,
 		    size_t errlen)
 {
-	if (s->warn && (s->damaged || s->read_errno)) {
+	if (s->empty && !s->damaged && !s->read_errno) {
+		snprintf(err, errlen,
+		         "%s: every log is empty (the program was killed before it wrote any)",
+		         path);
+		errno = ENODATA;
+	} else if (s->warn && (s->damaged || s->read_errno)) {
 		snprintf(err, errlen, "no usable logs in %s: %.*s", path, (int)strcspn(s->warn, "\n"),
 			 s->warn);
 		errno = s->damaged ? EBADMSG : s->read_errno;
@@ -472,6 +481,7 @@ pt_trace *pt_trace_scan(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	s.t->warnings = s.warn;
+	s.t->empty_logs = s.empty;
 	if (s.oom || dir_err) {
 		snprintf(err, errlen, "%s: %s", path, strerror(s.oom ? ENOMEM : dir_err));
 		pt_trace_free(s.t);

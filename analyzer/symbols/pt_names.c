@@ -113,12 +113,15 @@ static void collapse_templates(name_buf *b)
 
 /* Where the qualified name starts, past a leading return type: after the
  * last space outside brackets before the first "operator" (whose own
- * spaces, as in "operator new", belong to it). */
+ * spaces, as in "operator new", belong to it) and before the parameter
+ * list (the spaces of " const" after it are the method's). */
 static size_t name_start(const name_buf *b)
 {
 	size_t start = 0;
 	int depth = 0;
-	for (size_t i = 0; i < b->n; i++) {
+	long params = params_open(b);
+	size_t end = params > 0 ? (size_t)params : b->n;
+	for (size_t i = 0; i < end; i++) {
 		char c = b->s[i];
 		if (operator_token(b->s, i) && !depth)
 			break;
@@ -155,6 +158,32 @@ static size_t scope_cut(const name_buf *b, size_t width)
 	return 0;
 }
 
+/* The qualifiers of a method that follow its parameter list (from `tail`,
+ * just past the ')'): " const", " volatile", " &", " &&", " noexcept",
+ * written into q (qlen bytes). What else follows (" [clone .cold]") is
+ * left out. They are what tells the const and non-const overloads of a
+ * method apart once both parameter lists are "(..)". */
+static void qualifiers(const char *tail, char *q, size_t qlen)
+{
+	static const char *const kept[] = {"const", "volatile", "&&", "&", "noexcept"};
+	size_t n = 0;
+	q[0] = 0;
+	for (const char *p = tail; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t k = 0, len = 0;
+		for (; k < sizeof kept / sizeof *kept; k++) {
+			len = strlen(kept[k]);
+			if (!strncmp(p, kept[k], len) && (p[len] == ' ' || p[len] == 0))
+				break;
+		}
+		if (k == sizeof kept / sizeof *kept || n + len + 2 > qlen)
+			return;
+		n += (size_t)snprintf(q + n, qlen - n, " %s", kept[k]);
+		p += len;
+	}
+}
+
 size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width)
 {
 	if (!outlen)
@@ -167,8 +196,13 @@ size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width)
 		width = 4;
 	if (cols(b.s) > width) {
 		long p = params_open(&b);
-		if (p > 0 && cols(b.s + p) > 4)
-			replace(&b, (size_t)p, b.n, "(..)");
+		if (p > 0) {
+			char q[64], r[72];
+			qualifiers(strrchr(b.s, ')') + 1, q, sizeof q);
+			snprintf(r, sizeof r, "(..)%s", q);
+			if (cols(r) < cols(b.s + p))
+				replace(&b, (size_t)p, b.n, r);
+		}
 	}
 	if (cols(b.s) > width)
 		collapse_templates(&b);
@@ -179,11 +213,16 @@ size_t pt_name_fit(char *out, size_t outlen, const char *name, size_t width)
 		size_t start = name_start(&b);
 		if (start)
 			replace(&b, 0, start, "");
-		/* a lambda's call operator: the lambda says it */
-		const char *call = "}::operator()(..)";
-		size_t cl = strlen(call);
-		if (b.n > cl && !strcmp(b.s + b.n - cl, call))
-			replace(&b, b.n - cl + 1, b.n - 4, "");
+		/* a lambda's call operator (const unless mutable): the lambda
+		 * says it */
+		static const char *const calls[] = {"}::operator()(..)", "}::operator()(..) const"};
+		for (int k = 0; k < 2; k++) {
+			size_t cl = strlen(calls[k]);
+			if (b.n > cl && !strcmp(b.s + b.n - cl, calls[k])) {
+				replace(&b, b.n - cl + 1, b.n, "(..)");
+				break;
+			}
+		}
 	}
 	if (cols(b.s) > width) {
 		size_t at = scope_cut(&b, width);

@@ -10,13 +10,15 @@
  * this order until it fits:
  *   1. the parameter list (the parenthesized group that ends the name,
  *      found from the end, so "(anonymous namespace)", "operator()" and
- *      "{lambda(int)#1}" stay) and what follows it (" const", "&&",
- *      " [clone .cold]") become "(..)";
+ *      "{lambda(int)#1}" stay) becomes "(..)"; of what follows it, the
+ *      method's qualifiers stay (" const", " volatile", " &", " &&",
+ *      " noexcept": "get(..) const" and "get(..)" are two overloads), the
+ *      rest goes (" [clone .cold]");
  *   2. template arguments become "<..>" (not the '<' of operator<, <<, <=,
  *      <=>, -> ...) and a lambda's parameters "(..)";
  *   3. "(anonymous namespace)" becomes "(anon)", a leading return type
  *      ("void ns::f<..>(..)") goes, and so does a lambda's "::operator()"
- *      ("f()::{lambda(..)#1}(..)");
+ *      with its qualifiers ("f()::{lambda(..)#1}(..)");
  *   4. leading scopes go, whole ("..Class::method(..)"), as few as needed;
  *   5. the start is cut ("..ethod(..)"), never inside an escape or a
  *      UTF-8 character.

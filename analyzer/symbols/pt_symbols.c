@@ -573,6 +573,28 @@ static int resolve_pc(pt_symtab *st, uint64_t pc, pt_sym *out)
 	return 0;
 }
 
+const char *pt_symtab_data(pt_symtab *st, uint64_t addr, uint64_t *off)
+{
+	const char *name = NULL;
+	pthread_mutex_lock(&st->lock);
+	module *m = module_for_pc(st, addr);
+	if (m && !m->opened)
+		open_module(st, m);
+	GElf_Off o;
+	GElf_Sym sym;
+	const char *n =
+	    m && m->mod ? dwfl_module_addrinfo(m->mod, addr, &o, &sym, NULL, NULL, NULL) : NULL;
+	/* an object's bytes, not code, nor a symbol without a size */
+	if (n &&
+	    (GELF_ST_TYPE(sym.st_info) == STT_OBJECT || GELF_ST_TYPE(sym.st_info) == STT_COMMON) &&
+	    o < sym.st_size) {
+		name = keep_name(st, n);
+		*off = o;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return name;
+}
+
 static int grow_pcs(pt_symtab *st)
 {
 	size_t cap = st->cap_pcs ? st->cap_pcs * 2 : 1024;

@@ -44,6 +44,11 @@ int pt_symtab_gpu_func(pt_symtab *st, uint32_t func, pt_sym *out);
 int pt_symtab_gpu_kernel(pt_symtab *st, uint32_t kernel, pt_sym *out);
 /* 0 and *out filled, or -1 if no module covers pc or it has no symbol there. */
 int pt_symtab_pc(pt_symtab *st, uint64_t pc, pt_sym *out);
+/* The data object at `addr` (a global lock, say): its symbol's name
+ * (demangled), and in *off how far into it addr is. NULL when no module of
+ * the process covers addr or no data symbol of it does (the heap, the
+ * stack, a stripped module). Not cached: callers cache. */
+const char *pt_symtab_data(pt_symtab *st, uint64_t addr, uint64_t *off);
 /* File and line of the statement at pc itself (a call site, a sample), not
  * of the function's declaration. 0, or -1 if the debug info does not say.
  * *file lives as long as the symtab. Not cached: callers cache. */

@@ -6,7 +6,8 @@
  * that ended in the interval (a wait counts where it ends); the framework
  * combines the shards' snapshots of one interval by summing those that
  * belong to it (delta metrics, drmemtrace's combine_interval_snapshots).
- * Options: "csv" for CSV instead of a table.
+ * Options: "csv" for CSV instead of a table; "json" for a JSON array that
+ * the profile's JSON object holds (pt_interval_json).
  */
 #define _GNU_SOURCE
 #include "pt_callstack.h"
@@ -30,8 +31,16 @@ typedef struct iv_snap {
 
 typedef struct iv_tool {
 	const pt_trace_ctx *ctx;
-	int csv;
+	int csv, json;
 } iv_tool;
+
+/* With json: the rows, for the profile's object (one analysis per process). */
+static char *json_rows;
+
+const char *pt_interval_json(void)
+{
+	return json_rows;
+}
 
 typedef struct iv_shard {
 	iv_counts c;
@@ -49,6 +58,7 @@ static void *iv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	t->ctx = ctx;
 	t->csv = options && strstr(options, "csv");
+	t->json = options && strstr(options, "json");
 	return t;
 }
 
@@ -136,10 +146,36 @@ static pt_interval_snapshot *iv_combine(void *tool, const pt_interval_snapshot *
 	return &w->base;
 }
 
+static int iv_print_json(pt_interval_snapshot *const *whole, size_t n, uint64_t iv)
+{
+	size_t len = 0;
+	FILE *o = open_memstream(&json_rows, &len);
+	if (!o)
+		return -1;
+	fputc('[', o);
+	for (size_t i = 0; i < n; i++) {
+		const iv_snap *x = (const iv_snap *)whole[i];
+		uint64_t end = x->base.end_ns;
+		fprintf(o,
+		        "%s\n  {\"interval\": %llu, \"start_ns\": %llu, \"end_ns\": %llu, "
+		        "\"threads\": %llu, \"events\": %llu, \"calls\": %llu, "
+		        "\"lock_acquisitions\": %llu, \"wait_ns\": %llu}",
+		        i ? "," : "", (unsigned long long)x->base.interval_id,
+		        (unsigned long long)(end - iv), (unsigned long long)end,
+		        (unsigned long long)x->threads, (unsigned long long)x->c.events,
+		        (unsigned long long)x->c.calls, (unsigned long long)x->c.acquisitions,
+		        (unsigned long long)x->c.wait_ns);
+	}
+	fputs("\n ]", o);
+	return fclose(o) ? -1 : 0;
+}
+
 static int iv_print(void *tool, pt_interval_snapshot *const *whole, size_t n, FILE *o)
 {
 	iv_tool *t = tool;
 	uint64_t iv = t->ctx->interval_ns;
+	if (t->json)
+		return iv_print_json(whole, n, iv);
 	if (t->csv)
 		fputs("interval,start_ns,end_ns,threads,events,calls,lock_acquisitions,wait_ns\n", o);
 	else
@@ -174,6 +210,8 @@ static void iv_release(void *tool, pt_interval_snapshot *s)
 
 static void iv_destroy(void *tool)
 {
+	free(json_rows);
+	json_rows = NULL;
 	free(tool);
 }
 

@@ -2,17 +2,23 @@
 /* Row labels (row_label.h). */
 #include "row_label.h"
 
+#include "pt_framework.h"
+
 #include <stdio.h>
 #include <string.h>
 
-void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *name,
-                         int main, uint64_t routine, uint32_t creator, char *buf, size_t len)
+void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *seen,
+                         char *buf, size_t len)
 {
 	const pt_process_info *p = &ctx->processes[s->process];
+	const pt_fw_thread *th = pt_fw_thread_facts(ctx, s->index);
+	const char *name = th->name ? th->name : seen;
+	uint64_t routine = th->start_routine;
+	uint32_t creator = th->creator;
 	char what[256];
 	if (name)
 		snprintf(what, sizeof what, "%s", name);
-	else if (main || s->tid == s->pid)
+	else if (th->main || s->tid == s->pid)
 		snprintf(what, sizeof what, "main");
 	else {
 		uint32_t id = routine ? pt_ctx_func_id_pc(ctx, s->process, routine) : 0;

@@ -12,12 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "PROGRAM pid P tid T (WHAT)": WHAT is the thread's name (THREAD_NAME),
- * else "main", else its start routine's name, else "created by TID",
- * else "thread". name may be NULL; routine and creator 0 when unknown
- * (THREAD_START's start_routine and creator_tid). */
-void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *name,
-                         int main, uint64_t routine, uint32_t creator, char *buf, size_t len);
+/* "PROGRAM pid P tid T (WHAT)": WHAT is the thread's name (the last one
+ * the process log gives it, else `seen`: a THREAD_NAME of its own log, as
+ * older traces have them; may be NULL), else "main", else its start
+ * routine's name, else "created by TID", else "thread". The one label of a
+ * thread in every output: the report, the .row, the pictures, the
+ * timelines. Any time from the first shard callback on. */
+void pt_thread_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, const char *seen,
+                         char *buf, size_t len);
 
 /* A device row (PT_FILE_GPU) no family named: "PROGRAM pid P GPU stream S". */
 void pt_device_row_label(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf, size_t len);

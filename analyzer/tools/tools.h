@@ -14,8 +14,8 @@
  * (analyzer/families/pt_family.h, report/report.h). */
 #define PT_BUILTIN_TOOLS(X)                                                                        \
 	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
-	X(profile)  /* report/profile.c: csv|json|short, top=N */                                  \
-	X(interval) /* interval.c: csv */                                                          \
+	X(profile)  /* report/profile.c: csv|json|short, top=N, wide */                            \
+	X(interval) /* interval.c: csv|json */                                                     \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
 	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */ \
@@ -32,6 +32,12 @@
 #define PT_DECLARE_BUILTIN_TOOL(name) const pt_tool *pt_tool_##name(void);
 PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)
 #undef PT_DECLARE_BUILTIN_TOOL
+
+/* The interval tool's rows with its option json, as the JSON array the
+ * profile's JSON object holds as "intervals" (the intervals are printed
+ * before the results: one JSON document, not two); NULL when there are
+ * none. Valid until the interval tool is destroyed. */
+const char *pt_interval_json(void);
 
 /* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);

@@ -93,6 +93,11 @@ const char *pt_rec_kind_name(unsigned kind);
  * (after pt_rec_head), or NULL if it does not end inside the record. */
 const char *pt_event_string(const pt_event *ev, size_t offset);
 
+/* A THREAD_NAME record's name, or NULL when it is damaged; *tid: the thread
+ * it names when the record says (PT_THREAD_NAME_TID), else 0: the thread
+ * whose log holds it. */
+const char *pt_event_thread_name(const pt_event *ev, uint32_t *tid);
+
 /* ---------------------------------------------------------------------- */
 /* Trace directories                                                       */
 
@@ -120,6 +125,11 @@ typedef struct pt_trace {
 	pt_trace_process *processes;
 	uint64_t total_bytes;
 	char *warnings; /* newline-separated messages about skipped files, or NULL */
+	/* Logs skipped because they hold nothing yet: empty or zeros where the
+	 * header goes (the runtime reserves a file's space before it writes its
+	 * header: a process killed in between leaves zeros). Not damage: the
+	 * logs of a killed run, said with the logs it did not close. */
+	size_t empty_logs;
 } pt_trace;
 
 /* Scans a trace directory (or a single .ptl file). Files whose header cannot

@@ -191,6 +191,7 @@ PT_EXPORT void paratrace_thread_name(const char *name)
 		/* a longer name is cut: its first 255 bytes, terminated here
 		 * (nothing of it past them is read) */
 		pt_emit2(t, PT_REC_THREAD_NAME, 0, name, strnlen(name, 255), "", 1);
+		pt_process_thread_name(pt_thread_tid(t), name, 255);
 		pt_leave(t);
 	}
 	errno = saved;

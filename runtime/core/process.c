@@ -53,6 +53,16 @@ void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size_t len1, c
 	errno = saved;
 }
 
+void pt_process_thread_name(uint32_t tid, const char *name, size_t max)
+{
+	char buf[256 + 8] = {0};
+	size_t n = strnlen(name, max < 255 ? max : 255);
+	memcpy(buf, name, n);
+	size_t at = (n + 1 + 3) & ~(size_t)3;
+	memcpy(buf + at, &tid, sizeof tid);
+	pt_process_emit(PT_REC_THREAD_NAME, PT_THREAD_NAME_TID, buf, at + sizeof tid, NULL, 0);
+}
+
 void pt_process_emit_from_handler(unsigned kind, const void *p, size_t len)
 {
 	int s = atomic_load(&pt_state);

@@ -95,6 +95,10 @@ PT_HIDDEN void pt_process_emit(unsigned kind, unsigned arg, const void *p1, size
  * and the record dropped if it cannot be had. */
 PT_HIDDEN void pt_process_emit_from_handler(unsigned kind, const void *p, size_t len);
 
+/* THREAD_NAME in the process log for thread `tid` (PT_THREAD_NAME_TID):
+ * `name`, cut to its first `max` bytes. */
+PT_HIDDEN void pt_process_thread_name(uint32_t tid, const char *name, size_t max);
+
 /* Absolute path of `name` in this process's folder of the trace directory,
  * for parts that keep files of their own there (OpenCL kernel sources).
  * 0, or -1 when not tracing or the path does not fit in len. */

@@ -163,7 +163,7 @@ def check_csv(a, trace):
         fail("report --csv: no function row %r in %r: %r" % (text(FUNC), text(FILE), funcs))
     threads = [r for r in rows if r and r[0] == "thread"]
     if len(threads) != 2 or not any(r[3].startswith(text(PROGRAM)) and
-                                    r[3].endswith(text(THREAD)) for r in threads):
+                                    r[3].endswith("(%s)" % text(THREAD)) for r in threads):
         fail("report --csv: threads %r" % threads)
 
 

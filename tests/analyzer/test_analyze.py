@@ -343,6 +343,17 @@ def case_interval():
     expect(calls == T * (1 + 2 * N) + 1, "calls over all intervals %d" % calls)
     for r in rows:
         expect(int(r[2]) - int(r[1]) == 10000000, "interval length %r" % r)
+    # --json: one JSON document, the intervals one of its members
+    p = run([PARATRACE, "report", "--interval-us", "10000", "--json", d])
+    try:
+        js = json.loads(p.stdout)
+    except ValueError as e:
+        expect(False, "report --json --interval-us is no JSON (%s): %r" % (e, p.stdout[:200]))
+        return
+    ivs = js.get("intervals", [])
+    expect([[str(x[k]) for k in ("interval", "start_ns", "end_ns", "threads", "events", "calls",
+                                 "lock_acquisitions", "wait_ns")] for x in ivs] == rows,
+           "--json intervals %r, the CSV's %r" % (ivs, rows))
 
 
 def case_many():

@@ -83,6 +83,13 @@ def main():
                nap["incl_ns"])
     m = f.get("main")
     expect(m is not None and m["incl_ns"] >= 70000000, "main, still open: %s" % m)
+    # the waits the kill cut short last until the process's last record
+    # (sleeper's, 150 ms into nap; main joins from about 70 ms): main's join,
+    # blocked's lock request
+    joins = sorted(t["wait_join_ns"] for t in th)
+    locks = sorted(t["wait_lock_ns"] for t in th)
+    expect(joins[-1] >= 20000000, "the open join counts %d ns, want >= 20 ms" % joins[-1])
+    expect(locks[-1] >= 20000000, "the open lock wait counts %d ns, want >= 20 ms" % locks[-1])
 
     r = subprocess.run([a.paratrace, "report", tdir], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)

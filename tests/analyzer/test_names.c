@@ -32,13 +32,26 @@ static void test_parameters(void)
 	expect("db::(anonymous namespace)::ShardedCache::Lookup(db::Slice const&, unsigned int)",
 	       60, "db::(anonymous namespace)::ShardedCache::Lookup(..)");
 	expect("db::Compare::operator()(db::Key const&, db::Key const&) const", 30,
-	       "db::Compare::operator()(..)");
+	       "..operator()(..) const");
 	expect("db::Key::operator<(db::Key const&)", 30, "db::Key::operator<(..)");
 	expect("db::Key::operator<<(db::Slice const&)", 30, "db::Key::operator<<(..)");
-	expect("X::operator->() const", 12, "..ator->(..)");
+	expect("X::operator->() const", 12, "..->() const");
 	/* "()" stays "()": "(..)" would be longer */
 	expect("db::Key::operator unsigned int()", 30, "..Key::operator unsigned int()");
 	expect("f(int) [clone .cold]", 8, "f(..)");
+}
+
+static void test_overloads(void)
+{
+	/* the const and non-const overloads of a method never print the same:
+	 * the qualifiers stay after "(..)" */
+	expect("linalg::detail::Matrix<double>::row(unsigned long) const", 30,
+	       "..Matrix<..>::row(..) const");
+	expect("linalg::detail::Matrix<double>::row(unsigned long)", 30,
+	       "..detail::Matrix<..>::row(..)");
+	expect("Buffer::data(unsigned long) const &&", 26, "Buffer::data(..) const &&");
+	expect("Buffer::data(unsigned long) &", 20, "Buffer::data(..) &");
+	expect("Queue::pop(int) noexcept", 20, "..pop(..) noexcept");
 }
 
 static void test_templates_and_lambdas(void)
@@ -91,6 +104,7 @@ int main(void)
 	CU_pSuite s = CU_add_suite("names", NULL, NULL);
 	CU_add_test(s, "names that fit", test_fits_already);
 	CU_add_test(s, "parameter lists", test_parameters);
+	CU_add_test(s, "overloads", test_overloads);
 	CU_add_test(s, "templates, operators, lambdas", test_templates_and_lambdas);
 	CU_add_test(s, "scopes, then the start", test_scopes_then_start);
 	CU_add_test(s, "names that are not C++", test_not_cxx);

@@ -114,8 +114,12 @@ int main(int argc, char **argv)
 					}
 				}
 				if (ev.kind == PT_REC_THREAD_NAME) {
-					const char *s = pt_event_string(&ev, 0);
-					printf("threadname %s %s\n", rel, s ? s : "?");
+					uint32_t tid;
+					const char *s = pt_event_thread_name(&ev, &tid);
+					if (tid)
+						printf("threadname %s %s tid=%u\n", rel, s, tid);
+					else
+						printf("threadname %s %s\n", rel, s ? s : "?");
 				}
 				if (seq && ev.kind == PT_REC_USER_EVENT) {
 					const pt_rec_user_event *u =

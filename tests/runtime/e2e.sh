@@ -47,7 +47,11 @@ threads8)
 	no_line 'complete=0'
 	no_line 'monotonic=0'
 	one_clock || fail "files disagree on run id or clock"
-	[ "$(grep -c '^threadname .* worker-' "$work/check")" = 8 ] || fail "thread names missing"
+	# in each thread's log, and in the process log with the thread's tid
+	[ "$(grep -cE '^threadname [^ ]*/t[0-9]+\.ptl worker-[0-9]+$' "$work/check")" = 8 ] ||
+		fail "thread names missing"
+	[ "$(grep -cE '^threadname [^ ]*/process\.ptl worker-[0-9]+ tid=[0-9]+$' "$work/check")" = 8 ] ||
+		fail "thread names missing in the process log"
 	;;
 exit_threads)
 	run "$work/tr" "$BIN/pt_exit_threads"

@@ -132,9 +132,6 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 		const pv_role *r = &pv->roles[i];
 		pt_buf_u64(b, i);
 		pt_buf_str(b, r->name);
-		pt_buf_u64(b, r->creator);
-		pt_buf_u64(b, r->routine);
-		pt_buf_u64(b, (uint64_t)r->main);
 		put_run(b, &pv->runs[2 * i]);
 		put_run(b, &pv->runs[2 * i + 1]);
 	}
@@ -209,9 +206,6 @@ static int unpack(pv_tool *pv, pt_rbuf *r, size_t proc)
 			return -1;
 		pv_role *role = &pv->roles[i];
 		role->name = pt_rbuf_str(r);
-		role->creator = (uint32_t)pt_rbuf_u64(r);
-		role->routine = pt_rbuf_u64(r);
-		role->main = (int)pt_rbuf_u64(r);
 		pv->foreign[2 * i] = pv->foreign[2 * i + 1] = 1;
 		if (get_run(r, &pv->runs[2 * i], pool) || get_run(r, &pv->runs[2 * i + 1], pool))
 			return -1;

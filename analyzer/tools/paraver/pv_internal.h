@@ -108,12 +108,10 @@ int pv_found_move(pv_found *dst, pv_found *src);
 int pv_found_user_name(pv_found *f, const pt_event *ev);
 void pv_found_free(pv_found *f);
 
-/* What the .row says of a thread. */
+/* What the thread's log says of it for the .row (the rest of its label
+ * is the framework's: row_label.h). */
 typedef struct pv_role {
-	char *name;       /* THREAD_NAME */
-	uint32_t creator; /* tid, 0 unknown */
-	uint64_t routine;
-	int main;
+	char *name; /* THREAD_NAME of its own log */
 } pv_role;
 
 typedef struct pv_tool {

@@ -2,6 +2,7 @@
 /* NAME.pcf (what types, values and states mean) and NAME.row (what each
  * row is), as Paraver's parsers read them (docs/ANALYZER.md). */
 #define _GNU_SOURCE
+#include "pt_framework.h"
 #include "pt_fw_mpi.h"
 #include "pt_text.h"
 #include "pv_internal.h"
@@ -183,7 +184,7 @@ static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 }
 
 /* 61000000 (pthread calls) and 61000010 (the objects they are about). */
-static void pcf_sync(pv_found *found, FILE *f)
+static void pcf_sync(const pv_tool *pv, pv_found *found, FILE *f)
 {
 	/* the futex values only in traces that have futexes */
 	int futex = 0;
@@ -199,13 +200,18 @@ static void pcf_sync(pv_found *found, FILE *f)
 	pt_qsort(found->locks.v, found->locks.n, sizeof *found->locks.v, cmp_lock);
 	for (size_t i = 0; i < found->locks.n; i++) {
 		const pv_lock_obj *l = &found->locks.v[i];
-		if (i && found->locks.v[i - 1].id ==
-		             l->id) /* 31-bit id collision: one label, both named */
-			fprintf(f, "%-6u (same id as above) %s 0x%llx (pid %u)\n", l->id,
-			        lock_kind(l->what), (unsigned long long)l->addr, l->pid);
-		else
-			fprintf(f, "%-6u %s 0x%llx (pid %u)\n", l->id, lock_kind(l->what),
-			        (unsigned long long)l->addr, l->pid);
+		/* 31-bit id collision: one label, both named */
+		int again = i && found->locks.v[i - 1].id == l->id;
+		char sym[256], where[64];
+		snprintf(where, sizeof where, "0x%llx", (unsigned long long)l->addr);
+		fprintf(f, "%-6u %s%s ", l->id, again ? "(same id as above) " : "",
+		        lock_kind(l->what));
+		/* "mutex result_mu (0x601040, pid 7)" where a symbol names it */
+		if (pt_fw_object_name(pv->ctx, l->pid, l->addr, sym, sizeof sym) == 0) {
+			pt_label_put(f, sym);
+			fprintf(f, " (%s, pid %u)\n", where, l->pid);
+		} else
+			fprintf(f, "%s (pid %u)\n", where, l->pid);
 	}
 }
 
@@ -306,7 +312,7 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 		        "the last line of the call around them)\n0    %u    Time waited in "
 		        "synchronization calls left out (ns)\n",
 		        PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
-	pcf_sync(&pv->found, f);
+	pcf_sync(pv, &pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (pv_ext(i)->write_pcf)
@@ -327,7 +333,7 @@ static void row_label(pv_tool *pv, size_t i, char *buf, size_t len)
 		return;
 	}
 	const pv_role *r = &pv->roles[i];
-	pt_thread_row_label(ctx, s, r->name, r->main, r->routine, r->creator, buf, len);
+	pt_thread_row_label(ctx, s, r->name, buf, len);
 }
 
 int pv_write_row(pv_tool *pv, const char *path)

@@ -276,9 +276,6 @@ static void thread_record(pv_shard *s, const pt_event *ev)
 		const pt_rec_thread_start *ts = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
 		if (!ts)
 			break;
-		c->role.creator = ts->creator_tid;
-		c->role.routine = ts->start_routine;
-		c->role.main = !!(ts->flags & PT_THREAD_MAIN);
 		if (ts->create_seq)
 			note_link(s, PT_REC_THREAD_START, ts->create_seq, t);
 		break;
@@ -290,7 +287,8 @@ static void thread_record(pv_shard *s, const pt_event *ev)
 		break;
 	}
 	case PT_REC_THREAD_NAME: {
-		char *n = dup_str(ev, 0);
+		uint32_t tid;
+		char *n = pt_event_thread_name(ev, &tid) && !tid ? dup_str(ev, 0) : NULL;
 		if (n) {
 			free(c->role.name);
 			c->role.name = n;

@@ -75,11 +75,7 @@ typedef struct pl_shard {
 	size_t ngexcl;
 	pt_waits waits;
 	void *fam[PT_MAX_FAMILIES]; /* device rows: the families' states */
-	/* for the row's label */
-	char *name;
-	int main;
-	uint32_t creator;
-	uint64_t routine;
+	char *name;                 /* THREAD_NAME of its own log, for its label */
 	pt_nest_shard inner;
 	int oom;
 	char err[128];
@@ -249,18 +245,10 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 {
 	uint64_t t = ev->time_ns;
 	switch (ev->kind) {
-	case PT_REC_THREAD_START: {
-		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
-		if (x) {
-			s->creator = x->creator_tid;
-			s->routine = x->start_routine;
-			s->main = !!(x->flags & PT_THREAD_MAIN);
-		}
-		break;
-	}
 	case PT_REC_THREAD_NAME: {
-		const char *n = pt_event_string(ev, 0);
-		if (n) {
+		uint32_t tid;
+		const char *n = pt_event_thread_name(ev, &tid);
+		if (n && !tid) {
 			free(s->name);
 			s->name = strdup(n);
 		}
@@ -474,8 +462,7 @@ static int shard_merge(pl_tool *pl, pl_shard *s)
 	pl_row *r = &pl->m.rows[in->index];
 	char label[512];
 	if (in->kind != PT_FILE_GPU)
-		pt_thread_row_label(pl->m.ctx, in, s->name, s->main, s->routine, s->creator, label,
-		                    sizeof label);
+		pt_thread_row_label(pl->m.ctx, in, s->name, label, sizeof label);
 	else
 		device_label(pl, s, label, sizeof label);
 	r->label = strdup(label);

@@ -52,7 +52,8 @@
 		},
 		locks: {
 			rows: data.locks,
-			cols: [["kind", "kind", "s"], ["address", "object", "s"], ["pid", "pid", "n"],
+			cols: [["kind", "kind", "s"], ["object", "object", "s"], ["address", "address", "s"],
+				["pid", "pid", "n"],
 				["acquisitions", "acquired", "n"],
 				["contended", "contended", "n", "requests that had to wait"],
 				["failed", "failed", "n"], ["wait_ns", "wait", "d"], ["wait_max_ns", "max wait", "d"],

@@ -266,6 +266,8 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			pf->short_form = 1;
 			pf->top = 10;
 		}
+		if (strstr(options, "wide"))
+			pf->wide = 1;
 		const char *t = strstr(options, "top=");
 		if (t)
 			pf->top = (unsigned)strtoul(t + 4, NULL, 10);
@@ -329,15 +331,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 			s->oom = 1;
 	}
 	switch (ev->kind) {
-	case PT_REC_THREAD_START: {
-		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
-		if (x && (x->flags & PT_THREAD_MAIN))
-			s->ts.main = 1;
-		break;
-	}
 	case PT_REC_THREAD_NAME: {
-		const char *n = pt_event_string(ev, 0);
-		if (n) {
+		uint32_t tid;
+		const char *n = pt_event_thread_name(ev, &tid);
+		if (n && !tid) {
 			free(s->ts.name);
 			s->ts.name = strdup(n);
 		}
@@ -406,9 +403,15 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	/* frames still open end at the last record (exit, killed) */
 	pt_callstack_end(&s->calls, last_ns, &pf_calls, s);
 	pt_wait w;
+	const pt_process_info *proc = &pf->ctx->processes[s->info->process];
+	s->ts.unclosed = !complete && !proc->exited;
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
-		if (pt_waits_close(&s->waits, k, last_ns, &w))
-			s->ts.wait[k] += w.end - w.begin;
+		if (pt_waits_close(&s->waits, k, last_ns, &w)) {
+			if (s->ts.unclosed)
+				s->ts.open_since[k] = w.begin ? w.begin : 1;
+			else
+				s->ts.wait[k] += w.end - w.begin;
+		}
 	s->ts.last = last_ns;
 	int rc = 0;
 	if (pt_nest_shard_exit(&pf->inner, &s->inner, last_ns, complete))
@@ -510,8 +513,37 @@ static int pf_process_event(void *tool, size_t process, const pt_event *ev)
 	return pt_nest_process_event(&pf->inner, process, ev);
 }
 
+/* The threads of a process that never recorded its end (killed, or still
+ * running) were alive until its last record, whichever log holds it: a
+ * thread's log that ends without its CLOSE ends there, and so do the
+ * waits open in it (a join, a lock request the kill cut short). */
+static void end_unclosed(pf_tool *pf)
+{
+	const pt_trace_ctx *ctx = pf->ctx;
+	for (size_t p = 0; p < ctx->nprocesses; p++) {
+		const pt_process_info *pi = &ctx->processes[p];
+		uint64_t end = 0;
+		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++)
+			if (ctx->shards[i].process == p && pf->t[i].last > end)
+				end = pf->t[i].last;
+		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++) {
+			pf_thread *t = &pf->t[i];
+			if (ctx->shards[i].process != p || ctx->shards[i].kind != PT_FILE_THREAD ||
+			    !t->unclosed || t->last > end)
+				continue;
+			for (int k = 0; k < PF_W_N; k++)
+				if (t->open_since[k])
+					t->wait[k] +=
+					    end > t->open_since[k] ? end - t->open_since[k] : 0;
+			if (t->last >= t->first)
+				t->last = end;
+		}
+	}
+}
+
 static int pf_finish(void *tool, char *err, size_t errlen)
 {
+	end_unclosed(tool);
 	return pt_nest_finish(&((pf_tool *)tool)->inner, err, errlen);
 }
 

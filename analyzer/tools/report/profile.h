@@ -47,6 +47,7 @@ typedef struct pf_tool {
 	const pt_trace_ctx *ctx;
 	int format; /* 0 text, 1 csv, 2 json */
 	int short_form;
+	int wide; /* names whole, whatever the terminal's width */
 	unsigned top;
 	pthread_mutex_t lock;
 	pf_func *f;

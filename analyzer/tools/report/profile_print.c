@@ -3,9 +3,11 @@
  * (docs/ANALYZER.md, "The profile"). */
 #define _GNU_SOURCE
 #include "profile.h"
+#include "pt_framework.h"
 #include "pt_fw_util.h"
 #include "pt_names.h"
 #include "pt_text.h"
+#include "row_label.h"
 #include "tools.h"
 
 #include <stdlib.h>
@@ -73,6 +75,15 @@ static const char *func_name(const pf_tool *pf, uint32_t id)
 	return fi ? fi->name : "-";
 }
 
+/* A lock as the outputs name it: its symbol ("result_mu", "q+0x28"), else
+ * its address. */
+static const char *lock_object(const pf_tool *pf, const pf_lock *l, char *buf, size_t n)
+{
+	if (pt_fw_object_name(pf->ctx, l->pid, l->addr, buf, n))
+		snprintf(buf, n, "0x%llx", (unsigned long long)l->addr);
+	return buf;
+}
+
 static uint32_t top_caller(const pf_lock *l)
 {
 	uint32_t id = 0;
@@ -88,13 +99,10 @@ static uint32_t top_caller(const pf_lock *l)
 static void thread_label(const pf_tool *pf, const pf_thread *t, char *buf, size_t n)
 {
 	const pt_shard_info *s = &pf->ctx->shards[t->shard];
-	const pt_process_info *p = &pf->ctx->processes[s->process];
 	if (s->kind == PT_FILE_GPU)
-		snprintf(buf, n, "%s %u gpu%llu", p->program, s->pid,
-		         (unsigned long long)s->gpu_stream);
+		pt_device_row_label(pf->ctx, s, buf, n);
 	else
-		snprintf(buf, n, "%s %u/%u%s%s", p->program, s->pid, s->tid,
-		         t->name ? " " : (t->main ? " main" : ""), t->name ? t->name : "");
+		pt_thread_row_label(pf->ctx, s, t->name, buf, n);
 }
 
 /* What every format prints from: totals and the order of the rows. */
@@ -151,7 +159,7 @@ static void thread_times(const pf_thread *t, uint64_t *life, uint64_t *wait)
 static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 {
 	const pt_trace_ctx *ctx = pf->ctx;
-	char name[512];
+	char name[512], obj[256];
 	fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [",
 	        (unsigned long long)v->total);
 	for (size_t i = 0; i < v->nids; i++) {
@@ -184,6 +192,8 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)l->failed, (unsigned long long)l->wait,
 		        (unsigned long long)l->wait_max);
 		pt_json_str(o, func_name(pf, top_caller(l)));
+		fputs(", \"object\": ", o);
+		pt_json_str(o, lock_object(pf, l, obj, sizeof obj));
 		fputc('}', o);
 	}
 	fputs("\n ],\n \"threads\": [", o);
@@ -210,6 +220,8 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 	for (size_t i = 0; i < pf->nfam; i++)
 		if (pf_fam(i) && pf_fam(i)->print_json)
 			pf_fam(i)->print_json(pf->fam[i], o);
+	if (pt_interval_json())
+		fprintf(o, ",\n \"intervals\": %s", pt_interval_json());
 	for (size_t i = 0; i < pf->inner.n; i++)
 		if (pf->inner.tool[i]->print_results &&
 		    pf->inner.tool[i]->print_results(pf->inner.state[i], o))
@@ -222,7 +234,7 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 {
 	const pt_trace_ctx *ctx = pf->ctx;
-	char name[512];
+	char name[512], obj[256];
 	fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
 	      "excl_max_ns,share,cut_calls\n",
 	      o);
@@ -241,7 +253,7 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)x->cut);
 	}
 	fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_"
-	      "waiter\n",
+	      "waiter,object\n",
 	      o);
 	for (size_t i = 0; i < pf->nl; i++) {
 		const pf_lock *l = &pf->l[i];
@@ -250,6 +262,8 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		        (unsigned long long)l->contended, (unsigned long long)l->failed,
 		        (unsigned long long)l->wait, (unsigned long long)l->wait_max);
 		pt_csv_str(o, func_name(pf, top_caller(l)));
+		fputc(',', o);
+		pt_csv_str(o, lock_object(pf, l, obj, sizeof obj));
 		fputc('\n', o);
 	}
 	fputs("\ntable,pid,tid,name,start_ns,lifetime_ns,running_ns,wait_lock_ns,wait_cond_ns,"
@@ -293,6 +307,25 @@ static void text_summary(const pf_view *v, FILE *o)
 	    100.0 * (double)v->wait_kind[PF_W_BARRIER] / tot);
 }
 
+/* --wide: the name column as wide as the widest name shown (functions,
+ * threads), so that no name is shortened. */
+static unsigned wide_column(const pf_tool *pf, const pf_view *v)
+{
+	char buf[1024];
+	size_t nw = 12;
+	for (size_t i = 0; i < v->nf_show; i++) {
+		size_t n = pt_name_fit(buf, sizeof buf, func_name(pf, v->ids[i]), sizeof buf - 1);
+		nw = n > nw ? n : nw;
+	}
+	for (size_t i = 0; i < pf->ctx->nshards; i++) {
+		char label[512];
+		thread_label(pf, &pf->t[i], label, sizeof label);
+		size_t n = pt_text_fit(buf, sizeof buf, label, sizeof buf - 1, 1);
+		nw = n > nw ? n : nw;
+	}
+	return (unsigned)nw;
+}
+
 static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], name[512];
@@ -329,7 +362,7 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 
 static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 {
-	char a[32], b[32], c[32], g[32], name[512];
+	char a[32], b[32], c[32], g[64], name[512], obj[256];
 	if (!pf->nl)
 		return;
 	fprintf(o, "\nLocks by wait time (%zu of %zu)\n", v->nl_show, pf->nl);
@@ -341,7 +374,7 @@ static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		pt_fmt_dur(a, sizeof a, l->wait);
 		pt_fmt_dur(b, sizeof b, l->acq ? l->wait / l->acq : 0);
 		pt_fmt_dur(c, sizeof c, l->wait_max);
-		snprintf(g, sizeof g, "0x%llx", (unsigned long long)l->addr);
+		pt_name_fit(g, sizeof g, lock_object(pf, l, obj, sizeof obj), 18);
 		pt_name_fit(name, sizeof name, func_name(pf, top_caller(l)), lw);
 		fprintf(o, "%-10s %-18s %8llu %8llu %8s %8s %8s  %s\n", what_name(l->what), g,
 		        (unsigned long long)l->acq, (unsigned long long)l->contended, a, b, c,
@@ -393,6 +426,8 @@ int pf_print(void *tool, FILE *o)
 		unsigned nw = width > 70 + 12 ? width - 70 : 12;
 		if (nw > 60)
 			nw = 60;
+		if (pf->wide)
+			nw = wide_column(pf, &v);
 		text_summary(&v, o);
 		text_functions(pf, &v, nw, o);
 		text_locks(pf, &v, nw, o);

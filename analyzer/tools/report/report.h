@@ -33,9 +33,13 @@ typedef struct pf_thread {
 	size_t shard;
 	uint64_t first, last;
 	uint64_t wait[PF_W_N];
+	/* A log that ends without its CLOSE (the program killed, or still
+	 * running): the begin of each wait open at its end (0: none), which
+	 * ends where its process's last record is (pf_finish). */
+	uint64_t open_since[PF_W_N];
+	int unclosed;
 	uint64_t events;
-	char *name; /* THREAD_NAME */
-	int main;
+	char *name; /* THREAD_NAME of its own log (row_label.h) */
 } pf_thread;
 
 /* Where a section appears (pf_section.in). */

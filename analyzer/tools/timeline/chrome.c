@@ -103,7 +103,7 @@ static void js_counter(tl_out *o, uint64_t t, unsigned index, const char *cat,
 {
 	(void)index;
 	char name[256];
-	tl_thread_name(o->info, name, sizeof name);
+	tl_thread_name(o->ctx, o->info, name, sizeof name);
 	head(o, "C", t);
 	fprintf(o->f, ",\"cat\":\"%s\",\"name\":", cat);
 	size_t len = strlen(name);
@@ -142,7 +142,7 @@ static int js_header(FILE *o, const pt_trace_ctx *ctx)
 		const pt_shard_info *s = &ctx->shards[i];
 		if (!pt_select_shard(sel, s))
 			continue;
-		tl_thread_name(s, name, sizeof name);
+		tl_thread_name(ctx, s, name, sizeof name);
 		fprintf(o, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":",
 			s->pid, json_tid(s));
 		pt_json_str(o, name);

@@ -210,7 +210,7 @@ static void *pf_shard_init(tl_out *o)
 	/* The sequence's first packet: clears its interned state and describes
 	 * its track. */
 	char name[256];
-	tl_thread_name(in, name, sizeof name);
+	tl_thread_name(o->ctx, in, name, sizeof name);
 	pbuf *td = &s->aux, *th = &s->aux2, *p = &s->pkt;
 	td->len = th->len = p->len = 0;
 	pb_uint(td, TD_UUID, s->track);
@@ -393,7 +393,7 @@ static void pf_counter(tl_out *o, uint64_t t, unsigned index, const char *cat,
 	uint64_t uuid = counter_track(o->ctx, o->info->index, index);
 	if (!s->counters_described[index]) {
 		char name[300];
-		tl_thread_name(o->info, name, sizeof name);
+		tl_thread_name(o->ctx, o->info, name, sizeof name);
 		size_t len = strlen(name);
 		snprintf(name + len, sizeof name - len, ": %s", counter);
 		pbuf *td = &s->aux, *p = &s->pkt, empty = {0};

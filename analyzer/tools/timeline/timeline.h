@@ -26,6 +26,7 @@
 #include "pt_func_lookup.h"
 #include "pt_select.h"
 #include "pt_thin.h"
+#include "row_label.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -190,13 +191,14 @@ static inline const char *tl_func_name(const pt_trace_ctx *ctx, uint32_t id)
 	return fi ? fi->name : "?";
 }
 
-/* "main 4711" / "thread 4712" / "GPU stream 7". */
-static inline void tl_thread_name(const pt_shard_info *s, char *buf, size_t len)
+/* A thread's label, as every output has it (row_label.h), or "GPU stream 7". */
+static inline void tl_thread_name(const pt_trace_ctx *ctx, const pt_shard_info *s, char *buf,
+                                  size_t len)
 {
 	if (s->kind == PT_FILE_GPU)
 		snprintf(buf, len, "GPU stream %llu", (unsigned long long)s->gpu_stream);
 	else
-		snprintf(buf, len, "%s%u", s->tid == s->pid ? "main " : "thread ", s->tid);
+		pt_thread_row_label(ctx, s, NULL, buf, len);
 }
 
 /* "program (pid 4711)", an MPI rank "program rank 3 (pid 4711)". */

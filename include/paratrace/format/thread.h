@@ -14,7 +14,7 @@
 	/* Threads (thread logs) */ \
 	X(THREAD_START, 6, pt_rec_thread_start, sizeof(pt_rec_thread_start), 0, "thread", "–", "") \
 	X(THREAD_END, 7, pt_rec_thread_end, sizeof(pt_rec_thread_end), 0, "thread", "–", "") \
-	X(THREAD_NAME, 8, void, 0, 0, "thread", "–", "string") \
+	X(THREAD_NAME, 8, void, 0, 0, "thread, process", "0, or 1: a tid follows", "string [tid]") \
 	X(THREAD_CREATE, 9, pt_rec_thread_create, sizeof(pt_rec_thread_create), 0, \
 	  "creator's thread", "–", "") \
 	X(THREAD_JOIN_BEGIN, 10, pt_rec_thread_join, sizeof(pt_rec_thread_join), 0, "thread", "–", \
@@ -22,7 +22,15 @@
 	X(THREAD_JOIN_END, 11, pt_rec_thread_join, sizeof(pt_rec_thread_join), 0, "thread", "–", \
 	  "")
 
-#define PT_FIELDS_THREAD_NAME(T, F, A, S, C) S(0, PLAIN)
+/* THREAD_NAME: the name, NUL-terminated. In a thread log with arg 0 it
+ * names the thread that wrote it (PT_THREAD_NAME). With arg
+ * PT_THREAD_NAME_TID (in the process log: pthread_setname_np, prctl
+ * PR_SET_NAME, and the name a thread carries when it ends) it names the
+ * thread whose tid, a uint32_t, follows the string's NUL at the next
+ * multiple of 4 of the payload: the analyzer knows the names of all
+ * threads from the process logs, before it reads a thread's log. */
+#define PT_THREAD_NAME_TID 1
+#define PT_FIELDS_THREAD_NAME(T, F, A, S, C) S(0, PLAIN) C(thread_name_tid, "[tid=]")
 
 typedef struct pt_rec_thread_start {
 	uint64_t create_seq;    /* matches the creator's THREAD_CREATE; 0 = unknown creator */

@@ -8,7 +8,8 @@ Each case is a small trace described in cases/CASE.trace (the script format
 of bench/analyzer/ptgen.c). ptgen writes its logs, then the outputs of
 `paratrace dump`, `paratrace report` and `paratrace analyze` (.prv, .pcf,
 .row) are compared with expected/CASE/. Without CASE, every case runs. A
-line "# analyze: OPTIONS" in a case gives its analyze those options.
+line "# analyze: OPTIONS" in a case gives its analyze those options, and
+"# report: OPTIONS" its report.
 
 Expected files are text in the style of DynamoRIO drcachesim's .templatex
 files: literal, except that `{{REGEX}}` in a line matches REGEX (Python
@@ -64,15 +65,18 @@ def outputs(a, case):
     got = {}
     rc, out, err = run([a.paratrace, "dump", trace], env)
     got["dump.txt"] = out + (err and "--- stderr\n" + err) + "--- status %d\n" % rc
-    rc, out, err = run([a.paratrace, "report", "-j1", trace], env)
-    got["report.txt"] = out + (err and "--- stderr\n" + err) + "--- status %d\n" % rc
-    base = os.path.join(work, "trace")
-    # a "# analyze: OPTIONS" line in the case: options of this case's analyze
-    opts = []
+    # "# analyze: OPTIONS" and "# report: OPTIONS" lines in the case: the
+    # options of this case's analyze and report
+    opts, ropts = [], []
     with open(os.path.join(HERE, "cases", case + ".trace")) as f:
         for line in f:
             if line.startswith("# analyze:"):
                 opts = line.split(":", 1)[1].split()
+            if line.startswith("# report:"):
+                ropts = line.split(":", 1)[1].split()
+    rc, out, err = run([a.paratrace, "report", "-j1"] + ropts + [trace], env)
+    got["report.txt"] = out + (err and "--- stderr\n" + err) + "--- status %d\n" % rc
+    base = os.path.join(work, "trace")
     rc, out, err = run([a.paratrace, "analyze", "-q", "-j1", "-o", base] + opts + [trace], env)
     if rc:
         sys.exit("golden %s: analyze failed (%d): %s" % (case, rc, err))

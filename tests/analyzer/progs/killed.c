@@ -5,7 +5,9 @@
  *               returns: open join)
  *   blocked     asks for `held` (never granted: open lock wait)
  *   sleeper     enters nap(), takes and drops `other` after 50 ms (a record
- *               inside nap), then sleeps until killed (nap stays open)
+ *               inside nap) and again 100 ms later (while main joins: the
+ *               process's last record), then sleeps until killed (nap
+ *               stays open)
  *   done        returns at once: its log is closed
  * "ready" on stdout once every wait has begun. */
 #include <pthread.h>
@@ -22,6 +24,9 @@ __attribute__((noinline)) void nap(void)
 	pthread_mutex_lock(&other);
 	pthread_mutex_unlock(&other);
 	napping = 1;
+	usleep(100000);
+	pthread_mutex_lock(&other);
+	pthread_mutex_unlock(&other);
 	for (;;)
 		pause();
 }

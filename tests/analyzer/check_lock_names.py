@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Locks named by symbol: progs/lock_names.c locks a global mutex
+(result_mu), one at offset 0x28 of a global struct (q+0x28) and one on the
+heap. The report (text, CSV, JSON) and the .pcf name the first two by
+symbol and show the heap one's address.
+
+usage: check_lock_names.py --prog BIN --runtime LIBTRACE --paratrace CLI --work DIR
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+fails = []
+
+
+def fail(msg):
+    fails.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
+def run(a, args):
+    p = subprocess.run([a.paratrace] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=120)
+    if p.returncode != 0:
+        fail("paratrace %s: exit %d: %s" % (" ".join(args[:2]), p.returncode, p.stderr[-400:]))
+    return p.stdout.decode()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for o in ("--prog", "--runtime", "--paratrace", "--work"):
+        ap.add_argument(o, required=True)
+    a = ap.parse_args()
+    work = os.path.abspath(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    trace = os.path.join(work, "trace")
+    env = dict(os.environ, PARATRACE_DIR=trace, LD_PRELOAD=a.runtime)
+    p = subprocess.run([a.prog], env=env, stdout=subprocess.PIPE, timeout=60)
+    if p.returncode != 0:
+        sys.exit("check_lock_names: the program exited %d" % p.returncode)
+    heap = "0x%x" % int(p.stdout.split()[0], 16)
+    want = ["result_mu", "q+0x28", heap]
+
+    d = json.loads(run(a, ["report", "--json", trace]))
+    objs = sorted(l.get("object", "") for l in d["locks"])
+    if objs != sorted(want):
+        fail("report --json: objects %r, not %r" % (objs, sorted(want)))
+    rows = [r for r in csv.reader(io.StringIO(run(a, ["report", "--csv", trace])))
+            if r and r[0] == "lock"]
+    if sorted(r[-1] for r in rows) != sorted(want):
+        fail("report --csv: objects %r" % [r[-1] for r in rows])
+    text = run(a, ["report", trace])
+    for w in want:
+        if not re.search(r"^mutex\s+%s\s" % re.escape(w), text, re.M):
+            fail("report: no mutex row for %s:\n%s" % (w, text))
+    base = os.path.join(work, "a")
+    run(a, ["analyze", trace, "-o", base])
+    pcf = open(base + ".pcf").read()
+    for w in ("result_mu", "q+0x28"):
+        if not re.search(r"^\d+\s+mutex %s \(0x[0-9a-f]+, pid \d+\)$" % re.escape(w), pcf, re.M):
+            fail(".pcf: no label of %s" % w)
+    if not re.search(r"^\d+\s+mutex %s \(pid \d+\)$" % heap, pcf, re.M):
+        fail(".pcf: the heap lock is not %s" % heap)
+    if fails:
+        sys.exit("check_lock_names: %d failures (outputs in %s)" % (len(fails), work))
+    print("ok: locks named by symbol, the heap one by address")
+
+
+if __name__ == "__main__":
+    main()
