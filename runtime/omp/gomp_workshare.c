@@ -47,6 +47,18 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 	return got;
 }
 
+/* Both kinds of loop (schedule given or read at run time) take their next
+ * chunk the same way. */
+#define LOOP_NEXT(name)                                                                            \
+	PT_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend)                           \
+	{                                                                                          \
+		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
+		int rec = recording(), pass = !rec && libomp_chunks();                             \
+		pt_omp_gomp_loop++;                                                                \
+		bool got = real(istart, iend);                                                     \
+		pt_omp_gomp_loop--;                                                                \
+		return rec || pass ? loop_next(got, istart, iend) : got;                           \
+	}
 #define LOOP(name, sched_)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
 	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
@@ -66,15 +78,7 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 		bool got = real(start, end, incr, chunk_size, istart, iend);                       \
 		return loop_started(got, sched_, start, end, incr, chunk_size, istart, iend);      \
 	}                                                                                          \
-	PT_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend)                           \
-	{                                                                                          \
-		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
-		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop++;                                                                \
-		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop--;                                                                \
-		return rec || pass ? loop_next(got, istart, iend) : got;                           \
-	}
+	LOOP_NEXT(name)
 #define LOOP_RUNTIME(name)                                                                         \
 	PT_REAL_DECL(GOMP_loop_##name##_start);                                                    \
 	PT_REAL_DECL(GOMP_loop_##name##_next);                                                     \
@@ -94,15 +98,7 @@ static bool loop_passed(bool got, long incr, const long *istart, const long *ien
 		bool got = real(start, end, incr, istart, iend);                                   \
 		return loop_started(got, PT_OMP_SCHED_RUNTIME, start, end, incr, 0, istart, iend); \
 	}                                                                                          \
-	PT_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend)                           \
-	{                                                                                          \
-		bool (*real)(long *, long *) = PT_REAL(GOMP_loop_##name##_next);                   \
-		int rec = recording(), pass = !rec && libomp_chunks();                             \
-		pt_omp_gomp_loop++;                                                                \
-		bool got = real(istart, iend);                                                     \
-		pt_omp_gomp_loop--;                                                                \
-		return rec || pass ? loop_next(got, istart, iend) : got;                           \
-	}
+	LOOP_NEXT(name)
 LOOP(static, PT_OMP_SCHED_STATIC)
 LOOP(dynamic, PT_OMP_SCHED_DYNAMIC)
 LOOP(guided, PT_OMP_SCHED_GUIDED)
