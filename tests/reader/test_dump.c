@@ -272,20 +272,30 @@ static void test_dump_follow(void)
 	usleep(500 * 1000);
 	int status;
 	CU_ASSERT_EQUAL(waitpid(pid, &status, WNOHANG), 0); /* still following */
-	/* The writer goes on in place, and a second thread log appears. */
+	/* A second thread log appears, whole, while the first is still open
+	 * (renamed into place so the follower never sees half of it), and only
+	 * then does the first writer go on and close: once every log it knows
+	 * is closed, the follower may end, so the order matters. */
+	ptw w2;
+	t = 200;
+	ptw_begin(&w2, PT_FILE_THREAD, 77, 79, t, 100, 1, 0);
+	ptw_time(&w2, t);
+	ptw_func(&w2, PT_REC_FUNC_ENTER, 6, t += 1);
+	ptw_close(&w2, t += 1);
+	char tmp[300];
+	snprintf(tmp, sizeof tmp, "%s/p77/t79.tmp", fdir);
+	f = fopen(tmp, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(w2.buf, 1, w2.len, f);
+	fclose(f);
+	char p79[300];
+	snprintf(p79, sizeof p79, "%s/p77/t79.ptl", fdir);
+	CU_ASSERT_EQUAL(rename(tmp, p79), 0);
+	ptw_free(&w2);
+	usleep(300 * 1000);
 	int fd = open(p, O_WRONLY);
 	CU_ASSERT(pwrite(fd, w.buf + live, w.len - live, (off_t)live) == (ssize_t)(w.len - live));
 	close(fd);
-	ptw_free(&w);
-	t = 200;
-	ptw_begin(&w, PT_FILE_THREAD, 77, 79, t, 100, 1, 0);
-	ptw_time(&w, t);
-	ptw_func(&w, PT_REC_FUNC_ENTER, 6, t += 1);
-	ptw_close(&w, t += 1);
-	snprintf(p, sizeof p, "%s/p77/t79.ptl", fdir);
-	f = fopen(p, "wb");
-	fwrite(w.buf, 1, w.len, f);
-	fclose(f);
 	ptw_free(&w);
 	int waited = 0;
 	while (waitpid(pid, &status, WNOHANG) == 0 && waited < 100) {
