@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Durations as the tables of every tool print them (tools.h). */
+/* Durations and sizes as the tables of every tool print them (tools.h). */
 #include "tools.h"
 
 #include <stdio.h>
@@ -21,4 +21,18 @@ void pt_fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.2fus", (double)ns / 1e3);
 	else
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+}
+
+const char *pt_fmt_bytes(uint64_t bytes, char *buf, size_t n)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
+	double v = (double)bytes;
+	int u = 0;
+	while (u < 4 && v >= 1000) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, u == 0 ? "%.0f %s" : v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
+	         units[u]);
+	return buf;
 }

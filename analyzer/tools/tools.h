@@ -14,7 +14,9 @@
  * (analyzer/families/pt_family.h, report/report.h). */
 #define PT_BUILTIN_TOOLS(X)                                                                        \
 	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
-	X(profile)  /* report/profile.c: csv|json|short, top=N, wide */                            \
+	X(profile)  /* report/profile.c: csv|json|short, top=N, wide, select */                    \
+	X(calltree) /* report/calltree.c: json, threshold=X, callers=F|callees=F (last) */         \
+	X(cost)     /* report/cost.c: json, top=N, budget, filter=PATH (last) */                   \
 	X(interval) /* interval.c: csv|json */                                                     \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
@@ -41,5 +43,12 @@ const char *pt_interval_json(void);
 
 /* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
+/* A size for a table: "512 B", "3.4 kB", "12.0 MB" (fmt_dur.c). */
+const char *pt_fmt_bytes(uint64_t bytes, char *buf, size_t n);
+
+/* The calls the size budget left out of the last .prv the Paraver writer
+ * wrote in this process (0: none, or no budget applied), from its finish
+ * on: what the cost tool's "budget" option waits for. */
+uint64_t pt_paraver_budget_cut(void);
 
 #endif
