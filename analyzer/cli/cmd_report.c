@@ -30,8 +30,8 @@ void pt_cmd_report_help(FILE *out)
 	      "  --callees FUNC       the call tree below FUNC, wherever it was called\n"
 	      "  --callers FUNC       FUNC's time by the paths of callers that led to it\n"
 	      "                       (FUNC: a name, else a regular expression matching names)\n"
-	      "  --threshold PCT      paths under PCT%% of the time folded into one line\n"
-	      "                       (default 1%%)\n"
+	      "  --threshold PCT      paths under PCT% of the time folded into one line\n"
+	      "                       (default 1%)\n"
 	      "  --cost               the functions that made the most events: their share of\n"
 	      "                       the trace's size and of the time, and a filter file for\n"
 	      "                       the compiler plugin that leaves them out\n",
