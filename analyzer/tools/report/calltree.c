@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The call tree of `paratrace report --tree`, `--callers FUNC` and
  * `--callees FUNC`, from the call-path tree the flame graph is drawn from
- * (plot_flame.h): the plot tool runs inside this one (option "model", no
+ * (plot_flame.h): the plot tool does this tool's pass (option "model", no
  * file), so the tree, its calls and the folding of paths past its node
  * limit are the picture's.
  *
@@ -18,7 +18,6 @@
  * "callers=FUNC" or "callees=FUNC" (FUNC: a name, else a POSIX ERE
  * matching names). */
 #define _GNU_SOURCE
-#include "nest.h"
 #include "plot.h"
 #include "pt_framework.h"
 #include "pt_fw_util.h"
@@ -35,7 +34,7 @@ typedef struct ct_print ct_print;
 struct ct_print {
 	const struct ct_tool *ct;
 	const pf_tree *t;
-	uint32_t *first, *next; /* children by inclusive time: first child, next sibling (+1) */
+	uint32_t *first, *kids; /* children, largest first (pf_tree_children) */
 	uint64_t *excl;
 	uint64_t top; /* the time shares are of */
 	int excl_shown;
@@ -44,7 +43,7 @@ struct ct_print {
 
 typedef struct ct_tool {
 	const pt_trace_ctx *ctx;
-	pt_nest inner; /* the plot tool, its model only */
+	void *plot; /* the plot tool's state (option "model"): its shards are this tool's */
 	int json;
 	int mode; /* CT_TREE, CT_CALLERS, CT_CALLEES */
 	double threshold;
@@ -60,10 +59,11 @@ enum { CT_TREE, CT_CALLERS, CT_CALLEES };
 static void ct_destroy(void *tool)
 {
 	ct_tool *ct = tool;
-	pt_nest_destroy(&ct->inner);
+	if (ct->plot)
+		pt_tool_plot()->destroy(ct->plot);
 	if (ct->p) {
 		free(ct->p->first);
-		free(ct->p->next);
+		free(ct->p->kids);
 		free(ct->p->excl);
 		free(ct->p);
 	}
@@ -97,56 +97,37 @@ static void *ct_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		ct_destroy(ct);
 		return NULL;
 	}
-	if (pt_nest_add(&ct->inner, pt_tool_plot(), ctx, "model", err, errlen)) {
+	if (!(ct->plot = pt_tool_plot()->init(ctx, "model", err, errlen))) {
 		ct_destroy(ct);
 		return NULL;
 	}
 	return ct;
 }
 
+/* Every record goes to the plot tool, whose shard states are this tool's. */
 static int ct_process_event(void *tool, size_t process, const pt_event *ev)
 {
-	return pt_nest_process_event(&((ct_tool *)tool)->inner, process, ev);
+	return pt_tool_plot()->process_event(((ct_tool *)tool)->plot, process, ev);
 }
-
-typedef struct ct_shard {
-	ct_tool *ct;
-	pt_nest_shard inner;
-} ct_shard;
 
 static void *ct_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
 {
-	ct_shard *s = calloc(1, sizeof *s);
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	s->ct = tool;
-	if (pt_nest_shard_init(&s->ct->inner, &s->inner, info, err, errlen)) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return pt_tool_plot()->shard_init(((ct_tool *)tool)->plot, info, err, errlen);
 }
 
 static int ct_shard_event(void *st, const pt_event *ev)
 {
-	ct_shard *s = st;
-	return pt_nest_shard_event(&s->ct->inner, &s->inner, ev);
+	return pt_tool_plot()->shard_event(st, ev);
 }
 
 static const char *ct_shard_error(void *st)
 {
-	ct_shard *s = st;
-	return pt_nest_shard_error(&s->ct->inner, &s->inner);
+	return pt_tool_plot()->shard_error(st);
 }
 
 static int ct_shard_exit(void *st, uint64_t last_ns, int complete)
 {
-	ct_shard *s = st;
-	int rc = pt_nest_shard_exit(&s->ct->inner, &s->inner, last_ns, complete);
-	free(s);
-	return rc;
+	return pt_tool_plot()->shard_exit(st, last_ns, complete);
 }
 
 /* ---- FUNC: the ids it names -------------------------------------------- */
@@ -225,42 +206,19 @@ static int derive(const pf_tree *t, const uint8_t *match, size_t nmatch, int mod
 
 /* ---- printing ------------------------------------------------------------- */
 
-static const pf_tree *sort_tree;
-static int cmp_incl(const void *a, const void *b)
-{
-	const pf_node *x = &sort_tree->n[*(const uint32_t *)a],
-	              *y = &sort_tree->n[*(const uint32_t *)b];
-	if (x->incl != y->incl)
-		return x->incl > y->incl ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
+/* The children lists, and each node's exclusive time. */
 static int children(ct_print *p)
 {
 	const pf_tree *t = p->t;
-	uint32_t *order = malloc(t->nn * sizeof *order);
-	p->first = calloc(t->nn, sizeof *p->first);
-	p->next = calloc(t->nn, sizeof *p->next);
-	p->excl = calloc(t->nn, sizeof *p->excl);
-	if (!order || !p->first || !p->next || !p->excl) {
-		free(order);
+	if (pf_tree_children(t, &p->first, &p->kids) ||
+	    !(p->excl = malloc(t->nn * sizeof *p->excl)))
 		return -1;
-	}
 	for (size_t i = 0; i < t->nn; i++) {
-		order[i] = (uint32_t)i;
-		p->excl[i] = t->n[i].incl;
+		uint64_t below = 0;
+		for (uint32_t k = p->first[i]; k < p->first[i + 1]; k++)
+			below += t->n[p->kids[k]].incl;
+		p->excl[i] = t->n[i].incl > below ? t->n[i].incl - below : 0;
 	}
-	sort_tree = t;
-	pt_qsort(order + 1, t->nn - 1, sizeof *order, cmp_incl);
-	/* linked in reverse, so that each list comes out largest first */
-	for (size_t k = t->nn; k-- > 1;) {
-		uint32_t i = order[k], par = t->n[i].parent;
-		p->next[i] = p->first[par];
-		p->first[par] = i + 1;
-		uint64_t in = t->n[i].incl;
-		p->excl[par] = p->excl[par] > in ? p->excl[par] - in : 0;
-	}
-	free(order);
 	return 0;
 }
 
@@ -300,13 +258,14 @@ static void text_node(const ct_print *p, uint32_t i, unsigned depth)
 	text_line(p, n->incl, p->excl_shown ? b : "-", n->calls, depth,
 	          node_name(p, i, name, sizeof name));
 	uint64_t fincl = 0, fcalls = 0, fn = 0;
-	for (uint32_t c = p->first[i]; c; c = p->next[c - 1]) {
-		if (folded(p, c - 1)) {
-			fincl += p->t->n[c - 1].incl;
-			fcalls += p->t->n[c - 1].calls;
+	for (uint32_t k = p->first[i]; k < p->first[i + 1]; k++) {
+		uint32_t c = p->kids[k];
+		if (folded(p, c)) {
+			fincl += p->t->n[c].incl;
+			fcalls += p->t->n[c].calls;
 			fn++;
 		} else
-			text_node(p, c - 1, depth + 1);
+			text_node(p, c, depth + 1);
 	}
 	if (fn) {
 		snprintf(name, sizeof name, "[%llu more %s under the threshold]",
@@ -328,15 +287,16 @@ static void json_node(const ct_print *p, uint32_t i, unsigned depth)
 	fputs(", \"children\": [", p->o);
 	uint64_t fincl = 0, fcalls = 0, fn = 0;
 	int k = 0;
-	for (uint32_t c = p->first[i]; c; c = p->next[c - 1]) {
-		if (folded(p, c - 1)) {
-			fincl += p->t->n[c - 1].incl;
-			fcalls += p->t->n[c - 1].calls;
+	for (uint32_t j = p->first[i]; j < p->first[i + 1]; j++) {
+		uint32_t c = p->kids[j];
+		if (folded(p, c)) {
+			fincl += p->t->n[c].incl;
+			fcalls += p->t->n[c].calls;
 			fn++;
 			continue;
 		}
 		fprintf(p->o, "%s\n%*s", k++ ? "," : "", 2 * (int)depth + 2, "");
-		json_node(p, c - 1, depth + 1);
+		json_node(p, c, depth + 1);
 	}
 	fputc(']', p->o);
 	if (fn)
@@ -360,9 +320,9 @@ static void print_tree(ct_print *p)
 		fprintf(p->o, "\"total_ns\": %llu, \"threshold\": %g, \"roots\": [",
 		        (unsigned long long)p->top, ct->threshold);
 		int k = 0;
-		for (uint32_t c = p->first[0]; c; c = p->next[c - 1]) {
+		for (uint32_t j = p->first[0]; j < p->first[1]; j++) {
 			fprintf(p->o, "%s\n  ", k++ ? "," : "");
-			json_node(p, c - 1, 1);
+			json_node(p, p->kids[j], 1);
 		}
 		fputs("\n]}\n", p->o);
 		return;
@@ -383,17 +343,17 @@ static void print_tree(ct_print *p)
 		    ct->func, a);
 	fprintf(p->o, "paths under %.1f%% of that folded into one line\n%9s %9s %9s %7s  %s\n",
 	        100.0 * ct->threshold, "incl", "excl", "calls", "%incl", "function");
-	for (uint32_t c = p->first[0]; c; c = p->next[c - 1])
-		if (!folded(p, c - 1))
-			text_node(p, c - 1, 0);
+	for (uint32_t j = p->first[0]; j < p->first[1]; j++)
+		if (!folded(p, p->kids[j]))
+			text_node(p, p->kids[j], 0);
 }
 
 static int ct_finish(void *tool, char *err, size_t errlen)
 {
 	ct_tool *ct = tool;
-	if (pt_nest_finish(&ct->inner, err, errlen))
+	if (pt_tool_plot()->finish(ct->plot, err, errlen))
 		return -1;
-	const pf_tree *t = &pl_tool_model(ct->inner.state[0])->flame;
+	const pf_tree *t = &pl_tool_model(ct->plot)->flame;
 	ct_print *p = calloc(1, sizeof *p);
 	if (!p)
 		goto oom;
@@ -427,8 +387,8 @@ static int ct_finish(void *tool, char *err, size_t errlen)
 	if (ct->mode == CT_TREE)
 		p->top = t->n[0].incl;
 	else
-		for (uint32_t c = p->first[0]; c; c = p->next[c - 1])
-			p->top += p->t->n[c - 1].incl;
+		for (uint32_t j = p->first[0]; j < p->first[1]; j++)
+			p->top += p->t->n[p->kids[j]].incl;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
