@@ -104,14 +104,17 @@ int pt_cmd_analyze(int argc, char **argv)
 				pt_cli_progname);
 		c.nloaded = 0;
 	} else {
-		if (!c.no_profile)
+		/* the profile; with a budget, inside the cost tool, which also says,
+		 * when the budget left calls out, which functions made the events
+		 * and writes a filter file that leaves them out at compile time */
+		if (!c.no_profile && c.budget &&
+		    asprintf(&cost_opts, "budget,filter=%s.filter", c.output) < 0)
+			cost_opts = NULL;
+		if (cost_opts)
+			cli_add_builtin(&c, pt_tool_cost(), cost_opts);
+		else if (!c.no_profile)
 			cli_add_builtin(&c, pt_tool_profile(), "short");
 		pt_report_sections(PF_IN_ANALYZE, cli_add_section, &c);
-		/* when the budget leaves calls out: which functions made the
-		 * events, and a filter file that leaves them out at compile time */
-		if (c.budget && !c.no_profile &&
-		    asprintf(&cost_opts, "budget,filter=%s.filter", c.output) > 0)
-			cli_add_builtin(&c, pt_tool_cost(), cost_opts);
 		if (c.interval_ns)
 			cli_add_builtin(&c, pt_tool_interval(), NULL);
 	}

@@ -11,8 +11,9 @@
  * the records' bytes and its calls took under COST_MAX_MEAN_NS each on
  * average (inclusive): many events, little time measured by them.
  * Options: "json", "top=N" (rows, 0 = all), "budget" (analyze: print
- * only when the .prv's budget left calls out, a short form),
- * "filter=PATH" (last: write the filter file there). */
+ * only when the .prv's budget left calls out, a short form; the profile
+ * inside is analyze's short one, printed first: analyze runs one profile,
+ * not two), "filter=PATH" (last: write the filter file there). */
 #define _GNU_SOURCE
 #include "nest.h"
 #include "profile.h"
@@ -96,7 +97,8 @@ static void *cost_init(const pt_trace_ctx *ctx, const char *options, char *err, 
 		cost_destroy(ct);
 		return NULL;
 	}
-	if (pt_nest_add(&ct->inner, pt_tool_profile(), ctx, "text", err, errlen)) {
+	if (pt_nest_add(&ct->inner, pt_tool_profile(), ctx, ct->budget ? "short" : "text", err,
+	                errlen)) {
 		cost_destroy(ct);
 		return NULL;
 	}
@@ -396,6 +398,8 @@ static void print_text(const cost_tool *ct, FILE *o)
 static int cost_print(void *tool, FILE *o)
 {
 	cost_tool *ct = tool;
+	if (ct->budget && pt_tool_profile()->print_results(ct->inner.state[0], o))
+		return -1;
 	if (ct->budget && (!pt_paraver_budget_cut() || ct->ctx->quiet))
 		return 0;
 	if (ct->json)
