@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Two phases with known durations, for report --from/--to, --tree and diff
- * on a real run (test_views_real.py): setup() runs alone for 20 ms; then
- * ten rounds of step_a() (1 ms), step_b() (FACTOR ms) and step_c() (1 ms).
- * Each step spins until its time has passed, so its duration is the same
- * on a loaded machine (preemption only adds to it).
+ * on a real run (test_views_real.py): setup() runs alone for 5 ms; then
+ * ten rounds of step_a() (0.2 ms), step_b() (FACTOR x 0.5 ms) and step_c()
+ * (0.2 ms). Each step spins until its time has passed, so a loaded machine
+ * only makes it longer (preemption adds to it). The other functions are
+ * short so that, on such a machine, a preemption lands in them seldom.
  *
- * Usage: phases [FACTOR]   (default 1; step_b's work) */
+ * Usage: phases [FACTOR]   (default 1) */
 #include <stdlib.h>
 #include <time.h>
 
@@ -13,7 +14,7 @@
 
 static volatile unsigned long sink;
 
-static void spin_ms(long ms)
+static void spin_us(long us)
 {
 	struct timespec t0, t;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -21,27 +22,27 @@ static void spin_ms(long ms)
 		for (int i = 0; i < 1000; i++)
 			sink += (unsigned long)i;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < ms * 1000000L);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < us * 1000L);
 }
 
 STEP static void setup(void)
 {
-	spin_ms(20);
+	spin_us(5000);
 }
 
 STEP static void step_a(void)
 {
-	spin_ms(1);
+	spin_us(200);
 }
 
 STEP static void step_b(long factor)
 {
-	spin_ms(factor);
+	spin_us(factor * 500);
 }
 
 STEP static void step_c(void)
 {
-	spin_ms(1);
+	spin_us(200);
 }
 
 int main(int argc, char **argv)
