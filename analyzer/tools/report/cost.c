@@ -223,17 +223,20 @@ static const char *name_of(const cost_tool *ct, uint32_t id)
 }
 
 /* A name as a pattern of the filter file: fnmatch's specials escaped,
- * what the file's syntax cannot hold (spaces, '#') matched by '?'. */
-static void put_pattern(FILE *o, const char *name)
+ * what the file's syntax cannot hold (spaces, '#', control characters)
+ * matched by '?'. On a terminal (!raw), a byte past ASCII is a '?' too:
+ * the text policy never prints a name's bytes as they are, and only the
+ * file (-o) needs them. */
+static void put_pattern(FILE *o, const char *name, int raw)
 {
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (*p == '*' || *p == '?' || *p == '[' || *p == ']' || *p == '\\')
 			fputc('\\', o);
-		fputc(*p <= ' ' || *p == '#' || *p == 0x7f ? '?' : *p, o);
+		fputc(*p <= ' ' || *p == '#' || *p == 0x7f || (!raw && *p >= 0x80) ? '?' : *p, o);
 	}
 }
 
-static int write_filter(const cost_tool *ct, FILE *o)
+static int write_filter(const cost_tool *ct, FILE *o, int raw)
 {
 	char a[32], b[32];
 	fprintf(o,
@@ -249,7 +252,7 @@ static int write_filter(const cost_tool *ct, FILE *o)
 	for (size_t i = 0; i < ct->nids; i++)
 		if (ct->filtered[ct->ids[i]]) {
 			fputs("  EXCLUDE ", o);
-			put_pattern(o, name_of(ct, ct->ids[i]));
+			put_pattern(o, name_of(ct, ct->ids[i]), raw);
 			fputc('\n', o);
 		}
 	fputs("SCOREP_REGION_NAMES_END\n", o);
@@ -295,7 +298,7 @@ static int cost_finish(void *tool, char *err, size_t errlen)
 	if (ct->budget && !pt_paraver_budget_cut())
 		return 0;
 	FILE *f = fopen(ct->filter_path, "w");
-	int rc = f ? write_filter(ct, f) : -1;
+	int rc = f ? write_filter(ct, f, 1) : -1;
 	if (f && fclose(f))
 		rc = -1;
 	if (rc)
@@ -391,7 +394,7 @@ static void print_text(const cost_tool *ct, FILE *o)
 		fprintf(o, "The filter file for the compiler plugin: %s\n", ct->filter_path);
 	else {
 		fputs("The filter file for the compiler plugin (-o FILE writes it):\n", o);
-		write_filter(ct, o);
+		write_filter(ct, o, 0);
 	}
 }
 
