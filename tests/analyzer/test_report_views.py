@@ -191,27 +191,35 @@ def case_cost(pt, gen, work):
     expect(f["tiny"]["bytes"] >= 2 * 40 and abs(f["tiny"]["size_share"] -
            f["tiny"]["bytes"] / rep["bytes"]) < 1e-5, "tiny's share %s" % f["tiny"])
     # short calls that make events go; big (50 us) and main stay
-    for name in ("tiny", "ns::f(int, double)", "operator*"):
-        expect(f[name]["filtered"], "%s not in the filter" % name)
+    esc = "esc\x1b[2J\ufffd"  # its 0xff as the JSON policy writes it
+    for name in ("tiny", "ns::f(int, double)", "operator*", esc):
+        expect(f.get(name, {}).get("filtered"), "%s not in the filter" % name)
     expect(not f["big"]["filtered"] and not f["main"]["filtered"], "big/main filtered %s" % f)
-    expect(rep["filter"]["functions"] == 3, "filter %s" % rep["filter"])
+    expect(rep["filter"]["functions"] == 4, "filter %s" % rep["filter"])
+    # on the terminal, the escape and the byte past ASCII are '?'
+    p = subprocess.run([pt, "report", "--cost", c], stdout=subprocess.PIPE)
+    printed = p.stdout.decode("utf-8", "strict")
+    expect("\x1b" not in printed and "  EXCLUDE esc?\\[2J?\n" in printed,
+           "printed filter: %r" % printed)
     path = os.path.join(work, "cost.filter")
     txt = run([pt, "report", "--cost", "-o", path, c]).stdout
     expect("The filter file for the compiler plugin: " + path in txt, txt)
-    rules = [l.split() for l in open(path) if l.strip() and not l.startswith("#")]
+    rules = [l.split() for l in open(path, "rb").read().decode("latin-1").split("\n")
+             if l.strip() and not l.startswith("#")]
     expect(rules[0] == ["SCOREP_REGION_NAMES_BEGIN"] and rules[-1] == ["SCOREP_REGION_NAMES_END"],
            "filter blocks %s" % rules)
     pats = [r[1] for r in rules[1:-1] if r[0] == "EXCLUDE" and len(r) == 2]
-    expect(len(pats) == 3 == len(rules) - 2, "filter rules %s" % rules)
+    expect(len(pats) == 4 == len(rules) - 2, "filter rules %s" % rules)
     # each pattern matches its function's name and no other, as the plugin
-    # matches them (fnmatch(3) with no flags: backslash escapes)
+    # matches them (fnmatch(3) with no flags: backslash escapes); the file
+    # holds the name's bytes as they are
     libc = ctypes.CDLL(None)
     names = list(f)
-    for want in ("tiny", "ns::f(int, double)", "operator*"):
-        hit = [p for p in pats if libc.fnmatch(p.encode(), want.encode(), 0) == 0]
+    for want in (b"tiny", b"ns::f(int, double)", b"operator*", b"esc\x1b[2J\xff"):
+        hit = [p for p in pats if libc.fnmatch(p.encode("latin-1"), want, 0) == 0]
         expect(len(hit) == 1, "%s matched by %s" % (want, hit))
-    for other in ("big", "main", "operatorX", "ns::f(int,double)"):
-        hit = [p for p in pats if libc.fnmatch(p.encode(), other.encode(), 0) == 0]
+    for other in (b"big", b"main", b"operatorX", b"ns::f(int,double)", b"esc\x1b[2J?"):
+        hit = [p for p in pats if libc.fnmatch(p.encode("latin-1"), other, 0) == 0]
         expect(not hit, "%s matched by %s (names %s)" % (other, hit, names))
 
 
