@@ -92,24 +92,28 @@ extern PT_HIDDEN int32_t pt_mpi_base;
 extern PT_HIDDEN int pt_mpi_seen_call, pt_mpi_other_mpi;
 
 /* ---- records ---------------------------------------------------------- */
-/* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it
- * was written (the call is recorded: end it with pt_mpi_end*), 0 when not. */
-PT_HIDDEN int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len);
+/* A call begins: its MPI_CALL. Returns the ticks it was stamped with, the
+ * call's begin, which a receive posted by the call takes as its own (one
+ * clock read); 0 when the call is not recorded. A recorded call is ended
+ * with pt_mpi_end* (or pt_mpi_put and pt_mpi_finish). */
+PT_HIDDEN uint64_t pt_mpi_begin_call(unsigned call);
+/* The begin of this thread's call in progress (pt_mpi_begin_call's). */
+extern PT_HIDDEN __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-exec")));
+/* One record of what a call moved (MPI_SEND, MPI_RECV, MPI_IRECV,
+ * MPI_COLL, MPI_RMA, MPI_IO) at `now`, in its compact form where its
+ * fields allow (format/mpi.h); the call need not be in the runtime's region. */
+PT_HIDDEN void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len);
+/* The end of a call at now: MPI_ERROR when rc is not MPI_SUCCESS, then
+ * MPI_CALL_END. */
+PT_HIDDEN void pt_mpi_finish(uint64_t now, unsigned call, int rc);
 /* The call ended and returned rc: n records of `kind` (each `len` bytes,
- * back to back in p), then MPI_CALL_END, and before it MPI_ERROR when rc
- * is not MPI_SUCCESS. A failed call moved nothing: callers pass n = 0
- * then (but for the receives a Wait/Test family call completed before it
- * returned MPI_ERR_IN_STATUS). */
+ * back to back in p), then its end (pt_mpi_finish), all stamped with one
+ * clock read. A failed call moved nothing: callers pass n = 0 then (but
+ * for the receives a Wait/Test family call completed before it returned
+ * MPI_ERR_IN_STATUS). */
 PT_HIDDEN void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
-			  size_t n);
-/* The end of a call on t (inside the runtime's region): MPI_ERROR when rc
- * is not MPI_SUCCESS, then MPI_CALL_END. */
-PT_HIDDEN void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc);
+                          size_t n);
 
-static inline int pt_mpi_begin_call(unsigned call)
-{
-	return pt_mpi_begin(call, 0, NULL, 0);
-}
 static inline void pt_mpi_end_call(unsigned call, int rc)
 {
 	pt_mpi_end(call, rc, 0, NULL, 0, 0);
