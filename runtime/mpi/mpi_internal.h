@@ -196,6 +196,9 @@ PT_HIDDEN void pt_mpi_req_forget(uintptr_t h); /* MPI_Request_free */
 PT_HIDDEN void pt_mpi_req_claim(const MPI_Request *h, size_t n);
 PT_HIDDEN void pt_mpi_req_unclaim(const MPI_Request *h, size_t n);
 PT_HIDDEN void pt_mpi_req_fork_child(void);
+/* 1 (the default) until MPI_Init says the thread level is below
+ * MPI_THREAD_MULTIPLE (mpi_req.c says why it then takes no lock). */
+extern PT_HIDDEN int pt_mpi_req_shared;
 
 /* A message record from a request and the status that completed it. */
 PT_HIDDEN int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m);
