@@ -29,21 +29,9 @@ void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int tag, uint
 
 int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m)
 {
-	static __typeof__(&PMPI_Test_cancelled) cancelled;
-	static __typeof__(&PMPI_Get_elements_x) elements;
-	if (!cancelled)
-		cancelled = (__typeof__(&PMPI_Test_cancelled))pt_mpi_sym("PMPI_Test_cancelled");
-	if (!elements)
-		elements = (__typeof__(&PMPI_Get_elements_x))pt_mpi_sym("PMPI_Get_elements_x");
-	if (st->MPI_SOURCE < 0) /* MPI_PROC_NULL: no message */
+	if (st->MPI_SOURCE < 0 || pt_mpi_status_cancelled(st)) /* MPI_PROC_NULL: no message */
 		return 0;
-	int flag = 0;
-	if (cancelled && cancelled(st, &flag) == MPI_SUCCESS && flag)
-		return 0;
-	MPI_Count n = 0;
-	if (!elements || elements(st, pt_mpi_byte, &n) != MPI_SUCCESS || n < 0)
-		n = 0;
-	pt_mpi_msg(m, r->comm, st->MPI_SOURCE, st->MPI_TAG, (uint64_t)n, r->handle);
+	pt_mpi_msg(m, r->comm, st->MPI_SOURCE, st->MPI_TAG, pt_mpi_status_bytes(st), r->handle);
 	m->posted = r->posted;
 	return 1;
 }
@@ -271,7 +259,6 @@ int pt_mpi_any_recv(const MPI_Request *h, size_t n)
 void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
 		     const MPI_Status *st, size_t n)
 {
-	int saved = errno; /* the library's calls that read the statuses */
 	pt_mpi_depth = 0;
 	uint64_t now = pt_now();
 	for (size_t i = 0; i < n; i++) {
@@ -285,8 +272,6 @@ void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *do
 			pt_mpi_put(now, call, PT_REC_MPI_RECV, &m, sizeof m);
 	}
 	pt_mpi_finish(now, call, rc);
-	if (errno != saved)
-		errno = saved;
 }
 
 /* Waitall, Testall: every request (when the call says so). */

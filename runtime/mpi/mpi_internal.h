@@ -30,6 +30,19 @@
 #error "the MPI part is built against Open MPI's mpi.h (handles are pointers): see docs/MPI.md"
 #endif
 
+/* What a status says of the message it describes, read from Open MPI's
+ * MPI_Status itself (mpi.h: _cancelled, and _ucount, the bytes received):
+ * what MPI_Test_cancelled and MPI_Get_elements_x(MPI_BYTE) return, without
+ * two calls into the library per receive. Another MPI's ABI: those calls. */
+static inline int pt_mpi_status_cancelled(const MPI_Status *st)
+{
+	return st->_cancelled != 0;
+}
+static inline uint64_t pt_mpi_status_bytes(const MPI_Status *st)
+{
+	return (uint64_t)st->_ucount;
+}
+
 /* ---- modes ------------------------------------------------------------ */
 enum {
 	PT_MPI_UNDECIDED = 0,
