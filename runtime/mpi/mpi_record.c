@@ -288,31 +288,35 @@ void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
 	pt_mpi_finish(now, call, rc);
 }
 
-/* The last datatype asked about on this thread: most programs send one
- * or two types, and PMPI_Type_size costs a call. Types are freed and
- * their handles reused: MPI_Type_free bumps pt_mpi_type_gen. */
+/* The datatypes asked about on this thread, a few of them, each in the
+ * slot its handle hashes to: most programs use a handful (a loop sending
+ * bytes and reducing doubles uses two), and PMPI_Type_size_x costs a call.
+ * Types are freed and their handles reused: MPI_Type_free bumps
+ * pt_mpi_type_gen, which empties every thread's cache. */
 unsigned pt_mpi_type_gen;
+#define TYPE_SLOTS 8
 static __thread struct {
 	MPI_Datatype type;
 	unsigned gen;
 	uint64_t size;
-} type_cache __attribute__((tls_model("initial-exec")));
+} type_cache[TYPE_SLOTS] __attribute__((tls_model("initial-exec")));
 
 uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type)
 {
 	if (count <= 0 || !pt_mpi_ready)
 		return 0;
 	unsigned gen = __atomic_load_n(&pt_mpi_type_gen, __ATOMIC_RELAXED);
-	if (type_cache.type != type || type_cache.gen != gen) {
+	unsigned i = (unsigned)(((uintptr_t)type * 0x9e3779b97f4a7c15ull) >> 61) % TYPE_SLOTS;
+	if (type_cache[i].type != type || type_cache[i].gen != gen) {
 		static __typeof__(&PMPI_Type_size_x) size_x;
 		if (!size_x)
 			size_x = (__typeof__(&PMPI_Type_size_x))pt_mpi_sym("PMPI_Type_size_x");
 		MPI_Count sz = 0;
 		if (!size_x || size_x(type, &sz) != MPI_SUCCESS || sz < 0)
 			sz = 0;
-		type_cache.type = type;
-		type_cache.gen = gen;
-		type_cache.size = (uint64_t)sz;
+		type_cache[i].type = type;
+		type_cache[i].gen = gen;
+		type_cache[i].size = (uint64_t)sz;
 	}
-	return (uint64_t)count * type_cache.size;
+	return (uint64_t)count * type_cache[i].size;
 }
