@@ -60,9 +60,12 @@ extern "C" {
  * written at its end, and only when it succeeded; MPI_UNTRACED (a rank none
  * of whose MPI calls was traced); MPI_JOB's and MPI_INIT's world (a job
  * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
- * (PT_MPI_JOB_RANK). */
+ * (PT_MPI_JOB_RANK).
+ * 3.3: compact MPI records (format/mpi.h, "Compact MPI records": kinds
+ * 0x26, 0x27, 0x3c-0x3f as the first byte of a word with PT_COMPACT_FLAG);
+ * a blocking receive's MPI_RECV posted at its MPI_CALL's time. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 2
+#define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 

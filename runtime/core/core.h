@@ -125,6 +125,11 @@ typedef struct pt_wlog {
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;
+	/* A family's compact records may refer to the file's last record
+	 * written with PT_CTX_OPEN (pt_emit_compact): set when one is stored,
+	 * cleared when a record is lost or a LOST record stored, as readers
+	 * forget it there. */
+	int ctx;
 	int slow;      /* keep limit NULL: every event takes the slow path */
 	uint32_t kind; /* enum pt_file_kind */
 	/* data that never reached the file, written as PT_REC_LOST when space returns */
@@ -185,6 +190,11 @@ PT_HIDDEN void pt_wlog_note_nested(pt_wlog *l);
  * back, if it did: pt_leave calls it once the guard is down (a pending
  * signal is delivered there), and so does the log's close. */
 PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
+/* A family's compact record (pt_emit_compact) in place: word with the
+ * delta at bit shift, then len bytes (0, or even and 4 to 24). 1 when stored; 0 when it
+ * does not fit (room, delta, a LOST pending, PT_CTX_NEED without ctx). */
+PT_HIDDEN int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shift,
+                                  const void *p, size_t len, unsigned flags);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */
@@ -204,8 +214,8 @@ PT_HIDDEN int pt_wlog_resume(pt_wlog *l);
  * fast path, which cannot start again (limit NULL, seen by it). */
 PT_HIDDEN void pt_wlog_close_quiet(pt_wlog *l);
 /* A log whose owner may be inside its hooks' fast path, storing one
- * record with the limit it read before limit was set NULL (the fast path
- * stores at most 16 bytes at the position it read): the file is trimmed
+ * record with the limit it read before limit was set NULL (a fast path
+ * stores at most PT_FAST_STORE_MAX bytes at the position it read): the file is trimmed
  * just past that record, which lands whole in the file or not at all
  * (zeros: the end mark). The log stays the owner's: it closes it with
  * pt_wlog_close_quiet, which first extends the file again. */
@@ -227,6 +237,9 @@ PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
  * more space can be had (disk full, PARATRACE_MAX_SIZE), a log still ends
  * complete and says how much it lost. */
 #define PT_TAIL_RESERVE 128
+/* The most bytes a fast path stores at the position it read: a hook's
+ * 16, a family's compact record's 28 (pt_emit_compact). */
+#define PT_FAST_STORE_MAX 32
 /* Bytes a record may need beyond its size: the pads that align it after a
  * short or compact record. */
 #define PT_REC_ALIGN_SLACK 6
