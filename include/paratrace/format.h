@@ -60,9 +60,11 @@ extern "C" {
  * written at its end, and only when it succeeded; MPI_UNTRACED (a rank none
  * of whose MPI calls was traced); MPI_JOB's and MPI_INIT's world (a job
  * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
- * (PT_MPI_JOB_RANK). */
+ * (PT_MPI_JOB_RANK).
+ * 3.3: THROTTLE and THROTTLE_COUNTS (format/throttle.h): functions the
+ * runtime stopped recording on a thread, and their calls counted since. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 2
+#define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -268,6 +270,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/gpu.h>
 #include <paratrace/format/omp.h>
 #include <paratrace/format/mpi.h>
+#include <paratrace/format/throttle.h>
 
 /* A family built outside the product (an experiment, tests/toy/): a build
  * of the reader, the runtime and paratrace compiled with
@@ -292,6 +295,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_GPU(X) \
 	PT_REC_ROWS_OMP(X) \
 	PT_REC_ROWS_MPI(X) \
+	PT_REC_ROWS_THROTTLE(X) \
 	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {
