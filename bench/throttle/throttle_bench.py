@@ -3,12 +3,13 @@
 """Throttling's effect, side by side in one run (medians of --reps runs,
 interleaved so that every configuration sees the same machine load):
 
-  tiny     ns per call of a tiny leaf function called --calls times: plain
+  tiny     ns of CPU time per call of a tiny leaf function called --calls
+           times (the thread's CPU time, the runtime's kernel work included): plain
            build, instrument.so untraced, traced with throttling (the
-           default: the function is throttled after its first 100,000
+           default: the function is throttled after its first 10,000
            calls) and traced with PARATRACE_THROTTLE=off; the "added"
            column is the difference from the plain build
-  interp   wall time of an interpreter's dispatch loop (--steps handler
+  interp   CPU time of an interpreter's dispatch loop (--steps handler
            calls of a few ns each), and its ratio to the plain build
   start-up wall time of an empty program, untraced and traced
 
@@ -92,7 +93,8 @@ def run(a, work):
     p0 = med["plain build"]
     print("throttling: medians of %d runs; tiny: %d calls, interp: %d handler calls; load %.1f on %d CPUs"
           % (a.reps, a.calls, a.steps, os.getloadavg()[0], os.cpu_count()))
-    print("%-34s %10s %10s %12s %8s" % ("configuration", "tiny ns", "added", "interp ms", "ratio"))
+    print("%-34s %10s %10s %12s %8s" % ("configuration (thread CPU time)", "tiny ns", "added",
+                                        "interp ms", "ratio"))
     for name, _, _ in configs:
         m = med[name]
         print("%-34s %10.2f %+10.2f %12.1f %7.2fx" % (name, m["tiny"], m["tiny"] - p0["tiny"],

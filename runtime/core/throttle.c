@@ -33,7 +33,7 @@ __thread pt_ftable pt_ft PT_IE;
 uint32_t pt_throttle_calls;
 static uint64_t throttle_ticks; /* DURATION in clock ticks */
 
-#define DEFAULT_CALLS 100000u
+#define DEFAULT_CALLS 10000u
 #define DEFAULT_NS 1000u
 
 /* A THROTTLE_COUNTS record, mapped on its own; the ids of its slots in
@@ -82,7 +82,7 @@ static void throttle_init(void)
 	const char *v = pt_config_get()->throttle;
 	if (v && pt_throttle_parse(v, &calls, &ns) != 0) {
 		pt_warn("PARATRACE_THROTTLE=%s: expected off or CALLS:DURATION (calls from 1, a "
-			"duration from 1ns to 1s, e.g. 100000:1us); using %u:%uns",
+			"duration from 1ns to 1s, e.g. 10000:1us); using %u:%uns",
 			v, DEFAULT_CALLS, DEFAULT_NS);
 		calls = DEFAULT_CALLS;
 		ns = DEFAULT_NS;
