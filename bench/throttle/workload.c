@@ -42,9 +42,18 @@ typedef struct vm {
 
 enum { OP_PUSH, OP_LOAD, OP_STORE, OP_ADD, OP_SUB, OP_MUL, OP_XOR, OP_SHR, OP_DUP, OP_POP, OP_JMP };
 
-__attribute__((noinline)) void op_push(vm *m, int a) { m->stack[m->sp++] = a; }
-__attribute__((noinline)) void op_load(vm *m, int a) { m->stack[m->sp++] = m->regs[a & 7]; }
-__attribute__((noinline)) void op_store(vm *m, int a) { m->regs[a & 7] = m->stack[--m->sp]; }
+__attribute__((noinline)) void op_push(vm *m, int a)
+{
+	m->stack[m->sp++] = a;
+}
+__attribute__((noinline)) void op_load(vm *m, int a)
+{
+	m->stack[m->sp++] = m->regs[a & 7];
+}
+__attribute__((noinline)) void op_store(vm *m, int a)
+{
+	m->regs[a & 7] = m->stack[--m->sp];
+}
 __attribute__((noinline)) void op_add(vm *m, int a)
 {
 	(void)a;
@@ -69,7 +78,10 @@ __attribute__((noinline)) void op_xor(vm *m, int a)
 	m->sp--;
 	m->stack[m->sp - 1] ^= m->stack[m->sp];
 }
-__attribute__((noinline)) void op_shr(vm *m, int a) { m->stack[m->sp - 1] >>= (a & 15); }
+__attribute__((noinline)) void op_shr(vm *m, int a)
+{
+	m->stack[m->sp - 1] >>= (a & 15);
+}
 __attribute__((noinline)) void op_dup(vm *m, int a)
 {
 	(void)a;
@@ -81,17 +93,20 @@ __attribute__((noinline)) void op_pop(vm *m, int a)
 	(void)a;
 	m->sp--;
 }
-__attribute__((noinline)) void op_jmp(vm *m, int a) { m->pc = a; }
+__attribute__((noinline)) void op_jmp(vm *m, int a)
+{
+	m->pc = a;
+}
 
 typedef void (*handler)(vm *, int);
 static const handler handlers[] = {op_push, op_load, op_store, op_add, op_sub, op_mul,
-				   op_xor,  op_shr,  op_dup,   op_pop, op_jmp};
+                                   op_xor,  op_shr,  op_dup,   op_pop, op_jmp};
 static const struct {
 	int op, a;
 } program[] = {
-    {OP_LOAD, 0}, {OP_PUSH, 7},  {OP_MUL, 0}, {OP_LOAD, 1},  {OP_ADD, 0},  {OP_DUP, 0},
-    {OP_SHR, 3},  {OP_XOR, 0},   {OP_STORE, 0}, {OP_LOAD, 1}, {OP_PUSH, 1}, {OP_ADD, 0},
-    {OP_STORE, 1}, {OP_LOAD, 0}, {OP_POP, 0},  {OP_JMP, 0},
+    {OP_LOAD, 0},  {OP_PUSH, 7}, {OP_MUL, 0},   {OP_LOAD, 1}, {OP_ADD, 0},  {OP_DUP, 0},
+    {OP_SHR, 3},   {OP_XOR, 0},  {OP_STORE, 0}, {OP_LOAD, 1}, {OP_PUSH, 1}, {OP_ADD, 0},
+    {OP_STORE, 1}, {OP_LOAD, 0}, {OP_POP, 0},   {OP_JMP, 0},
 };
 
 __attribute__((noinline)) int64_t run(vm *m, long steps)

@@ -128,7 +128,7 @@ static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thre
  * out of line, inside the runtime. Throttled: this call is the first one
  * counted; else its entry is recorded as usual. */
 __attribute__((noinline, cold)) PT_NOINST static void hook_decide(uint32_t id, uint64_t now,
-								   pt_fstat *s)
+                                                                  pt_fstat *s)
 {
 	int saved = errno;
 	pt_thread *t = pt_enter();
@@ -148,7 +148,7 @@ __attribute__((noinline, cold)) PT_NOINST static void hook_decide(uint32_t id, u
 }
 
 static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigned kind, uint32_t id,
-									  pt_fstat *s, uint64_t now)
+                                                                         pt_fstat *s, uint64_t now)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
@@ -247,7 +247,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 /* Without an invariant TSC: the same through CLOCK_MONOTONIC, out of line
  * so that the TSC path keeps no registers across a call. */
 __attribute__((noinline)) PT_NOINST static void hook_func_mono(unsigned kind, uint32_t id,
-								 pt_fstat *s)
+                                                               pt_fstat *s)
 {
 	hook_func_at(kind, id, s, pt_mono_ns());
 }
@@ -258,12 +258,12 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-#define PT_HOOK(fast, mono, kind, ...)                              \
-	do {                                                        \
-		if (pt_likely(pt_clock_use_tsc))                    \
-			fast(kind, __VA_ARGS__, __rdtsc());         \
-		else                                                \
-			mono(kind, __VA_ARGS__);                    \
+#define PT_HOOK(fast, mono, kind, ...)                                                             \
+	do {                                                                                       \
+		if (pt_likely(pt_clock_use_tsc))                                                   \
+			fast(kind, __VA_ARGS__, __rdtsc());                                        \
+		else                                                                               \
+			mono(kind, __VA_ARGS__);                                                   \
 	} while (0)
 #else
 #define PT_HOOK(fast, mono, kind, ...) mono(kind, __VA_ARGS__)

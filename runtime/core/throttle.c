@@ -82,13 +82,14 @@ static void throttle_init(void)
 	const char *v = pt_config_get()->throttle;
 	if (v && pt_throttle_parse(v, &calls, &ns) != 0) {
 		pt_warn("PARATRACE_THROTTLE=%s: expected off or CALLS:DURATION (calls from 1, a "
-			"duration from 1ns to 1s, e.g. 10000:1us); using %u:%uns",
-			v, DEFAULT_CALLS, DEFAULT_NS);
+		        "duration from 1ns to 1s, e.g. 10000:1us); using %u:%uns",
+		        v, DEFAULT_CALLS, DEFAULT_NS);
 		calls = DEFAULT_CALLS;
 		ns = DEFAULT_NS;
 	}
 	/* ticks = ns * 2^shift / mult (the clock's conversion, reversed) */
-	unsigned __int128 t = ((unsigned __int128)ns << pt_clock.shift) / (pt_clock.mult ? pt_clock.mult : 1);
+	unsigned __int128 t =
+	    ((unsigned __int128)ns << pt_clock.shift) / (pt_clock.mult ? pt_clock.mult : 1);
 	throttle_ticks = t ? (uint64_t)t : 1;
 	pt_throttle_calls = calls;
 }
@@ -196,7 +197,7 @@ int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now)
 	pt_throttle_slot *slot = &b->slots[b->used];
 	b->ids[b->used++] = id;
 	uint64_t mean = (uint64_t)(((unsigned __int128)((uint64_t)total / n) * pt_clock.mult) >>
-				   pt_clock.shift);
+	                           pt_clock.shift);
 	pt_rec_throttle r = {id, n, mean};
 	pt_wlog_put(&t->log, now, PT_REC_THROTTLE, 0, &r, sizeof r, NULL, 0);
 	slot->func_id = id;
@@ -268,10 +269,10 @@ static void throttle_fork_child(void)
 }
 
 PT_SUBSYSTEM(throttle_part) = {
-	.name = "throttle",
-	.order = PT_ORDER_HOOKS,
-	.init = throttle_init,
-	.thread_start = throttle_thread_start,
-	.thread_end = throttle_thread_end,
-	.fork_child = throttle_fork_child,
+    .name = "throttle",
+    .order = PT_ORDER_HOOKS,
+    .init = throttle_init,
+    .thread_start = throttle_thread_start,
+    .thread_end = throttle_thread_end,
+    .fork_child = throttle_fork_child,
 };

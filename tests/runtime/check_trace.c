@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 				}
 				if (ev.kind == PT_REC_THROTTLE_COUNTS) {
 					const pt_throttle_slot *sl =
-						(const pt_throttle_slot *)(const void *)(ev.rec + 1);
+					    (const pt_throttle_slot *)(const void *)(ev.rec + 1);
 					for (unsigned i = 0; i < ev.rec->arg; i++)
 						throttled += sl[i].count;
 				}

@@ -181,7 +181,8 @@ static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 		pcf_function_values(pv, f);
 	}
 	if (found->throttled) {
-		fprintf(f, "\n\nEVENT_TYPE\n0    %u    Function throttled by the runtime from here "
+		fprintf(f,
+		        "\n\nEVENT_TYPE\n0    %u    Function throttled by the runtime from here "
 		        "(its later calls on this thread counted, not shown)\n",
 		        PV_EV_THROTTLED);
 		pcf_function_values(pv, f);

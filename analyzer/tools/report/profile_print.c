@@ -346,11 +346,12 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		    " the data\n  stops; their times are unknown, left out of the times above\n",
 		    (unsigned long long)cut);
 	if (throttled)
-		fprintf(o,
-		        "~ throttled by the runtime (hot and short): %llu calls of %llu of these "
-		        "functions were\n  counted, not recorded; the counts are exact, their times "
-		        "estimated from the\n  recorded calls\n",
-		        (unsigned long long)throttled, (unsigned long long)nthrottled);
+		fprintf(
+		    o,
+		    "~ throttled by the runtime (hot and short): %llu calls of %llu of these "
+		    "functions were\n  counted, not recorded; the counts are exact, their times "
+		    "estimated from the\n  recorded calls\n",
+		    (unsigned long long)throttled, (unsigned long long)nthrottled);
 }
 
 static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
