@@ -63,7 +63,9 @@ extern "C" {
  * (PT_MPI_JOB_RANK).
  * 3.3: compact MPI records (format/mpi.h, "Compact MPI records": kinds
  * 0x26, 0x27, 0x3c-0x3f as the first byte of a word with PT_COMPACT_FLAG);
- * a blocking receive's MPI_RECV posted at its MPI_CALL's time. */
+ * a blocking receive's MPI_RECV posted at its MPI_CALL's time. THROTTLE and
+ * THROTTLE_COUNTS (format/throttle.h): functions the runtime stopped
+ * recording on a thread, and their calls counted since. */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
@@ -271,6 +273,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/gpu.h>
 #include <paratrace/format/omp.h>
 #include <paratrace/format/mpi.h>
+#include <paratrace/format/throttle.h>
 
 /* A family built outside the product (an experiment, tests/toy/): a build
  * of the reader, the runtime and paratrace compiled with
@@ -295,6 +298,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_GPU(X) \
 	PT_REC_ROWS_OMP(X) \
 	PT_REC_ROWS_MPI(X) \
+	PT_REC_ROWS_THROTTLE(X) \
 	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {

@@ -303,6 +303,59 @@ PT_HIDDEN void pt_note_nested_event(void);
 /* Hook slow path: a FUNC record (pc == 0) or a PC record. */
 PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
 
+/* ---- throttling (throttle.c) ------------------------------------------ */
+/* A thread's state of one function, indexed by function id (hooks.c's
+ * fast path). Once `count` is set the function is throttled on this
+ * thread: an entry adds 1 to *count (a slot of a THROTTLE_COUNTS record,
+ * in the log's shared mapping) and to tdepth, an exit with tdepth > 0
+ * takes 1 from it; neither reads the clock. The other fields measure the
+ * recorded calls for the decision: n calls entered since the last one,
+ * open of them not exited yet, acc the sum of their exit times minus the
+ * sum of their entry times (ticks). */
+typedef struct pt_fstat {
+	uint64_t *count;
+	int64_t acc;
+	uint32_t n;
+	uint32_t open;
+	uint32_t tdepth;
+	uint32_t pad;
+} pt_fstat;
+
+/* This thread's table: tab[id] for id < cap (0: no table); grow: the
+ * table should grow to hold a larger id (throttling on and this thread
+ * traced). One TLS object: the hooks find all three through one address. */
+typedef struct pt_ftable {
+	pt_fstat *tab;
+	uint32_t cap;
+	int grow;
+} pt_ftable;
+extern PT_HIDDEN __thread pt_ftable pt_ft __attribute__((tls_model("initial-exec")));
+/* PARATRACE_THROTTLE's calls (0: off). */
+extern PT_HIDDEN uint32_t pt_throttle_calls;
+/* The hooks' slow paths: the table grown to hold id (or pt_fgrow
+ * cleared); the decision at a recorded entry once n reached
+ * pt_throttle_calls, on a thread inside the runtime (pt_enter): 1 when the
+ * function is throttled from this call on (counted), 0 when it is not
+ * (the stats start a new round; the caller records the entry). */
+PT_HIDDEN void pt_throttle_grow(uint32_t id);
+PT_HIDDEN int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now);
+/* Stops throttling on this thread's TLS (a clone sharing it). */
+PT_HIDDEN void pt_throttle_stop(void);
+/* "off", or "CALLS:DURATION" (DURATION as pt_parse_duration_ns reads it):
+ * 0, or -1 when s is neither. calls 0: off. */
+PT_HIDDEN int pt_throttle_parse(const char *s, uint32_t *calls, uint64_t *dur_ns);
+/* The highest function id handed out so far, plus one (hooks.c). */
+PT_HIDDEN uint32_t pt_func_ids_end(void);
+/* One more, from a handler of this thread too: one instruction. */
+static inline __attribute__((always_inline)) void pt_count_add1(uint64_t *p)
+{
+#if defined(__x86_64__)
+	__asm__("incq %0" : "+m"(*p));
+#else
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 /* ---- global state ------------------------------------------------------ */
 enum {
 	PT_STATE_UNINIT = 0,

@@ -46,6 +46,12 @@ enum {
 #define PV_EV_LEFT_NS 61000031u    /* ours: the time they took (ns) that no call shown has */
 #define PV_EV_LEFT_SYNC 61000032u  /* ours: synchronization calls left out by the budget */
 #define PV_EV_LEFT_WAIT 61000033u  /* ours: the time they waited (ns) */
+/* ours: the runtime stopped recording a function on this thread from here
+ * (its function id; format/throttle.h), the calls it counted after that
+ * (none of them on the timeline), and their time as estimated (ns) */
+#define PV_EV_THROTTLED 61000040u
+#define PV_EV_THROTTLED_CALLS 61000041u
+#define PV_EV_THROTTLED_NS 61000042u
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {

@@ -99,6 +99,7 @@ typedef struct pv_found {
 	VEC(pv_lock_obj) locks;
 	pv_pairset lock_seen; /* (pid, addr) of locks */
 	int cuts;             /* a call was cut by lost data (PV_EV_FUNC_CUT written) */
+	int throttled;        /* PV_EV_THROTTLED written */
 } pv_found;
 
 /* Moves src's content into dst (src is left empty). -1 on ENOMEM. */
