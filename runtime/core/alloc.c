@@ -65,6 +65,11 @@ int pt_bump_owns(const void *p)
 	       (const char *)p < pt_bump_static + sizeof pt_bump_static;
 }
 
+size_t pt_bump_room(const void *p)
+{
+	return (size_t)(pt_bump_static + sizeof pt_bump_static - (const char *)p);
+}
+
 void *pt_pages_alloc(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

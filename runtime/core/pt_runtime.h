@@ -399,5 +399,7 @@ PT_HIDDEN void *pt_bump_alloc(size_t size);
 PT_HIDDEN void *pt_pages_alloc(size_t size);
 PT_HIDDEN void pt_pages_free(void *p, size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
+/* Bytes from p (pt_bump_owns) to the end of the bootstrap area. */
+PT_HIDDEN size_t pt_bump_room(const void *p);
 
 #endif /* PT_RUNTIME_H */
