@@ -5,6 +5,7 @@
  * file) and the I/O state; at its end 40000004 = 0, our 40000080 (bytes
  * moved), the file an open named, and the state the row was in. */
 #include "io_common.h"
+#include "pt_dist.h"
 #include "pt_family.h"
 #include "pv.h"
 
@@ -143,6 +144,28 @@ static void io_pv_pcf(void *global, FILE *f)
 	fputs("\n\nSTATES_COLOR\n12   {172,174,41}\n", f);
 }
 
+/* Several analyzer processes (pt_dist.h): the calls and files each saw,
+ * for the .pcf (the file values come from the process logs, which every
+ * process reads alike). */
+static void io_pv_pack(void *global, pt_buf *b)
+{
+	io_pv_global *g = global;
+	pt_buf_put(b, g->used, sizeof g->used);
+	pt_buf_u64(b, (uint64_t)g->any_file);
+}
+
+static int io_pv_unpack(void *global, const void *data, size_t len)
+{
+	io_pv_global *g = global;
+	pt_rbuf r = {data, (const char *)data + len, 0};
+	int used[PT_IO_OP_COUNT];
+	pt_rbuf_get(&r, used, sizeof used);
+	for (unsigned i = 0; i < PT_IO_OP_COUNT; i++)
+		g->used[i] |= used[i];
+	g->any_file |= (int)pt_rbuf_u64(&r);
+	return r.err ? -1 : 0;
+}
+
 const pv_family io_paraver = {
     .name = "io",
     .kind_first = PT_REC_IO_CALL,
@@ -154,4 +177,6 @@ const pv_family io_paraver = {
     .shard_exit = io_pv_shard_exit,
     .write_pcf = io_pv_pcf,
     .destroy = io_pv_destroy,
+    .pack = io_pv_pack,
+    .unpack = io_pv_unpack,
 };

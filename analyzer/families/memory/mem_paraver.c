@@ -9,6 +9,7 @@
  * thread frees stays on the counter of the thread that allocated it: the
  * rows are written in parallel; the report's peaks are exact). */
 #include "mem_common.h"
+#include "pt_dist.h"
 #include "pt_family.h"
 #include "pv.h"
 
@@ -105,6 +106,24 @@ static void mem_pv_pcf(void *global, FILE *f)
 	fputs("\n\nSTATES_COLOR\n30   {255,102,0}\n31   {255,190,0}\n", f);
 }
 
+/* Several analyzer processes (pt_dist.h): the calls each saw, for the .pcf. */
+static void mem_pv_pack(void *global, pt_buf *b)
+{
+	mem_pv_global *g = global;
+	pt_buf_put(b, g->used, sizeof g->used);
+}
+
+static int mem_pv_unpack(void *global, const void *data, size_t len)
+{
+	mem_pv_global *g = global;
+	pt_rbuf r = {data, (const char *)data + len, 0};
+	int used[PT_MEM_OP_COUNT];
+	pt_rbuf_get(&r, used, sizeof used);
+	for (unsigned i = 0; i < PT_MEM_OP_COUNT; i++)
+		g->used[i] |= used[i];
+	return r.err ? -1 : 0;
+}
+
 const pv_family mem_paraver = {
     .name = "memory",
     .kind_first = PT_REC_MEM_ALLOC,
@@ -115,4 +134,6 @@ const pv_family mem_paraver = {
     .shard_exit = mem_pv_shard_exit,
     .write_pcf = mem_pv_pcf,
     .destroy = free,
+    .pack = mem_pv_pack,
+    .unpack = mem_pv_unpack,
 };

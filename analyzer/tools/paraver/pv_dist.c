@@ -36,7 +36,7 @@
 int pv_dist_blocks(unsigned kind)
 {
 	return kind == PT_REC_COUNTER_DEF || kind == PT_REC_COUNTERS ||
-	       (kind >= PT_REC_RANGE_SAMPLING_FIRST && kind <= PT_REC_RANGE_IO_LAST);
+	       (kind >= PT_REC_RANGE_SAMPLING_FIRST && kind <= PT_REC_RANGE_GPU_LAST);
 }
 
 /* ---- what a process sends ------------------------------------------------ */

@@ -192,8 +192,7 @@ struct pt_dist;
 int pv_finish_dist(pv_tool *pv, struct pt_dist *d, const pv_finish_steps *steps, char *err,
 		   size_t errlen);
 /* Records whose values are numbered as shards meet them (so differently in
- * each analyzer process): counters, call stacks, samples, GPU, and the
- * I/O and memory families (which gather their .pcf labels without a pack). */
+ * each analyzer process): counters, call stacks, samples, GPU. */
 int pv_dist_blocks(unsigned kind);
 
 /* ---- pv_nodes.c --------------------------------------------------------- */
