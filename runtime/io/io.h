@@ -59,7 +59,8 @@ static inline void pt_io_end(unsigned op, int64_t result, int failed, int err, i
 	pt_rec_io_end e = {.result = result, .err = failed ? err : 0};
 	if (opened_fd >= 0 && !failed)
 		e.file = pt_io_file_opened(opened_fd);
-	pt_emit(t, PT_REC_IO_END, op, &e, sizeof e);
+	/* Most calls: the result alone (each byte of log costs). */
+	pt_emit(t, PT_REC_IO_END, op, &e, e.file || e.err ? sizeof e : PT_REC_IO_END_MIN);
 	pt_leave(t);
 	errno = err;
 }

@@ -169,9 +169,13 @@ int io_track_step(io_track *t, const pt_event *ev, io_done *d)
 		return IO_STEP_BEGIN;
 	}
 	if (ev->kind == PT_REC_IO_END && t->open) {
-		const pt_rec_io_end *e = PT_REC_PAYLOAD(ev->rec, pt_rec_io_end);
-		if (!e)
+		/* file and err are there only when not 0 */
+		pt_rec_io_end end = {0};
+		size_t have = ev->size - sizeof(pt_rec_head);
+		if (have < PT_REC_IO_END_MIN)
 			return IO_STEP_NONE;
+		memcpy(&end, ev->rec + 1, have < sizeof end ? have : sizeof end);
+		const pt_rec_io_end *e = &end;
 		int moves = pt_io_op_reads(t->op) || pt_io_op_writes(t->op);
 		*d = (io_done){t->op,
 		               t->begin_ns,

@@ -15,7 +15,8 @@
 	 * when it returns, in the calling thread's log; IO_FILE names a file \
 	 * once per open, in the process log. */ \
 	X(IO_CALL, 0x50, pt_rec_io_call, sizeof(pt_rec_io_call), 0, "thread", "call", "") \
-	X(IO_END, 0x51, pt_rec_io_end, sizeof(pt_rec_io_end), 0, "thread", "call", "") \
+	X(IO_END, 0x51, pt_rec_io_end, PT_REC_IO_END_MIN, 0, "thread", "call", \
+	  "[, file, errno (an open, a failure)]") \
 	X(IO_FILE, 0x52, pt_rec_io_file, sizeof(pt_rec_io_file), 0, "process", "–", \
 	  "+ the file's name") \
 	/* Dynamic memory (arg = PT_MEM_OP_*): one record per call, when it \
@@ -75,12 +76,14 @@ typedef struct pt_rec_io_call {
 
 /* It returned: bytes moved (for fread/fwrite, items times the item size),
  * the descriptor an open gave, 0 or the call's value otherwise; -1 when it
- * failed, err then the errno. An open that succeeded names its file. */
+ * failed. The record stops after result (16 bytes, the common case) unless
+ * the call failed (err, the errno) or was an open that named its file. */
 typedef struct pt_rec_io_end {
 	int64_t result;
 	uint32_t file;
 	int32_t err;
 } pt_rec_io_end;
+#define PT_REC_IO_END_MIN 8
 #define PT_FIELDS_IO_END(T, F, A, S, C) \
 	A(ENUM, "call", PT_IO_OP_NAMES) F(T, I, "result", result, "") \
 	F(T, U, "file", file, "") F(T, I, "errno", err, "")
