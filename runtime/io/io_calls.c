@@ -129,32 +129,30 @@ static inline int io_fileno(FILE *f)
 	return f ? fileno_unlocked(f) : -1;
 }
 
+/* A stdio call moving n items of size bytes on f (`call`: the real one),
+ * inside the stdio depth; a short count is a failure when the stream's
+ * error flag says so (not at the end of a file). */
+#define IO_STDIO_CALL(op, f, size, n, call)                                                        \
+	do {                                                                                       \
+		pt_thread *t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));             \
+		if (!t_)                                                                           \
+			return call;                                                               \
+		pt_io_depth++;                                                                     \
+		size_t r_ = call;                                                                  \
+		int e_ = errno;                                                                    \
+		pt_io_depth--;                                                                     \
+		pt_io_end(op, (int64_t)(r_ * (size)), r_ < (n) && ferror_unlocked(f), e_, -1);     \
+		return r_;                                                                         \
+	} while (0)
+
 PT_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *f)
 {
-	size_t (*real)(void *, size_t, size_t, FILE *) = PT_REAL(fread);
-	pt_thread *t = pt_io_begin(PT_IO_OP_FREAD, io_fileno(f), (uint64_t)size * n);
-	if (!t)
-		return real(buf, size, n, f);
-	pt_io_depth++;
-	size_t r = real(buf, size, n, f);
-	int e = errno;
-	pt_io_depth--;
-	pt_io_end(PT_IO_OP_FREAD, (int64_t)(r * size), r < n && ferror_unlocked(f), e, -1);
-	return r;
+	IO_STDIO_CALL(PT_IO_OP_FREAD, f, size, n, PT_REAL(fread)(buf, size, n, f));
 }
 
 PT_EXPORT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
-	size_t (*real)(const void *, size_t, size_t, FILE *) = PT_REAL(fwrite);
-	pt_thread *t = pt_io_begin(PT_IO_OP_FWRITE, io_fileno(f), (uint64_t)size * n);
-	if (!t)
-		return real(buf, size, n, f);
-	pt_io_depth++;
-	size_t r = real(buf, size, n, f);
-	int e = errno;
-	pt_io_depth--;
-	pt_io_end(PT_IO_OP_FWRITE, (int64_t)(r * size), r < n && size != 0, e, -1);
-	return r;
+	IO_STDIO_CALL(PT_IO_OP_FWRITE, f, size, n, PT_REAL(fwrite)(buf, size, n, f));
 }
 
 /* ---- _FORTIFY_SOURCE ------------------------------------------------------ */
@@ -179,14 +177,5 @@ PT_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t at, size_t bu
 
 PT_EXPORT size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f)
 {
-	size_t (*real)(void *, size_t, size_t, size_t, FILE *) = PT_REAL(__fread_chk);
-	pt_thread *t = pt_io_begin(PT_IO_OP_FREAD, io_fileno(f), (uint64_t)size * n);
-	if (!t)
-		return real(buf, buflen, size, n, f);
-	pt_io_depth++;
-	size_t r = real(buf, buflen, size, n, f);
-	int e = errno;
-	pt_io_depth--;
-	pt_io_end(PT_IO_OP_FREAD, (int64_t)(r * size), r < n && ferror_unlocked(f), e, -1);
-	return r;
+	IO_STDIO_CALL(PT_IO_OP_FREAD, f, size, n, PT_REAL(__fread_chk)(buf, buflen, size, n, f));
 }

@@ -38,15 +38,21 @@ static int io_openat(int dirfd, const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+/* open's and openat's mode: read only when the flags say it was passed. */
+#define IO_MODE_ARG(flags, mode)                                                                   \
+	do {                                                                                       \
+		if (io_wants_mode(flags)) {                                                        \
+			va_list ap_;                                                               \
+			va_start(ap_, flags);                                                      \
+			mode = va_arg(ap_, mode_t);                                                \
+			va_end(ap_);                                                               \
+		}                                                                                  \
+	} while (0)
+
 PT_EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	if (io_wants_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	IO_MODE_ARG(flags, mode);
 	return io_openat(AT_FDCWD, path, flags, mode);
 }
 PT_EXPORT int open64(const char *path, int flags, ...) __attribute__((alias("open")));
@@ -54,12 +60,7 @@ PT_EXPORT int open64(const char *path, int flags, ...) __attribute__((alias("ope
 PT_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
-	if (io_wants_mode(flags)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	IO_MODE_ARG(flags, mode);
 	return io_openat(dirfd, path, flags, mode);
 }
 PT_EXPORT int openat64(int dirfd, const char *path, int flags, ...)

@@ -196,7 +196,8 @@ static int io_thread_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The files that had calls, in the order they print; NULL when none. */
+/* The files that had calls, in the order they print (*n 0: none, and
+ * nothing to free). */
 static uint32_t *io_files_sorted(io_pf_global *g, uint32_t *n)
 {
 	*n = 0;
@@ -209,6 +210,10 @@ static uint32_t *io_files_sorted(io_pf_global *g, uint32_t *n)
 	io_sort_g = g; /* printing runs on one thread */
 	qsort(v, *n, sizeof *v, io_file_cmp);
 	qsort(g->thr, g->nthr, sizeof *g->thr, io_thread_cmp);
+	if (!*n) {
+		free(v);
+		v = NULL;
+	}
 	return v;
 }
 
@@ -224,22 +229,13 @@ static double io_rate(const io_stat *s)
 	return s->ns ? (double)(s->bytes_read + s->bytes_written) * 1e9 / (double)s->ns : 0;
 }
 
-static void io_fmt_bytes(char *buf, size_t n, double b)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	unsigned u = 0;
-	while (b >= 1024 && u < 4)
-		b /= 1024, u++;
-	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
-}
-
 static void io_text_row(FILE *o, unsigned nw, const char *label, const io_stat *s)
 {
 	char r[32], w[32], t[32], rate[40];
-	io_fmt_bytes(r, sizeof r, (double)s->bytes_read);
-	io_fmt_bytes(w, sizeof w, (double)s->bytes_written);
+	pt_fmt_bytes(r, sizeof r, (double)s->bytes_read);
+	pt_fmt_bytes(w, sizeof w, (double)s->bytes_written);
 	pt_fmt_dur(t, sizeof t, s->ns);
-	io_fmt_bytes(rate, sizeof rate - 2, io_rate(s));
+	pt_fmt_bytes(rate, sizeof rate - 2, io_rate(s));
 	strcat(rate, "/s");
 	char name[512];
 	pt_text_fit(name, sizeof name, label, nw, 1);
@@ -252,10 +248,8 @@ static void io_pf_text(void *global, unsigned nw, int short_form, unsigned top, 
 	io_pf_global *g = global;
 	uint32_t n;
 	uint32_t *v = io_files_sorted(g, &n);
-	if (!v || !n) {
-		free(v);
+	if (!n)
 		return;
-	}
 	io_stat all = {0};
 	for (uint32_t i = 0; i < n; i++)
 		io_stat_add(&all, &g->file[v[i]]);
@@ -294,10 +288,8 @@ static void io_pf_csv(void *global, FILE *o)
 	io_pf_global *g = global;
 	uint32_t n;
 	uint32_t *v = io_files_sorted(g, &n);
-	if (!v || !n) {
-		free(v);
+	if (!n)
 		return;
-	}
 	fputs("\ntable,file," IO_CSV_COLS "\n", o);
 	for (uint32_t i = 0; i < n; i++) {
 		fputs("io_file,", o);

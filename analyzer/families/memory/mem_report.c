@@ -278,16 +278,6 @@ static const char *mem_func(const mem_pf_global *g, uint32_t func)
 	return fi && fi->name ? fi->name : "(unknown caller)";
 }
 
-static void mem_fmt_bytes(char *buf, size_t n, uint64_t bytes)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double b = (double)bytes;
-	unsigned u = 0;
-	while (b >= 1024 && u < 4)
-		b /= 1024, u++;
-	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
-}
-
 static void mem_sites_text(const mem_pf_global *g, const char *what, const mem_site *s, size_t n,
                            unsigned nw, unsigned top, FILE *o)
 {
@@ -296,7 +286,7 @@ static void mem_sites_text(const mem_pf_global *g, const char *what, const mem_s
 	fprintf(o, "  %s, by caller:\n", what);
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		char b[32], name[512];
-		mem_fmt_bytes(b, sizeof b, s[i].bytes);
+		pt_fmt_bytes(b, sizeof b, (double)s[i].bytes);
 		pt_text_fit(name, sizeof name, mem_func(g, s[i].func), nw, 0);
 		fprintf(o, "    %-*s %11s %9llu blocks\n", (int)nw, name, b,
 		        (unsigned long long)s[i].blocks);
@@ -315,9 +305,9 @@ static void mem_pf_text(void *global, unsigned nw, int short_form, unsigned top,
 		if (!g->proc_ev[p].n)
 			continue;
 		char a[32], pk[32], ex[32], t[32];
-		mem_fmt_bytes(a, sizeof a, r->bytes);
-		mem_fmt_bytes(pk, sizeof pk, r->peak);
-		mem_fmt_bytes(ex, sizeof ex, r->exit_bytes);
+		pt_fmt_bytes(a, sizeof a, (double)r->bytes);
+		pt_fmt_bytes(pk, sizeof pk, (double)r->peak);
+		pt_fmt_bytes(ex, sizeof ex, (double)r->exit_bytes);
 		pt_fmt_dur(t, sizeof t,
 		           r->peak_ns > g->ctx->t0_ns ? r->peak_ns - g->ctx->t0_ns : 0);
 		fprintf(o,
@@ -339,8 +329,8 @@ static void mem_pf_text(void *global, unsigned nw, int short_form, unsigned top,
 			continue;
 		char label[64], a[32], pk[32];
 		snprintf(label, sizeof label, "%u:%u", t->pid, t->tid);
-		mem_fmt_bytes(a, sizeof a, t->bytes);
-		mem_fmt_bytes(pk, sizeof pk, t->peak);
+		pt_fmt_bytes(a, sizeof a, (double)t->bytes);
+		pt_fmt_bytes(pk, sizeof pk, (double)t->peak);
 		fprintf(o, "%-*s %9llu %9llu %11s %11s\n", (int)nw, label,
 		        (unsigned long long)t->allocs, (unsigned long long)t->frees, a, pk);
 	}
