@@ -159,6 +159,28 @@ def check_calls(a, trace, work):
     expect(len(procs) == 1 and procs[0]["allocations"] >= N_MEM and procs[0]["peak_bytes"] > 0,
            "report --json: memory %s" % procs)
 
+    # report --html: its tables, filled by the page's script (where Chromium is)
+    html = os.path.join(work, "io.html")
+    run([a.paratrace, "report", "--html", "-o", html, trace])
+    chromium = shutil.which("chromium")
+    if chromium:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plot"))
+        import tempfile
+        from browser import Browser
+        with tempfile.TemporaryDirectory(prefix="pt-chromium-") as profile:
+            b = Browser([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                         "--no-first-run", "--user-data-dir=" + profile])
+            try:
+                dom = b.dom("file://" + html)
+            finally:
+                b.close()
+        for tid, want in (("io-files", "data.bin"), ("io-threads", "4.10 MB"),
+                          ("mem-sites", "keep"), ("mem-processes", "allocated")):
+            m = re.search(r'<table id="%s"[^>]*>(.*?)</table>' % tid, dom, re.S)
+            expect(m and want in m.group(1), "report --html: table %s without %r" % (tid, want))
+    else:
+        print("no chromium: the HTML tables are not checked")
+
     # Perfetto: a slice per call
     pf = os.path.join(work, "io.pftrace")
     run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, trace])

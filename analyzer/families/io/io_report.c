@@ -338,6 +338,8 @@ static void io_pf_json(void *global, FILE *o)
 	free(v);
 }
 
+extern const pf_html io_html;
+
 const pf_family io_report = {
     .kind_first = PT_REC_IO_CALL,
     .kind_last = PT_REC_IO_END,
@@ -349,4 +351,5 @@ const pf_family io_report = {
     .print_csv = io_pf_csv,
     .print_json = io_pf_json,
     .destroy = io_pf_destroy,
+    .html = &io_html,
 };

@@ -436,6 +436,8 @@ static void mem_pf_json(void *global, FILE *o)
 	fputs("\n ]", o);
 }
 
+extern const pf_html mem_html;
+
 const pf_family mem_report = {
     .kind_first = PT_REC_MEM_ALLOC,
     .kind_last = PT_REC_MEM_FREE,
@@ -446,4 +448,5 @@ const pf_family mem_report = {
     .print_csv = mem_pf_csv,
     .print_json = mem_pf_json,
     .destroy = mem_pf_destroy,
+    .html = &mem_html,
 };
