@@ -82,7 +82,11 @@ void pt_pages_free(void *p, size_t size)
 		munmap(p, size);
 }
 
-static __thread int pt_in_dlsym __attribute__((tls_model("initial-exec")));
+/* volatile: glibc declares dlsym a leaf function (it never calls back
+ * into this file), so the compiler would drop a plain counter's increment
+ * and decrement around it; but dlsym does call malloc, calloc and free,
+ * whose wrappers read this through pt_real_in_progress. */
+static __thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
 
 int pt_real_in_progress(void)
 {

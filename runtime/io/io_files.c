@@ -120,7 +120,7 @@ static void io_shutdown(int in_signal)
 
 PT_SUBSYSTEM(io_part) = {
     .name = "io",
-    .order = PT_ORDER_INTERPOSE,
+    .order = PT_ORDER_INTERPOSE_LAST,
     .init = io_init,
     .fork_child = io_fork_child,
     .shutdown = io_shutdown,

@@ -83,6 +83,11 @@ PT_EXPORT void free(void *p)
 {
 	if (pt_unlikely(pt_bump_owns(p)))
 		return;
+	/* dlsym resolving free itself frees what it allocated before (an old
+	 * error string): that block is left, once, rather than recursing. */
+	if (pt_unlikely(pt_real_in_progress()) &&
+	    !__atomic_load_n(&pt_real_slot_free, __ATOMIC_RELAXED))
+		return;
 	void (*real)(void *) = PT_REAL(free);
 	pt_thread *t;
 	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter())) {
@@ -173,7 +178,7 @@ static void mem_shutdown(int in_signal)
 
 PT_SUBSYSTEM(memory_part) = {
     .name = "memory",
-    .order = PT_ORDER_INTERPOSE,
+    .order = PT_ORDER_INTERPOSE_LAST,
     .init = mem_init,
     .shutdown = mem_shutdown,
 };
