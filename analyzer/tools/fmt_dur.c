@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Durations as the tables of every tool print them (tools.h). */
+/* Durations and byte counts as the tables of every tool print them (tools.h). */
 #include "tools.h"
 
 #include <stdio.h>
@@ -21,4 +21,14 @@ void pt_fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.2fus", (double)ns / 1e3);
 	else
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
+}
+
+/* "4.0 MiB", "512 B": binary units, one decimal */
+void pt_fmt_bytes(char *buf, size_t n, double bytes)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+	while (bytes >= 1024 && u < 4)
+		bytes /= 1024, u++;
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }

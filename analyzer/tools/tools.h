@@ -41,5 +41,7 @@ const char *pt_interval_json(void);
 
 /* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
+/* Bytes for a table: "4.0 MiB", "512 B" (fmt_dur.c). */
+void pt_fmt_bytes(char *buf, size_t n, double bytes);
 
 #endif

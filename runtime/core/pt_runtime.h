@@ -263,6 +263,12 @@ enum pt_part_order {
 	PT_ORDER_SAMPLING = 61,  /* its samples use call stacks */
 	PT_ORDER_GPU = 70,       /* gpu/: stream logs, names, device clocks */
 	PT_ORDER_GPU_API = 80,   /* CUDA, OpenCL: drain into the stream logs first */
+	/* Families whose calls the other parts make themselves while they
+	 * start (file I/O, memory: libpfm4 reading /sys from the counters'
+	 * init): they record from the end of every part's init on, and stop
+	 * first at shutdown, so that none of that is taken for the program's
+	 * (nor opens a thread's log before the parts are ready for it). */
+	PT_ORDER_INTERPOSE_LAST = 90,
 };
 
 /* Registers the pt_subsystem `id` defined right after it:
@@ -427,5 +433,7 @@ PT_HIDDEN void *pt_bump_alloc(size_t size);
 PT_HIDDEN void *pt_pages_alloc(size_t size);
 PT_HIDDEN void pt_pages_free(void *p, size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
+/* Bytes from p (pt_bump_owns) to the end of the bootstrap area. */
+PT_HIDDEN size_t pt_bump_room(const void *p);
 
 #endif /* PT_RUNTIME_H */

@@ -8,15 +8,15 @@ calls, states; analyzed with --min-duration, so calls are left out),
 a script with counters, a real program with samples, and, where this
 build has them, the CUDA and OpenCL test programs, the synthetic CUDA
 kernel-profile program (a fake libcuda), an OpenMP program
-(gcc, libgomp) and an MPI program with a call of every family (two
-ranks under mpirun). The views are the
+(gcc, libgomp), an MPI program with a call of every family (two
+ranks under mpirun) and the file I/O and memory program of tests/io. The views are the
 output of analyzer/cfgs/make_cfgs.py, and analyze names the main one
 (installed: PREFIX/share/paratrace/cfgs/functions.cfg).
 
 Usage: test_cfgs.py --paratrace P --ptgen G --cfgs DIR --build BUILD --work DIR
                     [--runtime libtrace.so --samples PROG] [--cuda PROG] [--opencl PROG]
                     [--cuda-kprof PROG --fake-cuda LIB] [--openmp PROG]
-                    [--mpirun MPIRUN --mpi PROG]
+                    [--mpirun MPIRUN --mpi PROG] [--io PROG]
 """
 import argparse
 import filecmp
@@ -34,7 +34,7 @@ VIEW_TRACE = {"functions": "known", "function_durations": "known", "thread_state
               "left_out_locks": "known-tiny",
               "counters_per_function": "counters", "samples": "samples", "gpu_cuda": "cuda",
               "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi",
-              "gpu_kernel_profile": "cuda-kprof"}
+              "gpu_kernel_profile": "cuda-kprof", "io": "io", "memory": "io"}
 COUNTERS_SCRIPT = """\
 process 7700 ctr
 func 1 main ctr.c 10
@@ -113,6 +113,12 @@ def traces(a):
         run([a.openmp], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir,
                                  OMP_NUM_THREADS="2"))
         got["openmp"] = analyze(a, tdir, "openmp-out")[0] + ".pcf"
+    if a.io:
+        tdir = os.path.join(a.work, "io")
+        os.makedirs(os.path.join(a.work, "io-files"))
+        run([a.io, os.path.join(a.work, "io-files")],
+            env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir, PARATRACE_MEMORY="1"))
+        got["io"] = analyze(a, tdir, "io-out")[0] + ".pcf"
     if a.mpi:
         tdir = os.path.join(a.work, "mpi")
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -131,7 +137,7 @@ def main():
     for opt in ("paratrace", "ptgen", "cfgs", "build", "work"):
         ap.add_argument("--" + opt, required=True)
     for opt in ("runtime", "samples", "cuda", "opencl", "openmp", "mpirun", "mpi", "cuda-kprof",
-                "fake-cuda"):
+                "fake-cuda", "io"):
         ap.add_argument("--" + opt)
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
