@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Wait states, their causes and the critical path, across threads and MPI
+ * ranks (waits.h): what each output shows of them. */
+#include "pt_family.h"
+#include "report.h"
+#include "waits.h"
+
+/* The waits by pattern, their causes, the critical path (ws_report.c). */
+static const pf_family waits_report = {
+    .sections = {{.tool = pt_tool_waits, .in = PF_IN_TEXT | PF_IN_CSV | PF_IN_JSON, .last = 1}},
+};
+
+const pt_family pt_family_waits = {
+    .name = "waits",
+    .report = &waits_report,
+};

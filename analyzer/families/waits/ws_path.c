@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* The critical path of the run (waits.h): from the end of the thread that
+ * ended last, back in time. Where the thread waited for another (a wait
+ * instance with a cause), the path goes over to the cause at the time it
+ * let the waiter go (the send began, the last rank reached the
+ * collective, the lock was released, the condition signalled, the joined
+ * thread ended); at the start of a created thread, to its creator at the
+ * creation (the time until the new thread's first record is the
+ * creator's). Every stretch of the path is charged to what its thread was
+ * doing (its segments: function or MPI call), on its rank. Nothing on the
+ * path could have been shorter without the run being shorter. */
+#define _GNU_SOURCE
+#include "pt_fw_util.h"
+#include "waits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef WS_VEC(ws_cp) cp_vec;
+
+/* [a, b) of shard sh into v, by name. */
+static int charge_span(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b, cp_vec *v)
+{
+	const ws_thread *t = &s->th[sh];
+	if (b <= a)
+		return 0;
+	size_t lo = ws_seg_at(t, a);
+	if (!t->segs.n || t->segs.v[0].t > a) {
+		uint64_t to = t->segs.n && t->segs.v[0].t < b ? t->segs.v[0].t : b;
+		if (WS_PUSH(*v, ((ws_cp){WS_NAME_NONE, t->rank, to - a})))
+			return -1;
+	}
+	for (size_t i = lo; i < t->segs.n && t->segs.v[i].t < b; i++) {
+		uint64_t from = t->segs.v[i].t > a ? t->segs.v[i].t : a;
+		uint64_t to = i + 1 < t->segs.n && t->segs.v[i + 1].t < b ? t->segs.v[i + 1].t : b;
+		if (to > from && WS_PUSH(*v, ((ws_cp){t->segs.v[i].name, t->rank, to - from})))
+			return -1;
+	}
+	return 0;
+}
+
+static int cmp_jump(const void *a, const void *b)
+{
+	const ws_inst *x = *(const ws_inst *const *)a, *y = *(const ws_inst *const *)b;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+static int cmp_cp(const void *a, const void *b)
+{
+	const ws_cp *x = a, *y = b;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int cmp_cp_ns(const void *a, const void *b)
+{
+	const ws_cp *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return cmp_cp(a, b);
+}
+
+/* The latest jump of shard sh ending at or before t (NULL: none). */
+static const ws_inst *jump_before(const ws_inst **j, size_t n, uint32_t sh, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (j[m]->shard < sh || (j[m]->shard == sh && j[m]->end <= t))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	while (lo > 0 && j[lo - 1]->shard == sh) {
+		const ws_inst *x = j[lo - 1];
+		if (x->begin < t)
+			return x;
+		lo--;
+	}
+	return NULL;
+}
+
+/* The creator of shard sh and when it created it: 0, or -1 if none. */
+static int creator(const ws_set *s, uint32_t sh, uint32_t *who, uint64_t *when)
+{
+	const ws_thread *t = &s->th[sh];
+	if (!t->start_seq)
+		return -1;
+	for (size_t i = 0; i < s->creates.n; i++)
+		if (s->creates.v[i].pid == t->pid && s->creates.v[i].seq == t->start_seq &&
+		    s->creates.v[i].shard != sh) {
+			*who = s->creates.v[i].shard;
+			*when = s->creates.v[i].t;
+			return 0;
+		}
+	return -1;
+}
+
+int ws_critical_path(ws_set *s, ws_result *r)
+{
+	size_t ns = s->ctx->nshards;
+	uint32_t cur = WS_NONE;
+	for (size_t i = 0; i < ns; i++)
+		if (s->th[i].used && (cur == WS_NONE || s->th[i].last > s->th[cur].last))
+			cur = (uint32_t)i;
+	if (cur == WS_NONE)
+		return 0;
+	const ws_inst **j = malloc((r->inst.n + 1) * sizeof *j);
+	if (!j)
+		return -1;
+	size_t nj = 0;
+	for (size_t i = 0; i < r->inst.n; i++)
+		if (r->inst.v[i].cause != WS_NONE && r->inst.v[i].cause != r->inst.v[i].shard &&
+		    s->th[r->inst.v[i].cause].used)
+			j[nj++] = &r->inst.v[i];
+	pt_qsort(j, nj, sizeof *j, cmp_jump);
+	cp_vec v = {0};
+	uint64_t t = s->th[cur].last;
+	r->path_end = t;
+	int rc = 0;
+	/* each step goes back in time or over to another thread at the same
+	 * time; the bound only guards against hand-offs at one instant that
+	 * go round in a circle */
+	for (size_t steps = 0; steps < 2 * (nj + ns) + 16 && !rc; steps++) {
+		const ws_inst *x = jump_before(j, nj, cur, t);
+		if (x) {
+			rc = charge_span(s, cur, x->end, t, &v) |
+			     charge_span(s, cur, x->release, x->end, &v);
+			cur = x->cause;
+			t = x->release;
+			continue;
+		}
+		uint64_t first = s->th[cur].first < t ? s->th[cur].first : t;
+		rc = charge_span(s, cur, first, t, &v);
+		uint32_t who;
+		uint64_t when;
+		if (creator(s, cur, &who, &when) || when > first || !s->th[who].used) {
+			t = first;
+			break;
+		}
+		/* from the creation to the thread's first record: the creator's */
+		rc |= charge_span(s, who, when, first, &v);
+		cur = who;
+		t = when;
+	}
+	free(j);
+	r->path_begin = t;
+	pt_qsort(v.v, v.n, sizeof *v.v, cmp_cp);
+	size_t o = 0;
+	for (size_t i = 0; i < v.n; i++) {
+		r->path_ns += v.v[i].ns;
+		if (o && v.v[o - 1].name == v.v[i].name && v.v[o - 1].rank == v.v[i].rank)
+			v.v[o - 1].ns += v.v[i].ns;
+		else
+			v.v[o++] = v.v[i];
+	}
+	v.n = o;
+	pt_qsort(v.v, v.n, sizeof *v.v, cmp_cp_ns);
+	r->path.v = v.v;
+	r->path.n = v.n;
+	r->path.cap = v.cap;
+	return rc ? -1 : 0;
+}
