@@ -5,7 +5,11 @@ states") on logs ptgen writes from the golden cases waits_mpi.trace and
 waits_threads.trace: every figure below is derived by hand from the times in
 those files (their comments say the scenario), so the test does not depend
 on the machine's timing. Checks `report --csv` rows, `report --json` causes
-and the critical path, and that -j1 and -j2 give the same rows.
+and the critical path, and that -j1 and -j2 give the same rows; then
+`analyze --waits`: a valid trace (prv_check.py) whose wait-state events
+(69000000...) add up to the same times per pattern and thread, whose
+critical-path events (69000010) span the path's length, the same for -j1
+and -j2, and none without --waits.
 
 usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR
 """
@@ -122,6 +126,79 @@ def threads_case(pt, trace):
     return out
 
 
+# what analyze --waits says under the trace's name
+SUMMARY = {
+    "waits_mpi": ["Wait states: late_sender 399.7ms (rank 0), wait_at_barrier 300.0ms (rank 1),",
+                  "Critical path: 713.1ms: compute 710.4ms (99.6%)"],
+    "waits_threads": ["Wait states: lock_wait 96.0ms (rank 0), join_wait 49.0ms (rank 0)",
+                      "Critical path: 200.0ms: hold_lock 100.0ms (50.0%)"],
+}
+PATTERNS = ["late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
+            "late_broadcast", "early_reduce", "lock_wait", "cond_wait", "join_wait"]
+
+
+def prv_spans(prv, etype):
+    """{(task, thread, value): total ns} of the intervals of each value of
+    etype on each row (from a non-zero value to the next value)."""
+    spans, open_ = {}, {}
+    with open(prv) as f:
+        for line in f:
+            p = line.strip().split(":")
+            if p[0] != "2":
+                continue
+            row, t = (int(p[3]), int(p[4])), int(p[5])
+            ev = dict(zip(map(int, p[6::2]), map(int, p[7::2])))
+            if etype not in ev:
+                continue
+            if row in open_:
+                v, since = open_.pop(row)
+                spans[row + (v,)] = spans.get(row + (v,), 0) + t - since
+            if ev[etype]:
+                open_[row] = (ev[etype], t)
+    if open_:
+        sys.exit("FAIL: %s: %d values of %d never ended" % (prv, len(open_), etype))
+    return spans
+
+
+def analyze_waits(pt, trace, work, report_csv, summary):
+    here = os.path.dirname(os.path.abspath(__file__))
+    outs = []
+    for j in ("1", "2"):
+        name = os.path.join(work, os.path.basename(trace) + "-j" + j)
+        stdout = run([pt, "analyze", "--waits", "--no-profile", "-j", j, "-o", name, trace])
+        for line in summary:
+            if line not in stdout:
+                sys.exit("FAIL: analyze --waits does not say %r:\n%s" % (line, stdout))
+        r = subprocess.run([sys.executable, os.path.join(here, "prv_check.py"), name + ".prv"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode:
+            sys.exit("FAIL: %s.prv:\n%s" % (name, r.stdout))
+        with open(name + ".prv") as f:
+            outs.append(f.read().split("\n", 1)[1])
+    check(os.path.basename(trace) + ": analyze --waits -j1 and -j2 bodies", outs[0] == outs[1], True)
+    prv = name + ".prv"
+    got = {}
+    for (task, thread, v), ns in prv_spans(prv, 69000000).items():
+        key = (PATTERNS[v - 1], str(task - 1), str(thread - 1))
+        got[key] = got.get(key, 0) + ns
+    want = {}
+    for r in csv_rows(report_csv, "wait_state"):
+        want[r[:3]] = want.get(r[:3], 0) + int(r[5])
+    check(os.path.basename(trace) + ": 69000000 time per pattern and thread", got, want)
+    path = sum(csv_rows_sum(report_csv))
+    check(os.path.basename(trace) + ": 69000010 spans the critical path",
+          sum(prv_spans(prv, 69000010).values()), path)
+    plain = os.path.join(work, os.path.basename(trace) + "-plain")
+    run([pt, "analyze", "--no-profile", "-o", plain, trace])
+    with open(plain + ".prv") as f:
+        if ":6900" in f.read():
+            sys.exit("FAIL: wait-state events without --waits")
+
+
+def csv_rows_sum(text):
+    return [int(r[2]) for r in csv_rows(text, "critical_path")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--paratrace", required=True)
@@ -139,6 +216,7 @@ def main():
         one = run([a.paratrace, "report", "--csv", "-j", "1", trace])
         check(case + ": -j1 and -j2", csv_rows(one, "wait_state") + csv_rows(one, "critical_path"),
               csv_rows(out, "wait_state") + csv_rows(out, "critical_path"))
+        analyze_waits(a.paratrace, trace, a.work, out, SUMMARY[case])
     print("wait states: OK")
 
 

@@ -178,11 +178,18 @@ typedef struct ws_cp {
 	uint64_t ns;
 } ws_cp;
 
+/* A stretch of the critical path on one thread. */
+typedef struct ws_span {
+	uint64_t a, b;
+	uint32_t shard, pad;
+} ws_span;
+
 typedef struct ws_result {
 	WS_VEC(ws_inst) inst;
 	WS_VEC(ws_cp) path; /* the critical path's time by (name, rank), most first */
 	uint64_t path_ns;   /* its length */
 	uint64_t path_begin, path_end;
+	WS_VEC(ws_span) spans; /* the path's stretches, latest first */
 	int oom;
 } ws_result;
 
@@ -196,6 +203,10 @@ size_t ws_seg_at(const ws_thread *t, uint64_t a);
 uint32_t ws_busiest(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b);
 /* The critical path (ws_path.c), from the instances. */
 int ws_critical_path(ws_set *s, ws_result *r);
+
+/* The critical path by function (all ranks together), most first: a
+ * malloc'ed array in *out (rank -1), its length. */
+size_t ws_path_functions(const ws_result *res, ws_cp **out);
 
 /* The report's section (ws_report.c). */
 const pt_tool *pt_tool_waits(void);

@@ -5,6 +5,8 @@
 #include "report.h"
 #include "waits.h"
 
+extern const struct pv_family waits_paraver;
+
 /* The waits by pattern, their causes, the critical path (ws_report.c). */
 static const pf_family waits_report = {
     .sections = {{.tool = pt_tool_waits, .in = PF_IN_TEXT | PF_IN_CSV | PF_IN_JSON, .last = 1}},
@@ -12,5 +14,6 @@ static const pf_family waits_report = {
 
 const pt_family pt_family_waits = {
     .name = "waits",
+    .paraver = &waits_paraver,
     .report = &waits_report,
 };

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t ws_seg_at(const ws_thread *t, uint64_t a)
-{
-	size_t lo = 0, hi = t->segs.n;
-	while (hi - lo > 1) {
-		size_t m = (lo + hi) / 2;
-		if (t->segs.v[m].t <= a)
-			lo = m;
-		else
-			hi = m;
-	}
-	return lo;
-}
-
 uint32_t ws_busiest(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b)
 {
 	const ws_thread *t = sh < s->ctx->nshards ? &s->th[sh] : NULL;
@@ -403,5 +390,6 @@ void ws_result_free(ws_result *r)
 {
 	free(r->inst.v);
 	free(r->path.v);
+	free(r->spans.v);
 	memset(r, 0, sizeof *r);
 }

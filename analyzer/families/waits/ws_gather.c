@@ -43,6 +43,19 @@ const char *ws_name(const ws_set *s, uint32_t name)
 	return fi ? fi->name : "(no traced function)";
 }
 
+size_t ws_seg_at(const ws_thread *t, uint64_t a)
+{
+	size_t lo = 0, hi = t->segs.n;
+	while (hi - lo > 1) {
+		size_t m = (lo + hi) / 2;
+		if (t->segs.v[m].t <= a)
+			lo = m;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
 /* ---- call paths, interned ---------------------------------------------- */
 static uint64_t hash_str(const char *s)
 {
@@ -149,7 +162,8 @@ struct ws_reader {
 	ws_strs paths; /* local ids, made the set's at the end */
 	unsigned call; /* the open MPI call */
 	ws_call open;
-	uint32_t cur; /* the name of the last segment */
+	uint32_t cur;  /* the name of the last segment */
+	uint64_t last; /* the time of the last record */
 	WS_VEC(ws_mark) rel, sig;
 	WS_VEC(ws_create) cre;
 	int oom;
@@ -338,6 +352,8 @@ static void sync_event(ws_reader *r, const pt_event *ev)
 
 void ws_reader_event(ws_reader *r, const pt_event *ev)
 {
+	if (ev->kind != PT_REC_TIME && ev->time_ns > r->last)
+		r->last = ev->time_ns;
 	int enter;
 	uint32_t id = pt_event_func(ev, &r->fl, &enter);
 	if (id || ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT ||
@@ -371,6 +387,8 @@ void ws_reader_event(ws_reader *r, const pt_event *ev)
 int ws_reader_end(ws_reader *r, uint64_t last_ns)
 {
 	ws_set *s = r->set;
+	if (r->last > last_ns)
+		last_ns = r->last;
 	pt_callstack_end(&r->cs, last_ns, &no_ops, r);
 	if (r->call) {
 		r->open.end = last_ns;

@@ -18,12 +18,18 @@
 
 typedef WS_VEC(ws_cp) cp_vec;
 
-/* [a, b) of shard sh into v, by name. */
-static int charge_span(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b, cp_vec *v)
+/* [a, b) of shard sh into v, by name, and into the path's stretches. */
+static int charge_span(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b, cp_vec *v,
+                       ws_result *r)
 {
 	const ws_thread *t = &s->th[sh];
 	if (b <= a)
 		return 0;
+	if (r->spans.n && r->spans.v[r->spans.n - 1].shard == sh &&
+	    r->spans.v[r->spans.n - 1].a == b)
+		r->spans.v[r->spans.n - 1].a = a;
+	else if (WS_PUSH(r->spans, ((ws_span){a, b, sh, 0})))
+		return -1;
 	size_t lo = ws_seg_at(t, a);
 	if (!t->segs.n || t->segs.v[0].t > a) {
 		uint64_t to = t->segs.n && t->segs.v[0].t < b ? t->segs.v[0].t : b;
@@ -129,14 +135,14 @@ int ws_critical_path(ws_set *s, ws_result *r)
 	for (size_t steps = 0; steps < 2 * (nj + ns) + 16 && !rc; steps++) {
 		const ws_inst *x = jump_before(j, nj, cur, t);
 		if (x) {
-			rc = charge_span(s, cur, x->end, t, &v) |
-			     charge_span(s, cur, x->release, x->end, &v);
+			rc = charge_span(s, cur, x->end, t, &v, r) |
+			     charge_span(s, cur, x->release, x->end, &v, r);
 			cur = x->cause;
 			t = x->release;
 			continue;
 		}
 		uint64_t first = s->th[cur].first < t ? s->th[cur].first : t;
-		rc = charge_span(s, cur, first, t, &v);
+		rc = charge_span(s, cur, first, t, &v, r);
 		uint32_t who;
 		uint64_t when;
 		if (creator(s, cur, &who, &when) || when > first || !s->th[who].used) {
@@ -144,7 +150,7 @@ int ws_critical_path(ws_set *s, ws_result *r)
 			break;
 		}
 		/* from the creation to the thread's first record: the creator's */
-		rc |= charge_span(s, who, when, first, &v);
+		rc |= charge_span(s, who, when, first, &v, r);
 		cur = who;
 		t = when;
 	}
@@ -165,4 +171,29 @@ int ws_critical_path(ws_set *s, ws_result *r)
 	r->path.n = v.n;
 	r->path.cap = v.cap;
 	return rc ? -1 : 0;
+}
+
+/* The critical path by function (all ranks together), most first. */
+size_t ws_path_functions(const ws_result *res, ws_cp **out)
+{
+	ws_cp *v = malloc((res->path.n + 1) * sizeof *v);
+	size_t n = 0;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < res->path.n; i++) {
+		size_t k = 0;
+		while (k < n && v[k].name != res->path.v[i].name)
+			k++;
+		if (k == n)
+			v[n++] = (ws_cp){res->path.v[i].name, -1, 0};
+		v[k].ns += res->path.v[i].ns;
+	}
+	for (size_t i = 1; i < n; i++) /* few names: insertion, most first, stable */
+		for (size_t k = i; k > 0 && v[k].ns > v[k - 1].ns; k--) {
+			ws_cp x = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = x;
+		}
+	*out = v;
+	return n;
 }

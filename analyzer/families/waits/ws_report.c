@@ -213,31 +213,6 @@ static int collect(wr_tool *t, wr_row **rows, size_t *nrows, wr_cause **causes, 
 	return 0;
 }
 
-/* The critical path by function (all ranks together), most first. */
-static size_t path_by_function(const ws_result *res, ws_cp **out)
-{
-	ws_cp *v = malloc((res->path.n + 1) * sizeof *v);
-	size_t n = 0;
-	if (!v)
-		return 0;
-	for (size_t i = 0; i < res->path.n; i++) {
-		size_t k = 0;
-		while (k < n && v[k].name != res->path.v[i].name)
-			k++;
-		if (k == n)
-			v[n++] = (ws_cp){res->path.v[i].name, -1, 0};
-		v[k].ns += res->path.v[i].ns;
-	}
-	for (size_t i = 1; i < n; i++) /* few names: insertion, most first, stable */
-		for (size_t k = i; k > 0 && v[k].ns > v[k - 1].ns; k--) {
-			ws_cp x = v[k];
-			v[k] = v[k - 1];
-			v[k - 1] = x;
-		}
-	*out = v;
-	return n;
-}
-
 static const ws_thread *th(const wr_tool *t, uint32_t sh)
 {
 	return &t->set.th[sh];
@@ -294,7 +269,7 @@ static void print_text(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 	}
 	const ws_result *res = &t->res;
 	ws_cp *f = NULL;
-	size_t nf = path_by_function(res, &f);
+	size_t nf = ws_path_functions(res, &f);
 	pt_fmt_dur(a, sizeof a, res->path_ns);
 	pt_fmt_dur(b, sizeof b, res->path_begin - t->set.ctx->t0_ns);
 	fprintf(o, "\nCritical path: %s, from %s into the run (%zu of %zu functions)\n", a, b,
