@@ -12,6 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Memory stays bounded: a thread keeps at most WS_SEGS_ALL / threads
+ * stretches (WS_SEGS_MIN at least); past that, each pair of neighbours
+ * becomes one, named after the longer, and the causes' functions and the
+ * critical path's shares are exact to the width of the merged stretches. */
+#define WS_SEGS_ALL (8u << 20)
+#define WS_SEGS_MIN (64u << 10)
+
 int ws_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 16;
@@ -162,8 +169,9 @@ struct ws_reader {
 	ws_strs paths; /* local ids, made the set's at the end */
 	unsigned call; /* the open MPI call */
 	ws_call open;
-	uint32_t cur;  /* the name of the last segment */
-	uint64_t last; /* the time of the last record */
+	uint32_t cur;   /* the name of the last segment */
+	uint64_t last;  /* the time of the last record */
+	size_t seg_cap; /* the most stretches it keeps */
 	WS_VEC(ws_mark) rel, sig;
 	WS_VEC(ws_create) cre;
 	int oom;
@@ -184,6 +192,9 @@ ws_reader *ws_reader_new(ws_set *s, const pt_shard_info *in)
 	r->t.pid = in->pid;
 	r->t.thread = in->thread ? in->thread - 1 : 0;
 	r->t.first = in->first_ns;
+	r->seg_cap = WS_SEGS_ALL / (s->ctx->nshards ? s->ctx->nshards : 1);
+	if (r->seg_cap < WS_SEGS_MIN)
+		r->seg_cap = WS_SEGS_MIN;
 	pt_callstack_init(&r->cs);
 	pt_func_lookup_init(&r->fl, s->ctx, in->process);
 	pt_waits_init(&r->waits);
@@ -193,6 +204,23 @@ ws_reader *ws_reader_new(ws_set *s, const pt_shard_info *in)
 }
 
 /* The innermost name changed (or not) at t. */
+
+static void coarsen(ws_thread *t, uint64_t now)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < t->segs.n; i += 2) {
+		ws_seg a = t->segs.v[i];
+		if (i + 1 < t->segs.n) {
+			const ws_seg *b = &t->segs.v[i + 1];
+			uint64_t end = i + 2 < t->segs.n ? t->segs.v[i + 2].t : now;
+			if (end - b->t > b->t - a.t)
+				a.name = b->name;
+		}
+		t->segs.v[o++] = a;
+	}
+	t->segs.n = o;
+}
+
 static void note_name(ws_reader *r, uint64_t t)
 {
 	uint32_t name = r->call       ? WS_NAME_MPI | r->call
@@ -202,7 +230,12 @@ static void note_name(ws_reader *r, uint64_t t)
 		return;
 	if (r->t.segs.n && r->t.segs.v[r->t.segs.n - 1].t == t) {
 		r->t.segs.v[r->t.segs.n - 1].name = name;
-	} else if (WS_PUSH(r->t.segs, ((ws_seg){t, name, 0})))
+		r->cur = name;
+		return;
+	}
+	if (r->t.segs.n >= r->seg_cap)
+		coarsen(&r->t, t);
+	if (WS_PUSH(r->t.segs, ((ws_seg){t, name, 0})))
 		r->oom = 1;
 	r->cur = name;
 }
@@ -329,9 +362,15 @@ static void sync_event(ws_reader *r, const pt_event *ev)
 	}
 	pt_wait w;
 	switch (pt_waits_record(&r->waits, ev, &w)) {
-	case PT_WAITS_BEGAN:
-		r->wait_path[w.kind] = path_now(r, wait_call(w.kind, w.type));
+	case PT_WAITS_BEGAN: {
+		/* inside an MPI call (a lock of the library's): that call too */
+		char last[128];
+		const char *mpi = r->call ? mpi_call_name(r->call) : NULL;
+		snprintf(last, sizeof last, "%s%s%s", mpi ? mpi : "", mpi ? "/" : "",
+		         wait_call(w.kind, w.type));
+		r->wait_path[w.kind] = path_now(r, last);
 		break;
+	}
 	case PT_WAITS_ENDED:
 		if (w.begun && w.end > w.begin && !w.failed) {
 			uint64_t obj = w.object;

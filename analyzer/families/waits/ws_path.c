@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The critical path of the run (waits.h): from the end of the thread that
- * ended last, back in time. Where the thread waited for another (a wait
+/* The critical path of the run (waits.h): from the end of the main thread
+ * that ended last, back in time. Where the thread waited for another (a wait
  * instance with a cause), the path goes over to the cause at the time it
  * let the waiter go (the send began, the last rank reached the
  * collective, the lock was released, the condition signalled, the joined
@@ -16,7 +16,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef WS_VEC(ws_cp) cp_vec;
+/* The path's time by (name, rank): a few names, many stretches. */
+typedef struct cp_vec {
+	WS_VEC(ws_cp) v;
+	uint32_t *slot; /* index + 1, 0 empty */
+	size_t nslot;
+} cp_vec;
+
+static size_t cp_hash(uint32_t name, int32_t rank, size_t nslot)
+{
+	return (size_t)pt_mix64((uint64_t)name << 32 | (uint32_t)rank) & (nslot - 1);
+}
+
+static int cp_add(cp_vec *c, uint32_t name, int32_t rank, uint64_t ns)
+{
+	if ((c->v.n + 1) * 2 > c->nslot) {
+		size_t n = c->nslot ? 2 * c->nslot : 64;
+		uint32_t *slot = calloc(n, sizeof *slot);
+		if (!slot)
+			return -1;
+		for (size_t i = 0; i < c->v.n; i++) {
+			size_t j = cp_hash(c->v.v[i].name, c->v.v[i].rank, n);
+			while (slot[j])
+				j = (j + 1) & (n - 1);
+			slot[j] = (uint32_t)i + 1;
+		}
+		free(c->slot);
+		c->slot = slot;
+		c->nslot = n;
+	}
+	size_t j = cp_hash(name, rank, c->nslot);
+	for (; c->slot[j]; j = (j + 1) & (c->nslot - 1)) {
+		ws_cp *x = &c->v.v[c->slot[j] - 1];
+		if (x->name == name && x->rank == rank) {
+			x->ns += ns;
+			return 0;
+		}
+	}
+	if (WS_PUSH(c->v, ((ws_cp){name, rank, ns})))
+		return -1;
+	c->slot[j] = (uint32_t)c->v.n;
+	return 0;
+}
 
 /* [a, b) of shard sh into v, by name, and into the path's stretches. */
 static int charge_span(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b, cp_vec *v,
@@ -33,13 +74,13 @@ static int charge_span(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b, cp_
 	size_t lo = ws_seg_at(t, a);
 	if (!t->segs.n || t->segs.v[0].t > a) {
 		uint64_t to = t->segs.n && t->segs.v[0].t < b ? t->segs.v[0].t : b;
-		if (WS_PUSH(*v, ((ws_cp){WS_NAME_NONE, t->rank, to - a})))
+		if (cp_add(v, WS_NAME_NONE, t->rank, to - a))
 			return -1;
 	}
 	for (size_t i = lo; i < t->segs.n && t->segs.v[i].t < b; i++) {
 		uint64_t from = t->segs.v[i].t > a ? t->segs.v[i].t : a;
 		uint64_t to = i + 1 < t->segs.n && t->segs.v[i + 1].t < b ? t->segs.v[i + 1].t : b;
-		if (to > from && WS_PUSH(*v, ((ws_cp){t->segs.v[i].name, t->rank, to - from})))
+		if (to > from && cp_add(v, t->segs.v[i].name, t->rank, to - from))
 			return -1;
 	}
 	return 0;
@@ -110,20 +151,40 @@ static int creator(const ws_set *s, uint32_t sh, uint32_t *who, uint64_t *when)
 int ws_critical_path(ws_set *s, ws_result *r)
 {
 	size_t ns = s->ctx->nshards;
+	/* the main thread that ended last: a process ends with its main
+	 * thread, and a library's service threads (MPI's progress threads)
+	 * may outlive it doing nothing the program waits for */
 	uint32_t cur = WS_NONE;
-	for (size_t i = 0; i < ns; i++)
-		if (s->th[i].used && (cur == WS_NONE || s->th[i].last > s->th[cur].last))
-			cur = (uint32_t)i;
+	for (int mains = 1; mains >= 0 && cur == WS_NONE; mains--)
+		for (size_t i = 0; i < ns; i++)
+			if (s->th[i].used && (!mains || s->th[i].thread == 0) &&
+			    (cur == WS_NONE || s->th[i].last > s->th[cur].last))
+				cur = (uint32_t)i;
 	if (cur == WS_NONE)
 		return 0;
 	const ws_inst **j = malloc((r->inst.n + 1) * sizeof *j);
 	if (!j)
 		return -1;
+	/* A thread in which no traced function ran, waited for by one in which
+	 * some did, is a library's (MPI's progress thread, joined in
+	 * MPI_Finalize): the path stays on the program's threads. */
+	unsigned char *traced = calloc(ns + 1, 1);
+	if (!traced) {
+		free(j);
+		return -1;
+	}
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < s->th[i].segs.n && !traced[i]; k++)
+			traced[i] = s->th[i].segs.v[k].name != WS_NAME_NONE &&
+			            !(s->th[i].segs.v[k].name & WS_NAME_MPI);
 	size_t nj = 0;
-	for (size_t i = 0; i < r->inst.n; i++)
-		if (r->inst.v[i].cause != WS_NONE && r->inst.v[i].cause != r->inst.v[i].shard &&
-		    s->th[r->inst.v[i].cause].used)
-			j[nj++] = &r->inst.v[i];
+	for (size_t i = 0; i < r->inst.n; i++) {
+		const ws_inst *x = &r->inst.v[i];
+		if (x->cause != WS_NONE && x->cause != x->shard && s->th[x->cause].used &&
+		    (traced[x->cause] || !traced[x->shard]))
+			j[nj++] = x;
+	}
+	free(traced);
 	pt_qsort(j, nj, sizeof *j, cmp_jump);
 	cp_vec v = {0};
 	uint64_t t = s->th[cur].last;
@@ -156,20 +217,13 @@ int ws_critical_path(ws_set *s, ws_result *r)
 	}
 	free(j);
 	r->path_begin = t;
-	pt_qsort(v.v, v.n, sizeof *v.v, cmp_cp);
-	size_t o = 0;
-	for (size_t i = 0; i < v.n; i++) {
-		r->path_ns += v.v[i].ns;
-		if (o && v.v[o - 1].name == v.v[i].name && v.v[o - 1].rank == v.v[i].rank)
-			v.v[o - 1].ns += v.v[i].ns;
-		else
-			v.v[o++] = v.v[i];
-	}
-	v.n = o;
-	pt_qsort(v.v, v.n, sizeof *v.v, cmp_cp_ns);
-	r->path.v = v.v;
-	r->path.n = v.n;
-	r->path.cap = v.cap;
+	for (size_t i = 0; i < v.v.n; i++)
+		r->path_ns += v.v.v[i].ns;
+	pt_qsort(v.v.v, v.v.n, sizeof *v.v.v, cmp_cp_ns);
+	free(v.slot);
+	r->path.v = v.v.v;
+	r->path.n = v.v.n;
+	r->path.cap = v.v.cap;
 	return rc ? -1 : 0;
 }
 
