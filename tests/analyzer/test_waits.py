@@ -16,6 +16,7 @@ usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -195,6 +196,24 @@ def analyze_waits(pt, trace, work, report_csv, summary):
             sys.exit("FAIL: wait-state events without --waits")
 
 
+def html_data(pt, trace, work):
+    """report --html embeds the section's JSON (its own element, #waits)
+    and the profile's: both the same as report --json's."""
+    page = os.path.join(work, os.path.basename(trace) + ".html")
+    run([pt, "report", "--html", "-q", "-o", page, trace])
+    src = open(page, encoding="utf-8").read()
+    want = json.loads(run([pt, "report", "--json", trace]))
+    for id_ in ("waits", "profile"):
+        m = re.search(r'<script type="application/json" id="%s">\n(.*?)</script>' % id_, src, re.S)
+        if not m:
+            sys.exit("FAIL: no #%s data in %s" % (id_, page))
+        got = json.loads(m.group(1))
+        for k in ("wait_states", "wait_causes", "critical_path"):
+            check("%s: #%s %s" % (page, id_, k), got.get(k), want[k])
+    if 'id="s-waits"' not in src:
+        sys.exit("FAIL: no wait-state section in %s" % page)
+
+
 def csv_rows_sum(text):
     return [int(r[2]) for r in csv_rows(text, "critical_path")]
 
@@ -217,6 +236,7 @@ def main():
         check(case + ": -j1 and -j2", csv_rows(one, "wait_state") + csv_rows(one, "critical_path"),
               csv_rows(out, "wait_state") + csv_rows(out, "critical_path"))
         analyze_waits(a.paratrace, trace, a.work, out, SUMMARY[case])
+        html_data(a.paratrace, trace, a.work)
     print("wait states: OK")
 
 

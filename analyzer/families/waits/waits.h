@@ -210,5 +210,7 @@ size_t ws_path_functions(const ws_result *res, ws_cp **out);
 
 /* The report's section (ws_report.c). */
 const pt_tool *pt_tool_waits(void);
+/* The same for the HTML page: its JSON an object of its own. */
+const pt_tool *pt_tool_waits_html(void);
 
 #endif

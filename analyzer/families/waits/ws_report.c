@@ -17,7 +17,7 @@
 typedef struct wr_tool {
 	ws_set set;
 	ws_result res;
-	int format; /* 0 text, 1 csv, 2 json */
+	int format; /* 0 text, 1 csv, 2 json members, 3 a JSON object (the HTML page's) */
 	unsigned top;
 	int done;
 } wr_tool;
@@ -317,7 +317,7 @@ static void print_csv(wr_tool *t, FILE *o, const wr_row *r, size_t nr)
 static void print_json(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr_cause *c,
                        size_t nc)
 {
-	fputs(",\n \"wait_states\": [", o);
+	fputs(t->format == 3 ? "{\n \"wait_states\": [" : ",\n \"wait_states\": [", o);
 	for (size_t i = 0; i < nr; i++) {
 		fprintf(o,
 		        "%s\n  {\"pattern\": \"%s\", \"rank\": %d, \"thread\": %u, \"call_path\": ",
@@ -358,7 +358,7 @@ static void print_json(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 		fprintf(o, ", \"rank\": %d, \"time_ns\": %llu}", res->path.v[i].rank,
 		        (unsigned long long)res->path.v[i].ns);
 	}
-	fputs("\n ]}", o);
+	fputs(t->format == 3 ? "\n ]}\n}\n" : "\n ]}", o);
 }
 
 static int wr_print_results(void *tool, FILE *o)
@@ -378,7 +378,7 @@ static int wr_print_results(void *tool, FILE *o)
 		return -1;
 	if (t->format == 1)
 		print_csv(t, o, r, nr);
-	else if (t->format == 2)
+	else if (t->format >= 2)
 		print_json(t, o, r, nr, c, nc);
 	else
 		print_text(t, o, r, nr, c, nc);
@@ -395,6 +395,15 @@ static void wr_destroy(void *tool)
 	ws_result_free(&t->res);
 	ws_set_free(&t->set);
 	free(t);
+}
+
+/* The HTML page's section: the same, its JSON an object of its own. */
+static void *wr_init_html(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
+{
+	wr_tool *t = wr_init(ctx, options, err, errlen);
+	if (t)
+		t->format = 3;
+	return t;
 }
 
 static const pt_tool wr_def = {
@@ -415,4 +424,16 @@ static const pt_tool wr_def = {
 const pt_tool *pt_tool_waits(void)
 {
 	return &wr_def;
+}
+
+static pt_tool wr_html_def;
+
+const pt_tool *pt_tool_waits_html(void)
+{
+	if (!wr_html_def.init) {
+		wr_html_def = wr_def;
+		wr_html_def.name = "waits-html";
+		wr_html_def.init = wr_init_html;
+	}
+	return &wr_html_def;
 }
