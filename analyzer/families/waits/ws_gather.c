@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Memory stays bounded: a thread keeps at most WS_SEGS_ALL / threads
+/* Memory stays bounded (32 MB): a thread keeps at most WS_SEGS_ALL / threads
  * stretches (WS_SEGS_MIN at least); past that, each pair of neighbours
  * becomes one, named after the longer, and the causes' functions and the
  * critical path's shares are exact to the width of the merged stretches. */
-#define WS_SEGS_ALL (8u << 20)
+#define WS_SEGS_ALL (2u << 20)
 #define WS_SEGS_MIN (64u << 10)
 
 int ws_grow(void **v, size_t *cap, size_t need, size_t size)
