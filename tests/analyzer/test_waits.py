@@ -121,7 +121,7 @@ def threads_case(pt, trace):
         ("wait_at_barrier", 2): (1, "compute"),
     })
     text = run([pt, "report", trace])
-    if "lock_wait          0      0      1    96.0ms  main/pthread_mutex_lock         0.1 hold_lock" \
+    if "lock_wait          0      0      1    96.0ms  main/pthread_mutex_lock     0.1 hold_lock" \
             not in text:
         sys.exit("FAIL: the text report does not name the holder:\n" + text)
     return out

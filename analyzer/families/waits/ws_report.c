@@ -235,24 +235,26 @@ static void print_text(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 	pt_fmt_dur(a, sizeof a, total);
 	fprintf(o, "\nWait states: who made whom wait (%zu of %zu rows, %s waited)\n",
 	        nr < top ? nr : (size_t)top, nr, a);
+	/* 100 columns: the pattern to the call path take 74 */
 	if (nr) {
-		fprintf(o, "%-15s %4s %6s %6s %9s  %-30s  %s\n", "pattern", "rank", "thread",
-		        "waits", "time", "waiting in (call path)",
-		        "caused most by (rank.thread function)");
+		fprintf(o, "%-15s %4s %6s %6s %9s  %-26s  %s\n", "pattern", "rank", "thread",
+		        "waits", "time", "waiting in (call path)", "caused most by");
 		for (size_t i = 0; i < nr && i < top; i++) {
 			pt_fmt_dur(a, sizeof a, r[i].ns);
-			pt_text_fit(path, sizeof path, path_of(t, r[i].path), 30, 1);
+			pt_text_fit(path, sizeof path, path_of(t, r[i].path), 26, 1);
+			name[0] = 0;
 			if (r[i].cause != WS_NONE) {
+				int n = snprintf(who, sizeof who, "%d.%u ", th(t, r[i].cause)->rank,
+				                 th(t, r[i].cause)->thread);
+				size_t room = n > 0 && n < 24 ? 26 - (size_t)n : 2;
 				pt_text_fit(name, sizeof name, ws_name(&t->set, r[i].cause_name),
-				            40, 0);
-				snprintf(who, sizeof who, "%d.%u", th(t, r[i].cause)->rank,
-				         th(t, r[i].cause)->thread);
+				            room, 0);
 			} else
-				snprintf(who, sizeof who, "-"), name[0] = 0;
-			fprintf(o, "%-15s %4d %6u %6llu %9s  %-30s  %s%s%s\n",
+				snprintf(who, sizeof who, "-");
+			fprintf(o, "%-15s %4d %6u %6llu %9s  %-26s  %s%s\n",
 			        ws_pattern_name(r[i].pattern), th(t, r[i].shard)->rank,
 			        th(t, r[i].shard)->thread, (unsigned long long)r[i].n, a, path, who,
-			        name[0] ? " " : "", name);
+			        name);
 		}
 	}
 	if (nc) {
@@ -280,16 +282,20 @@ static void print_text(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 		pt_text_fit(name, sizeof name, ws_name(&t->set, f[i].name), 40, 0);
 		fprintf(o, "%-40s %9s %5.1f%%  ", name, a,
 		        res->path_ns ? 100.0 * (double)f[i].ns / (double)res->path_ns : 0.0);
-		unsigned shown = 0;
+		/* the ranks, most first, in the 41 columns left */
+		size_t used = 0;
 		for (size_t k = 0; k < res->path.n; k++)
 			if (res->path.v[k].name == f[i].name) {
-				if (shown++ == 4) {
-					fputs(" ...", o);
+				char e[64];
+				pt_fmt_dur(b, sizeof b, res->path.v[k].ns);
+				int n = snprintf(e, sizeof e, "%s%d: %s", used ? ", " : "",
+				                 res->path.v[k].rank, b);
+				if (n < 0 || used + (size_t)n > 41 - 5) {
+					fputs(", ...", o);
 					break;
 				}
-				pt_fmt_dur(b, sizeof b, res->path.v[k].ns);
-				fprintf(o, "%s%d: %s", shown > 1 ? ", " : "", res->path.v[k].rank,
-				        b);
+				fputs(e, o);
+				used += (size_t)n;
 			}
 		fputc('\n', o);
 	}
