@@ -39,7 +39,8 @@ int main(int argc, char **argv)
 			MT_CHECK(MPI_Send(&v, 1, MPI_INT, 0, 10, MPI_COMM_WORLD));
 			mt_sent(sizeof v);
 		} else
-			MT_CHECK(MPI_Recv(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			MT_CHECK(
+			    MPI_Recv(&v, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 	}
 	if (rank == 0)
 		compute(barrier_ms);

@@ -165,7 +165,8 @@ static void write_lates(pv_tool *pv, pv_stream *out, const lates *ls, size_t *k,
 		for (; j < ls->n && ls->v[j].time_ns == e->time_ns && ls->v[j].shard == sh; j++)
 			if (j + 1 == ls->n || ls->v[j + 1].time_ns != e->time_ns ||
 			    ls->v[j + 1].shard != sh || ls->v[j + 1].type != ls->v[j].type)
-				p += sprintf(p, ":%u:%lld", ls->v[j].type, (long long)ls->v[j].value);
+				p += sprintf(p, ":%u:%lld", ls->v[j].type,
+				             (long long)ls->v[j].value);
 		*p++ = '\n';
 		pv_stream_commit(out, (size_t)(p - start));
 		if (t > pv->max_time)
