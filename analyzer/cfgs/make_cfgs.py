@@ -172,6 +172,20 @@ VIEWS = {
          timeline("Kernel work-group imbalance (%)", [63200005], thread=NEXT, gradient=True),
          timeline("Kernel mean work-group time (ns)", [63200006], thread=NEXT, gradient=True,
                   open_=False)], []),
+    "wait_states": (
+        "Who made whom wait (analyze --waits): the wait state each thread is in (69000000:\n"
+        "late_sender, wait_at_barrier, lock_wait...), the thread that made it wait\n"
+        "(69000001, labelled 'rank R thread T (pid P tid T)') and the function that thread\n"
+        "was in meanwhile (69000002), and where the critical path of the run goes\n"
+        "(69000010: 1 while a thread is on it). Histograms: time in each wait state per\n"
+        "thread, and each waiting thread's time per thread that made it wait.",
+        [timeline("Wait state", [69000000]),
+         timeline("Wait caused by thread", [69000001]),
+         timeline("Function the causing thread was in", [69000002], open_=False),
+         timeline("On the critical path", [69000010]),
+         timeline("User functions (call stack)", [FUNC], stacked=True, open_=False)],
+        [histogram("Time per wait state", 1, 1, "Time"),
+         histogram("Waiting time per causing thread", 2, 2, "Time")]),
     "left_out": (
         "What analyze left out (a budget, --min-duration, --include/--exclude): at the\n"
         "end of each run of calls left out, how many (61000030) and the time they took\n"

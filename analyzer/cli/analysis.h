@@ -39,9 +39,10 @@ typedef struct cli {
 	/* analyze, export: what is written */
 	pt_select sel;
 	const char *sel_opt; /* the first selection option given (for refusals) */
-	const char *prv_opt; /* the first of --budget, --full, --no-gz given */
+	const char *prv_opt; /* the first of --budget, --full, --no-gz, --waits given */
 	uint64_t budget;     /* analyze: bytes of .prv (0: --full) */
 	int no_gz;
+	int waits; /* analyze --waits: the wait states in the Paraver trace */
 	char *pv_opts;
 } cli;
 

@@ -31,7 +31,7 @@ FAILS = []
 # The trace each view is checked against; a view not listed fails the test.
 VIEW_TRACE = {"functions": "known", "function_durations": "known", "thread_states": "known",
               "locks": "known", "pthread_calls": "known", "left_out": "known",
-              "left_out_locks": "known-tiny",
+              "left_out_locks": "known-tiny", "wait_states": "known-waits",
               "counters_per_function": "counters", "samples": "samples", "gpu_cuda": "cuda",
               "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi",
               "gpu_kernel_profile": "cuda-kprof", "io": "io", "memory": "io"}
@@ -84,6 +84,7 @@ def traces(a):
     got["known-stdout"] = p.stdout
     # a budget the locks alone exceed: synchronization calls left out too
     got["known-tiny"] = analyze(a, known, "known-tiny", "--budget", "2kB")[0] + ".pcf"
+    got["known-waits"] = analyze(a, known, "known-waits", "--waits")[0] + ".pcf"
     script = os.path.join(a.work, "counters.trace")
     with open(script, "w") as f:
         f.write(COUNTERS_SCRIPT)

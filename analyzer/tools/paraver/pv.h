@@ -283,6 +283,15 @@ typedef struct pv_comm {
 	uint64_t lsend_ns, lrecv_ns;
 } pv_comm;
 
+/* An event a family knows only once every shard ended (a wait state,
+ * which needs every thread's records): shard index and absolute ns. */
+typedef struct pv_late {
+	size_t shard;
+	uint64_t time_ns;
+	uint32_t type;
+	int64_t value;
+} pv_late;
+
 /* A family's part of the Paraver trace (pt_family.h). */
 typedef struct pv_family {
 	const char *name;
@@ -329,6 +338,18 @@ typedef struct pv_family {
 	 * none (the first family with one wins, else functions.cfg).
 	 * Optional. */
 	const char *(*main_view)(void *global);
+	/* The writer's option that turns this part on (a word of its
+	 * options: "waits", which analyze --waits gives); NULL: always on. A
+	 * part that is off has no global state (init is not called) and
+	 * takes no record below the other parts' kinds. Optional. */
+	const char *option;
+	/* Events written after every shard ended (and, under several
+	 * analyzer processes, after unpack), with the communications: a
+	 * malloc'ed array in *out (freed by the writer), in any order;
+	 * returns its length. Each event of one (shard, time) shares a line;
+	 * such a line may share its time with another line of its row.
+	 * Optional. */
+	size_t (*late_events)(void *global, pv_late **out);
 } pv_family;
 
 /* Family i's Paraver part (pt_families[i]); an empty one for a family

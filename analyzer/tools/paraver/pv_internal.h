@@ -118,6 +118,7 @@ typedef struct pv_role {
 typedef struct pv_tool {
 	const pt_trace_ctx *ctx;
 	unsigned ext_kind_min; /* the lowest record kind any extension takes */
+	unsigned char ext_on[PT_MAX_FAMILIES]; /* each family's part is on (pv_family.option) */
 	char *name;            /* output base */
 	int gz;
 	char *tmpdir;
