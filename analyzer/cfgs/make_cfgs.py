@@ -136,6 +136,27 @@ VIEWS = {
         [histogram("Time per MPI call", 1, 1, "Time"),
          histogram("MPI calls (#)", 1, 1, "# Bursts"),
          histogram("Time per MPI state (%)", 2, 2, "% Time")]),
+    "io": (
+        "File I/O (Extrae's numbering, as BSC's I/O views read it): the call each\n"
+        "thread is in (40000004: read, write, fread, fwrite, pread, pwrite, open...),\n"
+        "the bytes it asked for (40000011), the file (40000059, named in the .pcf) and\n"
+        "the I/O state. Histograms: time in each call, bytes asked per call and file.",
+        [timeline("I/O call", [40000004]),
+         timeline("I/O size asked (bytes)", [40000011], gradient=True, open_=False),
+         timeline("I/O file", [40000059], open_=False),
+         timeline("Thread states", thread=STATE, open_=False)],
+        [histogram("Time per I/O call", 1, 1, "Time"),
+         histogram("I/O calls (#)", 1, 1, "# Bursts"),
+         histogram("Time per file", 3, 3, "Time")]),
+    "memory": (
+        "Dynamic memory (PARATRACE_MEMORY=1; Extrae's numbering): each call (40000040:\n"
+        "malloc, free, realloc, calloc, posix_memalign...), the bytes it asked for\n"
+        "(40000041), and the live bytes of the blocks each thread allocated and has\n"
+        "not freed (40000081), a counter over time. Histogram: calls per thread.",
+        [timeline("Dynamic memory call", [40000040]),
+         timeline("Requested size (bytes)", [40000041], gradient=True, open_=False),
+         timeline("Live heap bytes allocated by the thread", [40000081], gradient=True)],
+        [histogram("Dynamic memory calls (#)", 1, 1, "# Bursts")]),
     "gpu_kernel_profile": (
         "Inside GPU kernels (PARATRACE_GPU_KERNELS, kernels compiled with instrument.so):\n"
         "each profiled launch's values, set on its stream row at the kernel's end, shown\n"
@@ -151,6 +172,20 @@ VIEWS = {
          timeline("Kernel work-group imbalance (%)", [63200005], thread=NEXT, gradient=True),
          timeline("Kernel mean work-group time (ns)", [63200006], thread=NEXT, gradient=True,
                   open_=False)], []),
+    "wait_states": (
+        "Who made whom wait (analyze --waits): the wait state each thread is in (69000000:\n"
+        "late_sender, wait_at_barrier, lock_wait...), the thread that made it wait\n"
+        "(69000001, labelled 'rank R thread T (pid P tid T)') and the function that thread\n"
+        "was in meanwhile (69000002), and where the critical path of the run goes\n"
+        "(69000010: 1 while a thread is on it). Histograms: time in each wait state per\n"
+        "thread, and each waiting thread's time per thread that made it wait.",
+        [timeline("Wait state", [69000000]),
+         timeline("Wait caused by thread", [69000001]),
+         timeline("Function the causing thread was in", [69000002], open_=False),
+         timeline("On the critical path", [69000010]),
+         timeline("User functions (call stack)", [FUNC], stacked=True, open_=False)],
+        [histogram("Time per wait state", 1, 1, "Time"),
+         histogram("Waiting time per causing thread", 2, 2, "Time")]),
     "left_out": (
         "What analyze left out (a budget, --min-duration, --include/--exclude): at the\n"
         "end of each run of calls left out, how many (61000030) and the time they took\n"

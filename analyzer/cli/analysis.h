@@ -45,9 +45,10 @@ typedef struct cli {
 	pt_select sel;
 	const char *sel_opt; /* the first selection option given (for refusals) */
 	const char *min_opt; /* --min-duration, if given (report refuses it) */
-	const char *prv_opt; /* the first of --budget, --full, --no-gz given */
+	const char *prv_opt; /* the first of --budget, --full, --no-gz, --waits given */
 	uint64_t budget;     /* analyze: bytes of .prv (0: --full) */
 	int no_gz;
+	int waits; /* analyze --waits: the wait states in the Paraver trace */
 	char *pv_opts;
 } cli;
 

@@ -68,7 +68,7 @@ void cli_report_select_help(FILE *out)
 	      out);
 }
 
-enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE,
+enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE, OPT_WAITS,
        OPT_HTML, OPT_PNG, OPT_RUN, OPT_BUDGET, OPT_FULL, OPT_NO_GZ, OPT_MIN_DURATION,
        OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES, OPT_WIDE,
        OPT_TREE, OPT_CALLERS, OPT_CALLEES, OPT_THRESHOLD, OPT_COST };
@@ -178,7 +178,7 @@ static int parse_args(cli *c, int argc, char **argv)
 		{"run", required_argument, 0, OPT_RUN},
 		{"html", no_argument, 0, OPT_HTML},     {"png", no_argument, 0, OPT_PNG},
 		{"budget", required_argument, 0, OPT_BUDGET}, {"full", no_argument, 0, OPT_FULL},
-		{"no-gz", no_argument, 0, OPT_NO_GZ},
+		{"no-gz", no_argument, 0, OPT_NO_GZ},   {"waits", no_argument, 0, OPT_WAITS},
 		{"min-duration", required_argument, 0, OPT_MIN_DURATION},
 		{"include", required_argument, 0, OPT_INCLUDE},
 		{"exclude", required_argument, 0, OPT_EXCLUDE},
@@ -197,7 +197,8 @@ static int parse_args(cli *c, int argc, char **argv)
 	optind = 1;
 	c->budget = DEFAULT_BUDGET;
 	while ((o = getopt_long(argc, argv, "o:j:qf:h", opts, &idx)) != -1) {
-		if ((o == OPT_BUDGET || o == OPT_FULL || o == OPT_NO_GZ) && !c->prv_opt)
+		if ((o == OPT_BUDGET || o == OPT_FULL || o == OPT_NO_GZ || o == OPT_WAITS) &&
+		    !c->prv_opt)
 			c->prv_opt = opts[idx].name;
 		switch (o) {
 		case 'o': c->output = optarg; break;
@@ -257,6 +258,7 @@ static int parse_args(cli *c, int argc, char **argv)
 			break;
 		case OPT_FULL: c->budget = 0; break;
 		case OPT_NO_GZ: c->no_gz = 1; break;
+		case OPT_WAITS: c->waits = 1; break;
 		case OPT_MIN_DURATION:
 		case OPT_INCLUDE:
 		case OPT_EXCLUDE:

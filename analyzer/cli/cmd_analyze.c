@@ -25,7 +25,9 @@ void pt_cmd_analyze_help(FILE *out)
 	      "  --full               everything, whatever its size\n"
 	      "  --gz, --no-gz        always, never write NAME.prv.gz (Paraver reads it);\n"
 	      "                       default: when the .prv is over 1 GB\n"
-	      "  --no-profile         do not print the profile summary\n",
+	      "  --no-profile         do not print the profile summary\n"
+	      "  --waits              also the wait states, who caused them and the critical\n"
+	      "                       path as events 69000000-69000010 (wait_states.cfg)\n",
 	      out);
 	cli_select_help(out);
 	cli_common_help(out);
@@ -86,7 +88,8 @@ int pt_cmd_analyze(int argc, char **argv)
 	char *cfgs = pt_cli_cfgs_dir();
 	/* under mpirun: the whole trace (the budget would need every process's
 	 * accounts), as --full writes it (docs/MPI.md) */
-	if (asprintf(&c.pv_opts, "%s%s,budget=%llu%s%s", c.gz ? "gz" : "", c.no_gz ? "" : ",gzauto",
+	if (asprintf(&c.pv_opts, "%s%s%s,budget=%llu%s%s", c.gz ? "gz" : "",
+		     c.no_gz ? "" : ",gzauto", c.waits ? ",waits" : "",
 		     c.dist ? 0ull : (unsigned long long)c.budget, cfgs ? ",cfgs=" : "",
 		     cfgs ? cfgs : "") < 0) {
 		free(cfgs);

@@ -209,6 +209,20 @@ static void print_func_id(const dump_ctx *c)
 	put_func_id(c->out, c->ev->func_id, c->st);
 }
 
+static void print_throttle_func(const dump_ctx *c)
+{
+	const pt_rec_throttle *p = PT_REC_PAYLOAD(c->h, pt_rec_throttle);
+	put_func_id(c->out, p ? p->func_id : 0, c->st);
+}
+
+static void print_throttle_slots(const dump_ctx *c)
+{
+	const pt_throttle_slot *v = (const pt_throttle_slot *)(const void *)(c->h + 1);
+	for (unsigned i = 0; i < c->h->arg; i++)
+		if (v[i].func_id)
+			fprintf(c->out, " %" PRIu32 ":%" PRIu64, v[i].func_id, v[i].count);
+}
+
 static void print_counter_values(const dump_ctx *c)
 {
 	const uint64_t *v = (const uint64_t *)(const void *)(c->h + 1);

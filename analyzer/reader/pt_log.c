@@ -62,7 +62,14 @@ struct pt_log {
 	 * (an address), or 0 (none: at the start and after a LOST). */
 	int last_func_as;
 	uint64_t last_func;
-	uint64_t expanded[2];
+	/* The call of the file's last MPI_CALL (have_call: there is one, not
+	 * forgotten at a LOST) and its time: the call of compact MPI records
+	 * (3.3) and a compact blocking receive's posted time. */
+	int mpi_compact;
+	int have_call;
+	unsigned call;
+	uint64_t call_ticks;
+	uint64_t expanded[6]; /* a full record of up to 48 bytes */
 
 	enum pt_log_state final; /* PT_LOG_OK while not finished */
 	uint64_t final_offset;
@@ -465,6 +472,7 @@ static int read_header(pt_log *log, pt_event *ev)
 	log->have_header = 1;
 	log->compact = h->version_major >= 2;
 	log->shorts = h->version_major >= 3;
+	log->mpi_compact = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 3);
 	log->ticks = log->hdr.open.ticks;
 	log->start += log->hdr.header_size;
 	return 0;
@@ -536,6 +544,71 @@ static inline int deliver_short(pt_log *log, pt_event *ev, uint16_t word)
 	                            (uint32_t)log->last_func, delta);
 	memcpy(&log->expanded[0], &h, sizeof h);
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
+}
+
+/* A compact MPI record (3.3, format/mpi.h) of size bytes at p, complete in
+ * the buffer: delivered as its full record, from `expanded`. */
+static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint32_t word,
+                               size_t size, uint64_t off)
+{
+	unsigned kind = word & 0x7f;
+	memset(log->expanded, 0, sizeof log->expanded);
+	pt_rec_head h = {0};
+	if (kind == PT_REC_MPI_CALL_C) {
+		h = (pt_rec_head){PT_REC_MPI_CALL, (uint8_t)(word >> 8), 1,
+		                  word >> PT_MPI_CALL_C_SHIFT};
+		memcpy(&log->expanded[0], &h, sizeof h);
+		int r = deliver(log, ev, (const uint8_t *)log->expanded, h, size);
+		log->have_call = 1;
+		log->call = h.arg;
+		log->call_ticks = log->ticks;
+		return r;
+	}
+	if (!log->have_call)
+		return fail(log, ev, off, "compact %s without an MPI_CALL before it",
+		            pt_rec_kind_name(kind));
+	if (kind == PT_REC_MPI_CALL_END_C) {
+		h = (pt_rec_head){PT_REC_MPI_CALL_END, (uint8_t)log->call, 1,
+		                  word >> PT_MPI_END_C_SHIFT};
+	} else {
+		uint64_t comm = word & PT_MPI_C_SELF ? PT_MPI_COMM_SELF_ID : PT_MPI_COMM_WORLD_ID;
+		int req = (word & PT_MPI_C_REQUEST) != 0;
+		uint32_t delta = word >> PT_MPI_C_SHIFT;
+		if (kind == PT_REC_MPI_COLL_C) {
+			pt_mpi_c_coll c = {0};
+			memcpy(&c, p + 4, size - 4);
+			pt_rec_mpi_coll r = {
+			    comm,   c.root,  c.size,
+			    c.sent, c.recvd, req ? c.request_lo | (uint64_t)c.request_hi << 32 : 0};
+			h = (pt_rec_head){PT_REC_MPI_COLL, (uint8_t)log->call,
+			                  PT_REC_SIZE(MPI_COLL) / 8, delta};
+			memcpy(&log->expanded[1], &r, sizeof r);
+		} else {
+			pt_mpi_c_msg c = {0};
+			memcpy(&c, p + 4, size - 4);
+			pt_rec_mpi_msg m = {c.peer,
+			                    c.tag,
+			                    c.bytes,
+			                    comm,
+			                    req ? c.request_lo | (uint64_t)c.request_hi << 32 : 0,
+			                    0};
+			unsigned full = kind == PT_REC_MPI_SEND_C   ? PT_REC_MPI_SEND
+			                : kind == PT_REC_MPI_RECV_C ? PT_REC_MPI_RECV
+			                                            : PT_REC_MPI_IRECV;
+			if (full == PT_REC_MPI_RECV) {
+				if (c.posted_back > log->call_ticks)
+					return fail(
+					    log, ev, off,
+					    "compact MPI_RECV posted before the clock's start");
+				m.posted = log->call_ticks - c.posted_back;
+			}
+			h = (pt_rec_head){(uint8_t)full, (uint8_t)log->call,
+			                  PT_REC_SIZE(MPI_SEND) / 8, delta};
+			memcpy(&log->expanded[1], &m, sizeof m);
+		}
+	}
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, size);
 }
 
 static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
@@ -613,6 +686,15 @@ again:
 			log->expanded[1] = log->last_acquired;
 			return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
 		}
+		size_t csize = log->mpi_compact ? pt_mpi_compact_size(word) : 0;
+		if (csize) {
+			if (fill(log, csize) < 0)
+				return finish(log, ev, PT_LOG_ERROR, off);
+			if (avail(log) < csize)
+				return need_more(log, ev, avail(log));
+			return deliver_mpi_compact(log, ev, log->buf + log->start, word, csize,
+			                           off);
+		}
 		if (word != PT_COMPACT_PAD || log->shorts)
 			return fail(log, ev, off, "unknown compact record 0x%08x", word);
 		if (!(off & 4))
@@ -685,8 +767,15 @@ again:
 		log->last_func_as = PT_REC_FUNC_ENTER_PC;
 	} else if (h.kind == PT_REC_LOST) {
 		log->last_func_as = 0; /* what was lost may have been a function record */
+		log->have_call = 0;    /* or an MPI_CALL */
 	} else if (pt_rec_is_func(h.kind)) {
 		return deliver_func(log, ev, h);
+	} else if (h.kind == PT_REC_MPI_CALL) {
+		int r = deliver(log, ev, p, h, size);
+		log->have_call = 1;
+		log->call = h.arg;
+		log->call_ticks = log->ticks;
+		return r;
 	}
 	return deliver(log, ev, p, h, size);
 }

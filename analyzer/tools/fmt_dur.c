@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Durations and sizes as the tables of every tool print them (tools.h). */
+/* Durations and byte counts as the tables of every tool print them (tools.h). */
 #include "tools.h"
 
 #include <stdio.h>
@@ -23,16 +23,12 @@ void pt_fmt_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%lluns", (unsigned long long)ns);
 }
 
-const char *pt_fmt_bytes(uint64_t bytes, char *buf, size_t n)
+/* "4.0 MiB", "512 B": binary units, one decimal */
+void pt_fmt_bytes(char *buf, size_t n, double bytes)
 {
-	static const char *const units[] = {"B", "kB", "MB", "GB", "TB"};
-	double v = (double)bytes;
-	int u = 0;
-	while (u < 4 && v >= 1000) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, n, u == 0 ? "%.0f %s" : v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
-	         units[u]);
-	return buf;
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+	while (bytes >= 1024 && u < 4)
+		bytes /= 1024, u++;
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }

@@ -43,8 +43,8 @@ const char *pt_interval_json(void);
 
 /* A duration for a table: "1.2ms", "3.45us" (fmt_dur.c). */
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
-/* A size for a table: "512 B", "3.4 kB", "12.0 MB" (fmt_dur.c). */
-const char *pt_fmt_bytes(uint64_t bytes, char *buf, size_t n);
+/* Bytes for a table: "4.0 MiB", "512 B" (fmt_dur.c). */
+void pt_fmt_bytes(char *buf, size_t n, double bytes);
 
 /* The calls the size budget left out of the last .prv the Paraver writer
  * wrote in this process (0: none, or no budget applied), from its finish

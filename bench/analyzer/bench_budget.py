@@ -127,7 +127,7 @@ def main():
         trace = os.path.join(a.out, "trace")
         n = int(size * a.scale)
         sh([exe, str(threads), str(n)], env=dict(os.environ, LD_PRELOAD=os.path.join(b, "lib", "libtrace.so"),
-                                                  PARATRACE_DIR=trace))
+                                                  PARATRACE_DIR=trace, PARATRACE_THROTTLE="off"))
         rows.append(measure(a, "%s SIZE %d" % (name, n), trace))
         shutil.rmtree(trace)
         print(rows[-1], file=sys.stderr, flush=True)

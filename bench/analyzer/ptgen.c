@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <paratrace/format.h>
+#include <paratrace/mpi_calls.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -569,7 +570,12 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  * OBJ; user-type TYPE NAME [scope]; user-value TYPE VALUE NAME; user-event
  * TYPE VALUE; fork CHILD; lost RECORDS REASON (no_space no_memory
  * reentrant limit); counter-def INDEX NAME PERF_TYPE PERF_CONFIG; counters
- * DELTA...; Every log ends with a CLOSE at its last time.
+ * DELTA...; mpi-call NAME (MPI_CALL, NAME without MPI_: Recv, Barrier); mpi-end
+ * (the open call's MPI_CALL_END); mpi-send PEER TAG BYTES COMM; mpi-recv
+ * PEER TAG BYTES COMM POSTED (POSTED: when the receive was posted, a time
+ * of the script); mpi-coll COMM ROOT SIZE SENT RECVD; and in a process
+ * log mpi-init RANK SIZE (MPI_INIT: the process is that rank).
+ * Every log ends with a CLOSE at its last time.
  * A thread's records must come in time order. */
 typedef struct script_log {
 	char id[16]; /* "7001" (thread) or "p7000" (process) */
@@ -598,12 +604,28 @@ static unsigned lost_reason(const char *s)
 	return 0;
 }
 
+static unsigned mpi_call(const char *name)
+{
+#define PTGEN_CALL_(n, id, family, state) {#n, id},
+	static const struct {
+		const char *name;
+		unsigned id;
+	} calls[] = {PT_MPI_CALLS(PTGEN_CALL_)};
+#undef PTGEN_CALL_
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		if (!strcmp(calls[i].name, name))
+			return calls[i].id;
+	die("unknown MPI call '%s'", name);
+	return 0;
+}
+
 static void scenario_script(const char *out, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		die("%s: %s", path, strerror(errno));
 	script_log logs[256];
+	unsigned open_call[256] = {0}; /* each log's open MPI call */
 	size_t nlogs = 0;
 	gen_file *proc = NULL;
 	uint32_t proc_pid = 0;
@@ -771,6 +793,29 @@ static void scenario_script(const char *out, const char *path)
 			for (int k = 3; k < n && nv < 12; k++)
 				v[nv++] = num(tok[k]);
 			emit(g, t, PT_REC_COUNTERS, nv, v, nv * sizeof v[0]);
+		} else if (!strcmp(what, "mpi-init")) {
+			NEED(5);
+			pt_rec_mpi_init mi = {(int32_t)num(tok[3]), (uint32_t)num(tok[4]), -1, 0, 0, 0};
+			emit2(g, t, PT_REC_MPI_INIT, 0, &mi, sizeof mi, "node0", 6);
+		} else if (!strcmp(what, "mpi-call")) {
+			NEED(4);
+			open_call[l - logs] = mpi_call(tok[3]);
+			emit(g, t, PT_REC_MPI_CALL, open_call[l - logs], NULL, 0);
+		} else if (!strcmp(what, "mpi-end")) {
+			emit(g, t, PT_REC_MPI_CALL_END, open_call[l - logs], NULL, 0);
+			open_call[l - logs] = 0;
+		} else if (!strcmp(what, "mpi-send") || !strcmp(what, "mpi-recv")) {
+			int recv = what[4] == 'r';
+			NEED(recv ? 8 : 7);
+			pt_rec_mpi_msg m = {(int32_t)num(tok[3]), (int32_t)num(tok[4]), num(tok[5]),
+					    num(tok[6]), 0, recv ? BASE_NS + num(tok[7]) : 0};
+			emit(g, t, recv ? PT_REC_MPI_RECV : PT_REC_MPI_SEND, open_call[l - logs], &m,
+			     sizeof m);
+		} else if (!strcmp(what, "mpi-coll")) {
+			NEED(8);
+			pt_rec_mpi_coll m = {num(tok[3]), (int32_t)strtol(tok[4], NULL, 0),
+					     (uint32_t)num(tok[5]), num(tok[6]), num(tok[7]), 0};
+			emit(g, t, PT_REC_MPI_COLL, open_call[l - logs], &m, sizeof m);
 		} else if (!strcmp(what, "exited")) {
 			NEED(4);
 			pt_rec_exit ex = {(int32_t)num(tok[3]), PT_EXIT_NORMAL};

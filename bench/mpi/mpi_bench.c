@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Cost of tracing MPI calls (bench/mpi/run.sh runs it untraced and under
  * libtrace.so). Rank 0 times BLOCKS blocks of ITER operations and prints
- * each block's nanoseconds per operation, one line each:
+ * each block's nanoseconds per operation, one line each: wall time, then
+ * the CPU time of its process (all its threads, the tracer's helper's
+ * too), which other work on the machine inflates far less. Modes:
  *   pingpong   0-byte MPI_Send/MPI_Recv round trip between ranks 0 and 1
  *              (the others wait in the final barrier)
  *   self       0-byte MPI_Send to itself and its MPI_Recv, on every rank:
@@ -9,6 +11,7 @@
  *   iself      the same message non-blocking: MPI_Irecv, MPI_Isend and
  *              MPI_Waitall of the two (the request bookkeeping's cost)
  *   allreduce  MPI_Allreduce of one double over MPI_COMM_WORLD
+ *   barrier    MPI_Barrier of MPI_COMM_WORLD
  *   rank       MPI_Comm_rank: a call that does no communication, so what
  *              tracing adds is the wrapper alone
  * usage: mpi_bench MODE ITER BLOCKS */
@@ -18,10 +21,10 @@
 #include <string.h>
 #include <time.h>
 
-static double now_ns(void)
+static double now_ns(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc < 4) {
 		if (!rank)
-			fprintf(stderr, "usage: %s pingpong|self|iself|allreduce|rank ITER BLOCKS\n",
+			fprintf(stderr, "usage: %s pingpong|self|iself|allreduce|barrier|rank ITER BLOCKS\n",
 			        argv[0]);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -43,7 +46,7 @@ int main(int argc, char **argv)
 	int r;
 	for (long b = 0; b <= blocks; b++) { /* block 0 warms up, not printed */
 		MPI_Barrier(MPI_COMM_WORLD);
-		double t0 = now_ns();
+		double t0 = now_ns(CLOCK_MONOTONIC), c0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 		if (!strcmp(mode, "pingpong")) {
 			for (long i = 0; i < iter && rank < 2 && size > 1; i++) {
 				if (rank == 0) {
@@ -72,13 +75,16 @@ int main(int argc, char **argv)
 		} else if (!strcmp(mode, "allreduce")) {
 			for (long i = 0; i < iter; i++)
 				MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		} else if (!strcmp(mode, "barrier")) {
+			for (long i = 0; i < iter; i++)
+				MPI_Barrier(MPI_COMM_WORLD);
 		} else {
 			for (long i = 0; i < iter; i++)
 				MPI_Comm_rank(MPI_COMM_WORLD, &r);
 		}
-		double t = now_ns() - t0;
+		double c = now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0, t = now_ns(CLOCK_MONOTONIC) - t0;
 		if (rank == 0 && b > 0)
-			printf("%.1f\n", t / (double)iter);
+			printf("%.1f %.1f\n", t / (double)iter, c / (double)iter);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -3,16 +3,20 @@
 """MPI benchmarks (bench/mpi/run.sh builds what they need first):
 
 1. What tracing adds to an MPI call: pt_mpi_bench untraced and under
-   libtrace.so, runs alternating, each run timing BLOCKS blocks of ITER
-   operations on rank 0; the median over every block of every run:
-     - 0-byte ping-pong between 2 ranks: added per call = added per round
-       trip / 2 (a round trip is two calls on each rank, and the time of
-       one call of each rank lies on its path);
-     - MPI_Allreduce of one double over the ranks;
-     - the same calls with one rank, where no other process's scheduling
-       adds its noise: a 0-byte message to itself (MPI_Send + MPI_Recv,
-       and MPI_Irecv + MPI_Isend + MPI_Waitall) and MPI_Allreduce;
-     - MPI_Comm_rank, no communication: the wrappers' own cost.
+   libtrace.so (and under --base-lib, another build's, to compare two),
+   runs interleaved, each run timing BLOCKS blocks of ITER operations on
+   rank 0; the median over every block of every run, per call, and the
+   bytes of rank 0's thread logs per call:
+     - MPI_Comm_rank (no communication: the wrapper's own cost);
+     - a 0-byte message to itself, MPI_Send + MPI_Recv, and MPI_Isend +
+       MPI_Irecv + MPI_Waitall;
+     - MPI_Allreduce of 8 bytes and MPI_Barrier, one rank;
+     - a 0-byte ping-pong between 2 ranks, each pinned to a CPU of its
+       own (taskset): added per call = added per round trip / 2 (a round
+       trip is two calls on each rank, one of each rank on its path).
+   The 1-rank rows time the CPU time of the process (all its threads) by
+   default, which other work on a shared machine inflates far less than
+   the wall time (--clock wall); the ping-pong is wall time.
 2. The analyzer under mpirun: one trace of NP ranks (Allreduce-heavy),
    analyzed by 1 process (no mpirun) and by `mpirun -np M paratrace
    analyze --full` for M in --procs (default 2 and 4), with the default
@@ -39,39 +43,85 @@ def env():
     return e
 
 
-def mpirun(np, args, preload=None, trace=None, capture=True):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(np)]
+def mpirun(np, args, preload=None, trace=None, pin=False):
+    """Runs args as np ranks; pin: rank r on CPU r alone (taskset, one
+    command per rank), so that each busy-polling rank has its own core."""
+    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none"]
     if preload:
         cmd += ["-x", "LD_PRELOAD=" + preload, "-x", "PARATRACE_DIR=" + trace]
-    p = subprocess.run(cmd + args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    if pin:
+        for r in range(np):
+            cmd += (([":"] if r else []) + ["-np", "1", "taskset", "-c", str(r % os.cpu_count())]
+                    + args)
+    else:
+        cmd += ["-np", str(np)] + args
+    p = subprocess.run(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
     if p.returncode:
-        sys.exit("mpi_bench: %s failed (%d): %s" % (" ".join(cmd + args), p.returncode,
+        sys.exit("mpi_bench: %s failed (%d): %s" % (" ".join(cmd), p.returncode,
                                                   p.stderr[-2000:]))
     return p.stdout
 
 
+def log_bytes(trace):
+    """Bytes of rank 0's thread logs, their headers left out."""
+    total = 0
+    for d in os.listdir(trace):
+        if not (d.startswith("p") and d.endswith("-r0")):
+            continue
+        for f in os.listdir(os.path.join(trace, d)):
+            if f.startswith("t") and f.endswith(".ptl"):
+                total += os.path.getsize(os.path.join(trace, d, f)) - 256
+    return total
+
+
+def blocks(out, col):
+    return [float(line.split()[col]) for line in out.splitlines() if line.strip()]
+
+
+# (ranks, mode, label, MPI calls per operation, iterations (times --iter), pinned)
+ROWS = [(1, "rank", "MPI_Comm_rank", 1, 10, False),
+        (1, "self", "MPI_Send+MPI_Recv to itself, 0 B", 2, 1, False),
+        (1, "iself", "MPI_Isend+MPI_Irecv+MPI_Waitall, 0 B", 3, 1, False),
+        (1, "allreduce", "MPI_Allreduce, 8 B", 1, 1, False),
+        (1, "barrier", "MPI_Barrier", 1, 1, False),
+        (2, "pingpong", "ping-pong 0 B, 2 ranks pinned", 2, 1, True)]
+
+
 def call_cost(a, bench, lib, tmp):
-    rows = [(a.np, "pingpong", "0-byte ping-pong, per call", 2, a.iter),
-            (a.np, "allreduce", "MPI_Allreduce (1 double), per call", 1, a.iter),
-            (1, "self", "0-byte Send+Recv to itself, per call", 2, a.iter),
-            (1, "iself", "0-byte Irecv+Isend+Waitall to itself, per call", 3, a.iter),
-            (1, "allreduce", "MPI_Allreduce (1 double), per call", 1, a.iter),
-            (1, "rank", "MPI_Comm_rank, per call (wrapper alone)", 1, a.iter * 10)]
-    print("added cost per MPI call: median of %d runs x %d blocks each "
-          "(untraced vs LD_PRELOAD=libtrace.so, alternating)" % (a.reps, a.blocks))
-    print("%-5s %-42s %12s %12s %12s" % ("ranks", "operation", "untraced ns", "traced ns",
-                                         "added ns"))
-    for np, mode, label, calls, it in rows:
-        plain, traced = [], []
+    libs = [("traced", lib)] + ([("base", a.base_lib)] if a.base_lib else [])
+    print("added cost per MPI call: median of %d runs x %d blocks each, untraced and "
+          "LD_PRELOAD=%s interleaved; bytes: rank 0's thread logs per call"
+          % (a.reps, a.blocks, " / ".join(l for _, l in libs)))
+    print("1-rank rows: %s time of the process; the ping-pong: wall time. Load average at "
+          "start: %.2f" % ("CPU" if a.clock == "cpu" else "wall", os.getloadavg()[0]))
+    head = "%-38s %9s" % ("operation (per call)", "untraced")
+    for name, _ in libs:
+        head += " %9s %9s %7s" % (name, "added", "B/call")
+    print(head)
+    rows = [r for r in ROWS if not a.rows or r[1] in a.rows.split(",")]
+    for np, mode, label, calls, scale, pin in rows:
+        it = a.iter * scale
+        args = [bench, mode, str(it), str(a.blocks)]
+        # 1 rank: CPU time; 2 ranks: wall time (a rank's CPU time there is
+        # its polling, whatever the other one does)
+        col = 1 if np == 1 and a.clock == "cpu" else 0
+        plain, traced, size = [], {n: [] for n, _ in libs}, {n: [] for n, _ in libs}
         for r in range(a.reps):
-            plain += [float(x) for x in mpirun(np, [bench, mode, str(it), str(a.blocks)]).split()]
-            trace = os.path.join(tmp, "t")
-            shutil.rmtree(trace, ignore_errors=True)
-            out = mpirun(np, [bench, mode, str(it), str(a.blocks)], lib, trace)
-            traced += [float(x) for x in out.split()]
-        p, q = statistics.median(plain) / calls, statistics.median(traced) / calls
-        print("%-5d %-42s %12.1f %12.1f %12.1f" % (np, label, p, q, q - p))
+            plain += blocks(mpirun(np, args, pin=pin), col)
+            for name, path in libs:
+                trace = os.path.join(tmp, "t")
+                shutil.rmtree(trace, ignore_errors=True)
+                traced[name] += blocks(mpirun(np, args, path, trace, pin), col)
+                # every block and the warm-up block made `it` operations
+                size[name].append(log_bytes(trace) / (it * (a.blocks + 1) * calls))
+                shutil.rmtree(trace, ignore_errors=True)
+        p = statistics.median(plain) / calls
+        line = "%-38s %9.1f" % (label + (" (wall)" if col == 0 and np == 1 else ""), p)
+        for name, _ in libs:
+            q = statistics.median(traced[name]) / calls
+            line += " %9.1f %9.1f %7.1f" % (q, q - p, statistics.median(size[name]))
+        print(line)
         sys.stdout.flush()
 
 
@@ -124,7 +174,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", required=True)
-    ap.add_argument("--np", type=int, default=2, help="ranks of the call-cost runs")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="what the 1-rank rows time (default: the process's CPU time)")
+    ap.add_argument("--base-lib", help="another libtrace.so, run interleaved beside this one")
+    ap.add_argument("--rows", help="modes to run, comma-separated (rank,self,iself,allreduce,"
+                    "barrier,pingpong; default all)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--blocks", type=int, default=10)
     ap.add_argument("--iter", type=int, default=20000, help="operations per block")

@@ -324,7 +324,9 @@ class Paratrace(Contender):
         os.makedirs(os.path.dirname(tdir), exist_ok=True)
 
     def command(self, binary, args, tdir):
-        return [binary] + args, {"LD_PRELOAD": self.env.libtrace, "PARATRACE_DIR": tdir}
+        # every call recorded, as the peers record them (bench/throttle: throttled)
+        return [binary] + args, {"LD_PRELOAD": self.env.libtrace, "PARATRACE_DIR": tdir,
+                                 "PARATRACE_THROTTLE": "off"}
 
     def count(self, binary, tdir, expect):
         return self.env.paratrace_count(binary, tdir), dir_bytes(tdir)

@@ -63,6 +63,7 @@ def main():
             if preload:
                 env["LD_PRELOAD"] = preload
                 env["PARATRACE_DIR"] = tdir
+                env["PARATRACE_THROTTLE"] = "off"  # every call recorded (bench/throttle: throttled)
             out = subprocess.run([exe, str(n), what], stdout=subprocess.PIPE, text=True, env=env,
                                  check=True).stdout
             res.setdefault(what, []).append(float(out.split()[0]))

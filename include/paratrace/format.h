@@ -60,9 +60,16 @@ extern "C" {
  * written at its end, and only when it succeeded; MPI_UNTRACED (a rank none
  * of whose MPI calls was traced); MPI_JOB's and MPI_INIT's world (a job
  * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
- * (PT_MPI_JOB_RANK). */
+ * (PT_MPI_JOB_RANK).
+ * 3.3: compact MPI records (format/mpi.h, "Compact MPI records": kinds
+ * 0x26, 0x27, 0x3c-0x3f as the first byte of a word with PT_COMPACT_FLAG);
+ * a blocking receive's MPI_RECV posted at its MPI_CALL's time. THROTTLE and
+ * THROTTLE_COUNTS (format/throttle.h): functions the runtime stopped
+ * recording on a thread, and their calls counted since. File I/O and
+ * dynamic memory calls (format/io.h, PT_REC_RANGE_IO, carved out of the GPU
+ * range's unused upper half). */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 2
+#define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -268,6 +275,8 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/gpu.h>
 #include <paratrace/format/omp.h>
 #include <paratrace/format/mpi.h>
+#include <paratrace/format/throttle.h>
+#include <paratrace/format/io.h>
 
 /* A family built outside the product (an experiment, tests/toy/): a build
  * of the reader, the runtime and paratrace compiled with
@@ -292,6 +301,8 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_GPU(X) \
 	PT_REC_ROWS_OMP(X) \
 	PT_REC_ROWS_MPI(X) \
+	PT_REC_ROWS_THROTTLE(X) \
+	PT_REC_ROWS_IO(X) \
 	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {
@@ -307,7 +318,9 @@ enum pt_rec_kind {
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */
-	PT_REC_RANGE_GPU_LAST = 0x5f,
+	PT_REC_RANGE_GPU_LAST = 0x4f,
+	PT_REC_RANGE_IO_FIRST = 0x50, /* file I/O and dynamic memory calls */
+	PT_REC_RANGE_IO_LAST = 0x5f,
 	PT_REC_RANGE_RUNTIME_FIRST = 0x60, /* more interposition families */
 	PT_REC_RANGE_RUNTIME_LAST = 0x7f,
 	PT_REC_RANGE_OPENMP_FIRST = 0x60, /* OpenMP (OMPT, GOMP_*) */

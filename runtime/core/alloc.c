@@ -65,6 +65,11 @@ int pt_bump_owns(const void *p)
 	       (const char *)p < pt_bump_static + sizeof pt_bump_static;
 }
 
+size_t pt_bump_room(const void *p)
+{
+	return (size_t)(pt_bump_static + sizeof pt_bump_static - (const char *)p);
+}
+
 void *pt_pages_alloc(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -77,7 +82,11 @@ void pt_pages_free(void *p, size_t size)
 		munmap(p, size);
 }
 
-static __thread int pt_in_dlsym __attribute__((tls_model("initial-exec")));
+/* volatile: glibc declares dlsym a leaf function (it never calls back
+ * into this file), so the compiler would drop a plain counter's increment
+ * and decrement around it; but dlsym does call malloc, calloc and free,
+ * whose wrappers read this through pt_real_in_progress. */
+static __thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
 
 int pt_real_in_progress(void)
 {

@@ -254,6 +254,7 @@ void pt_thread_share(void)
 		return;
 	t->shared = 1;
 	t->log.slow = 1;
+	pt_throttle_stop(); /* its table is in the TLS both threads use */
 	__atomic_store_n(&t->log.limit, NULL, __ATOMIC_RELAXED);
 	atomic_thread_fence(memory_order_seq_cst);
 }

@@ -125,6 +125,11 @@ typedef struct pt_wlog {
 	/* Object of the most recent LOCK_ACQUIRED in the file (0: none, or one
 	 * may have been lost): a release of it is written as its head alone. */
 	uint64_t last_acquired;
+	/* A family's compact records may refer to the file's last record
+	 * written with PT_CTX_OPEN (pt_emit_compact): set when one is stored,
+	 * cleared when a record is lost or a LOST record stored, as readers
+	 * forget it there. */
+	int ctx;
 	int slow;      /* keep limit NULL: every event takes the slow path */
 	uint32_t kind; /* enum pt_file_kind */
 	/* data that never reached the file, written as PT_REC_LOST when space returns */
@@ -185,6 +190,11 @@ PT_HIDDEN void pt_wlog_note_nested(pt_wlog *l);
  * back, if it did: pt_leave calls it once the guard is down (a pending
  * signal is delivered there), and so does the log's close. */
 PT_HIDDEN void pt_wlog_unmask(pt_wlog *l);
+/* A family's compact record (pt_emit_compact) in place: word with the
+ * delta at bit shift, then len bytes (0, or even and 4 to 24). 1 when stored; 0 when it
+ * does not fit (room, delta, a LOST pending, PT_CTX_NEED without ctx). */
+PT_HIDDEN int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shift,
+                                  const void *p, size_t len, unsigned flags);
 /* Slow path of the 8-byte FUNC records. */
 PT_HIDDEN void pt_wlog_put_func(pt_wlog *l, uint64_t ticks, unsigned kind, uint32_t id);
 /* CLOSE record, trim to the data, unmap, close the fd. */
@@ -204,8 +214,8 @@ PT_HIDDEN int pt_wlog_resume(pt_wlog *l);
  * fast path, which cannot start again (limit NULL, seen by it). */
 PT_HIDDEN void pt_wlog_close_quiet(pt_wlog *l);
 /* A log whose owner may be inside its hooks' fast path, storing one
- * record with the limit it read before limit was set NULL (the fast path
- * stores at most 16 bytes at the position it read): the file is trimmed
+ * record with the limit it read before limit was set NULL (a fast path
+ * stores at most PT_FAST_STORE_MAX bytes at the position it read): the file is trimmed
  * just past that record, which lands whole in the file or not at all
  * (zeros: the end mark). The log stays the owner's: it closes it with
  * pt_wlog_close_quiet, which first extends the file again. */
@@ -227,6 +237,9 @@ PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
  * more space can be had (disk full, PARATRACE_MAX_SIZE), a log still ends
  * complete and says how much it lost. */
 #define PT_TAIL_RESERVE 128
+/* The most bytes a fast path stores at the position it read: a hook's
+ * 16, a family's compact record's 28 (pt_emit_compact). */
+#define PT_FAST_STORE_MAX 32
 /* Bytes a record may need beyond its size: the pads that align it after a
  * short or compact record. */
 #define PT_REC_ALIGN_SLACK 6
@@ -289,6 +302,59 @@ PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
 PT_HIDDEN void pt_note_nested_event(void);
 /* Hook slow path: a FUNC record (pc == 0) or a PC record. */
 PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
+
+/* ---- throttling (throttle.c) ------------------------------------------ */
+/* A thread's state of one function, indexed by function id (hooks.c's
+ * fast path). Once `count` is set the function is throttled on this
+ * thread: an entry adds 1 to *count (a slot of a THROTTLE_COUNTS record,
+ * in the log's shared mapping) and to tdepth, an exit with tdepth > 0
+ * takes 1 from it; neither reads the clock. The other fields measure the
+ * recorded calls for the decision: n calls entered since the last one,
+ * open of them not exited yet, acc the sum of their exit times minus the
+ * sum of their entry times (ticks). */
+typedef struct pt_fstat {
+	uint64_t *count;
+	int64_t acc;
+	uint32_t n;
+	uint32_t open;
+	uint32_t tdepth;
+	uint32_t pad;
+} pt_fstat;
+
+/* This thread's table: tab[id] for id < cap (0: no table); grow: the
+ * table should grow to hold a larger id (throttling on and this thread
+ * traced). One TLS object: the hooks find all three through one address. */
+typedef struct pt_ftable {
+	pt_fstat *tab;
+	uint32_t cap;
+	int grow;
+} pt_ftable;
+extern PT_HIDDEN __thread pt_ftable pt_ft __attribute__((tls_model("initial-exec")));
+/* PARATRACE_THROTTLE's calls (0: off). */
+extern PT_HIDDEN uint32_t pt_throttle_calls;
+/* The hooks' slow paths: the table grown to hold id (or pt_fgrow
+ * cleared); the decision at a recorded entry once n reached
+ * pt_throttle_calls, on a thread inside the runtime (pt_enter): 1 when the
+ * function is throttled from this call on (counted), 0 when it is not
+ * (the stats start a new round; the caller records the entry). */
+PT_HIDDEN void pt_throttle_grow(uint32_t id);
+PT_HIDDEN int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now);
+/* Stops throttling on this thread's TLS (a clone sharing it). */
+PT_HIDDEN void pt_throttle_stop(void);
+/* "off", or "CALLS:DURATION" (DURATION as pt_parse_duration_ns reads it):
+ * 0, or -1 when s is neither. calls 0: off. */
+PT_HIDDEN int pt_throttle_parse(const char *s, uint32_t *calls, uint64_t *dur_ns);
+/* The highest function id handed out so far, plus one (hooks.c). */
+PT_HIDDEN uint32_t pt_func_ids_end(void);
+/* One more, from a handler of this thread too: one instruction. */
+static inline __attribute__((always_inline)) void pt_count_add1(uint64_t *p)
+{
+#if defined(__x86_64__)
+	__asm__("incq %0" : "+m"(*p));
+#else
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+#endif
+}
 
 /* ---- global state ------------------------------------------------------ */
 enum {

@@ -13,7 +13,11 @@
  * to NULL whenever the thread is inside it (pt_enter), and the fast path
  * sets in_hook while it works, so a hook raised by a signal handler at
  * either moment cannot write into the bytes being written (its event is
- * dropped and counted). */
+ * dropped and counted).
+ *
+ * Before all that, the function's entry in the thread's throttling table
+ * (throttle.c): a throttled function's call adds to its count and returns
+ * before the clock is read; the others add to the sums that decide. */
 #define _GNU_SOURCE
 #include "core.h"
 
@@ -120,14 +124,54 @@ static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thre
 	return 1;
 }
 
+/* The entry of a call of a function whose stats (s) reached the decision:
+ * out of line, inside the runtime. Throttled: this call is the first one
+ * counted; else its entry is recorded as usual. */
+__attribute__((noinline, cold)) PT_NOINST static void hook_decide(uint32_t id, uint64_t now,
+                                                                  pt_fstat *s)
+{
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (t) {
+		if (!pt_throttle_decide(t, s, id, now)) {
+			s->n++;
+			s->open++;
+			s->acc -= (int64_t)now;
+			pt_wlog_put_func(&t->log, now, PT_REC_FUNC_ENTER, id);
+		}
+		pt_leave(t);
+	} else {
+		pt_note_nested_event();
+	}
+	if (errno != saved)
+		errno = saved;
+}
+
 static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigned kind, uint32_t id,
-									  uint64_t now)
+                                                                         pt_fstat *s, uint64_t now)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
 		if (!hook_begin(t)) {
 			pt_wlog_note_nested(&t->log);
 			return;
+		}
+		/* The recorded calls' sums (throttle.c), inside hook_begin: a
+		 * handler's hook of the same function does not interleave. */
+		if (s) {
+			if (kind == PT_REC_FUNC_ENTER) {
+				if (pt_unlikely(s->n >= pt_throttle_calls)) {
+					hook_end(t);
+					hook_decide(id, now, s);
+					return;
+				}
+				s->n++;
+				s->open++;
+				s->acc -= (int64_t)now;
+			} else if (pt_likely(s->open != 0)) {
+				s->open--;
+				s->acc += (int64_t)now;
+			}
 		}
 		char *cur = t->log.cur;
 		uint64_t d = now - t->log.last;
@@ -202,9 +246,10 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 
 /* Without an invariant TSC: the same through CLOCK_MONOTONIC, out of line
  * so that the TSC path keeps no registers across a call. */
-__attribute__((noinline)) PT_NOINST static void hook_func_mono(unsigned kind, uint32_t id)
+__attribute__((noinline)) PT_NOINST static void hook_func_mono(unsigned kind, uint32_t id,
+                                                               pt_fstat *s)
 {
-	hook_func_at(kind, id, pt_mono_ns());
+	hook_func_at(kind, id, s, pt_mono_ns());
 }
 
 __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void *fn)
@@ -213,25 +258,59 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-#define PT_HOOK(fast, mono, kind, x)                        \
-	do {                                                \
-		if (pt_likely(pt_clock_use_tsc))            \
-			fast(kind, x, __rdtsc());           \
-		else                                        \
-			mono(kind, x);                      \
+#define PT_HOOK(fast, mono, kind, ...)                                                             \
+	do {                                                                                       \
+		if (pt_likely(pt_clock_use_tsc))                                                   \
+			fast(kind, __VA_ARGS__, __rdtsc());                                        \
+		else                                                                               \
+			mono(kind, __VA_ARGS__);                                                   \
 	} while (0)
 #else
-#define PT_HOOK(fast, mono, kind, x) mono(kind, x)
+#define PT_HOOK(fast, mono, kind, ...) mono(kind, __VA_ARGS__)
 #endif
 
+/* A function id past this thread's table: the table grows (throttle.c),
+ * then the event is recorded. */
+__attribute__((noinline, cold)) PT_NOINST static void hook_grow(unsigned kind, uint32_t id)
+{
+	pt_throttle_grow(id);
+	pt_fstat *s = id < pt_ft.cap ? &pt_ft.tab[id] : NULL;
+	PT_HOOK(hook_func_at, hook_func_mono, kind, id, s);
+}
+
+/* Throttling first (throttle.c): a throttled call reads no clock. */
 PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 {
-	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_ENTER, id);
+	pt_fstat *s = NULL;
+	if (pt_likely(id < pt_ft.cap)) {
+		s = &pt_ft.tab[id];
+		uint64_t *count = s->count;
+		if (count) {
+			pt_count_add1(count);
+			s->tdepth++;
+			return;
+		}
+	} else if (pt_unlikely(pt_ft.grow)) {
+		hook_grow(PT_REC_FUNC_ENTER, id);
+		return;
+	}
+	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_ENTER, id, s);
 }
 
 PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 {
-	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_EXIT, id);
+	pt_fstat *s = NULL;
+	if (pt_likely(id < pt_ft.cap)) {
+		s = &pt_ft.tab[id];
+		if (s->tdepth) {
+			s->tdepth--;
+			return;
+		}
+	} else if (pt_unlikely(pt_ft.grow)) {
+		hook_grow(PT_REC_FUNC_EXIT, id);
+		return;
+	}
+	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_EXIT, id, s);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)
@@ -267,6 +346,11 @@ typedef struct pt_reg {
 	struct pt_reg *next;
 } pt_reg;
 static pt_reg *pt_regs;
+
+uint32_t pt_func_ids_end(void)
+{
+	return __atomic_load_n(&pt_next_id, __ATOMIC_RELAXED);
+}
 
 uint32_t pt_func_ids_alloc(uint32_t n)
 {

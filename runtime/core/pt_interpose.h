@@ -156,10 +156,19 @@ PT_HIDDEN void pt_thread_finished(uint64_t retval, uint32_t flags);
 /* pthread_exit/thrd_exit were called: the unwinding that follows is an exit,
  * not a cancellation. */
 PT_HIDDEN void pt_thread_exiting(uint64_t retval);
+/* Frees a thread's start block (the runtime's malloc) inside the runtime's
+ * region, so that the memory family does not count it as the program's. */
+PT_HIDDEN void pt_thread_block_free(void *p);
 /* JOIN_BEGIN / JOIN_END records; returns the seq used. */
 PT_HIDDEN uint64_t pt_join_begin(uint64_t thread);
 PT_HIDDEN void pt_join_end(uint64_t thread, uint64_t seq, int result, int joined);
 PT_HIDDEN void pt_thread_create_rec(uint64_t ticks, uint64_t seq, uint64_t routine, int result,
 				    uint32_t flags, uint64_t thread);
+
+/* ---- descriptors (io/io_files.c; used by proc/fd_guard.c) ------------- */
+/* A descriptor number (or a range of them) stops naming the file the I/O
+ * records gave it: a dup2/dup3 onto it, a close_range. */
+PT_HIDDEN void pt_io_fd_forget(int fd);
+PT_HIDDEN void pt_io_fd_forget_range(unsigned first, unsigned last);
 
 #endif /* PT_INTERPOSE_H */

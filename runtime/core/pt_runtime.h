@@ -77,6 +77,30 @@ PT_HIDDEN void pt_emit2(pt_thread *t, unsigned kind, unsigned arg, const void *p
 PT_HIDDEN void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned arg,
 			  const void *payload, size_t len);
 
+/* A record that has a compact form of its family's (format.h: a
+ * little-endian word whose first byte is PT_COMPACT_FLAG | a kind below
+ * 0x40, at any even offset, then clen bytes: 0, or even and 4 to 24),
+ * stamped at ticks.
+ * The compact form is `cword` with the delta since the file's previous
+ * record put in at bit `shift` (it must fit in the 32 - shift bits above):
+ * written, when it fits and there is room, on the calling thread's fast
+ * path as a hook's record is (no pt_enter, no lock, no call out). Else
+ * (cword 0, a larger delta, a window to switch, inside the runtime) the
+ * full record (kind, arg, payload p of len bytes) through the runtime's
+ * region, as pt_emit_at. Some compact forms stand for fields of an earlier
+ * record of the file (MPI: the call of its MPI_CALL): PT_CTX_OPEN marks
+ * that record, PT_CTX_NEED a compact form that may be written only while
+ * the reader knows the last PT_CTX_OPEN record (no record lost since; a
+ * LOST record makes readers forget it). The call need not be in the
+ * runtime's region; errno is kept. Returns the ticks the record was
+ * stamped with (a file's times never decrease: ticks or later), 0 when
+ * the thread cannot record now (tracing off, inside the runtime). */
+#define PT_CTX_OPEN 0x1u
+#define PT_CTX_NEED 0x2u
+PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+                                   size_t clen, unsigned flags, unsigned kind, unsigned arg,
+                                   const void *p, size_t len);
+
 /* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
 PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
 			       uint64_t obj, int result);
@@ -239,6 +263,12 @@ enum pt_part_order {
 	PT_ORDER_SAMPLING = 61,  /* its samples use call stacks */
 	PT_ORDER_GPU = 70,       /* gpu/: stream logs, names, device clocks */
 	PT_ORDER_GPU_API = 80,   /* CUDA, OpenCL: drain into the stream logs first */
+	/* Families whose calls the other parts make themselves while they
+	 * start (file I/O, memory: libpfm4 reading /sys from the counters'
+	 * init): they record from the end of every part's init on, and stop
+	 * first at shutdown, so that none of that is taken for the program's
+	 * (nor opens a thread's log before the parts are ready for it). */
+	PT_ORDER_INTERPOSE_LAST = 90,
 };
 
 /* Registers the pt_subsystem `id` defined right after it:
@@ -403,5 +433,7 @@ PT_HIDDEN void *pt_bump_alloc(size_t size);
 PT_HIDDEN void *pt_pages_alloc(size_t size);
 PT_HIDDEN void pt_pages_free(void *p, size_t size);
 PT_HIDDEN int pt_bump_owns(const void *p);
+/* Bytes from p (pt_bump_owns) to the end of the bootstrap area. */
+PT_HIDDEN size_t pt_bump_room(const void *p);
 
 #endif /* PT_RUNTIME_H */

@@ -34,3 +34,5 @@
 #include "../gpu/settings.inc"
 #include "../omp/settings.inc"
 #include "../mpi/settings.inc"
+#include "../io/settings.inc"
+#include "../memory/settings.inc"

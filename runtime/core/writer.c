@@ -360,6 +360,7 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 	l->lost_records += records;
 	l->lost_bytes += bytes;
 	l->last_acquired = 0; /* the lost record may have been an acquisition */
+	l->ctx = 0;           /* or the record a compact one refers to */
 	if (!l->lost_reason)
 		l->lost_reason = reason;
 	atomic_fetch_add(&pt_total_lost_records, records);
@@ -449,6 +450,7 @@ static void store_lost(pt_wlog *l)
 	l->lost_records = l->lost_bytes = 0;
 	l->lost_reason = 0;
 	l->last_func = 0; /* readers forget the previous function at a LOST */
+	l->ctx = 0;       /* and the record compact ones refer to */
 }
 
 /* Makes room for `size` bytes of record at l->cur (plus a TIME record when
@@ -615,6 +617,81 @@ void pt_wlog_put_lock(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned type, 
 		pt_rec_lock rec = {obj, result, 0};
 		pt_wlog_put(l, ticks, kind, type, &rec, sizeof rec, NULL, 0);
 	}
+}
+
+static inline __attribute__((always_inline)) int put_compact(pt_wlog *l, uint64_t ticks,
+                                                             uint32_t word, unsigned shift,
+                                                             const void *p, size_t len,
+                                                             unsigned flags)
+{
+	char *cur = l->cur;
+	char *end = pt_wlog_fast_end(l);
+	if (!pt_likely(PT_WRITE_COMPACT && cur && end && cur + 8 + len <= end && ticks >= l->last &&
+	               (ticks - l->last) >> (32 - shift) == 0 && !l->lost_records && !l->dead &&
+	               !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED) &&
+	               (l->ctx || !(flags & PT_CTX_NEED))))
+		return 0;
+	/* The fields past the first four first, then one 8-byte store of the
+	 * word and those four (or 4 zeros past the word, where nothing has
+	 * been written yet): a reader of a live or killed writer's file sees
+	 * zeros, the end, until the record is whole. */
+	const char *q = p;
+	for (size_t i = 4; i < len; i += 2) /* at most 24 bytes: no call */
+		memcpy(cur + 4 + i, q + i, 2);
+	uint32_t first = 0;
+	if (len)
+		memcpy(&first, q, sizeof first);
+	word |= (uint32_t)(ticks - l->last) << shift;
+	__atomic_store_n((uint64_t *)(void *)cur, word | (uint64_t)first << 32, __ATOMIC_RELEASE);
+	l->last = ticks;
+	if (flags & PT_CTX_OPEN)
+		l->ctx = 1;
+	__atomic_store_n(&l->cur, cur + 4 + len, __ATOMIC_RELEASE);
+	return 1;
+}
+
+int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shift, const void *p,
+                        size_t len, unsigned flags)
+{
+	return put_compact(l, ticks, word, shift, p, len, flags);
+}
+
+uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+                         size_t clen, unsigned flags, unsigned kind, unsigned arg, const void *p,
+                         size_t len)
+{
+	/* The fast path, as a hook's (hooks.c): limit is NULL while the thread
+	 * is inside the runtime, and in_hook keeps a signal handler's records
+	 * off the bytes being written. */
+	pt_thread *t = pt_tls;
+	if (pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))) {
+		__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+		atomic_signal_fence(memory_order_seq_cst);
+		int done = __atomic_load_n(&t->log.limit, __ATOMIC_RELAXED) != NULL &&
+		           put_compact(&t->log, ticks, cword, shift, cp, clen, flags);
+		atomic_signal_fence(memory_order_seq_cst);
+		__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+		if (pt_likely(done))
+			return ticks;
+	}
+	int saved = errno;
+	t = pt_enter();
+	if (!t) {
+		errno = saved;
+		return 0;
+	}
+	pt_wlog *l = &t->log;
+	if (ticks < l->last)
+		ticks = l->last;
+	if (!cword || !put_compact(l, ticks, cword, shift, cp, clen, flags)) {
+		pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
+		if ((flags & PT_CTX_OPEN) && !l->lost_records && !l->dead)
+			l->ctx = 1;
+	}
+	pt_leave(t);
+	if (errno != saved)
+		errno = saved;
+	return ticks;
 }
 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
@@ -795,7 +872,7 @@ void pt_wlog_trim_live(pt_wlog *l)
 	/* The helper must be done with the next window before the file
 	 * shrinks under it; the owner's fast path never touches it. */
 	drop_ahead(l);
-	trim(l, pt_wlog_length(l) + 16);
+	trim(l, pt_wlog_length(l) + PT_FAST_STORE_MAX);
 	errno = saved;
 }
 

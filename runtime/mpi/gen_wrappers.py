@@ -129,14 +129,14 @@ KINDS_C = {
     # point to point
     "SEND": K(end="pt_mpi_send_end($call, rc, dest, tag, comm, count, datatype, NULL);"),
     "ISEND": K(end="pt_mpi_send_end($call, rc, dest, tag, comm, count, datatype, request);"),
-    "RECV": K(before="uint64_t posted = pt_now();", begun=STATUS, args={"status": "st"},
-              end="pt_mpi_recv_end($call, rc, comm, st, posted, NULL);"),
-    "IRECV": K(before="uint64_t posted = pt_now();", end="""
+    "RECV": K(begun=STATUS, args={"status": "st"},
+              end="pt_mpi_recv_end($call, rc, comm, st, on, NULL);"),
+    "IRECV": K(end="""
         pt_mpi_recv_posted($call, rc, pt_mpi_comm_get(comm), source, tag,
-                           pt_mpi_bytes(count, datatype), request, posted, 0);"""),
-    "SENDRECV": K(before="uint64_t posted = pt_now();", begun=STATUS, args={"status": "st"},
+                           pt_mpi_bytes(count, datatype), request, on, 0);"""),
+    "SENDRECV": K(begun=STATUS, args={"status": "st"},
                   after="pt_mpi_sent sent = {dest, sendtag, sendcount, sendtype};",
-                  end="pt_mpi_recv_end($call, rc, comm, st, posted, &sent);"),
+                  end="pt_mpi_recv_end($call, rc, comm, st, on, &sent);"),
     "MPROBE": K(end="""
         pt_mpi_message_seen(rc, comm, message, 1);
         pt_mpi_end_call($call, rc);"""),
@@ -145,21 +145,17 @@ KINDS_C = {
         pt_mpi_end_call($call, rc);"""),
     "MRECV": K(before="MPI_Message h = *message;", begun=STATUS, args={"status": "st"},
                end="pt_mpi_mrecv_end($call, rc, h, st);"),
-    "IMRECV": K(before="""
-        MPI_Message h = *message;
-        uint64_t posted = pt_now();""",
-                end="pt_mpi_imrecv_end($call, rc, h, count, datatype, request, posted);"),
+    "IMRECV": K(before="MPI_Message h = *message;",
+                end="pt_mpi_imrecv_end($call, rc, h, count, datatype, request, on);"),
     # persistent requests
     "SEND_INIT": K(end="""
         pt_mpi_send_init_end($call, rc, dest, tag, comm, count, datatype, request);"""),
     "RECV_INIT": K(end="""
         pt_mpi_recv_posted($call, rc, pt_mpi_comm_get(comm), source, tag,
                            pt_mpi_bytes(count, datatype), request, 0, 1);"""),
-    "START": K(before="""
-        MPI_Request h = *request;
-        uint64_t now = pt_now();""", end="pt_mpi_started($call, rc, &h, 1, now);"),
-    "STARTALL": K(before="uint64_t now = pt_now();", end="""
-        pt_mpi_started($call, rc, array_of_requests, count > 0 ? (size_t)count : 0, now);"""),
+    "START": K(before="MPI_Request h = *request;", end="pt_mpi_started($call, rc, &h, 1, on);"),
+    "STARTALL": K(end="""
+        pt_mpi_started($call, rc, array_of_requests, count > 0 ? (size_t)count : 0, on);"""),
     "REQUEST_FREE": K(before="""
         if (request && *request)
             pt_mpi_req_forget((uintptr_t)*request);""", end="pt_mpi_end_call($call, rc);"),
@@ -292,33 +288,29 @@ KINDS_F = {
     "ISEND": K(end=FREQ + """
         pt_mpi_send_end($call, *ierr, *dest, *tag, pt_mpi_fcomm(comm), *count,
                         pt_mpi_ftype(datatype), &h);"""),
-    "RECV": K(before=FSTATUS + """
-        uint64_t posted = pt_now();""", args={"status": "st"},
-              end="pt_mpi_frecv_end($call, ierr, comm, st, posted, NULL);"),
-    "IRECV": K(before="uint64_t posted = pt_now();", end=FREQ + """
+    "RECV": K(before=FSTATUS, args={"status": "st"},
+              end="pt_mpi_frecv_end($call, ierr, comm, st, on, NULL);"),
+    "IRECV": K(end=FREQ + """
         pt_mpi_recv_posted($call, *ierr, pt_mpi_comm_get(pt_mpi_fcomm(comm)), *source, *tag,
-                           pt_mpi_bytes(*count, pt_mpi_ftype(datatype)), &h, posted, 0);"""),
-    "SENDRECV": K(before=FSTATUS + """
-        uint64_t posted = pt_now();""", args={"status": "st"}, end="""
+                           pt_mpi_bytes(*count, pt_mpi_ftype(datatype)), &h, on, 0);"""),
+    "SENDRECV": K(before=FSTATUS, args={"status": "st"}, end="""
         pt_mpi_sent sent = {*dest, *sendtag, *sendcount, pt_mpi_ftype(sendtype)};
-        pt_mpi_frecv_end($call, ierr, comm, st, posted, &sent);"""),
+        pt_mpi_frecv_end($call, ierr, comm, st, on, &sent);"""),
     "SEND_INIT": K(end=FREQ + """
         pt_mpi_send_init_end($call, *ierr, *dest, *tag, pt_mpi_fcomm(comm), *count,
                              pt_mpi_ftype(datatype), &h);"""),
     "RECV_INIT": K(end=FREQ + """
         pt_mpi_recv_posted($call, *ierr, pt_mpi_comm_get(pt_mpi_fcomm(comm)), *source, *tag,
                            pt_mpi_bytes(*count, pt_mpi_ftype(datatype)), &h, 0, 1);"""),
-    "START": K(before="""
-        MPI_Request h = pt_mpi_freq(request);
-        uint64_t now = pt_now();""", end="pt_mpi_started($call, *ierr, &h, 1, now);"),
+    "START": K(before="MPI_Request h = pt_mpi_freq(request);",
+               end="pt_mpi_started($call, *ierr, &h, 1, on);"),
     "STARTALL": K(before="""
         size_t n = *count > 0 ? (size_t)*count : 0;
         pt_mpi_scratch s;
         int have = pt_mpi_ready && pt_mpi_scratch_get(n, &s) == 0;
         for (size_t i = 0; have && i < n; i++)
-            s.req[i] = pt_mpi_freq(&array_of_requests[i]);
-        uint64_t now = pt_now();""",
-                  end="pt_mpi_started($call, *ierr, have ? s.req : NULL, have ? n : 0, now);"),
+            s.req[i] = pt_mpi_freq(&array_of_requests[i]);""",
+                  end="pt_mpi_started($call, *ierr, have ? s.req : NULL, have ? n : 0, on);"),
     "REQUEST_FREE": K(before="""
         MPI_Request h = pt_mpi_freq(request);
         if (h)
@@ -358,7 +350,7 @@ KINDS_F = {
 KINDS_F["TESTSOME"] = KINDS_F["WAITSOME"]
 KINDS_F["SENDRECV_REPLACE"] = dict(KINDS_F["SENDRECV"], end="""
         pt_mpi_sent sent = {*dest, *sendtag, *count, pt_mpi_ftype(datatype)};
-        pt_mpi_frecv_end($call, ierr, comm, st, posted, &sent);""")
+        pt_mpi_frecv_end($call, ierr, comm, st, on, &sent);""")
 
 # The arguments each collective's rule reads (pt_mpi_coll_end, mpi_coll.c),
 # besides comm.
@@ -438,7 +430,7 @@ PT_EXPORT $ret MPI_$name($params)
 $traced}
 """
 TRACED_C = """\
-$before    int on = pt_mpi_begin_call($call);
+$before    uint64_t on = pt_mpi_begin_call($call);
 $begun    $ret rc = $real($traced_args);
 $after$end    return rc;
 """
@@ -452,7 +444,7 @@ PT_EXPORT void $fname($params)
         real($args);
         return;
     }
-$before    int on = pt_mpi_begin_call($call);
+$before    uint64_t on = pt_mpi_begin_call($call);
 $begun    real($traced_args);
 $after$end}
 """
@@ -471,7 +463,7 @@ PT_EXPORT void $fname(void *a, void *b, void *c, void *d, void *e, void *f, void
         real(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
         return;
     }
-    int on = pt_mpi_begin_call($call);
+    uint64_t on = pt_mpi_begin_call($call);
     real(a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q);
     if (on) /* where its ierr is is not known here */
         pt_mpi_end_call($call, MPI_SUCCESS);
@@ -486,7 +478,7 @@ PT_EXPORT double $fname(void)
         return (double)pt_mpi_missing("$fname");
     if (!pt_mpi_on())
         return real();
-    int on = pt_mpi_begin_call($call);
+    uint64_t on = pt_mpi_begin_call($call);
     double r = real();
     if (on)
         pt_mpi_end_call($call, MPI_SUCCESS);

@@ -29,21 +29,9 @@ void pt_mpi_msg(pt_rec_mpi_msg *m, const pt_mpi_comm *c, int peer, int tag, uint
 
 int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m)
 {
-	static __typeof__(&PMPI_Test_cancelled) cancelled;
-	static __typeof__(&PMPI_Get_elements_x) elements;
-	if (!cancelled)
-		cancelled = (__typeof__(&PMPI_Test_cancelled))pt_mpi_sym("PMPI_Test_cancelled");
-	if (!elements)
-		elements = (__typeof__(&PMPI_Get_elements_x))pt_mpi_sym("PMPI_Get_elements_x");
-	if (st->MPI_SOURCE < 0) /* MPI_PROC_NULL: no message */
+	if (st->MPI_SOURCE < 0 || pt_mpi_status_cancelled(st)) /* MPI_PROC_NULL: no message */
 		return 0;
-	int flag = 0;
-	if (cancelled && cancelled(st, &flag) == MPI_SUCCESS && flag)
-		return 0;
-	MPI_Count n = 0;
-	if (!elements || elements(st, pt_mpi_byte, &n) != MPI_SUCCESS || n < 0)
-		n = 0;
-	pt_mpi_msg(m, r->comm, st->MPI_SOURCE, st->MPI_TAG, (uint64_t)n, r->handle);
+	pt_mpi_msg(m, r->comm, st->MPI_SOURCE, st->MPI_TAG, pt_mpi_status_bytes(st), r->handle);
 	m->posted = r->posted;
 	return 1;
 }
@@ -81,16 +69,11 @@ void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
 		if (pt_mpi_recv_msg(&r, st, &m[n]))
 			kind[n++] = PT_REC_MPI_RECV;
 	}
-	int saved = errno;
 	pt_mpi_depth = 0;
-	pt_thread *t = pt_enter();
-	if (t) {
-		for (size_t i = 0; i < n; i++)
-			pt_emit(t, kind[i], call, &m[i], sizeof m[i]);
-		pt_mpi_emit_end(t, call, rc);
-		pt_leave(t);
-	}
-	errno = saved;
+	uint64_t now = pt_now();
+	for (size_t i = 0; i < n; i++)
+		pt_mpi_put(now, call, kind[i], &m[i], sizeof m[i]);
+	pt_mpi_finish(now, call, rc);
 }
 
 /* A receive posted (Irecv, Imrecv, Recv_init): remembered under its
@@ -193,24 +176,18 @@ void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n, uint6
 		pt_mpi_end_call(call, rc);
 		return;
 	}
-	int saved = errno;
 	pt_mpi_depth = 0;
-	pt_thread *t = pt_enter();
-	if (!t) {
-		errno = saved;
-		return;
-	}
+	uint64_t end = pt_now();
 	for (size_t i = 0; i < n; i++) {
 		pt_mpi_req r;
 		if (!h[i] || !pt_mpi_req_start((uintptr_t)h[i], now, &r))
 			continue;
 		pt_rec_mpi_msg m = {r.peer, r.tag, r.bytes, r.comm ? r.comm->id : 0, r.handle, 0};
-		pt_emit(t, r.kind == PT_MPI_REQ_SEND ? PT_REC_MPI_SEND : PT_REC_MPI_IRECV, call, &m,
-			sizeof m);
+		pt_mpi_put(end, call,
+		           r.kind == PT_MPI_REQ_SEND ? PT_REC_MPI_SEND : PT_REC_MPI_IRECV, &m,
+		           sizeof m);
 	}
-	pt_mpi_emit_end(t, call, rc);
-	pt_leave(t);
-	errno = saved;
+	pt_mpi_finish(end, call, rc);
 }
 
 /* ---- one-sided, I/O -------------------------------------------------- */
@@ -282,32 +259,19 @@ int pt_mpi_any_recv(const MPI_Request *h, size_t n)
 void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
 		     const MPI_Status *st, size_t n)
 {
-	pt_rec_mpi_msg m[FEW];
-	size_t k = 0;
-	int saved = errno;
 	pt_mpi_depth = 0;
-	pt_thread *t = pt_enter();
+	uint64_t now = pt_now();
 	for (size_t i = 0; i < n; i++) {
 		if ((done && !done[i]) || !h[i] || h[i] == pt_mpi_request_null)
 			continue;
 		pt_mpi_req r;
+		pt_rec_mpi_msg m;
 		if (!pt_mpi_req_done((uintptr_t)h[i], &r) || r.kind != PT_MPI_REQ_RECV || !st)
 			continue;
-		if (!pt_mpi_recv_msg(&r, &st[i], &m[k]))
-			continue;
-		if (++k == FEW && t) {
-			for (size_t j = 0; j < k; j++)
-				pt_emit(t, PT_REC_MPI_RECV, call, &m[j], sizeof m[j]);
-			k = 0;
-		}
+		if (pt_mpi_recv_msg(&r, &st[i], &m))
+			pt_mpi_put(now, call, PT_REC_MPI_RECV, &m, sizeof m);
 	}
-	if (t) {
-		for (size_t j = 0; j < k; j++)
-			pt_emit(t, PT_REC_MPI_RECV, call, &m[j], sizeof m[j]);
-		pt_mpi_emit_end(t, call, rc);
-		pt_leave(t);
-	}
-	errno = saved;
+	pt_mpi_finish(now, call, rc);
 }
 
 /* Waitall, Testall: every request (when the call says so). */
@@ -333,7 +297,7 @@ int pt_mpi_all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	}
 	if (need)
 		memcpy(h, reqs, n * sizeof *h);
-	int on = pt_mpi_begin_call(call);
+	uint64_t on = pt_mpi_begin_call(call);
 	if (on && need)
 		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, statuses) : test(count, reqs, flag, statuses);
@@ -373,7 +337,7 @@ int pt_mpi_any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	if (need)
 		memcpy(h, reqs, n * sizeof *h);
 	MPI_Status mine, *st = need && status == MPI_STATUS_IGNORE ? &mine : status;
-	int on = pt_mpi_begin_call(call);
+	uint64_t on = pt_mpi_begin_call(call);
 	if (on && need)
 		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, index, st) : test(count, reqs, index, flag, st);
@@ -404,7 +368,7 @@ int pt_mpi_some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 		if (statuses == MPI_STATUSES_IGNORE)
 			statuses = s.st;
 	}
-	int on = pt_mpi_begin_call(call);
+	uint64_t on = pt_mpi_begin_call(call);
 	if (on && need)
 		pt_mpi_req_claim(s.req, n);
 	int rc = fn(incount, reqs, outcount, indices, statuses);

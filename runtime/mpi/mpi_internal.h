@@ -30,6 +30,19 @@
 #error "the MPI part is built against Open MPI's mpi.h (handles are pointers): see docs/MPI.md"
 #endif
 
+/* What a status says of the message it describes, read from Open MPI's
+ * MPI_Status itself (mpi.h: _cancelled, and _ucount, the bytes received):
+ * what MPI_Test_cancelled and MPI_Get_elements_x(MPI_BYTE) return, without
+ * two calls into the library per receive. Another MPI's ABI: those calls. */
+static inline int pt_mpi_status_cancelled(const MPI_Status *st)
+{
+	return st->_cancelled != 0;
+}
+static inline uint64_t pt_mpi_status_bytes(const MPI_Status *st)
+{
+	return (uint64_t)st->_ucount;
+}
+
 /* ---- modes ------------------------------------------------------------ */
 enum {
 	PT_MPI_UNDECIDED = 0,
@@ -92,24 +105,28 @@ extern PT_HIDDEN int32_t pt_mpi_base;
 extern PT_HIDDEN int pt_mpi_seen_call, pt_mpi_other_mpi;
 
 /* ---- records ---------------------------------------------------------- */
-/* A call begins: MPI_CALL, then (kind != 0) one more record. 1 when it
- * was written (the call is recorded: end it with pt_mpi_end*), 0 when not. */
-PT_HIDDEN int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len);
+/* A call begins: its MPI_CALL. Returns the ticks it was stamped with, the
+ * call's begin, which a receive posted by the call takes as its own (one
+ * clock read); 0 when the call is not recorded. A recorded call is ended
+ * with pt_mpi_end* (or pt_mpi_put and pt_mpi_finish). */
+PT_HIDDEN uint64_t pt_mpi_begin_call(unsigned call);
+/* The begin of this thread's call in progress (pt_mpi_begin_call's). */
+extern PT_HIDDEN __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-exec")));
+/* One record of what a call moved (MPI_SEND, MPI_RECV, MPI_IRECV,
+ * MPI_COLL, MPI_RMA, MPI_IO) at `now`, in its compact form where its
+ * fields allow (format/mpi.h); the call need not be in the runtime's region. */
+PT_HIDDEN void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len);
+/* The end of a call at now: MPI_ERROR when rc is not MPI_SUCCESS, then
+ * MPI_CALL_END. */
+PT_HIDDEN void pt_mpi_finish(uint64_t now, unsigned call, int rc);
 /* The call ended and returned rc: n records of `kind` (each `len` bytes,
- * back to back in p), then MPI_CALL_END, and before it MPI_ERROR when rc
- * is not MPI_SUCCESS. A failed call moved nothing: callers pass n = 0
- * then (but for the receives a Wait/Test family call completed before it
- * returned MPI_ERR_IN_STATUS). */
+ * back to back in p), then its end (pt_mpi_finish), all stamped with one
+ * clock read. A failed call moved nothing: callers pass n = 0 then (but
+ * for the receives a Wait/Test family call completed before it returned
+ * MPI_ERR_IN_STATUS). */
 PT_HIDDEN void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
-			  size_t n);
-/* The end of a call on t (inside the runtime's region): MPI_ERROR when rc
- * is not MPI_SUCCESS, then MPI_CALL_END. */
-PT_HIDDEN void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc);
+                          size_t n);
 
-static inline int pt_mpi_begin_call(unsigned call)
-{
-	return pt_mpi_begin(call, 0, NULL, 0);
-}
 static inline void pt_mpi_end_call(unsigned call, int rc)
 {
 	pt_mpi_end(call, rc, 0, NULL, 0, 0);
@@ -192,6 +209,9 @@ PT_HIDDEN void pt_mpi_req_forget(uintptr_t h); /* MPI_Request_free */
 PT_HIDDEN void pt_mpi_req_claim(const MPI_Request *h, size_t n);
 PT_HIDDEN void pt_mpi_req_unclaim(const MPI_Request *h, size_t n);
 PT_HIDDEN void pt_mpi_req_fork_child(void);
+/* 1 (the default) until MPI_Init says the thread level is below
+ * MPI_THREAD_MULTIPLE (mpi_req.c says why it then takes no lock). */
+extern PT_HIDDEN int pt_mpi_req_shared;
 
 /* A message record from a request and the status that completed it. */
 PT_HIDDEN int pt_mpi_recv_msg(const pt_mpi_req *r, const MPI_Status *st, pt_rec_mpi_msg *m);

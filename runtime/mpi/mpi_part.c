@@ -231,6 +231,7 @@ void pt_mpi_after_init(int required, int provided, int fortran)
 		__atomic_store_n(&pt_mpi_mode, PT_MPI_PASS, __ATOMIC_RELAXED);
 		return;
 	}
+	pt_mpi_req_shared = provided >= MPI_THREAD_MULTIPLE;
 	pt_mpi_ready = 1;
 	/* a spawned job's intercommunicator with its parents, made by
 	 * MPI_Init: registered now, as the parents do after MPI_Comm_spawn */

@@ -154,28 +154,108 @@ int pt_mpi_decide(void)
 
 /* ---- records -------------------------------------------------------------- */
 
-int pt_mpi_begin(unsigned call, unsigned kind, const void *p, size_t len)
+__thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-exec")));
+
+uint64_t pt_mpi_begin_call(unsigned call)
 {
-	int saved = errno;
-	pt_thread *t = pt_enter();
-	if (!t) {
-		errno = saved;
+	uint64_t at = pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | call << 8,
+	                              PT_MPI_CALL_C_SHIFT, NULL, 0, PT_CTX_OPEN, PT_REC_MPI_CALL,
+	                              call, NULL, 0);
+	if (!at)
 		return 0;
-	}
-	pt_emit(t, PT_REC_MPI_CALL, call, NULL, 0);
-	if (kind)
-		pt_emit(t, kind, call, p, len);
-	pt_leave(t);
 	if (pt_unlikely(!__atomic_load_n(&pt_mpi_seen_call, __ATOMIC_RELAXED)))
 		__atomic_store_n(&pt_mpi_seen_call, 1, __ATOMIC_RELAXED);
+	pt_mpi_t0 = at;
 	pt_mpi_depth = 1;
-	errno = saved;
-	return 1;
+	return at;
 }
 
-void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc)
+/* The word of a compact message or collective record, with its
+ * communicator (0: the record has no compact form). */
+static uint32_t compact_word(unsigned ckind, uint64_t comm)
 {
-	if (rc != MPI_SUCCESS) {
+	if (comm == PT_MPI_COMM_WORLD_ID)
+		return PT_COMPACT_FLAG | ckind;
+	if (comm == PT_MPI_COMM_SELF_ID)
+		return PT_COMPACT_FLAG | ckind | PT_MPI_C_SELF;
+	return 0;
+}
+
+/* The compact form of a message record (MPI_SEND, MPI_RECV, MPI_IRECV):
+ * its word (0: none) and fields in *c, their bytes in *len. */
+static uint32_t compact_msg(unsigned kind, const pt_rec_mpi_msg *m, pt_mpi_c_msg *c, size_t *len)
+{
+	unsigned ckind = kind == PT_REC_MPI_SEND   ? PT_REC_MPI_SEND_C
+	                 : kind == PT_REC_MPI_RECV ? PT_REC_MPI_RECV_C
+	                                           : PT_REC_MPI_IRECV_C;
+	uint32_t w = compact_word(ckind, m->comm);
+	if (!w || m->bytes > UINT32_MAX)
+		return 0;
+	*c = (pt_mpi_c_msg){
+	    m->peer, m->tag, (uint32_t)m->bytes, (uint32_t)m->request, (uint32_t)(m->request >> 32),
+	    0};
+	*len = 12;
+	if (kind == PT_REC_MPI_RECV) {
+		/* posted: the call's own begin (a blocking receive), or a
+		 * request's, before it */
+		uint64_t t0 = pt_mpi_t0;
+		if (!m->request && m->posted == t0)
+			return w;
+		if (!m->request || !m->posted || m->posted > t0 || t0 - m->posted > UINT32_MAX)
+			return 0;
+		c->posted_back = (uint32_t)(t0 - m->posted);
+		*len = 24;
+		return w | PT_MPI_C_REQUEST;
+	}
+	if (m->posted)
+		return 0;
+	if (m->request) {
+		*len = 20;
+		w |= PT_MPI_C_REQUEST;
+	}
+	return w;
+}
+
+void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len)
+{
+	union {
+		pt_mpi_c_msg msg;
+		pt_mpi_c_coll coll;
+	} c;
+	size_t clen = 0;
+	uint32_t w = 0;
+	if (kind == PT_REC_MPI_SEND || kind == PT_REC_MPI_RECV || kind == PT_REC_MPI_IRECV) {
+		w = compact_msg(kind, p, &c.msg, &clen);
+	} else if (kind == PT_REC_MPI_COLL) {
+		const pt_rec_mpi_coll *r = p;
+		w = compact_word(PT_REC_MPI_COLL_C, r->comm);
+		if (r->sent > UINT32_MAX || r->recvd > UINT32_MAX)
+			w = 0;
+		c.coll = (pt_mpi_c_coll){r->root,
+		                         r->size,
+		                         (uint32_t)r->sent,
+		                         (uint32_t)r->recvd,
+		                         (uint32_t)r->request,
+		                         (uint32_t)(r->request >> 32)};
+		clen = 16;
+		if (w && r->request) {
+			w |= PT_MPI_C_REQUEST;
+			clen = 24;
+		}
+	}
+	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+}
+
+void pt_mpi_finish(uint64_t now, unsigned call, int rc)
+{
+	if (pt_likely(rc == MPI_SUCCESS)) {
+		pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT,
+		                NULL, 0, PT_CTX_NEED, PT_REC_MPI_CALL_END, call, NULL, 0);
+		return;
+	}
+	int saved = errno;
+	pt_thread *t = pt_enter();
+	if (t) {
 		/* the library's word on it: both calls only read tables */
 		static __typeof__(&PMPI_Error_class) error_class;
 		static __typeof__(&PMPI_Error_string) error_string;
@@ -193,49 +273,50 @@ void pt_mpi_emit_end(pt_thread *t, unsigned call, int rc)
 			len = 0;
 		msg[len] = 0;
 		pt_emit2(t, PT_REC_MPI_ERROR, call, &e, sizeof e, msg, (size_t)len + 1);
-	}
-	pt_emit(t, PT_REC_MPI_CALL_END, call, NULL, 0);
-}
-
-void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
-{
-	int saved = errno;
-	pt_mpi_depth = 0;
-	pt_thread *t = pt_enter();
-	if (t) {
-		for (size_t i = 0; i < n; i++)
-			pt_emit(t, kind, call, (const char *)p + i * len, len);
-		pt_mpi_emit_end(t, call, rc);
+		pt_emit_at(t, now, PT_REC_MPI_CALL_END, call, NULL, 0);
 		pt_leave(t);
 	}
 	errno = saved;
 }
 
-/* The last datatype asked about on this thread: most programs send one
- * or two types, and PMPI_Type_size costs a call. Types are freed and
- * their handles reused: MPI_Type_free bumps pt_mpi_type_gen. */
+void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
+{
+	pt_mpi_depth = 0;
+	uint64_t now = pt_now();
+	for (size_t i = 0; i < n; i++)
+		pt_mpi_put(now, call, kind, (const char *)p + i * len, len);
+	pt_mpi_finish(now, call, rc);
+}
+
+/* The datatypes asked about on this thread, a few of them, each in the
+ * slot its handle hashes to: most programs use a handful (a loop sending
+ * bytes and reducing doubles uses two), and PMPI_Type_size_x costs a call.
+ * Types are freed and their handles reused: MPI_Type_free bumps
+ * pt_mpi_type_gen, which empties every thread's cache. */
 unsigned pt_mpi_type_gen;
+#define TYPE_SLOTS 8
 static __thread struct {
 	MPI_Datatype type;
 	unsigned gen;
 	uint64_t size;
-} type_cache __attribute__((tls_model("initial-exec")));
+} type_cache[TYPE_SLOTS] __attribute__((tls_model("initial-exec")));
 
 uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type)
 {
 	if (count <= 0 || !pt_mpi_ready)
 		return 0;
 	unsigned gen = __atomic_load_n(&pt_mpi_type_gen, __ATOMIC_RELAXED);
-	if (type_cache.type != type || type_cache.gen != gen) {
+	unsigned i = (unsigned)(((uintptr_t)type * 0x9e3779b97f4a7c15ull) >> 61) % TYPE_SLOTS;
+	if (type_cache[i].type != type || type_cache[i].gen != gen) {
 		static __typeof__(&PMPI_Type_size_x) size_x;
 		if (!size_x)
 			size_x = (__typeof__(&PMPI_Type_size_x))pt_mpi_sym("PMPI_Type_size_x");
 		MPI_Count sz = 0;
 		if (!size_x || size_x(type, &sz) != MPI_SUCCESS || sz < 0)
 			sz = 0;
-		type_cache.type = type;
-		type_cache.gen = gen;
-		type_cache.size = (uint64_t)sz;
+		type_cache[i].type = type;
+		type_cache[i].gen = gen;
+		type_cache[i].size = (uint64_t)sz;
 	}
-	return (uint64_t)count * type_cache.size;
+	return (uint64_t)count * type_cache[i].size;
 }

@@ -19,6 +19,25 @@ static pt_spin lock;
 static pt_mpi_req *buckets[NBUCKETS];
 static pt_mpi_req *free_list;
 
+/* Only under MPI_THREAD_MULTIPLE may threads call MPI at once: the table
+ * is under its lock then, and Waits and Tests claim their entries. At any
+ * lower level the program makes its MPI calls one at a time (and orders
+ * them: MPI requires it), so the thread in a call has the table to itself
+ * and needs neither. */
+int pt_mpi_req_shared = 1;
+
+static inline void table_lock(void)
+{
+	if (pt_mpi_req_shared)
+		pt_spin_lock(&lock);
+}
+
+static inline void table_unlock(void)
+{
+	if (pt_mpi_req_shared)
+		pt_spin_unlock(&lock);
+}
+
 static unsigned bucket(uintptr_t h)
 {
 	return (unsigned)(((h >> 3) * 0x9e3779b97f4a7c15ull) >> 52) & (NBUCKETS - 1);
@@ -63,14 +82,14 @@ static pt_mpi_req **find_locked(uintptr_t h, const void *owner)
 
 void pt_mpi_req_add(const pt_mpi_req *r)
 {
-	pt_spin_lock(&lock);
+	table_lock();
 	/* an unclaimed entry of the handle is a request that completed unseen */
 	pt_mpi_req **p = find_locked(r->handle, NULL);
 	pt_mpi_req *e = *p;
 	if (!e) {
 		e = alloc_locked();
 		if (!e) {
-			pt_spin_unlock(&lock);
+			table_unlock();
 			return;
 		}
 		e->next = NULL;
@@ -80,38 +99,42 @@ void pt_mpi_req_add(const pt_mpi_req *r)
 	*e = *r;
 	e->owner = NULL;
 	e->next = next;
-	pt_spin_unlock(&lock);
+	table_unlock();
 }
 
 void pt_mpi_req_claim(const MPI_Request *h, size_t n)
 {
-	pt_spin_lock(&lock);
+	if (!pt_mpi_req_shared)
+		return;
+	table_lock();
 	for (size_t i = 0; i < n; i++) {
 		pt_mpi_req *e = *find_locked((uintptr_t)h[i], NULL);
 		if (e)
 			e->owner = ME;
 	}
-	pt_spin_unlock(&lock);
+	table_unlock();
 }
 
 void pt_mpi_req_unclaim(const MPI_Request *h, size_t n)
 {
-	pt_spin_lock(&lock);
+	if (!pt_mpi_req_shared)
+		return;
+	table_lock();
 	for (size_t i = 0; i < n; i++) {
 		pt_mpi_req *e = *find_locked((uintptr_t)h[i], ME);
 		if (e && e->owner == ME)
 			e->owner = NULL;
 	}
-	pt_spin_unlock(&lock);
+	table_unlock();
 }
 
 int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out)
 {
-	pt_spin_lock(&lock);
+	table_lock();
 	pt_mpi_req **p = find_locked(h, ME);
 	pt_mpi_req *e = *p;
 	if (!e) {
-		pt_spin_unlock(&lock);
+		table_unlock();
 		return 0;
 	}
 	*out = *e;
@@ -123,36 +146,36 @@ int pt_mpi_req_done(uintptr_t h, pt_mpi_req *out)
 		e->next = free_list;
 		free_list = e;
 	}
-	pt_spin_unlock(&lock);
+	table_unlock();
 	return 1;
 }
 
 int pt_mpi_req_peek(uintptr_t h, pt_mpi_req *out)
 {
-	pt_spin_lock(&lock);
+	table_lock();
 	pt_mpi_req *e = *find_locked(h, ME);
 	if (e)
 		*out = *e;
-	pt_spin_unlock(&lock);
+	table_unlock();
 	return e != NULL;
 }
 
 int pt_mpi_req_start(uintptr_t h, uint64_t now, pt_mpi_req *out)
 {
-	pt_spin_lock(&lock);
+	table_lock();
 	pt_mpi_req *e = *find_locked(h, ME);
 	if (e) {
 		e->active = 1;
 		e->posted = now;
 		*out = *e;
 	}
-	pt_spin_unlock(&lock);
+	table_unlock();
 	return e != NULL;
 }
 
 void pt_mpi_req_forget(uintptr_t h)
 {
-	pt_spin_lock(&lock);
+	table_lock();
 	pt_mpi_req **p = find_locked(h, ME);
 	pt_mpi_req *e = *p;
 	if (e) {
@@ -160,7 +183,7 @@ void pt_mpi_req_forget(uintptr_t h)
 		e->next = free_list;
 		free_list = e;
 	}
-	pt_spin_unlock(&lock);
+	table_unlock();
 }
 
 void pt_mpi_req_fork_child(void)

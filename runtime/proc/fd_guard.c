@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The descriptor guard's wrappers (the close, dup and fcntl families): on
+/* The descriptor guard's wrappers (the dup and fcntl families, close_range;
+ * close itself is the I/O family's, io/io_open.c, which guards it too): on
  * a runtime descriptor (core/pt_fd_guard.h) the program gets EBADF, as for
  * one that is not open; a range close skips them; a dup2/dup3 onto one
  * moves the runtime's descriptor away first (core/fds.c). */
@@ -13,17 +14,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-PT_REAL_DECL(close);
 PT_REAL_DECL(close_range);
 PT_REAL_DECL(dup);
 PT_REAL_DECL(dup2);
 PT_REAL_DECL(dup3);
 PT_REAL_DECL(fcntl);
-
-PT_EXPORT int close(int fd)
-{
-	return pt_fd_not_open(fd) ? -1 : PT_REAL(close)(fd);
-}
 
 PT_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
@@ -32,6 +27,8 @@ PT_EXPORT int close_range(unsigned first, unsigned last, int flags)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (first <= last)
+		pt_io_fd_forget_range(first, last);
 	if (pt_likely(!pt_fd_any_ours()) || first > last)
 		return real(first, last, flags);
 	return pt_fd_close_range(first, last, flags, real);
@@ -60,6 +57,8 @@ PT_EXPORT int dup(int fd)
 
 PT_EXPORT int dup2(int oldfd, int newfd)
 {
+	if (oldfd != newfd)
+		pt_io_fd_forget(newfd);
 	if (pt_likely(!pt_fd_any_ours()))
 		return PT_REAL(dup2)(oldfd, newfd);
 	return pt_fd_dup_onto(oldfd, newfd, -1, PT_REAL(dup2), PT_REAL(dup3));
@@ -67,6 +66,8 @@ PT_EXPORT int dup2(int oldfd, int newfd)
 
 PT_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
+	if (oldfd != newfd)
+		pt_io_fd_forget(newfd);
 	if (pt_likely(!pt_fd_any_ours()) || flags < 0)
 		return PT_REAL(dup3)(oldfd, newfd, flags);
 	return pt_fd_dup_onto(oldfd, newfd, flags, PT_REAL(dup2), PT_REAL(dup3));
@@ -86,7 +87,6 @@ PT_EXPORT int fcntl(int fd, int cmd, ...)
 /* The same functions under glibc's other names. */
 PT_EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 PT_EXPORT int __fcntl(int fd, int cmd, ...) __attribute__((alias("fcntl")));
-PT_EXPORT int __close(int fd) __attribute__((alias("close")));
 PT_EXPORT int __dup2(int oldfd, int newfd)
 {
 	return dup2(oldfd, newfd);

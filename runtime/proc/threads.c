@@ -181,6 +181,14 @@ void pt_thread_started(uint64_t seq, uint32_t creator, uint64_t routine, uint32_
 	pt_thread_start(&st);
 }
 
+void pt_thread_block_free(void *p)
+{
+	pt_thread *t = pt_enter();
+	free(p);
+	if (t)
+		pt_leave(t);
+}
+
 void pt_thread_finished(uint64_t retval, uint32_t flags)
 {
 	pt_thread_note_end(retval, flags);
@@ -214,10 +222,10 @@ static void trampoline_unwound(void *unused)
 static void *trampoline(void *p)
 {
 	start_block b = *(start_block *)p;
-	free(p);
 	self.seq = b.seq;
 	self.wrapped = 1;
 	pt_thread_started(b.seq, b.creator, pt_ptr((const void *)b.routine), 0);
+	pt_thread_block_free(p);
 	void *ret;
 	pthread_cleanup_push(trampoline_unwound, NULL);
 	ret = b.routine(b.arg);
@@ -254,7 +262,7 @@ PT_EXPORT int pthread_create(pthread_t *restrict th, const pthread_attr_t *restr
 	int r = real(th, attr, trampoline, b);
 	if (r != 0) {
 		int e = errno;
-		free(b);
+		pt_thread_block_free(b);
 		errno = e;
 	}
 	pt_thread_create_rec(ticks, seq, pt_ptr((const void *)routine), r, 0,

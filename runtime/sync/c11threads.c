@@ -36,9 +36,9 @@ static void c11_unwound(void *unused)
 static int c11_trampoline(void *p)
 {
 	c11_start b = *(c11_start *)p;
-	free(p);
 	c11_wrapped = 1;
 	pt_thread_started(b.seq, b.creator, pt_ptr((const void *)b.routine), PT_THREAD_C11);
+	pt_thread_block_free(p);
 	int ret;
 	pthread_cleanup_push(c11_unwound, NULL);
 	ret = b.routine(b.arg);
@@ -76,7 +76,7 @@ PT_EXPORT int thrd_create(thrd_t *th, thrd_start_t routine, void *arg)
 	int r = real(th, c11_trampoline, b);
 	if (r != thrd_success) {
 		int e = errno;
-		free(b);
+		pt_thread_block_free(b);
 		errno = e;
 	}
 	pt_thread_create_rec(ticks, seq, pt_ptr((const void *)routine), r, PT_THREAD_C11,

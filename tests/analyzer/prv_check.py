@@ -12,7 +12,8 @@ NAME.pcf and NAME.row beside it), as Paraver's parsers read them
   - per thread, states are written in begin order and never overlap, each
     with begin < end, and every state value is named in the .pcf;
   - per thread, event records have strictly increasing times (Paraver does
-    not count a call whose entry and exit share a time);
+    not count a call whose entry and exit share a time); the wait-state
+    lines (types 69000000-69000099 only) among themselves;
   - every event type is declared in the .pcf, and when its block has
     VALUES every value used is among them;
   - per thread, user functions nest: a 60000019 value opens a call, a 0
@@ -272,6 +273,12 @@ def check(prv, summary_path=None):
             if t > end:
                 P.add("line %d: event at %d after the trace end %d" % (lineno, t, end))
             key = (appl, task, th)
+            # wait-state lines (written after the rows, docs/ANALYZER.md
+            # "Wait states") may share a time with the row's other lines,
+            # never with one another
+            late = all(69000000 <= nums[i] <= 69000099 for i in range(5, n, 2))
+            if late:
+                key = ("late",) + key
             prev = last_event.get(key)
             if prev is not None and t <= prev:
                 P.add("line %d: event at %d, not after the previous event of thread %d.%d.%d"

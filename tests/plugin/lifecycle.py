@@ -98,7 +98,8 @@ class Env:
         return calls
 
     def check(self, tdir):
-        """pt_check_trace's facts: per file, its line, kind counts, lost."""
+        """pt_check_trace's facts: per file, its line, kind counts (with
+        "throttled": calls the runtime counted without recording them), lost."""
         out = run([self.a.check, tdir]).stdout
         files, counts, lost = {}, {}, {}
         for line in out.splitlines():
@@ -109,6 +110,8 @@ class Env:
                 counts[(w[1], w[2])] = int(w[3])
             elif w[0] == "lost":
                 lost[w[1]] = int(w[2].split("=")[1])
+            elif w[0] == "throttled":
+                counts[(w[1], "throttled")] = int(w[2].split("=")[1])
         return files, counts, lost
 
 
@@ -158,8 +161,8 @@ def trailing_zeros(path):
 
 def busy_end(e, how, status, runs, closed):
     """crash_main ends the process HOW while 3 workers call work() in a
-    loop: every call a worker counted is in its log or in a LOST record
-    there. With `closed`, each worker's log ends with CLOSE, or (a worker
+    loop: every call a worker counted is in its log, counted there by
+    throttling, or in a LOST record there. With `closed`, each worker's log ends with CLOSE, or (a worker
     preempted inside a hook, that never ran again) is trimmed to its data
     and the record it was storing: 16 bytes of zeros at most after it."""
     exe = e.build("crash_main")
@@ -182,7 +185,9 @@ def busy_end(e, how, status, runs, closed):
                 fail("run %d: worker %s has %d logs" % (i, tid, len(rel)))
             if files[rel[0]].get("state") != "eof":
                 fail("run %d: %s does not read cleanly: %s" % (i, rel[0], files[rel[0]]))
-            exits = counts.get((rel[0], "FUNC_EXIT"), 0)
+            # throttled calls are counted at their entry: one may be the
+            # call in progress when the process ended
+            exits = counts.get((rel[0], "FUNC_EXIT"), 0) + counts.get((rel[0], "throttled"), 0)
             dropped = lost.get(rel[0], 0)
             print("run %d: worker %s counted %d calls, trace %d + %d lost" % (i, tid, n, exits,
                                                                             dropped))

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <paratrace/log.h>
+#include <paratrace/mpi_calls.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,6 +736,116 @@ static void test_compact_records(void)
 	}
 }
 
+/* A compact MPI record (3.3): its word, delta included, then its fields. */
+static void put_mpi_c(ptw *w, uint32_t word, unsigned shift, uint64_t ticks, const void *f,
+                      size_t len)
+{
+	word |= (uint32_t)(ticks - w->ticks) << shift;
+	ptw_put(w, &word, sizeof word);
+	ptw_put(w, f, len);
+	w->ticks = ticks;
+}
+
+/* Format 3.3's compact MPI records read as the full records they stand
+ * for: the call and a blocking receive's posted time from the file's last
+ * MPI_CALL, which a LOST record forgets; a 3.2 log has none of them. */
+static void test_mpi_compact_records(void)
+{
+	ptw w;
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 105); /* the words start at 4 modulo 8 */
+	uint32_t flag = PT_COMPACT_FLAG;
+	/* MPI_Recv: its MPI_CALL, the message posted at that time, its end */
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_C | PT_MPI_CALL_Recv << 8, PT_MPI_CALL_C_SHIFT, 110,
+	          NULL, 0);
+	pt_mpi_c_msg m = {3, 7, 4096, 0, 0, 0};
+	put_mpi_c(&w, flag | PT_REC_MPI_RECV_C, PT_MPI_C_SHIFT, 150, &m, 12);
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT, 150, NULL, 0);
+	/* MPI_Isend on MPI_COMM_SELF with its request */
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_C | PT_MPI_CALL_Isend << 8, PT_MPI_CALL_C_SHIFT, 160,
+	          NULL, 0);
+	pt_mpi_c_msg s = {0, -5, 8, 0x9abcdef0u, 0x12345678u, 0};
+	put_mpi_c(&w, flag | PT_REC_MPI_SEND_C | PT_MPI_C_SELF | PT_MPI_C_REQUEST, PT_MPI_C_SHIFT,
+	          170, &s, 20);
+	/* a full MPI_CALL (MPI_Waitall), a receive its request posted 40
+	 * ticks before it, an MPI_Iallreduce's bytes */
+	ptw_align(&w);
+	ptw_rec(&w, PT_REC_MPI_CALL, PT_MPI_CALL_Waitall, 200, NULL, 0);
+	pt_mpi_c_msg q = {1, 2, 3, 0x1000, 0, 40};
+	put_mpi_c(&w, flag | PT_REC_MPI_RECV_C | PT_MPI_C_REQUEST, PT_MPI_C_SHIFT, 210, &q, 24);
+	pt_mpi_c_coll c = {-1, 4, 8, 32, 0x2000, 0};
+	put_mpi_c(&w, flag | PT_REC_MPI_COLL_C | PT_MPI_C_REQUEST, PT_MPI_C_SHIFT, 220, &c, 24);
+	size_t before_lost = w.len;
+	ptw_close(&w, 230);
+	result r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	if (r.n != 10)
+		printf("\n%zu records, state %d: %s\n", r.n, r.state, r.error);
+	CU_ASSERT_EQUAL_FATAL(r.n, 10);
+	static const unsigned kinds[] = {PT_REC_FUNC_ENTER,   PT_REC_MPI_CALL, PT_REC_MPI_RECV,
+	                                 PT_REC_MPI_CALL_END, PT_REC_MPI_CALL, PT_REC_MPI_SEND,
+	                                 PT_REC_MPI_CALL,     PT_REC_MPI_RECV, PT_REC_MPI_COLL,
+	                                 PT_REC_CLOSE};
+	static const size_t sizes[] = {4, 4, 16, 4, 4, 24, 8, 28, 28, 32};
+	static const uint64_t ticks[] = {105, 110, 150, 150, 160, 170, 200, 210, 220, 230};
+	for (size_t i = 0; i < r.n; i++) {
+		CU_ASSERT_EQUAL(r.ev[i].kind, kinds[i]);
+		CU_ASSERT_EQUAL(r.ev[i].size, sizes[i]);
+		CU_ASSERT_EQUAL(r.ev[i].ticks, ticks[i]);
+	}
+	const pt_rec_head *h = (const pt_rec_head *)(const void *)r.ev[2].bytes;
+	const pt_rec_mpi_msg *got = (const pt_rec_mpi_msg *)(const void *)(h + 1);
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Recv);
+	CU_ASSERT_EQUAL(pt_rec_size(h), sizeof *h + sizeof *got);
+	CU_ASSERT(got->peer == 3 && got->tag == 7 && got->bytes == 4096);
+	CU_ASSERT(got->comm == PT_MPI_COMM_WORLD_ID && got->request == 0 && got->posted == 110);
+	h = (const pt_rec_head *)(const void *)r.ev[3].bytes;
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Recv);
+	h = (const pt_rec_head *)(const void *)r.ev[5].bytes;
+	got = (const pt_rec_mpi_msg *)(const void *)(h + 1);
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Isend);
+	CU_ASSERT(got->peer == 0 && got->tag == -5 && got->bytes == 8);
+	CU_ASSERT(got->comm == PT_MPI_COMM_SELF_ID && got->request == 0x123456789abcdef0ull);
+	CU_ASSERT_EQUAL(got->posted, 0);
+	h = (const pt_rec_head *)(const void *)r.ev[7].bytes;
+	got = (const pt_rec_mpi_msg *)(const void *)(h + 1);
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Waitall);
+	CU_ASSERT(got->request == 0x1000 && got->posted == 160);
+	h = (const pt_rec_head *)(const void *)r.ev[8].bytes;
+	const pt_rec_mpi_coll *coll = (const pt_rec_mpi_coll *)(const void *)(h + 1);
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Waitall);
+	CU_ASSERT(coll->comm == PT_MPI_COMM_WORLD_ID && coll->root == -1 && coll->size == 4);
+	CU_ASSERT(coll->sent == 8 && coll->recvd == 32 && coll->request == 0x2000);
+	free(r.ev);
+	/* byte by byte, the same */
+	result whole = read_mem(w.buf, w.len, 0, 1), bytes = read_mem(w.buf, w.len, 1, 1);
+	CU_ASSERT(same(&whole, &bytes));
+	free(whole.ev);
+	free(bytes.ev);
+
+	/* after a LOST the call is forgotten: a compact end is damage */
+	w.len = before_lost;
+	w.ticks = 220;
+	pt_rec_lost lo = {1, 8, PT_LOST_NO_SPACE, 0};
+	ptw_rec(&w, PT_REC_LOST, 0, 225, &lo, sizeof lo);
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT, 226, NULL, 0);
+	static const damage forgot = {"compact end after a LOST", PT_LOG_ERROR, 10,
+	                              "without an MPI_CALL before it", -1};
+	free(check_damage(w.buf, w.len, &forgot).ev);
+	ptw_free(&w);
+
+	/* a 3.2 log: an unknown compact record */
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	w.hdr.version_minor = 2;
+	((pt_file_header *)(void *)w.buf)->version_minor = 2;
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_C | PT_MPI_CALL_Send << 8, PT_MPI_CALL_C_SHIFT, 110,
+	          NULL, 0);
+	static const damage old = {"compact MPI record in a 3.2 log", PT_LOG_ERROR, 0,
+	                           "unknown compact record", -1};
+	free(check_damage(w.buf, w.len, &old).ev);
+	ptw_free(&w);
+}
+
 /* Format 3.0's short records and 2-byte pads; 2.0 logs, which have
  * neither, read as before. */
 static void test_short_records(void)
@@ -1059,6 +1170,7 @@ int main(void)
 	CU_add_test(s, "record errors", test_record_errors);
 	CU_add_test(s, "compact records, pads, 1.x logs", test_compact_records);
 	CU_add_test(s, "short records, 2-byte pads, 2.0 logs", test_short_records);
+	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

@@ -26,6 +26,11 @@ dlopen                  libcupti is loaded through the dlopen wrapper, which map
 close_range             closefrom() goes through the close_range wrapper, which keeps the runtime fds open
 close                   closefrom() without close_range(2) closes one by one through the close wrapper
 dup2                    __dup2() is dup2()
+malloc                  allocations of the runtime itself (thread start blocks, GPU buffers); inside its region the memory wrappers only forward
+calloc                  (as malloc)
+realloc                 (as malloc)
+free                    (as malloc)
+aligned_alloc           (as malloc: the activity buffers of CUPTI)
 '
 
 tmp=$(mktemp -d)

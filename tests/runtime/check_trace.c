@@ -12,6 +12,8 @@
  *   threadname <rel> <name>
  *   seq <rel> type=<name> count=<n> inorder=<0|1>
  *   lost <rel> records=<n> bytes=<n>       (sum of LOST records, when any)
+ *   throttled <rel> calls=<n>              (calls counted in THROTTLE_COUNTS
+ *                                           slots, not recorded, when any)
  * With --seq NAME, user events of type NAME in each thread log must carry
  * the values 0, 1, 2, ... in order ("inorder"). */
 #define _GNU_SOURCE
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
 			int mono = 1;
 			int64_t next_seq = 0;
 			int inorder = 1;
-			uint64_t seqn = 0, lost_recs = 0, lost_bytes = 0;
+			uint64_t seqn = 0, lost_recs = 0, lost_bytes = 0, throttled = 0;
 			while (pt_log_read(log, &ev) == 0) {
 				if (n && ev.ticks < last)
 					mono = 0;
@@ -112,6 +114,12 @@ int main(int argc, char **argv)
 						lost_recs += l->records;
 						lost_bytes += l->bytes;
 					}
+				}
+				if (ev.kind == PT_REC_THROTTLE_COUNTS) {
+					const pt_throttle_slot *sl =
+					    (const pt_throttle_slot *)(const void *)(ev.rec + 1);
+					for (unsigned i = 0; i < ev.rec->arg; i++)
+						throttled += sl[i].count;
 				}
 				if (ev.kind == PT_REC_THREAD_NAME) {
 					uint32_t tid;
@@ -151,6 +159,8 @@ int main(int argc, char **argv)
 			if (counts[PT_REC_LOST])
 				printf("lost %s records=%" PRIu64 " bytes=%" PRIu64 "\n", rel, lost_recs,
 				       lost_bytes);
+			if (counts[PT_REC_THROTTLE_COUNTS])
+				printf("throttled %s calls=%" PRIu64 "\n", rel, throttled);
 			if (seq && f->kind == PT_FILE_THREAD && seqn)
 				printf("seq %s type=%s count=%" PRIu64 " inorder=%d\n", rel, seq, seqn,
 				       inorder);

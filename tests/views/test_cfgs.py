@@ -8,15 +8,15 @@ calls, states; analyzed with --min-duration, so calls are left out),
 a script with counters, a real program with samples, and, where this
 build has them, the CUDA and OpenCL test programs, the synthetic CUDA
 kernel-profile program (a fake libcuda), an OpenMP program
-(gcc, libgomp) and an MPI program with a call of every family (two
-ranks under mpirun). The views are the
+(gcc, libgomp), an MPI program with a call of every family (two
+ranks under mpirun) and the file I/O and memory program of tests/io. The views are the
 output of analyzer/cfgs/make_cfgs.py, and analyze names the main one
 (installed: PREFIX/share/paratrace/cfgs/functions.cfg).
 
 Usage: test_cfgs.py --paratrace P --ptgen G --cfgs DIR --build BUILD --work DIR
                     [--runtime libtrace.so --samples PROG] [--cuda PROG] [--opencl PROG]
                     [--cuda-kprof PROG --fake-cuda LIB] [--openmp PROG]
-                    [--mpirun MPIRUN --mpi PROG]
+                    [--mpirun MPIRUN --mpi PROG] [--io PROG]
 """
 import argparse
 import filecmp
@@ -31,10 +31,10 @@ FAILS = []
 # The trace each view is checked against; a view not listed fails the test.
 VIEW_TRACE = {"functions": "known", "function_durations": "known", "thread_states": "known",
               "locks": "known", "pthread_calls": "known", "left_out": "known",
-              "left_out_locks": "known-tiny",
+              "left_out_locks": "known-tiny", "wait_states": "known-waits",
               "counters_per_function": "counters", "samples": "samples", "gpu_cuda": "cuda",
               "gpu_opencl": "opencl", "openmp": "openmp", "mpi": "mpi",
-              "gpu_kernel_profile": "cuda-kprof"}
+              "gpu_kernel_profile": "cuda-kprof", "io": "io", "memory": "io"}
 COUNTERS_SCRIPT = """\
 process 7700 ctr
 func 1 main ctr.c 10
@@ -84,6 +84,7 @@ def traces(a):
     got["known-stdout"] = p.stdout
     # a budget the locks alone exceed: synchronization calls left out too
     got["known-tiny"] = analyze(a, known, "known-tiny", "--budget", "2kB")[0] + ".pcf"
+    got["known-waits"] = analyze(a, known, "known-waits", "--waits")[0] + ".pcf"
     script = os.path.join(a.work, "counters.trace")
     with open(script, "w") as f:
         f.write(COUNTERS_SCRIPT)
@@ -113,6 +114,12 @@ def traces(a):
         run([a.openmp], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir,
                                  OMP_NUM_THREADS="2"))
         got["openmp"] = analyze(a, tdir, "openmp-out")[0] + ".pcf"
+    if a.io:
+        tdir = os.path.join(a.work, "io")
+        os.makedirs(os.path.join(a.work, "io-files"))
+        run([a.io, os.path.join(a.work, "io-files")],
+            env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir, PARATRACE_MEMORY="1"))
+        got["io"] = analyze(a, tdir, "io-out")[0] + ".pcf"
     if a.mpi:
         tdir = os.path.join(a.work, "mpi")
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -131,7 +138,7 @@ def main():
     for opt in ("paratrace", "ptgen", "cfgs", "build", "work"):
         ap.add_argument("--" + opt, required=True)
     for opt in ("runtime", "samples", "cuda", "opencl", "openmp", "mpirun", "mpi", "cuda-kprof",
-                "fake-cuda"):
+                "fake-cuda", "io"):
         ap.add_argument("--" + opt)
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)

@@ -71,6 +71,20 @@ static int pv_options(pv_tool *pv, const char *options)
 	return 0;
 }
 
+/* Whether `word` is one of the options (those before cfgs=, which takes
+ * the rest). */
+static int pv_option_word(const char *options, const char *word)
+{
+	size_t len = strlen(word);
+	for (const char *o = options; o && *o && strncmp(o, "cfgs=", 5);) {
+		size_t n = strcspn(o, ",");
+		if (n == len && !strncmp(o, word, n))
+			return 1;
+		o += n + (o[n] == ',');
+	}
+	return 0;
+}
+
 static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pv_tool *pv = calloc(1, sizeof *pv);
@@ -82,9 +96,11 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pv->dist = pt_fw_dist(ctx) != NULL;
 	pthread_mutex_init(&pv->lock, NULL);
 	pv->ext_kind_min = UINT_MAX;
-	for (size_t i = 0; i < pt_nfamilies(); i++)
-		if (pv_ext(i)->event && pv_ext(i)->kind_first < pv->ext_kind_min)
+	for (size_t i = 0; i < pt_nfamilies(); i++) {
+		pv->ext_on[i] = !pv_ext(i)->option || pv_option_word(options, pv_ext(i)->option);
+		if (pv->ext_on[i] && pv_ext(i)->event && pv_ext(i)->kind_first < pv->ext_kind_min)
 			pv->ext_kind_min = pv_ext(i)->kind_first;
+	}
 	pv->sel = pt_fw_select(ctx);
 	pv->name = strdup(ctx->output ? ctx->output : "trace");
 	if (pv_options(pv, options) || (!pv->full && !(pv->hist = calloc(1, sizeof *pv->hist)))) {
@@ -131,7 +147,7 @@ static void *pv_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		pv->cpu = NULL;
 	}
 	for (size_t i = 0; i < pt_nfamilies(); i++)
-		pv->ext[i] = pv_ext(i)->init ? pv_ext(i)->init(ctx) : NULL;
+		pv->ext[i] = pv->ext_on[i] && pv_ext(i)->init ? pv_ext(i)->init(ctx) : NULL;
 	return pv;
 fail:
 	free(pv->name);

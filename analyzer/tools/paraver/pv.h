@@ -46,6 +46,12 @@ enum {
 #define PV_EV_LEFT_NS 61000031u    /* ours: the time they took (ns) that no call shown has */
 #define PV_EV_LEFT_SYNC 61000032u  /* ours: synchronization calls left out by the budget */
 #define PV_EV_LEFT_WAIT 61000033u  /* ours: the time they waited (ns) */
+/* ours: the runtime stopped recording a function on this thread from here
+ * (its function id; format/throttle.h), the calls it counted after that
+ * (none of them on the timeline), and their time as estimated (ns) */
+#define PV_EV_THROTTLED 61000040u
+#define PV_EV_THROTTLED_CALLS 61000041u
+#define PV_EV_THROTTLED_NS 61000042u
 
 /* 61000000 values: 0..13 are Extrae's; 20.. are ours for calls Extrae has none for. */
 enum {
@@ -277,6 +283,15 @@ typedef struct pv_comm {
 	uint64_t lsend_ns, lrecv_ns;
 } pv_comm;
 
+/* An event a family knows only once every shard ended (a wait state,
+ * which needs every thread's records): shard index and absolute ns. */
+typedef struct pv_late {
+	size_t shard;
+	uint64_t time_ns;
+	uint32_t type;
+	int64_t value;
+} pv_late;
+
 /* A family's part of the Paraver trace (pt_family.h). */
 typedef struct pv_family {
 	const char *name;
@@ -323,6 +338,18 @@ typedef struct pv_family {
 	 * none (the first family with one wins, else functions.cfg).
 	 * Optional. */
 	const char *(*main_view)(void *global);
+	/* The writer's option that turns this part on (a word of its
+	 * options: "waits", which analyze --waits gives); NULL: always on. A
+	 * part that is off has no global state (init is not called) and
+	 * takes no record below the other parts' kinds. Optional. */
+	const char *option;
+	/* Events written after every shard ended (and, under several
+	 * analyzer processes, after unpack), with the communications: a
+	 * malloc'ed array in *out (freed by the writer), in any order;
+	 * returns its length. Each event of one (shard, time) shares a line;
+	 * such a line may share its time with another line of its row.
+	 * Optional. */
+	size_t (*late_events)(void *global, pv_late **out);
 } pv_family;
 
 /* Family i's Paraver part (pt_families[i]); an empty one for a family

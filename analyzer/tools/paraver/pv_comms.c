@@ -2,7 +2,9 @@
 /* Communications of the Paraver trace: thread creation (tag 1) and fork
  * (tag 2) from the creating thread to the first record of the thread or
  * process it created, and the links families ask for (GPU launch ->
- * execution, tags 3..; MPI messages, their own tag). */
+ * execution, tags 3..; MPI messages, their own tag). In the same run, in
+ * time order with them, the events families know only at the end
+ * (pv_family.late_events: wait states). */
 #define _GNU_SOURCE
 #include "pv_internal.h"
 
@@ -111,17 +113,81 @@ static int link_families(pv_tool *pv, comms *cs)
 	return 0;
 }
 
-int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
+/* ---- events the families know only at the end (pv_family.late_events) */
+typedef VEC(pv_late) lates;
+
+static int cmp_late(const void *a, const void *b)
+{
+	const pv_late *x = a, *y = b;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Those of rows and times written, sorted. */
+static int gather_lates(pv_tool *pv, lates *ls)
 {
 	const pt_trace_ctx *ctx = pv->ctx;
+	for (size_t k = 0; k < pt_nfamilies(); k++) {
+		pv_late *v = NULL;
+		size_t m = pv_ext(k)->late_events && pv->ext[k]
+		               ? pv_ext(k)->late_events(pv->ext[k], &v)
+		               : 0;
+		for (size_t i = 0; i < m; i++)
+			if (v[i].shard < ctx->nshards && pv->row[v[i].shard] &&
+			    v[i].time_ns >= pv->origin && v[i].time_ns <= pv->win_hi &&
+			    VEC_PUSH(*ls, v[i])) {
+				free(v);
+				return -1;
+			}
+		free(v);
+	}
+	pt_qsort(ls->v, ls->n, sizeof *ls->v, cmp_late);
+	return 0;
+}
+
+/* The late events before `until` (relative ns), one line per (row, time):
+ * of one type at one time, the last value sorted (the largest) is
+ * written, so a wait that begins where another ends shows the new one. */
+static void write_lates(pv_tool *pv, pv_stream *out, const lates *ls, size_t *k, uint64_t until)
+{
+	while (*k < ls->n && ls->v[*k].time_ns - pv->origin <= until) {
+		const pv_late *e = &ls->v[*k];
+		size_t sh = e->shard, j = *k;
+		uint64_t t = e->time_ns - pv->origin;
+		char *start = pv_stream_reserve(out, t), *p = start;
+		p += sprintf(p, "2:%u:1:%u:%u:", pv_cpu(pv, sh), pv->task[sh], pv->thread[sh]);
+		p = pv_u64(p, t);
+		for (; j < ls->n && ls->v[j].time_ns == e->time_ns && ls->v[j].shard == sh; j++)
+			if (j + 1 == ls->n || ls->v[j + 1].time_ns != e->time_ns ||
+			    ls->v[j + 1].shard != sh || ls->v[j + 1].type != ls->v[j].type)
+				p += sprintf(p, ":%u:%lld", ls->v[j].type,
+				             (long long)ls->v[j].value);
+		*p++ = '\n';
+		pv_stream_commit(out, (size_t)(p - start));
+		if (t > pv->max_time)
+			pv->max_time = t;
+		*k = j;
+	}
+}
+
+int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
+{
 	comms cs = {0};
-	if (link_creations(pv, &cs) || link_forks(pv, &cs) || link_families(pv, &cs)) {
+	lates late = {0};
+	size_t k = 0;
+	if (link_creations(pv, &cs) || link_forks(pv, &cs) || link_families(pv, &cs) ||
+	    gather_lates(pv, &late)) {
 		free(cs.v);
+		free(late.v);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	pt_qsort(cs.v, cs.n, sizeof *cs.v, cmp_comm);
-	(void)ctx;
 	for (size_t i = 0; i < cs.n; i++) {
 		const comm *c = &cs.v[i];
 		/* both ends must be written: rows selected, times in the window */
@@ -134,6 +200,7 @@ int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 		uint64_t ts = c->ts - pv->origin, tr = c->tr - pv->origin;
 		uint64_t ls = c->ls > pv->origin ? c->ls - pv->origin : 0;
 		uint64_t lr = c->lr > pv->origin ? c->lr - pv->origin : 0;
+		write_lates(pv, out, &late, &k, ls);
 		char *start = pv_stream_reserve(out, ls), *p = start;
 		p += sprintf(p, "3:%u:1:%u:%u:", pv_cpu(pv, c->from), pv->task[c->from],
 		             pv->thread[c->from]);
@@ -149,6 +216,8 @@ int pv_write_comms(pv_tool *pv, pv_stream *out, char *err, size_t errlen)
 		if (tr > pv->max_time)
 			pv->max_time = tr;
 	}
+	write_lates(pv, out, &late, &k, UINT64_MAX);
 	free(cs.v);
+	free(late.v);
 	return 0;
 }

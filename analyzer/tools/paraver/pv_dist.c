@@ -143,7 +143,7 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 	put_named(b, f->values.v, f->values.n);
 	put_pairs(b, &f->used);
 	PUT_VEC(b, f->locks);
-	pt_buf_u64(b, (uint64_t)f->cuts);
+	pt_buf_u64(b, (uint64_t)f->cuts | (uint64_t)f->throttled << 1);
 	for (size_t i = 0; i < pt_nfamilies(); i++) {
 		pt_buf pb = {0};
 		if (pv_ext(i)->pack && pv->ext[i])
@@ -227,7 +227,9 @@ static int unpack(pv_tool *pv, pt_rbuf *r, size_t proc)
 			goto out;
 	}
 	GET_VEC(r, f.locks, lo);
-	f.cuts = (int)pt_rbuf_u64(r);
+	uint64_t flags = pt_rbuf_u64(r);
+	f.cuts = (int)(flags & 1);
+	f.throttled = (int)(flags >> 1 & 1);
 	if (r->err || pv_found_move(&pv->found, &f))
 		goto out;
 	for (size_t i = 0; i < pt_nfamilies(); i++) {

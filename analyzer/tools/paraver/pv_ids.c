@@ -54,7 +54,8 @@ int pv_ids_init(pv_tool *pv)
 
 int pv_final_value(const pv_tool *pv, uint32_t type, int64_t *value)
 {
-	if (type == PV_EV_USER_FUNC || type == PV_EV_USER_FUNC_LINE || type == PV_EV_FUNC_CUT) {
+	if (type == PV_EV_USER_FUNC || type == PV_EV_USER_FUNC_LINE || type == PV_EV_FUNC_CUT ||
+	    type == PV_EV_THROTTLED) {
 		if (*value <= 0 || (uint64_t)*value > pv->nfunc || pv->fval[*value] == *value)
 			return 0;
 		*value = pv->fval[*value];

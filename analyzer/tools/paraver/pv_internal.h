@@ -99,6 +99,7 @@ typedef struct pv_found {
 	VEC(pv_lock_obj) locks;
 	pv_pairset lock_seen; /* (pid, addr) of locks */
 	int cuts;             /* a call was cut by lost data (PV_EV_FUNC_CUT written) */
+	int throttled;        /* PV_EV_THROTTLED written */
 } pv_found;
 
 /* Moves src's content into dst (src is left empty). -1 on ENOMEM. */
@@ -117,6 +118,7 @@ typedef struct pv_role {
 typedef struct pv_tool {
 	const pt_trace_ctx *ctx;
 	unsigned ext_kind_min; /* the lowest record kind any extension takes */
+	unsigned char ext_on[PT_MAX_FAMILIES]; /* each family's part is on (pv_family.option) */
 	char *name;            /* output base */
 	int gz;
 	char *tmpdir;

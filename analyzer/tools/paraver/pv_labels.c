@@ -181,6 +181,17 @@ static void pcf_functions(const pv_tool *pv, const pv_found *found, FILE *f)
 		        PV_EV_FUNC_CUT);
 		pcf_function_values(pv, f);
 	}
+	if (found->throttled) {
+		fprintf(f,
+		        "\n\nEVENT_TYPE\n0    %u    Function throttled by the runtime from here "
+		        "(its later calls on this thread counted, not shown)\n",
+		        PV_EV_THROTTLED);
+		pcf_function_values(pv, f);
+		fprintf(f,
+		        "\n\nEVENT_TYPE\n0    %u    Calls of the throttled function after this "
+		        "(count, exact)\n0    %u    Time in those calls (ns, estimated)\n",
+		        PV_EV_THROTTLED_CALLS, PV_EV_THROTTLED_NS);
+	}
 }
 
 /* 61000000 (pthread calls) and 61000010 (the objects they are about). */

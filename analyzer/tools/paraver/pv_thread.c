@@ -351,6 +351,26 @@ static void user_record(pv_shard *s, const pt_event *ev)
 		c->oom = 1;
 }
 
+/* A function the runtime throttled: one line at the first call it did
+ * not record, with the calls it counted after it and their time
+ * estimated from the runtime's mean, the way the budget's summaries say
+ * what they left out. */
+static void throttle_record(pv_shard *s, const pt_event *ev)
+{
+	pv_thread *c = s->core;
+	pt_throttled th;
+	int r = pt_throttles_record(&c->thr, ev, &th);
+	if (r < 0)
+		c->oom = 1;
+	uint32_t id = r > 0 ? pt_func_lookup_id(&c->fl, th.local_id) : 0;
+	if (!id)
+		return;
+	pv_events(s, ev->time_ns, 3,
+	          (uint32_t[]){PV_EV_THROTTLED, PV_EV_THROTTLED_CALLS, PV_EV_THROTTLED_NS},
+	          (int64_t[]){id, (int64_t)th.count, (int64_t)(th.count * th.mean_ns)});
+	c->found.throttled = 1;
+}
+
 void pv_thread_other(pv_shard *s, const pt_event *ev)
 {
 	pv_thread *c = s->core;
@@ -387,6 +407,10 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 	case PT_REC_USER_TYPE:
 	case PT_REC_USER_VALUE_NAME:
 		user_record(s, ev);
+		break;
+	case PT_REC_THROTTLE:
+	case PT_REC_THROTTLE_COUNTS:
+		throttle_record(s, ev);
 		break;
 	case PT_REC_LOCK_REQUEST:
 	case PT_REC_LOCK_ACQUIRED:
@@ -447,6 +471,7 @@ void pv_thread_free(pv_shard *s)
 	pv_found_free(&c->found);
 	pt_callstack_free(&c->calls);
 	pt_func_lookup_free(&c->fl);
+	pt_throttles_free(&c->thr);
 	free(c);
 	s->core = NULL;
 }
@@ -519,6 +544,7 @@ int pv_found_move(pv_found *dst, pv_found *src)
 	MOVE_VEC(dst->types, src->types);
 	MOVE_VEC(dst->values, src->values);
 	dst->cuts |= src->cuts;
+	dst->throttled |= src->throttled;
 	for (size_t i = 0; i < src->used.cap; i++)
 		if ((src->used.k[2 * i] || src->used.k[2 * i + 1]) &&
 		    pv_pairset_add(&dst->used, src->used.k[2 * i], src->used.k[2 * i + 1]) < 0)

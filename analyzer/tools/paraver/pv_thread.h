@@ -6,6 +6,7 @@
 #ifndef PT_PV_THREAD_H
 #define PT_PV_THREAD_H
 
+#include "pt_throttle.h"
 #include "pv_internal.h"
 
 typedef struct pv_thread {
@@ -16,6 +17,7 @@ typedef struct pv_thread {
 	pv_found found;
 	pv_role role;
 	int gap_open; /* calls were cut at a gap: PV_EV_FUNC_CUT 0 at its LOST record */
+	pt_throttles thr; /* THROTTLE_COUNTS seen */
 	int oom;
 } pv_thread;
 

@@ -41,6 +41,13 @@ static void html_head(FILE *f, const pl_model *m)
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n", pl_asset_report_css);
 }
 
+/* Family i's part for its tables inside the profile, or NULL. */
+static const pf_html *inline_html(size_t i)
+{
+	const pf_family *r = pt_families[i]->report;
+	return r ? r->html : NULL;
+}
+
 /* A section with data to show. */
 static int shown(const pl_html_part *p)
 {
@@ -62,7 +69,12 @@ static void html_header(FILE *f, const pl_model *m, const pl_html_part *parts, s
 	      f);
 	for (size_t i = 0; i < nparts; i++)
 		if (shown(&parts[i]))
-			fprintf(f, "<a href=\"#s-%s\">%s</a>", parts[i].html->id, parts[i].html->nav);
+			fprintf(f, "<a href=\"#s-%s\">%s</a>", parts[i].html->id,
+			        parts[i].html->nav);
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		if (inline_html(i))
+			fprintf(f, "<a href=\"#s-%s\">%s</a>", inline_html(i)->anchor,
+			        inline_html(i)->nav);
 	fputs("</nav>\n</header>\n", f);
 }
 
@@ -75,8 +87,8 @@ void pl_html_table(FILE *f, const char *id, const char *title, const char *hint)
 	        id, title, id, hint, id);
 }
 
-int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
-                   const pl_html_part *parts, size_t nparts)
+int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const pl_html_part *parts,
+                   size_t nparts)
 {
 	html_head(f, m);
 	html_header(f, m, parts, nparts);
@@ -88,16 +100,19 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
 		return -1;
 	fputs("</section>\n", f);
 	pl_html_table(f, "functions", "Functions",
-	           "Inclusive: time in the function and its callees; exclusive: in the function "
-	           "itself; % time: exclusive time over the sum of all threads' lifetimes.");
+	              "Inclusive: time in the function and its callees; exclusive: in the function "
+	              "itself; % time: exclusive time over the sum of all threads' lifetimes.");
 	pl_html_table(f, "locks", "Locks",
-	           "Mutexes, rwlocks, spinlocks, semaphores, barriers and condition variables: "
-	           "acquisitions, how many had to wait, and for how long.");
+	              "Mutexes, rwlocks, spinlocks, semaphores, barriers and condition variables: "
+	              "acquisitions, how many had to wait, and for how long.");
 	pl_html_table(f, "threads", "Threads",
-	           "Lifetime (first to last record), running, and waiting by kind.");
+	              "Lifetime (first to last record), running, and waiting by kind.");
 	for (size_t i = 0; i < nparts; i++)
 		if (shown(&parts[i]))
 			parts[i].html->markup(f);
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		if (inline_html(i))
+			inline_html(i)->markup(f);
 	fputs("<script type=\"application/json\" id=\"profile\">\n", f);
 	json_in_script(f, profile_json);
 	for (size_t i = 0; i < nparts; i++)
@@ -109,6 +124,9 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
 	for (size_t i = 0; i < nparts; i++)
 		if (shown(&parts[i]))
 			fprintf(f, "</script>\n<script>\n%s", parts[i].html->script);
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		if (inline_html(i))
+			fprintf(f, "</script>\n<script>\n%s", inline_html(i)->script);
 	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", pl_asset_report_js);
 	return ferror(f) ? -1 : 0;
 }

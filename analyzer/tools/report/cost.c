@@ -194,6 +194,12 @@ static int cost_shard_exit(void *st, uint64_t last_ns, int complete)
 }
 
 /* ---- finish: the order, the filter --------------------------------------- */
+static const char *bytes_str(uint64_t bytes, char *buf, size_t len)
+{
+	pt_fmt_bytes(buf, len, (double)bytes);
+	return buf;
+}
+
 static const cost_tool *sort_ct;
 static int cmp_bytes(const void *a, const void *b)
 {
@@ -246,7 +252,7 @@ static int write_filter(const cost_tool *ct, FILE *o, int raw)
 	        "# (clang: -fplugin-arg-instrument-filter-file=THIS_FILE)\n"
 	        "SCOREP_REGION_NAMES_BEGIN\n",
 	        ct->bytes ? 100.0 * (double)ct->filtered_bytes / (double)ct->bytes : 0.0,
-	        pt_fmt_bytes(ct->filtered_bytes, a, sizeof a), pt_fmt_bytes(ct->bytes, b, sizeof b),
+	        bytes_str(ct->filtered_bytes, a, sizeof a), bytes_str(ct->bytes, b, sizeof b),
 	        ct->thread_time ? 100.0 * (double)ct->filtered_time / (double)ct->thread_time
 	                        : 0.0);
 	for (size_t i = 0; i < ct->nids; i++)
@@ -358,7 +364,7 @@ static void print_rows(const cost_tool *ct, size_t n, FILE *o)
 		snprintf(c, sizeof c, "%llu", (unsigned long long)x->calls);
 		fprintf(o, "%-40s %9llu %9s %5.1f%% %10s %9s %5.1f%% %s\n", name,
 		        (unsigned long long)ct->f[id].events,
-		        pt_fmt_bytes(ct->f[id].bytes, a, sizeof a),
+		        bytes_str(ct->f[id].bytes, a, sizeof a),
 		        100.0 * share(ct->f[id].bytes, ct->bytes), c, b,
 		        100.0 * share(x->excl, ct->thread_time), ct->filtered[id] ? "EXCLUDE" : "");
 	}
@@ -373,7 +379,7 @@ static void print_text(const cost_tool *ct, FILE *o)
 	fprintf(o, "\n%s: %llu records, %s (%zu of %zu functions shown)\n",
 	        ct->budget ? "The functions that made the most events"
 	                   : "Events by function, the trace's size",
-	        (unsigned long long)ct->events, pt_fmt_bytes(ct->bytes, a, sizeof a), n, ct->nids);
+	        (unsigned long long)ct->events, bytes_str(ct->bytes, a, sizeof a), n, ct->nids);
 	print_rows(ct, n, o);
 	if (!ct->nfiltered) {
 		fprintf(o,
@@ -388,7 +394,7 @@ static void print_text(const cost_tool *ct, FILE *o)
 	        "threads' time as exclusive time of their callers.\n",
 	        ct->nfiltered, 100 * COST_MIN_SHARE, pt_fmt_ns(COST_MAX_MEAN_NS, b, sizeof b),
 	        100.0 * share(ct->filtered_bytes, ct->bytes),
-	        pt_fmt_bytes(ct->filtered_bytes, a, sizeof a),
+	        bytes_str(ct->filtered_bytes, a, sizeof a),
 	        100.0 * share(ct->filtered_time, ct->thread_time));
 	if (ct->filter_path)
 		fprintf(o, "The filter file for the compiler plugin: %s\n", ct->filter_path);

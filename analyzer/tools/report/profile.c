@@ -12,6 +12,12 @@
  *     of the user-function stack at the request). Contended = the request
  *     waited >= PF_CONTENDED_NS or a CALLSTACK record was attached to it
  *     (the runtime writes one only when the lock was busy).
+ *   functions the runtime throttled on a thread (format/throttle.h): their
+ *     calls there after the THROTTLE record are counted, not recorded; they
+ *     are in `calls`, and their times are estimated from the thread's
+ *     recorded calls of the function (their means), in incl and excl and
+ *     said apart (est_incl, est_excl). The callers' exclusive time still
+ *     holds those calls' time, which no record took off it.
  *   threads: lifetime (first to last record), running vs waiting (lock,
  *     condition, join, barrier).
  * The families' parts (report.h) gather inside this tool's pass and print
@@ -30,6 +36,7 @@
 #include "pt_framework.h"
 #include "pt_func_lookup.h"
 #include "pt_select.h"
+#include "pt_throttle.h"
 #include "pt_waits.h"
 #include "tools.h"
 
@@ -56,6 +63,7 @@ typedef struct pf_shard {
 	uint32_t wcaller[PT_WAIT_KINDS];
 	int req_stack; /* a CALLSTACK came with the open lock request */
 	pt_func_lookup fl;
+	pt_throttles thr;
 	pf_thread ts;
 	int skip;        /* a row the selection leaves out */
 	int clip;        /* a window: [lo, hi] */
@@ -261,6 +269,42 @@ static uint32_t top_id(pf_shard *s)
 	return s->calls.depth ? s->calls.ids[s->calls.depth - 1] : 0;
 }
 
+static void throttle_record(pf_shard *s, const pt_event *ev)
+{
+	pt_throttled th;
+	int r = pt_throttles_record(&s->thr, ev, &th);
+	if (r < 0)
+		s->oom = 1;
+	if (r <= 0)
+		return;
+	uint32_t id = pt_func_lookup_id(&s->fl, th.local_id);
+	if (!id)
+		return;
+	if (grow_funcs(s, id)) {
+		s->oom = 1;
+		return;
+	}
+	pf_func *f = &s->f[id];
+	f->throttled += th.count;
+	if (!f->since || th.since_ns < f->since)
+		f->since = th.since_ns;
+	f->rt_mean = th.mean_ns;
+}
+
+/* The thread's throttled calls join its recorded ones, with times
+ * estimated from the recorded calls' means (the runtime's mean when it
+ * recorded none that ended). */
+static void throttle_estimate(pf_func *f)
+{
+	uint64_t n = timed_calls(f);
+	uint64_t mi = n ? f->incl / n : f->rt_mean, me = n ? f->excl / n : f->rt_mean;
+	f->est_incl = f->throttled * mi;
+	f->est_excl = f->throttled * me;
+	f->calls += f->throttled;
+	f->incl += f->est_incl;
+	f->excl += f->est_excl;
+}
+
 /* ---- callbacks --------------------------------------------------------- */
 static void pf_destroy(void *tool);
 
@@ -370,6 +414,10 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		if (s->oom || s->calls.oom)
 			return snprintf(s->err, sizeof s->err, "out of memory"), -1;
 		return 0;
+	}
+	if (ev->kind == PT_REC_THROTTLE || ev->kind == PT_REC_THROTTLE_COUNTS) {
+		throttle_record(s, ev);
+		return s->oom ? (snprintf(s->err, sizeof s->err, "out of memory"), -1) : 0;
 	}
 	pt_callstack_record(&s->calls, ev, &pf_calls, s);
 	for (size_t i = 0; i < s->pf->nfam; i++) {
@@ -499,6 +547,13 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	}
 	for (size_t i = 0; i < s->nf && i < pf->nf; i++) {
 		pf_func *a = &pf->f[i], *b = &s->f[i];
+		if (b->throttled)
+			throttle_estimate(b);
+		a->throttled += b->throttled;
+		a->est_incl += b->est_incl;
+		a->est_excl += b->est_excl;
+		if (b->since && (!a->since || b->since < a->since))
+			a->since = b->since;
 		a->calls += b->calls;
 		a->cut += b->cut;
 		a->incl += b->incl;
@@ -547,6 +602,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 	free(s->l);
 	free(s->lmap);
 	pt_func_lookup_free(&s->fl);
+	pt_throttles_free(&s->thr);
 	free(s);
 	return rc;
 }

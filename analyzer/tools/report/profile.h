@@ -15,9 +15,15 @@
 typedef struct pf_func {
 	uint64_t calls, incl, incl_max, excl, excl_max;
 	uint64_t cut; /* calls cut by lost data: counted, not timed */
+	/* Calls the runtime counted without recording them (throttled, in
+	 * `calls`), the earliest time it began to (0: never), and the part
+	 * of incl and excl that estimates their times from the recorded
+	 * calls of the same thread (pf_shard_exit). */
+	uint64_t throttled, since, est_incl, est_excl;
+	uint64_t rt_mean; /* shard only: the runtime's mean, when none was recorded */
 } pf_func;
 
-/* Calls whose times are known: the means divide by them. */
+/* Calls whose times are known or estimated: the means divide by them. */
 static inline uint64_t timed_calls(const pf_func *x)
 {
 	return x->calls > x->cut ? x->calls - x->cut : 0;

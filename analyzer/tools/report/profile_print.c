@@ -234,6 +234,15 @@ static void csv_selection(const pf_tool *pf, const pf_view *v, FILE *o)
 	        (unsigned long long)v->excl_left);
 }
 
+/* When the runtime began to throttle the function (first thread), from
+ * the trace's start; 0 when it never did. */
+static uint64_t since_rel(const pf_tool *pf, const pf_func *x)
+{
+	if (!x->since)
+		return 0;
+	return x->since > pf->ctx->t0_ns ? x->since - pf->ctx->t0_ns : 1;
+}
+
 /* JSON: everything, no truncation. */
 static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 {
@@ -254,12 +263,16 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		    o,
 		    ", \"line\": %u, \"calls\": %llu, \"incl_ns\": %llu, \"incl_mean_ns\": %llu, "
 		    "\"incl_max_ns\": %llu, \"excl_ns\": %llu, \"excl_mean_ns\": %llu, "
-		    "\"excl_max_ns\": %llu, \"share\": %.6f, \"cut_calls\": %llu}",
+		    "\"excl_max_ns\": %llu, \"share\": %.6f, \"cut_calls\": %llu, "
+		    "\"throttled_calls\": %llu, \"throttled_since_ns\": %llu, "
+		    "\"estimated_incl_ns\": %llu, \"estimated_excl_ns\": %llu, \"estimated\": %s}",
 		    fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
 		    (unsigned long long)mean(x->incl, x), (unsigned long long)x->incl_max,
 		    (unsigned long long)x->excl, (unsigned long long)mean(x->excl, x),
 		    (unsigned long long)x->excl_max, (double)x->excl / v->tot,
-		    (unsigned long long)x->cut);
+		    (unsigned long long)x->cut, (unsigned long long)x->throttled,
+		    (unsigned long long)since_rel(pf, x), (unsigned long long)x->est_incl,
+		    (unsigned long long)x->est_excl, x->throttled ? "true" : "false");
 	}
 	fputs("\n ],\n \"locks\": [", o);
 	for (size_t i = 0; i < pf->nl; i++) {
@@ -319,7 +332,8 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	const pt_trace_ctx *ctx = pf->ctx;
 	char name[512], obj[256];
 	fputs("table,name,file,line,calls,incl_ns,incl_mean_ns,incl_max_ns,excl_ns,excl_mean_ns,"
-	      "excl_max_ns,share,cut_calls\n",
+	      "excl_max_ns,share,cut_calls,throttled_calls,throttled_since_ns,estimated_incl_ns,"
+	      "estimated_excl_ns\n",
 	      o);
 	for (size_t i = 0; i < v->nids; i++) {
 		const pf_func *x = &pf->f[v->ids[i]];
@@ -328,12 +342,14 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		pt_csv_str(o, fi->name);
 		fputc(',', o);
 		pt_csv_str(o, fi->file);
-		fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%llu\n", fi->line,
-		        (unsigned long long)x->calls, (unsigned long long)x->incl,
+		fprintf(o, ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu\n",
+		        fi->line, (unsigned long long)x->calls, (unsigned long long)x->incl,
 		        (unsigned long long)mean(x->incl, x), (unsigned long long)x->incl_max,
 		        (unsigned long long)x->excl, (unsigned long long)mean(x->excl, x),
 		        (unsigned long long)x->excl_max, (double)x->excl / v->tot,
-		        (unsigned long long)x->cut);
+		        (unsigned long long)x->cut, (unsigned long long)x->throttled,
+		        (unsigned long long)since_rel(pf, x), (unsigned long long)x->est_incl,
+		        (unsigned long long)x->est_excl);
 	}
 	fputs("\ntable,kind,address,pid,acquisitions,contended,failed,wait_ns,wait_max_ns,top_"
 	      "waiter,object\n",
@@ -421,14 +437,18 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 	fprintf(o, "\nFunctions by exclusive time (%zu of %zu)\n", v->nf_show, v->nids);
 	fprintf(o, "%-*s %8s %8s %8s %8s %8s %8s %8s %6s\n", (int)nw, "function", "calls", "incl",
 	        "mean", "max", "excl", "mean", "max", "%time");
-	uint64_t cut = 0;
+	uint64_t cut = 0, throttled = 0, nthrottled = 0;
 	for (size_t i = 0; i < v->nf_show; i++) {
 		const pf_func *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(pf->ctx, v->ids[i]);
 		char calls[32];
-		snprintf(calls, sizeof calls, "%llu%s", (unsigned long long)x->calls,
-		         x->cut ? "*" : "");
+		snprintf(calls, sizeof calls, "%s%llu%s", x->throttled ? "~" : "",
+		         (unsigned long long)x->calls, x->cut ? "*" : "");
 		cut += x->cut;
+		if (x->throttled) {
+			throttled += x->throttled;
+			nthrottled++;
+		}
 		pt_name_fit(name, sizeof name, fi->name, nw);
 		pt_fmt_dur(a, sizeof a, x->incl);
 		pt_fmt_dur(b, sizeof b, mean(x->incl, x));
@@ -445,6 +465,13 @@ static void text_functions(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)
 		    "* %llu of these calls were open when the runtime lost data: they end where"
 		    " the data\n  stops; their times are unknown, left out of the times above\n",
 		    (unsigned long long)cut);
+	if (throttled)
+		fprintf(
+		    o,
+		    "~ throttled by the runtime (hot and short): %llu calls of %llu of these "
+		    "functions were\n  counted, not recorded; the counts are exact, their times "
+		    "estimated from the\n  recorded calls\n",
+		    (unsigned long long)throttled, (unsigned long long)nthrottled);
 }
 
 static void text_locks(pf_tool *pf, const pf_view *v, unsigned nw, FILE *o)

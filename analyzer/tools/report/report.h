@@ -62,6 +62,9 @@ typedef struct pf_html {
 	 * described: adds its own to `specs` (the tables to build) from the
 	 * data `d` (its JSON, parsed), and fills what else it shows. */
 	const char *script;
+	/* The anchor (s-ANCHOR) when it is not the id: a family's part for
+	 * its tables inside the profile, whose id is "profile". */
+	const char *anchor;
 } pf_html;
 
 typedef struct pf_section {
@@ -96,6 +99,10 @@ typedef struct pf_family {
 	void (*print_csv)(void *global, FILE *o);
 	void (*print_json)(void *global, FILE *o);
 	void (*destroy)(void *global);
+	/* The HTML page's part for the tables above: its markup and script
+	 * (pf_html, whose id is "profile": the script's data is the profile's
+	 * JSON, which print_json added to). Optional. */
+	const pf_html *html;
 	/* Sections of its own, the first `tool` NULL ending the list. */
 	pf_section sections[PF_MAX_SECTIONS];
 } pf_family;

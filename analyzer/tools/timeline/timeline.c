@@ -8,6 +8,7 @@
 #include "pt_framework.h"
 #include "pt_fw_mpi.h"
 #include "pt_fw_util.h"
+#include "pt_throttle.h"
 #include "pt_waits.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ struct tl_shard {
 	char *buf;
 	pt_callstack calls;
 	pt_func_lookup fl;
+	pt_throttles thr; /* THROTTLE_COUNTS seen */
 	pt_waits waits;
 	tl_sel sel; /* what is written (timeline_sel.c) */
 	void *fam[PT_MAX_FAMILIES]; /* each family's shard state */
@@ -120,6 +122,7 @@ static void shard_free(tl_shard *s)
 	free(s->buf);
 	pt_callstack_free(&s->calls);
 	pt_func_lookup_free(&s->fl);
+	pt_throttles_free(&s->thr);
 	free(s);
 }
 
@@ -179,6 +182,27 @@ static void flow_point(tl_shard *s, uint64_t t, const char *name, int out, uint6
                        const char *flow_name)
 {
 	tl_sel_flow(&s->sel, t, name, out, flow, flow_name);
+}
+
+/* A function the runtime throttled (format/throttle.h): a zero-length
+ * slice where it began, naming it and the calls it counted after it
+ * (exact) and their time (estimated from the runtime's mean), which no
+ * slice shows. */
+static void throttle_record(tl_shard *s, const pt_event *ev)
+{
+	pt_throttled th;
+	int r = pt_throttles_record(&s->thr, ev, &th);
+	if (r < 0)
+		s->sel.oom = 1;
+	uint32_t id = r > 0 ? pt_func_lookup_id(&s->fl, th.local_id) : 0;
+	if (!id)
+		return;
+	char name[512];
+	snprintf(name, sizeof name,
+	         "throttled: %s (%llu calls after this, counted, not shown; ~%llu ns estimated)",
+	         pt_ctx_func_info(s->tool->ctx, id)->name, (unsigned long long)th.count,
+	         (unsigned long long)(th.count * th.mean_ns));
+	tl_sel_device(&s->sel, ev->time_ns, 0, "throttling", name, 0, NULL);
 }
 
 static const char *lock_what(unsigned type)
@@ -282,6 +306,10 @@ int tl_shard_event(void *st, const pt_event *ev)
 			flow_point(s, t, "fork", 1, tl_flow_fork(x->child_pid), "fork");
 		break;
 	}
+	case PT_REC_THROTTLE:
+	case PT_REC_THROTTLE_COUNTS:
+		throttle_record(s, ev);
+		break;
 	default: break;
 	}
 	pt_wait w;

@@ -33,7 +33,20 @@
 	X(MPI_ERROR, 0x7c, pt_rec_mpi_error, sizeof(pt_rec_mpi_error), 0, "thread", "call", \
 	  "+ the library's error string") \
 	X(MPI_UNTRACED, 0x7d, pt_rec_mpi_untraced, sizeof(pt_rec_mpi_untraced), 0, "process", \
-	  "–", "+ the MPI library's path")
+	  "–", "+ the MPI library's path") \
+	/* 3.3: compact forms (see "Compact MPI records" below), 4-byte words \
+	 * with their fields after them; readers deliver the full record. */ \
+	X(MPI_CALL_C, 0x26, void, 0, 0, "thread", "–", "compact only: 4 bytes, read as MPI_CALL") \
+	X(MPI_CALL_END_C, 0x27, void, 0, 0, "thread", "–", \
+	  "compact only: 4 bytes, read as MPI_CALL_END") \
+	X(MPI_SEND_C, 0x3c, void, 0, 0, "thread", "–", \
+	  "compact only: 16 or 24 bytes, read as MPI_SEND") \
+	X(MPI_RECV_C, 0x3d, void, 0, 0, "thread", "–", \
+	  "compact only: 16 or 28 bytes, read as MPI_RECV") \
+	X(MPI_IRECV_C, 0x3e, void, 0, 0, "thread", "–", \
+	  "compact only: 16 or 24 bytes, read as MPI_IRECV") \
+	X(MPI_COLL_C, 0x3f, void, 0, 0, "thread", "–", \
+	  "compact only: 20 or 28 bytes, read as MPI_COLL")
 
 /* MPI, inside PT_REC_RANGE_MPI; docs/FORMAT.md "MPI records" and
  * docs/MPI.md describe them. The calls (arg of every thread record) are
@@ -188,6 +201,74 @@ typedef struct pt_rec_mpi_io {
 } pt_rec_mpi_io;
 #define PT_FIELDS_MPI_IO(T, F, A, S, C) \
 	C(mpi_call, "call=MPI_..") F(T, U, "bytes", bytes, "") F(T, X, "file", file, "")
+
+/* Compact MPI records (3.3). The records of a call in a hot loop, each a
+ * little-endian 32-bit word whose first byte is PT_COMPACT_FLAG | kind
+ * (a kind below 0x40, so that the byte tells it from an 8-byte head and
+ * from a short record), at any even offset, its fields right after it
+ * (unaligned, little-endian). Readers deliver the full record:
+ *   MPI_CALL_C      bits 8..15 the call, bits 16..31 delta -> MPI_CALL
+ *   MPI_CALL_END_C  bits 8..31 delta -> MPI_CALL_END
+ *   MPI_SEND_C, MPI_RECV_C, MPI_IRECV_C, MPI_COLL_C
+ *                   bit 8: the communicator is MPI_COMM_SELF
+ *                   (PT_MPI_COMM_SELF_ID), else MPI_COMM_WORLD
+ *                   (PT_MPI_COMM_WORLD_ID); bit 9: a request follows the
+ *                   fields; bits 10..31 delta.
+ *     MPI_SEND_C, MPI_IRECV_C: int32 peer, int32 tag, uint32 bytes
+ *                   [, uint64 request] -> MPI_SEND, MPI_IRECV
+ *     MPI_RECV_C:   int32 peer, int32 tag, uint32 bytes -> MPI_RECV
+ *                   posted at the time of the call's MPI_CALL, no
+ *                   request; with bit 9: [uint64 request, uint32 ticks
+ *                   from posted to the call's MPI_CALL]
+ *     MPI_COLL_C:   int32 root, uint32 size, uint32 sent, uint32 recvd
+ *                   [, uint64 request] -> MPI_COLL
+ * The arg (the call) of every one but MPI_CALL_C is the call of the
+ * file's last MPI_CALL, which a LOST record makes readers forget: a
+ * writer writes full records after a LOST until the next MPI_CALL. */
+#define PT_MPI_C_SELF 0x100u
+#define PT_MPI_C_REQUEST 0x200u
+#define PT_MPI_C_SHIFT 10
+#define PT_MPI_CALL_C_SHIFT 16
+#define PT_MPI_END_C_SHIFT 8
+typedef struct pt_mpi_c_msg {
+	int32_t peer;
+	int32_t tag;
+	uint32_t bytes;
+	uint32_t request_lo, request_hi; /* with PT_MPI_C_REQUEST */
+	uint32_t posted_back;            /* MPI_RECV_C with PT_MPI_C_REQUEST */
+} pt_mpi_c_msg;
+typedef struct pt_mpi_c_coll {
+	int32_t root;
+	uint32_t size;
+	uint32_t sent;
+	uint32_t recvd;
+	uint32_t request_lo, request_hi; /* with PT_MPI_C_REQUEST */
+} pt_mpi_c_coll;
+/* Bytes of a compact MPI record from its first word (0: not one). */
+static inline size_t pt_mpi_compact_size(uint32_t word)
+{
+	unsigned kind = word & 0x7f, req = (word & PT_MPI_C_REQUEST) != 0;
+	switch (kind) {
+	case 0x26: /* MPI_CALL_C */
+	case 0x27: /* MPI_CALL_END_C */
+		return 4;
+	case 0x3c: /* MPI_SEND_C */
+	case 0x3e: /* MPI_IRECV_C */
+		return 16 + 8 * req;
+	case 0x3d: /* MPI_RECV_C */
+		return 16 + 12 * req;
+	case 0x3f: /* MPI_COLL_C */
+		return 20 + 8 * req;
+	}
+	return 0;
+}
+/* Never delivered: dump prints the full record a compact one stands for. */
+#define PT_FIELDS_MPI_CALL_C(T, F, A, S, C) C(mpi_call, "dumped as its full record")
+#define PT_FIELDS_MPI_CALL_END_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_SEND_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_IRECV_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_RECV_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_COLL_C PT_FIELDS_MPI_CALL_C
 
 /* The call returned an error (MPI_ERRORS_RETURN or another handler that
  * returns): written just before its MPI_CALL_END. Nothing the call would

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* What the I/O family's parts share (Paraver: io_paraver.c, the report:
+ * io_report.c, the timelines: io_timeline.c): the files named in the
+ * process logs (IO_FILE), a thread's call in progress, Extrae's numbering. */
+#ifndef PT_IO_COMMON_H
+#define PT_IO_COMMON_H
+
+#include <paratrace/tool.h>
+#include <stdint.h>
+
+/* Extrae's Paraver types for I/O calls (BSC's I/O cfgs read these). */
+#define IO_EV_CALL 40000004u /* the call (enum pt_io_op), 0 = End */
+#define IO_EV_FD 40000010u   /* its descriptor */
+#define IO_EV_SIZE 40000011u /* the bytes it asked for */
+#define IO_EV_FILE 40000059u /* the file (a value named in the .pcf) */
+#define IO_EV_DONE 40000080u /* ours: the bytes it moved (at its end) */
+#define IO_STATE 12          /* Extrae's "I/O" state */
+
+/* Names of files, trace-wide: a process's file id -> a value (>= 1; one
+ * name, one value), named in the order the process logs are read (the
+ * framework's pre-pass, serial: the same whatever -j). */
+typedef struct io_names io_names;
+io_names *io_names_new(size_t nprocesses);
+void io_names_free(io_names *n);
+/* Feed every process-log record (IO_FILE ones are kept). */
+void io_names_process_event(io_names *n, size_t process, const pt_event *ev);
+/* 0: not named (an IO_FILE lost, or no file). */
+uint32_t io_names_value(const io_names *n, size_t process, uint32_t file);
+uint32_t io_names_count(const io_names *n);
+/* NULL for 0 or out of range. */
+const char *io_names_name(const io_names *n, uint32_t value);
+
+const char *io_op_name(unsigned op);
+
+/* A thread's I/O call in progress. */
+typedef struct io_track {
+	int open;
+	unsigned op;
+	uint64_t begin_ns, size;
+	int32_t fd;
+	uint32_t file; /* the process's file id */
+} io_track;
+
+/* A call that ended (io_track_step's IO_STEP_END). */
+typedef struct io_done {
+	unsigned op;
+	uint64_t begin_ns, end_ns, size;
+	uint64_t bytes; /* moved: what a read or write call returned, 0 otherwise */
+	int32_t fd;
+	uint32_t file; /* the process's file id: the begin's, or what an open named */
+	int failed;
+} io_done;
+
+enum { IO_STEP_NONE, IO_STEP_BEGIN, IO_STEP_END };
+/* One record of a thread log: which of the above it was (a damaged or
+ * lone record is NONE; a begin while one is open ends the open one first,
+ * in *d, as a call cut short, and is a BEGIN: check d->end_ns). */
+int io_track_step(io_track *t, const pt_event *ev, io_done *d);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* File I/O: what each output shows of it (docs/IO.md). */
+#include "pt_family.h"
+
+extern const struct pv_family io_paraver;
+extern const struct pf_family io_report;
+extern const struct tl_family io_timeline;
+
+const pt_family pt_family_io = {
+    .name = "io",
+    .paraver = &io_paraver,
+    .report = &io_report,
+    .timeline = &io_timeline,
+};

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* The dynamic memory family (PARATRACE_MEMORY=1): malloc, free, calloc,
+ * realloc, posix_memalign, aligned_alloc, memalign, valloc, one record
+ * each (MEM_ALLOC, MEM_FREE) when the call returns, with the block, the
+ * bytes asked and the caller's return address. C++'s operator new and
+ * delete reach them through libstdc++ (their caller is then operator new).
+ *
+ * Why it is safe where allocators are touchy:
+ * - Off (the default) or before the part's init, a wrapper is the real
+ *   call and nothing else.
+ * - The dlsym -> calloc bootstrap (pt_real on this thread, resolving any
+ *   function): served from the core's bump allocator, whose blocks free
+ *   and realloc recognise (pt_bump_owns).
+ * - The real allocator runs inside the runtime's region: one pt_enter, one
+ *   clock read and one record per call, and whatever the allocator or a
+ *   signal handler raises meanwhile is not recorded (no recursion). The
+ *   runtime's own allocations are made inside the region too, so they are
+ *   never counted as the program's. No lock of the runtime's is taken, so
+ *   fork (which glibc protects around its own malloc locks) and signal
+ *   handlers find nothing held.
+ * - A program with its own allocator: one in the executable comes before
+ *   libtrace.so and is never wrapped; one in a shared library is the
+ *   "real" function (dlsym(RTLD_NEXT)), and is traced. */
+#define _GNU_SOURCE
+#include "pt_interpose.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mem_on;
+
+PT_REAL_DECL(malloc);
+PT_REAL_DECL(free);
+PT_REAL_DECL(calloc);
+PT_REAL_DECL(realloc);
+PT_REAL_DECL(posix_memalign);
+PT_REAL_DECL(aligned_alloc);
+PT_REAL_DECL(memalign);
+PT_REAL_DECL(valloc);
+
+static inline int mem_bootstrap(void)
+{
+	return pt_unlikely(pt_real_in_progress());
+}
+
+static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, unsigned op, void *p,
+                                                                uint64_t size, void *caller)
+{
+	pt_rec_mem_alloc r = {.ptr = pt_ptr(p), .size = size, .caller = pt_ptr(caller)};
+	pt_emit(t, PT_REC_MEM_ALLOC, op, &r, PT_REC_MEM_ALLOC_MIN);
+	pt_leave(t);
+}
+
+/* One allocation call: `call` made inside the region, then its record. */
+#define MEM_ALLOC_CALL(op, size, call)                                                             \
+	do {                                                                                       \
+		pt_thread *t_;                                                                     \
+		if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t_ = pt_enter()))  \
+			return call;                                                               \
+		void *p_ = call;                                                                   \
+		int e_ = errno;                                                                    \
+		mem_alloc_rec(t_, op, p_, size, __builtin_return_address(0));                      \
+		errno = e_;                                                                        \
+		return p_;                                                                         \
+	} while (0)
+
+PT_EXPORT void *malloc(size_t size)
+{
+	if (mem_bootstrap())
+		return pt_bump_alloc(size);
+	MEM_ALLOC_CALL(PT_MEM_OP_MALLOC, size, PT_REAL(malloc)(size));
+}
+
+PT_EXPORT void *calloc(size_t n, size_t size)
+{
+	if (mem_bootstrap())
+		return pt_bump_alloc(n * size);
+	MEM_ALLOC_CALL(PT_MEM_OP_CALLOC, (uint64_t)n * size, PT_REAL(calloc)(n, size));
+}
+
+PT_EXPORT void free(void *p)
+{
+	if (pt_unlikely(pt_bump_owns(p)))
+		return;
+	/* dlsym resolving free itself frees what it allocated before (an old
+	 * error string): that block is left, once, rather than recursing. */
+	if (pt_unlikely(pt_real_in_progress()) &&
+	    !__atomic_load_n(&pt_real_slot_free, __ATOMIC_RELAXED))
+		return;
+	void (*real)(void *) = PT_REAL(free);
+	pt_thread *t;
+	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter())) {
+		real(p);
+		return;
+	}
+	int e = errno;
+	real(p);
+	pt_rec_mem_free r = {.ptr = pt_ptr(p)};
+	pt_emit(t, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
+	pt_leave(t);
+	errno = e;
+}
+
+PT_EXPORT void *realloc(void *old, size_t size)
+{
+	if (mem_bootstrap())
+		return pt_bump_alloc(size);
+	void *(*real)(void *, size_t) = PT_REAL(realloc);
+	if (pt_unlikely(pt_bump_owns(old))) {
+		/* A bootstrap block grows into a real one; its size is not
+		 * kept, so what fits before the bump area's end is copied. */
+		void *p = malloc(size);
+		if (p)
+			memcpy(p, old, pt_bump_room(old) < size ? pt_bump_room(old) : size);
+		return p;
+	}
+	pt_thread *t;
+	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter()))
+		return real(old, size);
+	void *p = real(old, size);
+	int e = errno;
+	pt_rec_mem_alloc r = {.ptr = pt_ptr(p),
+	                      .size = size,
+	                      .caller = pt_ptr(__builtin_return_address(0)),
+	                      .old = pt_ptr(old)};
+	pt_emit(t, PT_REC_MEM_ALLOC, PT_MEM_OP_REALLOC, &r, sizeof r);
+	pt_leave(t);
+	errno = e;
+	return p;
+}
+
+PT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int (*real)(void **, size_t, size_t) = PT_REAL(posix_memalign);
+	pt_thread *t;
+	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter()))
+		return real(out, align, size);
+	int r = real(out, align, size);
+	int e = errno;
+	mem_alloc_rec(t, PT_MEM_OP_POSIX_MEMALIGN, r == 0 ? *out : NULL, size,
+	              __builtin_return_address(0));
+	errno = e;
+	return r;
+}
+
+PT_EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	MEM_ALLOC_CALL(PT_MEM_OP_ALIGNED_ALLOC, size, PT_REAL(aligned_alloc)(align, size));
+}
+
+PT_EXPORT void *memalign(size_t align, size_t size)
+{
+	MEM_ALLOC_CALL(PT_MEM_OP_MEMALIGN, size, PT_REAL(memalign)(align, size));
+}
+
+PT_EXPORT void *valloc(size_t size)
+{
+	MEM_ALLOC_CALL(PT_MEM_OP_VALLOC, size, PT_REAL(valloc)(size));
+}
+
+static void mem_init(void)
+{
+	/* Resolved now, so that a first call from a signal handler (which
+	 * the program should not make, but some do) needs no dlsym. */
+	(void)PT_REAL(malloc);
+	(void)PT_REAL(free);
+	(void)PT_REAL(calloc);
+	(void)PT_REAL(realloc);
+	__atomic_store_n(&mem_on, pt_config_get()->memory, __ATOMIC_RELAXED);
+}
+
+static void mem_shutdown(int in_signal)
+{
+	(void)in_signal;
+	__atomic_store_n(&mem_on, 0, __ATOMIC_RELAXED);
+}
+
+PT_SUBSYSTEM(memory_part) = {
+    .name = "memory",
+    .order = PT_ORDER_INTERPOSE_LAST,
+    .init = mem_init,
+    .shutdown = mem_shutdown,
+};
