@@ -36,7 +36,7 @@ function(pt_add_extra_family name)
   file(WRITE ${map_file} "${map}")
   add_library(trace_${name} SHARED ${dir}/${name}_runtime.c)
   # the object libraries' objects, and the libraries they need
-  target_link_libraries(trace_${name} PRIVATE pt_runtime_obj)
+  target_link_libraries(trace_${name} PRIVATE pt_core_obj pt_runtime_obj)
   if(TARGET pt_gpu_obj)
     target_link_libraries(trace_${name} PRIVATE pt_gpu_obj)
   endif()

@@ -20,7 +20,7 @@ import sys
 # CMake's generated arguments: [=[bracket]=], "quoted" (backslash escapes)
 # or bare words (PROPERTIES, LABELS).
 ARG = re.compile(r'\[=\[(.*?)\]=\]|"((?:[^"\\]|\\.)*)"|([^\s"]+)')
-CALL = re.compile(r"^(add_test|set_tests_properties|subdirs)\((.*)\)\s*$")
+CALL = re.compile(r"^(add_test|set_tests_properties|subdirs|set_directory_properties)\((.*)\)\s*$")
 
 
 def unquote(m):
@@ -32,11 +32,14 @@ def unquote(m):
 
 
 def read_tests(build, path, tests):
-    """Each test's name -> (words of its command and properties, labels)."""
+    """Each test's name -> (words of its command and properties, labels).
+    Returns the names of the tests this file and its subdirectories add
+    (a directory's LABELS apply to all of them)."""
     try:
         lines = open(path, encoding="utf-8").read().splitlines()
     except OSError:
-        return
+        return set()
+    here = set()
     for line in lines:
         m = CALL.match(line)
         if not m:
@@ -45,14 +48,21 @@ def read_tests(build, path, tests):
         if m.group(1) == "subdirs":
             for d in args:
                 sub = os.path.join(os.path.dirname(path), d, "CTestTestfile.cmake")
-                read_tests(build, sub, tests)
+                here |= read_tests(build, sub, tests)
+            continue
+        if m.group(1) == "set_directory_properties":
+            if "LABELS" in args:
+                for name in here:
+                    tests[name][1].update(args[args.index("LABELS") + 1].split(";"))
             continue
         if not args:
             continue
         words, labels = tests.setdefault(args[0], ([], set()))
+        here.add(args[0])
         words += args[1:]
         if m.group(1) == "set_tests_properties" and "LABELS" in args:
             labels.update(args[args.index("LABELS") + 1].split(";"))
+    return here
 
 
 def main():
