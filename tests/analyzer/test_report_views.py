@@ -87,7 +87,7 @@ def case_select(pt, gen, work):
            "text functions:\n" + txt)
     # the worker lived after the window: left out with its row
     csv = run([pt, "report", "--csv", "--to", "1000ns", ph]).stdout
-    expect("\nselection,0,1000,2000,1,1,0,0,0\n" in csv, "csv selection:\n" + csv)
+    expect("\nselection,0,1000,2000,1,1,0,0,0,0\n" in csv, "csv selection:\n" + csv)
     # refusals
     p = run([pt, "report", "--min-duration", "1us", ph], rc=2)
     expect("--min-duration is an option of analyze and export" in p.stderr, p.stderr)

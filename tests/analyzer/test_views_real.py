@@ -9,6 +9,8 @@ them longer: the checks are lower bounds, or shares of the run.
   - report --from 50% --to 90% of the slow run, all in its second phase
     (setup's 5 ms are a fortieth of it), shows that phase's functions
     only, and 40% of the run as the thread's time;
+  - the runtime throttles tick() (PARATRACE_THROTTLE=20:1ms): the window
+    leaves its unrecorded calls out, and says how many;
   - report --tree: main -> setup, step_a, step_b, step_c, 10 calls each;
   - report --callers step_b: main.
 
@@ -44,7 +46,8 @@ def main():
     traces = []
     for factor in (1, 40):
         tdir = os.path.join(a.work, "run%d" % factor)
-        env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
+        env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir,
+                   PARATRACE_THROTTLE="20:1ms")
         subprocess.run([exe, str(factor)], env=env, check=True)
         traces.append(tdir)
 
@@ -68,8 +71,12 @@ def main():
     f = {x["name"]: x for x in rep["functions"]}
     expect(set(f) >= {"main", "setup", "step_a", "step_b", "step_c"}, "functions %s" % list(f))
     win = json.loads(pt("report", "--json", "--from", "50%", "--to", "90%", traces[1]))
-    names = sorted(x["name"] for x in win["functions"])
+    names = sorted(x["name"] for x in win["functions"] if x["name"] != "tick")
     run_ns = win["selection"]["run_ns"]
+    tick = f.get("tick", {})
+    expect(tick.get("calls") == 1000 and tick.get("throttled_calls", 0) > 0, "tick %s" % tick)
+    expect(win["selection"]["throttled_left_out"] == tick.get("throttled_calls"),
+           "throttled calls left out %s, tick %s" % (win["selection"], tick))
     expect(f["setup"]["incl_ns"] < 0.5 * run_ns, "setup %d of a %d ns run" % (f["setup"]["incl_ns"],
                                                                             run_ns))
     expect(names == ["main", "step_a", "step_b", "step_c"], "window functions %s" % names)
@@ -81,7 +88,8 @@ def main():
     expect(len(m) == 1, "tree roots %s" % tree["roots"])
     if m:
         kids = {k["name"]: k for k in m[0]["children"]}
-        expect(set(kids) == {"setup", "step_a", "step_b", "step_c"}, "main's children %s" % kids)
+        expect(set(kids) - {"tick"} == {"setup", "step_a", "step_b", "step_c"},
+               "main's children %s" % kids)
         expect(all(kids[k]["calls"] == 10 for k in ("step_a", "step_b", "step_c")),
                "10 calls each %s" % kids)
     callers = json.loads(pt("report", "--callers", "step_b", "--json", traces[1]))

@@ -65,7 +65,8 @@ typedef struct pf_shard {
 	pt_func_lookup fl;
 	pt_throttles thr;
 	pf_thread ts;
-	int skip;        /* a row the selection leaves out */
+	int skip;          /* a row the selection leaves out */
+	uint64_t thr_left; /* throttled calls a window leaves out */
 	int clip;        /* a window: [lo, hi] */
 	uint64_t lo, hi;
 	void *fam[PT_MAX_FAMILIES]; /* the families' parts' shard states */
@@ -280,6 +281,11 @@ static void throttle_record(pf_shard *s, const pt_event *ev)
 	uint32_t id = pt_func_lookup_id(&s->fl, th.local_id);
 	if (!id)
 		return;
+	if (s->clip) {
+		/* when those calls were made is not known: not in a window */
+		s->thr_left += th.count;
+		return;
+	}
 	if (grow_funcs(s, id)) {
 		s->oom = 1;
 		return;
@@ -536,6 +542,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			rc = -1;
 	}
 	pf->t[s->info->index] = s->ts;
+	pf->thr_left += s->thr_left;
 	if (s->nf > pf->nf) {
 		pf_func *f = realloc(pf->f, s->nf * sizeof *f);
 		if (f) {

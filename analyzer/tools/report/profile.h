@@ -63,6 +63,7 @@ typedef struct pf_tool {
 	pf_thread *t; /* per shard */
 	uint8_t *hide; /* per shard: left out by the selection (its rows, its window) */
 	const struct pt_select *sel; /* option "select": the framework's; NULL: everything */
+	uint64_t thr_left; /* calls the runtime throttled, which a window leaves out */
 	void *fam[PT_MAX_FAMILIES]; /* the families' parts' global states */
 	size_t nfam;
 	/* JSON only: the families' sections in it (PF_IN_JSON), run inside

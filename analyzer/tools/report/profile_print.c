@@ -197,6 +197,10 @@ static void text_selection(const pf_tool *pf, const pf_view *v, FILE *o)
 		fprintf(o, "  selected: %zu functions (%zu left out: %llu calls, %s exclusive)\n",
 		        v->nids, v->nf_left, (unsigned long long)v->calls_left, a);
 	}
+	if (pf->thr_left)
+		fprintf(o, "  left out: %llu calls the runtime throttled (counted, not recorded: when "
+		           "they ran is not known)\n",
+		        (unsigned long long)pf->thr_left);
 }
 
 /* The window's ends (the whole run when none) and the run's length, ns
@@ -217,9 +221,11 @@ static void json_selection(const pf_tool *pf, const pf_view *v, FILE *o)
 	window_ns(pf, w);
 	fprintf(o, "\n \"selection\": {\"from_ns\": %llu, \"to_ns\": %llu, \"run_ns\": %llu, "
 	           "\"threads\": %zu, \"threads_left_out\": %zu, \"functions_left_out\": %zu, "
-	           "\"calls_left_out\": %llu, \"excl_left_out_ns\": %llu},",
+	           "\"calls_left_out\": %llu, \"excl_left_out_ns\": %llu, "
+	           "\"throttled_left_out\": %llu},",
 	        w[0], w[1], w[2], v->nthreads, v->nthreads_left, v->nf_left,
-	        (unsigned long long)v->calls_left, (unsigned long long)v->excl_left);
+	        (unsigned long long)v->calls_left, (unsigned long long)v->excl_left,
+	        (unsigned long long)pf->thr_left);
 }
 
 static void csv_selection(const pf_tool *pf, const pf_view *v, FILE *o)
@@ -227,11 +233,11 @@ static void csv_selection(const pf_tool *pf, const pf_view *v, FILE *o)
 	unsigned long long w[3];
 	window_ns(pf, w);
 	fputs("\ntable,from_ns,to_ns,run_ns,threads,threads_left_out,functions_left_out,"
-	      "calls_left_out,excl_left_out_ns\n",
+	      "calls_left_out,excl_left_out_ns,throttled_left_out\n",
 	      o);
-	fprintf(o, "selection,%llu,%llu,%llu,%zu,%zu,%zu,%llu,%llu\n", w[0], w[1], w[2],
+	fprintf(o, "selection,%llu,%llu,%llu,%zu,%zu,%zu,%llu,%llu,%llu\n", w[0], w[1], w[2],
 	        v->nthreads, v->nthreads_left, v->nf_left, (unsigned long long)v->calls_left,
-	        (unsigned long long)v->excl_left);
+	        (unsigned long long)v->excl_left, (unsigned long long)pf->thr_left);
 }
 
 /* When the runtime began to throttle the function (first thread), from
