@@ -179,6 +179,7 @@ static int container(jp *p, pt_json *v, int depth)
 		pt_json *k;
 		if (push(p, v, &cap, &k))
 			return -1;
+		v->n++; /* freed with the rest from here on, its name too */
 		skip_ws(p);
 		if (obj) {
 			if (p->i >= p->len || p->s[p->i] != '"')
@@ -190,7 +191,6 @@ static int container(jp *p, pt_json *v, int depth)
 				return fail(p, "expected ':'");
 			p->i++;
 		}
-		v->n++; /* freed with the rest from here on */
 		if (value(p, k, depth + 1))
 			return -1;
 		skip_ws(p);
