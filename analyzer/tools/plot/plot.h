@@ -19,6 +19,7 @@
 
 #include "plot_bins.h"
 #include "plot_flame.h"
+#include "plot_palette.h"
 #include "pt_family.h"
 
 #include <paratrace/tool.h>
@@ -53,6 +54,7 @@ typedef struct pl_model {
 	pf_tree flame;  /* root: every thread's lifetime */
 	pl_time *excl;  /* by label, largest first (after pl_model_finish) */
 	size_t nexcl;
+	pl_palette pal; /* from excl's first labels */
 	size_t nthreads, nstreams;
 } pl_model;
 
@@ -84,8 +86,6 @@ typedef struct pl_family {
 
 /* Name of a label into buf ("?" if unknown). */
 const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len);
-/* Its colour: a stable hash of the name, as "#rrggbb". */
-void pl_label_colour(const char *name, char out[8]);
 
 /* Durations for people: "0", "750 ns", "12.5 us", "3.20 ms", "1.05 s". */
 void pl_fmt_ns(char *buf, size_t len, uint64_t ns);

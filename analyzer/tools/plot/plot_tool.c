@@ -541,6 +541,16 @@ static int model_finish(pl_tool *pl)
 	for (size_t i = 0; i < pl->ngexcl; i++)
 		m->excl[m->nexcl++] = pl->gexcl[i];
 	pt_qsort(m->excl, m->nexcl, sizeof *m->excl, cmp_time);
+	/* the colours: the legend's labels get the palette's slots */
+	uint32_t top[PLP_TOP];
+	char names[PLP_TOP][512];
+	const char *np[PLP_TOP];
+	size_t ntop = m->nexcl < PLP_TOP ? m->nexcl : PLP_TOP;
+	for (size_t i = 0; i < ntop; i++) {
+		top[i] = m->excl[i].label;
+		np[i] = pl_label_name(m, top[i], names[i], sizeof names[i]);
+	}
+	pl_palette_init(&m->pal, top, np, ntop);
 	return 0;
 }
 
