@@ -20,6 +20,7 @@
 #include "plot_bins.h"
 #include "plot_flame.h"
 #include "plot_palette.h"
+#include "plot_range.h"
 #include "pt_family.h"
 
 #include <paratrace/tool.h>
@@ -42,6 +43,24 @@ typedef struct pl_time {
 	uint64_t ns;
 } pl_time;
 
+/* A thread's longest wait (ns 0: none). */
+typedef struct pl_wait_max {
+	uint64_t ns, begin; /* begin: since the run's start */
+	uint64_t object;    /* the lock, condition or barrier; 0 for a join */
+	int kind;           /* PT_WAIT_* */
+	size_t shard;
+} pl_wait_max;
+
+/* What the HTML page's headline says besides the profile's figures. */
+typedef struct pl_page_facts {
+	pl_wait_max wait; /* the longest wait of any kind */
+	pl_wait_max sync; /* the longest on a lock, condition or barrier */
+	uint64_t lost, lost_limit, lost_ns; /* LOST records (of them: the size
+	                                     * limit's), time without data */
+	uint8_t *unclosed; /* per shard: its log was never closed (the
+	                    * process did not exit: killed, crashed) */
+} pl_page_facts;
+
 /* Everything the pictures are drawn from, once every shard ended. */
 typedef struct pl_model {
 	const pt_trace_ctx *ctx;
@@ -56,6 +75,9 @@ typedef struct pl_model {
 	size_t nexcl;
 	pl_palette pal; /* from excl's first labels */
 	size_t nthreads, nstreams;
+	/* the HTML page's only */
+	pr_map range;
+	pl_page_facts facts;
 } pl_model;
 
 /* What a device row did: `label` (a family's) over [start, end). */
@@ -113,6 +135,9 @@ typedef struct pl_html_part {
  * the families' sections follow the profile's tables, in order. */
 int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
                    const pl_html_part *parts, size_t nparts);
+/* The page's data beside the profile's (plot_data.c): the slices of its
+ * range selection, the headline's facts, the functions' colours. */
+int pl_page_data(FILE *f, const pl_model *m);
 /* A section of the page with an empty sortable table `id` (which a
  * script fills): a heading `title` and a line of `hint`. */
 void pl_html_table(FILE *f, const char *id, const char *title, const char *hint);

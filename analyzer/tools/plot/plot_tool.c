@@ -74,6 +74,9 @@ typedef struct pl_shard {
 	pl_time *gexcl;
 	size_t ngexcl;
 	pt_waits waits;
+	pr_map range; /* html: the slices of the page's range selection */
+	int ranged;
+	pl_page_facts facts;        /* html: this thread's part (no unclosed) */
 	void *fam[PT_MAX_FAMILIES]; /* device rows: the families' states */
 	char *name;                 /* THREAD_NAME of its own log, for its label */
 	pt_nest_shard inner;
@@ -134,6 +137,9 @@ static inline void top_until(pl_shard *s, uint64_t t)
 		if (s->row.bins)
 			pb_add(&s->row, s->top, s->top_t, t);
 		s->own[s->top_frame] += t - s->top_t;
+		if (s->ranged && s->top < PL_FAMILY_LABELS &&
+		    pr_span(&s->range, PR_FUNC, s->top, s->top_t, t))
+			s->oom = 1;
 	}
 	s->top_t = t;
 }
@@ -166,6 +172,8 @@ static void frame_begins(pl_shard *s, pt_callstack *cs, uint64_t t)
 	} else if (!(node & PF_NESTED)) {
 		s->tree.n[node].calls++;
 	}
+	if (s->ranged && pr_count(&s->range, PR_FUNC, cs->ids[d - 1], t))
+		s->oom = 1;
 	cs->at[d - 1].aux = node;
 	top_is(s);
 }
@@ -214,10 +222,37 @@ static void func_record(pl_shard *s, uint32_t id, int enter, uint64_t t)
 
 /* ---- waits and GPU streams -------------------------------------------------- */
 
-static void wait_ended(pl_shard *s, const pt_wait *w)
+static void wait_max(pl_wait_max *x, const pl_shard *s, const pt_wait *w)
+{
+	uint64_t d = w->end - w->begin, t0 = s->tool->m.ctx->t0_ns;
+	if (d > x->ns)
+		*x = (pl_wait_max){d, w->begin > t0 ? w->begin - t0 : 0, w->object, w->kind,
+		                   s->info->index};
+}
+
+/* A wait ended; `counted`: as the profile counts it (not one still open
+ * at the end of a log never closed). */
+static void wait_ended(pl_shard *s, const pt_wait *w, int counted)
 {
 	if (w->begun && s->row.bins)
 		pb_wait(&s->row, w->begin, w->end);
+	if (!s->ranged || !counted)
+		return;
+	pr_map *r = &s->range;
+	uint32_t lock = PR_LOCK(s->info->process);
+	if (w->begun) {
+		/* the longest as the profile's "max wait": of waits that got what
+		 * they waited for */
+		if (!w->failed)
+			wait_max(&s->facts.wait, s, w);
+		if (!w->failed && w->kind != PT_WAIT_JOIN)
+			wait_max(&s->facts.sync, s, w);
+		if (pr_span(r, PR_WAIT(w->kind), s->info->index, w->begin, w->end) ||
+		    (w->kind != PT_WAIT_JOIN && pr_span(r, lock, w->object, w->begin, w->end)))
+			s->oom = 1;
+	}
+	if (w->kind != PT_WAIT_JOIN && !w->failed && pr_count(r, lock, w->object, w->end))
+		s->oom = 1;
 }
 
 void pl_device_busy(pl_device *s, uint32_t label, uint64_t start, uint64_t end)
@@ -259,6 +294,11 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 		/* the tracker cut the calls at `before`; nothing is known until t */
 		if (l && l->reason != PT_LOST_REENTRANT && s->row.bins && t > before)
 			pb_lost(&s->row, before, t);
+		if (l && l->reason != PT_LOST_REENTRANT) {
+			s->facts.lost++;
+			s->facts.lost_limit += l->reason == PT_LOST_LIMIT;
+			s->facts.lost_ns += t > before ? t - before : 0;
+		}
 		if (l && l->reason != PT_LOST_REENTRANT && t > s->top_t)
 			s->top_t = t;
 		break;
@@ -268,7 +308,7 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 	}
 	pt_wait w;
 	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED)
-		wait_ended(s, &w);
+		wait_ended(s, &w, 1);
 }
 
 /* ---- callbacks -------------------------------------------------------------- */
@@ -326,6 +366,12 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
+	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns) ||
+	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)))) {
+		snprintf(err, errlen, "out of memory");
+		pl_destroy(pl);
+		return NULL;
+	}
 	if (pl->html && pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen)) {
 		pl_destroy(pl);
 		return NULL;
@@ -362,6 +408,7 @@ static void shard_free(pl_shard *s)
 	pt_callstack_free(&s->cs);
 	pf_tree_free(&s->tree);
 	pb_row_free(&s->row);
+	pr_free(&s->range);
 	free(s->fexcl);
 	free(s->gexcl);
 	free(s->own);
@@ -384,6 +431,12 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->top_t = info->first_ns;
 	if (pf_tree_init(&s->tree, PL_MAX_NODES / 4) ||
 	    (info->index < pl->m.nrows && pb_row_init(&s->row, pl->m.ctx->t0_ns, PL_BINS))) {
+		snprintf(err, errlen, "out of memory");
+		shard_free(s);
+		return NULL;
+	}
+	s->ranged = pl->html && info->kind == PT_FILE_THREAD;
+	if (s->ranged && pr_init(&s->range, pl->m.ctx->t0_ns)) {
 		snprintf(err, errlen, "out of memory");
 		shard_free(s);
 		return NULL;
@@ -439,6 +492,26 @@ static void device_label(pl_tool *pl, pl_shard *s, char *buf, size_t len)
 	pt_device_row_label(pl->m.ctx, s->info, buf, len);
 }
 
+/* Of equal waits the first shard's, whichever shard ended first (-j). */
+static void longer_wait(pl_wait_max *to, const pl_wait_max *x)
+{
+	if (x->ns > to->ns || (x->ns && x->ns == to->ns && x->shard < to->shard))
+		*to = *x;
+}
+
+/* A finished shard's part of the page's data (under the tool's lock). */
+static int facts_merge(pl_tool *pl, pl_shard *s, int unclosed)
+{
+	pl_page_facts *f = &pl->m.facts, *x = &s->facts;
+	f->unclosed[s->info->index] = (uint8_t)unclosed;
+	longer_wait(&f->wait, &x->wait);
+	longer_wait(&f->sync, &x->sync);
+	f->lost += x->lost;
+	f->lost_limit += x->lost_limit;
+	f->lost_ns += x->lost_ns;
+	return pr_merge(&pl->m.range, &s->range);
+}
+
 /* What a finished shard gives the whole picture (under the tool's lock). */
 static int shard_merge(pl_tool *pl, pl_shard *s)
 {
@@ -479,17 +552,20 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	int rc = 0;
 	if (pt_nest_shard_exit(&pl->inner, &s->inner, last_ns, complete))
 		rc = -1;
+	/* as the profile: a log never closed leaves its open waits uncounted */
+	const pt_process_info *proc = &pl->m.ctx->processes[s->info->process];
+	int unclosed = !complete && !proc->exited;
 	pt_wait w;
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
 		if (pt_waits_close(&s->waits, k, last_ns, &w))
-			wait_ended(s, &w);
+			wait_ended(s, &w, !unclosed);
 	pt_callstack_end(&s->cs, last_ns, &pl_calls, s);
 	top_until(s, last_ns);
 	/* the root: every thread's lifetime, as the profile's total */
 	if (s->info->kind == PT_FILE_THREAD && last_ns >= s->info->first_ns)
 		s->tree.n[0].incl += last_ns - s->info->first_ns;
 	pthread_mutex_lock(&pl->lock);
-	if (s->oom || shard_merge(pl, s))
+	if (s->oom || shard_merge(pl, s) || (s->ranged && facts_merge(pl, s, unclosed)))
 		pl->oom = rc = -1;
 	pthread_mutex_unlock(&pl->lock);
 	shard_free(s);
@@ -529,6 +605,11 @@ static int model_finish(pl_tool *pl)
 			pb_row_coarsen_to(&m->rows[i].bins, shift);
 	m->shift = shift;
 	m->nbins = (size_t)((span - 1) >> shift) + 1;
+	unsigned rs = m->range.shift;
+	while (((span - 1) >> rs) >= PR_SLICES)
+		rs++;
+	if (pl->html && pr_coarsen_to(&m->range, rs))
+		return -1;
 	size_t n = 0;
 	for (size_t i = 1; i < pl->nfexcl; i++)
 		n += pl->fexcl[i] != 0;
@@ -636,6 +717,8 @@ static void pl_destroy(void *tool)
 		pf_tree_free(&pl->trees[i]);
 	free(pl->trees);
 	free(pl->m.excl);
+	pr_free(&pl->m.range);
+	free(pl->m.facts.unclosed);
 	pf_tree_free(&pl->m.flame);
 	for (size_t i = 0; i < pl->nfam; i++) {
 		const pl_family *f = pt_families[i]->plot;
