@@ -56,7 +56,7 @@
 	function waitText(w) {
 		var what;
 		if (w.kind === "join") {
-			what = "joining another thread";
+			what = "joining " + (w.joined === null ? "another thread" : threadName(w.joined));
 		} else {
 			var l = data.locks.filter(function (x) {
 				return x.pid === w.pid && x.address === w.address;

@@ -7,7 +7,13 @@
  *                 (plot_bins.h) and merged into a call-path tree
  *                 (plot_flame.h); finish writes the files
  *   plot_svg.c    the timeline and the flame graph (icicle) as SVG
+ *   plot_palette.c the colours of every picture (plot_palette.h)
  *   plot_html.c   the HTML report: the profile's JSON, tables, the SVGs
+ *   plot_range.c  the HTML page's slices of time, for its range selection
+ *                 (plot_range.h); plot_data.c writes them and the
+ *                 headline's facts as the page's own JSON
+ *   report.js, headline.js, timeline.js  the page's scripts: tables, the
+ *                 headline, zoom and range selection
  *   plot_out.c    files written beside their final name and renamed; PNG
  *                 through rsvg-convert
  *
@@ -49,6 +55,7 @@ typedef struct pl_wait_max {
 	uint64_t object;    /* the lock, condition or barrier; 0 for a join */
 	int kind;           /* PT_WAIT_* */
 	size_t shard;
+	uint64_t joined; /* a join: the joined thread's create_seq (0: unknown) */
 } pl_wait_max;
 
 /* What the HTML page's headline says besides the profile's figures. */
@@ -59,6 +66,7 @@ typedef struct pl_page_facts {
 	                                     * limit's), time without data */
 	uint8_t *unclosed; /* per shard: its log was never closed (the
 	                    * process did not exit: killed, crashed) */
+	uint64_t *seq;     /* per shard: its THREAD_START's create_seq */
 } pl_page_facts;
 
 /* Everything the pictures are drawn from, once every shard ended. */

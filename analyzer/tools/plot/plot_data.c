@@ -9,12 +9,14 @@
  *    "waits": [{"thread": shard index, "kind": "lock"|"cond"|"join"|"barrier",
  *               "s": [[slice, ns]...]}],
  *    "locks": [{"pid", "address": "0x...", "s": [[slice, wait_ns, acquisitions]...]}],
- *    "wait", "sync": {"ns", "begin_ns", "kind", "thread", "pid", "address"} or null,
+ *    "wait", "sync": {"ns", "begin_ns", "kind", "thread", "pid", "address",
+ *                     "joined": the joined thread's shard index or null} or null,
  *    "lost", "lost_limit", "lost_ns", "unclosed": [shard index...]} */
 #include "plot.h"
 #include "pt_text.h"
 #include "pt_waits.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static const char *const wait_kind[PT_WAIT_KINDS] = {"lock", "cond", "join", "barrier"};
@@ -30,9 +32,20 @@ static void wait_json(FILE *f, const pl_model *m, const char *key, const pl_wait
 	fprintf(
 	    f,
 	    "{\"ns\": %llu, \"begin_ns\": %llu, \"kind\": \"%s\", \"thread\": %zu, \"pid\": %u, "
-	    "\"address\": \"0x%llx\"}",
+	    "\"address\": \"0x%llx\"",
 	    (unsigned long long)w->ns, (unsigned long long)w->begin, wait_kind[w->kind], w->shard,
 	    in->pid, (unsigned long long)w->object);
+	/* the joined thread: the shard of the process whose THREAD_START has
+	 * the join's create_seq */
+	const pt_process_info *p = &m->ctx->processes[in->process];
+	size_t joined = SIZE_MAX;
+	for (size_t i = p->first_shard; w->joined && i < p->first_shard + p->nshards; i++)
+		if (m->facts.seq[i] == w->joined)
+			joined = i;
+	if (joined == SIZE_MAX)
+		fputs(", \"joined\": null}", f);
+	else
+		fprintf(f, ", \"joined\": %zu}", joined);
 }
 
 /* The cells [i, j) of one thing as [[slice, v0(, v1)]...]. */

@@ -77,6 +77,7 @@ typedef struct pl_shard {
 	pr_map range; /* html: the slices of the page's range selection */
 	int ranged;
 	pl_page_facts facts;        /* html: this thread's part (no unclosed) */
+	uint64_t seq, join_seq;     /* its THREAD_START's create_seq; the join's */
 	void *fam[PT_MAX_FAMILIES]; /* device rows: the families' states */
 	char *name;                 /* THREAD_NAME of its own log, for its label */
 	pt_nest_shard inner;
@@ -226,8 +227,12 @@ static void wait_max(pl_wait_max *x, const pl_shard *s, const pt_wait *w)
 {
 	uint64_t d = w->end - w->begin, t0 = s->tool->m.ctx->t0_ns;
 	if (d > x->ns)
-		*x = (pl_wait_max){d, w->begin > t0 ? w->begin - t0 : 0, w->object, w->kind,
-		                   s->info->index};
+		*x = (pl_wait_max){.ns = d,
+		                   .begin = w->begin > t0 ? w->begin - t0 : 0,
+		                   .object = w->object,
+		                   .kind = w->kind,
+		                   .shard = s->info->index,
+		                   .joined = w->kind == PT_WAIT_JOIN ? s->join_seq : 0};
 }
 
 /* A wait ended; `counted`: as the profile counts it (not one still open
@@ -287,6 +292,16 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 			free(s->name);
 			s->name = strdup(n);
 		}
+		break;
+	}
+	case PT_REC_THREAD_START: {
+		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
+		s->seq = x ? x->create_seq : 0;
+		break;
+	}
+	case PT_REC_THREAD_JOIN_BEGIN: {
+		const pt_rec_thread_join *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_join);
+		s->join_seq = x ? x->create_seq : 0;
 		break;
 	}
 	case PT_REC_LOST: {
@@ -367,7 +382,8 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		}
 	}
 	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns) ||
-	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)))) {
+	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)) ||
+	                 !(pl->m.facts.seq = calloc(ctx->nshards + 1, sizeof(uint64_t))))) {
 		snprintf(err, errlen, "out of memory");
 		pl_destroy(pl);
 		return NULL;
@@ -504,6 +520,7 @@ static int facts_merge(pl_tool *pl, pl_shard *s, int unclosed)
 {
 	pl_page_facts *f = &pl->m.facts, *x = &s->facts;
 	f->unclosed[s->info->index] = (uint8_t)unclosed;
+	f->seq[s->info->index] = s->seq;
 	longer_wait(&f->wait, &x->wait);
 	longer_wait(&f->sync, &x->sync);
 	f->lost += x->lost;
@@ -719,6 +736,7 @@ static void pl_destroy(void *tool)
 	free(pl->m.excl);
 	pr_free(&pl->m.range);
 	free(pl->m.facts.unclosed);
+	free(pl->m.facts.seq);
 	pf_tree_free(&pl->m.flame);
 	for (size_t i = 0; i < pl->nfam; i++) {
 		const pl_family *f = pt_families[i]->plot;
