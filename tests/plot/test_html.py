@@ -16,7 +16,8 @@ disk:
     address's #click=TABLE.KEY,... makes the page click them) must sort;
     the timeline and the flame graph are there, one row per thread.
   * the headline on the first screen and the timeline's range selection
-    and zoom, the tables following the range (html_checks.py);
+    and zoom, the tables following the range; the page of a killed run
+    (html_checks.py);
   * a 1400x1000 PNG of the page, without scrollbars (WORK/report.png; the
     one in docs/img/ comes from here).
 The page may load nothing: no address outside the file, and a Content
@@ -35,7 +36,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
 from check import expect, finish, run  # noqa: E402
-from html_checks import check_headline, check_range  # noqa: E402
+from html_checks import check_headline, check_killed, check_range  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -213,6 +214,7 @@ def main():
 
     check_headline(browser(a), url, rep)
     check_range(browser(a), url, rep)
+    check_killed(browser(a), a, a.work)
 
     shot = os.path.join(a.work, "report.png")
     browser(a).screenshot(url, 1400, 1000, shot)

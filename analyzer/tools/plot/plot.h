@@ -28,6 +28,7 @@
 #include "plot_palette.h"
 #include "plot_range.h"
 #include "pt_family.h"
+#include "pt_waits.h"
 
 #include <paratrace/tool.h>
 #include <stdio.h>
@@ -67,6 +68,12 @@ typedef struct pl_page_facts {
 	uint8_t *unclosed; /* per shard: its log was never closed (the
 	                    * process did not exit: killed, crashed) */
 	uint64_t *seq;     /* per shard: its THREAD_START's create_seq */
+	/* per shard: its last time, and when its waits still open at the end
+	 * of a log never closed began (0: none); they last until the
+	 * process's last record, as in the profile */
+	struct pl_shard_end {
+		uint64_t last, open[PT_WAIT_KINDS];
+	} * end;
 } pl_page_facts;
 
 /* Everything the pictures are drawn from, once every shard ended. */

@@ -383,7 +383,8 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	}
 	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns) ||
 	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)) ||
-	                 !(pl->m.facts.seq = calloc(ctx->nshards + 1, sizeof(uint64_t))))) {
+	                 !(pl->m.facts.seq = calloc(ctx->nshards + 1, sizeof(uint64_t))) ||
+	                 !(pl->m.facts.end = calloc(ctx->nshards + 1, sizeof *pl->m.facts.end)))) {
 		snprintf(err, errlen, "out of memory");
 		pl_destroy(pl);
 		return NULL;
@@ -569,19 +570,26 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	int rc = 0;
 	if (pt_nest_shard_exit(&pl->inner, &s->inner, last_ns, complete))
 		rc = -1;
-	/* as the profile: a log never closed leaves its open waits uncounted */
+	/* as the profile: the waits still open in a log never closed last
+	 * until its process's last record (unclosed_waits) */
 	const pt_process_info *proc = &pl->m.ctx->processes[s->info->process];
 	int unclosed = !complete && !proc->exited;
+	struct pl_shard_end end = {.last = last_ns};
 	pt_wait w;
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
-		if (pt_waits_close(&s->waits, k, last_ns, &w))
+		if (pt_waits_close(&s->waits, k, last_ns, &w)) {
 			wait_ended(s, &w, !unclosed);
+			if (unclosed && w.begun)
+				end.open[k] = w.begin ? w.begin : 1;
+		}
 	pt_callstack_end(&s->cs, last_ns, &pl_calls, s);
 	top_until(s, last_ns);
 	/* the root: every thread's lifetime, as the profile's total */
 	if (s->info->kind == PT_FILE_THREAD && last_ns >= s->info->first_ns)
 		s->tree.n[0].incl += last_ns - s->info->first_ns;
 	pthread_mutex_lock(&pl->lock);
+	if (s->ranged)
+		pl->m.facts.end[s->info->index] = end;
 	if (s->oom || shard_merge(pl, s) || (s->ranged && facts_merge(pl, s, unclosed)))
 		pl->oom = rc = -1;
 	pthread_mutex_unlock(&pl->lock);
@@ -595,6 +603,29 @@ static int cmp_time(const void *a, const void *b)
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
 	return x->label < y->label ? -1 : x->label > y->label;
+}
+
+/* The waits open in the logs never closed of a process that never
+ * recorded its end went on until the process's last record (the profile's
+ * rule: its threads' figures are the page's whole-run ones). */
+static int unclosed_waits(pl_model *m)
+{
+	const pt_trace_ctx *ctx = m->ctx;
+	const pl_page_facts *f = &m->facts;
+	for (size_t p = 0; p < ctx->nprocesses; p++) {
+		const pt_process_info *pi = &ctx->processes[p];
+		size_t i0 = pi->first_shard, i1 = pi->first_shard + pi->nshards;
+		uint64_t end = 0;
+		for (size_t i = i0; i < i1; i++)
+			if (f->end[i].last > end)
+				end = f->end[i].last;
+		for (size_t i = i0; i < i1; i++)
+			for (int k = 0; f->unclosed[i] && k < PT_WAIT_KINDS; k++)
+				if (f->end[i].open[k] &&
+				    pr_span(&m->range, PR_WAIT(k), i, f->end[i].open[k], end))
+					return -1;
+	}
+	return 0;
 }
 
 /* The shards' trees merged in shard order; every row on one bin width;
@@ -622,6 +653,8 @@ static int model_finish(pl_tool *pl)
 			pb_row_coarsen_to(&m->rows[i].bins, shift);
 	m->shift = shift;
 	m->nbins = (size_t)((span - 1) >> shift) + 1;
+	if (pl->html && unclosed_waits(m))
+		return -1;
 	unsigned rs = m->range.shift;
 	while (((span - 1) >> rs) >= PR_SLICES)
 		rs++;
@@ -737,6 +770,7 @@ static void pl_destroy(void *tool)
 	pr_free(&pl->m.range);
 	free(pl->m.facts.unclosed);
 	free(pl->m.facts.seq);
+	free(pl->m.facts.end);
 	pf_tree_free(&pl->m.flame);
 	for (size_t i = 0; i < pl->nfam; i++) {
 		const pl_family *f = pt_families[i]->plot;
