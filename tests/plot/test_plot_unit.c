@@ -201,8 +201,8 @@ static uint64_t range_sum(const pr_map *m, uint32_t tag, uint64_t id, size_t i0,
 static void test_range(void)
 {
 	pr_map a, b;
-	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 1000), 0);
-	CU_ASSERT_EQUAL_FATAL(pr_init(&b, 1000), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 1000, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_init(&b, 1000, 0), 0);
 	/* 1 ns slices while the run is short */
 	CU_ASSERT_EQUAL(pr_span(&a, PR_FUNC, 7, 1000, 1010), 0);
 	CU_ASSERT_EQUAL(pr_count(&a, PR_FUNC, 7, 1000), 0);
@@ -246,6 +246,32 @@ static void test_range(void)
 	CU_ASSERT_EQUAL(total, 3000ull * 3001 / 2 + 100);
 	pr_free(&a);
 	pr_free(&b);
+	/* the front: figures per slice in arrays, into the map as time moves
+	 * on, even when another tag widened the map's slices meanwhile */
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 0, 0), 0);
+	pr_front f;
+	pr_front_init(&f, &a);
+	for (uint64_t t = 0; t < 200; t += 2) {
+		CU_ASSERT_EQUAL(pr_front_count(&f, 5, t), 0);
+		CU_ASSERT_EQUAL(pr_front_span(&f, 5, t, t + 2), 0);
+		CU_ASSERT_EQUAL(pr_front_span(&f, 9, t + 1, t + 2), 0);
+	}
+	CU_ASSERT_EQUAL(pr_span(&a, PR_WAIT(0), 1, 0, 4000), 0); /* 16 ns slices */
+	CU_ASSERT_EQUAL(pr_front_span(&f, 9, 200, 700), 0);    /* over slices */
+	CU_ASSERT_EQUAL(pr_front_flush(&f), 0);
+	CU_ASSERT_EQUAL(a.shift, 4);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, PR_SLICES, 0), 200);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, PR_SLICES, 1), 100);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, 1, 1), 8); /* t 0..14 */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 0, PR_SLICES, 0), 100 + 500);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 0, 192 / 16, 0), 192 / 2); /* odd ns before 192 */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 700 / 16, PR_SLICES, 0), 700 - 688);
+	pr_front_free(&f);
+	pr_free(&a);
+	/* known to last 1 ms: 4 us slices from the start */
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 1000, 1000 + 1000000), 0);
+	CU_ASSERT_EQUAL(a.shift, 12);
+	pr_free(&a);
 }
 
 int main(void)

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pr_init(pr_map *m, uint64_t base)
+int pr_init(pr_map *m, uint64_t base, uint64_t end)
 {
 	memset(m, 0, sizeof *m);
 	m->base = base;
+	while (end > base && ((end - base) >> m->shift) >= PR_SLICES)
+		m->shift++;
 	m->cap = 64;
 	m->c = calloc(m->cap, sizeof *m->c);
 	return m->c ? 0 : -1;
@@ -145,6 +147,105 @@ int pr_merge(pr_map *dst, pr_map *src)
 			c->v[0] += src->c[i].v[0];
 			c->v[1] += src->c[i].v[1];
 		}
+	return 0;
+}
+
+void pr_front_init(pr_front *f, pr_map *m)
+{
+	memset(f, 0, sizeof *f);
+	f->m = m;
+}
+
+void pr_front_free(pr_front *f)
+{
+	free(f->v0);
+	free(f->v1);
+	free(f->touched);
+	memset(f, 0, sizeof *f);
+}
+
+int pr_front_flush(pr_front *f)
+{
+	uint32_t slice = (uint32_t)(f->slice >> (f->m->shift - f->shift));
+	for (size_t i = 0; i < f->ntouched; i++) {
+		uint32_t id = f->touched[i];
+		pr_cell *c = cell(f->m, PR_FUNC, id, slice);
+		if (!c)
+			return -1;
+		c->v[0] += f->v0[id];
+		c->v[1] += f->v1[id];
+		f->v0[id] = f->v1[id] = 0;
+	}
+	f->ntouched = 0;
+	return 0;
+}
+
+/* Times up to t_last fit in the map, and t0's slice is the current one
+ * (the figures of the one before into the map). */
+static int front_at(pr_front *f, uint64_t t0, uint64_t t_last)
+{
+	pr_map *m = f->m;
+	if (t0 >= f->lo && t_last < f->hi && f->shift == m->shift)
+		return 0;
+	if (fit(m, t_last))
+		return -1;
+	size_t s = (size_t)((t0 > m->base ? t0 - m->base : 0) >> m->shift);
+	if ((s != f->slice || f->shift != m->shift) && pr_front_flush(f))
+		return -1;
+	f->slice = s;
+	f->shift = m->shift;
+	f->lo = m->base + ((uint64_t)s << m->shift);
+	f->hi = f->lo + (1ull << m->shift);
+	return 0;
+}
+
+/* id's figures of the current slice, made room for. */
+static int touch(pr_front *f, uint32_t id)
+{
+	if (id >= f->n) {
+		size_t n = f->n ? f->n : 256;
+		while (n <= id)
+			n *= 2;
+		uint64_t *v0 = realloc(f->v0, n * sizeof *v0);
+		if (v0)
+			f->v0 = v0;
+		uint64_t *v1 = v0 ? realloc(f->v1, n * sizeof *v1) : NULL;
+		if (v1)
+			f->v1 = v1;
+		uint32_t *t = v1 ? realloc(f->touched, n * sizeof *t) : NULL;
+		if (!t)
+			return -1;
+		f->touched = t;
+		memset(f->v0 + f->n, 0, (n - f->n) * sizeof *v0);
+		memset(f->v1 + f->n, 0, (n - f->n) * sizeof *v1);
+		f->n = n;
+	}
+	if (!f->v0[id] && !f->v1[id])
+		f->touched[f->ntouched++] = id;
+	return 0;
+}
+
+int pr_front_span(pr_front *f, uint32_t id, uint64_t t0, uint64_t t1)
+{
+	if (t1 <= t0)
+		return 0;
+	if (front_at(f, t0, t1 - 1) || touch(f, id))
+		return -1;
+	uint64_t end = f->hi;
+	if (t1 <= end) {
+		f->v0[id] += t1 - t0;
+		return 0;
+	}
+	/* past the slice: the rest straight into the map */
+	f->v0[id] += end - (t0 > f->m->base ? t0 : f->m->base);
+	return pr_span(f->m, PR_FUNC, id, end, t1);
+}
+
+int pr_front_count(pr_front *f, uint32_t id, uint64_t t)
+{
+	if (front_at(f, t, t) || touch(f, id))
+		return -1;
+	f->v1[id]++;
 	return 0;
 }
 

@@ -74,7 +74,8 @@ typedef struct pl_shard {
 	pl_time *gexcl;
 	size_t ngexcl;
 	pt_waits waits;
-	pr_map range; /* html: the slices of the page's range selection */
+	pr_map range;   /* html: the slices of the page's range selection */
+	pr_front front; /* in front of it for the functions */
 	int ranged;
 	pl_page_facts facts;        /* html: this thread's part (no unclosed) */
 	uint64_t seq, join_seq;     /* its THREAD_START's create_seq; the join's */
@@ -139,7 +140,7 @@ static inline void top_until(pl_shard *s, uint64_t t)
 			pb_add(&s->row, s->top, s->top_t, t);
 		s->own[s->top_frame] += t - s->top_t;
 		if (s->ranged && s->top < PL_FAMILY_LABELS &&
-		    pr_span(&s->range, PR_FUNC, s->top, s->top_t, t))
+		    pr_front_span(&s->front, s->top, s->top_t, t))
 			s->oom = 1;
 	}
 	s->top_t = t;
@@ -173,7 +174,7 @@ static void frame_begins(pl_shard *s, pt_callstack *cs, uint64_t t)
 	} else if (!(node & PF_NESTED)) {
 		s->tree.n[node].calls++;
 	}
-	if (s->ranged && pr_count(&s->range, PR_FUNC, cs->ids[d - 1], t))
+	if (s->ranged && pr_front_count(&s->front, cs->ids[d - 1], t))
 		s->oom = 1;
 	cs->at[d - 1].aux = node;
 	top_is(s);
@@ -381,7 +382,7 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
-	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns) ||
+	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns, ctx->t0_ns) ||
 	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)) ||
 	                 !(pl->m.facts.seq = calloc(ctx->nshards + 1, sizeof(uint64_t))) ||
 	                 !(pl->m.facts.end = calloc(ctx->nshards + 1, sizeof *pl->m.facts.end)))) {
@@ -425,12 +426,24 @@ static void shard_free(pl_shard *s)
 	pt_callstack_free(&s->cs);
 	pf_tree_free(&s->tree);
 	pb_row_free(&s->row);
+	pr_front_free(&s->front);
 	pr_free(&s->range);
 	free(s->fexcl);
 	free(s->gexcl);
 	free(s->own);
 	free(s->name);
 	free(s);
+}
+
+/* A time the run reaches (plot_range.h: pr_init): its processes' exits,
+ * known once the process logs are read (from the first shard on). */
+static uint64_t end_hint(const pt_trace_ctx *ctx)
+{
+	uint64_t end = ctx->t0_ns;
+	for (size_t i = 0; i < ctx->nprocesses; i++)
+		if (ctx->processes[i].exit_ns > end)
+			end = ctx->processes[i].exit_ns;
+	return end;
 }
 
 static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
@@ -453,7 +466,8 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		return NULL;
 	}
 	s->ranged = pl->html && info->kind == PT_FILE_THREAD;
-	if (s->ranged && pr_init(&s->range, pl->m.ctx->t0_ns)) {
+	pr_front_init(&s->front, &s->range);
+	if (s->ranged && pr_init(&s->range, pl->m.ctx->t0_ns, end_hint(pl->m.ctx))) {
 		snprintf(err, errlen, "out of memory");
 		shard_free(s);
 		return NULL;
@@ -587,6 +601,8 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	/* the root: every thread's lifetime, as the profile's total */
 	if (s->info->kind == PT_FILE_THREAD && last_ns >= s->info->first_ns)
 		s->tree.n[0].incl += last_ns - s->info->first_ns;
+	if (s->ranged && pr_front_flush(&s->front))
+		s->oom = 1;
 	pthread_mutex_lock(&pl->lock);
 	if (s->ranged)
 		pl->m.facts.end[s->info->index] = end;
