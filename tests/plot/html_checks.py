@@ -13,6 +13,10 @@ timeline's range selection, in the one browser of the test (browser.py).
     the whole; #range=A,B&zoom relabels the axis and keeps every box
     inside it; and a drag with the mouse across the rows selects a range
     and changes the tables.
+  check_colours: one palette: the page's legend, its #pictures data and
+    `paratrace plot`'s SVG of the same trace give each function the same
+    colour, every top one a different colour; and a second run of the same
+    program (same top functions, other times) gets the same colours.
   check_killed: the page of a run killed while a thread waited, after
     the runtime hit its size limit (killed.trace, the waiting thread's
     CLOSE cut off): the headline says what was lost and which log was
@@ -21,6 +25,7 @@ timeline's range selection, in the one browser of the test (browser.py).
 """
 import json
 import os
+import re
 
 from check import expect, run
 
@@ -91,6 +96,38 @@ def check_whole(b, url, rep):
            "#range=0,%d: the page selected %s" % (span, b.eval("document.body.dataset.range")))
     same(tables(b), {t: {KEYS[t](r): r for r in rep[t]} for t in KEYS},
          "%s: the whole run as a range" % url)
+
+
+LEGEND = re.compile(r'<g class="legend-item" data-ns="\d+" data-name="([^"]*)"><rect [^>]*'
+                    r'fill="(#[0-9a-f]{6})"')
+
+
+def legend(path):
+    """{name: fill} of the timeline's legend in an SVG or HTML file."""
+    return dict(LEGEND.findall(open(path, encoding="utf-8").read()))
+
+
+def check_colours(b, a, page, trace, again=None):
+    """again: a second page of another run of the same program."""
+    svg = os.path.join(os.path.dirname(page), "colours.svg")
+    run([a.paratrace, "plot", "-q", "-o", svg, trace])
+    got = legend(page)
+    expect(got and legend(svg) == got, "plot and the page disagree on colours: %s, %s"
+           % (legend(svg), got))
+    expect(len(set(got.values())) == len(got), "two top functions share a colour: %s" % got)
+    b.dom("file://" + os.path.abspath(page))
+    pic = json.loads(b.eval("document.getElementById('pictures').textContent"))
+    data = {f["name"]: f["colour"] for f in pic.get("functions", [])}
+    expect(all(data.get(n, c) == c for n, c in got.items()),
+           "the page's data and its legend disagree: %s, %s" % (data, got))
+    if again:
+        other = legend(again)
+        if set(other) == set(got):
+            expect(other == got, "two runs, the same top functions, other colours: %s, %s"
+                   % (got, other))
+        else:
+            expect(False, "two runs of the demo with other functions on top: %s, %s"
+                   % (sorted(got), sorted(other)))
 
 
 def check_killed(b, a, work):
