@@ -7,6 +7,9 @@ pays it once.
 
   b = Browser(argv)            # the chromium command line, without a URL
   html = b.dom(url)            # document.documentElement.outerHTML once loaded
+  v = b.eval(expr)             # a JavaScript expression's value in that page
+  b.drag(x0, y, x1)            # the mouse pressed at (x0, y), moved and let go at (x1, y)
+  b.viewport(w, h)             # the window's size from now on
   b.screenshot(url, w, h, png) # a w x h PNG of the page, no scrollbars
   b.close()
 """
@@ -102,10 +105,31 @@ class Browser:
                                            "returnByValue": True}, session=True)
         return r["result"]["value"]
 
-    def screenshot(self, url, width, height, path):
+    def eval(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True},
+                      session=True)
+        if "exceptionDetails" in r:
+            raise BrowserError("%s: %s" % (expr, r["exceptionDetails"]))
+        return r["result"].get("value")
+
+    def drag(self, x0, y, x1):
+        """What a person does to select: press, move in steps, let go."""
+        def mouse(kind, x, **kw):
+            self.call("Input.dispatchMouseEvent",
+                      dict({"type": kind, "x": x, "y": y, "button": "left"}, **kw), session=True)
+        mouse("mouseMoved", x0)
+        mouse("mousePressed", x0, clickCount=1, buttons=1)
+        for k in range(1, 5):
+            mouse("mouseMoved", x0 + (x1 - x0) * k / 4, buttons=1)
+        mouse("mouseReleased", x1, clickCount=1)
+
+    def viewport(self, width, height):
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
                   session=True)
+
+    def screenshot(self, url, width, height, path):
+        self.viewport(width, height)
         self.call("Emulation.setScrollbarsHidden", {"hidden": True}, session=True)
         self._navigate("about:blank")
         self._navigate(url)

@@ -15,6 +15,10 @@ disk:
     lock and thread of `report --json`, and clicking column headers (the
     address's #click=TABLE.KEY,... makes the page click them) must sort;
     the timeline and the flame graph are there, one row per thread.
+  * the headline on the first screen and the timeline's range selection
+    and zoom, the tables following the range; the page of a killed run
+    (html_checks.py); one palette for the page and `plot`, the same in a
+    second run of the demo;
   * a 1400x1000 PNG of the page, without scrollbars (WORK/report.png; the
     one in docs/img/ comes from here).
 The page may load nothing: no address outside the file, and a Content
@@ -33,6 +37,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import Browser  # noqa: E402
 from check import expect, finish, run  # noqa: E402
+from html_checks import check_colours, check_headline, check_killed, check_range  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -129,11 +134,12 @@ def check_tables(dom, rep, what):
                % (what, tid, len(rows), n))
 
 
-def trace_demo(a, d):
+def trace_demo(a, d, name="trace"):
     exe = os.path.join(d, "demo")
-    run([a.cc, "-O2", "-g", "-pthread", "-fplugin=" + a.plugin,
-         os.path.join(TOP, "examples", "demo", "demo.c"), "-o", exe])
-    trace = os.path.join(d, "trace")
+    if not os.path.exists(exe):
+        run([a.cc, "-O2", "-g", "-pthread", "-fplugin=" + a.plugin,
+             os.path.join(TOP, "examples", "demo", "demo.c"), "-o", exe])
+    trace = os.path.join(d, name)
     run([exe, "4", "256"], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=trace))
     return trace
 
@@ -207,6 +213,15 @@ def main():
             got = column(t, 0)
             expect(got == sorted(got, key=str.lower) or got == sorted(got),
                    "%s: names not in order: %s" % (clicks, got))
+
+    check_headline(browser(a), url, rep)
+    check_range(browser(a), url, rep)
+    check_killed(browser(a), a, a.work)
+    again = None
+    if a.cc and a.plugin and a.runtime:
+        again = os.path.join(a.work, "again.html")
+        run([a.paratrace, "report", "--html", "-q", "-o", again, trace_demo(a, a.work, "again")])
+    check_colours(browser(a), a, page, trace, again)
 
     shot = os.path.join(a.work, "report.png")
     browser(a).screenshot(url, 1400, 1000, shot)

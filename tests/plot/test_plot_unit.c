@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of what `paratrace plot` draws from (analyzer/tools/plot/):
- * the time bins of a timeline row (plot_bins.h) and the call-path tree of
- * the flame graph (plot_flame.h), also run under ASan+UBSan. Synthetic
- * calls go in; the bins must show the function that took most of each
- * bin and how much of it was busy, and the tree must hold every path's
- * time until it is full. */
+ * the time bins of a timeline row (plot_bins.h), the call-path tree of
+ * the flame graph (plot_flame.h) and the slices of the HTML page's range
+ * selection (plot_range.h), also run under ASan+UBSan. Synthetic calls go
+ * in; the bins must show the function that took most of each bin and how
+ * much of it was busy, the tree must hold every path's time until it is
+ * full, and the slices must keep every ns and count however they widen
+ * and merge. */
 #include "pt_family.h"
 #include "plot_bins.h"
 #include "plot_flame.h"
+#include "plot_range.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { A = 1, B, C, D };
@@ -183,6 +187,93 @@ static void test_flame(void)
 	pf_tree_free(&t);
 }
 
+/* (tag, id)'s v[k] summed over slices [i0, i1) */
+static uint64_t range_sum(const pr_map *m, uint32_t tag, uint64_t id, size_t i0, size_t i1, int k)
+{
+	uint64_t x = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->c[i].tag == tag && m->c[i].id == id && m->c[i].slice >= i0 &&
+		    m->c[i].slice < i1)
+			x += m->c[i].v[k];
+	return x;
+}
+
+static void test_range(void)
+{
+	pr_map a, b;
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 1000, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_init(&b, 1000, 0), 0);
+	/* 1 ns slices while the run is short */
+	CU_ASSERT_EQUAL(pr_span(&a, PR_FUNC, 7, 1000, 1010), 0);
+	CU_ASSERT_EQUAL(pr_count(&a, PR_FUNC, 7, 1000), 0);
+	CU_ASSERT_EQUAL(a.shift, 0);
+	CU_ASSERT_EQUAL(a.slices, 10);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 7, 0, 5, 0), 5);
+	/* a wait far later: the slices widen to keep under PR_SLICES, and
+	 * every ns stays */
+	CU_ASSERT_EQUAL(pr_span(&a, PR_WAIT(1), 3, 1000 + 1000, 1000 + 5000), 0);
+	CU_ASSERT(a.slices <= PR_SLICES);
+	CU_ASSERT_EQUAL(a.shift, 5); /* 5000 ns / 256 -> 32 ns slices */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 7, 0, PR_SLICES, 0), 10);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 7, 0, PR_SLICES, 1), 1);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_WAIT(1), 3, 0, PR_SLICES, 0), 4000);
+	/* the slices before 94 (3008 ns since base) hold the wait until then */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_WAIT(1), 3, 0, 94, 0), 3008 - 1000);
+	/* another thread's map, at finer slices, merged: sums per cell */
+	for (int i = 0; i < 100; i++)
+		CU_ASSERT_EQUAL(pr_count(&b, PR_LOCK(2), 0xabc, 1000 + (uint64_t)i), 0);
+	CU_ASSERT_EQUAL(pr_span(&b, PR_FUNC, 7, 1005, 1105), 0);
+	CU_ASSERT(b.shift < a.shift);
+	CU_ASSERT_EQUAL(pr_merge(&a, &b), 0);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_LOCK(2), 0xabc, 0, PR_SLICES, 1), 100);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 7, 0, PR_SLICES, 0), 110);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_LOCK(2), 0xabc, 0, 1, 1), 32); /* the first 32 ns */
+	/* sorted: by tag, id, slice, no cell twice */
+	pr_cell *c = pr_sorted(&a);
+	CU_ASSERT_FATAL(c != NULL);
+	for (size_t i = 1; i < a.n; i++)
+		CU_ASSERT(c[i - 1].tag < c[i].tag ||
+		          (c[i - 1].tag == c[i].tag &&
+		           (c[i - 1].id < c[i].id ||
+		            (c[i - 1].id == c[i].id && c[i - 1].slice < c[i].slice))));
+	free(c);
+	/* many things: the table grows and keeps them all */
+	for (uint64_t f = 1; f <= 3000; f++)
+		CU_ASSERT_EQUAL(pr_span(&b, PR_FUNC, f, 1000, 1000 + f), 0);
+	uint64_t total = 0;
+	for (size_t i = 0; i < b.cap; i++)
+		total += b.c[i].tag == PR_FUNC ? b.c[i].v[0] : 0;
+	CU_ASSERT_EQUAL(total, 3000ull * 3001 / 2 + 100);
+	pr_free(&a);
+	pr_free(&b);
+	/* the front: figures per slice in arrays, into the map as time moves
+	 * on, even when another tag widened the map's slices meanwhile */
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 0, 0), 0);
+	pr_front f;
+	pr_front_init(&f, &a);
+	for (uint64_t t = 0; t < 200; t += 2) {
+		CU_ASSERT_EQUAL(pr_front_count(&f, 5, t), 0);
+		CU_ASSERT_EQUAL(pr_front_span(&f, 5, t, t + 2), 0);
+		CU_ASSERT_EQUAL(pr_front_span(&f, 9, t + 1, t + 2), 0);
+	}
+	CU_ASSERT_EQUAL(pr_span(&a, PR_WAIT(0), 1, 0, 4000), 0); /* 16 ns slices */
+	CU_ASSERT_EQUAL(pr_front_span(&f, 9, 200, 700), 0);    /* over slices */
+	CU_ASSERT_EQUAL(pr_front_flush(&f), 0);
+	CU_ASSERT_EQUAL(a.shift, 4);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, PR_SLICES, 0), 200);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, PR_SLICES, 1), 100);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 5, 0, 1, 1), 8); /* t 0..14 */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 0, PR_SLICES, 0), 100 + 500);
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 0, 192 / 16, 0), 192 / 2); /* odd ns before 192 */
+	CU_ASSERT_EQUAL(range_sum(&a, PR_FUNC, 9, 700 / 16, PR_SLICES, 0), 700 - 688);
+	pr_front_free(&f);
+	pr_free(&a);
+	/* known to last 1 ms: 4 us slices from the start */
+	CU_ASSERT_EQUAL_FATAL(pr_init(&a, 1000, 1000 + 1000000), 0);
+	CU_ASSERT_EQUAL(a.shift, 12);
+	pr_free(&a);
+}
+
 int main(void)
 {
 	pt_families_use(pt_family_builtin);
@@ -194,6 +285,7 @@ int main(void)
 	CU_add_test(s, "the label of most time, or nothing", test_bins_dominant);
 	CU_add_test(s, "waits and lost data", test_bins_wait_lost);
 	CU_add_test(s, "call-path tree: paths, folding, merge", test_flame);
+	CU_add_test(s, "range slices: widen, merge, keep every ns", test_range);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

@@ -7,7 +7,13 @@
  *                 (plot_bins.h) and merged into a call-path tree
  *                 (plot_flame.h); finish writes the files
  *   plot_svg.c    the timeline and the flame graph (icicle) as SVG
+ *   plot_palette.c the colours of every picture (plot_palette.h)
  *   plot_html.c   the HTML report: the profile's JSON, tables, the SVGs
+ *   plot_range.c  the HTML page's slices of time, for its range selection
+ *                 (plot_range.h); plot_data.c writes them and the
+ *                 headline's facts as the page's own JSON
+ *   report.js, headline.js, timeline.js  the page's scripts: tables, the
+ *                 headline, zoom and range selection
  *   plot_out.c    files written beside their final name and renamed; PNG
  *                 through rsvg-convert
  *
@@ -19,7 +25,10 @@
 
 #include "plot_bins.h"
 #include "plot_flame.h"
+#include "plot_palette.h"
+#include "plot_range.h"
 #include "pt_family.h"
+#include "pt_waits.h"
 
 #include <paratrace/tool.h>
 #include <stdio.h>
@@ -41,6 +50,32 @@ typedef struct pl_time {
 	uint64_t ns;
 } pl_time;
 
+/* A thread's longest wait (ns 0: none). */
+typedef struct pl_wait_max {
+	uint64_t ns, begin; /* begin: since the run's start */
+	uint64_t object;    /* the lock, condition or barrier; 0 for a join */
+	int kind;           /* PT_WAIT_* */
+	size_t shard;
+	uint64_t joined; /* a join: the joined thread's create_seq (0: unknown) */
+} pl_wait_max;
+
+/* What the HTML page's headline says besides the profile's figures. */
+typedef struct pl_page_facts {
+	pl_wait_max wait; /* the longest wait of any kind */
+	pl_wait_max sync; /* the longest on a lock, condition or barrier */
+	uint64_t lost, lost_limit, lost_ns; /* LOST records (of them: the size
+	                                     * limit's), time without data */
+	uint8_t *unclosed; /* per shard: its log was never closed (the
+	                    * process did not exit: killed, crashed) */
+	uint64_t *seq;     /* per shard: its THREAD_START's create_seq */
+	/* per shard: its last time, and when its waits still open at the end
+	 * of a log never closed began (0: none); they last until the
+	 * process's last record, as in the profile */
+	struct pl_shard_end {
+		uint64_t last, open[PT_WAIT_KINDS];
+	} * end;
+} pl_page_facts;
+
 /* Everything the pictures are drawn from, once every shard ended. */
 typedef struct pl_model {
 	const pt_trace_ctx *ctx;
@@ -53,7 +88,11 @@ typedef struct pl_model {
 	pf_tree flame;  /* root: every thread's lifetime */
 	pl_time *excl;  /* by label, largest first (after pl_model_finish) */
 	size_t nexcl;
+	pl_palette pal; /* from excl's first labels */
 	size_t nthreads, nstreams;
+	/* the HTML page's only */
+	pr_map range;
+	pl_page_facts facts;
 } pl_model;
 
 /* What a device row did: `label` (a family's) over [start, end). */
@@ -88,8 +127,6 @@ const pl_model *pl_tool_model(const void *state);
 
 /* Name of a label into buf ("?" if unknown). */
 const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len);
-/* Its colour: a stable hash of the name, as "#rrggbb". */
-void pl_label_colour(const char *name, char out[8]);
 
 /* Durations for people: "0", "750 ns", "12.5 us", "3.20 ms", "1.05 s". */
 void pl_fmt_ns(char *buf, size_t len, uint64_t ns);
@@ -117,6 +154,9 @@ typedef struct pl_html_part {
  * the families' sections follow the profile's tables, in order. */
 int pl_html_report(FILE *f, const pl_model *m, const char *profile_json,
                    const pl_html_part *parts, size_t nparts);
+/* The page's data beside the profile's (plot_data.c): the slices of its
+ * range selection, the headline's facts, the functions' colours. */
+int pl_page_data(FILE *f, const pl_model *m);
 /* A section of the page with an empty sortable table `id` (which a
  * script fills): a heading `title` and a line of `hint`. */
 void pl_html_table(FILE *f, const char *id, const char *title, const char *hint);

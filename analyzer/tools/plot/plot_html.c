@@ -7,14 +7,18 @@
  * inline. Stylesheet and scripts are inline too, and the page's
  * Content-Security-Policy forbids loading anything, so it works offline
  * and leaks nothing. */
+#define _GNU_SOURCE
 #include "plot.h"
 #include "pt_text.h"
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const char pl_asset_report_css[];
 extern const char pl_asset_report_js[];
+extern const char pl_asset_headline_js[];
+extern const char pl_asset_timeline_js[];
 
 /* JSON inside <script>: "<" only occurs in its strings, where \u003c means
  * the same, so no "</script>" in a name can end the element early. */
@@ -63,6 +67,8 @@ static void html_header(FILE *f, const pl_model *m, const pl_html_part *parts, s
 	pl_facts(f, m);
 	fputs(" from the first record to the last.</p>\n"
 	      "<p class=\"facts\" id=\"summary\"></p>\n"
+	      "<section id=\"headline\"><h2>What matters</h2><ul id=\"headline-list\"></ul>"
+	      "</section>\n"
 	      "<nav><a href=\"#s-timeline\">Timeline</a><a href=\"#s-flame\">Where time goes</a>"
 	      "<a href=\"#s-functions\">Functions</a><a href=\"#s-locks\">Locks</a>"
 	      "<a href=\"#s-threads\">Threads</a>",
@@ -92,7 +98,12 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const p
 {
 	html_head(f, m);
 	html_header(f, m, parts, nparts);
-	fputs("<section id=\"s-timeline\" class=\"pic\">\n", f);
+	fputs("<section id=\"s-timeline\" class=\"pic\">\n<div id=\"range-bar\">"
+	      "<span id=\"range-text\">Drag across the timeline to select a range of time: the "
+	      "tables below then show that range only.</span> <button type=\"button\" "
+	      "id=\"zoom-in\" disabled>Zoom to selection</button> <button type=\"button\" "
+	      "id=\"zoom-out\" disabled>Whole run</button></div>\n",
+	      f);
 	if (pl_svg_timeline(f, m, 1400))
 		return -1;
 	fputs("</section>\n<section id=\"s-flame\" class=\"pic\">\n", f);
@@ -113,6 +124,21 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const p
 	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (inline_html(i))
 			inline_html(i)->markup(f);
+	/* the page's data, through memory: json_in_script escapes its names */
+	char *data = NULL;
+	size_t ndata = 0;
+	FILE *mem = open_memstream(&data, &ndata);
+	if (!mem)
+		return -1;
+	int bad = pl_page_data(mem, m);
+	if (fclose(mem) || bad) {
+		free(data);
+		return -1;
+	}
+	fputs("<script type=\"application/json\" id=\"pictures\">\n", f);
+	json_in_script(f, data);
+	free(data);
+	fputs("</script>\n", f);
 	fputs("<script type=\"application/json\" id=\"profile\">\n", f);
 	json_in_script(f, profile_json);
 	for (size_t i = 0; i < nparts; i++)
@@ -127,6 +153,9 @@ int pl_html_report(FILE *f, const pl_model *m, const char *profile_json, const p
 	for (size_t i = 0; i < pt_nfamilies(); i++)
 		if (inline_html(i))
 			fprintf(f, "</script>\n<script>\n%s", inline_html(i)->script);
-	fprintf(f, "</script>\n<script>\n%s</script>\n</body>\n</html>\n", pl_asset_report_js);
+	/* the tables, then what uses them: the headline, the timeline's range */
+	fprintf(f, "</script>\n<script>\n%s</script>\n", pl_asset_report_js);
+	fprintf(f, "<script>\n%s</script>\n<script>\n%s</script>\n</body>\n</html>\n",
+	        pl_asset_headline_js, pl_asset_timeline_js);
 	return ferror(f) ? -1 : 0;
 }

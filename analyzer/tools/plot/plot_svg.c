@@ -54,36 +54,6 @@ const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t l
 	return buf;
 }
 
-static double hue_to_rgb(double p, double q, double t)
-{
-	if (t < 0)
-		t += 1;
-	if (t > 1)
-		t -= 1;
-	if (t < 1.0 / 6)
-		return p + (q - p) * 6 * t;
-	if (t < 0.5)
-		return q;
-	if (t < 2.0 / 3)
-		return p + (q - p) * (2.0 / 3 - t) * 6;
-	return p;
-}
-
-void pl_label_colour(const char *name, char out[8])
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a: the same colour on every machine */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	double hue = (double)(h % 360) / 360.0;
-	double sat = 0.45 + (double)((h >> 20) % 30) / 100.0;
-	double lig = 0.60 + (double)((h >> 40) % 14) / 100.0;
-	double q = lig < 0.5 ? lig * (1 + sat) : lig + sat - lig * sat, p = 2 * lig - q;
-	int r = (int)lround(255 * hue_to_rgb(p, q, hue + 1.0 / 3));
-	int g = (int)lround(255 * hue_to_rgb(p, q, hue));
-	int b = (int)lround(255 * hue_to_rgb(p, q, hue - 1.0 / 3));
-	snprintf(out, 8, "#%02x%02x%02x", r & 0xff, g & 0xff, b & 0xff);
-}
-
 void pl_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	static const struct {
@@ -237,7 +207,7 @@ static void tl_row(FILE *f, const pl_model *m, const tl_geom *g, size_t r)
 			j++;
 		if (l) {
 			pl_label_name(m, l, name, sizeof name);
-			pl_label_colour(name, colour);
+			pl_palette_colour(&m->pal, l, name, colour);
 			run_rect(f, g, i, j, y, fh, "f", colour, fill[v]);
 			char note[48] = "";
 			if (v < 4)
@@ -335,7 +305,7 @@ static void tl_legend(FILE *f, const pl_model *m, const tl_geom *g)
 		double x = MARGIN + colw * (double)(k % 3),
 		       y = g->legend_y + 18.0 * (double)(k / 3);
 		pl_label_name(m, m->excl[k].label, name, sizeof name);
-		pl_label_colour(name, colour);
+		pl_palette_colour(&m->pal, m->excl[k].label, name, colour);
 		legend_item(f, x, y, colour, "none", name, m->excl[k].ns, max, "legend-item");
 	}
 	static const struct {
@@ -494,7 +464,7 @@ static void fl_box_svg(FILE *f, const pl_model *m, const fl_box *b, double top)
 	else if (n->func == PF_OTHER)
 		snprintf(colour, sizeof colour, "#bbbbbb");
 	else
-		pl_label_colour(name, colour);
+		pl_palette_colour(&m->pal, n->func, name, colour);
 	double y = top + b->depth * FLAME_LEVEL;
 	/* ids and ns for programs that read the picture (the tests) */
 	char id[24] = "flame-root";

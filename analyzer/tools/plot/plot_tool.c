@@ -76,6 +76,11 @@ typedef struct pl_shard {
 	pl_time *gexcl;
 	size_t ngexcl;
 	pt_waits waits;
+	pr_map range;   /* html: the slices of the page's range selection */
+	pr_front front; /* in front of it for the functions */
+	int ranged;
+	pl_page_facts facts;        /* html: this thread's part (no unclosed) */
+	uint64_t seq, join_seq;     /* its THREAD_START's create_seq; the join's */
 	void *fam[PT_MAX_FAMILIES]; /* device rows: the families' states */
 	char *name;                 /* THREAD_NAME of its own log, for its label */
 	pt_nest_shard inner;
@@ -136,6 +141,9 @@ static inline void top_until(pl_shard *s, uint64_t t)
 		if (s->row.bins)
 			pb_add(&s->row, s->top, s->top_t, t);
 		s->own[s->top_frame] += t - s->top_t;
+		if (s->ranged && s->top < PL_FAMILY_LABELS &&
+		    pr_front_span(&s->front, s->top, s->top_t, t))
+			s->oom = 1;
 	}
 	s->top_t = t;
 }
@@ -168,6 +176,8 @@ static void frame_begins(pl_shard *s, pt_callstack *cs, uint64_t t)
 	} else if (!(node & PF_NESTED)) {
 		s->tree.n[node].calls++;
 	}
+	if (s->ranged && pr_front_count(&s->front, cs->ids[d - 1], t))
+		s->oom = 1;
 	cs->at[d - 1].aux = node;
 	top_is(s);
 }
@@ -216,10 +226,41 @@ static void func_record(pl_shard *s, uint32_t id, int enter, uint64_t t)
 
 /* ---- waits and GPU streams -------------------------------------------------- */
 
-static void wait_ended(pl_shard *s, const pt_wait *w)
+static void wait_max(pl_wait_max *x, const pl_shard *s, const pt_wait *w)
+{
+	uint64_t d = w->end - w->begin, t0 = s->tool->m.ctx->t0_ns;
+	if (d > x->ns)
+		*x = (pl_wait_max){.ns = d,
+		                   .begin = w->begin > t0 ? w->begin - t0 : 0,
+		                   .object = w->object,
+		                   .kind = w->kind,
+		                   .shard = s->info->index,
+		                   .joined = w->kind == PT_WAIT_JOIN ? s->join_seq : 0};
+}
+
+/* A wait ended; `counted`: as the profile counts it (not one still open
+ * at the end of a log never closed). */
+static void wait_ended(pl_shard *s, const pt_wait *w, int counted)
 {
 	if (w->begun && s->row.bins)
 		pb_wait(&s->row, w->begin, w->end);
+	if (!s->ranged || !counted)
+		return;
+	pr_map *r = &s->range;
+	uint32_t lock = PR_LOCK(s->info->process);
+	if (w->begun) {
+		/* the longest as the profile's "max wait": of waits that got what
+		 * they waited for */
+		if (!w->failed)
+			wait_max(&s->facts.wait, s, w);
+		if (!w->failed && w->kind != PT_WAIT_JOIN)
+			wait_max(&s->facts.sync, s, w);
+		if (pr_span(r, PR_WAIT(w->kind), s->info->index, w->begin, w->end) ||
+		    (w->kind != PT_WAIT_JOIN && pr_span(r, lock, w->object, w->begin, w->end)))
+			s->oom = 1;
+	}
+	if (w->kind != PT_WAIT_JOIN && !w->failed && pr_count(r, lock, w->object, w->end))
+		s->oom = 1;
 }
 
 void pl_device_busy(pl_device *s, uint32_t label, uint64_t start, uint64_t end)
@@ -256,11 +297,26 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 		}
 		break;
 	}
+	case PT_REC_THREAD_START: {
+		const pt_rec_thread_start *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_start);
+		s->seq = x ? x->create_seq : 0;
+		break;
+	}
+	case PT_REC_THREAD_JOIN_BEGIN: {
+		const pt_rec_thread_join *x = PT_REC_PAYLOAD(ev->rec, pt_rec_thread_join);
+		s->join_seq = x ? x->create_seq : 0;
+		break;
+	}
 	case PT_REC_LOST: {
 		const pt_rec_lost *l = PT_REC_PAYLOAD(ev->rec, pt_rec_lost);
 		/* the tracker cut the calls at `before`; nothing is known until t */
 		if (l && l->reason != PT_LOST_REENTRANT && s->row.bins && t > before)
 			pb_lost(&s->row, before, t);
+		if (l && l->reason != PT_LOST_REENTRANT) {
+			s->facts.lost++;
+			s->facts.lost_limit += l->reason == PT_LOST_LIMIT;
+			s->facts.lost_ns += t > before ? t - before : 0;
+		}
 		if (l && l->reason != PT_LOST_REENTRANT && t > s->top_t)
 			s->top_t = t;
 		break;
@@ -270,7 +326,7 @@ static void thread_record(pl_shard *s, const pt_event *ev, uint64_t before)
 	}
 	pt_wait w;
 	if (pt_waits_record(&s->waits, ev, &w) == PT_WAITS_ENDED)
-		wait_ended(s, &w);
+		wait_ended(s, &w, 1);
 }
 
 /* ---- callbacks -------------------------------------------------------------- */
@@ -331,6 +387,14 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 			return NULL;
 		}
 	}
+	if (pl->html && (pr_init(&pl->m.range, ctx->t0_ns, ctx->t0_ns) ||
+	                 !(pl->m.facts.unclosed = calloc(ctx->nshards + 1, 1)) ||
+	                 !(pl->m.facts.seq = calloc(ctx->nshards + 1, sizeof(uint64_t))) ||
+	                 !(pl->m.facts.end = calloc(ctx->nshards + 1, sizeof *pl->m.facts.end)))) {
+		snprintf(err, errlen, "out of memory");
+		pl_destroy(pl);
+		return NULL;
+	}
 	if (pl->html && pt_nest_add(&pl->inner, pt_tool_profile(), ctx, "json", err, errlen)) {
 		pl_destroy(pl);
 		return NULL;
@@ -367,11 +431,24 @@ static void shard_free(pl_shard *s)
 	pt_callstack_free(&s->cs);
 	pf_tree_free(&s->tree);
 	pb_row_free(&s->row);
+	pr_front_free(&s->front);
+	pr_free(&s->range);
 	free(s->fexcl);
 	free(s->gexcl);
 	free(s->own);
 	free(s->name);
 	free(s);
+}
+
+/* A time the run reaches (plot_range.h: pr_init): its processes' exits,
+ * known once the process logs are read (from the first shard on). */
+static uint64_t end_hint(const pt_trace_ctx *ctx)
+{
+	uint64_t end = ctx->t0_ns;
+	for (size_t i = 0; i < ctx->nprocesses; i++)
+		if (ctx->processes[i].exit_ns > end)
+			end = ctx->processes[i].exit_ns;
+	return end;
 }
 
 static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t errlen)
@@ -389,6 +466,13 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->top_t = info->first_ns;
 	if (pf_tree_init(&s->tree, PL_MAX_NODES / 4) ||
 	    (info->index < pl->m.nrows && pb_row_init(&s->row, pl->m.ctx->t0_ns, PL_BINS))) {
+		snprintf(err, errlen, "out of memory");
+		shard_free(s);
+		return NULL;
+	}
+	s->ranged = pl->html && info->kind == PT_FILE_THREAD;
+	pr_front_init(&s->front, &s->range);
+	if (s->ranged && pr_init(&s->range, pl->m.ctx->t0_ns, end_hint(pl->m.ctx))) {
 		snprintf(err, errlen, "out of memory");
 		shard_free(s);
 		return NULL;
@@ -444,6 +528,27 @@ static void device_label(pl_tool *pl, pl_shard *s, char *buf, size_t len)
 	pt_device_row_label(pl->m.ctx, s->info, buf, len);
 }
 
+/* Of equal waits the first shard's, whichever shard ended first (-j). */
+static void longer_wait(pl_wait_max *to, const pl_wait_max *x)
+{
+	if (x->ns > to->ns || (x->ns && x->ns == to->ns && x->shard < to->shard))
+		*to = *x;
+}
+
+/* A finished shard's part of the page's data (under the tool's lock). */
+static int facts_merge(pl_tool *pl, pl_shard *s, int unclosed)
+{
+	pl_page_facts *f = &pl->m.facts, *x = &s->facts;
+	f->unclosed[s->info->index] = (uint8_t)unclosed;
+	f->seq[s->info->index] = s->seq;
+	longer_wait(&f->wait, &x->wait);
+	longer_wait(&f->sync, &x->sync);
+	f->lost += x->lost;
+	f->lost_limit += x->lost_limit;
+	f->lost_ns += x->lost_ns;
+	return pr_merge(&pl->m.range, &s->range);
+}
+
 /* What a finished shard gives the whole picture (under the tool's lock). */
 static int shard_merge(pl_tool *pl, pl_shard *s)
 {
@@ -484,17 +589,29 @@ static int pl_shard_exit(void *st, uint64_t last_ns, int complete)
 	int rc = 0;
 	if (pt_nest_shard_exit(&pl->inner, &s->inner, last_ns, complete))
 		rc = -1;
+	/* as the profile: the waits still open in a log never closed last
+	 * until its process's last record (unclosed_waits) */
+	const pt_process_info *proc = &pl->m.ctx->processes[s->info->process];
+	int unclosed = !complete && !proc->exited;
+	struct pl_shard_end end = {.last = last_ns};
 	pt_wait w;
 	for (int k = 0; k < PT_WAIT_KINDS; k++)
-		if (pt_waits_close(&s->waits, k, last_ns, &w))
-			wait_ended(s, &w);
+		if (pt_waits_close(&s->waits, k, last_ns, &w)) {
+			wait_ended(s, &w, !unclosed);
+			if (unclosed && w.begun)
+				end.open[k] = w.begin ? w.begin : 1;
+		}
 	pt_callstack_end(&s->cs, last_ns, &pl_calls, s);
 	top_until(s, last_ns);
 	/* the root: every thread's lifetime, as the profile's total */
 	if (s->info->kind == PT_FILE_THREAD && last_ns >= s->info->first_ns)
 		s->tree.n[0].incl += last_ns - s->info->first_ns;
+	if (s->ranged && pr_front_flush(&s->front))
+		s->oom = 1;
 	pthread_mutex_lock(&pl->lock);
-	if (s->oom || shard_merge(pl, s))
+	if (s->ranged)
+		pl->m.facts.end[s->info->index] = end;
+	if (s->oom || shard_merge(pl, s) || (s->ranged && facts_merge(pl, s, unclosed)))
 		pl->oom = rc = -1;
 	pthread_mutex_unlock(&pl->lock);
 	shard_free(s);
@@ -507,6 +624,29 @@ static int cmp_time(const void *a, const void *b)
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
 	return x->label < y->label ? -1 : x->label > y->label;
+}
+
+/* The waits open in the logs never closed of a process that never
+ * recorded its end went on until the process's last record (the profile's
+ * rule: its threads' figures are the page's whole-run ones). */
+static int unclosed_waits(pl_model *m)
+{
+	const pt_trace_ctx *ctx = m->ctx;
+	const pl_page_facts *f = &m->facts;
+	for (size_t p = 0; p < ctx->nprocesses; p++) {
+		const pt_process_info *pi = &ctx->processes[p];
+		size_t i0 = pi->first_shard, i1 = pi->first_shard + pi->nshards;
+		uint64_t end = 0;
+		for (size_t i = i0; i < i1; i++)
+			if (f->end[i].last > end)
+				end = f->end[i].last;
+		for (size_t i = i0; i < i1; i++)
+			for (int k = 0; f->unclosed[i] && k < PT_WAIT_KINDS; k++)
+				if (f->end[i].open[k] &&
+				    pr_span(&m->range, PR_WAIT(k), i, f->end[i].open[k], end))
+					return -1;
+	}
+	return 0;
 }
 
 /* The shards' trees merged in shard order; every row on one bin width;
@@ -534,6 +674,13 @@ static int model_finish(pl_tool *pl)
 			pb_row_coarsen_to(&m->rows[i].bins, shift);
 	m->shift = shift;
 	m->nbins = (size_t)((span - 1) >> shift) + 1;
+	if (pl->html && unclosed_waits(m))
+		return -1;
+	unsigned rs = m->range.shift;
+	while (((span - 1) >> rs) >= PR_SLICES)
+		rs++;
+	if (pl->html && pr_coarsen_to(&m->range, rs))
+		return -1;
 	size_t n = 0;
 	for (size_t i = 1; i < pl->nfexcl; i++)
 		n += pl->fexcl[i] != 0;
@@ -546,6 +693,16 @@ static int model_finish(pl_tool *pl)
 	for (size_t i = 0; i < pl->ngexcl; i++)
 		m->excl[m->nexcl++] = pl->gexcl[i];
 	pt_qsort(m->excl, m->nexcl, sizeof *m->excl, cmp_time);
+	/* the colours: the legend's labels get the palette's slots */
+	uint32_t top[PLP_TOP];
+	char names[PLP_TOP][512];
+	const char *np[PLP_TOP];
+	size_t ntop = m->nexcl < PLP_TOP ? m->nexcl : PLP_TOP;
+	for (size_t i = 0; i < ntop; i++) {
+		top[i] = m->excl[i].label;
+		np[i] = pl_label_name(m, top[i], names[i], sizeof names[i]);
+	}
+	pl_palette_init(&m->pal, top, np, ntop);
 	return 0;
 }
 
@@ -633,6 +790,10 @@ static void pl_destroy(void *tool)
 		pf_tree_free(&pl->trees[i]);
 	free(pl->trees);
 	free(pl->m.excl);
+	pr_free(&pl->m.range);
+	free(pl->m.facts.unclosed);
+	free(pl->m.facts.seq);
+	free(pl->m.facts.end);
 	pf_tree_free(&pl->m.flame);
 	for (size_t i = 0; i < pl->nfam; i++) {
 		const pl_family *f = pt_families[i]->plot;

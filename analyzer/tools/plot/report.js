@@ -9,8 +9,11 @@
  * script of its own, run before this one: it pushes {id, build} onto
  * window.ptReportSections, and build(data, specs, fmt) gets the JSON of
  * the element #id (when the page has one), adds its tables to specs and
- * fills what else it shows (fmt: the formatters below). When everything
- * is built, <body> gets data-ready="1". */
+ * fills what else it shows (fmt: the formatters below). The scripts after
+ * this one (headline.js, timeline.js) reach the tables through
+ * window.ptReport; the last one marks <body data-ready="1"> when
+ * everything is built. A value null shows as "–" (not known for a range
+ * of time, timeline.js) and sorts below every number. */
 (function () {
 	"use strict";
 	var data = JSON.parse(document.getElementById("profile").textContent);
@@ -77,6 +80,10 @@
 			sec.build(JSON.parse(d.textContent), specs, formats);
 	});
 
+	function cell(c, v) {
+		return v === null || v === undefined ? "\u2013" : formats[c[2]](v);
+	}
+
 	function el(tag, text, attrs) {
 		var e = document.createElement(tag);
 		if (text !== undefined)
@@ -93,7 +100,7 @@
 		for (var i = 0; i < n; i++) {
 			var tr = el("tr"), r = spec.rows[i];
 			spec.cols.forEach(function (c) {
-				tr.appendChild(el("td", formats[c[2]](r[c[0]]), {"class": c[2] === "s" ? "t" : "v"}));
+				tr.appendChild(el("td", cell(c, r[c[0]]), {"class": c[2] === "s" ? "t" : "v"}));
 			});
 			body.appendChild(tr);
 		}
@@ -114,13 +121,19 @@
 	function sortBy(table, spec, col) {
 		var key = col[0], text = col[2] === "s";
 		var dir = table.dataset.sortKey === key ? -Number(table.dataset.sortDir) : (text ? 1 : -1);
+		order(table, spec, col, dir);
+	}
+
+	function order(table, spec, col, dir) {
+		var key = col[0], text = col[2] === "s";
+		function num(v) { return v === null || v === undefined ? -Infinity : v; }
 		spec.rows.forEach(function (r, i) { r._i = i; });
 		spec.rows.sort(function (a, b) {
 			var x = a[key], y = b[key], c;
 			if (text)
 				c = String(x).localeCompare(String(y));
 			else
-				c = x < y ? -1 : x > y ? 1 : 0;
+				c = num(x) < num(y) ? -1 : num(x) > num(y) ? 1 : 0;
 			return c * dir || a._i - b._i;
 		});
 		table.dataset.sortKey = key;
@@ -176,6 +189,22 @@
 			share(w.cond) + ", joins " + share(w.join) + ", barriers " + share(w.barrier) + ".";
 	}
 
+	/* Table id shows rows instead (in that order, or in the order of the
+	 * column it was sorted by). */
+	function show(id, rows) {
+		var spec = specs[id], table = document.getElementById(id);
+		spec.rows = rows;
+		var key = table.dataset.sortKey;
+		var col = spec.cols.filter(function (c) { return c[0] === key; })[0];
+		if (col)
+			order(table, spec, col, Number(table.dataset.sortDir));
+		else
+			fillBody(table, spec, table.dataset.all === "1");
+		var count = document.getElementById(id + "-count");
+		if (count)
+			count.textContent = "(" + rows.length + ")";
+	}
+
 	summary();
 	Object.keys(specs).forEach(build);
 	var m = /[#&]click=([^&]*)/.exec(location.hash);
@@ -186,5 +215,5 @@
 			if (th)
 				th.click();
 		});
-	document.body.setAttribute("data-ready", "1");
+	window.ptReport = {data: data, specs: specs, formats: formats, dur: dur, show: show, el: el};
 })();
