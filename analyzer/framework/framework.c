@@ -366,6 +366,18 @@ static uint64_t end_time(const fw *w)
 	return tend;
 }
 
+uint64_t pt_fw_process_last(const pt_trace_ctx *ctx, size_t process)
+{
+	const fw *w = ctx->framework;
+	const pt_process_info *p = &ctx->processes[process];
+	uint64_t end = 0;
+	for (size_t i = p->first_shard;
+	     w->last_ns && i < p->first_shard + p->nshards && i < w->nshards; i++)
+		if (ctx->shards[i].process == process && w->last_ns[i] > end)
+			end = w->last_ns[i];
+	return end;
+}
+
 /* The selection's window placed in the run as far as the process logs
  * and the logs' first records know it (a process log ends with the
  * process; the thread logs are not read yet). */

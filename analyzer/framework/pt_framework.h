@@ -104,6 +104,11 @@ const pt_fw_thread *pt_fw_thread_facts(const pt_trace_ctx *ctx, size_t shard);
  * the outputs show the address then. Any time after the pre-pass. */
 int pt_fw_object_name(const pt_trace_ctx *ctx, uint32_t pid, uint64_t addr, char *buf, size_t len);
 
+/* The time of the last record in any log of process `process` (thread
+ * and device logs): where a process that never recorded its end (killed,
+ * or still running) was last seen alive. In a tool's finish. */
+uint64_t pt_fw_process_last(const pt_trace_ctx *ctx, size_t process);
+
 /* Online CPUs (default -j). */
 unsigned pt_fw_default_jobs(void);
 

@@ -6,6 +6,8 @@ that returned; `report` and `analyze` must say so once, with the counts
 (the logs in the trace; the unclosed ones as `dump` notes them), list
 every thread with a lifetime up to its last record, and end the open
 calls there (nap: open, but 50 ms between its entry and its last record).
+The waits the kill cut short (main's join, blocked's lock request) last
+until the process's last record, in the report and in the .prv alike.
 
 Usage: test_killed.py --prog killed --runtime libtrace.so
                       --paratrace PARATRACE --work DIR
@@ -34,6 +36,50 @@ def check_warning(cmd, stderr):
     hits = [m for m in (WARN.search(line) for line in stderr.splitlines()) if m]
     expect(len(hits) == 1, "%s: %d unclosed-log warnings, want 1:\n%s" % (cmd, len(hits), stderr))
     return (int(hits[0].group(1)), int(hits[0].group(2))) if hits else None
+
+
+PTHREAD = 61000000  # the pthread call event (Extrae's numbering), 0 when it ends
+SYNC = 5  # the Synchronization state
+
+
+def check_prv(base):
+    """main's join and blocked's lock wait, open at the kill, end at the
+    process's last record in the .prv as in the report: a Synchronization
+    state and a pthread call of at least 20 ms, ending at the same time."""
+    rows = open(base + ".row").read().split("LEVEL THREAD SIZE")[1].splitlines()[1:]
+    row_of = {}
+    for k, label in enumerate(rows):
+        m = re.search(r"\((\w+)\)$", label.strip())
+        if m:
+            row_of[m.group(1)] = k + 1
+    lines = [l.split(":") for l in open(base + ".prv") if l[:2] in ("1:", "2:")]
+    end = int(re.search(r"\):(\d+)_ns:", open(base + ".prv").readline()).group(1))
+    for name in ("main", "blocked"):
+        row = row_of.get(name)
+        if not row:
+            expect(False, ".row: no thread (%s): %s" % (name, rows))
+            continue
+        sync = [(int(l[5]), int(l[6])) for l in lines
+                if l[0] == "1" and int(l[4]) == row and int(l[7]) == SYNC]
+        calls = []  # (begin, end) of the pthread calls
+        for l in lines:
+            if l[0] != "2" or int(l[4]) != row:
+                continue
+            for typ, val in zip(l[6::2], l[7::2]):
+                if int(typ) == PTHREAD and int(val):
+                    calls.append([int(l[5]), None])
+                elif int(typ) == PTHREAD and calls and calls[-1][1] is None:
+                    calls[-1][1] = int(l[5])
+        last_sync = max(sync, key=lambda x: x[1]) if sync else (0, 0)
+        expect(last_sync[1] - last_sync[0] >= 20000000,
+               ".prv: %s's last Synchronization state %s lasts %d ns, want >= 20 ms" %
+               (name, last_sync, last_sync[1] - last_sync[0]))
+        last_call = calls[-1] if calls else [0, None]
+        expect(last_call[1] is not None and last_call[1] - last_call[0] >= 20000000,
+               ".prv: %s's last pthread call %s, want one of >= 20 ms" % (name, last_call))
+        expect(last_call[1] == last_sync[1] and last_sync[1] <= end,
+               ".prv: %s's wait ends at %s, its state at %d (trace end %d)" %
+               (name, last_call[1], last_sync[1], end))
 
 
 def main():
@@ -108,6 +154,8 @@ def main():
     expect(r.returncode == 0, "analyze: status %d: %s" % (r.returncode, r.stderr))
     check_warning("analyze", r.stderr)
     expect(os.path.exists(out + ".prv"), "analyze wrote no .prv")
+    if os.path.exists(out + ".prv"):
+        check_prv(out)
     if FAILS:
         return 1
     print("killed: %d of %d logs unclosed; nap %d ns; threads %s" %

@@ -7,13 +7,15 @@ status other than 0 and one line of error, never a stack dump:
                loading it with -fplugin= and with -fpass-plugin=: the line
                names the clang it needs and how to rebuild. Exit 77 (skip)
                when no other clang is installed (apt-get install clang-15).
-  gcc          gcc -fplugin=: gcc cannot even load it (it resolves every
-               symbol at load, and clang's are missing), and says so in
-               one line.
+  gcc          gcc -fplugin= (also through PARATRACE_CC=gcc paratrace-cc
+               when --wrapper is given): the line says instrument.so is a
+               clang plugin and points to -finstrument-functions with the
+               same libtrace.so, not gcc's "undefined symbol".
   cli          `paratrace --version` names the clang the plugin is for, the
                log format and the optional parts built in.
 
-  version.py --plugin instrument.so --major 14 [--paratrace paratrace] --work DIR CASE
+  version.py --plugin instrument.so --major 14 [--paratrace paratrace]
+             [--wrapper paratrace-cc] --work DIR CASE
 """
 import argparse
 import glob
@@ -32,7 +34,7 @@ def compile_with(cc, flag):
     src = os.path.join(A.work, "t.c")
     with open(src, "w") as f:
         f.write("int main(void) { return 0; }\n")
-    cmd = [cc, "-c", src, "-o", os.path.join(A.work, "t.o"), flag + A.plugin]
+    cmd = [cc, "-c", src, "-o", os.path.join(A.work, "t.o")] + ([flag + A.plugin] if flag else [])
     print("+ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(r.stdout)
@@ -66,10 +68,17 @@ def gcc():
     if not gcc:
         print("no gcc: skipped")
         sys.exit(77)
-    rc, lines = compile_with(gcc, "-fplugin=")
-    check(rc != 0, "gcc: the compile fails (status %d)" % rc)
-    check(len(lines) == 1 and "cannot load plugin" in lines[0],
-          "gcc: one line saying it cannot load the plugin")
+    want = ("paratrace: %s is a clang plugin and cannot run in gcc: with gcc, compile with "
+            "-finstrument-functions instead of -fplugin= and run with the same libtrace.so"
+            % A.plugin)
+    runs = [("gcc -fplugin=", compile_with(gcc, "-fplugin="))]
+    if A.wrapper:
+        os.environ["PARATRACE_CC"] = gcc
+        os.environ["PARATRACE_PLUGIN"] = A.plugin
+        runs.append(("PARATRACE_CC=gcc paratrace-cc", compile_with(A.wrapper, "")))
+    for what, (rc, lines) in runs:
+        check(rc != 0, "%s: the compile fails (status %d)" % (what, rc))
+        check(lines == [want], "%s: the one line %r (got %r)" % (what, want, lines))
 
 
 def cli():
@@ -90,6 +99,7 @@ def main():
     p.add_argument("--plugin", required=True)
     p.add_argument("--major", type=int, required=True, help="LLVM major the plugin is built for")
     p.add_argument("--paratrace")
+    p.add_argument("--wrapper", help="paratrace-cc, for the gcc case")
     p.add_argument("--work", required=True)
     p.add_argument("case", choices=["other-clang", "gcc", "cli"])
     A = p.parse_args()

@@ -266,16 +266,20 @@ static const char *pv_shard_error(void *st)
 	return ((pv_shard *)st)->err;
 }
 
-static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
+/* The shard's end: its log ended at last_ns, the wait open then (if any)
+ * ends at wait_end_ns. */
+static int shard_end(pv_shard *s, uint64_t last_ns, uint64_t wait_end_ns)
 {
-	(void)complete;
-	pv_shard *s = st;
 	pv_tool *pv = s->pv;
 	uint64_t last = pv_rel(s, last_ns);
 	if (last < s->last)
 		last = s->last;
-	pv_thread_end(s, last);
-	pv_set_state(s, s->t0 + last, PV_STATE_IDLE);
+	uint64_t wait_end = pv_rel(s, wait_end_ns);
+	if (wait_end < last)
+		wait_end = last;
+	if (s->core)
+		pv_thread_end(s, last, wait_end);
+	pv_set_state(s, s->t0 + wait_end, PV_STATE_IDLE);
 	pthread_mutex_lock(&pv->lock);
 	if (s->acct) {
 		pv_hist_add(pv->hist, pv_acct_hist(s->acct));
@@ -306,6 +310,41 @@ static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
 	pv->shards[i] = NULL;
 	free(s);
 	return 0;
+}
+
+/* A thread of a process that never recorded its end (killed, or still
+ * running) lived on until the process's last record, whichever log holds
+ * it, as the report has it: the wait it is in when its log ends (a join,
+ * a lock request the kill cut short) lasts until there, not 0 ns. That
+ * time is known at finish: such a shard is held until then. */
+static int pv_shard_exit(void *st, uint64_t last_ns, int complete)
+{
+	pv_shard *s = st;
+	pv_tool *pv = s->pv;
+	if (complete || pv->ctx->processes[s->info->process].exited || s->err[0] ||
+	    !pv_thread_waiting(s) || pv_thread_failed(s))
+		return shard_end(s, last_ns, last_ns);
+	pthread_mutex_lock(&pv->lock);
+	int oom = VEC_PUSH(pv->held, ((pv_held){s, last_ns}));
+	pthread_mutex_unlock(&pv->lock);
+	return oom ? shard_end(s, last_ns, last_ns) : 0;
+}
+
+/* The held shards end (pv_shard_exit), their waits at their process's
+ * last record. */
+static int end_held(pv_tool *pv, char *err, size_t errlen)
+{
+	int rc = 0;
+	for (size_t k = 0; k < pv->held.n; k++) {
+		pv_shard *s = pv->held.v[k].s;
+		uint64_t end = pt_fw_process_last(pv->ctx, s->info->process);
+		if (shard_end(s, pv->held.v[k].last_ns, end) && !rc) {
+			snprintf(err, errlen, "%s: %s", s->info->path, s->err);
+			rc = -1;
+		}
+	}
+	pv->held.n = 0;
+	return rc;
 }
 
 /* ---- finish: comms, header, merge, .pcf, .row ------------------------ */
@@ -552,6 +591,8 @@ static int pv_finish(void *tool, char *err, size_t errlen)
 	pv_tool *pv = tool;
 	const pt_trace_ctx *ctx = pv->ctx;
 	pt_dist *d = (pt_dist *)pt_fw_dist(ctx);
+	if (end_held(pv, err, errlen))
+		return -1;
 	if (d) {
 		static const pv_finish_steps steps = {pv_finish_begin, pv_finish_end};
 		return pv_finish_dist(pv, d, &steps, err, errlen);
@@ -653,6 +694,7 @@ static void pv_destroy(void *tool)
 	if (pv->tmpdir)
 		rmdir(pv->tmpdir);
 	pv_found_free(&pv->found);
+	free(pv->held.v);
 	free(pv->roles);
 	free(pv->shards);
 	free(pv->tmpdir);

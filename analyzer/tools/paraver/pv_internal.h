@@ -115,6 +115,13 @@ typedef struct pv_role {
 	char *name; /* THREAD_NAME of its own log */
 } pv_role;
 
+/* A thread of a killed process that ended in a wait: finished at finish,
+ * once the process's last record is known (paraver.c). */
+typedef struct pv_held {
+	pv_shard *s;
+	uint64_t last_ns; /* its log's last record */
+} pv_held;
+
 typedef struct pv_tool {
 	const pt_trace_ctx *ctx;
 	unsigned ext_kind_min; /* the lowest record kind any extension takes */
@@ -130,6 +137,7 @@ typedef struct pv_tool {
 	pthread_mutex_t lock; /* below, updated at shard exit */
 	pv_found found;
 	pv_role *roles;    /* per shard */
+	VEC(pv_held) held;
 	uint64_t max_time; /* relative ns */
 	uint64_t records;
 	void *ext[PT_MAX_FAMILIES];

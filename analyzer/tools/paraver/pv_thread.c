@@ -448,18 +448,25 @@ void pv_thread_window(pv_shard *s, uint64_t t)
 	s->win_next = UINT64_MAX;
 }
 
-void pv_thread_end(pv_shard *s, uint64_t last)
+int pv_thread_waiting(const pv_shard *s)
+{
+	const pv_thread *c = s->core;
+	return c && c->wait;
+}
+
+void pv_thread_end(pv_shard *s, uint64_t last, uint64_t wait_end)
 {
 	pv_thread *c = s->core;
 	/* frames still open (exit, cancellation, killed) end here */
 	pt_callstack_end(&c->calls, s->t0 + last, &pv_calls, s);
-	/* a marked wait still open ends here, the only one open or not */
+	/* a marked wait still open ends there, the only one open or not */
 	unsigned kind = c->sync_req && c->wait == c->sync_req ? PV_SY_END : 0;
 	if (c->wait & (WAIT_LOCK | WAIT_COND | WAIT_BARRIER))
-		pv_sync_events(s, s->t0 + last, 2, (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT},
-		               (int64_t[]){0, 0}, kind, 0);
+		pv_sync_events(s, s->t0 + wait_end, 2,
+		               (uint32_t[]){PV_EV_PTHREAD, PV_EV_SYNC_OBJECT}, (int64_t[]){0, 0},
+		               kind, 0);
 	else if (c->wait & WAIT_JOIN)
-		pv_event(s, s->t0 + last, PV_EV_PTHREAD, 0);
+		pv_event(s, s->t0 + wait_end, PV_EV_PTHREAD, 0);
 }
 
 void pv_thread_free(pv_shard *s)

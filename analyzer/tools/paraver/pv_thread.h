@@ -55,8 +55,11 @@ static inline void pv_thread_event(pv_shard *s, const pt_event *ev)
 void pv_thread_window(pv_shard *s, uint64_t t);
 /* 1 when the thread's records could not be kept (out of memory). */
 int pv_thread_failed(const pv_shard *s);
-/* The log ended at `last` (relative ns): open frames and waits close. */
-void pv_thread_end(pv_shard *s, uint64_t last);
+/* 1 when a lock, condition, join or barrier wait is open. */
+int pv_thread_waiting(const pv_shard *s);
+/* The log ended at `last` (relative ns): open frames close there, the
+ * open wait at wait_end (>= last). */
+void pv_thread_end(pv_shard *s, uint64_t last, uint64_t wait_end);
 /* Under the tool's lock: what the thread found goes to the tool; frees
  * s->core. -1 on ENOMEM. */
 int pv_thread_exit(pv_shard *s, pv_tool *pv);

@@ -651,10 +651,7 @@ static void end_unclosed(pf_tool *pf)
 	const pt_trace_ctx *ctx = pf->ctx;
 	for (size_t p = 0; p < ctx->nprocesses; p++) {
 		const pt_process_info *pi = &ctx->processes[p];
-		uint64_t end = 0;
-		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++)
-			if (ctx->shards[i].process == p && pf->t[i].last > end)
-				end = pf->t[i].last;
+		uint64_t end = pt_fw_process_last(ctx, p);
 		for (size_t i = pi->first_shard; i < pi->first_shard + pi->nshards; i++) {
 			pf_thread *t = &pf->t[i];
 			if (ctx->shards[i].process != p || ctx->shards[i].kind != PT_FILE_THREAD ||

@@ -61,14 +61,19 @@ static void complete_slice(tl_out *o, uint64_t t, uint64_t dur, const char *cat,
 	pt_json_str(o->f, name);
 }
 
-static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
+static void js_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj,
+                    const char *obj_name)
 {
-	char name[64];
-	snprintf(name, sizeof name, "wait %s", what);
+	char name[TL_WAIT_NAME_MAX];
+	tl_wait_name(name, sizeof name, what, obj_name);
 	complete_slice(o, t, dur, "wait", name);
 	if (obj)
-		fprintf(o->f, ",\"args\":{\"object\":\"0x%llx\"}", (unsigned long long)obj);
-	fputs("},\n", o->f);
+		fprintf(o->f, ",\"args\":{\"object\":\"0x%llx\"", (unsigned long long)obj);
+	if (obj && obj_name) {
+		fputs(",\"symbol\":", o->f);
+		pt_json_str(o->f, obj_name);
+	}
+	fputs(obj ? "}},\n" : "},\n", o->f);
 }
 
 /* The start (s) or end (f, bound to the enclosing slice) of a flow arrow. */

@@ -338,20 +338,28 @@ static void pf_span_begin(tl_out *o, uint64_t t, const char *cat, const char *na
 	end_event(o, s, t);
 }
 
-static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
+static void str_annotation(pf_shard *s, pbuf *ev, const char *key, const char *value)
+{
+	pbuf *da = &s->aux2;
+	da->len = 0;
+	pb_str(da, DA_NAME, key);
+	pb_str(da, DA_STRING_VALUE, value);
+	pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
+}
+
+static void pf_wait(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj,
+                    const char *obj_name)
 {
 	pf_shard *s = o->enc;
-	char name[64];
-	snprintf(name, sizeof name, "wait %s", what);
+	char name[TL_WAIT_NAME_MAX];
+	tl_wait_name(name, sizeof name, what, obj_name);
 	pbuf *ev = named_event(s, TYPE_SLICE_BEGIN, "wait", name);
 	if (obj) {
 		char hex[32];
 		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)obj);
-		pbuf *da = &s->aux2;
-		da->len = 0;
-		pb_str(da, DA_NAME, "object");
-		pb_str(da, DA_STRING_VALUE, hex);
-		pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
+		str_annotation(s, ev, "object", hex);
+		if (obj_name)
+			str_annotation(s, ev, "symbol", obj_name);
 	}
 	end_event(o, s, t);
 	pf_slice_end(o, t + dur);

@@ -31,6 +31,12 @@ typedef struct tl_tool_state {
 	size_t nfam;
 } tl_tool_state;
 
+/* A lock's name by address (NULL: no symbol names it). */
+typedef struct tl_lock_name {
+	uint64_t addr; /* 0: a free slot */
+	char *name;
+} tl_lock_name;
+
 struct tl_shard {
 	tl_tool_state *tool;
 	tl_out out;
@@ -39,6 +45,8 @@ struct tl_shard {
 	pt_func_lookup fl;
 	pt_throttles thr; /* THROTTLE_COUNTS seen */
 	pt_waits waits;
+	tl_lock_name *names; /* the locks this thread waited on, looked up once */
+	size_t names_n, names_cap;
 	tl_sel sel; /* what is written (timeline_sel.c) */
 	void *fam[PT_MAX_FAMILIES]; /* each family's shard state */
 	char err[256];
@@ -123,6 +131,9 @@ static void shard_free(tl_shard *s)
 	pt_callstack_free(&s->calls);
 	pt_func_lookup_free(&s->fl);
 	pt_throttles_free(&s->thr);
+	for (size_t i = 0; i < s->names_cap; i++)
+		free(s->names[i].name);
+	free(s->names);
 	free(s);
 }
 
@@ -221,16 +232,66 @@ static const char *lock_what(unsigned type)
 	}
 }
 
+static tl_lock_name *lock_slot(tl_lock_name *v, size_t cap, uint64_t addr)
+{
+	size_t j = pt_mix64(addr) & (cap - 1);
+	while (v[j].addr && v[j].addr != addr)
+		j = (j + 1) & (cap - 1);
+	return &v[j];
+}
+
+/* The lock at addr as the report and the .pcf name it ("result_mu",
+ * "q+0x28"), NULL when no symbol does. Each address is looked up once per
+ * thread: the symbol table's lookup takes its lock, which every worker
+ * shares. */
+static const char *lock_name(tl_shard *s, uint64_t addr)
+{
+	if (!addr)
+		return NULL;
+	if (s->names_cap) {
+		tl_lock_name *e = lock_slot(s->names, s->names_cap, addr);
+		if (e->addr)
+			return e->name;
+	}
+	if (2 * (s->names_n + 1) > s->names_cap) {
+		size_t cap = s->names_cap ? 2 * s->names_cap : 16;
+		tl_lock_name *v = calloc(cap, sizeof *v);
+		if (!v) {
+			s->sel.oom = 1;
+			return NULL;
+		}
+		for (size_t i = 0; i < s->names_cap; i++)
+			if (s->names[i].addr)
+				*lock_slot(v, cap, s->names[i].addr) = s->names[i];
+		free(s->names);
+		s->names = v;
+		s->names_cap = cap;
+	}
+	char buf[512];
+	tl_lock_name *e = lock_slot(s->names, s->names_cap, addr);
+	e->addr = addr;
+	e->name = NULL;
+	if (pt_fw_object_name(s->tool->ctx, s->out.info->pid, addr, buf, sizeof buf) == 0 &&
+	    !(e->name = strdup(buf)))
+		s->sel.oom = 1;
+	s->names_n++;
+	return e->name;
+}
+
 /* A wait that ended, as a slice: "wait mutex", "wait condition", "wait futex", ... */
 static void wait_ended(tl_shard *s, const pt_wait *w)
 {
 	static const char *const what[PT_WAIT_KINDS] = {"", "condition", "join", "barrier"};
-	if (w->begun)
+	if (!w->begun)
+		return;
+	if (w->kind == PT_WAIT_LOCK)
+		tl_sel_wait(&s->sel, w->begin, w->end - w->begin, lock_what(w->type), w->object,
+		            lock_name(s, w->object));
+	else
 		tl_sel_wait(&s->sel, w->begin, w->end - w->begin,
-		            w->kind == PT_WAIT_LOCK                              ? lock_what(w->type)
-		            : w->kind == PT_WAIT_COND && w->type & PT_COND_FUTEX ? "futex"
-		                                                                 : what[w->kind],
-		            w->object);
+		            w->kind == PT_WAIT_COND && w->type & PT_COND_FUTEX ? "futex"
+		                                                               : what[w->kind],
+		            w->object, NULL);
 }
 
 /* The families' part of a record: those whose kinds it is, or that follow

@@ -56,9 +56,12 @@ typedef struct tl_encoder {
 	 * waits), nested with the function slices; slice_end closes it. */
 	void (*span_begin)(tl_out *o, uint64_t t, const char *cat, const char *name);
 	/* A wait on `what` ("mutex", "condition", ...) that lasted [t, t + dur];
-	 * obj: the lock's address, 0 when there is none (join). Written when the
-	 * wait ends, so after the records of the wait itself. */
-	void (*wait)(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
+	 * obj: the lock's address, 0 when there is none (join); obj_name: the
+	 * lock's name as the report gives it ("result_mu", "q+0x28"), NULL
+	 * when no symbol names it. Written when the wait ends, so after the
+	 * records of the wait itself. */
+	void (*wait)(tl_out *o, uint64_t t, uint64_t dur, const char *what, uint64_t obj,
+	             const char *obj_name);
 	/* A zero-length slice `name` at t that starts (out = 1) or ends flow
 	 * `flow`, which stands for `flow_name` ("thread creation"). */
 	void (*flow_point)(tl_out *o, uint64_t t, const char *name, int out, uint64_t flow,
@@ -110,7 +113,9 @@ void tl_sel_init(tl_sel *q, tl_out *o, const tl_encoder *enc, const pt_select *s
 void tl_sel_free(tl_sel *q);
 void tl_sel_enter(tl_sel *q, uint64_t t, uint32_t id);
 void tl_sel_exit(tl_sel *q, uint64_t t, size_t n, int cut);
-void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj);
+/* obj_name: may be NULL; copied when kept for later. */
+void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj,
+                 const char *obj_name);
 /* flow_name: a static string. */
 void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow,
                  const char *flow_name);
@@ -199,6 +204,17 @@ static inline void tl_thread_name(const pt_trace_ctx *ctx, const pt_shard_info *
 		snprintf(buf, len, "GPU stream %llu", (unsigned long long)s->gpu_stream);
 	else
 		pt_thread_row_label(ctx, s, NULL, buf, len);
+}
+
+/* A wait slice's name: "wait mutex", or "wait mutex result_mu" where a
+ * symbol names the lock (the report's and the .pcf's name of it). */
+enum { TL_WAIT_NAME_MAX = 576 };
+static inline void tl_wait_name(char *buf, size_t len, const char *what, const char *obj_name)
+{
+	if (obj_name)
+		snprintf(buf, len, "wait %s %s", what, obj_name);
+	else
+		snprintf(buf, len, "wait %s", what);
 }
 
 /* "program (pid 4711)", an MPI rank "program rank 3 (pid 4711)". */

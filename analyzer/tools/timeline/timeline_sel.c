@@ -20,7 +20,7 @@ struct tl_item {
 	uint8_t kind, out;
 	const char *what; /* IT_WAIT, IT_SPAN_BEGIN (the category), IT_FLOW (the
 	                   * flow's name): a static string */
-	char *name;       /* IT_FLOW, IT_SPAN_BEGIN: owned */
+	char *name;       /* IT_FLOW, IT_SPAN_BEGIN, IT_WAIT (NULL: no name): owned */
 };
 
 /* ---- straight to the encoder --------------------------------------------- */
@@ -55,7 +55,7 @@ static const pt_thin_ops emit_ops = {emit_enter, emit_exit, emit_summary};
 static void emit_item(tl_sel *q, const tl_item *it)
 {
 	if (it->kind == IT_WAIT)
-		q->enc->wait(q->o, it->t, it->dur, it->what, it->obj);
+		q->enc->wait(q->o, it->t, it->dur, it->what, it->obj, it->name);
 	else if (it->kind == IT_SPAN_BEGIN)
 		q->enc->span_begin(q->o, it->t, it->what, it->name);
 	else if (it->kind == IT_SPAN_END)
@@ -203,11 +203,23 @@ static void other(tl_sel *q, tl_item it, uint64_t end)
 	drain(q);
 }
 
-void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj)
+void tl_sel_wait(tl_sel *q, uint64_t t, uint64_t dur, const char *what, uint64_t obj,
+                 const char *obj_name)
 {
-	if (clip(q, &t, &dur))
-		other(q, (tl_item){.t = t, .dur = dur, .obj = obj, .kind = IT_WAIT, .what = what},
-		      t + dur);
+	if (!clip(q, &t, &dur))
+		return;
+	if (!q->thin) { /* written now: no copy */
+		q->enc->wait(q->o, t, dur, what, obj, obj_name);
+		q->events++;
+		return;
+	}
+	char *copy = obj_name ? strdup(obj_name) : NULL;
+	if (obj_name && !copy) {
+		q->oom = 1;
+		return;
+	}
+	tl_item it = {.t = t, .dur = dur, .obj = obj, .kind = IT_WAIT, .what = what, .name = copy};
+	other(q, it, t + dur);
 }
 
 void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow,

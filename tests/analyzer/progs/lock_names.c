@@ -2,10 +2,16 @@
 /* Locks the outputs can name by symbol, for check_lock_names.py: a global
  * mutex (result_mu), one inside a global struct at offset 0x28 (q+0x28),
  * and one on the heap, which no symbol names (its address is shown).
- * Prints the heap lock's address. */
+ * Each is first waited for once for sure (a thread asks for it while main
+ * holds it until the thread sleeps in the request), so that the timelines
+ * have a wait slice of each. Prints the heap lock's address. */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 pthread_mutex_t result_mu = PTHREAD_MUTEX_INITIALIZER;
 struct queue {
@@ -29,10 +35,49 @@ static void *work(void *arg)
 	return NULL;
 }
 
+static volatile pid_t asker;
+
+static void *ask(void *arg)
+{
+	asker = gettid();
+	pthread_mutex_lock(arg);
+	pthread_mutex_unlock(arg);
+	return NULL;
+}
+
+/* The kernel's state of thread tid: 'S' once it sleeps in its lock request. */
+static char state_of(pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static int contend(pthread_mutex_t *m)
+{
+	pthread_t t;
+	pthread_mutex_lock(m);
+	asker = 0;
+	if (pthread_create(&t, NULL, ask, m))
+		return -1;
+	for (int i = 0; i < 5000 && (!asker || state_of(asker) != 'S'); i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	pthread_mutex_unlock(m);
+	return pthread_join(t, NULL);
+}
+
 int main(void)
 {
 	heap_mu = malloc(sizeof *heap_mu);
 	pthread_mutex_init(heap_mu, NULL);
+	if (contend(&result_mu) || contend(&q.mu) || contend(heap_mu))
+		return 1;
 	pthread_t t[2];
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, work, NULL);
