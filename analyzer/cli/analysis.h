@@ -26,6 +26,11 @@ typedef struct cli {
 	const char *format; /* report: text/csv/json; export: chrome */
 	unsigned top;
 	int wide; /* report: names whole */
+	/* report's views */
+	const char *view_opt; /* the first of them given */
+	int tree, cost, func_callers, has_threshold;
+	const char *func; /* --callers or --callees */
+	double threshold; /* a fraction */
 	int no_profile;
 	const char *run; /* --run */
 	int png; /* plot --png */
@@ -39,6 +44,7 @@ typedef struct cli {
 	/* analyze, export: what is written */
 	pt_select sel;
 	const char *sel_opt; /* the first selection option given (for refusals) */
+	const char *min_opt; /* --min-duration, if given (report refuses it) */
 	const char *prv_opt; /* the first of --budget, --full, --no-gz, --waits given */
 	uint64_t budget;     /* analyze: bytes of .prv (0: --full) */
 	int no_gz;
@@ -51,6 +57,8 @@ typedef struct cli {
 /* analysis_options.c */
 void cli_common_help(FILE *out);
 void cli_select_help(FILE *out);
+/* report's: the selection options a profile takes */
+void cli_report_select_help(FILE *out);
 /* 0, -1 for --help, or the exit status of a usage error (said). */
 int cli_parse(cli *c, int argc, char **argv);
 

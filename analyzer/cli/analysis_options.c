@@ -55,9 +55,23 @@ void cli_select_help(FILE *out)
 	      out);
 }
 
+void cli_report_select_help(FILE *out)
+{
+	fputs("Selecting what is profiled (the report says what was left out):\n"
+	      "  --include REGEX      only functions whose name matches (POSIX ERE)\n"
+	      "  --exclude REGEX      not the functions whose name matches\n"
+	      "  --from T, --to T     a time window: T since the start of the run (1.5ms) or a\n"
+	      "                       share of it (25%); calls, waits and lifetimes count the\n"
+	      "                       part of them inside it\n"
+	      "  --threads LIST       threads of these tids (4711,4713-4715) or rows (r1-4)\n"
+	      "  --processes LIST     threads of these pids\n",
+	      out);
+}
+
 enum { OPT_GZ = 1000, OPT_INTERVAL, OPT_TOOL, OPT_CSV, OPT_JSON, OPT_TOP, OPT_NO_PROFILE, OPT_WAITS,
        OPT_HTML, OPT_PNG, OPT_RUN, OPT_BUDGET, OPT_FULL, OPT_NO_GZ, OPT_MIN_DURATION,
-       OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES, OPT_WIDE };
+       OPT_INCLUDE, OPT_EXCLUDE, OPT_FROM, OPT_TO, OPT_THREADS, OPT_PROCESSES, OPT_WIDE,
+       OPT_TREE, OPT_CALLERS, OPT_CALLEES, OPT_THRESHOLD, OPT_COST };
 
 /* "160MB", "1.5G", "500k", "2GiB", bytes without a unit. */
 static int parse_size(const char *s, uint64_t *v)
@@ -94,6 +108,8 @@ static int select_option(cli *c, int o, const char *name, const char *arg)
 	int rc = 0;
 	if (!c->sel_opt)
 		c->sel_opt = name;
+	if (o == OPT_MIN_DURATION && !c->min_opt)
+		c->min_opt = name;
 	switch (o) {
 	case OPT_MIN_DURATION:
 		rc = pt_select_parse_duration(arg, &c->sel.min_ns, err, sizeof err);
@@ -112,6 +128,40 @@ static int select_option(cli *c, int o, const char *name, const char *arg)
 	if (rc) {
 		pt_cli_error("%s: --%s: %s", c->cmd, name, err);
 		return 2;
+	}
+	return 0;
+}
+
+/* report's views (--tree, --callers, --callees, --threshold, --cost): 0,
+ * or 2 after a message. */
+static int view_option(cli *c, int o, const char *name, const char *arg)
+{
+	if (!c->view_opt || o != OPT_THRESHOLD)
+		c->view_opt = name;
+	switch (o) {
+	case OPT_TREE: c->tree = 1; break;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		if (c->func) {
+			pt_cli_error("%s: one of --callers and --callees, once", c->cmd);
+			return 2;
+		}
+		c->func = arg;
+		c->func_callers = o == OPT_CALLERS;
+		break;
+	case OPT_THRESHOLD: {
+		char *e;
+		double v = strtod(arg, &e);
+		if (e == arg || (*e && strcmp(e, "%")) || !(v >= 0 && v <= 100)) {
+			pt_cli_error("%s: --threshold wants a share of the time (0.5%%, 2), not '%s'",
+				     c->cmd, arg);
+			return 2;
+		}
+		c->threshold = v / 100;
+		c->has_threshold = 1;
+		break;
+	}
+	default: c->cost = 1;
 	}
 	return 0;
 }
@@ -136,6 +186,11 @@ static int parse_args(cli *c, int argc, char **argv)
 		{"threads", required_argument, 0, OPT_THREADS},
 		{"processes", required_argument, 0, OPT_PROCESSES},
 		{"wide", no_argument, 0, OPT_WIDE},
+		{"tree", no_argument, 0, OPT_TREE},
+		{"callers", required_argument, 0, OPT_CALLERS},
+		{"callees", required_argument, 0, OPT_CALLEES},
+		{"threshold", required_argument, 0, OPT_THRESHOLD},
+		{"cost", no_argument, 0, OPT_COST},
 		{0, 0, 0, 0}};
 	int o, idx;
 	uint64_t v;
@@ -183,6 +238,14 @@ static int parse_args(cli *c, int argc, char **argv)
 			break;
 		case OPT_NO_PROFILE: c->no_profile = 1; break;
 		case OPT_WIDE: c->wide = 1; break;
+		case OPT_TREE:
+		case OPT_CALLERS:
+		case OPT_CALLEES:
+		case OPT_THRESHOLD:
+		case OPT_COST:
+			if (view_option(c, o, opts[idx].name, optarg))
+				return 2;
+			break;
 		case OPT_RUN: c->run = optarg; break;
 		case OPT_HTML: c->format = "html"; break;
 		case OPT_PNG: c->png = 1; break;
@@ -212,15 +275,20 @@ static int parse_args(cli *c, int argc, char **argv)
 			return 2;
 		}
 	}
+	/* report: rows, a window and functions, not a duration (a profile
+	 * counts every call it holds) */
 	int sel_ok = !strcmp(c->cmd, "analyze") || !strcmp(c->cmd, "export");
-	if ((c->sel_opt && !sel_ok) || (c->prv_opt && strcmp(c->cmd, "analyze"))) {
+	int rep_ok = !strcmp(c->cmd, "report") && !c->min_opt;
+	if ((c->sel_opt && !sel_ok && !rep_ok) || (c->prv_opt && strcmp(c->cmd, "analyze"))) {
+		int sel = c->sel_opt && !sel_ok && !rep_ok;
 		pt_cli_error("%s: --%s is an option of %s", c->cmd,
-			     c->sel_opt && !sel_ok ? c->sel_opt : c->prv_opt,
-			     c->sel_opt && !sel_ok ? "analyze and export" : "analyze");
+			     sel ? (c->min_opt ? c->min_opt : c->sel_opt) : c->prv_opt,
+			     sel ? "analyze and export" : "analyze");
 		return 2;
 	}
-	if (c->wide && strcmp(c->cmd, "report")) {
-		pt_cli_error("%s: --wide is an option of report", c->cmd);
+	if ((c->wide || c->view_opt) && strcmp(c->cmd, "report")) {
+		pt_cli_error("%s: --%s is an option of report", c->cmd,
+			     c->view_opt ? c->view_opt : "wide");
 		return 2;
 	}
 	if (c->no_gz && c->gz) {

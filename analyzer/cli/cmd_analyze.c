@@ -18,7 +18,10 @@ void pt_cmd_analyze_help(FILE *out)
 	      "Writes a Paraver trace (NAME.prv, NAME.pcf, NAME.row) and prints a short profile.\n"
 	      "  -o, --output NAME    base name of the Paraver files (default: TRACE_DIR)\n"
 	      "  --budget SIZE        largest .prv to write (default 160MB, which Paraver loads\n"
-	      "                       in under 30 s): the shortest calls are left out to fit\n"
+	      "                       in under 30 s): the shortest calls are left out to fit;\n"
+	      "                       then it names the functions that made the most events\n"
+	      "                       and writes NAME.filter, a filter file for the plugin\n"
+	      "                       that leaves them out\n"
 	      "  --full               everything, whatever its size\n"
 	      "  --gz, --no-gz        always, never write NAME.prv.gz (Paraver reads it);\n"
 	      "                       default: when the .prv is over 1 GB\n"
@@ -81,6 +84,7 @@ int pt_cmd_analyze(int argc, char **argv)
 		free(name);
 		return 2;
 	}
+	char *cost_opts = NULL;
 	char *cfgs = pt_cli_cfgs_dir();
 	/* under mpirun: the whole trace (the budget would need every process's
 	 * accounts), as --full writes it (docs/MPI.md) */
@@ -103,7 +107,15 @@ int pt_cmd_analyze(int argc, char **argv)
 				pt_cli_progname);
 		c.nloaded = 0;
 	} else {
-		if (!c.no_profile)
+		/* the profile; with a budget, inside the cost tool, which also says,
+		 * when the budget left calls out, which functions made the events
+		 * and writes a filter file that leaves them out at compile time */
+		if (!c.no_profile && c.budget &&
+		    asprintf(&cost_opts, "budget,filter=%s.filter", c.output) < 0)
+			cost_opts = NULL;
+		if (cost_opts)
+			cli_add_builtin(&c, pt_tool_cost(), cost_opts);
+		else if (!c.no_profile)
 			cli_add_builtin(&c, pt_tool_profile(), "short");
 		pt_report_sections(PF_IN_ANALYZE, cli_add_section, &c);
 		if (c.interval_ns)
@@ -113,6 +125,7 @@ int pt_cmd_analyze(int argc, char **argv)
 	if (c.dist)
 		c.dist->close(c.dist);
 	free(c.pv_opts);
+	free(cost_opts);
 	pt_select_free(&c.sel);
 	free(name);
 	return rc;

@@ -28,7 +28,8 @@
 	X(analyze, "write a Paraver trace (.prv/.pcf/.row) and print a short profile") \
 	X(report, "print the profile: functions, locks, threads (--csv, --json, --html)") \
 	X(export, "write a timeline for ui.perfetto.dev (--format perfetto or chrome)") \
-	X(plot, "draw the timeline and a flame graph as SVG (--png), without a GUI")
+	X(plot, "draw the timeline and a flame graph as SVG (--png), without a GUI") \
+	X(diff, "compare two runs per function, lock and thread (traces or saved report --json)")
 
 #define PT_DECLARE_COMMAND(name, summary) \
 	int pt_cmd_##name(int argc, char **argv); \

@@ -14,7 +14,9 @@
  * (analyzer/families/pt_family.h, report/report.h). */
 #define PT_BUILTIN_TOOLS(X)                                                                        \
 	X(paraver)  /* paraver/paraver.c: gz, gzauto, budget=BYTES, cfgs=DIR */                    \
-	X(profile)  /* report/profile.c: csv|json|short, top=N, wide */                            \
+	X(profile)  /* report/profile.c: csv|json|short, top=N, wide, select */                    \
+	X(calltree) /* report/calltree.c: json, threshold=X, callers=F|callees=F (last) */         \
+	X(cost)     /* report/cost.c: json, top=N, budget, filter=PATH (last) */                   \
 	X(interval) /* interval.c: csv|json */                                                     \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
@@ -43,5 +45,10 @@ const char *pt_interval_json(void);
 void pt_fmt_dur(char *buf, size_t n, uint64_t ns);
 /* Bytes for a table: "4.0 MiB", "512 B" (fmt_dur.c). */
 void pt_fmt_bytes(char *buf, size_t n, double bytes);
+
+/* The calls the size budget left out of the last .prv the Paraver writer
+ * wrote in this process (0: none, or no budget applied), from its finish
+ * on: what the cost tool's "budget" option waits for. */
+uint64_t pt_paraver_budget_cut(void);
 
 #endif

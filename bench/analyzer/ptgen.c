@@ -555,6 +555,8 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  *   process PID PROGRAM [forked PPID]   opens pPID/process.ptl (at time 0; a
  *                                       forked one gets its FORK record)
  *   func ID NAME FILE LINE              FUNC_DEF in the last process opened
+ *                                       (in NAME, "\s" stands for a space,
+ *                                       "\xNN" for the byte NN)
  *   T TID RECORD ARGS...                a record of thread TID at T ns (from
  *                                       the run's origin); the thread's log
  *                                       is opened by its `start`
@@ -667,6 +669,15 @@ static void scenario_script(const char *out, const char *path)
 			NEED(5);
 			if (!proc)
 				die("%s:%u: func before process", path, lineno);
+			for (char *p = tok[2], *q = tok[2];; p++, q++) {
+				unsigned byte;
+				if (p[0] == '\\' && p[1] == 's')
+					*q = ' ', p++;
+				else if (p[0] == '\\' && p[1] == 'x' && sscanf(p + 2, "%2x", &byte) == 1)
+					*q = (char)byte, p += 3;
+				else if (!(*q = *p))
+					break;
+			}
 			func_def(proc, BASE_NS, (uint32_t)num(tok[1]), tok[2], tok[3],
 				 (uint32_t)num(tok[4]));
 			continue;

@@ -297,6 +297,29 @@ def check_html(a, trace, work):
         fail("report --html: the program is not named %r" % text(PROGRAM))
 
 
+def check_views(a, trace):
+    """report --tree, --callers, --cost and diff: text and JSON."""
+    s = displayable("report --tree", run(a, ["report", "--tree", trace], "report --tree"))
+    if text(FUNC) not in s:
+        fail("report --tree: no line names %r" % text(FUNC))
+    for what, args in (("report --tree --json", ["report", "--tree", "--json"]),
+                       ("report --callers --json", ["report", "--callers", "^fn", "--json"]),
+                       ("report --cost --json", ["report", "--cost", "--json"]),
+                       ("diff --json", ["diff", "--json", trace])):
+        data = run(a, args + [trace], what)
+        try:
+            d = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            fail("%s: not strict JSON: %s" % (what, e))
+            continue
+        found = json.dumps(d, ensure_ascii=False)
+        if json.dumps(replaced(FUNC), ensure_ascii=False) not in found:
+            fail("%s: no name %r" % (what, replaced(FUNC)))
+    for what, args in (("report --cost", ["report", "--cost"]), ("diff", ["diff", trace]),
+                       ("diff --csv", ["diff", "--csv", trace])):
+        displayable(what, run(a, args + [trace], what))
+
+
 def check_dump(a, trace):
     s = displayable("dump", run(a, ["dump", trace], "dump"))
     for kind, want in (("FUNC_DEF", text(FUNC)), ("THREAD_NAME", text(THREAD)),
@@ -355,6 +378,7 @@ def main():
     check_report_text(a, trace)
     check_csv(a, trace)
     check_json(a, trace)
+    check_views(a, trace)
     check_chrome(a, trace, work)
     check_perfetto(a, trace, work)
     check_paraver(a, trace, work)

@@ -107,8 +107,17 @@ static void free_thin(pv_tool *pv)
 	}
 }
 
+/* Calls the budget left out in this process's last .prv (tools.h). */
+static uint64_t budget_cut_calls;
+
+uint64_t pt_paraver_budget_cut(void)
+{
+	return budget_cut_calls;
+}
+
 static void take_stats(pv_tool *pv, const pv_thin_stats *st)
 {
+	budget_cut_calls = pv->threshold ? st->calls_left : 0;
 	pv->calls_left = st->calls_left;
 	pv->calls_total = st->calls_left + st->calls_kept;
 	pv->ns_left = st->ns_left;

@@ -121,6 +121,10 @@ typedef struct pl_family {
 	void (*destroy)(void *global);
 } pl_family;
 
+/* The model of the plot tool's state `state` (pt_tool_plot(), option
+ * "model"), complete once its finish returned. */
+const pl_model *pl_tool_model(const void *state);
+
 /* Name of a label into buf ("?" if unknown). */
 const char *pl_label_name(const pl_model *m, uint32_t label, char *buf, size_t len);
 

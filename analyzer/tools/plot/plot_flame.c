@@ -147,3 +147,41 @@ void pf_tree_shrink(pf_tree *t)
 		t->cap = t->nn ? t->nn : 1;
 	}
 }
+
+static const pf_tree *sort_tree;
+static int cmp_incl(const void *a, const void *b)
+{
+	const pf_node *x = &sort_tree->n[*(const uint32_t *)a],
+	              *y = &sort_tree->n[*(const uint32_t *)b];
+	if (x->incl != y->incl)
+		return x->incl > y->incl ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+int pf_tree_children(const pf_tree *t, uint32_t **first_out, uint32_t **kids_out)
+{
+	size_t n = t->nn;
+	uint32_t *first = calloc(n + 1, sizeof *first), *kids = malloc((n + 1) * sizeof *kids);
+	uint32_t *fill = calloc(n + 1, sizeof *fill);
+	if (!first || !kids || !fill) {
+		free(first);
+		free(kids);
+		free(fill);
+		return -1;
+	}
+	for (size_t i = 1; i < n; i++)
+		first[t->n[i].parent + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	for (size_t i = 1; i < n; i++) {
+		uint32_t p = t->n[i].parent;
+		kids[first[p] + fill[p]++] = (uint32_t)i;
+	}
+	free(fill);
+	sort_tree = t;
+	for (size_t i = 0; i < n; i++)
+		pt_qsort(kids + first[i], first[i + 1] - first[i], sizeof *kids, cmp_incl);
+	*first_out = first;
+	*kids_out = kids;
+	return 0;
+}

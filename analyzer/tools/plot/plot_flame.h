@@ -53,6 +53,12 @@ uint64_t pf_child(pf_tree *t, uint32_t parent, uint32_t func);
  * ENOMEM. */
 int pf_tree_merge(pf_tree *dst, const pf_tree *src);
 
+/* Each node's children, by inclusive time, largest first (ties: in node
+ * order), in two malloc'ed arrays: node i's are (*kids)[(*first)[i]] up to
+ * (*first)[i + 1] (first has nn + 1 entries). -1 on ENOMEM (nothing to
+ * free). */
+int pf_tree_children(const pf_tree *t, uint32_t **first, uint32_t **kids);
+
 /* A tree that grows no more keeps only its nodes (what pf_tree_merge
  * reads of a source). */
 void pf_tree_shrink(pf_tree *t);

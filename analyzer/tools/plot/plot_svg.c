@@ -392,43 +392,18 @@ typedef struct fl_layout {
 	int cut;        /* deeper levels were left out */
 } fl_layout;
 
-static const pf_tree *sort_tree;
-static int cmp_incl(const void *a, const void *b)
-{
-	const pf_node *x = &sort_tree->n[*(const uint32_t *)a],
-	              *y = &sort_tree->n[*(const uint32_t *)b];
-	if (x->incl != y->incl)
-		return x->incl > y->incl ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 /* Boxes in drawing order (parents first), children widest first. */
 static int fl_lay(const pf_tree *t, double x0, double width, fl_layout *out)
 {
 	memset(out, 0, sizeof *out);
 	size_t n = t->nn;
-	uint32_t *first = calloc(n + 1, sizeof *first), *kids = malloc(n * sizeof *kids);
+	uint32_t *first = NULL, *kids = NULL;
 	out->box = malloc(n * sizeof *out->box);
 	fl_box *stack = malloc(n * sizeof *stack);
 	int rc = -1;
-	if (!first || !kids || !out->box || !stack)
+	/* node i's children are kids[first[i] .. first[i + 1]), widest first */
+	if (!out->box || !stack || pf_tree_children(t, &first, &kids))
 		goto done;
-	/* children lists, CSR: node i's children are kids[first[i] .. first[i + 1]) */
-	for (size_t i = 1; i < n; i++)
-		first[t->n[i].parent + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	uint32_t *fill = calloc(n, sizeof *fill);
-	if (!fill)
-		goto done;
-	for (size_t i = 1; i < n; i++) {
-		uint32_t p = t->n[i].parent;
-		kids[first[p] + fill[p]++] = (uint32_t)i;
-	}
-	free(fill);
-	sort_tree = t;
-	for (size_t i = 0; i < n; i++)
-		pt_qsort(kids + first[i], first[i + 1] - first[i], sizeof *kids, cmp_incl);
 	double total = t->n[0].incl ? (double)t->n[0].incl : 1;
 	size_t sp = 0;
 	stack[sp++] = (fl_box){0, 0, x0, width};

@@ -16,7 +16,9 @@
  *
  * Options: "png" (plot: also NAME.png), "html" (the HTML report: the
  * profile and the families' HTML sections (report.h) run inside this one,
- * in the same pass, for their JSON; nest.h). */
+ * in the same pass, for their JSON; nest.h), "model" (no file and no rows:
+ * the call-path tree only, for a tool that runs this one inside and reads
+ * it with pl_tool_model, as `report --tree` does). */
 #define _GNU_SOURCE
 #include "plot.h"
 
@@ -36,7 +38,7 @@
 
 typedef struct pl_tool {
 	pl_model m;
-	int png, html;
+	int png, html, model_only;
 	char *svg_path, *png_path;
 	size_t nfam; /* families whose part is made (m.fam) */
 	pthread_mutex_t lock;
@@ -350,7 +352,10 @@ static void *pl_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	pl->m.ctx = ctx;
 	pl->png = options && strstr(options, "png");
 	pl->html = options && strstr(options, "html");
+	pl->model_only = options && strstr(options, "model");
 	pl->m.nrows = ctx->nshards < PL_MAX_ROWS ? ctx->nshards : PL_MAX_ROWS;
+	if (pl->model_only)
+		pl->m.nrows = 0;
 	pl->m.rows = calloc(pl->m.nrows + 1, sizeof *pl->m.rows);
 	pl->trees = calloc(ctx->nshards + 1, sizeof *pl->trees);
 	const char *out = ctx->output ? ctx->output : pl->html ? "report.html" : "trace.svg";
@@ -726,6 +731,8 @@ static int pl_finish(void *tool, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (pl->model_only)
+		return 0;
 	int rc;
 	if (pl->html) {
 		if (pt_nest_finish(&pl->inner, err, errlen))
@@ -760,7 +767,7 @@ static int pl_finish(void *tool, char *err, size_t errlen)
 static int pl_print(void *tool, FILE *out)
 {
 	pl_tool *pl = tool;
-	if (pl->m.ctx->quiet)
+	if (pl->m.ctx->quiet || pl->model_only)
 		return 0;
 	fprintf(out, "%s: %s", pl->html ? "HTML report" : "plot", pl->svg_path);
 	if (pl->png_path)
@@ -819,4 +826,9 @@ static const pt_tool plot_tool = {
 const pt_tool *pt_tool_plot(void)
 {
 	return &plot_tool;
+}
+
+const pl_model *pl_tool_model(const void *state)
+{
+	return &((const pl_tool *)state)->m;
 }

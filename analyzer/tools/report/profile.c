@@ -24,13 +24,18 @@
  * inside its tables; in the JSON, the families' sections run inside it
  * too: one object for the whole report.
  * Options: "text" (default), "csv", "json", "short" (the summary analyze
- * prints), "top=N" rows per table (0 = all).
+ * prints), "top=N" rows per table (0 = all), "select" (report: the
+ * framework's selection applies, pt_select.h: its rows only, and inside its
+ * window only the part of each call, wait and lifetime the window holds; a
+ * call counts when it overlaps the window. profile_print.c leaves out the
+ * functions --include/--exclude leave out, and says what went).
  */
 #define _GNU_SOURCE
 #include "profile.h"
 #include "pt_callstack.h"
 #include "pt_framework.h"
 #include "pt_func_lookup.h"
+#include "pt_select.h"
 #include "pt_throttle.h"
 #include "pt_waits.h"
 #include "tools.h"
@@ -60,6 +65,10 @@ typedef struct pf_shard {
 	pt_func_lookup fl;
 	pt_throttles thr;
 	pf_thread ts;
+	int skip;          /* a row the selection leaves out */
+	uint64_t thr_left; /* throttled calls a window leaves out */
+	int clip;        /* a window: [lo, hi] */
+	uint64_t lo, hi;
 	void *fam[PT_MAX_FAMILIES]; /* the families' parts' shard states */
 	pt_nest_shard inner;        /* the sections inside (JSON) */
 	int oom;
@@ -98,7 +107,22 @@ static inline void call_begins(pf_shard *s, uint32_t id)
 		return;
 	}
 	s->active[id]++;
-	s->f[id].calls++;
+	if (!s->clip) /* in a window: counted at its end, if it overlaps */
+		s->f[id].calls++;
+}
+
+/* What of [b, e] the window holds. */
+static inline uint64_t overlap(const pf_shard *s, uint64_t b, uint64_t e)
+{
+	uint64_t lo = b > s->lo ? b : s->lo, hi = e < s->hi ? e : s->hi;
+	return hi > lo ? hi - lo : 0;
+}
+
+/* A call, wait or life that ends where the window begins, or begins where
+ * it ends, is outside; one of no length is inside when its instant is. */
+static inline int overlaps(const pf_shard *s, uint64_t b, uint64_t e)
+{
+	return e > b ? b < s->hi && e > s->lo : b >= s->lo && b <= s->hi;
 }
 
 /* Frame i of the stack ended at t; its caller, if any, is frame i - 1
@@ -108,8 +132,14 @@ static inline void call_ends(pf_shard *s, pt_callstack *cs, size_t i, uint64_t t
 	const pt_frame_at *at = &cs->at[i];
 	uint32_t id = cs->ids[i];
 	uint64_t incl = t > at->t ? t - at->t : 0;
-	uint64_t excl = incl > at->aux ? incl - at->aux : 0;
 	pf_func *f = &s->f[id];
+	if (s->clip) {
+		/* its callees' aux is clipped alike: excl is its own time inside */
+		if (overlaps(s, at->t, t))
+			f->calls++;
+		incl = overlap(s, at->t, t);
+	}
+	uint64_t excl = incl > at->aux ? incl - at->aux : 0;
 	if (--s->active[id] == 0)
 		f->incl += incl;
 	if (incl > f->incl_max)
@@ -131,6 +161,10 @@ static void call_cut(pf_shard *s, pt_callstack *cs, size_t i)
 {
 	uint32_t id = cs->ids[i];
 	s->active[id]--;
+	if (s->clip && !overlaps(s, cs->at[i].t, cs->last_t))
+		return;
+	if (s->clip)
+		s->f[id].calls++;
 	s->f[id].cut++;
 }
 
@@ -247,6 +281,11 @@ static void throttle_record(pf_shard *s, const pt_event *ev)
 	uint32_t id = pt_func_lookup_id(&s->fl, th.local_id);
 	if (!id)
 		return;
+	if (s->clip) {
+		/* when those calls were made is not known: not in a window */
+		s->thr_left += th.count;
+		return;
+	}
 	if (grow_funcs(s, id)) {
 		s->oom = 1;
 		return;
@@ -286,7 +325,10 @@ static void add_inner(void *arg, const pf_section *sec)
 static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	pf_tool *pf = calloc(1, sizeof *pf);
-	if (!pf || !(pf->t = calloc(ctx->nshards + 1, sizeof *pf->t))) {
+	if (!pf || !(pf->t = calloc(ctx->nshards + 1, sizeof *pf->t)) ||
+	    !(pf->hide = calloc(ctx->nshards + 1, 1))) {
+		if (pf)
+			free(pf->t);
 		free(pf);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -303,6 +345,8 @@ static void *pf_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		}
 	}
 	if (options) {
+		if (strstr(options, "select"))
+			pf->sel = pt_fw_select(ctx); /* its window is placed by shard_init */
 		if (strstr(options, "csv"))
 			pf->format = 1;
 		if (strstr(options, "json"))
@@ -345,6 +389,14 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	pt_callstack_init(&s->calls);
 	s->ts.shard = info->index;
 	s->ts.first = info->first_ns;
+	const pt_select *sel = s->pf->sel;
+	s->skip = sel && !pt_select_shard(sel, info);
+	s->pf->hide[info->index] = (uint8_t)s->skip;
+	if (pt_select_window(sel)) {
+		s->clip = 1;
+		s->lo = sel->win_lo;
+		s->hi = sel->win_hi;
+	}
 	return s;
 }
 
@@ -353,9 +405,12 @@ static int pf_shard_event(void *st, const pt_event *ev)
 	pf_shard *s = st;
 	const pt_shard_info *in = s->info;
 	uint64_t t = ev->time_ns;
-	s->ts.events++;
 	if (s->pf->inner.n && pt_nest_shard_event(&s->pf->inner, &s->inner, ev))
 		return -1;
+	if (s->skip)
+		return 0;
+	if (!s->clip || (t >= s->lo && t <= s->hi))
+		s->ts.events++;
 	if (in->kind != PT_FILE_THREAD)
 		return 0;
 	int is_enter;
@@ -408,6 +463,14 @@ static int pf_shard_event(void *st, const pt_event *ev)
 		break;
 	case PT_WAITS_ENDED: {
 		uint64_t d = w.end - w.begin;
+		if (s->clip) {
+			if (!overlaps(s, w.begin, w.end)) {
+				if (w.kind == PT_WAIT_LOCK)
+					s->req_stack = 0;
+				break;
+			}
+			d = overlap(s, w.begin, w.end);
+		}
 		s->ts.wait[w.kind] += d;
 		if (w.kind == PT_WAIT_JOIN)
 			break;
@@ -459,9 +522,16 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			if (s->ts.unclosed)
 				s->ts.open_since[k] = w.begin ? w.begin : 1;
 			else
-				s->ts.wait[k] += w.end - w.begin;
+				s->ts.wait[k] += s->clip ? overlap(s, w.begin, w.end) : w.end - w.begin;
 		}
 	s->ts.last = last_ns;
+	if (s->clip) {
+		/* its life inside the window; none: not shown */
+		if (!overlaps(s, s->ts.first, last_ns))
+			pf->hide[s->info->index] = 1;
+		else if (!s->ts.unclosed)
+			pf_clip_life(&s->ts, s->lo, s->hi);
+	}
 	int rc = 0;
 	if (pt_nest_shard_exit(&pf->inner, &s->inner, last_ns, complete))
 		rc = -1;
@@ -472,6 +542,7 @@ static int pf_shard_exit(void *st, uint64_t last_ns, int complete)
 			rc = -1;
 	}
 	pf->t[s->info->index] = s->ts;
+	pf->thr_left += s->thr_left;
 	if (s->nf > pf->nf) {
 		pf_func *f = realloc(pf->f, s->nf * sizeof *f);
 		if (f) {
@@ -548,6 +619,7 @@ static void pf_destroy(void *tool)
 	pf_tool *pf = tool;
 	for (size_t i = 0; i < pf->nl; i++)
 		free(pf->l[i].callers);
+	free(pf->hide);
 	for (size_t i = 0; i < pf->ctx->nshards; i++)
 		free(pf->t[i].name);
 	free(pf->l);
@@ -585,12 +657,21 @@ static void end_unclosed(pf_tool *pf)
 			if (ctx->shards[i].process != p || ctx->shards[i].kind != PT_FILE_THREAD ||
 			    !t->unclosed || t->last > end)
 				continue;
-			for (int k = 0; k < PF_W_N; k++)
+			uint64_t lo = 0, hi = UINT64_MAX;
+			if (pt_select_window(pf->sel)) {
+				lo = pf->sel->win_lo;
+				hi = pf->sel->win_hi;
+			}
+			for (int k = 0; k < PF_W_N; k++) {
+				uint64_t b = t->open_since[k] > lo ? t->open_since[k] : lo;
+				uint64_t e = end < hi ? end : hi;
 				if (t->open_since[k])
-					t->wait[k] +=
-					    end > t->open_since[k] ? end - t->open_since[k] : 0;
+					t->wait[k] += e > b ? e - b : 0;
+			}
 			if (t->last >= t->first)
 				t->last = end;
+			if (t->last >= t->first && pt_select_window(pf->sel))
+				pf_clip_life(t, lo, hi);
 		}
 	}
 }

@@ -61,6 +61,9 @@ typedef struct pf_tool {
 	pf_lock *l;
 	size_t nl, capl;
 	pf_thread *t; /* per shard */
+	uint8_t *hide; /* per shard: left out by the selection (its rows, its window) */
+	const struct pt_select *sel; /* option "select": the framework's; NULL: everything */
+	uint64_t thr_left; /* calls the runtime throttled, which a window leaves out */
 	void *fam[PT_MAX_FAMILIES]; /* the families' parts' global states */
 	size_t nfam;
 	/* JSON only: the families' sections in it (PF_IN_JSON), run inside
@@ -75,6 +78,15 @@ static inline const pf_family *pf_fam(size_t i)
 	return pt_families[i]->report;
 }
 
+
+/* A thread's lifetime cut to the window [lo, hi] (it overlaps it). */
+static inline void pf_clip_life(pf_thread *t, uint64_t lo, uint64_t hi)
+{
+	if (t->first < lo)
+		t->first = lo;
+	if (t->last > hi)
+		t->last = hi;
+}
 
 /* print_results: text, CSV or JSON. */
 int pf_print(void *tool, FILE *o);

@@ -6,6 +6,7 @@
 #include "pt_framework.h"
 #include "pt_fw_util.h"
 #include "pt_names.h"
+#include "pt_select.h"
 #include "pt_text.h"
 #include "row_label.h"
 #include "tools.h"
@@ -111,6 +112,9 @@ typedef struct pf_view {
 	size_t nthreads;
 	uint32_t *ids; /* functions called, by exclusive time */
 	size_t nids, nf_show, nl_show;
+	/* what the selection left out: functions (--include/--exclude), rows */
+	size_t nf_left, nthreads_left;
+	uint64_t calls_left, excl_left;
 	double tot; /* total, never 0: shares divide by it */
 } pf_view;
 
@@ -120,6 +124,10 @@ static int view_prepare(pf_tool *pf, pf_view *v)
 	memset(v, 0, sizeof *v);
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		const pf_thread *t = &pf->t[i];
+		if (pf->hide[i]) {
+			v->nthreads_left += ctx->shards[i].kind == PT_FILE_THREAD;
+			continue;
+		}
 		if (ctx->shards[i].kind != PT_FILE_THREAD || t->last < t->first)
 			continue;
 		v->nthreads++;
@@ -132,9 +140,19 @@ static int view_prepare(pf_tool *pf, pf_view *v)
 	v->ids = malloc((pf->nf + 1) * sizeof *v->ids);
 	if (!v->ids)
 		return -1;
-	for (uint32_t i = 1; i < pf->nf; i++)
-		if (pf->f[i].calls)
+	pt_sel_funcs sf;
+	pt_sel_funcs_init(&sf, pf->sel, ctx);
+	for (uint32_t i = 1; i < pf->nf; i++) {
+		if (!pf->f[i].calls)
+			continue;
+		if (pt_sel_func_left(&sf, i)) {
+			v->nf_left++;
+			v->calls_left += pf->f[i].calls;
+			v->excl_left += pf->f[i].excl;
+		} else
 			v->ids[v->nids++] = i;
+	}
+	pt_sel_funcs_free(&sf);
 	sort_pf = pf;
 	pt_qsort(v->ids, v->nids, sizeof *v->ids, cmp_func);
 	pt_qsort(pf->l, pf->nl, sizeof *pf->l, cmp_lockwait);
@@ -155,6 +173,73 @@ static void thread_times(const pf_thread *t, uint64_t *life, uint64_t *wait)
 		*wait += t->wait[k];
 }
 
+/* ---- what the selection left out (report's selection options) ---- */
+static uint64_t run_ns(const pt_trace_ctx *ctx)
+{
+	return ctx->t_end_ns > ctx->t0_ns ? ctx->t_end_ns - ctx->t0_ns : 0;
+}
+
+static void text_selection(const pf_tool *pf, const pf_view *v, FILE *o)
+{
+	const pt_select *sel = pf->sel;
+	const pt_trace_ctx *ctx = pf->ctx;
+	char a[32], b[32], c[32];
+	if (pt_select_window(sel))
+		fprintf(o, "  selected: the window %s to %s of a %s run (what lies outside it left out)\n",
+		        pt_fmt_ns(sel->win_lo - ctx->t0_ns, a, sizeof a),
+		        sel->win_hi == UINT64_MAX ? "the end"
+		                                  : pt_fmt_ns(sel->win_hi - ctx->t0_ns, b, sizeof b),
+		        pt_fmt_ns(run_ns(ctx), c, sizeof c));
+	if (v->nthreads_left)
+		fprintf(o, "  selected: %zu threads (%zu left out)\n", v->nthreads, v->nthreads_left);
+	if (pt_select_calls(sel)) {
+		pt_fmt_dur(a, sizeof a, v->excl_left);
+		fprintf(o, "  selected: %zu functions (%zu left out: %llu calls, %s exclusive)\n",
+		        v->nids, v->nf_left, (unsigned long long)v->calls_left, a);
+	}
+	if (pf->thr_left)
+		fprintf(o, "  left out: %llu calls the runtime throttled (counted, not recorded: when "
+		           "they ran is not known)\n",
+		        (unsigned long long)pf->thr_left);
+}
+
+/* The window's ends (the whole run when none) and the run's length, ns
+ * since its start. */
+static void window_ns(const pf_tool *pf, unsigned long long out[3])
+{
+	const pt_select *sel = pf->sel;
+	uint64_t t0 = pf->ctx->t0_ns, run = run_ns(pf->ctx);
+	int win = pt_select_window(sel);
+	out[0] = win ? sel->win_lo - t0 : 0;
+	out[1] = !win || sel->win_hi == UINT64_MAX ? run : sel->win_hi - t0;
+	out[2] = run;
+}
+
+static void json_selection(const pf_tool *pf, const pf_view *v, FILE *o)
+{
+	unsigned long long w[3];
+	window_ns(pf, w);
+	fprintf(o, "\n \"selection\": {\"from_ns\": %llu, \"to_ns\": %llu, \"run_ns\": %llu, "
+	           "\"threads\": %zu, \"threads_left_out\": %zu, \"functions_left_out\": %zu, "
+	           "\"calls_left_out\": %llu, \"excl_left_out_ns\": %llu, "
+	           "\"throttled_left_out\": %llu},",
+	        w[0], w[1], w[2], v->nthreads, v->nthreads_left, v->nf_left,
+	        (unsigned long long)v->calls_left, (unsigned long long)v->excl_left,
+	        (unsigned long long)pf->thr_left);
+}
+
+static void csv_selection(const pf_tool *pf, const pf_view *v, FILE *o)
+{
+	unsigned long long w[3];
+	window_ns(pf, w);
+	fputs("\ntable,from_ns,to_ns,run_ns,threads,threads_left_out,functions_left_out,"
+	      "calls_left_out,excl_left_out_ns,throttled_left_out\n",
+	      o);
+	fprintf(o, "selection,%llu,%llu,%llu,%zu,%zu,%zu,%llu,%llu,%llu\n", w[0], w[1], w[2],
+	        v->nthreads, v->nthreads_left, v->nf_left, (unsigned long long)v->calls_left,
+	        (unsigned long long)v->excl_left, (unsigned long long)pf->thr_left);
+}
+
 /* When the runtime began to throttle the function (first thread), from
  * the trace's start; 0 when it never did. */
 static uint64_t since_rel(const pf_tool *pf, const pf_func *x)
@@ -169,8 +254,10 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 {
 	const pt_trace_ctx *ctx = pf->ctx;
 	char name[512], obj[256];
-	fprintf(o, "{\n \"total_thread_ns\": %llu,\n \"functions\": [",
-	        (unsigned long long)v->total);
+	fprintf(o, "{\n \"total_thread_ns\": %llu,", (unsigned long long)v->total);
+	if (pf->sel)
+		json_selection(pf, v, o);
+	fputs("\n \"functions\": [", o);
 	for (size_t i = 0; i < v->nids; i++) {
 		const pf_func *x = &pf->f[v->ids[i]];
 		const pt_func_info *fi = pt_ctx_func_info(ctx, v->ids[i]);
@@ -210,13 +297,15 @@ static int print_json(pf_tool *pf, const pf_view *v, FILE *o)
 		fputc('}', o);
 	}
 	fputs("\n ],\n \"threads\": [", o);
-	for (size_t i = 0; i < ctx->nshards; i++) {
+	for (size_t i = 0, n = 0; i < ctx->nshards; i++) {
 		const pf_thread *t = &pf->t[i];
 		const pt_shard_info *s = &ctx->shards[i];
 		uint64_t life, w;
+		if (pf->hide[i])
+			continue;
 		thread_times(t, &life, &w);
 		fprintf(o, "%s\n  {\"pid\": %u, \"tid\": %u, \"kind\": \"%s\", \"name\": ",
-		        i ? "," : "", s->pid, s->tid, s->kind == PT_FILE_GPU ? "gpu" : "thread");
+		        n++ ? "," : "", s->pid, s->tid, s->kind == PT_FILE_GPU ? "gpu" : "thread");
 		thread_label(pf, t, name, sizeof name);
 		pt_json_str(o, name);
 		fprintf(o,
@@ -289,6 +378,8 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 		const pf_thread *t = &pf->t[i];
 		const pt_shard_info *s = &ctx->shards[i];
 		uint64_t life, w;
+		if (pf->hide[i])
+			continue;
 		thread_times(t, &life, &w);
 		thread_label(pf, t, name, sizeof name);
 		fprintf(o, "thread,%u,%u,", s->pid, s->tid);
@@ -303,6 +394,8 @@ static void print_csv(pf_tool *pf, const pf_view *v, FILE *o)
 	for (size_t i = 0; i < pf->nfam; i++)
 		if (pf_fam(i) && pf_fam(i)->print_csv)
 			pf_fam(i)->print_csv(pf->fam[i], o);
+	if (pf->sel)
+		csv_selection(pf, v, o);
 }
 
 static void text_summary(const pf_view *v, FILE *o)
@@ -418,6 +511,8 @@ static void text_threads(pf_tool *pf, unsigned nw, FILE *o)
 	for (size_t i = 0; i < ctx->nshards; i++) {
 		const pf_thread *t = &pf->t[i];
 		uint64_t life, w;
+		if (pf->hide[i])
+			continue;
 		thread_times(t, &life, &w);
 		char label[256];
 		thread_label(pf, t, label, sizeof label);
@@ -456,6 +551,8 @@ int pf_print(void *tool, FILE *o)
 		if (pf->wide)
 			nw = wide_column(pf, &v);
 		text_summary(&v, o);
+		if (pf->sel)
+			text_selection(pf, &v, o);
 		text_functions(pf, &v, nw, o);
 		text_locks(pf, &v, nw, o);
 		for (size_t i = 0; i < pf->nfam; i++)
