@@ -567,7 +567,11 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  * OBJ; user-type TYPE NAME [scope]; user-value TYPE VALUE NAME; user-event
  * TYPE VALUE; fork CHILD; lost RECORDS REASON (no_space no_memory
  * reentrant limit); counter-def INDEX NAME PERF_TYPE PERF_CONFIG; counters
- * DELTA...; Every log ends with a CLOSE at its last time.
+ * DELTA...; offcpu CAUSE OUT IN (CAUSE: blocked preempted call, or
+ * call:NUMBER for a blocking call's stretch; OUT and IN in ns: the short
+ * form), offcpu-long CAUSE OUT IN (the 24-byte form); offcpu-source
+ * SOURCE LOST (SOURCE: switches calls). Every log ends with a CLOSE at its
+ * last time.
  * A thread's records must come in time order. */
 typedef struct script_log {
 	char id[16]; /* "7001" (thread) or "p7000" (process) */
@@ -760,6 +764,30 @@ static void scenario_script(const char *out, const char *path)
 			for (int k = 3; k < n && nv < 12; k++)
 				v[nv++] = num(tok[k]);
 			emit(g, t, PT_REC_COUNTERS, nv, v, nv * sizeof v[0]);
+		} else if (!strcmp(what, "offcpu") || !strcmp(what, "offcpu-long")) {
+			NEED(6);
+			uint64_t out_ns = BASE_NS + num(tok[4]), in_ns = BASE_NS + num(tok[5]);
+			unsigned cause = !strncmp(tok[3], "call", 4)       ? PT_OFFCPU_IN_CALL
+					 : !strcmp(tok[3], "preempted")    ? PT_OFFCPU_PREEMPTED
+					 : !strcmp(tok[3], "blocked")      ? PT_OFFCPU_BLOCKED
+									   : 15;
+			if (cause == 15 || in_ns < out_ns || in_ns > t)
+				die("%s:%u: bad offcpu record", path, lineno);
+			unsigned arg = pt_offcpu_arg(
+				cause, tok[3][4] == ':' ? (unsigned)num(tok[3] + 5) : 0);
+			if (what[6]) {
+				pt_rec_offcpu_long o = {out_ns, in_ns};
+				emit(g, t, PT_REC_OFFCPU, arg, &o, sizeof o);
+			} else {
+				pt_rec_offcpu o = {(uint32_t)(t - in_ns), (uint32_t)(in_ns - out_ns)};
+				emit(g, t, PT_REC_OFFCPU, arg, &o, sizeof o);
+			}
+		} else if (!strcmp(what, "offcpu-source")) {
+			NEED(5);
+			pt_rec_offcpu_source o = {num(tok[4])};
+			emit(g, t, PT_REC_OFFCPU_SOURCE,
+			     !strcmp(tok[3], "calls") ? PT_OFFCPU_SOURCE_CALLS : PT_OFFCPU_SOURCE_SWITCHES,
+			     &o, sizeof o);
 		} else if (!strcmp(what, "exited")) {
 			NEED(4);
 			pt_rec_exit ex = {(int32_t)num(tok[3]), PT_EXIT_NORMAL};

@@ -60,9 +60,11 @@ extern "C" {
  * written at its end, and only when it succeeded; MPI_UNTRACED (a rank none
  * of whose MPI calls was traced); MPI_JOB's and MPI_INIT's world (a job
  * started by MPI_Comm_spawn), ranks of a spawned job written as job ranks
- * (PT_MPI_JOB_RANK). */
+ * (PT_MPI_JOB_RANK).
+ * 3.3: the off-CPU records (OFFCPU, OFFCPU_SOURCE: kinds 0x28 and 0x29,
+ * taken from the range kept for families outside the product). */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 2
+#define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -268,6 +270,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/gpu.h>
 #include <paratrace/format/omp.h>
 #include <paratrace/format/mpi.h>
+#include <paratrace/format/offcpu.h>
 
 /* A family built outside the product (an experiment, tests/toy/): a build
  * of the reader, the runtime and paratrace compiled with
@@ -292,6 +295,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_GPU(X) \
 	PT_REC_ROWS_OMP(X) \
 	PT_REC_ROWS_MPI(X) \
+	PT_REC_ROWS_OFFCPU(X) \
 	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {
@@ -302,7 +306,9 @@ enum pt_rec_kind {
 
 	/* Ranges reserved for later parts; the reader skips kinds it does not
 	 * know, so a part can add kinds within its range without a major bump. */
-	PT_REC_RANGE_EXTRA_FIRST = 0x28, /* a family outside the product (PT_FORMAT_EXTRA) */
+	PT_REC_RANGE_OFFCPU_FIRST = 0x28, /* off-CPU stretches */
+	PT_REC_RANGE_OFFCPU_LAST = 0x29,
+	PT_REC_RANGE_EXTRA_FIRST = 0x2a, /* a family outside the product (PT_FORMAT_EXTRA) */
 	PT_REC_RANGE_EXTRA_LAST = 0x2f,
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,

@@ -34,3 +34,4 @@
 #include "../gpu/settings.inc"
 #include "../omp/settings.inc"
 #include "../mpi/settings.inc"
+#include "../offcpu/settings.inc"
