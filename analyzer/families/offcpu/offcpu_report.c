@@ -8,10 +8,11 @@
  *             (a wait that blocks is off the CPU too: it counts as waiting)
  *   running   the rest
  * A function's share is the time it was the innermost traced frame
- * (exclusive time); a stretch goes to the function that was innermost when
- * its record was read, which is the one that blocked when the runtime read
- * it right after (its sleeps, polls, waits), and may be a later one for a
- * preemption it learned of late. Threads whose log has no OFFCPU_SOURCE
+ * (exclusive time); a stretch goes to the functions that were innermost
+ * while it lasted. Its record may come after later records (a preemption
+ * the runtime learned of late): the last OC_HIST changes of the innermost
+ * frame are kept to look back, and what is older than them counts for
+ * the thread only. Threads whose log has no OFFCPU_SOURCE
  * (traced with PARATRACE_OFFCPU=off, or by an older runtime) are listed
  * as such, not as never off the CPU. */
 #ifndef _GNU_SOURCE
@@ -31,7 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OC_RECENT 8 /* ended waits a late stretch is checked against */
+#define OC_RECENT 8  /* ended waits a late stretch is checked against */
+#define OC_HIST 1024 /* the last changes of the innermost frame, for late stretches */
 
 static const pt_callstack_ops oc_no_ops; /* frames are only read */
 
@@ -70,6 +72,12 @@ typedef struct oc_shard {
 	uint64_t wait_begin;
 	uint64_t recent[OC_RECENT][2];
 	unsigned nrecent;
+	/* from hist[k].t on, function hist[k].id was innermost (a ring) */
+	struct {
+		uint64_t t;
+		uint32_t id;
+	} hist[OC_HIST];
+	uint64_t nhist;
 	oc_split *f;
 	size_t nf;
 	oc_thread th;
@@ -151,6 +159,49 @@ static uint64_t outside_waits(const oc_shard *s, uint64_t a, uint64_t b, uint64_
 	return b - a > in ? b - a - in : 0;
 }
 
+static void note_innermost(oc_shard *s, uint64_t now)
+{
+	uint32_t id = innermost(s);
+	if (s->nhist && s->hist[(s->nhist - 1) % OC_HIST].id == id)
+		return;
+	s->hist[s->nhist % OC_HIST].t = now;
+	s->hist[s->nhist % OC_HIST].id = id;
+	s->nhist++;
+}
+
+/* `off` ns of the stretch [a, b] to the functions that were innermost in
+ * it, in proportion, as far back as the ring of changes goes; what is
+ * older goes to no function (id 0: the thread's figure only). -1: out of
+ * memory. */
+static int share_off(oc_shard *s, uint64_t a, uint64_t b, uint64_t off)
+{
+	uint64_t len = b - a, given = 0, end = UINT64_MAX;
+	uint64_t n = s->nhist < OC_HIST ? s->nhist : OC_HIST;
+	uint32_t id = len ? 0 : innermost(s);
+	for (uint64_t i = 0; i < n && len; i++) {
+		uint64_t k = (s->nhist - 1 - i) % OC_HIST;
+		uint64_t o = overlap(a, b, s->hist[k].t, end);
+		if (o) {
+			uint64_t part = (uint64_t)((unsigned __int128)off * o / len);
+			oc_split *f = fn_at(s, s->hist[k].id);
+			if (!f)
+				return -1;
+			f->off += part;
+			given += part;
+		}
+		if (s->hist[k].t <= a) {
+			id = s->hist[k].id; /* the rounding's few ns */
+			break;
+		}
+		end = s->hist[k].t;
+	}
+	oc_split *f = fn_at(s, id);
+	if (!f)
+		return -1;
+	f->off += off - given;
+	return 0;
+}
+
 static int oc_fail(oc_shard *s)
 {
 	snprintf(s->err, sizeof s->err, "out of memory");
@@ -182,9 +233,11 @@ static int oc_event(void *state, const pt_event *ev)
 	if (pt_rec_is_func(ev->kind) || pt_rec_is_func_pc(ev->kind)) {
 		if (!pt_callstack_step(&s->cs, id, enter, now))
 			pt_callstack_func(&s->cs, id, enter, now, &oc_no_ops, NULL);
+		note_innermost(s, now);
 		return 0;
 	}
 	pt_callstack_record(&s->cs, ev, &oc_no_ops, NULL);
+	note_innermost(s, now); /* a frame a landing left open may have closed */
 
 	pt_wait w;
 	switch (pt_waits_record(&s->ws, ev, &w)) {
@@ -215,7 +268,8 @@ static int oc_event(void *state, const pt_event *ev)
 	if (oc_stretch(s->info, ev, &out, &in))
 		return 0;
 	uint64_t off = outside_waits(s, out, in, now);
-	f->off += off;
+	if (share_off(s, out, in, off))
+		return oc_fail(s);
 	s->th.t.off += off;
 	s->th.stretches++;
 	if (pt_offcpu_cause(ev->rec->arg) == PT_OFFCPU_PREEMPTED)
