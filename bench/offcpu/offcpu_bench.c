@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* What off-CPU time adds per context switch (bench/offcpu/run.sh runs it
  * under PARATRACE_OFFCPU=off, calls and auto). Prints one number: the
- * nanoseconds of wall time per context switch of the process (voluntary
- * and not, from getrusage).
+ * process's CPU time (user and system) per context switch of it (voluntary
+ * and not), both from getrusage. CPU time, not wall time: what tracing
+ * adds is work on the CPU (the kernel's switch records, the runtime reading
+ * them), while the wall time of a program that blocks all the time follows
+ * the machine's load.
  *   offcpu_bench pingpong N   two threads hand a token back and forth N
  *                             times through a mutex and a condition
  *                             variable: each hand-over blocks one of them
@@ -34,17 +37,12 @@ static void *player(void *arg)
 	return NULL;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long switches(void)
+static long switches(uint64_t *cpu_ns)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
+	*cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+	          (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
@@ -55,8 +53,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = atol(argv[2]);
-	long s0 = switches();
-	uint64_t t0 = now_ns();
+	uint64_t c0, c1;
+	long s0 = switches(&c0);
 	if (!strcmp(argv[1], "pingpong")) {
 		rounds = n;
 		pthread_t a, b;
@@ -72,8 +70,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "offcpu_bench: unknown mode %s\n", argv[1]);
 		return 2;
 	}
-	uint64_t t = now_ns() - t0;
-	long s = switches() - s0;
-	printf("%.1f\n", s > 0 ? (double)t / (double)s : 0.0);
+	long s = switches(&c1) - s0;
+	printf("%.1f\n", s > 0 ? (double)(c1 - c0) / (double)s : 0.0);
 	return 0;
 }

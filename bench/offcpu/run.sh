@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Off-CPU time's cost: ns of wall time per context switch of a program that
-# switches all the time, plain and under libtrace.so with PARATRACE_OFFCPU
+# Off-CPU time's cost: ns of CPU time (the process's user and system time)
+# per context switch of a program that switches all the time, plain and under libtrace.so with PARATRACE_OFFCPU
 # off, calls and auto (the kernel's switch records), alternating, REPS
 # runs each (default 7); prints the medians and what each adds to `off`.
 #   bench/offcpu/run.sh [--reps N] [--rounds N] [--sleeps N]
@@ -48,7 +48,7 @@ row() { # label mode count
 		"$(awk -v x="$o" -v y="$a" 'BEGIN { printf "%+.1f", y - x }')"
 }
 
-echo "off-CPU time: ns per context switch, median of $reps runs (under libtrace.so: PARATRACE_OFFCPU=...)"
+echo "off-CPU time: CPU ns per context switch, median of $reps runs (under libtrace.so: PARATRACE_OFFCPU=...)"
 printf '%-34s %9s %9s %9s %9s %11s %11s\n' "workload" "plain" "off" "calls" "auto" \
 	"calls-off" "auto-off"
 row "cond ping-pong, 2 threads" pingpong "$rounds"
