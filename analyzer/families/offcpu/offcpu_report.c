@@ -376,23 +376,27 @@ static int any_source(const oc_tool *t)
 	return 0;
 }
 
-/* One row of a table: a name, then time, running, waiting, off-CPU, off%. */
-static void text_row(FILE *o, const char *name, const oc_split *x)
+/* One row of a table: a name (the trace's bytes, escaped and cut to 30
+ * columns: at its start for a thread, whose name ends its label), then
+ * time, running, waiting, off-CPU, off%. */
+static void text_row(FILE *o, const char *name, int keep_end, const oc_split *x)
 {
-	char a[24], b[24], c[24], d[24];
+	char a[24], b[24], c[24], d[24], fit[160];
+	pt_text_fit(fit, sizeof fit, name, 30, keep_end);
+	size_t cols = pt_text_cols(fit);
 	pt_fmt_dur(a, sizeof a, x->total);
 	pt_fmt_dur(b, sizeof b, running(x));
 	pt_fmt_dur(c, sizeof c, x->wait);
 	pt_fmt_dur(d, sizeof d, x->off);
-	fprintf(o, "  %-30.30s %9s %9s %9s %9s %5.1f%%", name, a, b, c, d, pct(x->off, x->total));
+	fprintf(o, "  %s%*s %9s %9s %9s %9s %5.1f%%", fit, (int)(cols < 30 ? 30 - cols : 0), "", a,
+	        b, c, d, pct(x->off, x->total));
 }
 
-/* Within 100 columns: the thread's label is cut, the lost switches get a
- * line of their own. */
+/* Within 100 columns: the lost switches get a line of their own. */
 static void print_text(oc_tool *t, FILE *o)
 {
 	const pt_trace_ctx *ctx = t->ctx;
-	char a[24], label[256], cut[32];
+	char a[24], label[256];
 	fputs("\nOff-CPU time (waiting: in locks, conditions, joins, barriers)\n", o);
 	fprintf(o, "  %-30s %9s %9s %9s %9s %6s %9s  %s\n", "thread", "time", "running", "waiting",
 	        "off-CPU", "off%", "preempted", "from");
@@ -401,12 +405,7 @@ static void print_text(oc_tool *t, FILE *o)
 		if (ctx->shards[i].kind != PT_FILE_THREAD)
 			continue;
 		pt_thread_row_label(ctx, &ctx->shards[i], NULL, label, sizeof label);
-		size_t len = strlen(label);
-		/* cut at its start, as the profile's threads table does: the
-		 * name is at the end */
-		if (len > 30)
-			snprintf(cut, sizeof cut, "..%s", label + len - 28);
-		text_row(o, len > 30 ? cut : label, &th->t);
+		text_row(o, label, 1, &th->t);
 		pt_fmt_dur(a, sizeof a, th->preempted);
 		fprintf(o, " %9s  %s\n", a, source_name(th->source));
 	}
@@ -421,7 +420,7 @@ static void print_text(oc_tool *t, FILE *o)
 		        "running", "waiting", "off-CPU", "off%");
 		for (size_t k = 0; k < n && k < t->top; k++) {
 			const pt_func_info *fi = pt_ctx_func_info(ctx, ids[k]);
-			text_row(o, fi ? fi->name : "?", &t->f[ids[k]]);
+			text_row(o, fi ? fi->name : "?", 0, &t->f[ids[k]]);
 			fputc('\n', o);
 		}
 	}
