@@ -371,6 +371,22 @@ static void print_cond_signal(const dump_ctx *c)
 	fprintf(c->out, " futex woken=%d", cd.result);
 }
 
+/* An off-CPU stretch: its cause, the call it was in, when it began and
+ * ended (as the line's time is written) and how long it was. */
+static void print_offcpu_span(const dump_ctx *c)
+{
+	put_enum(c->out, "cause", pt_offcpu_cause(c->h->arg), PT_OFFCPU_CAUSE_NAMES, NULL);
+	if (pt_offcpu_call(c->h->arg))
+		put_enum(c->out, "call", pt_offcpu_call(c->h->arg), PT_OFFCPU_CALL_NAMES, NULL);
+	uint64_t out, in;
+	if (!c->hdr || pt_rec_offcpu_span(c->h, c->ev->ticks, &out, &in))
+		return;
+	put_dev_time(c->out, "out", c->hdr, c->base_ns, out);
+	put_dev_time(c->out, "in", c->hdr, c->base_ns, in);
+	fprintf(c->out, " off_ns=%" PRIu64,
+	        pt_ticks_to_ns(c->hdr, in) - pt_ticks_to_ns(c->hdr, out));
+}
+
 static void print_omp_work_arg(const dump_ctx *c)
 {
 	put_enum(c->out, "construct", c->h->arg & 15, PT_OMP_WORK_NAMES, NULL);

@@ -54,7 +54,7 @@ typedef struct pt_family {
 
 /* The families, in the order every output shows them: the one place a
  * family is registered (families.c makes pt_family_builtin from it). */
-#define PT_FAMILIES(X) X(counters) X(gpu) X(openmp) X(mpi) X(io) X(memory) X(waits)
+#define PT_FAMILIES(X) X(counters) X(gpu) X(openmp) X(mpi) X(io) X(memory) X(offcpu) X(waits)
 
 #define PT_MAX_FAMILIES 12
 /* The built-in families (families.c), NULL-terminated. */

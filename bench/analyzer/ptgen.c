@@ -574,7 +574,10 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  * (the open call's MPI_CALL_END); mpi-send PEER TAG BYTES COMM; mpi-recv
  * PEER TAG BYTES COMM POSTED (POSTED: when the receive was posted, a time
  * of the script); mpi-coll COMM ROOT SIZE SENT RECVD; and in a process
- * log mpi-init RANK SIZE (MPI_INIT: the process is that rank).
+ * log mpi-init RANK SIZE (MPI_INIT: the process is that rank); offcpu
+ * CAUSE OUT IN (CAUSE: blocked preempted call, or call:NUMBER for a blocking
+ * call's stretch; OUT and IN in ns: the short form), offcpu-long CAUSE OUT IN
+ * (the 24-byte form); offcpu-source SOURCE LOST (SOURCE: switches calls).
  * Every log ends with a CLOSE at its last time.
  * A thread's records must come in time order. */
 typedef struct script_log {
@@ -816,6 +819,30 @@ static void scenario_script(const char *out, const char *path)
 			pt_rec_mpi_coll m = {num(tok[3]), (int32_t)strtol(tok[4], NULL, 0),
 					     (uint32_t)num(tok[5]), num(tok[6]), num(tok[7]), 0};
 			emit(g, t, PT_REC_MPI_COLL, open_call[l - logs], &m, sizeof m);
+		} else if (!strcmp(what, "offcpu") || !strcmp(what, "offcpu-long")) {
+			NEED(6);
+			uint64_t out_ns = BASE_NS + num(tok[4]), in_ns = BASE_NS + num(tok[5]);
+			unsigned cause = !strncmp(tok[3], "call", 4)       ? PT_OFFCPU_IN_CALL
+					 : !strcmp(tok[3], "preempted")    ? PT_OFFCPU_PREEMPTED
+					 : !strcmp(tok[3], "blocked")      ? PT_OFFCPU_BLOCKED
+									   : 15;
+			if (cause == 15 || in_ns < out_ns || in_ns > t)
+				die("%s:%u: bad offcpu record", path, lineno);
+			unsigned arg = pt_offcpu_arg(
+				cause, tok[3][4] == ':' ? (unsigned)num(tok[3] + 5) : 0);
+			if (what[6]) {
+				pt_rec_offcpu_long o = {out_ns, in_ns};
+				emit(g, t, PT_REC_OFFCPU, arg, &o, sizeof o);
+			} else {
+				pt_rec_offcpu o = {(uint32_t)(t - in_ns), (uint32_t)(in_ns - out_ns)};
+				emit(g, t, PT_REC_OFFCPU, arg, &o, sizeof o);
+			}
+		} else if (!strcmp(what, "offcpu-source")) {
+			NEED(5);
+			pt_rec_offcpu_source o = {num(tok[4])};
+			emit(g, t, PT_REC_OFFCPU_SOURCE,
+			     !strcmp(tok[3], "calls") ? PT_OFFCPU_SOURCE_CALLS : PT_OFFCPU_SOURCE_SWITCHES,
+			     &o, sizeof o);
 		} else if (!strcmp(what, "exited")) {
 			NEED(4);
 			pt_rec_exit ex = {(int32_t)num(tok[3]), PT_EXIT_NORMAL};

@@ -67,7 +67,9 @@ extern "C" {
  * THROTTLE_COUNTS (format/throttle.h): functions the runtime stopped
  * recording on a thread, and their calls counted since. File I/O and
  * dynamic memory calls (format/io.h, PT_REC_RANGE_IO, carved out of the GPU
- * range's unused upper half). */
+ * range's unused upper half). The off-CPU records (format/offcpu.h,
+ * OFFCPU and OFFCPU_SOURCE: kinds 0x28 and 0x29, taken from the range kept
+ * for families outside the product). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 3
 /* The oldest major version this reader still reads. */
@@ -277,6 +279,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 #include <paratrace/format/mpi.h>
 #include <paratrace/format/throttle.h>
 #include <paratrace/format/io.h>
+#include <paratrace/format/offcpu.h>
 
 /* A family built outside the product (an experiment, tests/toy/): a build
  * of the reader, the runtime and paratrace compiled with
@@ -303,6 +306,7 @@ static inline size_t pt_rec_size(const pt_rec_head *h);
 	PT_REC_ROWS_MPI(X) \
 	PT_REC_ROWS_THROTTLE(X) \
 	PT_REC_ROWS_IO(X) \
+	PT_REC_ROWS_OFFCPU(X) \
 	PT_REC_ROWS_EXTRA(X)
 
 enum pt_rec_kind {
@@ -313,7 +317,9 @@ enum pt_rec_kind {
 
 	/* Ranges reserved for later parts; the reader skips kinds it does not
 	 * know, so a part can add kinds within its range without a major bump. */
-	PT_REC_RANGE_EXTRA_FIRST = 0x28, /* a family outside the product (PT_FORMAT_EXTRA) */
+	PT_REC_RANGE_OFFCPU_FIRST = 0x28, /* off-CPU stretches */
+	PT_REC_RANGE_OFFCPU_LAST = 0x29,
+	PT_REC_RANGE_EXTRA_FIRST = 0x2a, /* a family outside the product (PT_FORMAT_EXTRA) */
 	PT_REC_RANGE_EXTRA_LAST = 0x2f,
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,

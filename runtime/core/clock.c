@@ -137,6 +137,14 @@ void pt_clock_current(pt_clock_cal *cal, uint64_t *at)
 	}
 }
 
+uint64_t pt_ticks_of_ns(uint64_t ns)
+{
+	uint64_t mult = __atomic_load_n(&pt_clock.mult, __ATOMIC_RELAXED);
+	if (!pt_clock_use_tsc || !mult)
+		return ns;
+	return (uint64_t)(((unsigned __int128)ns << pt_clock.shift) / mult);
+}
+
 /* The largest disagreement between this process's CLOCK_MONOTONIC and
  * the run's (read through the TSC from the anchor) taken for measurement
  * error: the inherited mult is measured over the run's age when it is

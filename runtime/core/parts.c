@@ -148,6 +148,7 @@ unsigned pt_counters_at_mask;
 void (*pt_counters_reader)(pt_thread *t);
 static int (*pt_counter_by_name)(pt_thread *t, const char *name);
 void (*pt_callstack_emitter)(pt_thread *t);
+void (*pt_switches_reader)(pt_thread *t);
 
 void pt_counters_provide(unsigned at_mask, void (*reader)(pt_thread *t),
                          int (*manual)(pt_thread *t, const char *name))

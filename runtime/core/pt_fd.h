@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 /* Opens `path` relative to the descriptor in *dir (AT_FDCWD when dir is
@@ -53,6 +54,18 @@ PT_HIDDEN int pt_fd_unlinkat(const int *dir, const char *name);
 /* Hints (posix_fadvise DONTNEED, sync_file_range WRITE): failures ignored. */
 PT_HIDDEN void pt_fd_drop_cache(const int *slot, uint64_t off, uint64_t len);
 PT_HIDDEN void pt_fd_start_writeback(const int *slot, uint64_t off, uint64_t len);
+
+/* kernel.perf_event_paranoid, or -99 when it cannot be read: what the
+ * perf events' warnings quote. */
+static inline int pt_perf_paranoid(void)
+{
+	char buf[16];
+	ssize_t n = pt_fd_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf - 1);
+	if (n <= 0)
+		return -99;
+	buf[n] = 0;
+	return atoi(buf);
+}
 
 /* Around any other use of a kept descriptor: between the two, the number
  * read from its slot stays the runtime's. Uses are short (one system call)

@@ -39,6 +39,9 @@ typedef struct pt_thread pt_thread;
 /* 1 when the run's clock is the invariant TSC (clock.c). */
 extern PT_HIDDEN int pt_clock_use_tsc;
 PT_HIDDEN uint64_t pt_mono_ns(void);
+/* Ticks of the run's clock in a duration of ns nanoseconds (the clock's
+ * calibration so far; ns itself on CLOCK_MONOTONIC). */
+PT_HIDDEN uint64_t pt_ticks_of_ns(uint64_t ns);
 
 /* Current time in ticks of the run's clock (rdtsc where the TSC is
  * invariant, CLOCK_MONOTONIC ns otherwise). No system call on x86-64.
@@ -356,10 +359,18 @@ PT_HIDDEN extern unsigned pt_counters_at_mask;
  * the previous read) right after the record just written. Set whenever
  * pt_counters_at_mask is not 0. */
 PT_HIDDEN extern void (*pt_counters_reader)(pt_thread *t);
+/* The off-CPU part's reader of this thread's context switches, set from
+ * its init when it reads them (NULL: none): run at the synchronization and
+ * thread points below, where a thread that waited has just come back, so
+ * that its switches are written before its ring of them fills. */
+PT_HIDDEN extern void (*pt_switches_reader)(pt_thread *t);
 static inline void pt_counters_at(pt_thread *t, unsigned where)
 {
 	if (pt_unlikely(pt_counters_at_mask & where))
 		pt_counters_reader(t);
+	void (*switches)(pt_thread *) = pt_switches_reader;
+	if (pt_unlikely(switches != NULL) && where != PT_COUNTERS_AT_FUNCTIONS)
+		switches(t);
 }
 /* PT_COUNTER(name): reads counter `name` on this thread and writes a
  * COUNTER_VALUE record holding its count since this thread's first

@@ -36,3 +36,4 @@
 #include "../mpi/settings.inc"
 #include "../io/settings.inc"
 #include "../memory/settings.inc"
+#include "../offcpu/settings.inc"

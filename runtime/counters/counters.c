@@ -143,21 +143,11 @@ static const char *pfm_message(int err)
 	return pfm.strerror ? pfm.strerror(err) : "libpfm.so.4 cannot be loaded";
 }
 
-static int paranoid_level(void)
-{
-	char buf[16];
-	ssize_t n = pt_fd_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof buf - 1);
-	if (n <= 0)
-		return -99;
-	buf[n] = 0;
-	return atoi(buf);
-}
-
 /* Why opening a counter failed, in words a user can act on. */
 static void warn_open_failure(const char *name, int err, int user_only_tried)
 {
 	if (err == EACCES || err == EPERM) {
-		int level = paranoid_level();
+		int level = pt_perf_paranoid();
 		pt_warn("counter '%s' not available: permission denied (kernel.perf_event_paranoid "
 			"is %d%s); lower it with `sysctl kernel.perf_event_paranoid=1` (or grant "
 			"CAP_PERFMON); tracing goes on without it",

@@ -3,11 +3,13 @@
  * name tables and per-stream logs; a part of the runtime of its own, which
  * closes the stream logs at exit and forgets them in a fork child. */
 #include "gpu_internal.h"
+#include "pt_sys.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 /* ---- host clock rate ---------------------------------------------------- */
@@ -302,8 +304,9 @@ void pt_gpu_streams_close(int forget, int try)
 void pt_gpu_drain(_Atomic long *pending, const char *what)
 {
 	for (int i = 0; i < 200 && atomic_load(pending) > 0; i++) {
+		/* The raw call: nanosleep is the off-CPU part's wrapper here. */
 		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		pt_sys2(SYS_nanosleep, &ts, NULL);
 	}
 	long left = atomic_load(pending);
 	if (left > 0)

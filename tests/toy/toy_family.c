@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The toy family's analyzer side: what each output shows of usleep calls
- * (TOY_SLEEP, TOY_SLEEP_END; toy_format.h).
- *   paraver   event TOY_EV_USLEEP: the microseconds asked at the call, 0
+/* The toy family's analyzer side: what each output shows of nice calls
+ * (TOY_NICE, TOY_NICE_END; toy_format.h).
+ *   paraver   event TOY_EV_NICE: the increment asked at the call, 0
  *             at its return; its .pcf section
- *   report    a section after the profile's: calls, microseconds asked,
+ *   report    a section after the profile's: calls, increments asked,
  *             time spent in them
- *   timeline  one slice "usleep" (category "toy") per call
+ *   timeline  one slice "nice" (category "toy") per call
  * Only thread logs hold these records. */
 #include "pt_family.h"
 #include "pv.h"
@@ -14,31 +14,31 @@
 
 #include <stdlib.h>
 
-#define TOY_EV_USLEEP 69000001u /* ours: usleep's argument (us), 0 = returned */
+#define TOY_EV_NICE 69000001u /* ours: nice's argument, 0 = returned */
 
 typedef struct toy_totals {
-	uint64_t calls, usec, ns; /* ns: from each call to its return */
+	uint64_t calls, inc, ns; /* ns: from each call to its return */
 	uint64_t open_ns;         /* a shard's: the call in progress began */
 	int open;
 } toy_totals;
 
-static const pt_rec_toy_sleep *toy_sleep(const pt_event *ev)
+static const pt_rec_toy_nice *toy_nice(const pt_event *ev)
 {
-	return PT_REC_PAYLOAD(ev->rec, pt_rec_toy_sleep);
+	return PT_REC_PAYLOAD(ev->rec, pt_rec_toy_nice);
 }
 
-/* A record into a shard's totals: 1 when it is a TOY_SLEEP, 2 a
- * TOY_SLEEP_END that ends one, 0 otherwise (a damaged or lone one). */
+/* A record into a shard's totals: 1 when it is a TOY_NICE, 2 a
+ * TOY_NICE_END that ends one, 0 otherwise (a damaged or lone one). */
 static int toy_step(toy_totals *t, const pt_event *ev)
 {
-	if (ev->kind == PT_REC_TOY_SLEEP && toy_sleep(ev)) {
+	if (ev->kind == PT_REC_TOY_NICE && toy_nice(ev)) {
 		t->calls++;
-		t->usec += toy_sleep(ev)->usec;
+		t->inc += (uint64_t)toy_nice(ev)->inc;
 		t->open = 1;
 		t->open_ns = ev->time_ns;
 		return 1;
 	}
-	if (ev->kind == PT_REC_TOY_SLEEP_END && t->open) {
+	if (ev->kind == PT_REC_TOY_NICE_END && t->open) {
 		t->ns += ev->time_ns - t->open_ns;
 		t->open = 0;
 		return 2;
@@ -49,7 +49,7 @@ static int toy_step(toy_totals *t, const pt_event *ev)
 static void toy_add(toy_totals *to, const toy_totals *from)
 {
 	to->calls += from->calls;
-	to->usec += from->usec;
+	to->inc += from->inc;
 	to->ns += from->ns;
 }
 
@@ -73,9 +73,9 @@ static int toy_pv_event(void *global, void *state, pv_shard *s, const pt_event *
 		return 0;
 	int step = toy_step(state, ev);
 	if (step == 1)
-		pv_event(s, ev->time_ns, TOY_EV_USLEEP, (int64_t)toy_sleep(ev)->usec);
+		pv_event(s, ev->time_ns, TOY_EV_NICE, toy_nice(ev)->inc);
 	else if (step == 2)
-		pv_event(s, ev->time_ns, TOY_EV_USLEEP, 0);
+		pv_event(s, ev->time_ns, TOY_EV_NICE, 0);
 	return 0;
 }
 
@@ -92,14 +92,14 @@ static void toy_pv_pcf(void *global, FILE *pcf)
 	const toy_totals *g = global;
 	if (!g || !g->calls)
 		return;
-	fprintf(pcf, "\n\nEVENT_TYPE\n0    %u    usleep (microseconds asked)\n", TOY_EV_USLEEP);
+	fprintf(pcf, "\n\nEVENT_TYPE\n0    %u    nice (increment asked)\n", TOY_EV_NICE);
 	fputs("VALUES\n0      End\n", pcf);
 }
 
 static const pv_family toy_paraver = {
 	.name = "toy",
-	.kind_first = PT_REC_TOY_SLEEP,
-	.kind_last = PT_REC_TOY_SLEEP_END,
+	.kind_first = PT_REC_TOY_NICE,
+	.kind_last = PT_REC_TOY_NICE_END,
 	.init = toy_pv_init,
 	.shard_init = toy_pv_shard_init,
 	.event = toy_pv_event,
@@ -140,14 +140,14 @@ static void toy_pf_text(void *global, unsigned name_width, int short_form, unsig
 	const toy_totals *g = global;
 	if (!g->calls)
 		return;
-	fprintf(o, "\nusleep (toy family)\n  calls %llu  asked %llu us  in the calls %llu ns\n",
-	        (unsigned long long)g->calls, (unsigned long long)g->usec,
+	fprintf(o, "\nnice (toy family)\n  calls %llu  asked %llu  in the calls %llu ns\n",
+	        (unsigned long long)g->calls, (unsigned long long)g->inc,
 	        (unsigned long long)g->ns);
 }
 
 static const pf_family toy_report = {
-	.kind_first = PT_REC_TOY_SLEEP,
-	.kind_last = PT_REC_TOY_SLEEP_END,
+	.kind_first = PT_REC_TOY_NICE,
+	.kind_last = PT_REC_TOY_NICE_END,
 	.init = toy_pf_init,
 	.event = toy_pf_event,
 	.shard_exit = toy_pf_shard_exit,
@@ -171,7 +171,7 @@ static int toy_tl_event(void *global, void **shard, tl_sel *q, const pt_event *e
 	if (step == 1) {
 		if (was_open) /* a begin without its end (lost data): closes there */
 			tl_sel_span_end(q, ev->time_ns);
-		t->open = tl_sel_span_begin(q, ev->time_ns, "toy", "usleep");
+		t->open = tl_sel_span_begin(q, ev->time_ns, "toy", "nice");
 	} else if (step == 2) {
 		tl_sel_span_end(q, ev->time_ns);
 	}
@@ -197,8 +197,8 @@ static int toy_tl_shard_exit(void *global, void *shard)
 }
 
 static const tl_family toy_timeline = {
-	.kind_first = PT_REC_TOY_SLEEP,
-	.kind_last = PT_REC_TOY_SLEEP_END,
+	.kind_first = PT_REC_TOY_NICE,
+	.kind_last = PT_REC_TOY_NICE_END,
 	.shard_init = toy_tl_shard_init,
 	.event = toy_tl_event,
 	.shard_end = toy_tl_shard_end,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The toy family's records: usleep(3) calls, as a family built outside the
+/* The toy family's records: nice(2) calls, as a family built outside the
  * product (tests/toy/), in the kind range kept for such families
  * (PT_REC_RANGE_EXTRA in <paratrace/format.h>). The reader, the runtime and
  * paratrace of the toy's build are compiled with
@@ -14,21 +14,21 @@
 #endif
 
 #define PT_REC_ROWS_EXTRA(X) \
-	/* usleep: its begin (what was asked) and its end (what it returned) */ \
-	X(TOY_SLEEP, 0x28, pt_rec_toy_sleep, sizeof(pt_rec_toy_sleep), 0, "thread", "–", "") \
-	X(TOY_SLEEP_END, 0x29, pt_rec_toy_sleep_end, sizeof(pt_rec_toy_sleep_end), 0, "thread", \
+	/* nice: its begin (what was asked) and its end (what it returned) */ \
+	X(TOY_NICE, 0x2a, pt_rec_toy_nice, sizeof(pt_rec_toy_nice), 0, "thread", "–", "") \
+	X(TOY_NICE_END, 0x2b, pt_rec_toy_nice_end, sizeof(pt_rec_toy_nice_end), 0, "thread", \
 	  "–", "")
 
-typedef struct pt_rec_toy_sleep {
-	uint64_t usec; /* usleep's argument */
-} pt_rec_toy_sleep;
-#define PT_FIELDS_TOY_SLEEP(T, F, A, S, C) F(T, U, "usec", usec, "")
+typedef struct pt_rec_toy_nice {
+	int64_t inc; /* nice's argument */
+} pt_rec_toy_nice;
+#define PT_FIELDS_TOY_NICE(T, F, A, S, C) F(T, I, "inc", inc, "")
 
-typedef struct pt_rec_toy_sleep_end {
-	int32_t result; /* usleep's return value */
+typedef struct pt_rec_toy_nice_end {
+	int32_t result; /* nice's return value: the new nice value */
 	int32_t err;    /* errno after it, when result is -1; else 0 */
-} pt_rec_toy_sleep_end;
-#define PT_FIELDS_TOY_SLEEP_END(T, F, A, S, C) \
+} pt_rec_toy_nice_end;
+#define PT_FIELDS_TOY_NICE_END(T, F, A, S, C) \
 	F(T, I, "result", result, "") F(T, U, "errno", err, "")
 
 #endif

@@ -291,11 +291,21 @@ typedef struct pv_late {
 	uint32_t type;
 	int64_t value;
 } pv_late;
+/* A state a family writes that Extrae has no number for: its value (away
+ * from Extrae's 0..33), its .pcf label and colour. */
+typedef struct pv_state_def {
+	unsigned value;
+	const char *label;
+	unsigned char rgb[3];
+} pv_state_def;
 
 /* A family's part of the Paraver trace (pt_family.h). */
 typedef struct pv_family {
 	const char *name;
 	unsigned kind_first, kind_last; /* record kinds given to event() */
+	/* Its own states, listed in every .pcf's STATES (nstates of them). */
+	const pv_state_def *states;
+	size_t nstates;
 	/* Global state, created by the tool's init (NULL allowed). */
 	void *(*init)(const pt_trace_ctx *ctx);
 	/* Every process-log record (the framework's serial pre-pass, after

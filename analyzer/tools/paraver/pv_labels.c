@@ -126,10 +126,19 @@ static void pcf_defaults_and_states(FILE *f)
 	      f);
 	for (size_t i = 0; i < sizeof state_names / sizeof state_names[0]; i++)
 		fprintf(f, "%-4zu %s\n", i, state_names[i]);
-	/* Extrae's colours for the states paratrace writes */
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		for (size_t k = 0; k < pv_ext(i)->nstates; k++)
+			fprintf(f, "%-4u %s\n", pv_ext(i)->states[k].value, pv_ext(i)->states[k].label);
+	/* Extrae's colours for the states paratrace writes, then the families' */
 	fputs("\n\nSTATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n2    {255,255,255}\n"
-	      "5    {179,0,0}\n17   {255,0,96}\n\n\n",
+	      "5    {179,0,0}\n17   {255,0,96}\n",
 	      f);
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		for (size_t k = 0; k < pv_ext(i)->nstates; k++) {
+			const pv_state_def *d = &pv_ext(i)->states[k];
+			fprintf(f, "%-4u {%u,%u,%u}\n", d->value, d->rgb[0], d->rgb[1], d->rgb[2]);
+		}
+	fputs("\n\n", f);
 }
 
 /* The function shown as value v (pv_ids.c). */
