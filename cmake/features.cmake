@@ -10,6 +10,10 @@ if(PkgConfig_FOUND)
   # Open MPI's C binding: mpi.h for the MPI part of libtrace.so (types
   # only: it never links libmpi), libmpi for paratrace's analyzer plugin.
   pkg_check_modules(PT_OMPI IMPORTED_TARGET ompi-c)
+  # MPICH's, beside it (Debian's libmpich-dev): its mpi.h for the MPICH
+  # half of the MPI part (runtime/mpi/mpi.cmake, PT_WITH_MPICH), libmpich
+  # for the analyzer's plugin under MPICH's mpiexec.
+  pkg_check_modules(PT_MPICH IMPORTED_TARGET mpich)
 endif()
 # Headers only: counters.c loads libpfm.so.4 with dlopen when counters are
 # asked for (a run without it warns and goes on).

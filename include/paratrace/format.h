@@ -63,9 +63,13 @@ extern "C" {
  * (PT_MPI_JOB_RANK).
  * 3.3: compact MPI records (format/mpi.h, "Compact MPI records": kinds
  * 0x26, 0x27, 0x3c-0x3f as the first byte of a word with PT_COMPACT_FLAG);
- * a blocking receive's MPI_RECV posted at its MPI_CALL's time. */
+ * a blocking receive's MPI_RECV posted at its MPI_CALL's time.
+ * 3.4: MPI_JOB's launcher PT_MPI_LAUNCHER_HYDRA (MPICH's mpiexec); the
+ * calls MPI_File_iread_all, _iwrite_all, _iread_at_all, _iwrite_at_all
+ * (245-248, <paratrace/mpi_calls.h>); the same records from programs on
+ * MPICH-ABI libraries. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 3
+#define PT_FORMAT_VERSION_MINOR 4
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 

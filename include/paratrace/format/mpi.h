@@ -91,9 +91,10 @@ typedef struct pt_rec_mpi_job {
 #define PT_MPI_LAUNCHER_OPENMPI 1
 #define PT_MPI_LAUNCHER_PMIX 2
 #define PT_MPI_LAUNCHER_SLURM 3
+#define PT_MPI_LAUNCHER_HYDRA 4 /* 3.4: MPICH's mpiexec */
 #define PT_FIELDS_MPI_JOB(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") \
-	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") F(T, U, "world", world, "") \
+	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm|hydra") F(T, U, "world", world, "") \
 	S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_mpi_init {
