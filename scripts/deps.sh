@@ -18,6 +18,7 @@ packages=(
   librsvg2-bin fonts-dejavu-core   # paratrace plot --png (rsvg-convert), the pictures' font
   chromium   # tests/plot: the HTML report loaded in headless Chromium
   openmpi-bin libopenmpi-dev gfortran   # MPI tracing (Open MPI's mpi.h), tests/mpi, bench/mpi
+  mpich libmpich-dev   # MPICH beside Open MPI (its mpi.h: libtrace.so's MPICH half; tests/mpi run on both); the default mpicc stays Open MPI's
   ${PT_EXTRA_PACKAGES:-}
 )
 
