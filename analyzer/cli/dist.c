@@ -74,7 +74,8 @@ pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed)
 		return NULL;
 	char tried[2 * PATH_MAX + 128], err[512];
 	int mpich = hydra();
-	void *h = load_plugin(mpich ? "paratrace-mpich.so" : "paratrace-mpi.so", tried, sizeof tried);
+	const char *plugin = mpich ? "paratrace-mpich.so" : "paratrace-mpi.so";
+	void *h = load_plugin(plugin, tried, sizeof tried);
 	pt_dist_open_fn open_fn = h ? (pt_dist_open_fn)dlsym(h, PT_DIST_ENTRY) : NULL;
 	if (!open_fn) {
 		const char *fix = "this paratrace was built without MPI: configure it where "
@@ -87,8 +88,8 @@ pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed)
 			      ") or install paratrace (cmake --install BUILD_DIR)";
 		else
 			fix = "this paratrace was built without MPICH: configure it where MPICH's "
-			      "development files are installed (libmpich-dev, PT_WITH_MPICH=ON), or run "
-			      "it alone";
+			      "development files are installed (libmpich-dev, PT_WITH_MPICH=ON), "
+			      "or run it alone";
 #endif
 #ifdef PT_MPICH_PLUGIN_TARGET
 		if (mpich)

@@ -299,7 +299,8 @@ typedef struct pt_rec_mpi_untraced {
  * program calls the PMPI_* entry points itself, or its MPI calls are bound
  * inside one object (MPI linked statically, -Bsymbolic). */
 #define PT_MPI_UNTRACED_BYPASSED 2
-/* The MPI library is not Open MPI: its calls were passed on untraced. */
+/* The MPI library has an ABI libtrace.so was not built for (3.3: not Open
+ * MPI): its calls were passed on untraced. */
 #define PT_MPI_UNTRACED_OTHER_MPI 3
 #define PT_FIELDS_MPI_UNTRACED(T, F, A, S, C) \
 	F(T, ENUM, "why", why, "|no_library|bypassed|other_mpi") S(sizeof(T), PLAIN)
