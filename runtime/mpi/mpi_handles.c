@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* What tells one ABI's half from the other beyond mpi.h's types (mpi_abi.h):
- * whether the loaded MPI library is of this ABI, and the predefined handles
- * the part uses, which Open MPI makes addresses of its objects and MPICH
- * constants. */
+/* The predefined handles the part uses, which Open MPI makes addresses of
+ * its objects and MPICH constants (mpi_abi.h); whether the loaded library
+ * is of this half's ABI is mpi_record.c's (pt_mpi_abi_match). */
 #define _GNU_SOURCE
 #include "mpi_internal.h"
 
-#include <string.h>
-
 #ifdef PT_MPI_ABI_OMPI
-int pt_mpi_abi_match(void)
-{
-	return pt_mpi_sym("ompi_mpi_comm_world") != NULL;
-}
-
 int pt_mpi_abi_handles(void)
 {
 	pt_mpi_comm_world = (MPI_Comm)pt_mpi_sym("ompi_mpi_comm_world");
@@ -24,19 +16,6 @@ int pt_mpi_abi_handles(void)
 	return pt_mpi_comm_world && pt_mpi_byte;
 }
 #else
-/* The MPICH ABI (MPICH, and the libraries built on it that keep its ABI:
- * Intel MPI, Cray MPICH, MVAPICH): what the library says it is, which
- * MPI_Get_library_version may say before MPI_Init. No Open MPI object is
- * loaded: a library that has both is Open MPI's (asked first). */
-int pt_mpi_abi_match(void)
-{
-	if (pt_mpi_sym("ompi_mpi_comm_world"))
-		return 0;
-	char v[512];
-	pt_mpi_library_version(v, sizeof v);
-	return strstr(v, "MPICH") || strstr(v, "MVAPICH") || strstr(v, "Intel(R) MPI");
-}
-
 int pt_mpi_abi_handles(void)
 {
 	pt_mpi_comm_world = MPI_COMM_WORLD;

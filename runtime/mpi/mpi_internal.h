@@ -11,8 +11,8 @@
  * of them.
  *
  * Files: mpi_part.c (this half's MPI_Init and MPI_Finalize and its
- * description), mpi_handles.c (what differs between the ABIs beyond
- * mpi.h's types: the library's, the predefined handles),
+ * description), mpi_handles.c (the predefined handles, which differ
+ * between the ABIs beyond mpi.h's types),
  * mpi_record.c (modes, records, the real functions: below every other),
  * mpi_comm.c (communicators -> world ranks and ids), mpi_req.c (requests),
  * mpi_sync.c (clock synchronisation), mpi_c.c (what the wrappers
@@ -90,7 +90,7 @@ static inline int pt_mpi_builtin_size(MPI_Datatype type, uint64_t *size)
 #define pt_mpi_win_key(win) ((MPI_Comm)(win)) /* another kind in the handle's bits */
 #endif
 
-/* This half's ABI is the loaded MPI library's (mpi_handles.c). */
+/* This half's ABI is the loaded MPI library's (mpi_record.c). */
 PT_HIDDEN int pt_mpi_abi_match(void);
 /* After MPI_Init: the predefined handles this part uses (below); 0 if
  * they cannot be had. */

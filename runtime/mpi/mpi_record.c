@@ -33,6 +33,26 @@ int pt_mpi_missing(const char *name)
 	return MPI_ERR_INTERN;
 }
 
+#ifdef PT_MPI_ABI_OMPI
+int pt_mpi_abi_match(void)
+{
+	return pt_mpi_sym("ompi_mpi_comm_world") != NULL;
+}
+#else
+/* The MPICH ABI (MPICH, and the libraries built on it that keep its ABI:
+ * Intel MPI, Cray MPICH, MVAPICH): what the library says it is, which
+ * MPI_Get_library_version may say before MPI_Init. No Open MPI object is
+ * loaded: a library that has both is Open MPI's (asked first). */
+int pt_mpi_abi_match(void)
+{
+	if (pt_mpi_sym("ompi_mpi_comm_world"))
+		return 0;
+	char v[512];
+	pt_mpi_library_version(v, sizeof v);
+	return strstr(v, "MPICH") || strstr(v, "MVAPICH") || strstr(v, "Intel(R) MPI");
+}
+#endif
+
 int pt_mpi_decide(void)
 {
 	int m = __atomic_load_n(&pt_mpi_mode, __ATOMIC_ACQUIRE);
