@@ -12,6 +12,10 @@ if(PkgConfig_FOUND)
   pkg_check_modules(PT_OMPI IMPORTED_TARGET ompi-c)
   # The OTF2 library's writer: paratrace export --format otf2.
   pkg_check_modules(PT_OTF2LIB IMPORTED_TARGET otf2)
+  # MPICH's, beside it (Debian's libmpich-dev): its mpi.h for the MPICH
+  # half of the MPI part (runtime/mpi/mpi.cmake, PT_WITH_MPICH), libmpich
+  # for the analyzer's plugin under MPICH's mpiexec.
+  pkg_check_modules(PT_MPICH IMPORTED_TARGET mpich)
 endif()
 # Headers only: counters.c loads libpfm.so.4 with dlopen when counters are
 # asked for (a run without it warns and goes on).

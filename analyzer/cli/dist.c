@@ -27,8 +27,16 @@ static long launched(void)
 	return 1;
 }
 
+/* The plugin for the launcher's MPI: a process MPICH's Hydra started
+ * (PMI_SIZE without Open MPI's variables) must join the others through
+ * MPICH's library, paratrace-mpich.so; any other, Open MPI's. */
+static int hydra(void)
+{
+	return !getenv("OMPI_COMM_WORLD_SIZE") && getenv("PMI_SIZE") && getenv("PMI_RANK");
+}
+
 /* Beside the executable (build/bin -> build/lib), then where it is installed. */
-static void *load_plugin(char *tried, size_t len)
+static void *load_plugin(const char *plugin, char *tried, size_t len)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -39,7 +47,7 @@ static void *load_plugin(char *tried, size_t len)
 		if (slash) {
 			*slash = 0;
 			char path[PATH_MAX + 64];
-			snprintf(path, sizeof path, "%s/../lib/paratrace-mpi.so", exe);
+			snprintf(path, sizeof path, "%s/../lib/%s", exe, plugin);
 			snprintf(tried, len, "%s", path);
 			/* GLOBAL: the MPI library's own plugins need its symbols */
 			void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
@@ -48,11 +56,13 @@ static void *load_plugin(char *tried, size_t len)
 		}
 	}
 #ifdef PT_LIBDIR
-	void *h = dlopen(PT_LIBDIR "/paratrace-mpi.so", RTLD_NOW | RTLD_GLOBAL);
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", PT_LIBDIR, plugin);
+	void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 	if (h)
 		return h;
 	size_t used = strlen(tried);
-	snprintf(tried + used, len - used, "%s%s", used ? ", " : "", PT_LIBDIR "/paratrace-mpi.so");
+	snprintf(tried + used, len - used, "%s%s", used ? ", " : "", path);
 #endif
 	return NULL;
 }
@@ -63,21 +73,33 @@ pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed)
 	if (launched() <= 1)
 		return NULL;
 	char tried[2 * PATH_MAX + 128], err[512];
-	void *h = load_plugin(tried, sizeof tried);
+	int mpich = hydra();
+	const char *plugin = mpich ? "paratrace-mpich.so" : "paratrace-mpi.so";
+	void *h = load_plugin(plugin, tried, sizeof tried);
 	pt_dist_open_fn open_fn = h ? (pt_dist_open_fn)dlsym(h, PT_DIST_ENTRY) : NULL;
 	if (!open_fn) {
-#ifdef PT_MPI_PLUGIN_TARGET
-		/* built with MPI: the plugin was not built, or not installed */
-		const char *fix = "build the target " PT_MPI_PLUGIN_TARGET
-		                  " (cmake --build BUILD_DIR --target " PT_MPI_PLUGIN_TARGET
-		                  ") or install paratrace (cmake --install BUILD_DIR)";
-#else
 		const char *fix = "this paratrace was built without MPI: configure it where "
 		                  "Open MPI's development files are installed (PT_WITH_MPI=ON)";
+#ifdef PT_MPI_PLUGIN_TARGET
+		/* built with MPI: the plugin was not built, or not installed */
+		if (!mpich)
+			fix = "build the target " PT_MPI_PLUGIN_TARGET
+			      " (cmake --build BUILD_DIR --target " PT_MPI_PLUGIN_TARGET
+			      ") or install paratrace (cmake --install BUILD_DIR)";
+		else
+			fix = "this paratrace was built without MPICH: configure it where MPICH's "
+			      "development files are installed (libmpich-dev, PT_WITH_MPICH=ON), "
+			      "or run it alone";
 #endif
-		pt_cli_error("started by mpirun with several processes, but this paratrace cannot "
+#ifdef PT_MPICH_PLUGIN_TARGET
+		if (mpich)
+			fix = "build the target " PT_MPICH_PLUGIN_TARGET
+			      " (cmake --build BUILD_DIR --target " PT_MPICH_PLUGIN_TARGET
+			      ") or install paratrace (cmake --install BUILD_DIR)";
+#endif
+		pt_cli_error("started by %s with several processes, but this paratrace cannot "
 		             "load its MPI plugin (%s: %s); %s",
-		             tried, dlerror(), fix);
+		             mpich ? "MPICH's mpiexec" : "mpirun", tried, dlerror(), fix);
 		*failed = 1;
 		return NULL;
 	}

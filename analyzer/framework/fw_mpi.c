@@ -354,7 +354,9 @@ static const char *untraced_cause(uint32_t why)
 		return "no MPI library was loaded in them: the program does not use MPI, or links it "
 		       "statically (its calls cannot be interposed)";
 	case PT_MPI_UNTRACED_OTHER_MPI:
-		return "their MPI library is not Open MPI: paratrace passes its calls on untraced";
+		return "their MPI library has an ABI the libtrace.so that traced them was not built for "
+		       "(it knows Open MPI's and, built with MPICH's mpi.h, MPICH's): its calls were "
+		       "passed on untraced";
 	default:
 		return "their processes did not say why (killed before they ended, or traced by an "
 		       "older libtrace.so)";

@@ -43,11 +43,20 @@ def env():
     return e
 
 
+# The MPI implementation the rows run on: its launcher, and the program
+# built with its compiler wrapper (bench/mpi/CMakeLists.txt).
+IMPLS = {"openmpi": (["mpirun", "--oversubscribe", "--bind-to", "none"], "pt_mpi_bench"),
+         "mpich": (["mpiexec.mpich"], "pt_mpi_bench_mpich")}
+impl = "openmpi"
+
+
 def mpirun(np, args, preload=None, trace=None, pin=False):
     """Runs args as np ranks; pin: rank r on CPU r alone (taskset, one
     command per rank), so that each busy-polling rank has its own core."""
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none"]
-    if preload:
+    cmd = list(IMPLS[impl][0])
+    if preload and impl == "mpich":
+        cmd += ["-genv", "LD_PRELOAD", preload, "-genv", "PARATRACE_DIR", trace]
+    elif preload:
         cmd += ["-x", "LD_PRELOAD=" + preload, "-x", "PARATRACE_DIR=" + trace]
     if pin:
         for r in range(np):
@@ -90,9 +99,10 @@ ROWS = [(1, "rank", "MPI_Comm_rank", 1, 10, False),
 
 def call_cost(a, bench, lib, tmp):
     libs = [("traced", lib)] + ([("base", a.base_lib)] if a.base_lib else [])
-    print("added cost per MPI call: median of %d runs x %d blocks each, untraced and "
+    print("%s: added cost per MPI call: median of %d runs x %d blocks each, untraced and "
           "LD_PRELOAD=%s interleaved; bytes: rank 0's thread logs per call"
-          % (a.reps, a.blocks, " / ".join(l for _, l in libs)))
+          % ({"openmpi": "Open MPI", "mpich": "MPICH"}[impl], a.reps, a.blocks,
+             " / ".join(l for _, l in libs)))
     print("1-rank rows: %s time of the process; the ping-pong: wall time. Load average at "
           "start: %.2f" % ("CPU" if a.clock == "cpu" else "wall", os.getloadavg()[0]))
     head = "%-38s %9s" % ("operation (per call)", "untraced")
@@ -186,14 +196,25 @@ def main():
     ap.add_argument("--trace-iter", type=int, default=100000)
     ap.add_argument("--procs", default="2,4", help="analyzer processes to compare with 1")
     ap.add_argument("--only", choices=("calls", "analyzer"))
+    ap.add_argument("--mpi", default="openmpi",
+                    help="MPI implementations whose call costs are measured, one table each, "
+                    "comma-separated: openmpi (mpirun), mpich (mpiexec.mpich); default openmpi")
     a = ap.parse_args()
+    global impl
     bench = os.path.join(a.build, "bin", "pt_mpi_bench")
     lib = os.path.join(a.build, "lib", "libtrace.so")
     paratrace = os.path.join(a.build, "bin", "paratrace")
     tmp = tempfile.mkdtemp(prefix="pt-mpi-bench-")
     try:
         if a.only != "analyzer":
-            call_cost(a, bench, lib, tmp)
+            for i, name in enumerate(a.mpi.split(",")):
+                if name not in IMPLS:
+                    sys.exit("mpi_bench: --mpi: openmpi or mpich, not %s" % name)
+                impl = name
+                if i:
+                    print()
+                call_cost(a, os.path.join(a.build, "bin", IMPLS[name][1]), lib, tmp)
+            impl = "openmpi"
         if a.only != "calls":
             analyzer_speedup(a, bench, lib, paratrace, tmp)
     finally:

@@ -69,9 +69,13 @@ extern "C" {
  * dynamic memory calls (format/io.h, PT_REC_RANGE_IO, carved out of the GPU
  * range's unused upper half). The off-CPU records (format/offcpu.h,
  * OFFCPU and OFFCPU_SOURCE: kinds 0x28 and 0x29, taken from the range kept
- * for families outside the product). */
+ * for families outside the product).
+ * 3.4: MPI_JOB's launcher PT_MPI_LAUNCHER_HYDRA (MPICH's mpiexec); the
+ * calls MPI_File_iread_all, _iwrite_all, _iread_at_all, _iwrite_at_all
+ * (245-248, <paratrace/mpi_calls.h>); the same records from programs on
+ * MPICH-ABI libraries. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 3
+#define PT_FORMAT_VERSION_MINOR 4
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 

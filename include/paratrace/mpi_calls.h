@@ -579,7 +579,17 @@
 	  (int ndims, const int size_array[], const int subsize_array[], const int start_array[],  \
 	   int order, MPI_Datatype oldtype, MPI_Datatype *newtype))                                \
 	X(Type_dup, 243, OTHER, 15) W(PLAIN, SAME, (MPI_Datatype type, MPI_Datatype *newtype))     \
-	X(Get_version, 244, OTHER, 15) W(PLAIN, SAME, (int *version, int *subversion))
+	X(Get_version, 244, OTHER, 15) W(PLAIN, SAME, (int *version, int *subversion))            \
+	X(File_iread_all, 245, IO, 12) W(IO, PLAIN,                                                \
+	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))        \
+	X(File_iwrite_all, 246, IO, 12) W(IO, PLAIN,                                               \
+	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))  \
+	X(File_iread_at_all, 247, IO, 12) W(IO, PLAIN,                                             \
+	  (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,            \
+	   MPI_Request *request))                                                                  \
+	X(File_iwrite_at_all, 248, IO, 12) W(IO, PLAIN,                                            \
+	  (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,      \
+	   MPI_Request *request))
 
 /* The calls as the log and the analyzer know them: X(name, id, family, state). */
 #define PT_MPI_CALLS(X) PT_MPI_TABLE(X, PT_MPI_NO_WRAPPER_)

@@ -4,6 +4,7 @@
 
     gen_wrappers.py TABLE OUT_C OUT_FORTRAN   the C and the Fortran wrappers
     gen_wrappers.py --symbols TABLE           the names they define, one a line
+    gen_wrappers.py --dispatch TABLE OUT_S    the exported entry points (x86-64)
 
 TABLE is include/paratrace/mpi_calls.h: a row X(name, id, family, state)
 W(kind, fortran, params) per call. The C wrapper MPI_<name> and the Fortran
@@ -12,8 +13,11 @@ looked up once, the untraced call, the call's begin, the real call) around
 the slots of the row's kind (KINDS_C, KINDS_F): what is done before the
 begin, between it and the call, after the call, and when the call was
 recorded. A kind's slots name the call's parameters as the row's params do.
-The build runs this (runtime/mpi/mpi.cmake); its output lives in the build
-tree only.
+The wrappers are static, listed in the order of --symbols in a table
+(pt_mpi_wrap_c, pt_mpi_wrap_f): the files are compiled once per MPI ABI
+(Open MPI's mpi.h, MPICH's), and the entry points --dispatch writes jump to
+the wrappers of the ABI the program's MPI library has. The build runs this
+(runtime/mpi/mpi.cmake); its output lives in the build tree only.
 """
 import os
 import re
@@ -270,7 +274,7 @@ def waitany_f(flag):
 FSTATUS = """
         MPI_Fint mine[PT_MPI_FSTATUS], *st = pt_mpi_fstatus_for(status, mine);"""
 FREQ = """
-        MPI_Request h = *ierr == MPI_SUCCESS ? pt_mpi_freq(request) : NULL;"""
+        MPI_Request h = *ierr == MPI_SUCCESS ? pt_mpi_freq(request) : (MPI_Request)0;"""
 KINDS_F = {
     "PLAIN": K(frame="plain"),
     "DOUBLE": K(frame="double"),
@@ -422,7 +426,7 @@ def coll_args(row, lang):
 # runtime's region, and its end after; it returns what the library
 # returned, errno as the library left it.
 FRAME_C = """\
-PT_EXPORT $ret MPI_$name($params)
+static $ret w_MPI_$name($params)
 {
     PT_MPI_REAL(MPI_$name)
     if (!pt_mpi_on())
@@ -437,9 +441,9 @@ $after$end    return rc;
 
 # The Fortran wrapper: the same, around the library's own Fortran routine.
 FRAME_F = """\
-PT_EXPORT void $fname($params)
+static void w_$fname($params)
 {
-    PT_MPI_FREAL($fname)
+    PT_MPI_FREAL(w_$fname, "$fname")
     if (!pt_mpi_on()) {
         real($args);
         return;
@@ -451,7 +455,7 @@ $after$end}
 # A call only bracketed is forwarded with 16 words of arguments whatever its
 # number (mpi_fortran.c says why that is safe).
 FRAME_F_PLAIN = """\
-PT_EXPORT void $fname(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
+static void w_$fname(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
     void *h, void *i, void *j, void *k, void *l, void *m, void *o, void *p, void *q)
 {
     static pt_mpi_fwords real;
@@ -471,7 +475,7 @@ PT_EXPORT void $fname(void *a, void *b, void *c, void *d, void *e, void *f, void
 """
 # MPI_WTIME and MPI_WTICK are functions returning a double.
 FRAME_F_DOUBLE = """\
-PT_EXPORT double $fname(void)
+static double w_$fname(void)
 {
     static double (*real)(void);
     if (pt_unlikely(!real) && !(real = (double (*)(void))pt_mpi_sym_next("$fname")))
@@ -657,9 +661,116 @@ def symbols(rows):
     return sorted(out)
 
 
+def table_c(array, names):
+    """The wrappers of one file in the dispatcher's order (DISPATCH_S's
+    slots): the ABI part's description of itself (mpi_abi.h) points at it."""
+    body = "".join("\t(void *)w_%s,\n" % n for n in names)
+    return ("\nPT_HIDDEN void *const %s[] = {\n%s};\nPT_HIDDEN const size_t %s_n = %d;\n" %
+            (array, body, array, len(names)))
+
+
+# The dispatcher: one exported entry point per name, which jumps through
+# its slot to the wrapper of the ABI the process's MPI library has. A slot
+# starts at a stub that has the ABI picked (pt_mpi_pick, mpi_abi.c, which
+# fills every slot) and jumps again; the arguments, in registers or on the
+# stack, are never touched, whatever the types of the ABI's handles.
+DISPATCH_HEAD = """\
+/* libtrace.so's MPI_* and mpi_*_ entry points (docs/MPI.md, "One library,
+ * two ABIs"): written by runtime/mpi/gen_wrappers.py from
+ * include/paratrace/mpi_calls.h. x86-64 System V. */
+\t.section .note.GNU-stack,"",@progbits
+\t.text
+"""
+DISPATCH_ENTRY = """\
+\t.globl %(name)s
+\t.type %(name)s, @function
+\t.p2align 4
+%(name)s:
+\t.cfi_startproc
+\tendbr64
+\tjmp *pt_mpi_slots+%(off)d(%%rip)
+\t.cfi_endproc
+\t.size %(name)s, .-%(name)s
+"""
+# Saves what a call's arguments may be in (the six integer registers, %rax
+# for a variadic call such as MPI_Pcontrol, %xmm0-7), picks, restores, and
+# jumps to the slot numbered in %r11, a register no argument uses.
+DISPATCH_PICK = """\
+\t.p2align 4
+.Lpt_mpi_pick:
+\t.cfi_startproc
+\tpush %rbp
+\t.cfi_def_cfa_offset 16
+\t.cfi_offset %rbp, -16
+\tmov %rsp, %rbp
+\t.cfi_def_cfa_register %rbp
+\tpush %rdi
+\tpush %rsi
+\tpush %rdx
+\tpush %rcx
+\tpush %r8
+\tpush %r9
+\tpush %rax
+\tpush %r11
+\tsub $128, %rsp
+\tmovdqu %xmm0, 0(%rsp)
+\tmovdqu %xmm1, 16(%rsp)
+\tmovdqu %xmm2, 32(%rsp)
+\tmovdqu %xmm3, 48(%rsp)
+\tmovdqu %xmm4, 64(%rsp)
+\tmovdqu %xmm5, 80(%rsp)
+\tmovdqu %xmm6, 96(%rsp)
+\tmovdqu %xmm7, 112(%rsp)
+\tand $-16, %rsp
+\tcall pt_mpi_pick
+\tlea -192(%rbp), %rsp
+\tmovdqu 0(%rsp), %xmm0
+\tmovdqu 16(%rsp), %xmm1
+\tmovdqu 32(%rsp), %xmm2
+\tmovdqu 48(%rsp), %xmm3
+\tmovdqu 64(%rsp), %xmm4
+\tmovdqu 80(%rsp), %xmm5
+\tmovdqu 96(%rsp), %xmm6
+\tmovdqu 112(%rsp), %xmm7
+\tadd $128, %rsp
+\tpop %r11
+\tpop %rax
+\tpop %r9
+\tpop %r8
+\tpop %rcx
+\tpop %rdx
+\tpop %rsi
+\tpop %rdi
+\tpop %rbp
+\t.cfi_def_cfa %rsp, 8
+\tlea pt_mpi_slots(%rip), %r10
+\tjmp *(%r10,%r11,8)
+\t.cfi_endproc
+"""
+
+
+def dispatch_s(names):
+    out = [DISPATCH_HEAD]
+    for i, n in enumerate(names):
+        out.append(DISPATCH_ENTRY % {"name": n, "off": 8 * i})
+    out.append("\t.hidden pt_mpi_pick\n" + DISPATCH_PICK)
+    for i in range(len(names)):
+        out.append(".Lpt_mpi_first%d:\n\tmov $%d, %%r11d\n\tjmp .Lpt_mpi_pick\n" % (i, i))
+    out.append("\n\t.data\n\t.p2align 3\n\t.globl pt_mpi_slots\n\t.hidden pt_mpi_slots\n"
+               "pt_mpi_slots:\n")
+    out.extend("\t.quad .Lpt_mpi_first%d\n" % i for i in range(len(names)))
+    out.append("\t.size pt_mpi_slots, .-pt_mpi_slots\n")
+    out.append("\t.section .rodata\n\t.p2align 3\n\t.globl pt_mpi_nslots\n"
+               "\t.hidden pt_mpi_nslots\npt_mpi_nslots:\n\t.quad %d\n" % len(names))
+    return "".join(out)
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--symbols":
         print("\n".join(symbols(read_table(argv[2]))))
+        return
+    if len(argv) == 4 and argv[1] == "--dispatch":
+        write(argv[3], dispatch_s(symbols(read_table(argv[2]))))
         return
     if len(argv) != 4:
         sys.exit(__doc__)
@@ -674,12 +785,22 @@ def main(argv):
  * MPI_Keyval_create): their wrappers still pass them on. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 """)
-    c += "".join("\n" + row_comment(r, shown) + wrapper_c(r) for r in wrapped(rows))
+    c += "".join("\n" + row_comment(r, shown) + wrapper_c(r) + same_type(r) for r in wrapped(rows))
+    names = symbols(rows)
+    c += table_c("pt_mpi_wrap_c", [n for n in names if n.startswith("MPI_")])
     f = HEAD % ("The Fortran entry points' wrappers", '#include "mpi_fortran.h"\n')
     f += "".join("\n" + row_comment(r, shown) + wrapper_f(r) for r in wrapped(rows)
                  if r.fortran != "NONE")
+    f += table_c("pt_mpi_wrap_f", [n for n in names if not n.startswith("MPI_")])
     write(out_c, c)
     write(out_f, f)
+
+
+def same_type(row):
+    """The compiler checks the row's parameters against this ABI's mpi.h."""
+    return ("_Static_assert(__builtin_types_compatible_p(__typeof__(w_MPI_%s), "
+            "__typeof__(PMPI_%s)),\n\t       \"MPI_%s: the row's parameters are not mpi.h's\");\n" %
+            (row.name, row.name, row.name))
 
 
 if __name__ == "__main__":

@@ -110,9 +110,13 @@ void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, in
  * turns the source into a world rank). */
 void pt_mpi_message_seen(int rc, MPI_Comm comm, const MPI_Message *msg, int found)
 {
+#ifdef PT_MPI_ABI_OMPI
 	static MPI_Message no_proc;
 	if (!no_proc)
 		no_proc = (MPI_Message)pt_mpi_sym("ompi_message_no_proc");
+#else
+	const MPI_Message no_proc = MPI_MESSAGE_NO_PROC;
+#endif
 	if (rc != MPI_SUCCESS || !found || !pt_mpi_ready || !*msg || *msg == no_proc)
 		return;
 	pt_mpi_req r = {.handle = (uintptr_t)*msg,

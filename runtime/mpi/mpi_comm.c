@@ -232,7 +232,7 @@ static int group_ranks(MPI_Group g, int n, int32_t *out, int *idx)
  * the MPI library cannot describe it. */
 static const pt_mpi_comm *make(MPI_Comm c, int created)
 {
-	MPI_Group lg = NULL, rg = NULL;
+	MPI_Group lg = (MPI_Group)0, rg = (MPI_Group)0;
 	int inter = 0, lsize = 0, rsize = 0, rank = -1;
 	if (fn.test_inter(c, &inter) != MPI_SUCCESS || fn.group(c, &lg) != MPI_SUCCESS)
 		return NULL;
@@ -394,7 +394,7 @@ int32_t pt_mpi_win_world_rank(MPI_Win win, int rank)
 	static __typeof__(&PMPI_Win_get_group) get_group;
 	if (rank < 0 || !win || !pt_mpi_ready)
 		return rank < 0 ? rank : -1;
-	MPI_Comm key = (MPI_Comm)(void *)win;
+	MPI_Comm key = pt_mpi_win_key(win);
 	pt_spin_lock(&lock);
 	const pt_mpi_comm *e = find_locked(key);
 	pt_spin_unlock(&lock);
@@ -433,7 +433,7 @@ int32_t pt_mpi_win_world_rank(MPI_Win win, int rank)
 
 void pt_mpi_win_freed(MPI_Win win)
 {
-	pt_mpi_comm_freed((MPI_Comm)(void *)win);
+	pt_mpi_comm_freed(pt_mpi_win_key(win));
 }
 
 void pt_mpi_comm_fork_child(void)

@@ -20,6 +20,7 @@
 
 pt_mpi_ftable pt_mpi_ff;
 
+#ifdef PT_MPI_ABI_OMPI
 void pt_mpi_ff_lookup(void)
 {
 	pt_mpi_ff.comm = (__typeof__(pt_mpi_ff.comm))pt_mpi_sym("PMPI_Comm_f2c");
@@ -31,6 +32,37 @@ void pt_mpi_ff_lookup(void)
 	pt_mpi_ff.in_place = pt_mpi_sym("mpi_fortran_in_place_");
 	__atomic_store_n(&pt_mpi_ff.done, 1, __ATOMIC_RELEASE);
 }
+#else
+/* MPICH: a Fortran handle is the C one (mpi.h's MPI_Comm_f2c is a cast);
+ * the sentinels are variables of the library (MPI_F_STATUS_IGNORE,
+ * MPI_F_STATUSES_IGNORE, and MPIR_F_MPI_IN_PLACE, the address of the
+ * Fortran MPI_IN_PLACE) that its Fortran MPI_Init sets: read at each use
+ * (pt_mpi_fsentinel). */
+static MPI_Comm comm_f2c(MPI_Fint f)
+{
+	return (MPI_Comm)f;
+}
+static MPI_Datatype type_f2c(MPI_Fint f)
+{
+	return (MPI_Datatype)f;
+}
+static MPI_Request req_f2c(MPI_Fint f)
+{
+	return (MPI_Request)f;
+}
+
+void pt_mpi_ff_lookup(void)
+{
+	pt_mpi_ff.comm = comm_f2c;
+	pt_mpi_ff.type = type_f2c;
+	pt_mpi_ff.req = req_f2c;
+	pt_mpi_ff.status = (__typeof__(pt_mpi_ff.status))pt_mpi_sym("PMPI_Status_f2c");
+	pt_mpi_ff.status_ignore = pt_mpi_sym("MPI_F_STATUS_IGNORE");
+	pt_mpi_ff.statuses_ignore = pt_mpi_sym("MPI_F_STATUSES_IGNORE");
+	pt_mpi_ff.in_place = pt_mpi_sym("MPIR_F_MPI_IN_PLACE");
+	__atomic_store_n(&pt_mpi_ff.done, 1, __ATOMIC_RELEASE);
+}
+#endif
 
 static int fstatus(const MPI_Fint *f, MPI_Status *c)
 {
@@ -94,6 +126,7 @@ void pt_mpi_fsome_end(unsigned call, const MPI_Fint *ierr, const MPI_Fint *outco
 		return;
 	}
 	for (size_t i = 0; i < k; i++)
-		h[i] = indices[i] >= 1 && (size_t)indices[i] <= n ? s->req[indices[i] - 1] : NULL;
+		h[i] = indices[i] >= 1 && (size_t)indices[i] <= n ? s->req[indices[i] - 1]
+		                                                      : (MPI_Request)0;
 	pt_mpi_fcomplete(call, h, NULL, st, cst, k);
 }

@@ -12,12 +12,13 @@ _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "Fortran status size"
 /* Count arrays are read as C ints. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 
-/* static __typeof__(&fn) real: the library's own Fortran routine, looked
- * up once; a program that links no MPI library gets an error in *ierr. */
-#define PT_MPI_FREAL(fn)                                                                           \
-	static __typeof__(&fn) real;                                                               \
-	if (pt_unlikely(!real) && !(real = (__typeof__(&fn))pt_mpi_sym_next(#fn))) {              \
-		*ierr = pt_mpi_missing(#fn);                                                       \
+/* static __typeof__(&w) real: the library's own Fortran routine `name`,
+ * which the wrapper w stands for, looked up once; a program that links no
+ * MPI library gets an error in *ierr. */
+#define PT_MPI_FREAL(w, name)                                                                      \
+	static __typeof__(&w) real;                                                                \
+	if (pt_unlikely(!real) && !(real = (__typeof__(&w))pt_mpi_sym_next(name))) {              \
+		*ierr = pt_mpi_missing(name);                                                      \
 		return;                                                                            \
 	}
 
@@ -26,7 +27,8 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER is a C int");
 typedef void (*pt_mpi_fwords)(void *, void *, void *, void *, void *, void *, void *, void *,
 			      void *, void *, void *, void *, void *, void *, void *, void *);
 
-/* Open MPI's conversions and sentinels, looked up at the first use. */
+/* The library's conversions and sentinels, looked up at the first use
+ * (mpi_fortran.c). */
 typedef struct pt_mpi_ftable {
 	int done;
 	MPI_Comm (*comm)(MPI_Fint);
@@ -44,26 +46,37 @@ static inline void pt_mpi_ff_init(void)
 		pt_mpi_ff_lookup();
 }
 
-/* Handles, valid between MPI_Init and MPI_Finalize (NULL otherwise). */
+/* Handles, valid between MPI_Init and MPI_Finalize (0 otherwise). */
 static inline MPI_Comm pt_mpi_fcomm(const MPI_Fint *c)
 {
 	pt_mpi_ff_init();
-	return pt_mpi_ready && pt_mpi_ff.comm ? pt_mpi_ff.comm(*c) : NULL;
+	return pt_mpi_ready && pt_mpi_ff.comm ? pt_mpi_ff.comm(*c) : (MPI_Comm)0;
 }
 static inline MPI_Datatype pt_mpi_ftype(const MPI_Fint *t)
 {
 	pt_mpi_ff_init();
-	return pt_mpi_ready && pt_mpi_ff.type ? pt_mpi_ff.type(*t) : NULL;
+	return pt_mpi_ready && pt_mpi_ff.type ? pt_mpi_ff.type(*t) : (MPI_Datatype)0;
 }
 static inline MPI_Request pt_mpi_freq(const MPI_Fint *r)
 {
 	pt_mpi_ff_init();
-	return pt_mpi_ready && pt_mpi_ff.req ? pt_mpi_ff.req(*r) : NULL;
+	return pt_mpi_ready && pt_mpi_ff.req ? pt_mpi_ff.req(*r) : (MPI_Request)0;
+}
+/* A sentinel's address: Open MPI's is the symbol's; MPICH's is in the
+ * variable the symbol names, which its Fortran MPI_Init sets. */
+static inline const void *pt_mpi_fsentinel(const void *sym)
+{
+#ifdef PT_MPI_ABI_OMPI
+	return sym;
+#else
+	return sym ? *(const void *const *)sym : NULL;
+#endif
 }
 static inline int pt_mpi_fin_place(const void *buf)
 {
 	pt_mpi_ff_init();
-	return pt_mpi_ff.in_place && buf == pt_mpi_ff.in_place;
+	const void *p = pt_mpi_fsentinel(pt_mpi_ff.in_place);
+	return p && buf == p;
 }
 
 /* The status(es) a call fills: the program's, or the wrapper's (mine, the
@@ -71,12 +84,13 @@ static inline int pt_mpi_fin_place(const void *buf)
 static inline MPI_Fint *pt_mpi_fstatus_for(MPI_Fint *status, MPI_Fint *mine)
 {
 	pt_mpi_ff_init();
-	return status == pt_mpi_ff.status_ignore ? mine : status;
+	return status == pt_mpi_fsentinel(pt_mpi_ff.status_ignore) ? mine : status;
 }
 static inline MPI_Fint *pt_mpi_fstatuses_for(MPI_Fint *statuses, pt_mpi_scratch *s)
 {
 	pt_mpi_ff_init();
-	return statuses == pt_mpi_ff.statuses_ignore ? (MPI_Fint *)(void *)s->st : statuses;
+	return statuses == pt_mpi_fsentinel(pt_mpi_ff.statuses_ignore) ? (MPI_Fint *)(void *)s->st
+	                                                               : statuses;
 }
 
 /* A blocking receive's end from its Fortran status; sent: MPI_SENDRECV's

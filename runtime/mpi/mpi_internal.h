@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Private to the MPI part of libtrace.so (runtime/mpi/, docs/MPI.md).
+/* Private to one ABI's half of the MPI part of libtrace.so (runtime/mpi/,
+ * mpi_abi.h, docs/MPI.md).
  *
- * libtrace.so never links libmpi: mpi.h (Open MPI's) is used for types
- * only, and everything of the MPI library is looked up when the program
- * calls MPI: the real PMPI_* functions and the handles behind Open MPI's
- * constants (MPI_COMM_WORLD is the address of ompi_mpi_comm_world). So a
- * program without MPI never runs a line of this part, and one linked with
- * another MPI library (MPICH: integer handles) gets its calls passed on
- * untouched (pt_mpi_mode PT_MPI_PASS).
+ * libtrace.so never links libmpi: mpi.h is used for types and constants
+ * only, and everything else of the MPI library is looked up when the
+ * program calls MPI: the real PMPI_* functions and, for Open MPI, the
+ * objects behind its predefined handles (MPI_COMM_WORLD is the address of
+ * ompi_mpi_comm_world). These files are compiled once against Open MPI's
+ * mpi.h and once against MPICH's; a program without MPI never runs a line
+ * of them.
  *
- * Files: mpi_part.c (the part: job, MPI_Init and MPI_Finalize),
+ * Files: mpi_part.c (this half's MPI_Init and MPI_Finalize and its
+ * description), mpi_handles.c (the predefined handles, which differ
+ * between the ABIs beyond mpi.h's types),
  * mpi_record.c (modes, records, the real functions: below every other),
  * mpi_comm.c (communicators -> world ranks and ids), mpi_req.c (requests),
  * mpi_sync.c (clock synchronisation), mpi_c.c (what the wrappers
@@ -20,20 +23,20 @@
 #ifndef PT_MPI_INTERNAL_H
 #define PT_MPI_INTERNAL_H
 
+#include "mpi_abi.h"
 #include "pt_interpose.h"
 #include "pt_runtime.h"
 
 #include <mpi.h>
 #include <paratrace/mpi_calls.h>
 
-#if !defined(OPEN_MPI) || !OPEN_MPI
-#error "the MPI part is built against Open MPI's mpi.h (handles are pointers): see docs/MPI.md"
-#endif
-
+#if defined(OPEN_MPI) && OPEN_MPI
+#define PT_MPI_ABI_OMPI 1
+#define PT_MPI_ABI_NAME "Open MPI"
 /* What a status says of the message it describes, read from Open MPI's
  * MPI_Status itself (mpi.h: _cancelled, and _ucount, the bytes received):
  * what MPI_Test_cancelled and MPI_Get_elements_x(MPI_BYTE) return, without
- * two calls into the library per receive. Another MPI's ABI: those calls. */
+ * two calls into the library per receive. */
 static inline int pt_mpi_status_cancelled(const MPI_Status *st)
 {
 	return st->_cancelled != 0;
@@ -42,11 +45,64 @@ static inline uint64_t pt_mpi_status_bytes(const MPI_Status *st)
 {
 	return (uint64_t)st->_ucount;
 }
+/* A predefined datatype's size known without asking: none in Open MPI
+ * (its handles are addresses). */
+static inline int pt_mpi_builtin_size(MPI_Datatype type, uint64_t *size)
+{
+	(void)type;
+	(void)size;
+	return 0;
+}
+#elif defined(MPICH) && MPICH
+#define PT_MPI_ABI_MPICH 1
+#define PT_MPI_ABI_NAME "MPICH"
+/* MPICH's MPI_Status (mpi.h): the bytes received in count_lo and the
+ * upper bits of count_hi_and_cancelled, whose lowest bit says cancelled. */
+static inline int pt_mpi_status_cancelled(const MPI_Status *st)
+{
+	return (st->count_hi_and_cancelled & 1) != 0;
+}
+static inline uint64_t pt_mpi_status_bytes(const MPI_Status *st)
+{
+	return (uint64_t)(uint32_t)st->count_lo |
+	       (uint64_t)((uint32_t)st->count_hi_and_cancelled >> 1) << 32;
+}
+/* MPICH's handles are ints that say what they are: a predefined
+ * datatype (mpi.h: MPI_INT is 0x4c000405, MPI_DOUBLE 0x4c00080b) has kind
+ * "builtin" (bits 30-31: 01), object "datatype" (bits 26-29: 0011) and its
+ * size in bytes in bits 8-15. Its size is had without a call or a cache. */
+static inline int pt_mpi_builtin_size(MPI_Datatype type, uint64_t *size)
+{
+	if (((uint32_t)type & 0xfc000000u) != 0x4c000000u)
+		return 0;
+	*size = ((uint32_t)type >> 8) & 0xffu;
+	return 1;
+}
+#else
+#error "the MPI part is built against Open MPI's or MPICH's mpi.h: see docs/MPI.md"
+#endif
+
+/* A window's key in the table of communicators (mpi_comm.c), which holds
+ * windows too: never a communicator's handle. */
+#ifdef PT_MPI_ABI_OMPI
+#define pt_mpi_win_key(win) ((MPI_Comm)(void *)(win))
+#else
+#define pt_mpi_win_key(win) ((MPI_Comm)(win)) /* another kind in the handle's bits */
+#endif
+
+/* This half's ABI is the loaded MPI library's (mpi_record.c). */
+PT_HIDDEN int pt_mpi_abi_match(void);
+/* After MPI_Init: the predefined handles this part uses (below); 0 if
+ * they cannot be had. */
+PT_HIDDEN int pt_mpi_abi_handles(void);
+/* The generated wrappers, in the dispatcher's order (gen_wrappers.py). */
+extern PT_HIDDEN void *const pt_mpi_wrap_c[], *const pt_mpi_wrap_f[];
+extern PT_HIDDEN const size_t pt_mpi_wrap_c_n, pt_mpi_wrap_f_n;
 
 /* ---- modes ------------------------------------------------------------ */
 enum {
 	PT_MPI_UNDECIDED = 0,
-	PT_MPI_TRACE = 1, /* Open MPI, tracing on: calls recorded */
+	PT_MPI_TRACE = 1, /* this half's ABI, tracing on: calls recorded */
 	PT_MPI_PASS = 2,  /* calls passed on untouched */
 };
 extern PT_HIDDEN int pt_mpi_mode;
@@ -71,11 +127,6 @@ static inline int pt_mpi_on(void)
 }
 
 /* ---- real functions ------------------------------------------------------ */
-/* A function of the MPI library by name (PMPI_*: the C profiling entry
- * points, which libtrace.so never defines; Fortran names: the next
- * definition after libtrace.so's). NULL if the library has none. */
-PT_HIDDEN void *pt_mpi_sym(const char *name);
-PT_HIDDEN void *pt_mpi_sym_next(const char *name);
 /* A wrapper whose real function cannot be found: warned once, an error
  * code returned (the program did not link an MPI library, or not this
  * call). */
@@ -88,7 +139,7 @@ PT_HIDDEN int pt_mpi_missing(const char *name);
 	    !(real_##name = (__typeof__(&P##name))pt_mpi_sym("P" #name)))                          \
 		return pt_mpi_missing(#name);
 
-/* ---- Open MPI's predefined handles (valid while pt_mpi_ready) ---------- */
+/* ---- predefined handles (valid while pt_mpi_ready) ----------------------- */
 extern PT_HIDDEN MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
 extern PT_HIDDEN MPI_Datatype pt_mpi_byte;
 extern PT_HIDDEN MPI_Request pt_mpi_request_null;
@@ -99,10 +150,6 @@ extern PT_HIDDEN int pt_mpi_rank, pt_mpi_size; /* in MPI_COMM_WORLD */
  * MPI: the family every job id of the run shares (0 unknown). */
 extern PT_HIDDEN uint32_t pt_mpi_world, pt_mpi_family;
 extern PT_HIDDEN int32_t pt_mpi_base;
-/* For the part's shutdown (mpi_part.c), which says why a rank recorded
- * nothing: a call was recorded (set once: no line bounces between
- * threads); the MPI library is not Open MPI (pt_mpi_decide said so). */
-extern PT_HIDDEN int pt_mpi_seen_call, pt_mpi_other_mpi;
 
 /* ---- records ---------------------------------------------------------- */
 /* A call begins: its MPI_CALL. Returns the ticks it was stamped with, the

@@ -7,9 +7,7 @@
 #define _GNU_SOURCE
 #include "mpi_internal.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <string.h>
 
 int pt_mpi_mode;
@@ -24,94 +22,7 @@ int pt_mpi_rank = -1, pt_mpi_size;
 uint32_t pt_mpi_world, pt_mpi_family;
 int32_t pt_mpi_base;
 
-int pt_mpi_seen_call, pt_mpi_other_mpi;
-
 /* ---- modes and real functions ------------------------------------------ */
-
-PT_REAL_DECL(dlopen);
-PT_REAL_DECL(dlclose);
-
-/* Loaded objects' paths, gathered under the loader's lock (nothing may be
- * opened there) into pages of our own. */
-typedef struct obj_names {
-	char *buf;
-	size_t len, used;
-} obj_names;
-
-static int add_name(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	obj_names *o = arg;
-	const char *n = info->dlpi_name;
-	size_t k = n ? strlen(n) + 1 : 1;
-	if (!n || k == 1 || o->used + k > o->len)
-		return 0; /* the program itself: in the global scope already */
-	memcpy(o->buf + o->used, n, k);
-	o->used += k;
-	return 0;
-}
-
-static int is_ours(const void *p)
-{
-	Dl_info a, b;
-	return dladdr(p, &a) && dladdr((const void *)is_ours, &b) && a.dli_fbase == b.dli_fbase;
-}
-
-/* A definition of name in an object that is not in the global scope: a
- * library loaded with RTLD_LOCAL (an MPI library that a Python extension
- * or a plugin brought with it, as mpi4py does). RTLD_DEFAULT does not see
- * it; each loaded object is asked through a handle of its own (RTLD_NOLOAD:
- * nothing is loaded, nothing stays open). The object that answered last is
- * asked first next time: one MPI library answers nearly every lookup. */
-static void *sym_local(const char *name)
-{
-	static char last[1024];
-	static pt_spin lock;
-	__typeof__(&dlopen) open_ = PT_REAL(dlopen);
-	__typeof__(&dlclose) close_ = PT_REAL(dlclose);
-	if (!open_ || !close_)
-		return NULL;
-	obj_names o = {pt_pages_alloc(64u << 10), 64u << 10, 0};
-	if (!o.buf)
-		return NULL;
-	pt_spin_lock(&lock);
-	size_t k = strlen(last) + 1;
-	if (k > 1) {
-		memcpy(o.buf, last, k);
-		o.used = k;
-	}
-	pt_spin_unlock(&lock);
-	dl_iterate_phdr(add_name, &o);
-	void *p = NULL;
-	for (size_t at = 0; at < o.used && !p; at += strlen(o.buf + at) + 1) {
-		void *h = open_(o.buf + at, RTLD_LAZY | RTLD_NOLOAD);
-		if (!h)
-			continue;
-		p = dlsym(h, name);
-		if (p && is_ours(p))
-			p = NULL;
-		close_(h);
-		if (p && strlen(o.buf + at) < sizeof last) {
-			pt_spin_lock(&lock);
-			strcpy(last, o.buf + at);
-			pt_spin_unlock(&lock);
-		}
-	}
-	pt_pages_free(o.buf, o.len);
-	return p;
-}
-
-void *pt_mpi_sym(const char *name)
-{
-	void *p = dlsym(RTLD_DEFAULT, name);
-	return p ? p : sym_local(name);
-}
-
-void *pt_mpi_sym_next(const char *name)
-{
-	void *p = pt_real(name);
-	return p ? p : sym_local(name);
-}
 
 int pt_mpi_missing(const char *name)
 {
@@ -121,6 +32,26 @@ int pt_mpi_missing(const char *name)
 			name);
 	return MPI_ERR_INTERN;
 }
+
+#ifdef PT_MPI_ABI_OMPI
+int pt_mpi_abi_match(void)
+{
+	return pt_mpi_sym("ompi_mpi_comm_world") != NULL;
+}
+#else
+/* The MPICH ABI (MPICH, and the libraries built on it that keep its ABI:
+ * Intel MPI, Cray MPICH, MVAPICH): what the library says it is, which
+ * MPI_Get_library_version may say before MPI_Init. No Open MPI object is
+ * loaded: a library that has both is Open MPI's (asked first). */
+int pt_mpi_abi_match(void)
+{
+	if (pt_mpi_sym("ompi_mpi_comm_world"))
+		return 0;
+	char v[512];
+	pt_mpi_library_version(v, sizeof v);
+	return strstr(v, "MPICH") || strstr(v, "MVAPICH") || strstr(v, "Intel(R) MPI");
+}
+#endif
 
 int pt_mpi_decide(void)
 {
@@ -138,12 +69,13 @@ int pt_mpi_decide(void)
 	m = PT_MPI_PASS;
 	if (!on || (cfg && !cfg->mpi)) {
 		m = PT_MPI_PASS;
-	} else if (pt_mpi_sym("ompi_mpi_comm_world")) {
+	} else if (pt_mpi_abi_match()) {
 		m = PT_MPI_TRACE;
 	} else {
 		if (!__atomic_exchange_n(&pt_mpi_other_mpi, 1, __ATOMIC_RELAXED))
-			pt_warn("this program's MPI library is not Open MPI: its MPI calls are passed on "
-				"untraced (docs/MPI.md)");
+			pt_warn("this program's MPI library has an ABI this libtrace.so was not built "
+				"for (%s): its MPI calls are passed on untraced (docs/MPI.md)",
+				PT_MPI_ABIS_BUILT);
 	}
 	int expect = PT_MPI_UNDECIDED;
 	if (!__atomic_compare_exchange_n(&pt_mpi_mode, &expect, m, 0, __ATOMIC_ACQ_REL,
@@ -305,6 +237,9 @@ uint64_t pt_mpi_bytes(int64_t count, MPI_Datatype type)
 {
 	if (count <= 0 || !pt_mpi_ready)
 		return 0;
+	uint64_t size;
+	if (pt_mpi_builtin_size(type, &size))
+		return (uint64_t)count * size;
 	unsigned gen = __atomic_load_n(&pt_mpi_type_gen, __ATOMIC_RELAXED);
 	unsigned i = (unsigned)(((uintptr_t)type * 0x9e3779b97f4a7c15ull) >> 61) % TYPE_SLOTS;
 	if (type_cache[i].type != type || type_cache[i].gen != gen) {

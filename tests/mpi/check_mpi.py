@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Runs an MPI program under mpirun with libtrace.so preloaded into every
-rank, analyzes the trace and checks the Paraver trace against what the
+"""Runs an MPI program under mpirun (Open MPI's, or MPICH's mpiexec with
+--launcher mpich) with libtrace.so preloaded into every rank, analyzes the trace and checks the Paraver trace against what the
 ranks say they did ("expect" lines on stdout, mpitest.h):
 
   expect sent RANK MSGS BYTES         point-to-point messages RANK sent
@@ -28,7 +28,8 @@ receive ends before its send begins. Modes:
             (ranks of one split half share one, the halves differ)
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
-  exact     also the pair, ev, call and rma lines, exactly
+  exact     also the pair, ev, call, rma and io lines, exactly ("expect io
+            RANK CALLS READ WRITTEN": the report's MPI I/O table)
   failed    counted, and calls that returned an error ("expect error RANK
             CALL CLASS"): each is in its rank's log (MPI_ERROR) and in the
             report's table of errors, and nothing it would have moved is in
@@ -49,7 +50,8 @@ receive ends before its send begins. Modes:
             front of libtrace.so: the messages and bytes per (sender,
             receiver) in the .prv, the receives it saw, the report's
             totals and per-call counts, and every rank's calls in the
-            logs equal what it counted
+            logs equal what it counted; the collectives' calls and bytes
+            what the program counted, when it printed them
   clock     ranks 1 and 2 run with clocks shifted by known amounts
             (PARATRACE_TEST_CLOCK_OFFSET_NS): the synchronisation must
             measure them within 5 us, and the analyzer remove them
@@ -126,11 +128,21 @@ def run(cmd, cwd, timeout=120, check=True, log=None):
     return p
 
 
+def launcher(a):
+    """The launcher's command: Open MPI's mpirun, or MPICH's Hydra mpiexec
+    (--launcher mpich), which needs no flags to oversubscribe or run as root."""
+    if a.launcher == "mpich":
+        return [a.mpirun]
+    return [a.mpirun, "--oversubscribe", "--bind-to", "none"]
+
+
 def launch(a, np, trace, prog, env_per_rank=None, use_x=False, preload=None, env=()):
     """mpirun command for np ranks of prog, every rank preloaded (libtrace.so, or
     the list preload), with env (NAME=VALUE...) set in each."""
-    cmd = [a.mpirun, "--oversubscribe", "--bind-to", "none"]
+    cmd = launcher(a)
     if use_x:
+        if a.launcher == "mpich":
+            return cmd + ["-np", str(np), "-genv", "LD_PRELOAD", a.lib] + prog
         return cmd + ["-np", str(np), "-x", "LD_PRELOAD=" + a.lib] + prog
     contexts = []
     for r in range(np):
@@ -360,6 +372,18 @@ def check_exact(a, trace, name, prv, stdout, exp):
             if got != [n, b]:
                 fail("report: %s calls and bytes %s, the program: %s" % (call, got, [n, b]))
         print("report: calls and bytes of %s" % sorted(calls))
+    ios = expect_lines(stdout, "io")
+    if ios:
+        with open(name + ".report") as fp:
+            rep = fp.read()
+        table = rep.split("MPI I/O by rank", 1)[1] if "MPI I/O by rank" in rep else ""
+        for f in ios:
+            m = re.search(r"^%s +(\d+) +(\d+)B +(\d+)B$" % f[0], table, re.M)
+            got = [int(x) for x in m.groups()] if m else None
+            if got != [int(x) for x in f[1:4]]:
+                fail("report, MPI I/O of rank %s: (calls, read, written) %s, the program: %s" %
+                     (f[0], got, f[1:4]))
+        print("report: MPI I/O of %d ranks" % len(ios))
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
@@ -737,6 +761,8 @@ def main():
         ap.add_argument(o, required=True)
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--counter", help="mpicount.so: the independent counter (counted mode)")
+    ap.add_argument("--launcher", choices=("openmpi", "mpich"), default="openmpi",
+                    help="whose launcher --mpirun is (the program is built with that MPI)")
     ap.add_argument("--states", default="",
                     help="Extrae MPI states (comma-separated) the ranks' rows must show")
     ap.add_argument("prog", nargs=argparse.REMAINDER)
@@ -859,6 +885,9 @@ def main():
         check_exact(a, trace, name, prv, p.stdout, exp)
     elif mode == "counted":
         check_counted(a, trace, name, prv, count_dir, np)
+        if exp["coll"]:  # the program's collectives too, as it counted their bytes
+            coll_sums(prv, exp)
+            print("collectives: %s" % dict(sorted(exp["coll"].items())))
     elif mode == "failed":
         check_counted(a, trace, name, prv, count_dir, np)
         check_failed(a, trace, name, prv, p.stdout, exp)
@@ -867,7 +896,7 @@ def main():
     elif mode == "dist":
         for m in (2, 3, 4):
             out = name + "-np%d" % m
-            run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(m), a.paratrace,
+            run(launcher(a) + ["-np", str(m), a.paratrace,
                  "analyze", trace, "-o", out], a.work, timeout=150, log=out + ".log")
             for ext in (".prv", ".pcf", ".row"):
                 with open(name + ext, "rb") as f1, open(out + ext, "rb") as f2:
@@ -885,7 +914,7 @@ def main():
             fail("--gz: %d gzip members: too few partitions to share out" % members)
         for m in (2, 3):
             out = name + "-gz-np%d" % m
-            run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(m), a.paratrace,
+            run(launcher(a) + ["-np", str(m), a.paratrace,
                  "analyze", "--gz", "-j2", trace, "-o", out], a.work, timeout=150, log=out + ".log")
             for ext in (".prv.gz", ".pcf", ".row"):
                 with open(one + ext, "rb") as f1, open(out + ext, "rb") as f2:

@@ -2,8 +2,30 @@
 /* A ring: each rank sends to the next and receives from the previous with
  * MPI_Isend/MPI_Irecv completed by MPI_Waitall (statuses ignored), then
  * with MPI_Sendrecv, then with persistent requests started ITER times
- * (MPI_Startall) and completed by MPI_Test loops and MPI_Waitall. */
+ * (MPI_Startall) and completed by MPI_Test loops and MPI_Waitall. With
+ * "coll" after ITER, then collectives on MPI_COMM_WORLD, each rank printing
+ * its calls and the bytes it gives and gets ("expect coll", as coll.c). */
 #include "mpitest.h"
+
+#include <string.h>
+
+static void collectives(int rank, int size)
+{
+	long long calls = 0, sent = 0, recvd = 0;
+	int ibuf[64] = {0}, ibuf2[64];
+	double dbuf[8] = {0}, dbuf2[8];
+	MT_CHECK(MPI_Allreduce(dbuf, dbuf2, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	calls++, sent += 64, recvd += 64;
+	MT_CHECK(MPI_Bcast(ibuf, 16, MPI_INT, 0, MPI_COMM_WORLD));
+	calls++, sent += rank == 0 ? 64 : 0, recvd += rank == 0 ? 0 : 64;
+	MT_CHECK(MPI_Reduce(ibuf, ibuf2, 3, MPI_INT, MPI_MAX, size - 1, MPI_COMM_WORLD));
+	calls++, sent += 12, recvd += rank == size - 1 ? 12 : 0;
+	MT_CHECK(MPI_Allgather(ibuf, 2, MPI_INT, ibuf2, 2, MPI_INT, MPI_COMM_WORLD));
+	calls++, sent += 8, recvd += 8 * size;
+	MT_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+	calls++;
+	printf("expect coll %d %lld %lld %lld\n", rank, calls, sent, recvd);
+}
 
 int main(int argc, char **argv)
 {
@@ -45,6 +67,8 @@ int main(int argc, char **argv)
 	}
 	MPI_Request_free(&p[0]);
 	MPI_Request_free(&p[1]);
+	if (argc > 2 && !strcmp(argv[2], "coll"))
+		collectives(rank, size);
 	mt_report(rank);
 	MPI_Finalize();
 	return 0;

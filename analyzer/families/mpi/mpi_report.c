@@ -37,6 +37,7 @@ typedef struct rank_stat {
 	uint64_t p2p_sent, p2p_recvd, coll_sent, coll_recvd;
 	uint64_t msgs_sent, msgs_recvd; /* point to point */
 	uint64_t late_ns;
+	uint64_t io_calls, io_read, io_written; /* MPI_File_* reads and writes, bytes asked */
 	uint32_t threads;
 	call_stat call[256];
 } rank_stat;
@@ -123,6 +124,7 @@ typedef struct mr_shard {
 	uint64_t first;
 	uint64_t sent, recvd, csent, crecvd;
 	uint64_t nsent, nrecvd;
+	uint64_t io_calls, io_read, io_written;
 	call_stat call[256];
 	err_stats errs;
 	int oom;
@@ -217,6 +219,14 @@ static int mr_shard_event(void *st, const pt_event *ev)
 	case PT_REC_MPI_IO: {
 		const pt_rec_mpi_io *r = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_io);
 		s->call[ev->rec->arg].bytes += r->bytes;
+		s->io_calls++;
+		/* every MPI I/O call that moves bytes reads or writes, and says
+		 * which in its name (MPI_File_iread_at_all...) */
+		const char *name = mpi_call_name(ev->rec->arg);
+		if (name && strstr(name, "read"))
+			s->io_read += r->bytes;
+		else
+			s->io_written += r->bytes;
 		break;
 	}
 	case PT_REC_MPI_ERROR: {
@@ -328,6 +338,9 @@ static int mr_shard_exit(void *st, uint64_t last_ns, int complete)
 		r->msgs_recvd += s->nrecvd;
 		r->coll_sent += s->csent;
 		r->coll_recvd += s->crecvd;
+		r->io_calls += s->io_calls;
+		r->io_read += s->io_read;
+		r->io_written += s->io_written;
 		for (unsigned c = 0; c < 256; c++) {
 			r->call[c].n += s->call[c].n;
 			r->call[c].ns += s->call[c].ns;
@@ -533,6 +546,29 @@ static void print_calls(mr_tool *t, FILE *out)
 	}
 }
 
+/* MPI I/O by rank: the MPI_File_* calls that read or write, and their
+ * bytes (what each asked for: count times its datatype's size). */
+static void print_io(mr_tool *t, FILE *out)
+{
+	int any = 0;
+	for (size_t i = 0; i < t->nslot && !any; i++)
+		any = t->slot[i].stat && t->slot[i].stat->io_calls;
+	if (!any)
+		return;
+	fprintf(out, "\nMPI I/O by rank (MPI_File_* reads and writes)\n");
+	fprintf(out, "%-5s %9s %10s %10s\n", "rank", "calls", "read", "written");
+	for (size_t i = 0; i < t->nslot; i++) {
+		const rank_stat *r = t->slot[i].stat;
+		if (!r || !r->io_calls)
+			continue;
+		char rd[32], wr[32];
+		fmt_bytes(rd, sizeof rd, r->io_read);
+		fmt_bytes(wr, sizeof wr, r->io_written);
+		fprintf(out, "%-5d %9llu %10s %10s\n", t->slot[i].rank,
+		        (unsigned long long)r->io_calls, rd, wr);
+	}
+}
+
 static int cmp_err(const void *a, const void *b)
 {
 	const err_stat *x = a, *y = b;
@@ -634,13 +670,15 @@ static void print_json(mr_tool *t, FILE *out, int32_t nr, size_t nhosts)
 		    out,
 		    ", \"threads\": %u, \"thread_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, "
 		    "\"msgs_sent\": %llu, \"bytes_sent\": %llu, \"msgs_recvd\": %llu, "
-		    "\"bytes_recvd\": %llu, \"coll_bytes\": %llu, \"late_ns\": %llu}",
+		    "\"bytes_recvd\": %llu, \"coll_bytes\": %llu, \"late_ns\": %llu, "
+		    "\"io_calls\": %llu, \"io_read\": %llu, \"io_written\": %llu}",
 		    s->threads, (unsigned long long)s->thread_ns, (unsigned long long)s->mpi_ns,
 		    (unsigned long long)s->calls, (unsigned long long)s->msgs_sent,
 		    (unsigned long long)s->p2p_sent, (unsigned long long)s->msgs_recvd,
 		    (unsigned long long)s->p2p_recvd,
 		    (unsigned long long)(s->coll_sent + s->coll_recvd),
-		    (unsigned long long)s->late_ns);
+		    (unsigned long long)s->late_ns, (unsigned long long)s->io_calls,
+		    (unsigned long long)s->io_read, (unsigned long long)s->io_written);
 	}
 	fputs("],\n\"by_call\": [", out);
 	call_row rows[256];
@@ -736,6 +774,7 @@ static int mr_print(void *tool, FILE *out)
 		fputs("(out of memory: some calls or messages are missing)\n", out);
 	print_ranks(t, out);
 	print_calls(t, out);
+	print_io(t, out);
 	print_errors(t, out);
 	print_pairs(t, out);
 	print_clocks(t, out);

@@ -91,9 +91,10 @@ typedef struct pt_rec_mpi_job {
 #define PT_MPI_LAUNCHER_OPENMPI 1
 #define PT_MPI_LAUNCHER_PMIX 2
 #define PT_MPI_LAUNCHER_SLURM 3
+#define PT_MPI_LAUNCHER_HYDRA 4 /* 3.4: MPICH's mpiexec */
 #define PT_FIELDS_MPI_JOB(T, F, A, S, C) \
 	F(T, I, "rank", rank, "") F(T, U, "size", size, "") \
-	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm") F(T, U, "world", world, "") \
+	F(T, ENUM, "launcher", launcher, "|openmpi|pmix|slurm|hydra") F(T, U, "world", world, "") \
 	S(sizeof(T), PLAIN)
 
 typedef struct pt_rec_mpi_init {
@@ -298,7 +299,8 @@ typedef struct pt_rec_mpi_untraced {
  * program calls the PMPI_* entry points itself, or its MPI calls are bound
  * inside one object (MPI linked statically, -Bsymbolic). */
 #define PT_MPI_UNTRACED_BYPASSED 2
-/* The MPI library is not Open MPI: its calls were passed on untraced. */
+/* The MPI library has an ABI libtrace.so was not built for (3.3: not Open
+ * MPI): its calls were passed on untraced. */
 #define PT_MPI_UNTRACED_OTHER_MPI 3
 #define PT_FIELDS_MPI_UNTRACED(T, F, A, S, C) \
 	F(T, ENUM, "why", why, "|no_library|bypassed|other_mpi") S(sizeof(T), PLAIN)
