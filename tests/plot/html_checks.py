@@ -8,10 +8,14 @@ timeline's range selection, in the one browser of the test (browser.py).
     of its locks, and that lock's object).
   check_range: #range=0,SPAN (the whole run) gives the tables the
     profile's own figures (calls and exclusive time per function, wait
-    and acquisitions per lock, running and waits per thread); two halves
-    split on a slice boundary add up to it exactly; a half differs from
-    the whole; #range=A,B&zoom relabels the axis and keeps every box
-    inside it; and a drag with the mouse across the rows selects a range
+    and acquisitions per lock, running and waits per thread), a throttled
+    function's (counted calls, estimated time) included; two halves split
+    on a slice boundary add up to it exactly, but for throttled functions:
+    their calls after throttling are counted, not placed in time, so a half
+    that ends after the throttling began shows them as lower bounds ("≥"
+    in the cell, the range's line saying why) and the halves sum to the
+    recorded calls; a half differs from the whole; #range=A,B&zoom
+    relabels the axis and keeps every box inside it; and a drag with the mouse across the rows selects a range
     and changes the tables.
   check_colours: one palette: the page's legend, its #pictures data and
     `paratrace plot`'s SVG of the same trace give each function the same
@@ -77,11 +81,15 @@ def check_headline(b, url, rep):
            "headline: no line of what was left out or lost")
 
 
-def same(got, want, what):
+def same(got, want, what, exact_only=False):
+    """exact_only: leave out throttled functions (a range has their
+    recorded calls only)."""
     for t, keys in FIGURES.items():
         for k, r in want[t].items():
             if r.get("cut_calls"):
                 continue  # a call cut by lost data: its time is the profile's only
+            if exact_only and r.get("estimated"):
+                continue
             g = got[t].get(k)
             vals = [(f, g and g[f], r[f]) for f in keys if not g or g[f] != r[f]]
             expect(not vals and (g is not None or not any(r[f] for f in keys)),
@@ -150,7 +158,40 @@ def check_killed(b, a, work):
     check_whole(b, url, rep)
 
 
-def check_range(b, url, rep):
+def function_cells(b):
+    """(name, file:line) -> (calls cell's text, its tooltip) of the page's functions table."""
+    rows = b.eval("Array.prototype.map.call(document.querySelectorAll('#functions tbody "
+                  "tr:not(.more)'), function (tr) { return [tr.cells[0].textContent, "
+                  "tr.cells[1].textContent, tr.cells[2].textContent, tr.cells[2].title]; })")
+    return {(r[0], r[1]): (r[2], r[3]) for r in rows}
+
+
+def check_throttled(b, whole, summed, second, real):
+    """second: the tables of the second half, loaded now; real: a traced
+    program, whose hot functions the runtime throttles."""
+    thr = {k: r for k, r in whole.items() if r.get("estimated")}
+    expect(thr or not real, "no function throttled in the demo: the range's lower bounds "
+           "go unchecked")
+    cells = function_cells(b)
+    text = b.eval("document.getElementById('range-text').textContent")
+    for k, r in thr.items():
+        got = second.get(k)
+        expect(got is not None and got.get("at_least") and "calls" in got["at_least"],
+               "second half: throttled %s not marked as a lower bound: %s" % (k, got))
+        cell = cells.get((k[0], "%s:%d" % (k[1], k[2])), ("", ""))
+        expect(cell[0].startswith("\u2265") and "counted, not placed in time" in cell[1],
+               "second half: throttled %s's calls cell %r" % (k, cell))
+        expect("\u2265" in text and "counted, not placed in time" in text,
+               "second half: the range's line does not say what \u2265 means: %r" % text)
+        recorded = summed.get(k, {}).get("calls")
+        expect(recorded == r["calls"] - r["throttled_calls"],
+               "the two halves: throttled %s has %s calls, recorded %d"
+               % (k, recorded, r["calls"] - r["throttled_calls"]))
+    for k, r in second.items():
+        expect(not r.get("at_least") or k in thr, "%s marked as a lower bound" % (k,))
+
+
+def check_range(b, url, rep, real=False):
     b.dom(url)
     if not b.eval("!!(document.getElementById('pictures') && window.ptTimeline)"):
         expect(False, "the page has no range selection (#pictures, ptTimeline)")
@@ -175,7 +216,8 @@ def check_range(b, url, rep):
                 s = summed[t].setdefault(k, dict(r, **{f: 0 for f in keys}))
                 for f in keys:
                     s[f] += r[f]
-    same(summed, whole, "the two halves summed")
+    same(summed, whole, "the two halves summed", exact_only=True)
+    check_throttled(b, whole["functions"], summed["functions"], second["functions"], real)
     changed = any(first["functions"].get(k, {}).get("excl_ns") != r["excl_ns"]
                   for k, r in whole["functions"].items())
     expect(changed, "the first half's functions table is the whole run's")

@@ -215,7 +215,7 @@ def main():
                    "%s: names not in order: %s" % (clicks, got))
 
     check_headline(browser(a), url, rep)
-    check_range(browser(a), url, rep)
+    check_range(browser(a), url, rep, bool(a.cc and a.plugin and a.runtime))
     check_killed(browser(a), a, a.work)
     again = None
     if a.cc and a.plugin and a.runtime:

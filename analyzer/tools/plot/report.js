@@ -13,11 +13,15 @@
  * this one (headline.js, timeline.js) reach the tables through
  * window.ptReport; the last one marks <body data-ready="1"> when
  * everything is built. A value null shows as "–" (not known for a range
- * of time, timeline.js) and sorts below every number. */
+ * of time, timeline.js) and sorts below every number. A row's at_least
+ * (a list of keys) shows those figures as lower bounds (a ">=" sign), with a
+ * tooltip saying why. */
 (function () {
 	"use strict";
 	var data = JSON.parse(document.getElementById("profile").textContent);
 	var LIMIT = 500; /* rows shown before "show all" */
+	var THROTTLED = "the runtime throttled this function (hot and short): its calls after " +
+		"that are counted, not placed in time, so a range holds only the calls recorded before";
 
 	/* x in the largest of units ([size, name], largest first) it reaches,
 	 * 3 significant digits; else as it is, in unit */
@@ -100,7 +104,12 @@
 		for (var i = 0; i < n; i++) {
 			var tr = el("tr"), r = spec.rows[i];
 			spec.cols.forEach(function (c) {
-				tr.appendChild(el("td", cell(c, r[c[0]]), {"class": c[2] === "s" ? "t" : "v"}));
+				var ge = r.at_least && r.at_least.indexOf(c[0]) >= 0;
+				var td = el("td", (ge ? "\u2265 " : "") + cell(c, r[c[0]]),
+					{"class": c[2] === "s" ? "t" : "v"});
+				if (ge)
+					td.title = "at least: " + THROTTLED;
+				tr.appendChild(td);
 			});
 			body.appendChild(tr);
 		}
@@ -215,5 +224,6 @@
 			if (th)
 				th.click();
 		});
-	window.ptReport = {data: data, specs: specs, formats: formats, dur: dur, show: show, el: el};
+	window.ptReport = {data: data, specs: specs, formats: formats, dur: dur, show: show, el: el,
+		throttledNote: THROTTLED};
 })();

@@ -10,7 +10,12 @@
  * line above the timeline says which). For a range: functions' calls
  * begun and exclusive time in it, and that time's share of the threads'
  * time in it; locks' acquisitions and wait; threads' time alive, running
- * and waiting by kind in it. The other columns show "–". "Zoom to
+ * and waiting by kind in it. The other columns show "–". A function the
+ * runtime throttled (report --json's "estimated") has only its recorded
+ * calls in the slices: the calls after throttling are counted, not placed
+ * in time. For the whole run its row has the profile's figures; for a
+ * range that ends after the throttling began, its recorded figures marked
+ * as lower bounds (the row's at_least, report.js). "Zoom to
  * selection" stretches the selected range across the timeline (the boxes
  * are the same bins, wider; the axis is labelled anew), "Whole run" (or
  * Escape, or a double click) goes back to the run and its tables.
@@ -52,6 +57,8 @@
 		return x;
 	}
 
+	var throttled = false; /* some row of the range's functions is a lower bound */
+
 	function rangeTables(i0, i1) {
 		var t0 = i0 * sliceNs, t1 = Math.min(i1 * sliceNs, span), total = 0;
 		var waits = {};
@@ -75,12 +82,18 @@
 			x[0] += sum(f.s, i0, i1, 1);
 			x[1] += sum(f.s, i0, i1, 2);
 		});
+		var all = i0 === 0 && i1 >= nslices;
 		var functions = base.functions.map(function (f) {
 			var x = fs[f.name + "\n" + f.file + "\n" + f.line] || [0, 0];
+			if (f.estimated && all)
+				x = [f.excl_ns, f.calls];
+			var lower = f.estimated && !all && t1 > f.throttled_since_ns;
 			return copy(f, {calls: x[1], excl_ns: x[0], share: total ? x[0] / total : 0,
 				incl_ns: null, incl_mean_ns: null, incl_max_ns: null, excl_mean_ns: null,
-				excl_max_ns: null, cut_calls: null});
-		}).filter(function (f) { return f.calls || f.excl_ns; });
+				excl_max_ns: null, cut_calls: null,
+				at_least: lower ? ["calls", "excl_ns", "share"] : null});
+		}).filter(function (f) { return f.calls || f.excl_ns || f.at_least; });
+		throttled = functions.some(function (f) { return f.at_least; });
 		functions.sort(function (a, b) { return b.excl_ns - a.excl_ns; });
 		var ls = {};
 		(pic.locks || []).forEach(function (l) {
@@ -218,7 +231,8 @@
 		text.textContent = "Selected " + dur(Math.round(a)) + " to " + dur(Math.round(b)) +
 			" (" + dur(Math.round(b - a)) + "). The tables show " + dur(s0) + " to " + dur(s1) +
 			" (whole slices of " + dur(sliceNs) + "): calls begun and time spent in it; " +
-			"\u2013 where a figure is the whole run's only.";
+			"\u2013 where a figure is the whole run's only." + (throttled ? " \u2265: at " +
+			"least: " + rep.throttledNote : "");
 		document.body.dataset.range = s0 + "," + s1;
 		zin.disabled = false;
 		zout.disabled = false;

@@ -5,7 +5,11 @@
  * a backslash and bytes that are not UTF-8, in a function's name and file
  * (the manual API's descriptors), a thread's name, an event type, a scope
  * and a value name. The worker waits for a mutex inside its function, so
- * that the locks table names it too. */
+ * that the locks table names it too: main holds the mutex until the kernel
+ * shows the worker asleep in its request, so the wait happens however
+ * loaded the machine is. */
+#define _GNU_SOURCE
+#include "asleep.h"
 #include <paratrace.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -15,11 +19,14 @@ static paratrace_func_desc fn = {"fn\x1b[31mRED\x1b[0m\rOVERWRITE\n\xff\xfe<&>\"
                                  3, 0};
 static paratrace_func_desc waiter = {"waiter\x1b]0;T\x07\xc2\x9b\xe6\x97", "w.c", 7, 0};
 
+static volatile pid_t asker;
+
 static void *worker(void *arg)
 {
 	(void)arg;
 	PT_THREAD_NAME("worker\x1b]0;PWNED-title\x07\x1b[2J\r\nFAKE LINE\xff");
 	paratrace_func_begin(&waiter);
+	asker = gettid();
 	pthread_mutex_lock(&m);
 	pthread_mutex_unlock(&m);
 	paratrace_func_end(&waiter);
@@ -38,6 +45,7 @@ int main(void)
 		usleep(1000);
 		PT_SCOPE_UPDATE("st\377ep", 0);
 	}
+	wait_asleep(&asker);
 	pthread_mutex_unlock(&m);
 	paratrace_func_end(&fn);
 	pthread_join(t, NULL);

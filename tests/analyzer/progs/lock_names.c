@@ -6,6 +6,7 @@
  * holds it until the thread sleeps in the request), so that the timelines
  * have a wait slice of each. Prints the heap lock's address. */
 #define _GNU_SOURCE
+#include "asleep.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,20 +46,6 @@ static void *ask(void *arg)
 	return NULL;
 }
 
-/* The kernel's state of thread tid: 'S' once it sleeps in its lock request. */
-static char state_of(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	const char *paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' ? paren[2] : 0;
-}
-
 static int contend(pthread_mutex_t *m)
 {
 	pthread_t t;
@@ -66,8 +53,7 @@ static int contend(pthread_mutex_t *m)
 	asker = 0;
 	if (pthread_create(&t, NULL, ask, m))
 		return -1;
-	for (int i = 0; i < 5000 && (!asker || state_of(asker) != 'S'); i++)
-		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	wait_asleep(&asker);
 	pthread_mutex_unlock(m);
 	return pthread_join(t, NULL);
 }
