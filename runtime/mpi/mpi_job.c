@@ -162,10 +162,11 @@ void pt_mpi_pick(void)
 		use = first;
 	if (!use || *use->nc + *use->nf != pt_mpi_nslots) {
 		/* a libtrace.so whose halves were built from another table of
-		 * calls than its entry points: it cannot go on */
+		 * calls than its entry points: it cannot go on (a trap, not
+		 * abort(): the runtime never calls its own exported wrappers) */
 		pt_warn("the MPI part of libtrace.so is inconsistent (%zu entry points, %zu wrappers)",
 			pt_mpi_nslots, use ? *use->nc + *use->nf : 0);
-		abort();
+		__builtin_trap();
 	}
 	for (size_t i = 0; i < *use->nc; i++)
 		__atomic_store_n(&pt_mpi_slots[i], use->c[i], __ATOMIC_RELEASE);
