@@ -13,11 +13,13 @@
  *                     "joined": the joined thread's shard index or null} or null,
  *    "lost", "lost_limit", "lost_ns", "unclosed": [shard index...]} */
 #include "plot.h"
+#include "pt_fw_util.h"
 #include "pt_text.h"
 #include "pt_waits.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const wait_kind[PT_WAIT_KINDS] = {"lock", "cond", "join", "barrier"};
 
@@ -62,12 +64,44 @@ static void slices_json(FILE *f, const pr_cell *c, size_t i, size_t j, int both)
 	fputs("]}", f);
 }
 
+/* The functions' cells in the order of their names (then file, line), not
+ * of their ids: ids are given in the order the workers first meet the
+ * functions, which the number of workers changes, and the page must be the
+ * same whatever -j. The cells of one function stay together, by slice. */
+static const pt_trace_ctx *name_ctx;
+
+static int cmp_func_cell(const void *x, const void *y)
+{
+	const pr_cell *a = x, *b = y;
+	if (a->tag != b->tag || a->tag != PR_FUNC)
+		return a->tag < b->tag ? -1 : a->tag > b->tag;
+	if (a->id != b->id) {
+		const pt_func_info *fa = pt_ctx_func_info(name_ctx, (uint32_t)a->id);
+		const pt_func_info *fb = pt_ctx_func_info(name_ctx, (uint32_t)b->id);
+		int d = strcmp(fa ? fa->name : "", fb ? fb->name : "");
+		if (!d)
+			d = strcmp(fa ? fa->file : "", fb ? fb->file : "");
+		if (!d && fa && fb && fa->line != fb->line)
+			d = fa->line < fb->line ? -1 : 1;
+		if (d)
+			return d;
+		return a->id < b->id ? -1 : 1;
+	}
+	return a->slice < b->slice ? -1 : a->slice > b->slice;
+}
+
 int pl_page_data(FILE *f, const pl_model *m)
 {
 	const pr_map *r = &m->range;
 	pr_cell *c = pr_sorted(r);
 	if (!c)
 		return -1;
+	/* one thread writes the page: the comparator's context is not shared */
+	name_ctx = m->ctx;
+	size_t nfunc = 0;
+	while (nfunc < r->n && c[nfunc].tag == PR_FUNC)
+		nfunc++;
+	pt_qsort(c, nfunc, sizeof *c, cmp_func_cell);
 	uint64_t span = m->t_end - m->t0;
 	fprintf(f,
 	        "{\"span_ns\": %llu, \"slice_ns\": %llu, \"slices\": %llu, \"rows_drawn\": %zu, "
