@@ -2,6 +2,7 @@
 /* The I/O family's part of the report: per file (by name, over every
  * process) its calls, bytes read and written, the time in its calls and
  * the throughput that makes; then per thread the same. Text, CSV, JSON. */
+#include "pt_fw_util.h"
 #include "io_common.h"
 #include "pt_family.h"
 #include "pt_text.h"
@@ -208,8 +209,8 @@ static uint32_t *io_files_sorted(io_pf_global *g, uint32_t *n)
 		if (g->file[i].calls)
 			v[(*n)++] = i;
 	io_sort_g = g; /* printing runs on one thread */
-	qsort(v, *n, sizeof *v, io_file_cmp);
-	qsort(g->thr, g->nthr, sizeof *g->thr, io_thread_cmp);
+	pt_qsort(v, *n, sizeof *v, io_file_cmp);
+	pt_qsort(g->thr, g->nthr, sizeof *g->thr, io_thread_cmp);
 	if (!*n) {
 		free(v);
 		v = NULL;

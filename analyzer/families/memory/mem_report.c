@@ -4,6 +4,7 @@
  * (caller functions) whose blocks made that peak, and what was still live
  * at the end; per thread its calls and the peak of the live bytes of the
  * blocks it allocated. Text, CSV, JSON. */
+#include "pt_fw_util.h"
 #include "mem_common.h"
 #include "pt_family.h"
 #include "pt_text.h"
@@ -191,7 +192,7 @@ static mem_site *mem_sites(const mem_map *m, size_t *n)
 		s[k].bytes += b->size;
 		s[k].blocks++;
 	}
-	qsort(s, *n, sizeof *s, mem_site_cmp);
+	pt_qsort(s, *n, sizeof *s, mem_site_cmp);
 	return s;
 }
 
@@ -226,7 +227,7 @@ static int mem_process(mem_pf_global *g, size_t p)
 	mem_vec *v = &g->proc_ev[p];
 	mem_proc *r = &g->proc[p];
 	r->pid = g->ctx->processes[p].pid;
-	qsort(v->v, v->n, sizeof *v->v, mem_ev_cmp);
+	pt_qsort(v->v, v->n, sizeof *v->v, mem_ev_cmp);
 	mem_map live = {0};
 	size_t peak_at = 0;
 	for (size_t i = 0; i < v->n; i++) {

@@ -18,6 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "pt_fw_util.h"
 #include "offcpu.h"
 
 #include "pt_callstack.h"
@@ -357,7 +358,7 @@ static uint32_t *sorted_functions(const oc_tool *t, size_t *n)
 		if (t->f[i].total || t->f[i].off || t->f[i].wait)
 			ids[(*n)++] = (uint32_t)i;
 	sort_base = t->f;
-	qsort(ids, *n, sizeof *ids, by_off);
+	pt_qsort(ids, *n, sizeof *ids, by_off);
 	return ids;
 }
 

@@ -81,10 +81,12 @@ int pr_coarsen_to(pr_map *m, unsigned shift)
 	if (shift <= m->shift)
 		return 0;
 	unsigned d = shift - m->shift;
+	/* a span of a damaged or hostile trace can coarsen by 32 bits or more
+	 * at once, past what a shift of the 32-bit slice may do */
 	for (size_t i = 0; i < m->cap; i++)
-		m->c[i].slice >>= d;
+		m->c[i].slice = d < 32 ? m->c[i].slice >> d : 0;
 	m->shift = shift;
-	m->slices = m->slices ? ((m->slices - 1) >> d) + 1 : 0;
+	m->slices = m->slices ? (d < 32 ? ((m->slices - 1) >> d) + 1 : 1) : 0;
 	/* cells that now share a slice merge */
 	return grow(m, m->cap);
 }
