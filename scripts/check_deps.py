@@ -99,8 +99,7 @@ def symbols(build, files):
     and those they use from elsewhere. Sources built into several targets
     get the union; an object older than its source is not read."""
     fileset = set(f for f in files if f.endswith(".c"))
-    defined = collections.defaultdict(set)
-    undefined = collections.defaultdict(set)
+    objects = {}
     for d, dirs, names in os.walk(build):
         dirs.sort()
         for n in sorted(names):
@@ -114,16 +113,26 @@ def symbols(build, files):
             # target that no longer compiles it), not what the build uses
             if os.path.getmtime(obj) < os.path.getmtime(os.path.join(ROOT, src)):
                 continue
-            out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True)
-            for line in out.stdout.splitlines():
-                parts = line.split()
-                if len(parts) < 2:
-                    continue
-                sym, kind = parts[0], parts[1]
-                if kind in ("U", "w"):
-                    undefined[src].add(sym)
-                elif kind.isupper() or kind == "v":
-                    defined[src].add(sym)
+            objects[obj] = src
+    defined = collections.defaultdict(set)
+    undefined = collections.defaultdict(set)
+    # One nm for many objects: each nm start loads binutils' LTO plugins
+    # (LLVM's among them), which costs far more than reading an object.
+    paths = sorted(objects)
+    for i in range(0, len(paths), 256):
+        out = subprocess.run(["nm", "-P", "-A"] + paths[i:i + 256], capture_output=True,
+                             text=True, check=True)
+        for line in out.stdout.splitlines():
+            obj, _, rest = line.partition(": ")
+            parts = rest.split()
+            if obj not in objects or len(parts) < 2:
+                continue
+            sym, kind = parts[0], parts[1]
+            src = objects[obj]
+            if kind in ("U", "w"):
+                undefined[src].add(sym)
+            elif kind.isupper() or kind == "v":
+                defined[src].add(sym)
     return defined, undefined
 
 
