@@ -3,9 +3,10 @@
  * nested per location, the API regions' registry, and what a thread's
  * records of threads, locks and waits become: ThreadCreate/Begin/End/Wait
  * on the process's thread contingent (communicator = process index),
- * ThreadAcquireLock/ReleaseLock with each lock's id and an archive-wide
- * acquisition order, the calls that wait as regions of the pthread
- * paradigm, and lost data as MeasurementOnOff. */
+ * ThreadAcquireLock/ReleaseLock with each lock's id and the acquisition's
+ * number on its location (which pairs it with its release; the order of
+ * one lock's acquisitions across threads is their times'), the calls that wait as regions of the
+ * pthread paradigm, and lost data as MeasurementOnOff. */
 #define _GNU_SOURCE
 #include "ot_internal.h"
 
@@ -148,6 +149,20 @@ uint32_t ot_region(ot_tool *t, const char *name, OTF2_RegionRole role, OTF2_Para
 	return ref;
 }
 
+uint32_t ot_metric(ot_tool *t, const char *name, int papi, int manual)
+{
+	int added;
+	pthread_mutex_lock(&t->lock);
+	ot_name *e = ot_names_get(&t->metrics, name, &added);
+	uint32_t ref = e ? e->ref : UINT32_MAX;
+	if (e && added) {
+		e->role = (uint8_t)(papi != 0);
+		e->paradigm = (uint8_t)(manual != 0);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ref;
+}
+
 uint32_t ot_comm_block(ot_tool *t)
 {
 	return ++t->comm_blocks * OT_COMM_BLOCK;
@@ -191,7 +206,11 @@ void ot_locks_free(ot_locks *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* The lock's id (from 0), the same in every shard of its process. */
+/* The lock's id: made of its address alone, so that every shard of its
+ * process gives it the same one, whichever worker or analyzer process
+ * writes the shard (ids need to tell a process's locks apart: two of them
+ * the 32 bits leave alike would be one lock to a reader). The shard's
+ * cache keeps the hash off the hot path. */
 static int lock_id(ot_shard *s, uint64_t object, uint32_t *id)
 {
 	uint32_t pid = s->loc.info->pid;
@@ -199,18 +218,9 @@ static int lock_id(ot_shard *s, uint64_t object, uint32_t *id)
 	if (!c)
 		return -1;
 	if (!c->id) {
-		ot_tool *t = s->tool;
-		pthread_mutex_lock(&t->lock);
-		ot_lock_key *g = locks_slot(&t->locks, pid, object);
-		if (g && !g->id) {
-			*g = (ot_lock_key){object, pid, ++t->nlocks};
-			t->locks.n++;
-		}
-		uint32_t gid = g ? g->id : 0;
-		pthread_mutex_unlock(&t->lock);
-		if (!gid)
-			return -1;
-		*c = (ot_lock_key){object, pid, gid};
+		uint64_t h = pt_mix64(object);
+		uint32_t v = (uint32_t)(h ^ h >> 32);
+		*c = (ot_lock_key){object, pid, v == UINT32_MAX ? 1 : v + 1};
 		s->cache.n++;
 	}
 	*id = c->id - 1;
@@ -326,7 +336,6 @@ static int release(ot_shard *s, uint32_t id, uint64_t *order)
 static int lock_event(ot_shard *s, const pt_event *ev)
 {
 	ot_loc *l = &s->loc;
-	ot_tool *t = s->tool;
 	uint64_t tm = ev->time_ns;
 	unsigned type = ev->rec->arg;
 	pt_rec_lock lk;
@@ -349,7 +358,7 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 			uint32_t id;
 			if (lock_id(s, x->object, &id))
 				return -1;
-			uint64_t order = atomic_fetch_add(&t->lock_order, 1);
+			uint64_t order = s->acquisitions++;
 			if (hold(s, id, order))
 				return -1;
 			OTF2_EvtWriter_ThreadAcquireLock(l->w, NULL, ot_time(l, tm),
