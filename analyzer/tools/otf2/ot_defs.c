@@ -277,7 +277,10 @@ static int local_defs(ot_tool *t, uint32_t nfuncs, char *err, size_t errlen)
 		if (owner[i] != me)
 			continue;
 		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(t->ar, i);
-		rc = !dw || OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions) ||
+		/* an empty table is one the readers cannot read */
+		rc = !dw ||
+		             (nfuncs + t->regions.n &&
+		              OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions)) ||
 		             (t->ncomm_map &&
 		              OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms)) ||
 		             (t->metrics.n &&
