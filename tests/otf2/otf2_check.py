@@ -42,6 +42,8 @@ the first archive; a file at the output's name is refused and kept), then:
     and the bytes read and written by the completed operations the
     report's (the I/O rows of `report --csv`); a PROG argument @WORK@ is
     the work folder;
+  - the export warns of locks sharing an id (the low 32 bits of their
+    addresses) only with --expect-lock-clashes N, and then of N;
   - --dist M: `mpirun -np M paratrace export --format otf2` (M analyzer
     processes, each writing its share of the locations) writes the archive
     one process writes: otf2-print prints the same definitions and events.
@@ -222,6 +224,7 @@ def main():
     ap.add_argument("--kernels-from-output", action="store_true")
     ap.add_argument("--expect-metrics", action="store_true")
     ap.add_argument("--expect-io", action="store_true")
+    ap.add_argument("--expect-lock-clashes", type=int, default=0)
     ap.add_argument("--expect-measurement", type=int, default=-1)
     ap.add_argument("--dist", type=int, default=0)
     ap.add_argument("--ptgen")
@@ -232,7 +235,9 @@ def main():
     os.makedirs(a.work)
     trace, out = record(a, [a.work if x == "@WORK@" else x for x in a.prog])
     archive_dir = os.path.join(a.work, "archive")
-    run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
+    said = run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir,
+                trace]).stdout
+    check_clashes(a, said)
     # a second export replaces the archive of the first
     run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
     # something else at the output's name is refused, and left as it was
@@ -336,6 +341,14 @@ def main():
         sum(v for k, v in c.items() if k[0].isupper()), len(calls), c["ThreadAcquireLock"]))
 
 
+def check_clashes(a, said):
+    """The export warned of as many locks sharing an id as expected."""
+    clash = "warning: %d locks share their id" % a.expect_lock_clashes
+    if ("locks share their id" in said) != (a.expect_lock_clashes > 0) or (
+            a.expect_lock_clashes > 0 and clash not in said):
+        fail("export said %r; expected %d locks sharing an id" % (said, a.expect_lock_clashes))
+
+
 def check_dist(a, trace, archive, printed):
     """The archive of M analyzer processes is the one of one process."""
     dist_dir = os.path.join(a.work, "archive-dist")
@@ -349,8 +362,9 @@ def check_dist(a, trace, archive, printed):
                env=env).stdout
     # rank 0 says it, for all: not M exports of the whole trace each
     want = "written by %d analyzer processes" % a.dist
-    if said.count("OTF2 archive:") != 1 or want not in said:
+    if said.count("/traces.otf2 (") != 1 or want not in said:
         fail("mpirun -np %d export said %r, not once %r" % (a.dist, said, want))
+    check_clashes(a, said)
     left = [f for f in os.listdir(a.work) if ".tmp-" in f]
     if left:
         fail("temporary folders left: %s" % left)

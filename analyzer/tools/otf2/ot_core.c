@@ -200,6 +200,18 @@ static ot_lock_key *locks_slot(ot_locks *l, uint32_t pid, uint64_t object)
 	return &l->v[i];
 }
 
+int ot_locks_add(ot_locks *l, uint32_t pid, uint64_t object)
+{
+	ot_lock_key *k = locks_slot(l, pid, object);
+	if (!k)
+		return -1;
+	if (!k->id) {
+		*k = (ot_lock_key){object, pid, 1};
+		l->n++;
+	}
+	return 0;
+}
+
 void ot_locks_free(ot_locks *l)
 {
 	free(l->v);
@@ -208,23 +220,15 @@ void ot_locks_free(ot_locks *l)
 
 /* The lock's id: made of its address alone, so that every shard of its
  * process gives it the same one, whichever worker or analyzer process
- * writes the shard (ids need to tell a process's locks apart: two of them
- * the 32 bits leave alike would be one lock to a reader). The shard's
- * cache keeps the hash off the hot path. */
+ * writes the shard: its low 32 bits, which tell apart any two locks
+ * within 4 GB of each other (an array, a heap, the program's data); two
+ * locks whose addresses differ only above would be one lock to a reader
+ * (the tool counts them: lock_clashes). The shard keeps the locks it met
+ * for that. */
 static int lock_id(ot_shard *s, uint64_t object, uint32_t *id)
 {
-	uint32_t pid = s->loc.info->pid;
-	ot_lock_key *c = locks_slot(&s->cache, pid, object);
-	if (!c)
-		return -1;
-	if (!c->id) {
-		uint64_t h = pt_mix64(object);
-		uint32_t v = (uint32_t)(h ^ h >> 32);
-		*c = (ot_lock_key){object, pid, v == UINT32_MAX ? 1 : v + 1};
-		s->cache.n++;
-	}
-	*id = c->id - 1;
-	return 0;
+	*id = (uint32_t)object;
+	return ot_locks_add(&s->cache, s->loc.info->pid, object);
 }
 
 /* ---- the core's records ------------------------------------------------- */

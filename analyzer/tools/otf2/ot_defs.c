@@ -384,10 +384,43 @@ static int get_names(pt_rbuf *r, ot_union *u, uint32_t **map)
 	return 0;
 }
 
-/* What every process met (API regions, metrics) and wrote (each
+static int cmp_lock(const void *a, const void *b)
+{
+	const ot_lock_key *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if ((uint32_t)x->object != (uint32_t)y->object)
+		return (uint32_t)x->object < (uint32_t)y->object ? -1 : 1;
+	return x->object < y->object ? -1 : x->object > y->object;
+}
+
+/* The locks (every process's) whose id another of their process's has. */
+static int count_clashes(ot_tool *t)
+{
+	ot_lock_key *v = malloc((t->locks.n + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < t->locks.cap; i++)
+		if (t->locks.v[i].id)
+			v[n++] = t->locks.v[i];
+	qsort(v, n, sizeof *v, cmp_lock);
+	t->lock_clashes = 0;
+	for (size_t i = 0; i < n; i++) {
+		int prev = i > 0 && v[i].pid == v[i - 1].pid &&
+		           (uint32_t)v[i].object == (uint32_t)v[i - 1].object;
+		int next = i + 1 < n && v[i].pid == v[i + 1].pid &&
+		           (uint32_t)v[i].object == (uint32_t)v[i + 1].object;
+		t->lock_clashes += prev || next;
+	}
+	free(v);
+	return 0;
+}
+
+/* What every process met (API regions, metrics, locks) and wrote (each
  * location's events), to every process: the unions in name order, this
  * process's numbers' refs in them (t->region_def, t->metric_def), every
- * location's event count. */
+ * location's event count, the locks' clashes. */
 static int exchange_names(ot_tool *t, ot_union *api, ot_union *met)
 {
 	const pt_trace_ctx *ctx = t->ctx;
@@ -396,6 +429,12 @@ static int exchange_names(ot_tool *t, ot_union *api, ot_union *met)
 	put_names(&b, &t->metrics);
 	for (size_t i = 0; i < ctx->nshards; i++)
 		pt_buf_u64(&b, t->nevents[i]);
+	pt_buf_u64(&b, t->locks.n);
+	for (size_t i = 0; i < t->locks.cap; i++)
+		if (t->locks.v[i].id) {
+			pt_buf_u64(&b, t->locks.v[i].pid);
+			pt_buf_u64(&b, t->locks.v[i].object);
+		}
 	char *all = NULL;
 	size_t *lens = NULL;
 	int rc = ot_exchange(t, &b, &all, &lens);
@@ -413,11 +452,19 @@ static int exchange_names(ot_tool *t, ot_union *api, ot_union *met)
 			if (p != me)
 				t->nevents[i] += n;
 		}
+		uint64_t nlocks = pt_rbuf_u64(&r);
+		for (uint64_t i = 0; !rc && !r.err && i < nlocks; i++) {
+			uint64_t pid = pt_rbuf_u64(&r), object = pt_rbuf_u64(&r);
+			if (p != me && !r.err)
+				rc = ot_locks_add(&t->locks, (uint32_t)pid, object);
+		}
 		if (r.err)
 			rc = -1;
 	}
 	free(all);
 	free(lens);
+	if (!rc)
+		rc = count_clashes(t);
 	if (!rc)
 		rc = union_sort(api) || union_sort(met) ? -1 : 0;
 	if (!rc) {

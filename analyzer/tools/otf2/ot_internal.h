@@ -40,6 +40,8 @@ typedef struct ot_locks {
 	size_t n, cap;
 } ot_locks;
 void ot_locks_free(ot_locks *l);
+/* (pid, object) into l (id 1). 0, or -1: out of memory. */
+int ot_locks_add(ot_locks *l, uint32_t pid, uint64_t object);
 typedef ot_locks ot_lock_cache;
 static inline void ot_lock_cache_free(ot_lock_cache *c)
 {
@@ -61,6 +63,10 @@ struct ot_tool {
 	uint64_t events;
 	ot_names regions; /* the API regions: ref OT_API_REGIONS + number */
 	ot_names metrics; /* the metrics: ref = number */
+	ot_locks locks;   /* every lock the shards met (shard_exit) */
+	/* finish: locks of one process whose ids (the low 32 bits of their
+	 * addresses) another of its locks has too */
+	uint64_t lock_clashes;
 	/* finish: the strings, the groups */
 	ot_names strings;
 	uint32_t ngroups;

@@ -112,6 +112,7 @@ static void tool_free(ot_tool *t)
 		nftw(t->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	ot_names_free(&t->regions);
 	ot_names_free(&t->metrics);
+	ot_locks_free(&t->locks);
 	free(t->region_def);
 	free(t->metric_def);
 	free(t->tmpdir);
@@ -392,6 +393,12 @@ static int ot_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_lock(&t->lock);
 	t->nevents[s->loc.info->index] = n;
 	t->events += n;
+	for (size_t i = 0; i < s->cache.cap; i++)
+		if (s->cache.v[i].id &&
+		    ot_locks_add(&t->locks, s->cache.v[i].pid, s->cache.v[i].object) && !rc) {
+			snprintf(s->err, sizeof s->err, "out of memory");
+			rc = -1;
+		}
 	for (size_t i = 0; i < t->nfam; i++)
 		if (ot_fam(i) && ot_fam(i)->shard_exit &&
 		    ot_fam(i)->shard_exit(t->fam[i], s->fam[i]) && !rc) {
@@ -491,6 +498,12 @@ static int ot_finish(void *tool, char *err, size_t errlen)
 static int ot_print(void *tool, FILE *out)
 {
 	ot_tool *t = tool;
+	if (t->lock_clashes)
+		fprintf(out,
+		        "OTF2 archive: warning: %llu locks share their id (the low 32 bits of "
+		        "their address) with another lock of their process: readers see them as "
+		        "one\n",
+		        (unsigned long long)t->lock_clashes);
 	if (!t->ctx->quiet && t->dist)
 		fprintf(out,
 		        "OTF2 archive: %s/traces.otf2 (%llu events, %zu locations, written by %d "
