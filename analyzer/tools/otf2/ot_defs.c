@@ -13,6 +13,7 @@
 #include "ot_internal.h"
 
 #include "pt_fw_mpi.h"
+#include "pt_fw_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ static int union_sort(ot_union *u)
 	for (size_t k = 0; k < n; k++)
 		u->sorted[k] = (uint32_t)k;
 	cmp_names = &u->names; /* finish runs on one thread */
-	qsort(u->sorted, n, sizeof *u->sorted, cmp_by_name);
+	pt_qsort(u->sorted, n, sizeof *u->sorted, cmp_by_name);
 	for (size_t k = 0; k < n; k++)
 		u->place[u->sorted[k]] = (uint32_t)k;
 	return 0;
@@ -404,7 +405,7 @@ static int count_clashes(ot_tool *t)
 	for (size_t i = 0; i < t->locks.cap; i++)
 		if (t->locks.v[i].id)
 			v[n++] = t->locks.v[i];
-	qsort(v, n, sizeof *v, cmp_lock);
+	pt_qsort(v, n, sizeof *v, cmp_lock);
 	t->lock_clashes = 0;
 	for (size_t i = 0; i < n; i++) {
 		int prev = i > 0 && v[i].pid == v[i - 1].pid &&
