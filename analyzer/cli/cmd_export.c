@@ -108,11 +108,21 @@ int pt_cmd_export(int argc, char **argv)
 		             c.sel_opt);
 		return 2;
 	}
+	/* under mpirun the archive is written by every process, each its
+	 * share of the locations (docs/ANALYZER.md, "OTF2 archive") */
+	if (!strcmp(fmt->name, "otf2")) {
+		int failed;
+		c.dist = pt_cli_dist_open(&argc, &argv, &failed);
+		if (failed)
+			return 1;
+	}
 	char *name = NULL;
 	if (!c.output)
 		c.output = name = cli_default_name(c.dir, fmt->ext);
 	cli_add_builtin(&c, fmt->tool(), NULL);
 	rc = cli_run(&c);
+	if (c.dist)
+		c.dist->close(c.dist);
 	pt_select_free(&c.sel);
 	free(name);
 	return rc;

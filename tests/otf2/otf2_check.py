@@ -7,7 +7,7 @@ report and the program say it did.
   otf2_check.py --paratrace P --lib LIBTRACE --work DIR [--mpirun M --np N]
                 [--ptgen G --script FILE (a trace ptgen writes, no program)]
                 [--env K=V] [--expect-functions] [--expect-locks] [--expect-threads N]
-                [--expect-omp] [--kernels-from-output] -- PROG ARGS...
+                [--expect-omp] [--kernels-from-output] [--dist M] -- PROG ARGS...
 
 Runs PROG preloaded with LIBTRACE (under mpirun with --np), exports the
 trace with `paratrace export --format otf2` (twice: the second replaces
@@ -36,7 +36,17 @@ the first archive; a file at the output's name is refused and kept), then:
   - --expect-measurement N: N MeasurementOnOff events (data the runtime
     lost: off before the gap, on at its LOST record);
   - --kernels-from-output: as many kernel regions on accelerator-stream
-    locations as the program's "launches_* N" lines sum to.
+    locations as the program's "launches_* N" lines sum to;
+  - --expect-io: every I/O call a region of file I/O (as many as the
+    report's I/O calls), each IoOperationBegin completed on its location,
+    and the bytes read and written by the completed operations the
+    report's (the I/O rows of `report --csv`); a PROG argument @WORK@ is
+    the work folder;
+  - the export warns of locks sharing an id (the low 32 bits of their
+    addresses) only with --expect-lock-clashes N, and then of N;
+  - --dist M: `mpirun -np M paratrace export --format otf2` (M analyzer
+    processes, each writing its share of the locations) writes the archive
+    one process writes: otf2-print prints the same definitions and events.
 Must run with Debian's /usr/bin/python3 (python3-otf2)."""
 import argparse
 import collections
@@ -93,6 +103,7 @@ def report_csv(a, trace):
     out = run([a.paratrace, "report", "--csv", trace]).stdout
     calls = collections.Counter()
     locks = 0
+    io_rows = collections.Counter()
     for block in out.split("\n\n"):
         rows = list(csv.reader(io.StringIO(block)))
         if not rows:
@@ -105,11 +116,14 @@ def report_csv(a, trace):
                 calls[r[1]] += int(r[head.index("calls")])
             elif r[0] == "lock" and r[1] not in NOT_LOCKS:
                 locks += int(r[head.index("acquisitions")])
-    return calls, locks
+            elif r[0] == "io_thread":
+                for k in ("calls", "bytes_read", "bytes_written"):
+                    io_rows[k] += int(r[head.index(k)])
+    return calls, locks, io_rows
 
 
-def otf2_print(archive):
-    p = subprocess.run(["otf2-print", archive], stdout=subprocess.PIPE,
+def otf2_print(archive, args=()):
+    p = subprocess.run(["otf2-print"] + list(args) + [archive], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, timeout=180)
     bad = [l for l in (p.stderr + "\n" + p.stdout).splitlines()
            if l.startswith("otf2-print:") or "warning" in l.lower() and l.startswith("otf2")]
@@ -128,6 +142,7 @@ def walk(archive):
     held = collections.defaultdict(list)
     metric_last = {}
     kernels = 0
+    io_ops = {}
     with otf2.reader.open(archive) as tr:
         defs = tr.definitions
         c["groups"] = len(defs.location_groups)
@@ -143,6 +158,9 @@ def walk(archive):
             if kind == "Enter":
                 stacks[loc].append(ev.region)
                 enters[(ev.region.paradigm, ev.region.name)] += 1
+                if ev.region.region_role in (otf2.RegionRole.FILE_IO,
+                                             otf2.RegionRole.FILE_IO_METADATA):
+                    c["io_calls"] += 1
                 if (loc.type == otf2.LocationType.ACCELERATOR_STREAM and
                         ev.region.region_role != otf2.RegionRole.DATA_TRANSFER):
                     kernels += 1
@@ -164,6 +182,17 @@ def walk(archive):
                             loc.name, m.name, metric_last[k], v))
                     metric_last[k] = v
                     c["metric_values"] += 1
+            elif kind == "IoOperationBegin":
+                io_ops[(loc, ev.matching_id)] = (ev.mode, ev.handle)
+            elif kind == "IoOperationComplete":
+                mode, handle = io_ops.pop((loc, ev.matching_id), (None, None))
+                if handle != ev.handle:
+                    fail("location %s: IoOperationComplete %d begun on no handle or another" % (
+                        loc.name, ev.matching_id))
+                if mode == otf2.IoOperationMode.READ:
+                    c["io_read"] += ev.bytes_result
+                elif mode == otf2.IoOperationMode.WRITE:
+                    c["io_written"] += ev.bytes_result
             elif kind == "ThreadAcquireLock":
                 held[loc].append((ev.lock_id, ev.acquisition_order))
             elif kind == "ThreadReleaseLock":
@@ -172,6 +201,8 @@ def walk(archive):
                     fail("location %s: lock %d released (order %d) but not held" % (
                         loc.name, ev.lock_id, ev.acquisition_order))
                 held[loc].remove(k)
+    if io_ops:
+        fail("I/O operations begun and never completed: %d" % len(io_ops))
     for loc, st in stacks.items():
         if st:
             fail("location %s ends inside %s" % (loc.name, [r.name for r in st]))
@@ -192,16 +223,21 @@ def main():
     ap.add_argument("--expect-omp", action="store_true")
     ap.add_argument("--kernels-from-output", action="store_true")
     ap.add_argument("--expect-metrics", action="store_true")
+    ap.add_argument("--expect-io", action="store_true")
+    ap.add_argument("--expect-lock-clashes", type=int, default=0)
     ap.add_argument("--expect-measurement", type=int, default=-1)
+    ap.add_argument("--dist", type=int, default=0)
     ap.add_argument("--ptgen")
     ap.add_argument("--script")
     ap.add_argument("prog", nargs="*")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
-    trace, out = record(a, a.prog)
+    trace, out = record(a, [a.work if x == "@WORK@" else x for x in a.prog])
     archive_dir = os.path.join(a.work, "archive")
-    run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
+    said = run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir,
+                trace]).stdout
+    check_clashes(a, said)
     # a second export replaces the archive of the first
     run([a.paratrace, "export", "--format", "otf2", "-q", "-o", archive_dir, trace])
     # something else at the output's name is refused, and left as it was
@@ -213,9 +249,11 @@ def main():
     if p.returncode == 0 or "is no OTF2 archive" not in p.stderr or open(other).read() != "mine\n":
         fail("export over a file: exit %d, %r" % (p.returncode, p.stderr))
     archive = os.path.join(archive_dir, "traces.otf2")
-    otf2_print(archive)
+    printed = otf2_print(archive)
+    if a.dist:
+        check_dist(a, trace, archive, printed)
     c, enters, kernels = walk(archive)
-    calls, locks = report_csv(a, trace)
+    calls, locks, io_rows = report_csv(a, trace)
     got = collections.Counter()
     for (paradigm, name), n in enters.items():
         if paradigm == otf2.Paradigm.COMPILER:
@@ -282,6 +320,16 @@ def main():
         elif c["metric_values"] != values:
             fail("%d metric values, %d counter values in the trace" % (c["metric_values"],
                                                                        values))
+    if a.expect_io:
+        got_io = (c["io_calls"], c["io_read"], c["io_written"])
+        want = (io_rows["calls"], io_rows["bytes_read"], io_rows["bytes_written"])
+        if not io_rows["calls"] or got_io != want:
+            fail("I/O: %d calls, %d bytes read, %d written; the report: %d, %d, %d" % (
+                got_io + want))
+        if not c["IoCreateHandle"] or not c["IoDestroyHandle"]:
+            fail("I/O: %d handles created, %d destroyed" % (c["IoCreateHandle"],
+                                                            c["IoDestroyHandle"]))
+        print("io: %d calls, %d bytes read, %d written" % got_io)
     if a.expect_measurement >= 0 and c["MeasurementOnOff"] != a.expect_measurement:
         fail("%d MeasurementOnOff, %d expected" % (c["MeasurementOnOff"], a.expect_measurement))
     if a.kernels_from_output:
@@ -291,6 +339,45 @@ def main():
             fail("%d kernels on the streams, the program launched %d" % (kernels, want))
     print("ok: %d events, %d functions, %d lock acquisitions" % (
         sum(v for k, v in c.items() if k[0].isupper()), len(calls), c["ThreadAcquireLock"]))
+
+
+def check_clashes(a, said):
+    """The export warned of as many locks sharing an id as expected."""
+    clash = "warning: %d locks share their id" % a.expect_lock_clashes
+    if ("locks share their id" in said) != (a.expect_lock_clashes > 0) or (
+            a.expect_lock_clashes > 0 and clash not in said):
+        fail("export said %r; expected %d locks sharing an id" % (said, a.expect_lock_clashes))
+
+
+def check_dist(a, trace, archive, printed):
+    """The archive of M analyzer processes is the one of one process."""
+    dist_dir = os.path.join(a.work, "archive-dist")
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+    for k in ("PARATRACE_DIR", "LD_PRELOAD"):
+        env.pop(k, None)
+    said = run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(a.dist),
+                a.paratrace, "export", "--format", "otf2", "-o", dist_dir, trace],
+               env=env).stdout
+    # rank 0 says it, for all: not M exports of the whole trace each
+    want = "written by %d analyzer processes" % a.dist
+    if said.count("/traces.otf2 (") != 1 or want not in said:
+        fail("mpirun -np %d export said %r, not once %r" % (a.dist, said, want))
+    check_clashes(a, said)
+    left = [f for f in os.listdir(a.work) if ".tmp-" in f]
+    if left:
+        fail("temporary folders left: %s" % left)
+    dist = os.path.join(dist_dir, "traces.otf2")
+    for args, one in ((("-G",), otf2_print(archive, ("-G",))), ((), printed)):
+        many = otf2_print(dist, args)
+        if many != one:
+            diff = [(x, y) for x, y in zip(one.splitlines(), many.splitlines()) if x != y]
+            fail("otf2-print %s: the archive of %d processes differs from one's (%d and %d "
+                 "lines); first: %s" % (" ".join(args), a.dist, len(one.splitlines()),
+                                        len(many.splitlines()), diff[:3]))
+    print("dist: %d processes wrote the same archive (%d lines of otf2-print)" % (
+        a.dist, len(printed.splitlines())))
 
 
 # the report's lock table rows that are no lock a thread holds

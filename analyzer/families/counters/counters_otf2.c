@@ -12,20 +12,12 @@
 #include "ot.h"
 
 #ifdef PT_WITH_OTF2
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A metric: its name, how it counts; its ref is its index. */
-typedef struct ctr_metric {
-	char *name;
-	int papi, manual;
-} ctr_metric;
-
+/* The metrics are the export's (ot_metric), which defines them. */
 typedef struct ctr_ot {
-	ctr_metric *v;
-	uint32_t n, cap;
-	pthread_mutex_t lock;
+	ot_tool *tool;
 } ctr_ot;
 
 /* A thread's counters: its set's metrics, their running totals. */
@@ -38,11 +30,10 @@ typedef struct ctr_ot_thread {
 static int ctr_ot_init(const pt_trace_ctx *ctx, ot_tool *tool, void **global)
 {
 	(void)ctx;
-	(void)tool;
 	ctr_ot *g = calloc(1, sizeof *g);
 	if (!g)
 		return -1;
-	pthread_mutex_init(&g->lock, NULL);
+	g->tool = tool;
 	*global = g;
 	return 0;
 }
@@ -59,36 +50,6 @@ static int ctr_ot_shard_init(void *global, ot_loc *l, void **shard)
 	memset(x->total, 0, sizeof x->total);
 	*shard = x;
 	return 0;
-}
-
-/* The metric of a name (added when new): its ref, or UINT32_MAX. */
-static uint32_t metric_of(ctr_ot *g, const char *name, int papi, int manual)
-{
-	pthread_mutex_lock(&g->lock);
-	uint32_t i = 0;
-	while (i < g->n && strcmp(g->v[i].name, name))
-		i++;
-	if (i == g->n) {
-		if (g->n == g->cap) {
-			uint32_t ncap = g->cap ? 2 * g->cap : 16;
-			ctr_metric *v = realloc(g->v, ncap * sizeof *v);
-			if (!v)
-				i = UINT32_MAX;
-			else {
-				g->v = v;
-				g->cap = ncap;
-			}
-		}
-		if (i != UINT32_MAX && !(g->v[i].name = strdup(name)))
-			i = UINT32_MAX;
-		if (i != UINT32_MAX) {
-			g->v[i].papi = papi;
-			g->v[i].manual = manual;
-			g->n++;
-		}
-	}
-	pthread_mutex_unlock(&g->lock);
-	return i;
 }
 
 static void metric(ot_loc *l, uint64_t t, uint32_t ref, uint64_t value)
@@ -113,7 +74,7 @@ static int ctr_ot_event(void *global, void **shard, ot_loc *l, const pt_event *e
 			return 0;
 		const char *papi = NULL;
 		pt_counters_prv_type(d->type, d->config, name, &papi);
-		x->metric[arg] = metric_of(g, papi ? papi : name, papi != NULL,
+		x->metric[arg] = ot_metric(g->tool, papi ? papi : name, papi != NULL,
 		                           (d->flags & PT_COUNTER_MANUAL) != 0);
 		x->total[arg] = 0;
 		return x->metric[arg] == UINT32_MAX ? -1 : 0; /* out of memory */
@@ -146,38 +107,9 @@ static int ctr_ot_shard_exit(void *global, void *shard)
 	return 0;
 }
 
-static int ctr_ot_defs(void *global, ot_defs *d)
-{
-	ctr_ot *g = global;
-	OTF2_StringRef unit = ot_string(d, "#"), empty = ot_string(d, "");
-	for (uint32_t i = 0; i < g->n; i++) {
-		const ctr_metric *m = &g->v[i];
-		OTF2_GlobalDefWriter_WriteMetricMember(
-		    d->w, i, ot_string(d, m->name), empty,
-		    m->papi     ? OTF2_METRIC_TYPE_PAPI
-		    : m->manual ? OTF2_METRIC_TYPE_USER
-		                : OTF2_METRIC_TYPE_OTHER,
-		    m->manual ? OTF2_METRIC_ABSOLUTE_POINT : OTF2_METRIC_ACCUMULATED_START,
-		    OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, unit);
-		OTF2_MetricMemberRef member = i;
-		OTF2_GlobalDefWriter_WriteMetricClass(d->w, i, 1, &member,
-		                                      m->manual ? OTF2_METRIC_ASYNCHRONOUS
-		                                                : OTF2_METRIC_SYNCHRONOUS,
-		                                      OTF2_RECORDER_KIND_CPU);
-	}
-	return 0;
-}
-
 static void ctr_ot_destroy(void *global)
 {
-	ctr_ot *g = global;
-	if (!g)
-		return;
-	for (uint32_t i = 0; i < g->n; i++)
-		free(g->v[i].name);
-	free(g->v);
-	pthread_mutex_destroy(&g->lock);
-	free(g);
+	free(global);
 }
 
 /* COUNTER_DEF and COUNTERS are core kinds, COUNTER_VALUE a sampling one:
@@ -189,7 +121,6 @@ const ot_family counters_otf2 = {
     .shard_init = ctr_ot_shard_init,
     .event = ctr_ot_event,
     .shard_exit = ctr_ot_shard_exit,
-    .defs = ctr_ot_defs,
     .destroy = ctr_ot_destroy,
 };
 #endif

@@ -136,6 +136,11 @@ uint32_t io_names_value(const io_names *n, size_t process, uint32_t file)
 	return n->proc[process].value[file];
 }
 
+uint32_t io_names_ids(const io_names *n, size_t process)
+{
+	return n && process < n->nproc ? (uint32_t)n->proc[process].n : 0;
+}
+
 uint32_t io_names_count(const io_names *n)
 {
 	return n ? n->count : 0;

@@ -27,6 +27,8 @@ void io_names_process_event(io_names *n, size_t process, const pt_event *ev);
 /* 0: not named (an IO_FILE lost, or no file). */
 uint32_t io_names_value(const io_names *n, size_t process, uint32_t file);
 uint32_t io_names_count(const io_names *n);
+/* The process's file ids are below this (not every one named). */
+uint32_t io_names_ids(const io_names *n, size_t process);
 /* NULL for 0 or out of range. */
 const char *io_names_name(const io_names *n, uint32_t value);
 

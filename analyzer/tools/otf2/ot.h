@@ -9,14 +9,20 @@
  * their shards' locations at the same time (the library's locking
  * callbacks guard the archive); the global definitions are written in
  * finish, once every function, region, lock and communicator is known.
+ * Under mpirun every analyzer process writes its shards' locations into
+ * the one archive (the library's collective callbacks over the analyzer's
+ * exchange, ot_dist.c) and rank 0 the global definitions: the archive is
+ * the one a single process writes.
  *
  * Regions: a user function's region is its analyzer-wide function id; the
  * regions of API calls (pthread, MPI, OpenMP, CUDA, OpenCL) are handed out
- * by ot_region, by name, above OT_API_REGIONS. Those are the events' refs,
- * known while the workers write; the readers want the definitions' refs
- * dense and in order, so the definitions get those, and each location's
- * local definitions hold the mapping tables (regions, communicators) from
- * the one to the other, which every OTF2 reader applies. Every Enter and Leave goes
+ * by ot_region, by name, above OT_API_REGIONS, and metrics by ot_metric,
+ * in the order the workers meet them. Those are the events' refs, known
+ * while the workers write; the readers want the definitions' refs dense,
+ * so the definitions get those (API regions and metrics in name order,
+ * whichever worker or process met a name first), and each location's
+ * local definitions hold the mapping tables (regions, communicators,
+ * metrics) from the one to the other, which every OTF2 reader applies. Every Enter and Leave goes
  * through ot_enter/ot_leave, which keep the location's regions nested
  * (a Leave closes what was entered after its Enter first) and its times
  * never going back.
@@ -89,6 +95,12 @@ void ot_leave_all(ot_loc *l, uint64_t t);
 /* The region of an API call, by name (thread-safe, the same ref for the
  * same name): its canonical name is the name. */
 uint32_t ot_region(ot_tool *t, const char *name, OTF2_RegionRole role, OTF2_Paradigm paradigm);
+
+/* The metric of a counter, by name (thread-safe, the same ref for the
+ * same name): a metric member and a metric class of its own, counted
+ * from the thread's start (or, manual, an absolute value read at a
+ * point). UINT32_MAX: out of memory. */
+uint32_t ot_metric(ot_tool *t, const char *name, int papi, int manual);
 
 /* What finish gives a family for its global definitions: strings by
  * value (ot_string), groups numbered by ot_group. */

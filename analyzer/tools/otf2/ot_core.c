@@ -3,9 +3,10 @@
  * nested per location, the API regions' registry, and what a thread's
  * records of threads, locks and waits become: ThreadCreate/Begin/End/Wait
  * on the process's thread contingent (communicator = process index),
- * ThreadAcquireLock/ReleaseLock with each lock's id and an archive-wide
- * acquisition order, the calls that wait as regions of the pthread
- * paradigm, and lost data as MeasurementOnOff. */
+ * ThreadAcquireLock/ReleaseLock with each lock's id and the acquisition's
+ * number on its location (which pairs it with its release; the order of
+ * one lock's acquisitions across threads is their times'), the calls that wait as regions of the
+ * pthread paradigm, and lost data as MeasurementOnOff. */
 #define _GNU_SOURCE
 #include "ot_internal.h"
 
@@ -148,6 +149,20 @@ uint32_t ot_region(ot_tool *t, const char *name, OTF2_RegionRole role, OTF2_Para
 	return ref;
 }
 
+uint32_t ot_metric(ot_tool *t, const char *name, int papi, int manual)
+{
+	int added;
+	pthread_mutex_lock(&t->lock);
+	ot_name *e = ot_names_get(&t->metrics, name, &added);
+	uint32_t ref = e ? e->ref : UINT32_MAX;
+	if (e && added) {
+		e->role = (uint8_t)(papi != 0);
+		e->paradigm = (uint8_t)(manual != 0);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ref;
+}
+
 uint32_t ot_comm_block(ot_tool *t)
 {
 	return ++t->comm_blocks * OT_COMM_BLOCK;
@@ -185,36 +200,35 @@ static ot_lock_key *locks_slot(ot_locks *l, uint32_t pid, uint64_t object)
 	return &l->v[i];
 }
 
+int ot_locks_add(ot_locks *l, uint32_t pid, uint64_t object)
+{
+	ot_lock_key *k = locks_slot(l, pid, object);
+	if (!k)
+		return -1;
+	if (!k->id) {
+		*k = (ot_lock_key){object, pid, 1};
+		l->n++;
+	}
+	return 0;
+}
+
 void ot_locks_free(ot_locks *l)
 {
 	free(l->v);
 	memset(l, 0, sizeof *l);
 }
 
-/* The lock's id (from 0), the same in every shard of its process. */
+/* The lock's id: made of its address alone, so that every shard of its
+ * process gives it the same one, whichever worker or analyzer process
+ * writes the shard: its low 32 bits, which tell apart any two locks
+ * within 4 GB of each other (an array, a heap, the program's data); two
+ * locks whose addresses differ only above would be one lock to a reader
+ * (the tool counts them: lock_clashes). The shard keeps the locks it met
+ * for that. */
 static int lock_id(ot_shard *s, uint64_t object, uint32_t *id)
 {
-	uint32_t pid = s->loc.info->pid;
-	ot_lock_key *c = locks_slot(&s->cache, pid, object);
-	if (!c)
-		return -1;
-	if (!c->id) {
-		ot_tool *t = s->tool;
-		pthread_mutex_lock(&t->lock);
-		ot_lock_key *g = locks_slot(&t->locks, pid, object);
-		if (g && !g->id) {
-			*g = (ot_lock_key){object, pid, ++t->nlocks};
-			t->locks.n++;
-		}
-		uint32_t gid = g ? g->id : 0;
-		pthread_mutex_unlock(&t->lock);
-		if (!gid)
-			return -1;
-		*c = (ot_lock_key){object, pid, gid};
-		s->cache.n++;
-	}
-	*id = c->id - 1;
-	return 0;
+	*id = (uint32_t)object;
+	return ot_locks_add(&s->cache, s->loc.info->pid, object);
 }
 
 /* ---- the core's records ------------------------------------------------- */
@@ -326,7 +340,6 @@ static int release(ot_shard *s, uint32_t id, uint64_t *order)
 static int lock_event(ot_shard *s, const pt_event *ev)
 {
 	ot_loc *l = &s->loc;
-	ot_tool *t = s->tool;
 	uint64_t tm = ev->time_ns;
 	unsigned type = ev->rec->arg;
 	pt_rec_lock lk;
@@ -349,7 +362,7 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 			uint32_t id;
 			if (lock_id(s, x->object, &id))
 				return -1;
-			uint64_t order = atomic_fetch_add(&t->lock_order, 1);
+			uint64_t order = s->acquisitions++;
 			if (hold(s, id, order))
 				return -1;
 			OTF2_EvtWriter_ThreadAcquireLock(l->w, NULL, ot_time(l, tm),

@@ -7,6 +7,7 @@
 
 #include "ot.h"
 #include "pt_callstack.h"
+#include "pt_dist.h"
 #include "pt_family.h"
 #include "pt_func_lookup.h"
 
@@ -29,7 +30,7 @@ typedef struct ot_names {
 ot_name *ot_names_get(ot_names *t, const char *s, int *added);
 void ot_names_free(ot_names *t);
 
-/* Locks by (process, address) -> id, one id space for the archive. */
+/* Locks by (process, address) -> id: a shard's cache of the ids it met. */
 typedef struct ot_lock_key {
 	uint64_t object;
 	uint32_t pid, id; /* id 0: a free slot */
@@ -39,7 +40,8 @@ typedef struct ot_locks {
 	size_t n, cap;
 } ot_locks;
 void ot_locks_free(ot_locks *l);
-/* A shard's cache of the ids it met (no lock taken for those). */
+/* (pid, object) into l (id 1). 0, or -1: out of memory. */
+int ot_locks_add(ot_locks *l, uint32_t pid, uint64_t object);
 typedef ot_locks ot_lock_cache;
 static inline void ot_lock_cache_free(ot_lock_cache *c)
 {
@@ -50,21 +52,30 @@ struct ot_tool {
 	const pt_trace_ctx *ctx;
 	OTF2_Archive *ar;
 	char *path, *tmpdir;
+	/* under mpirun: the analyzer processes, each writing its shards'
+	 * locations (ot_dist.c); NULL alone */
+	pt_dist *dist;
+	int primary;          /* rank 0, or alone: the global definitions, the folder */
 	pthread_mutex_t lock; /* the registries, the families' shard_exit, events */
 	void *fam[PT_MAX_FAMILIES];
 	size_t nfam;
 	uint64_t *nevents; /* per shard (location) */
 	uint64_t events;
 	ot_names regions; /* the API regions: ref OT_API_REGIONS + number */
-	ot_locks locks;
-	uint32_t nlocks;
-	_Atomic uint64_t lock_order; /* acquisitions, archive-wide */
+	ot_names metrics; /* the metrics: ref = number */
+	ot_locks locks;   /* every lock the shards met (shard_exit) */
+	/* finish: locks of one process whose ids (the low 32 bits of their
+	 * addresses) another of its locks has too */
+	uint64_t lock_clashes;
 	/* finish: the strings, the groups */
 	ot_names strings;
 	uint32_t ngroups;
 	uint32_t comm_blocks; /* handed out by ot_comm_block */
 	uint64_t *comm_map;   /* pairs: events' ref, definition's ref */
 	size_t ncomm_map, cap_comm_map;
+	/* finish: the definition's ref of each API region's and metric's
+	 * number (every process's, by name: ot_defs.c) */
+	uint32_t *region_def, *metric_def;
 };
 
 /* Lock types whose regions a shard keeps (enum pt_lock_type is below). */
@@ -92,7 +103,8 @@ typedef struct ot_shard {
 	uint32_t acquire_at[OT_LOCK_TYPES], release_at[OT_LOCK_TYPES];
 	uint32_t cond_region, barrier_region, join_region, create_region[2];
 	unsigned lock_type;
-	uint32_t wait_region; /* a condition, join or barrier wait open, 0 none */
+	uint32_t wait_region;  /* a condition, join or barrier wait open, 0 none */
+	uint32_t acquisitions; /* on this location: each one's order */
 	uint64_t join_seq;
 	uint64_t start_seq; /* THREAD_START's create_seq, for THREAD_END */
 	int ended;
@@ -111,5 +123,18 @@ int ot_core_event(ot_shard *s, const pt_event *ev, uint64_t before);
 void ot_core_end(ot_shard *s, uint64_t last_ns);
 /* Global definitions, the local ones, in finish. 0, or -1 with err. */
 int ot_write_defs(ot_tool *t, char *err, size_t errlen);
+
+/* ot_dist.c: the archive's collective callbacks (serial alone, else over
+ * t->dist). 0 or -1. */
+int ot_set_collectives(ot_tool *t);
+/* Every process's `mine`, in rank order (alone: a copy of it): *all and
+ * *lens (one per process) malloc'ed. 0, or -1 (collective: every process
+ * still takes part in the next). */
+int ot_exchange(ot_tool *t, const pt_buf *mine, char **all, size_t **lens);
+/* The number of processes writing the archive. */
+static inline int ot_nprocs(const ot_tool *t)
+{
+	return t->dist ? t->dist->size : 1;
+}
 
 #endif

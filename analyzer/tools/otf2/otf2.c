@@ -8,7 +8,6 @@
 #include "ot_internal.h"
 
 #include "pt_framework.h"
-#include "pt_fw_mpi.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -109,10 +108,13 @@ static void tool_free(ot_tool *t)
 			ot_fam(i)->destroy(t->fam[i]);
 	if (t->ar)
 		OTF2_Archive_Close(t->ar);
-	if (t->tmpdir)
+	if (t->tmpdir && t->primary) /* the folder is the primary's */
 		nftw(t->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	ot_names_free(&t->regions);
+	ot_names_free(&t->metrics);
 	ot_locks_free(&t->locks);
+	free(t->region_def);
+	free(t->metric_def);
 	free(t->tmpdir);
 	free(t->path);
 	free(t->nevents);
@@ -140,6 +142,53 @@ static int refuse_output(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+/* The temporary folder (the primary makes it; under mpirun every process
+ * learns its name, or the primary's error). 0, or -1 with err. */
+static int make_tmpdir(ot_tool *t, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (t->primary) {
+		rc = refuse_output(t->path, err, errlen);
+		/* the archive's folder names itself: NAME.tmp-XXXXXX/traces.otf2 */
+		if (!rc && !mkdtemp(t->tmpdir)) {
+			snprintf(err, errlen, "cannot create %s: %s", t->tmpdir, strerror(errno));
+			rc = -1;
+		}
+		if (rc) { /* not made: nothing to remove */
+			free(t->tmpdir);
+			t->tmpdir = NULL;
+		}
+	}
+	if (!t->dist)
+		return rc;
+	pt_buf b = {0};
+	if (t->primary) {
+		pt_buf_u64(&b, (uint64_t)rc);
+		pt_buf_str(&b, rc ? err : t->tmpdir);
+	}
+	char *all = NULL;
+	size_t *lens = NULL;
+	if (ot_exchange(t, &b, &all, &lens)) {
+		snprintf(err, errlen,
+		         "the analyzer processes could not exchange the archive's folder");
+		rc = -1;
+	} else {
+		pt_rbuf r = {all, all + lens[0], 0};
+		int prc = (int)pt_rbuf_u64(&r);
+		char *msg = pt_rbuf_str(&r);
+		if (!t->primary && (prc || !msg))
+			snprintf(err, errlen, "%s", msg ? msg : "no archive folder from rank 0");
+		else if (!t->primary)
+			snprintf(t->tmpdir, strlen(t->tmpdir) + 1, "%s", msg);
+		rc = prc || !msg || r.err ? -1 : rc;
+		free(msg);
+	}
+	free(b.d);
+	free(all);
+	free(lens);
+	return rc;
+}
+
 static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, size_t errlen)
 {
 	(void)options;
@@ -149,11 +198,9 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 		return NULL;
 	}
 	const char *path = ctx->output ? ctx->output : "trace-otf2";
-	if (refuse_output(path, err, errlen)) {
-		free(t);
-		return NULL;
-	}
 	t->ctx = ctx;
+	t->dist = (pt_dist *)pt_fw_dist(ctx);
+	t->primary = !t->dist || t->dist->rank == 0;
 	pthread_mutex_init(&t->lock, NULL);
 	t->path = strdup(path);
 	size_t n = t->path ? strlen(t->path) + 32 : 0;
@@ -162,19 +209,17 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	int oom = !t->path || !t->tmpdir || !t->nevents;
 	for (size_t i = 0; !oom && i < pt_nfamilies(); i++, t->nfam++)
 		oom = ot_fam(i) && ot_fam(i)->init && ot_fam(i)->init(ctx, t, &t->fam[i]);
-	if (oom) {
+	/* under mpirun the processes go on together: the folder's exchange
+	 * is made even by one out of memory */
+	if (!t->tmpdir) {
 		snprintf(err, errlen, "out of memory");
-		free(t->tmpdir);
-		t->tmpdir = NULL;
 		tool_free(t);
 		return NULL;
 	}
-	/* the archive's folder names itself: NAME.tmp-XXXXXX/traces.otf2 */
 	snprintf(t->tmpdir, n, "%s.tmp-XXXXXX", t->path);
-	if (!mkdtemp(t->tmpdir)) {
-		snprintf(err, errlen, "cannot create %s: %s", t->tmpdir, strerror(errno));
-		free(t->tmpdir);
-		t->tmpdir = NULL;
+	if (make_tmpdir(t, err, errlen) || oom) {
+		if (oom)
+			snprintf(err, errlen, "out of memory");
 		tool_free(t);
 		return NULL;
 	}
@@ -184,8 +229,7 @@ static void *ot_init(const pt_trace_ctx *ctx, const char *options, char *err, si
 	                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!t->ar || OTF2_Archive_SetFlushCallbacks(t->ar, &flush_callbacks, NULL) ||
 	    OTF2_Archive_SetMemoryCallbacks(t->ar, &memory_callbacks, NULL) ||
-	    OTF2_Archive_SetSerialCollectiveCallbacks(t->ar) ||
-	    OTF2_Pthread_Archive_SetLockingCallbacks(t->ar, NULL) ||
+	    ot_set_collectives(t) || OTF2_Pthread_Archive_SetLockingCallbacks(t->ar, NULL) ||
 	    OTF2_Archive_SetCreator(t->ar, "paratrace") || OTF2_Archive_OpenEvtFiles(t->ar)) {
 		snprintf(err, errlen, "%s: the OTF2 library cannot open an archive there", dir);
 		tool_free(t);
@@ -349,6 +393,12 @@ static int ot_shard_exit(void *st, uint64_t last_ns, int complete)
 	pthread_mutex_lock(&t->lock);
 	t->nevents[s->loc.info->index] = n;
 	t->events += n;
+	for (size_t i = 0; i < s->cache.cap; i++)
+		if (s->cache.v[i].id &&
+		    ot_locks_add(&t->locks, s->cache.v[i].pid, s->cache.v[i].object) && !rc) {
+			snprintf(s->err, sizeof s->err, "out of memory");
+			rc = -1;
+		}
 	for (size_t i = 0; i < t->nfam; i++)
 		if (ot_fam(i) && ot_fam(i)->shard_exit &&
 		    ot_fam(i)->shard_exit(t->fam[i], s->fam[i]) && !rc) {
@@ -383,30 +433,83 @@ static int move_into_place(ot_tool *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* Under mpirun: whether every process got this far (rc), to all; the
+ * first error said by the others is the one every process gives. */
+static int all_ok(ot_tool *t, int rc, char *err, size_t errlen)
+{
+	if (!t->dist)
+		return rc;
+	pt_buf b = {0};
+	pt_buf_u64(&b, (uint64_t)rc);
+	pt_buf_str(&b, rc ? err : "");
+	char *all = NULL;
+	size_t *lens = NULL;
+	if (ot_exchange(t, &b, &all, &lens)) {
+		free(b.d);
+		snprintf(err, errlen, "the analyzer processes could not exchange their results");
+		return -1;
+	}
+	free(b.d);
+	size_t off = 0;
+	for (int p = 0; p < t->dist->size && !rc; p++) {
+		pt_rbuf r = {all + off, all + off + lens[p], 0};
+		off += lens[p];
+		if (pt_rbuf_u64(&r) || r.err) {
+			char *msg = pt_rbuf_str(&r);
+			snprintf(err, errlen, "analyzer process %d: %s", p, msg ? msg : "failed");
+			free(msg);
+			rc = -1;
+		}
+	}
+	free(all);
+	free(lens);
+	return rc;
+}
+
 static int ot_finish(void *tool, char *err, size_t errlen)
 {
 	ot_tool *t = tool;
+	/* every step is collective (the OTF2 library's and ours): a process
+	 * that failed still takes part until the archive is closed */
+	int rc = 0;
 	if (OTF2_Archive_CloseEvtFiles(t->ar)) {
 		snprintf(err, errlen, "%s: the OTF2 library could not close the event files",
 		         t->path);
-		return -1;
+		rc = -1;
 	}
-	if (ot_write_defs(t, err, errlen))
-		return -1;
-	OTF2_ErrorCode rc = OTF2_Archive_Close(t->ar);
+	char derr[512] = "";
+	if (ot_write_defs(t, derr, sizeof derr) && !rc) {
+		snprintf(err, errlen, "%s", derr);
+		rc = -1;
+	}
+	OTF2_ErrorCode crc = OTF2_Archive_Close(t->ar);
 	t->ar = NULL;
-	if (rc != OTF2_SUCCESS) {
+	if (crc != OTF2_SUCCESS && !rc) {
 		snprintf(err, errlen, "%s: the OTF2 library could not close the archive: %s",
-		         t->path, OTF2_Error_GetDescription(rc));
-		return -1;
+		         t->path, OTF2_Error_GetDescription(crc));
+		rc = -1;
 	}
-	return move_into_place(t, err, errlen);
+	rc = all_ok(t, rc, err, errlen);
+	if (!rc && t->primary)
+		rc = move_into_place(t, err, errlen);
+	return all_ok(t, rc, err, errlen);
 }
 
 static int ot_print(void *tool, FILE *out)
 {
 	ot_tool *t = tool;
-	if (!t->ctx->quiet)
+	if (t->lock_clashes)
+		fprintf(out,
+		        "OTF2 archive: warning: %llu locks share their id (the low 32 bits of "
+		        "their address) with another lock of their process: readers see them as "
+		        "one\n",
+		        (unsigned long long)t->lock_clashes);
+	if (!t->ctx->quiet && t->dist)
+		fprintf(out,
+		        "OTF2 archive: %s/traces.otf2 (%llu events, %zu locations, written by %d "
+		        "analyzer processes)\n",
+		        t->path, (unsigned long long)t->events, t->ctx->nshards, t->dist->size);
+	else if (!t->ctx->quiet)
 		fprintf(out, "OTF2 archive: %s/traces.otf2 (%llu events, %zu locations)\n", t->path,
 		        (unsigned long long)t->events, t->ctx->nshards);
 	return 0;
