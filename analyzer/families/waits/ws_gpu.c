@@ -17,6 +17,10 @@
  * waited for what ended before it returned, or else for what ended first
  * after that.
  *
+ * The thread waits inside such a call (the API's implementation waiting
+ * on its own locks and conditions for the device, or for its threads that
+ * run a CPU device's kernels) are that wait's: they are left out.
+ *
  * The launch links: device work that began after its launch, on a stream
  * idle by then, was started by the launching thread at the launch; the
  * critical path goes from that work back to the host there. */
@@ -96,7 +100,8 @@ typedef struct g_ctx {
 	ws_result *r;
 	g_launch *launches;
 	size_t nl;
-	g_stream *st; /* [nshards] */
+	g_stream *st;           /* [nshards] */
+	WS_VEC(ws_span) waited; /* the calls that waited */
 } g_ctx;
 
 /* The stream's launches and links; -1 on ENOMEM. */
@@ -189,6 +194,44 @@ static uint32_t own_stream(const g_ctx *c, uint32_t pid, const ws_gcall *call)
 	return WS_NONE;
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+	const ws_span *x = a, *y = b;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	return x->a < y->a ? -1 : x->a > y->a;
+}
+
+/* Leaves out the thread waits inside the calls that waited for the
+ * device (calls[]: their times and threads). */
+static void drop_inner(ws_result *r, ws_span *calls, size_t nc)
+{
+	if (!nc)
+		return;
+	pt_qsort(calls, nc, sizeof *calls, cmp_span);
+	size_t o = 0;
+	for (size_t i = 0; i < r->inst.n; i++) {
+		const ws_inst *x = &r->inst.v[i];
+		if (x->pattern == WS_LOCK_WAIT || x->pattern == WS_COND_WAIT ||
+		    x->pattern == WS_JOIN_WAIT || x->pattern == WS_WAIT_AT_BARRIER) {
+			/* the latest such call of its thread that began by then */
+			ws_span key = {x->begin, 0, x->shard, 0};
+			size_t lo = 0, hi = nc;
+			while (lo < hi) {
+				size_t m = (lo + hi) / 2;
+				if (cmp_span(&calls[m], &key) <= 0)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			if (lo && calls[lo - 1].shard == x->shard && x->end <= calls[lo - 1].b)
+				continue;
+		}
+		r->inst.v[o++] = *x;
+	}
+	r->inst.n = o;
+}
+
 static void one_call(g_ctx *c, uint32_t host, const ws_gcall *call)
 {
 	const ws_set *s = c->s;
@@ -233,7 +276,8 @@ static void one_call(g_ctx *c, uint32_t host, const ws_gcall *call)
 		return;
 	ws_inst x = {call->begin, end,     end, WS_GPU_SYNC_WAIT, host, call->path,
 	             best_sh,     o->name, 0};
-	if (WS_PUSH(c->r->inst, x))
+	if (WS_PUSH(c->r->inst, x) ||
+	    WS_PUSH(c->waited, ((ws_span){call->begin, call->end, host, 0})))
 		c->r->oom = 1;
 }
 
@@ -245,7 +289,7 @@ int ws_gpu_analyze(const ws_set *s, ws_result *r)
 		any = s->th[i].used && s->th[i].gpu && s->th[i].ops.n;
 	if (!any)
 		return 0;
-	g_ctx c = {s, r, NULL, 0, calloc(ns, sizeof *c.st)};
+	g_ctx c = {s, r, NULL, 0, calloc(ns, sizeof *c.st), {0}};
 	WS_VEC(g_launch) l = {0};
 	int rc = c.st ? 0 : -1;
 	for (size_t i = 0; i < ns && !rc; i++) {
@@ -273,6 +317,9 @@ int ws_gpu_analyze(const ws_set *s, ws_result *r)
 				one_call(&c, (uint32_t)i, g);
 		}
 	}
+	if (!rc)
+		drop_inner(r, c.waited.v, c.waited.n);
+	free(c.waited.v);
 	for (size_t i = 0; c.st && i < ns; i++) {
 		free(c.st[i].launched);
 	}
