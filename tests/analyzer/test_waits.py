@@ -11,7 +11,10 @@ and the critical path, and that -j1 and -j2 give the same rows; then
 critical-path events (69000010) span the path's length, the same for -j1
 and -j2, and none without --waits.
 
-usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR
+With --mpirun M, the same `analyze --waits` under mpirun (two analyzer
+processes) must write the same .prv, .pcf and .row as one process.
+
+usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR [--mpirun M]
 """
 import argparse
 import csv
@@ -287,6 +290,26 @@ def html_data(pt, trace, work):
         sys.exit("FAIL: no wait-state section in %s" % page)
 
 
+def dist_same(pt, mpirun, trace, work):
+    one = os.path.join(work, os.path.basename(trace) + "-one")
+    dist = os.path.join(work, os.path.basename(trace) + "-dist")
+    said = run([pt, "analyze", "--waits", "-o", one, trace])
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    r = subprocess.run([mpirun, "--oversubscribe", "--bind-to", "none", "-np", "2", pt, "analyze",
+                        "--waits", "-o", dist, trace], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env)
+    if r.returncode:
+        sys.exit("FAIL: analyze under mpirun: status %d\n%s" % (r.returncode, r.stdout))
+    for ext in (".prv", ".pcf", ".row"):
+        with open(one + ext, "rb") as f, open(dist + ext, "rb") as g:
+            if f.read() != g.read():
+                sys.exit("FAIL: %s%s differs under mpirun" % (dist, ext))
+    lines = [[x for x in s.splitlines() if x.startswith(("Wait states", "Critical path"))]
+             for s in (said, r.stdout)]
+    check(os.path.basename(trace) + ": the summary under mpirun", lines[1], lines[0])
+
+
 def csv_rows_sum(text):
     return [int(r[2]) for r in csv_rows(text, "critical_path")]
 
@@ -297,6 +320,7 @@ def main():
     ap.add_argument("--ptgen", required=True)
     ap.add_argument("--cases", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--mpirun")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
@@ -309,6 +333,9 @@ def main():
         one = run([a.paratrace, "report", "--csv", "-j", "1", trace])
         check(case + ": -j1 and -j2", csv_rows(one, "wait_state") + csv_rows(one, "critical_path"),
               csv_rows(out, "wait_state") + csv_rows(out, "critical_path"))
+        if a.mpirun:
+            dist_same(a.paratrace, a.mpirun, trace, a.work)
+            continue
         analyze_waits(a.paratrace, trace, a.work, out, SUMMARY[case])
         html_data(a.paratrace, trace, a.work)
     print("wait states: OK")
