@@ -87,16 +87,16 @@ uint32_t ws_strs_id(ws_strs *t, const char *str);
 void ws_strs_free(ws_strs *t);
 #define WS_NONE 0xffffffffu
 
-/* What a thread does from time t on: a name (below). */
-#define WS_NAME_MPI 0x80000000u  /* | an MPI call's number */
-#define WS_NAME_GPU 0x40000000u  /* | a kernel's value (gpu_names), or: */
-#define WS_NAME_COPY 0x20000000u /* | WS_NAME_GPU: a copy, its direction | PT_GPU_COPY_F_MAP << 8  \
-	                          */
-#define WS_NAME_NONE 0u          /* outside every traced function */
+/* What a thread does from time t on: a name (below). A GPU stream's: a
+ * kernel (WS_NAME_GPU | its value in gpu_names) or a copy (WS_NAME_GPU |
+ * WS_NAME_COPY | its direction | PT_GPU_COPY_F_MAP << 8). */
+#define WS_NAME_MPI 0x80000000u /* | an MPI call's number */
+#define WS_NAME_GPU 0x40000000u
+#define WS_NAME_COPY 0x20000000u
+#define WS_NAME_NONE 0u /* outside every traced function */
 typedef struct ws_seg {
 	uint64_t t;
-	uint32_t
-	    name; /* analyzer function id, WS_NAME_MPI | call, WS_NAME_GPU | .., WS_NAME_NONE */
+	uint32_t name; /* function id, WS_NAME_MPI | call, WS_NAME_GPU | ..., WS_NAME_NONE */
 	uint32_t pad;
 } ws_seg;
 
@@ -164,6 +164,7 @@ typedef struct ws_thread {
 	WS_VEC(ws_call) calls;
 	WS_VEC(ws_gcall) gcalls; /* a thread's */
 	WS_VEC(ws_op) ops;       /* a GPU stream's, in the order of its log */
+	int segs_mapped;         /* segs.v is mapped (ws_gather.c), its cap reserved */
 } ws_thread;
 
 typedef struct ws_set {
@@ -177,6 +178,7 @@ typedef struct ws_set {
 	/* call paths, "main/exchange/MPI_Recv", by id: paths.s.v[id] */
 	ws_strs paths;
 	struct gpu_names *gpu; /* kernel and API function names (gpu_common.h) */
+	unsigned maps;         /* threads whose stretches are mapped (ws_gather.c) */
 	int oom;
 } ws_set;
 

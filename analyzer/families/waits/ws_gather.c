@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Memory stays bounded (32 MB): a thread keeps at most WS_SEGS_ALL / threads
  * stretches (WS_SEGS_MIN at least); past that, each pair of neighbours
@@ -156,9 +157,39 @@ void ws_set_process_event(ws_set *s, size_t process, const pt_event *ev)
 		gpu_names_process_event(s->gpu, process, ev);
 }
 
+/* A thread's stretches, the bulk of what the section keeps. Past
+ * WS_SEGS_MAP of them, the most it keeps are reserved at once (they never
+ * grow past that: coarsen), touched as they are written, in huge pages
+ * where the system gives them on request: a page fault per 4 KiB of them
+ * cost more than writing them. At most WS_MAPS threads so (the system
+ * bounds a process's mappings). */
+#define WS_SEGS_MAP 8192u
+#define WS_MAPS 4096u
+static ws_seg *segs_map(size_t n)
+{
+	/* on a huge page's boundary: the rest trimmed off */
+	const size_t huge = 2u << 20;
+	size_t len = n * sizeof(ws_seg), span = len + huge;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + len < p + span)
+		munmap(a + len, (size_t)(p + span - (a + len)));
+#ifdef MADV_HUGEPAGE
+	madvise(a, len, MADV_HUGEPAGE);
+#endif
+	return (ws_seg *)a;
+}
+
 static void thread_free(ws_thread *t)
 {
-	free(t->segs.v);
+	if (t->segs_mapped)
+		munmap(t->segs.v, t->segs.cap * sizeof *t->segs.v);
+	else
+		free(t->segs.v);
 	free(t->waits.v);
 	free(t->calls.v);
 	free(t->gcalls.v);
@@ -230,6 +261,7 @@ ws_reader *ws_reader_new(ws_set *s, const pt_shard_info *in)
 	r->seg_cap = WS_SEGS_ALL / (s->ctx->nshards ? s->ctx->nshards : 1);
 	if (r->seg_cap < WS_SEGS_MIN)
 		r->seg_cap = WS_SEGS_MIN;
+
 	pt_callstack_init(&r->cs);
 	pt_func_lookup_init(&r->fl, s->ctx, in->process);
 	pt_waits_init(&r->waits);
@@ -267,6 +299,17 @@ static void put_seg(ws_reader *r, uint64_t t, uint32_t name)
 	}
 	if (r->t.segs.n >= r->seg_cap)
 		coarsen(&r->t, t);
+	else if (r->t.segs.n == r->t.segs.cap && r->t.segs.n >= WS_SEGS_MAP && !r->t.segs_mapped &&
+	         __atomic_add_fetch(&r->set->maps, 1, __ATOMIC_RELAXED) <= WS_MAPS) {
+		ws_seg *v = segs_map(r->seg_cap + 1);
+		if (v) {
+			memcpy(v, r->t.segs.v, r->t.segs.n * sizeof *v);
+			free(r->t.segs.v);
+			r->t.segs.v = v;
+			r->t.segs.cap = r->seg_cap + 1;
+			r->t.segs_mapped = 1;
+		}
+	}
 	if (WS_PUSH(r->t.segs, ((ws_seg){t, name, 0})))
 		r->oom = 1;
 	r->cur = name;
