@@ -13,11 +13,11 @@
 #include <time.h>
 
 static const char *src =
-	"__kernel void spin(__global uint *out, uint n) {\n"
-	"  uint x = (uint)get_global_id(0) + 1u;\n"
-	"  for (uint i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; }\n"
-	"  out[get_global_id(0)] = x;\n"
-	"}\n";
+    "__kernel void spin(__global uint *out, uint n) {\n"
+    "  uint x = (uint)get_global_id(0) + 1u;\n"
+    "  for (uint i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 17; x ^= x << 5; }\n"
+    "  out[get_global_id(0)] = x;\n"
+    "}\n";
 
 static double now_ms(void)
 {
