@@ -688,7 +688,7 @@ static int script_gpu(gen_file *g, uint64_t t, const char *what, char **tok, int
 				       .block = {1, 1, 1}};
 		emit(g, t, PT_REC_GPU_KERNEL, api, &k, sizeof k);
 	} else if (!strcmp(what, "gpu-memcpy") || !strcmp(what, "gpu-memset")) {
-		int set = what[6] == 's';
+		int set = what[7] == 's';
 		if (n < (set ? 8 : 9))
 			die("%s wants %d fields", what, set ? 8 : 9);
 		pt_rec_gpu_copy c = {BASE_NS + num(tok[4]), BASE_NS + num(tok[5]), num(tok[6]),

@@ -150,8 +150,8 @@ static void awaited(const g_ctx *c, uint32_t sh, const ws_gcall *call, long *bef
 	}
 	*before = *after = -1;
 #define AWAITED(i)                                                                                 \
-	(g->launched[i] <= call->begin ||                                                          \
-	 (call->corr && (t->ops.v[i].corr == call->corr || t->ops.v[i].corr == call->corr2)))
+	(g->launched[i] <= call->begin || (call->corr && t->ops.v[i].corr == call->corr) ||        \
+	 (call->corr2 && t->ops.v[i].corr == call->corr2))
 	if (lo < t->ops.n) {
 		size_t i = lo;
 		if (AWAITED(i) && t->ops.v[i].start < call->end)
@@ -177,7 +177,7 @@ static uint32_t own_stream(const g_ctx *c, uint32_t pid, const ws_gcall *call)
 		const ws_thread *t = &s->th[i];
 		if (!t->used || !t->gpu || t->pid != pid)
 			continue;
-		size_t lo = 0, hi = t->ops.n; /* starts never decrease (stream_init) */
+		size_t lo = 0, hi = t->ops.n; /* one at a time: starts never decrease */
 		while (lo < hi) {
 			size_t m = (lo + hi) / 2;
 			if (t->ops.v[m].start < call->begin)
