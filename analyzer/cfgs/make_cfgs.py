@@ -174,11 +174,12 @@ VIEWS = {
                   open_=False)], []),
     "wait_states": (
         "Who made whom wait (analyze --waits): the wait state each thread is in (69000000:\n"
-        "late_sender, wait_at_barrier, lock_wait...), the thread that made it wait\n"
-        "(69000001, labelled 'rank R thread T (pid P tid T)') and the function that thread\n"
-        "was in meanwhile (69000002), and where the critical path of the run goes\n"
-        "(69000010: 1 while a thread is on it). Histograms: time in each wait state per\n"
-        "thread, and each waiting thread's time per thread that made it wait.",
+        "late_sender, wait_at_barrier, lock_wait, gpu_sync_wait...), the thread that made it\n"
+        "wait (69000001, labelled 'rank R thread T (pid P tid T)', or 'rank R <GPU row> (pid\n"
+        "P)' for the stream of the kernel or copy a GPU sync waited for) and the function\n"
+        "that thread was in meanwhile (69000002), and where the critical path of the run\n"
+        "goes (69000010: 1 while a thread or GPU stream is on it). Histograms: time in each\n"
+        "wait state per thread, and each waiting thread's time per thread that made it wait.",
         [timeline("Wait state", [69000000]),
          timeline("Wait caused by thread", [69000001]),
          timeline("Function the causing thread was in", [69000002], open_=False),

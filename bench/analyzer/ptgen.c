@@ -578,6 +578,16 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  * CAUSE OUT IN (CAUSE: blocked preempted call, or call:NUMBER for a blocking
  * call's stretch; OUT and IN in ns: the short form), offcpu-long CAUSE OUT IN
  * (the 24-byte form); offcpu-source SOURCE LOST (SOURCE: switches calls).
+ * GPU (API: cuda opencl; device times START END in ns from the run's
+ * origin): in a process log gpu-func API ID NAME, gpu-kernel-def API ID
+ * NAME; a GPU stream's log is opened by `T gNAME gpu-stream API STREAM
+ * DEVICE SEQ FLAGS` (pPID/gNAME.ptl of the last process; FLAGS a number)
+ * and holds gpu-kernel API START END CORR KERNEL, gpu-memcpy API START END
+ * CORR BYTES DIR [map] (DIR: the number of pt_gpu_copy_dir), gpu-memset
+ * API START END CORR BYTES; a thread's host calls gpu-begin / gpu-end API
+ * FUNC CALL FLAGS CORR STREAM (CALL: launch memcpy device-sync stream-sync
+ * event-sync memcpy-async memset map other; FLAGS: sync transfer 0) and
+ * gpu-launch API CORR CORR2 STREAM KERNEL.
  * Every log ends with a CLOSE at its last time.
  * A thread's records must come in time order. */
 typedef struct script_log {
@@ -620,6 +630,97 @@ static unsigned mpi_call(const char *name)
 			return calls[i].id;
 	die("unknown MPI call '%s'", name);
 	return 0;
+}
+
+static unsigned gpu_api(const char *s)
+{
+	if (!strcmp(s, "cuda"))
+		return PT_GPU_API_CUDA;
+	if (!strcmp(s, "opencl"))
+		return PT_GPU_API_OPENCL;
+	die("unknown GPU API '%s'", s);
+	return 0;
+}
+
+static uint16_t gpu_call(const char *s)
+{
+	static const struct {
+		const char *name;
+		uint16_t call;
+	} calls[] = {{"launch", PT_GPU_CALL_LAUNCH},
+		     {"memcpy", PT_GPU_CALL_MEMCPY},
+		     {"device-sync", PT_GPU_CALL_DEVICE_SYNC},
+		     {"stream-sync", PT_GPU_CALL_STREAM_SYNC},
+		     {"event-sync", PT_GPU_CALL_EVENT_SYNC},
+		     {"memcpy-async", PT_GPU_CALL_MEMCPY_ASYNC},
+		     {"memset", PT_GPU_CALL_MEMSET},
+		     {"map", PT_GPU_CALL_MAP},
+		     {"other", PT_GPU_CALL_OTHER}};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+		if (!strcmp(calls[i].name, s))
+			return calls[i].call;
+	die("unknown GPU call '%s'", s);
+	return 0;
+}
+
+/* A GPU record of the script (the list above): 0 if `what` is none. */
+static int script_gpu(gen_file *g, uint64_t t, const char *what, char **tok, int n)
+{
+	if (strncmp(what, "gpu-", 4))
+		return 0;
+	if (n < 4)
+		die("%s wants an API", what);
+	unsigned api = gpu_api(tok[3]);
+	if (!strcmp(what, "gpu-func") || !strcmp(what, "gpu-kernel-def")) {
+		if (n < 6)
+			die("%s wants 6 fields", what);
+		uint32_t d[2] = {(uint32_t)num(tok[4]), 0};
+		emit2(g, t, what[4] == 'f' ? PT_REC_GPU_FUNC_DEF : PT_REC_GPU_KERNEL_DEF, api, d,
+		      sizeof d, tok[5], strlen(tok[5]) + 1);
+	} else if (!strcmp(what, "gpu-kernel")) {
+		if (n < 8)
+			die("%s wants 8 fields", what);
+		pt_rec_gpu_kernel k = {.start = BASE_NS + num(tok[4]),
+				       .end = BASE_NS + num(tok[5]),
+				       .correlation = num(tok[6]),
+				       .kernel = (uint32_t)num(tok[7]),
+				       .grid = {1, 1, 1},
+				       .block = {1, 1, 1}};
+		emit(g, t, PT_REC_GPU_KERNEL, api, &k, sizeof k);
+	} else if (!strcmp(what, "gpu-memcpy") || !strcmp(what, "gpu-memset")) {
+		int set = what[7] == 's';
+		if (n < (set ? 8 : 9))
+			die("%s wants %d fields", what, set ? 8 : 9);
+		pt_rec_gpu_copy c = {BASE_NS + num(tok[4]), BASE_NS + num(tok[5]), num(tok[6]),
+				     num(tok[7]), set ? PT_GPU_COPY_MEMSET : (uint32_t)num(tok[8]),
+				     !set && n >= 10 && !strcmp(tok[9], "map") ? PT_GPU_COPY_F_MAP : 0};
+		emit(g, t, set ? PT_REC_GPU_MEMSET : PT_REC_GPU_MEMCPY, api, &c, sizeof c);
+	} else if (!strcmp(what, "gpu-begin") || !strcmp(what, "gpu-end")) {
+		if (n < 9)
+			die("%s wants 9 fields", what);
+		pt_rec_gpu_api a = {.func = (uint32_t)num(tok[4]),
+				    .call = gpu_call(tok[5]),
+				    .flags = !strcmp(tok[6], "sync")       ? PT_GPU_CALL_F_SYNC
+					     : !strcmp(tok[6], "transfer") ? PT_GPU_CALL_F_TRANSFER
+									   : 0,
+				    .correlation = num(tok[7]),
+				    .stream = num(tok[8])};
+		emit(g, t, what[4] == 'b' ? PT_REC_GPU_API_BEGIN : PT_REC_GPU_API_END, api, &a,
+		     sizeof a);
+	} else if (!strcmp(what, "gpu-launch")) {
+		if (n < 8)
+			die("%s wants 8 fields", what);
+		pt_rec_gpu_launch l = {.correlation = num(tok[4]),
+				       .correlation2 = num(tok[5]),
+				       .stream = num(tok[6]),
+				       .kernel = (uint32_t)num(tok[7]),
+				       .grid = {1, 1, 1},
+				       .block = {1, 1, 1},
+				       .work_dim = 1};
+		emit(g, t, PT_REC_GPU_LAUNCH, api, &l, sizeof l);
+	} else
+		die("unknown record %s", what);
+	return 1;
 }
 
 static void scenario_script(const char *out, const char *path)
@@ -692,6 +793,23 @@ static void scenario_script(const char *out, const char *path)
 		for (size_t i = 0; i < nlogs; i++)
 			if (!strcmp(logs[i].id, tok[1]))
 				l = &logs[i];
+		if (!strcmp(what, "gpu-stream")) {
+			NEED(8);
+			if (l || nlogs == 256 || !proc)
+				die("%s:%u: stream %s opened twice, or before its process", path,
+				    lineno, tok[1]);
+			l = &logs[nlogs++];
+			snprintf(l->id, sizeof l->id, "%s", tok[1]);
+			l->pid = proc_pid;
+			char file[4096];
+			snprintf(file, sizeof file, "%s/p%u/%s.ptl", out, proc_pid, tok[1]);
+			uint64_t stream = num(tok[4]);
+			l->g = gen_open(file, PT_FILE_GPU, proc_pid, 0, 0, 0, "script", t, stream);
+			pt_rec_gpu_stream_def d = {stream, (uint32_t)num(tok[5]), (uint32_t)num(tok[6]),
+						   (uint32_t)num(tok[7]), 0};
+			emit2(l->g, t, PT_REC_GPU_STREAM_DEF, gpu_api(tok[3]), &d, sizeof d, "dev", 4);
+			continue;
+		}
 		if (!strcmp(what, "start")) {
 			NEED(4);
 			if (l || nlogs == 256 || !proc)
@@ -712,7 +830,8 @@ static void scenario_script(const char *out, const char *path)
 		if (!l)
 			die("%s:%u: no log %s (start it first)", path, lineno, tok[1]);
 		gen_file *g = l->g;
-		if (!strcmp(what, "enter") || !strcmp(what, "exit")) {
+		if (script_gpu(g, t, what, tok, n)) {
+		} else if (!strcmp(what, "enter") || !strcmp(what, "exit")) {
 			NEED(4);
 			emit_func(g, t, what[1] == 'n' ? PT_REC_FUNC_ENTER : PT_REC_FUNC_EXIT,
 				  (uint32_t)num(tok[3]));

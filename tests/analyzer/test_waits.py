@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Wait states, their causes and the critical path (docs/ANALYZER.md, "Wait
-states") on logs ptgen writes from the golden cases waits_mpi.trace and
-waits_threads.trace: every figure below is derived by hand from the times in
+states") on logs ptgen writes from the golden cases waits_mpi.trace,
+waits_threads.trace, waits_gpu_cuda.trace and waits_gpu_ocl.trace: every figure below is derived by hand from the times in
 those files (their comments say the scenario), so the test does not depend
 on the machine's timing. Checks `report --csv` rows, `report --json` causes
 and the critical path, and that -j1 and -j2 give the same rows; then
@@ -11,9 +11,13 @@ and the critical path, and that -j1 and -j2 give the same rows; then
 critical-path events (69000010) span the path's length, the same for -j1
 and -j2, and none without --waits.
 
-usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR
+With --mpirun M, the same `analyze --waits` under mpirun (two analyzer
+processes) must write the same .prv, .pcf and .row as one process.
+
+usage: test_waits.py --paratrace P --ptgen G --cases DIR --work DIR [--mpirun M]
 """
 import argparse
+import csv
 import json
 import os
 import re
@@ -32,12 +36,9 @@ def run(cmd):
 
 
 def csv_rows(text, table):
-    rows = []
-    for line in text.splitlines():
-        cells = line.split(",")
-        if cells[0] == table:
-            rows.append(tuple(c.strip('"') for c in cells[1:]))
-    return rows
+    """The rows of one table (kernel names have commas: quoted)."""
+    return [tuple(cells[1:]) for cells in csv.reader(text.splitlines())
+            if cells and cells[0] == table]
 
 
 def check(what, got, want):
@@ -127,15 +128,90 @@ def threads_case(pt, trace):
     return out
 
 
+def gpu_case(pt, trace, want_waits, want_path, want_causes, want_cost):
+    out = run([pt, "report", "--csv", trace])
+    waits = {r[:4]: (int(r[4]), int(r[5])) for r in csv_rows(out, "wait_state")}
+    check("GPU wait states", waits, want_waits)
+    path = {(r[0], r[1]): int(r[2]) for r in csv_rows(out, "critical_path")}
+    check("GPU critical path", path, want_path)
+    j = json.loads(run([pt, "report", "--json", trace]))
+    causes = {w["call_path"]: (w["cause"]["rank"], w["cause"]["thread"], w["cause"]["gpu"],
+                               w["cause"]["function"], w["cause"]["time_ns"])
+              for w in j["wait_states"]}
+    check("GPU causes", causes, want_causes)
+    cost = {(c["function"], c["gpu"]): (c["instances"], c["delay_ns"]) for c in j["wait_causes"]}
+    check("GPU delay cost", cost, want_cost)
+    return out
+
+
+def cuda_case(pt, trace):
+    axpy, scale = "axpy(float*, float*, float)", "scale(float*)"
+    out = gpu_case(pt, trace, {
+        # until axpy ended; the last device sync found nothing running
+        ("gpu_sync_wait", "0", "0", "main/cudaDeviceSynchronize"): (1, 41010000 - 2000000),
+        # its own copy, not scale on the other stream
+        ("gpu_sync_wait", "0", "0", "main/cudaMemcpy"): (1, 51995000 - 42000000),
+        # no stream named: the work that ended before it returned
+        ("gpu_sync_wait", "0", "0", "main/cudaStreamSynchronize"): (1, 61600000 - 53000000),
+    }, {
+        # the end of main back to scale's end, scale, its launch; axpy's
+        # end to that launch, axpy, its launch (the driver call's
+        # correlation), and main before it
+        ("main", "0"): (62100000 - 61600000) + (41500000 - 41010000) + 1000000,
+        ("(no traced function)", "0"): 100000 + 100000 + 10000,
+        (scale, "0"): 20000000,
+        (axpy, "0"): 40000000,
+    }, {
+        "main/cudaDeviceSynchronize": (0, None, "GPU-D0.S7", axpy, 39010000),
+        "main/cudaMemcpy": (0, None, "GPU-D0.S7", "memcpy DtoH", 9995000),
+        "main/cudaStreamSynchronize": (0, None, "GPU-D0.S13", scale, 8600000),
+    }, {
+        (axpy, "GPU-D0.S7"): (1, 39010000), ("memcpy DtoH", "GPU-D0.S7"): (1, 9995000),
+        (scale, "GPU-D0.S13"): (1, 8600000)})
+    text = run([pt, "report", trace])
+    for line in ("gpu_sync_wait      0      0      1    39.0ms  main/cudaDeviceSynchronize  "
+                 "0.GPU-D0.S7 axpy(float*,",
+                 "axpy(float*, float*, float) on GPU-D0.S7    0    gpu      1    39.0ms"):
+        if line not in text:
+            sys.exit("FAIL: the text report does not say %r:\n%s" % (line, text))
+    return out
+
+
+def ocl_case(pt, trace):
+    return gpu_case(pt, trace, {
+        ("gpu_sync_wait", "0", "0", "main/clFinish"): (1, 31050000 - 2000000),
+        ("gpu_sync_wait", "0", "0", "main/clEnqueueReadBuffer"): (1, 34010000 - 32000000),
+        ("gpu_sync_wait", "0", "0", "main/clWaitForEvents"): (1, 51600000 - 35000000),
+    }, {
+        ("main", "0"): (52000000 - 51600000) + 1500000,
+        ("(no traced function)", "0"): 100000 + 100000,
+        ("blur", "0"): 50000000,
+    }, {
+        # the queue it names: vecadd, not blur on CQ2
+        "main/clFinish": (0, None, "OpenCL-CPU0-CQ1", "vecadd", 29050000),
+        "main/clEnqueueReadBuffer": (0, None, "OpenCL-CPU0-CQ1", "memcpy DtoH", 2010000),
+        "main/clWaitForEvents": (0, None, "OpenCL-CPU0-CQ2", "blur", 16600000),
+    }, {
+        ("vecadd", "OpenCL-CPU0-CQ1"): (1, 29050000),
+        ("memcpy DtoH", "OpenCL-CPU0-CQ1"): (1, 2010000),
+        ("blur", "OpenCL-CPU0-CQ2"): (1, 16600000)})
+
+
 # what analyze --waits says under the trace's name
 SUMMARY = {
     "waits_mpi": ["Wait states: late_sender 399.7ms (rank 0), wait_at_barrier 300.0ms (rank 1),",
                   "Critical path: 713.1ms: compute 710.4ms (99.6%)"],
     "waits_threads": ["Wait states: lock_wait 96.0ms (rank 0), join_wait 49.0ms (rank 0)",
                       "Critical path: 200.0ms: hold_lock 100.0ms (50.0%)"],
+    "waits_gpu_cuda": ["Wait states: gpu_sync_wait 57.6ms (rank 0)\n",
+                       "Critical path: 62.2ms: axpy(float*, float*, float) 40.0ms (64.3%), "
+                       "scale(float*) 20.0ms (32.2%), main 1.99ms (3.2%)"],
+    "waits_gpu_ocl": ["Wait states: gpu_sync_wait 47.7ms (rank 0)\n",
+                      "Critical path: 52.1ms: blur 50.0ms (96.0%), main 1.90ms (3.6%)"],
 }
 PATTERNS = ["late_sender", "late_receiver", "wait_at_barrier", "wait_at_nxn",
-            "late_broadcast", "early_reduce", "lock_wait", "cond_wait", "join_wait"]
+            "late_broadcast", "early_reduce", "lock_wait", "cond_wait", "join_wait",
+            "gpu_sync_wait"]
 
 
 def prv_spans(prv, etype):
@@ -214,6 +290,26 @@ def html_data(pt, trace, work):
         sys.exit("FAIL: no wait-state section in %s" % page)
 
 
+def dist_same(pt, mpirun, trace, work):
+    one = os.path.join(work, os.path.basename(trace) + "-one")
+    dist = os.path.join(work, os.path.basename(trace) + "-dist")
+    said = run([pt, "analyze", "--waits", "-o", one, trace])
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    r = subprocess.run([mpirun, "--oversubscribe", "--bind-to", "none", "-np", "2", pt, "analyze",
+                        "--waits", "-o", dist, trace], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env)
+    if r.returncode:
+        sys.exit("FAIL: analyze under mpirun: status %d\n%s" % (r.returncode, r.stdout))
+    for ext in (".prv", ".pcf", ".row"):
+        with open(one + ext, "rb") as f, open(dist + ext, "rb") as g:
+            if f.read() != g.read():
+                sys.exit("FAIL: %s%s differs under mpirun" % (dist, ext))
+    lines = [[x for x in s.splitlines() if x.startswith(("Wait states", "Critical path"))]
+             for s in (said, r.stdout)]
+    check(os.path.basename(trace) + ": the summary under mpirun", lines[1], lines[0])
+
+
 def csv_rows_sum(text):
     return [int(r[2]) for r in csv_rows(text, "critical_path")]
 
@@ -224,10 +320,12 @@ def main():
     ap.add_argument("--ptgen", required=True)
     ap.add_argument("--cases", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--mpirun")
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
-    for case, fn in (("waits_mpi", mpi_case), ("waits_threads", threads_case)):
+    for case, fn in (("waits_mpi", mpi_case), ("waits_threads", threads_case),
+                     ("waits_gpu_cuda", cuda_case), ("waits_gpu_ocl", ocl_case)):
         trace = os.path.join(a.work, case)
         run([a.ptgen, "--out", trace, "--scenario", "script", "--script",
              os.path.join(a.cases, case + ".trace")])
@@ -235,6 +333,9 @@ def main():
         one = run([a.paratrace, "report", "--csv", "-j", "1", trace])
         check(case + ": -j1 and -j2", csv_rows(one, "wait_state") + csv_rows(one, "critical_path"),
               csv_rows(out, "wait_state") + csv_rows(out, "critical_path"))
+        if a.mpirun:
+            dist_same(a.paratrace, a.mpirun, trace, a.work)
+            continue
         analyze_waits(a.paratrace, trace, a.work, out, SUMMARY[case])
         html_data(a.paratrace, trace, a.work)
     print("wait states: OK")

@@ -21,6 +21,7 @@
 #include "gpu_api.h"
 #include "gpu_common.h"
 #include "gpu_prof.h"
+#include "pt_dist.h"
 #include "pt_text.h"
 #include "pv.h"
 
@@ -404,6 +405,66 @@ static size_t ext_comms(void *global, pv_comm **out)
 	return n;
 }
 
+/* Under several analyzer processes (pt_dist.h): what this one's shards
+ * found (the rows' definitions, the APIs and profiles used, the launches
+ * and executions for the links); the numbering (kernels, API functions)
+ * comes from the process logs, which every process reads whole. */
+static void ext_pack(void *global, pt_buf *b)
+{
+	gpu_global *g = global;
+	for (size_t i = 0; i < g->ctx->nshards; i++)
+		if (g->rows[i].have) {
+			pt_buf_u64(b, i);
+			pt_buf_put(b, &g->rows[i], sizeof g->rows[i]);
+		}
+	pt_buf_u64(b, UINT64_MAX);
+	for (size_t i = 0; i < GPU_NAPIS; i++)
+		pt_buf_u64(b, (uint64_t)g->used_api[i]);
+	pt_buf_u64(b, (uint64_t)g->used_prof | (uint64_t)g->used_prof_time << 1 |
+	                  (uint64_t)g->oom << 2);
+	pt_buf_u64(b, g->launches.n);
+	pt_buf_put(b, g->launches.v, g->launches.n * sizeof *g->launches.v);
+	pt_buf_u64(b, g->execs.n);
+	pt_buf_put(b, g->execs.v, g->execs.n * sizeof *g->execs.v);
+}
+
+static int get_ends(pt_rbuf *r, gpu_vec *dst)
+{
+	uint64_t n = pt_rbuf_u64(r);
+	if (r->err || n > (uint64_t)(r->end - r->p) / sizeof(gpu_end))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		gpu_end e;
+		pt_rbuf_get(r, &e, sizeof e);
+		if (vec_push(dst, e))
+			return -1;
+	}
+	return r->err ? -1 : 0;
+}
+
+static int ext_unpack(void *global, const void *data, size_t len)
+{
+	gpu_global *g = global;
+	pt_rbuf r = {data, (const char *)data + len, 0};
+	for (;;) {
+		uint64_t i = pt_rbuf_u64(&r);
+		if (r.err || i == UINT64_MAX)
+			break;
+		if (i >= g->ctx->nshards)
+			return -1;
+		pt_rbuf_get(&r, &g->rows[i], sizeof g->rows[i]);
+	}
+	for (size_t i = 0; i < GPU_NAPIS; i++)
+		g->used_api[i] |= (int)pt_rbuf_u64(&r);
+	uint64_t flags = pt_rbuf_u64(&r);
+	g->used_prof |= (int)(flags & 1);
+	g->used_prof_time |= (int)(flags >> 1 & 1);
+	g->oom |= (int)(flags >> 2 & 1);
+	if (r.err || get_ends(&r, &g->launches) || get_ends(&r, &g->execs))
+		return -1;
+	return 0;
+}
+
 static void kernel_values(const gpu_global *g, FILE *f)
 {
 	fputs("VALUES\n0      End\n", f);
@@ -522,4 +583,6 @@ const pv_family gpu_paraver = {
 	.write_pcf = ext_write_pcf,
 	.comms = ext_comms,
 	.destroy = ext_destroy,
+	.pack = ext_pack,
+	.unpack = ext_unpack,
 };

@@ -20,11 +20,19 @@
  *   lock_wait        a lock request until the holder released it
  *   cond_wait        a condition wait until another thread signalled it
  *   join_wait        pthread_join until the joined thread ended
+ *   gpu_sync_wait    a host call that waits for the device (a device,
+ *                    stream or event synchronisation, a blocking copy)
+ *                    until the last kernel or copy it waited for ended
  *
  * each with its cause: the thread that made it wait (rank, thread), what
  * that thread was doing meanwhile (the function in which it spent most of
  * the wait) and when it let the waiter go. The critical path (ws_path.c)
  * walks back from the end of the run through those hand-offs.
+ *
+ * A GPU stream's log (a shard too) becomes a ws_thread whose segments are
+ * its kernels and copies (ws_gather.c; the analysis ws_gpu.c): a sync wait's cause is the stream,
+ * its function the kernel or copy, and the path goes from the sync's return to the device work, and
+ * from its start back to the host call that launched it (ws_result.links).
  *
  * A set made under several analyzer processes (pt_dist.h) is packed by
  * each and unpacked into the first's: the same facts, the same result. */
@@ -50,6 +58,7 @@ enum ws_pattern {
 	WS_LOCK_WAIT,
 	WS_COND_WAIT,
 	WS_JOIN_WAIT,
+	WS_GPU_SYNC_WAIT,
 	WS_NPATTERNS
 };
 const char *ws_pattern_name(unsigned p);
@@ -78,12 +87,16 @@ uint32_t ws_strs_id(ws_strs *t, const char *str);
 void ws_strs_free(ws_strs *t);
 #define WS_NONE 0xffffffffu
 
-/* What a thread does from time t on: a name (below). */
+/* What a thread does from time t on: a name (below). A GPU stream's: a
+ * kernel (WS_NAME_GPU | its value in gpu_names) or a copy (WS_NAME_GPU |
+ * WS_NAME_COPY | its direction | PT_GPU_COPY_F_MAP << 8). */
 #define WS_NAME_MPI 0x80000000u /* | an MPI call's number */
-#define WS_NAME_NONE 0u         /* outside every traced function */
+#define WS_NAME_GPU 0x40000000u
+#define WS_NAME_COPY 0x20000000u
+#define WS_NAME_NONE 0u /* outside every traced function */
 typedef struct ws_seg {
 	uint64_t t;
-	uint32_t name; /* analyzer function id, WS_NAME_MPI | call, or WS_NAME_NONE */
+	uint32_t name; /* function id, WS_NAME_MPI | call, WS_NAME_GPU | ..., WS_NAME_NONE */
 	uint32_t pad;
 } ws_seg;
 
@@ -115,6 +128,25 @@ typedef struct ws_create {
 	uint32_t shard, pid;
 } ws_create;
 
+/* A host thread's GPU API call that may start device work or wait for it. */
+typedef struct ws_gcall {
+	uint64_t begin, end;
+	uint64_t corr, corr2; /* the device records' correlation (corr2: a driver call's) */
+	uint64_t stream;      /* the stream or queue it names, 0 not known */
+	uint32_t call;        /* enum pt_gpu_call */
+	uint32_t flags;       /* PT_GPU_CALL_F_* */
+	uint32_t path;        /* a wait's call path (the set's id), else WS_NONE */
+	uint32_t pad;
+} ws_gcall;
+
+/* A kernel or copy on a GPU stream, as its row shows it. */
+typedef struct ws_op {
+	uint64_t start, end;
+	uint64_t corr;
+	uint32_t name; /* WS_NAME_GPU | ... */
+	uint32_t pad;
+} ws_op;
+
 /* What stays of one shard. */
 typedef struct ws_thread {
 	int used;     /* a thread log that reached shard_exit here (or came packed) */
@@ -123,9 +155,16 @@ typedef struct ws_thread {
 	uint32_t thread; /* in its process, in order of start: main 0 */
 	uint64_t first, last;
 	uint64_t start_seq; /* its THREAD_START's create_seq, 0: none */
+	/* a GPU stream's log: its API (enum pt_gpu_api), 0 a thread's; and its
+	 * GPU_STREAM_DEF */
+	uint32_t gpu, gpu_device, gpu_seq, gpu_flags;
+	uint64_t gpu_stream;
 	WS_VEC(ws_seg) segs;
 	WS_VEC(ws_wait) waits;
 	WS_VEC(ws_call) calls;
+	WS_VEC(ws_gcall) gcalls; /* a thread's */
+	WS_VEC(ws_op) ops;       /* a GPU stream's, in the order of its log */
+	int segs_mapped;         /* segs.v is mapped (ws_gather.c), its cap reserved */
 } ws_thread;
 
 typedef struct ws_set {
@@ -138,14 +177,21 @@ typedef struct ws_set {
 	mpi_ranks ranks;
 	/* call paths, "main/exchange/MPI_Recv", by id: paths.s.v[id] */
 	ws_strs paths;
+	struct gpu_names *gpu; /* kernel and API function names (gpu_common.h) */
+	unsigned maps;         /* threads whose stretches are mapped (ws_gather.c) */
 	int oom;
 } ws_set;
 
 int ws_set_init(ws_set *s, const pt_trace_ctx *ctx);
 void ws_set_process_event(ws_set *s, size_t process, const pt_event *ev);
 void ws_set_free(ws_set *s);
-/* A name of a segment or cause: the function's, the MPI call's. */
+/* A name of a segment or cause: the function's, the MPI call's, the
+ * kernel's or copy's. */
 const char *ws_name(const ws_set *s, uint32_t name);
+/* Where shard sh is: "R.T" (rank, thread) or "R.<its GPU row's label>". */
+void ws_where(const ws_set *s, uint32_t sh, char *buf, size_t len);
+/* The label of a GPU stream's row ("" for a thread). */
+void ws_gpu_label(const ws_set *s, uint32_t sh, char *buf, size_t len);
 
 /* One shard being read. */
 typedef struct ws_reader ws_reader;
@@ -186,6 +232,10 @@ typedef struct ws_span {
 
 typedef struct ws_result {
 	WS_VEC(ws_inst) inst;
+	/* hand-offs that are not waits, for the critical path only: device
+	 * work that began when its launch came (shard: the stream, cause: the
+	 * launching thread, release: the launch) */
+	WS_VEC(ws_inst) links;
 	WS_VEC(ws_cp) path; /* the critical path's time by (name, rank), most first */
 	uint64_t path_ns;   /* its length */
 	uint64_t path_begin, path_end;
@@ -201,6 +251,8 @@ void ws_result_free(ws_result *r);
 size_t ws_seg_at(const ws_thread *t, uint64_t a);
 /* The name on shard `sh` that took most of [a, b] (at a when a >= b). */
 uint32_t ws_busiest(const ws_set *s, uint32_t sh, uint64_t a, uint64_t b);
+/* The GPU sync waits and the launch links (ws_gpu.c). -1: out of memory. */
+int ws_gpu_analyze(const ws_set *s, ws_result *r);
 /* The critical path (ws_path.c), from the instances. */
 int ws_critical_path(ws_set *s, ws_result *r);
 

@@ -7,8 +7,15 @@
 		var waited = 0;
 		w.wait_states.forEach(function (r) {
 			waited += r.time_ns;
-			r.cause_text = r.cause ? r.cause.rank + "." + r.cause.thread + " " + r.cause.function
-				: "-";
+			r.cause_text = r.cause ? r.cause.rank + "." + (r.cause.gpu || r.cause.thread) + " " +
+				r.cause.function : "-";
+		});
+		/* a kernel or copy made them wait: on its GPU stream */
+		w.wait_causes.forEach(function (c) {
+			if (c.gpu) {
+				c.function += " on " + c.gpu;
+				c.thread = "gpu";
+			}
 		});
 		var path = w.critical_path;
 		path.functions.forEach(function (f) {

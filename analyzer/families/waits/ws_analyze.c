@@ -380,7 +380,7 @@ int ws_analyze(ws_set *s, ws_result *r)
 	mpi_match_stats st;
 	memset(&st, 0, sizeof st);
 	if (s->oom || mpi_match(&s->sends, &s->recvs, one_msg, &c, &st) || collectives(&c) ||
-	    threads(&c) || r->oom)
+	    threads(&c) || ws_gpu_analyze(s, r) || r->oom)
 		return -1;
 	pt_qsort(r->inst.v, r->inst.n, sizeof *r->inst.v, cmp_inst);
 	return ws_critical_path(s, r);
@@ -389,6 +389,7 @@ int ws_analyze(ws_set *s, ws_result *r)
 void ws_result_free(ws_result *r)
 {
 	free(r->inst.v);
+	free(r->links.v);
 	free(r->path.v);
 	free(r->spans.v);
 	memset(r, 0, sizeof *r);

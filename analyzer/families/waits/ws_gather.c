@@ -2,6 +2,8 @@
 /* The wait-state facts of each thread log, gathered as the framework's
  * pass reads it, and kept in the set until the analysis (waits.h). */
 #define _GNU_SOURCE
+#include "gpu_api.h"
+#include "gpu_common.h"
 #include "pt_dist.h"
 #include "pt_family.h"
 #include "pt_fw_mpi.h"
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Memory stays bounded (32 MB): a thread keeps at most WS_SEGS_ALL / threads
  * stretches (WS_SEGS_MIN at least); past that, each pair of neighbours
@@ -36,12 +39,31 @@ const char *ws_pattern_name(unsigned p)
 {
 	static const char *const names[WS_NPATTERNS] = {
 	    "late_sender",  "late_receiver", "wait_at_barrier", "wait_at_nxn", "late_broadcast",
-	    "early_reduce", "lock_wait",     "cond_wait",       "join_wait"};
+	    "early_reduce", "lock_wait",     "cond_wait",       "join_wait",   "gpu_sync_wait"};
 	return p < WS_NPATTERNS ? names[p] : "?";
+}
+
+/* A copy's name: "memcpy HtoD", "memset", "map" (OpenCL's map; its unmap
+ * writes back, "unmap"). */
+static const char *copy_name(uint32_t v)
+{
+	static const char *const copies[] = {"memcpy",      "memcpy HtoD", "memcpy DtoH",
+	                                     "memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
+	                                     "memset"};
+	uint32_t dir = v & 0xff;
+	if (v >> 8 & PT_GPU_COPY_F_MAP)
+		return dir == PT_GPU_COPY_HTOD ? "unmap" : "map";
+	return dir < sizeof copies / sizeof *copies ? copies[dir] : "memcpy";
 }
 
 const char *ws_name(const ws_set *s, uint32_t name)
 {
+	if ((name & (WS_NAME_MPI | WS_NAME_GPU)) == WS_NAME_GPU) {
+		if (name & WS_NAME_COPY)
+			return copy_name(name & 0xffff);
+		const char *k = gpu_names_kernel_name(s->gpu, name & ~WS_NAME_GPU);
+		return k ? k : "(kernel)";
+	}
 	if (name & WS_NAME_MPI) {
 		const char *n = mpi_call_name(name & ~WS_NAME_MPI);
 		return n ? n : "MPI call";
@@ -116,9 +138,12 @@ int ws_set_init(ws_set *s, const pt_trace_ctx *ctx)
 	memset(s, 0, sizeof *s);
 	s->ctx = ctx;
 	s->th = calloc(ctx->nshards ? ctx->nshards : 1, sizeof *s->th);
-	if (!s->th || mpi_ranks_init(&s->ranks, ctx)) {
+	if (!s->th || !(s->gpu = gpu_names_new(ctx->nprocesses)) ||
+	    mpi_ranks_init(&s->ranks, ctx)) {
 		free(s->th);
 		s->th = NULL;
+		gpu_names_free(s->gpu);
+		s->gpu = NULL;
 		return -1;
 	}
 	pthread_mutex_init(&s->lock, NULL);
@@ -128,13 +153,47 @@ int ws_set_init(ws_set *s, const pt_trace_ctx *ctx)
 void ws_set_process_event(ws_set *s, size_t process, const pt_event *ev)
 {
 	mpi_ranks_process_event(&s->ranks, process, ev);
+	if (ev->kind >= PT_REC_RANGE_GPU_FIRST && ev->kind <= PT_REC_RANGE_GPU_LAST)
+		gpu_names_process_event(s->gpu, process, ev);
+}
+
+/* A thread's stretches, the bulk of what the section keeps. Past
+ * WS_SEGS_MAP of them, the most it keeps are reserved at once (they never
+ * grow past that: coarsen), touched as they are written, in huge pages
+ * where the system gives them on request: a page fault per 4 KiB of them
+ * cost more than writing them. At most WS_MAPS threads so (the system
+ * bounds a process's mappings). */
+#define WS_SEGS_MAP 8192u
+#define WS_MAPS 4096u
+static ws_seg *segs_map(size_t n)
+{
+	/* on a huge page's boundary: the rest trimmed off */
+	const size_t huge = 2u << 20;
+	size_t len = n * sizeof(ws_seg), span = len + huge;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + len < p + span)
+		munmap(a + len, (size_t)(p + span - (a + len)));
+#ifdef MADV_HUGEPAGE
+	madvise(a, len, MADV_HUGEPAGE);
+#endif
+	return (ws_seg *)a;
 }
 
 static void thread_free(ws_thread *t)
 {
-	free(t->segs.v);
+	if (t->segs_mapped)
+		munmap(t->segs.v, t->segs.cap * sizeof *t->segs.v);
+	else
+		free(t->segs.v);
 	free(t->waits.v);
 	free(t->calls.v);
+	free(t->gcalls.v);
+	free(t->ops.v);
 }
 
 void ws_set_free(ws_set *s)
@@ -151,6 +210,7 @@ void ws_set_free(ws_set *s)
 	mpi_ends_free(&s->recvs);
 	mpi_ranks_free(&s->ranks);
 	ws_strs_free(&s->paths);
+	gpu_names_free(s->gpu);
 	pthread_mutex_destroy(&s->lock);
 	memset(s, 0, sizeof *s);
 }
@@ -169,9 +229,13 @@ struct ws_reader {
 	ws_strs paths; /* local ids, made the set's at the end */
 	unsigned call; /* the open MPI call */
 	ws_call open;
-	uint32_t cur;   /* the name of the last segment */
-	uint64_t last;  /* the time of the last record */
-	size_t seg_cap; /* the most stretches it keeps */
+	uint32_t cur;  /* the name of the last segment */
+	uint64_t last; /* the time of the last record */
+	int device;    /* a GPU stream's log */
+	int in_gcall;  /* inside a GPU API call: gopen */
+	ws_gcall gopen;
+	uint64_t busy_until; /* a GPU stream's: the end of its last kernel or copy */
+	size_t seg_cap;      /* the most stretches it keeps */
 	WS_VEC(ws_mark) rel, sig;
 	WS_VEC(ws_create) cre;
 	int oom;
@@ -187,14 +251,17 @@ ws_reader *ws_reader_new(ws_set *s, const pt_shard_info *in)
 	r->set = s;
 	r->in = in;
 	int32_t rank = in->process < s->ranks.n ? s->ranks.rank[in->process] : -1;
-	r->mpi = rank >= 0;
+	r->mpi = rank >= 0 && in->kind == PT_FILE_THREAD;
 	r->t.rank = rank >= 0 ? rank : 0;
 	r->t.pid = in->pid;
 	r->t.thread = in->thread ? in->thread - 1 : 0;
 	r->t.first = in->first_ns;
+	r->device = in->kind == PT_FILE_GPU;
+	r->t.gpu_stream = in->gpu_stream;
 	r->seg_cap = WS_SEGS_ALL / (s->ctx->nshards ? s->ctx->nshards : 1);
 	if (r->seg_cap < WS_SEGS_MIN)
 		r->seg_cap = WS_SEGS_MIN;
+
 	pt_callstack_init(&r->cs);
 	pt_func_lookup_init(&r->fl, s->ctx, in->process);
 	pt_waits_init(&r->waits);
@@ -221,11 +288,8 @@ static void coarsen(ws_thread *t, uint64_t now)
 	t->segs.n = o;
 }
 
-static void note_name(ws_reader *r, uint64_t t)
+static void put_seg(ws_reader *r, uint64_t t, uint32_t name)
 {
-	uint32_t name = r->call       ? WS_NAME_MPI | r->call
-	                : r->cs.depth ? r->cs.ids[r->cs.depth - 1]
-	                              : WS_NAME_NONE;
 	if (name == r->cur && r->t.segs.n)
 		return;
 	if (r->t.segs.n && r->t.segs.v[r->t.segs.n - 1].t == t) {
@@ -235,9 +299,28 @@ static void note_name(ws_reader *r, uint64_t t)
 	}
 	if (r->t.segs.n >= r->seg_cap)
 		coarsen(&r->t, t);
+	else if (r->t.segs.n == r->t.segs.cap && r->t.segs.n >= WS_SEGS_MAP && !r->t.segs_mapped &&
+	         __atomic_add_fetch(&r->set->maps, 1, __ATOMIC_RELAXED) <= WS_MAPS) {
+		ws_seg *v = segs_map(r->seg_cap + 1);
+		if (v) {
+			memcpy(v, r->t.segs.v, r->t.segs.n * sizeof *v);
+			free(r->t.segs.v);
+			r->t.segs.v = v;
+			r->t.segs.cap = r->seg_cap + 1;
+			r->t.segs_mapped = 1;
+		}
+	}
 	if (WS_PUSH(r->t.segs, ((ws_seg){t, name, 0})))
 		r->oom = 1;
 	r->cur = name;
+}
+
+static void note_name(ws_reader *r, uint64_t t)
+{
+	put_seg(r, t,
+	        r->call       ? WS_NAME_MPI | r->call
+	        : r->cs.depth ? r->cs.ids[r->cs.depth - 1]
+	                      : WS_NAME_NONE);
 }
 
 static const char *wait_call(int kind, unsigned type)
@@ -389,10 +472,142 @@ static void sync_event(ws_reader *r, const pt_event *ev)
 	}
 }
 
+/* ---- GPU calls and device work --------------------------------------------- */
+static const char *gpu_func_name(const ws_set *s, unsigned api, uint32_t func)
+{
+	unsigned a;
+	uint32_t f;
+	const char *n;
+	for (size_t i = 0; !gpu_names_func_at(s->gpu, i, &a, &f, &n); i++)
+		if (a == api && f == func)
+			return n;
+	return "GPU call";
+}
+
+/* A host thread's API calls: each call that may start device work or wait
+ * for it, with the call path of those that wait. */
+static void gpu_host_event(ws_reader *r, const pt_event *ev)
+{
+	const pt_rec_gpu_api *a = ev->kind == PT_REC_GPU_API_BEGIN || ev->kind == PT_REC_GPU_API_END
+	                              ? PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_api)
+	                              : NULL;
+	switch (ev->kind) {
+	case PT_REC_GPU_API_BEGIN:
+		if (!a || r->in_gcall)
+			break;
+		r->in_gcall = 1;
+		r->gopen = (ws_gcall){.begin = ev->time_ns,
+		                      .end = ev->time_ns,
+		                      .corr = a->correlation,
+		                      .stream = a->stream,
+		                      .call = a->call,
+		                      .flags = a->flags,
+		                      .path = WS_NONE};
+		if (a->flags & (PT_GPU_CALL_F_SYNC | PT_GPU_CALL_F_TRANSFER))
+			r->gopen.path = path_now(r, gpu_func_name(r->set, ev->rec->arg, a->func));
+		break;
+	case PT_REC_GPU_LAUNCH: {
+		const pt_rec_gpu_launch *l = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_launch);
+		if (!l)
+			break;
+		if (!r->in_gcall) { /* a launch outside a call: one of its own */
+			ws_gcall g = {ev->time_ns,
+			              ev->time_ns,
+			              l->correlation,
+			              l->correlation2,
+			              l->stream,
+			              PT_GPU_CALL_LAUNCH,
+			              0,
+			              WS_NONE,
+			              0};
+			if (WS_PUSH(r->t.gcalls, g))
+				r->oom = 1;
+			break;
+		}
+		if (l->correlation2)
+			r->gopen.corr2 = l->correlation2;
+		if (l->stream && !r->gopen.stream)
+			r->gopen.stream = l->stream;
+		break;
+	}
+	case PT_REC_GPU_API_END:
+		if (!r->in_gcall)
+			break;
+		r->in_gcall = 0;
+		r->gopen.end = ev->time_ns;
+		if (a && a->stream && !r->gopen.stream)
+			r->gopen.stream = a->stream;
+		if (WS_PUSH(r->t.gcalls, r->gopen))
+			r->oom = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A GPU stream's log: its kernels and copies, one at a time as its row
+ * shows them, are its segments. */
+static void gpu_device_event(ws_reader *r, const pt_event *ev)
+{
+	if (ev->kind < PT_REC_RANGE_GPU_FIRST || ev->kind > PT_REC_RANGE_GPU_LAST)
+		return;
+	if (!r->t.gpu)
+		r->t.gpu = ev->rec->arg ? ev->rec->arg : ~0u;
+	const pt_file_header *h = r->in->header;
+	uint64_t start, end, corr;
+	uint32_t name;
+	switch (ev->kind) {
+	case PT_REC_GPU_STREAM_DEF: {
+		const pt_rec_gpu_stream_def *d = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_stream_def);
+		if (d) {
+			r->t.gpu_device = d->device;
+			r->t.gpu_seq = d->seq;
+			r->t.gpu_flags = d->flags;
+		}
+		return;
+	}
+	case PT_REC_GPU_KERNEL: {
+		const pt_rec_gpu_kernel *k = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_kernel);
+		if (!k)
+			return;
+		start = pt_ticks_to_ns(h, k->start);
+		end = pt_ticks_to_ns(h, k->end);
+		corr = k->correlation;
+		name = WS_NAME_GPU | gpu_names_kernel(r->set->gpu, r->in->process, k->kernel);
+		break;
+	}
+	case PT_REC_GPU_MEMCPY:
+	case PT_REC_GPU_MEMSET: {
+		const pt_rec_gpu_copy *c = PT_REC_PAYLOAD(ev->rec, pt_rec_gpu_copy);
+		if (!c)
+			return;
+		start = pt_ticks_to_ns(h, c->start);
+		end = pt_ticks_to_ns(h, c->end);
+		corr = c->correlation;
+		name = WS_NAME_GPU | WS_NAME_COPY | (c->direction & 0xff) |
+		       (c->flags & PT_GPU_COPY_F_MAP) << 8;
+		break;
+	}
+	default:
+		return;
+	}
+	gpu_one_at_a_time(&r->busy_until, &start, &end);
+	if (WS_PUSH(r->t.ops, ((ws_op){start, end, corr, name, 0})))
+		r->oom = 1;
+	put_seg(r, start, name);
+	put_seg(r, end, WS_NAME_NONE);
+	if (end > r->last)
+		r->last = end;
+}
+
 void ws_reader_event(ws_reader *r, const pt_event *ev)
 {
 	if (ev->kind != PT_REC_TIME && ev->time_ns > r->last)
 		r->last = ev->time_ns;
+	if (r->device) {
+		gpu_device_event(r, ev);
+		return;
+	}
 	int enter;
 	uint32_t id = pt_event_func(ev, &r->fl, &enter);
 	if (id || ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT ||
@@ -405,6 +620,8 @@ void ws_reader_event(ws_reader *r, const pt_event *ev)
 	pt_callstack_record(&r->cs, ev, &no_ops, r);
 	if (r->mpi && ev->kind >= PT_REC_RANGE_MPI_FIRST && ev->kind <= PT_REC_RANGE_MPI_LAST)
 		mpi_event(r, ev);
+	else if (ev->kind >= PT_REC_RANGE_GPU_FIRST && ev->kind <= PT_REC_RANGE_GPU_LAST)
+		gpu_host_event(r, ev);
 	else
 		sync_event(r, ev);
 	if (r->cs.depth == 0 || r->t.segs.n == 0)
@@ -434,6 +651,13 @@ int ws_reader_end(ws_reader *r, uint64_t last_ns)
 		if (WS_PUSH(r->t.calls, r->open))
 			r->oom = 1;
 	}
+	if (r->in_gcall) {
+		r->gopen.end = last_ns;
+		if (WS_PUSH(r->t.gcalls, r->gopen))
+			r->oom = 1;
+	}
+	if (r->device && !r->t.gpu)
+		r->t.gpu = ~0u;
 	note_name(r, last_ns);
 	if (r->mpi)
 		mpi_track_end(&r->track, last_ns);
@@ -453,6 +677,9 @@ int ws_reader_end(ws_reader *r, uint64_t last_ns)
 	for (size_t i = 0; map && i < r->t.calls.n; i++)
 		r->t.calls.v[i].path =
 		    r->t.calls.v[i].path < r->paths.s.n ? map[r->t.calls.v[i].path] : WS_NONE;
+	for (size_t i = 0; map && i < r->t.gcalls.n; i++)
+		r->t.gcalls.v[i].path =
+		    r->t.gcalls.v[i].path < r->paths.s.n ? map[r->t.gcalls.v[i].path] : WS_NONE;
 	free(map);
 	s->th[r->in->index] = r->t;
 	oom |= WS_MOVE(s->releases, r->rel) | WS_MOVE(s->signals, r->sig) |
@@ -492,6 +719,8 @@ void ws_set_pack(ws_set *s, pt_buf *b)
 		PUT_VEC(b, t->segs);
 		PUT_VEC(b, t->waits);
 		PUT_VEC(b, t->calls);
+		PUT_VEC(b, t->gcalls);
+		PUT_VEC(b, t->ops);
 	}
 	pt_buf_u64(b, UINT64_MAX);
 	PUT_VEC(b, s->releases);
@@ -560,12 +789,17 @@ int ws_set_unpack(ws_set *s, const void *data, size_t len)
 		GET_VEC(&r, t->segs);
 		GET_VEC(&r, t->waits);
 		GET_VEC(&r, t->calls);
+		GET_VEC(&r, t->gcalls);
+		GET_VEC(&r, t->ops);
 		for (size_t k = 0; k < t->waits.n; k++)
 			t->waits.v[k].path =
 			    t->waits.v[k].path < np ? map[t->waits.v[k].path] : WS_NONE;
 		for (size_t k = 0; k < t->calls.n; k++)
 			t->calls.v[k].path =
 			    t->calls.v[k].path < np ? map[t->calls.v[k].path] : WS_NONE;
+		for (size_t k = 0; k < t->gcalls.n; k++)
+			t->gcalls.v[k].path =
+			    t->gcalls.v[k].path < np ? map[t->gcalls.v[k].path] : WS_NONE;
 	}
 	free(map);
 	if (!r.err) {

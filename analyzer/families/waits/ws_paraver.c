@@ -3,9 +3,10 @@
  * "Wait states"), types of their own, 69000000-69000099:
  *
  *   69000000  the wait state a thread is in: its pattern (1 late_sender ..
- *             9 join_wait), 0 when it ends
+ *             9 join_wait, 10 gpu_sync_wait), 0 when it ends
  *   69000001  the thread that made it wait: its shard + 1 (labelled "rank R
- *             thread T (pid P tid T)"), 0 at the end
+ *             thread T (pid P tid T)", or "rank R <GPU row> (pid P)" for the
+ *             stream a kernel or copy ran on), 0 at the end
  *   69000002  the function that thread was in meanwhile (the values of
  *             60000019), 0 at the end; written for functions the process
  *             logs define
@@ -66,7 +67,7 @@ static void wp_process_event(void *global, size_t process, const pt_event *ev)
 static void *wp_shard_init(void *global, pv_shard *s)
 {
 	wp_global *g = global;
-	if (!g || s->info->kind != PT_FILE_THREAD)
+	if (!g || (s->info->kind != PT_FILE_THREAD && s->info->kind != PT_FILE_GPU))
 		return NULL;
 	ws_reader *r = ws_reader_new(&g->set, s->info);
 	if (!r)
@@ -132,7 +133,8 @@ static size_t wp_late_events(void *global, pv_late **out)
 	for (size_t i = 0; i < g->res.inst.n; i++) {
 		const ws_inst *x = &g->res.inst.v[i];
 		uint32_t f = x->cause != WS_NONE && x->cause_name &&
-		                     !(x->cause_name & WS_NAME_MPI) && x->cause_name <= fixed
+		                     !(x->cause_name & (WS_NAME_MPI | WS_NAME_GPU)) &&
+		                     x->cause_name <= fixed
 		                 ? x->cause_name
 		                 : 0;
 		g->pattern_used[x->pattern] = 1;
@@ -177,15 +179,27 @@ static void wp_write_pcf(void *global, FILE *f)
 		return;
 	const pt_trace_ctx *ctx = g->set.ctx;
 	fprintf(f, "\nEVENT_TYPE\n0    %u    Wait state\nVALUES\n0      End\n", WS_EV_STATE);
+	/* gpu_sync_wait where the trace has GPU streams: the .pcf of others
+	 * stays as it was */
+	int gpu = 0;
+	for (size_t i = 0; i < ctx->nshards && !gpu; i++)
+		gpu = ctx->shards[i].kind == PT_FILE_GPU;
 	for (unsigned p = 0; p < WS_NPATTERNS; p++)
-		fprintf(f, "%u      %s\n", p + 1, ws_pattern_name(p));
+		if (p != WS_GPU_SYNC_WAIT || gpu)
+			fprintf(f, "%u      %s\n", p + 1, ws_pattern_name(p));
 	fprintf(f, "\nEVENT_TYPE\n0    %u    Wait caused by thread\nVALUES\n0      End\n",
 	        WS_EV_CAUSE);
 	for (size_t i = 0; i < ctx->nshards; i++)
 		if (g->cause_used[i]) {
 			const ws_thread *t = &g->set.th[i];
-			fprintf(f, "%zu      rank %d thread %u (pid %u tid %u)\n", i + 1, t->rank,
-			        t->thread, ctx->shards[i].pid, ctx->shards[i].tid);
+			char l[64];
+			ws_gpu_label(&g->set, (uint32_t)i, l, sizeof l);
+			if (t->gpu)
+				fprintf(f, "%zu      rank %d %s (pid %u)\n", i + 1, t->rank, l,
+				        ctx->shards[i].pid);
+			else
+				fprintf(f, "%zu      rank %d thread %u (pid %u tid %u)\n", i + 1,
+				        t->rank, t->thread, ctx->shards[i].pid, ctx->shards[i].tid);
 		}
 	fprintf(f,
 	        "\nEVENT_TYPE\n0    %u    Function the causing thread was in\nVALUES\n0      End\n",

@@ -6,7 +6,8 @@
  * collective, the lock was released, the condition signalled, the joined
  * thread ended); at the start of a created thread, to its creator at the
  * creation (the time until the new thread's first record is the
- * creator's). Every stretch of the path is charged to what its thread was
+ * creator's); at device work that a launch started, to the launching
+ * thread at the launch (ws_gpu.c). Every stretch of the path is charged to what its thread was
  * doing (its segments: function or MPI call), on its rank. Nothing on the
  * path could have been shorter without the run being shorter. */
 #define _GNU_SOURCE
@@ -157,12 +158,12 @@ int ws_critical_path(ws_set *s, ws_result *r)
 	uint32_t cur = WS_NONE;
 	for (int mains = 1; mains >= 0 && cur == WS_NONE; mains--)
 		for (size_t i = 0; i < ns; i++)
-			if (s->th[i].used && (!mains || s->th[i].thread == 0) &&
+			if (s->th[i].used && !s->th[i].gpu && (!mains || s->th[i].thread == 0) &&
 			    (cur == WS_NONE || s->th[i].last > s->th[cur].last))
 				cur = (uint32_t)i;
 	if (cur == WS_NONE)
 		return 0;
-	const ws_inst **j = malloc((r->inst.n + 1) * sizeof *j);
+	const ws_inst **j = malloc((r->inst.n + r->links.n + 1) * sizeof *j);
 	if (!j)
 		return -1;
 	/* A thread in which no traced function ran, waited for by one in which
@@ -173,15 +174,17 @@ int ws_critical_path(ws_set *s, ws_result *r)
 		free(j);
 		return -1;
 	}
-	for (size_t i = 0; i < ns; i++)
+	for (size_t i = 0; i < ns; i++) {
+		traced[i] = s->th[i].gpu != 0; /* a GPU stream runs the program's kernels */
 		for (size_t k = 0; k < s->th[i].segs.n && !traced[i]; k++)
 			traced[i] = s->th[i].segs.v[k].name != WS_NAME_NONE &&
 			            !(s->th[i].segs.v[k].name & WS_NAME_MPI);
+	}
 	size_t nj = 0;
-	for (size_t i = 0; i < r->inst.n; i++) {
-		const ws_inst *x = &r->inst.v[i];
+	for (size_t i = 0; i < r->inst.n + r->links.n; i++) {
+		const ws_inst *x = i < r->inst.n ? &r->inst.v[i] : &r->links.v[i - r->inst.n];
 		if (x->cause != WS_NONE && x->cause != x->shard && s->th[x->cause].used &&
-		    (traced[x->cause] || !traced[x->shard]))
+		    (traced[x->cause] || !traced[x->shard] || s->th[x->shard].gpu))
 			j[nj++] = x;
 	}
 	free(traced);

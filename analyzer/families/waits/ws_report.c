@@ -54,7 +54,8 @@ static void *wr_shard_init(void *tool, const pt_shard_info *in, char *err, size_
 {
 	wr_tool *t = tool;
 	wr_shard *s = calloc(1, sizeof *s);
-	if (s && in->kind == PT_FILE_THREAD && !(s->r = ws_reader_new(&t->set, in))) {
+	if (s && (in->kind == PT_FILE_THREAD || in->kind == PT_FILE_GPU) &&
+	    !(s->r = ws_reader_new(&t->set, in))) {
 		free(s);
 		s = NULL;
 	}
@@ -244,9 +245,10 @@ static void print_text(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 			pt_text_fit(path, sizeof path, path_of(t, r[i].path), 26, 1);
 			name[0] = 0;
 			if (r[i].cause != WS_NONE) {
-				int n = snprintf(who, sizeof who, "%d.%u ", th(t, r[i].cause)->rank,
-				                 th(t, r[i].cause)->thread);
-				size_t room = n > 0 && n < 24 ? 26 - (size_t)n : 2;
+				ws_where(&t->set, r[i].cause, who, sizeof who - 1);
+				strcat(who, " ");
+				size_t n = strlen(who);
+				size_t room = n < 24 ? 26 - n : 2;
 				pt_text_fit(name, sizeof name, ws_name(&t->set, r[i].cause_name),
 				            room, 0);
 			} else
@@ -263,10 +265,21 @@ static void print_text(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 		fprintf(o, "%-40s %4s %6s %6s %9s\n", "function", "rank", "thread", "waits",
 		        "caused");
 		for (size_t i = 0; i < nc && i < top; i++) {
+			const ws_thread *ct = th(t, c[i].shard);
+			char what[160], thread[16];
 			pt_fmt_dur(a, sizeof a, c[i].ns);
-			pt_text_fit(name, sizeof name, ws_name(&t->set, c[i].name), 40, 0);
-			fprintf(o, "%-40s %4d %6u %6llu %9s\n", name, th(t, c[i].shard)->rank,
-			        th(t, c[i].shard)->thread, (unsigned long long)c[i].n, a);
+			if (ct->gpu) { /* a kernel or copy: on its stream */
+				ws_gpu_label(&t->set, c[i].shard, who, sizeof who);
+				snprintf(what, sizeof what, "%s on %s", ws_name(&t->set, c[i].name),
+				         who);
+				snprintf(thread, sizeof thread, "gpu");
+			} else {
+				snprintf(what, sizeof what, "%s", ws_name(&t->set, c[i].name));
+				snprintf(thread, sizeof thread, "%u", ct->thread);
+			}
+			pt_text_fit(name, sizeof name, what, 40, 0);
+			fprintf(o, "%-40s %4d %6s %6llu %9s\n", name, ct->rank, thread,
+			        (unsigned long long)c[i].n, a);
 		}
 	}
 	const ws_result *res = &t->res;
@@ -320,6 +333,19 @@ static void print_csv(wr_tool *t, FILE *o, const wr_row *r, size_t nr)
 	}
 }
 
+/* "rank": R, "thread": T; a GPU stream's "thread": null, "gpu": its row's label */
+static void json_where(wr_tool *t, FILE *o, uint32_t sh)
+{
+	const ws_thread *w = th(t, sh);
+	if (w->gpu) {
+		char l[64];
+		ws_gpu_label(&t->set, sh, l, sizeof l);
+		fprintf(o, "\"rank\": %d, \"thread\": null, \"gpu\": ", w->rank);
+		pt_json_str(o, l);
+	} else
+		fprintf(o, "\"rank\": %d, \"thread\": %u", w->rank, w->thread);
+}
+
 static void print_json(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr_cause *c,
                        size_t nc)
 {
@@ -335,8 +361,9 @@ static void print_json(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 		if (r[i].cause == WS_NONE)
 			fputs("null}", o);
 		else {
-			fprintf(o, "{\"rank\": %d, \"thread\": %u, \"function\": ",
-			        th(t, r[i].cause)->rank, th(t, r[i].cause)->thread);
+			fputc('{', o);
+			json_where(t, o, r[i].cause);
+			fputs(", \"function\": ", o);
 			pt_json_str(o, ws_name(&t->set, r[i].cause_name));
 			fprintf(o, ", \"time_ns\": %llu}}", (unsigned long long)r[i].cause_ns);
 		}
@@ -345,10 +372,10 @@ static void print_json(wr_tool *t, FILE *o, const wr_row *r, size_t nr, const wr
 	for (size_t i = 0; i < nc; i++) {
 		fprintf(o, "%s\n  {\"function\": ", i ? "," : "");
 		pt_json_str(o, ws_name(&t->set, c[i].name));
-		fprintf(o,
-		        ", \"rank\": %d, \"thread\": %u, \"instances\": %llu, \"delay_ns\": %llu}",
-		        th(t, c[i].shard)->rank, th(t, c[i].shard)->thread,
-		        (unsigned long long)c[i].n, (unsigned long long)c[i].ns);
+		fputs(", ", o);
+		json_where(t, o, c[i].shard);
+		fprintf(o, ", \"instances\": %llu, \"delay_ns\": %llu}", (unsigned long long)c[i].n,
+		        (unsigned long long)c[i].ns);
 	}
 	const ws_result *res = &t->res;
 	fprintf(
@@ -375,7 +402,7 @@ static int wr_print_results(void *tool, FILE *o)
 	size_t threads = 0;
 	for (size_t i = 0; i < t->set.ctx->nshards; i++)
 		threads += t->set.th[i].used;
-	if (threads < 2) /* one thread waits for nobody */
+	if (threads < 2) /* one thread (without a GPU) waits for nobody */
 		return 0;
 	wr_row *r;
 	wr_cause *c;

@@ -19,8 +19,10 @@
  * Every step is collective, and each carries whether the process failed:
  * all stop together, with the first failure's message. Records whose
  * numbering would depend on which process read them first (counters, call
- * stacks and samples, GPU activity: ids made while shards run) make the
- * run stop: such traces are analyzed by one process. */
+ * stacks and samples: ids made while shards run) make the run stop: such
+ * traces are analyzed by one process. GPU activity is numbered from the
+ * process logs (kernels, API functions), which every process reads: its
+ * family gathers the rest (gpu_paraver.c). */
 #define _GNU_SOURCE
 #include "pt_dist.h"
 #include "pv_codec.h"
@@ -36,7 +38,7 @@
 int pv_dist_blocks(unsigned kind)
 {
 	return kind == PT_REC_COUNTER_DEF || kind == PT_REC_COUNTERS ||
-	       (kind >= PT_REC_RANGE_SAMPLING_FIRST && kind <= PT_REC_RANGE_GPU_LAST);
+	       (kind >= PT_REC_RANGE_SAMPLING_FIRST && kind <= PT_REC_RANGE_SAMPLING_LAST);
 }
 
 /* ---- what a process sends ------------------------------------------------ */
@@ -431,7 +433,7 @@ int pv_finish_dist(pv_tool *pv, pt_dist *d, const pv_finish_steps *steps, char *
 	all = NULL;
 	if (!failed && pv->dist_blocked) {
 		snprintf(msg, sizeof msg,
-			 "this trace has counters, call stacks, samples or GPU records, whose "
+			 "this trace has counters, call stacks or samples, whose "
 			 "numbering would differ between analyzer processes: analyze it with one "
 			 "process");
 		failed = 1;
