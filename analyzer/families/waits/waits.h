@@ -222,6 +222,9 @@ typedef struct ws_cp {
 	uint32_t name;
 	int32_t rank;
 	uint64_t ns;
+	/* the name's text, which orders equal times: ids follow which worker
+	 * met a function first, and the order must not change with -j */
+	const char *name_str;
 } ws_cp;
 
 /* A stretch of the critical path on one thread. */

@@ -54,7 +54,7 @@ static int cp_add(cp_vec *c, uint32_t name, int32_t rank, uint64_t ns)
 			return 0;
 		}
 	}
-	if (WS_PUSH(c->v, ((ws_cp){name, rank, ns})))
+	if (WS_PUSH(c->v, ((ws_cp){name, rank, ns, NULL})))
 		return -1;
 	c->slot[j] = (uint32_t)c->v.n;
 	return 0;
@@ -110,6 +110,11 @@ static int cmp_cp_ns(const void *a, const void *b)
 	const ws_cp *x = a, *y = b;
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
+	int c = strcmp(x->name_str, y->name_str);
+	if (c)
+		return c;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return cmp_cp(a, b);
 }
 
@@ -222,6 +227,8 @@ int ws_critical_path(ws_set *s, ws_result *r)
 	r->path_begin = t;
 	for (size_t i = 0; i < v.v.n; i++)
 		r->path_ns += v.v.v[i].ns;
+	for (size_t i = 0; i < v.v.n; i++)
+		v.v.v[i].name_str = ws_name(s, v.v.v[i].name);
 	pt_qsort(v.v.v, v.v.n, sizeof *v.v.v, cmp_cp_ns);
 	free(v.slot);
 	r->path.v = v.v.v;
@@ -242,7 +249,7 @@ size_t ws_path_functions(const ws_result *res, ws_cp **out)
 		while (k < n && v[k].name != res->path.v[i].name)
 			k++;
 		if (k == n)
-			v[n++] = (ws_cp){res->path.v[i].name, -1, 0};
+			v[n++] = (ws_cp){res->path.v[i].name, -1, 0, res->path.v[i].name_str};
 		v[k].ns += res->path.v[i].ns;
 	}
 	for (size_t i = 1; i < n; i++) /* few names: insertion, most first, stable */

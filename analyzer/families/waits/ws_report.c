@@ -106,11 +106,15 @@ typedef struct wr_row {
 	uint64_t n, ns;
 	uint32_t cause, cause_name;
 	uint64_t cause_ns;
+	/* breaks ties in the order: ids of paths and functions follow which
+	 * worker met them first, and the order must not change with -j */
+	const char *path_str;
 } wr_row;
 
 typedef struct wr_cause {
 	uint32_t shard, name;
 	uint64_t n, ns;
+	const char *name_str; /* as path_str */
 } wr_cause;
 
 static int cmp_inst_row(const void *a, const void *b)
@@ -136,6 +140,9 @@ static int cmp_row(const void *a, const void *b)
 		return x->pattern < y->pattern ? -1 : 1;
 	if (x->shard != y->shard)
 		return x->shard < y->shard ? -1 : 1;
+	int c = strcmp(x->path_str, y->path_str);
+	if (c)
+		return c;
 	return x->path < y->path ? -1 : x->path > y->path;
 }
 
@@ -152,8 +159,13 @@ static int cmp_cause_ns(const void *a, const void *b)
 	const wr_cause *x = a, *y = b;
 	if (x->ns != y->ns)
 		return x->ns > y->ns ? -1 : 1;
-	return cmp_cause(a, b);
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	int c = strcmp(x->name_str, y->name_str);
+	return c ? c : cmp_cause(a, b);
 }
+
+static const char *path_of(const wr_tool *t, uint32_t id);
 
 /* The rows (most time first) and the causes (most delay first). */
 static int collect(wr_tool *t, wr_row **rows, size_t *nrows, wr_cause **causes, size_t *ncauses)
@@ -178,7 +190,9 @@ static int collect(wr_tool *t, wr_row **rows, size_t *nrows, wr_cause **causes, 
 		int same_row = nr && r[nr - 1].pattern == x->pattern &&
 		               r[nr - 1].shard == x->shard && r[nr - 1].path == x->path;
 		if (!same_row) {
-			r[nr++] = (wr_row){x->pattern, x->shard, x->path, 0, 0, WS_NONE, 0, 0};
+			r[nr++] =
+			    (wr_row){x->pattern, x->shard,           x->path, 0, 0, WS_NONE, 0,
+			             0,          path_of(t, x->path)};
 			run_ns = 0;
 		} else if (i &&
 		           (v[i - 1].cause != x->cause || v[i - 1].cause_name != x->cause_name))
@@ -193,7 +207,8 @@ static int collect(wr_tool *t, wr_row **rows, size_t *nrows, wr_cause **causes, 
 			w->cause_name = x->cause_name;
 		}
 		if (x->cause != WS_NONE)
-			c[nc++] = (wr_cause){x->cause, x->cause_name, 1, x->end - x->begin};
+			c[nc++] = (wr_cause){x->cause, x->cause_name, 1, x->end - x->begin,
+			                     ws_name(&t->set, x->cause_name)};
 	}
 	free(v);
 	pt_qsort(r, nr, sizeof *r, cmp_row);
