@@ -29,7 +29,9 @@ receive ends before its send begins. Modes:
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
   exact     also the pair, ev, call, rma and io lines, exactly ("expect io
-            RANK CALLS READ WRITTEN": the report's MPI I/O table)
+            RANK CALLS READ WRITTEN": the report's MPI I/O table, and
+            their sums the file I/O table's MPI-IO row, in text, CSV and
+            JSON, with no byte of that file in a POSIX row)
   failed    counted, and calls that returned an error ("expect error RANK
             CALL CLASS"): each is in its rank's log (MPI_ERROR) and in the
             report's table of errors, and nothing it would have moved is in
@@ -384,6 +386,7 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("report, MPI I/O of rank %s: (calls, read, written) %s, the program: %s" %
                      (f[0], got, f[1:4]))
         print("report: MPI I/O of %d ranks" % len(ios))
+        check_io_table(a, trace, name, ios)
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
@@ -397,6 +400,38 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("rank %d: one-sided calls and targets %s, the program: %s" %
                      (rank, sorted(got[rank]), sorted(want[rank])))
         print("one-sided targets (world ranks): %s" % dict(sorted(want.items())))
+
+
+def check_io_table(a, trace, name, ios):
+    """The report's file I/O table (text, CSV, JSON): one MPI-IO row, the
+    file the ranks opened, with their calls and bytes summed; the POSIX
+    calls the MPI library made for them counted in no row of that file."""
+    want = [sum(int(f[i]) for f in ios) for i in (1, 2, 3)]  # calls, read, written
+    js = json.loads(run([a.paratrace, "report", "--json", trace], a.work).stdout)
+    rows = [f for f in js.get("io_files", []) if f.get("api") == "mpi-io"]
+    got = [[f["calls"], f["bytes_read"], f["bytes_written"]] for f in rows]
+    if got != [want]:
+        fail("report --json: MPI-IO rows (calls, read, written) %s, the program: %s" %
+             (got, [want]))
+        return
+    path = rows[0]["file"]
+    if not os.path.isabs(path) or not os.path.exists(path):
+        fail("report --json: the MPI-IO file %r is not the absolute path of the file" % path)
+    posix = [f for f in js["io_files"] if f["file"] == path and f.get("api") == "posix"]
+    if any(f["bytes_read"] or f["bytes_written"] for f in posix):
+        fail("report --json: the bytes of %s counted twice, in a POSIX row too: %s" %
+             (path, posix))
+    csv_rows = [l for l in run([a.paratrace, "report", "--csv", trace], a.work).stdout.splitlines()
+                if l.startswith("io_file,") and l.endswith(",mpi-io")]
+    cells = csv_rows[0].split(",") if len(csv_rows) == 1 else []
+    if [int(x) for x in cells[-9:-8] + cells[-5:-3]] != want:
+        fail("report --csv: MPI-IO rows %s, the program: %s" % (csv_rows, want))
+    with open(name + ".report") as fp:
+        rep = fp.read()
+    m = re.search(r"^.*\(MPI-IO\) +(\d+) +(\d+) B +(\d+) B ", rep, re.M)
+    if not m or [int(x) for x in m.groups()] != want:
+        fail("report: the text's MPI-IO row %r, the program: %s" % (m and m.group(0), want))
+    print("report: I/O table, %s (MPI-IO): %s" % (os.path.basename(path), want))
 
 
 def check_threads(prv, nthreads):
