@@ -21,7 +21,7 @@ typedef struct io_proc_files {
 struct io_names {
 	io_proc_files *proc;
 	size_t nproc;
-	char **name;    /* value - 1 -> name */
+	char **name;     /* value - 1 -> name */
 	uint8_t *is_mpi; /* value - 1 -> a file opened by MPI_File_open */
 	uint32_t count, cap;
 	uint32_t *slot; /* open addressing over (name, is_mpi): value, 0 = empty */

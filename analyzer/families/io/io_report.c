@@ -45,7 +45,7 @@ typedef struct io_pf_global {
 
 /* A thread's MPI-IO call in progress. */
 typedef struct io_mpi_track {
-	int in_call; /* any MPI call */
+	int in_call;     /* any MPI call */
 	int open, moved; /* an MPI-IO call; it recorded MPI_IO */
 	unsigned call;
 	uint64_t begin_ns, bytes, fh;
@@ -67,8 +67,8 @@ static unsigned char io_mpi_calls[256];
 
 static void io_mpi_calls_init(void)
 {
-#define IO_MPI_CALL_(name, id, family, state)                                                     \
-	if (PT_MPI_##family == PT_MPI_IO)                                                               \
+#define IO_MPI_CALL_(name, id, family, state)                                                      \
+	if (PT_MPI_##family == PT_MPI_IO)                                                          \
 		io_mpi_calls[id] = strstr(#name, "read")    ? IO_MPI_READ                          \
 		                   : strstr(#name, "write") ? IO_MPI_WRITE                         \
 		                                            : IO_MPI_OTHER;
@@ -169,7 +169,8 @@ static void io_pf_mpi(io_pf_global *g, io_pf_shard *x, const pt_event *ev)
 	io_mpi_track *m = &x->mpi;
 	unsigned call = ev->rec->arg & 0xff;
 	if (ev->kind == PT_REC_MPI_CALL) {
-		*m = (io_mpi_track){1, io_mpi_calls[call] != IO_MPI_NONE, 0, call, ev->time_ns, 0, 0};
+		*m = (io_mpi_track){1, io_mpi_calls[call] != IO_MPI_NONE, 0, call, ev->time_ns, 0,
+		                    0};
 		return;
 	}
 	if (ev->kind == PT_REC_MPI_CALL_END)
@@ -191,8 +192,14 @@ static void io_pf_mpi(io_pf_global *g, io_pf_shard *x, const pt_event *ev)
 	unsigned dir = io_mpi_calls[m->call];
 	if (!m->moved || (dir != IO_MPI_READ && dir != IO_MPI_WRITE))
 		return;
-	io_done d = {dir == IO_MPI_READ ? PT_IO_OP_READ : PT_IO_OP_WRITE, m->begin_ns, ev->time_ns,
-	             m->bytes, m->bytes, -1, 0, 0};
+	io_done d = {dir == IO_MPI_READ ? PT_IO_OP_READ : PT_IO_OP_WRITE,
+	             m->begin_ns,
+	             ev->time_ns,
+	             m->bytes,
+	             m->bytes,
+	             -1,
+	             0,
+	             0};
 	io_pf_count(x, io_names_mpi_value(g->names, x->process, m->fh, m->begin_ns), &d);
 }
 
