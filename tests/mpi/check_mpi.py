@@ -431,7 +431,33 @@ def check_io_table(a, trace, name, ios):
     m = re.search(r"^.*\(MPI-IO\) +(\d+) +(\d+) B +(\d+) B ", rep, re.M)
     if not m or [int(x) for x in m.groups()] != want:
         fail("report: the text's MPI-IO row %r, the program: %s" % (m and m.group(0), want))
+    check_io_html(a, trace, path)
     print("report: I/O table, %s (MPI-IO): %s" % (os.path.basename(path), want))
+
+
+def check_io_html(a, trace, path):
+    """report --html: the file table's MPI-IO row, as the page's script
+    fills it (where Chromium is)."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("no chromium: the HTML file table is not checked")
+        return
+    html = os.path.join(a.work, "io.html")
+    run([a.paratrace, "report", "--html", "-o", html, trace], a.work)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plot"))
+    import tempfile
+    from browser import Browser
+    with tempfile.TemporaryDirectory(prefix="pt-chromium-") as profile:
+        b = Browser([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                     "--user-data-dir=" + profile])
+        try:
+            dom = b.dom("file://" + html)
+        finally:
+            b.close()
+    m = re.search(r'<table id="io-files"[^>]*>(.*?)</table>', dom, re.S)
+    rows = re.findall(r"<tr>(.*?)</tr>", m.group(1), re.S) if m else []
+    if not any(os.path.basename(path) in r and ">mpi-io<" in r for r in rows):
+        fail("report --html: no MPI-IO row of %s in the file table" % path)
 
 
 def check_threads(prv, nthreads):
