@@ -387,7 +387,7 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("report, MPI I/O of rank %s: (calls, read, written) %s, the program: %s" %
                      (f[0], got, f[1:4]))
         print("report: MPI I/O of %d ranks" % len(ios))
-        check_io_table(a, trace, name, ios)
+        check_io_table(a, trace, name, ios, expect_lines(stdout, "iofile"))
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
@@ -403,42 +403,60 @@ def check_exact(a, trace, name, prv, stdout, exp):
         print("one-sided targets (world ranks): %s" % dict(sorted(want.items())))
 
 
-def check_io_table(a, trace, name, ios):
-    """The report's file I/O table (text, CSV, JSON): one MPI-IO row, the
-    file the ranks opened, with their calls and bytes summed; the POSIX
-    calls the MPI library made for them counted in no row of that file."""
-    want = [sum(int(f[i]) for f in ios) for i in (1, 2, 3)]  # calls, read, written
+def check_io_table(a, trace, name, ios, files):
+    """The report's file I/O table (text, CSV, JSON): an MPI-IO row per
+    file the ranks opened, with their calls and bytes summed (files: the
+    "expect iofile RANK NAME CALLS READ WRITTEN" lines; none: one file,
+    the io lines'); the POSIX calls the MPI library made for them counted
+    in no row of that file."""
+    want = {}
+    for f in files:
+        w = want.setdefault(os.path.basename(f[1]), [0, 0, 0])
+        for i in range(3):
+            w[i] += int(f[2 + i])
     js = json.loads(run([a.paratrace, "report", "--json", trace], a.work).stdout)
     rows = [f for f in js.get("io_files", []) if f.get("api") == "mpi-io"]
-    got = [[f["calls"], f["bytes_read"], f["bytes_written"]] for f in rows]
-    if got != [want]:
+    got = {os.path.basename(f["file"]): [f["calls"], f["bytes_read"], f["bytes_written"]]
+           for f in rows}
+    if not files and len(rows) == 1:
+        want = {os.path.basename(rows[0]["file"]): [sum(int(f[i]) for f in ios)
+                                                     for i in (1, 2, 3)]}
+    if got != want or len(rows) != len(want):
         fail("report --json: MPI-IO rows (calls, read, written) %s, the program: %s" %
-             (got, [want]))
+             (got, want))
         return
-    path = rows[0]["file"]
+    csv = run([a.paratrace, "report", "--csv", trace], a.work).stdout
+    rep = run([a.paratrace, "report", "--top", "0", trace], a.work).stdout
+    for row in rows:
+        check_io_file(a, trace, (js, csv, rep), row["file"], want[os.path.basename(row["file"])])
+    if a.html_io:
+        check_io_html(a, trace, [row["file"] for row in rows])
+    print("report: I/O table, MPI-IO rows %s" % want)
+
+
+def check_io_file(a, trace, reports, path, want):
+    """One MPI-IO file's row (want: calls, read, written) in the reports
+    (JSON, CSV, text), none of its bytes in a POSIX row."""
+    js, csv, rep = reports
     if not os.path.isabs(path) or not os.path.exists(path):
         fail("report --json: the MPI-IO file %r is not the absolute path of the file" % path)
     posix = [f for f in js["io_files"] if f["file"] == path and f.get("api") == "posix"]
     if any(f["bytes_read"] or f["bytes_written"] for f in posix):
         fail("report --json: the bytes of %s counted twice, in a POSIX row too: %s" %
              (path, posix))
-    csv_rows = [l for l in run([a.paratrace, "report", "--csv", trace], a.work).stdout.splitlines()
-                if l.startswith("io_file,") and l.endswith(",mpi-io")]
+    csv_rows = [l for l in csv.splitlines()
+                if l.startswith('io_file,"%s",' % path) and l.endswith(",mpi-io")]
     cells = csv_rows[0].split(",") if len(csv_rows) == 1 else []
     if [int(x) for x in cells[-9:-8] + cells[-5:-3]] != want:
         fail("report --csv: MPI-IO rows %s, the program: %s" % (csv_rows, want))
-    with open(name + ".report") as fp:
-        rep = fp.read()
-    m = re.search(r"^.*\(MPI-IO\) +(\d+) +(\d+) B +(\d+) B ", rep, re.M)
+    m = re.search(r"^.*%s \(MPI-IO\) +(\d+) +(\d+) B +(\d+) B " %
+                  re.escape(os.path.basename(path)), rep, re.M)
     if not m or [int(x) for x in m.groups()] != want:
         fail("report: the text's MPI-IO row %r, the program: %s" % (m and m.group(0), want))
-    if a.html_io:
-        check_io_html(a, trace, path)
-    print("report: I/O table, %s (MPI-IO): %s" % (os.path.basename(path), want))
 
 
-def check_io_html(a, trace, path):
-    """report --html: the file table's MPI-IO row, as the page's script
+def check_io_html(a, trace, paths):
+    """report --html: the file table's MPI-IO rows, as the page's script
     fills it (where Chromium is)."""
     chromium = shutil.which("chromium")
     if not chromium:
@@ -458,8 +476,9 @@ def check_io_html(a, trace, path):
             b.close()
     m = re.search(r'<table id="io-files"[^>]*>(.*?)</table>', dom, re.S)
     rows = re.findall(r"<tr>(.*?)</tr>", m.group(1), re.S) if m else []
-    if not any(os.path.basename(path) in r and ">mpi-io<" in r for r in rows):
-        fail("report --html: no MPI-IO row of %s in the file table" % path)
+    for path in paths:
+        if not any(os.path.basename(path) in r and ">mpi-io<" in r for r in rows):
+            fail("report --html: no MPI-IO row of %s in the file table" % path)
 
 
 def check_threads(prv, nthreads):
