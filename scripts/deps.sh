@@ -19,7 +19,7 @@ packages=(
   chromium   # tests/plot: the HTML report loaded in headless Chromium
   openmpi-bin libopenmpi-dev gfortran   # MPI tracing (Open MPI's mpi.h), tests/mpi, bench/mpi
   libopen-trace-format2-dev otf2-tools python3-otf2   # export --format otf2; tests/otf2: otf2-print, the Python bindings
-  mpich libmpich-dev   # MPICH beside Open MPI (its mpi.h: libtrace.so's MPICH half; tests/mpi run on both); the default mpicc stays Open MPI's
+  mpich libmpich-dev   # MPICH beside Open MPI (its mpi.h: libtrace.so's MPICH half; tests/mpi run on both, Fortran through mpif90.mpich with gfortran); the default mpicc stays Open MPI's
   ${PT_EXTRA_PACKAGES:-}
 )
 

@@ -303,6 +303,8 @@ int pt_cmd_record(int argc, char **argv)
 	fprintf(stderr, "%s: trace of %s in %s\n", pt_cli_progname, name, dir);
 	if (rank == 0 || r.no_analyze) {
 		const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+		if (!size)
+			size = getenv("PMI_SIZE");
 		if (rank == 0)
 			fprintf(stderr,
 			        "%s: an MPI job: once every rank has ended, analyze it with\n"

@@ -68,19 +68,49 @@ const char *record_program_name(char **argv)
 	}
 }
 
+/* MPICH's Hydra (mpiexec.mpich) names no job in its ranks' environment
+ * (PMI_RANK, PMI_SIZE, PMI_FD): its proxy, hydra_pmi_proxy, the parent of
+ * the ranks it starts, has the address of its mpiexec on its command line
+ * (--control-port HOST:PORT), the same for all of one mpiexec's proxies
+ * and no other's. The runtime joins the job from it too (mpi_job.c). */
+static const char *hydra_port(char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *exe = strrchr(buf, '/');
+	if (strncmp(exe ? exe + 1 : buf, "hydra_pmi_proxy", 15))
+		return NULL;
+	for (size_t at = strlen(buf) + 1; at < n; at += strlen(buf + at) + 1)
+		if (!strcmp(buf + at, "--control-port") && at + strlen(buf + at) + 1 < n)
+			return buf + at + strlen(buf + at) + 1;
+	return NULL;
+}
+
 /* The variables the runtime joins a job from (docs/MPI.md): Open MPI,
- * Slurm, PMIx. */
+ * Slurm, PMIx; and Hydra's proxy. */
 int record_mpi_rank(char *job, size_t len)
 {
+	static char cmdline[4096];
+	const char *hydra = getenv("PMI_RANK") && getenv("PMI_SIZE")
+	                        ? hydra_port(cmdline, sizeof cmdline)
+	                        : NULL;
 	static const struct {
 		const char *rank, *job, *step;
 	} launchers[] = {
 	    {"OMPI_COMM_WORLD_RANK", "OMPI_MCA_ess_base_jobid", NULL},
 	    {"SLURM_PROCID", "SLURM_JOB_ID", "SLURM_STEP_ID"},
 	    {"PMIX_RANK", "PMIX_NAMESPACE", NULL},
+	    {"PMI_RANK", NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
-		const char *r = getenv(launchers[i].rank), *j = getenv(launchers[i].job);
+		const char *r = getenv(launchers[i].rank);
+		const char *j = launchers[i].job ? getenv(launchers[i].job) : hydra;
 		const char *s = launchers[i].step ? getenv(launchers[i].step) : "";
 		if (!r || !*r || !j || !*j || !s)
 			continue;

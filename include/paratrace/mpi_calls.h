@@ -28,7 +28,8 @@
  * RECV, SENDRECV... the message; COLL(rule) / ICOLL(rule) a blocking /
  * non-blocking collective whose bytes follow the rule (runtime/mpi/
  * mpi_coll.c); WAIT, TESTALL... the receives a completion finds done;
- * COMM_NEW a communicator it creates (its last parameter, newcomm)...
+ * COMM_NEW a communicator it creates (its last parameter, newcomm); IO
+ * the bytes an MPI-IO call asks to move; FILE_OPEN the file's name...
  * fortran: what the Fortran entry point mpi_<name>_ does: SAME as the
  * kind says, PLAIN the call's begin and end only, NONE there is none.
  * params: the C parameters, as mpi.h declares them; the kind's body
@@ -320,27 +321,27 @@
 	X(Type_ub, 139, OTHER, 15)                                                                 \
 	X(Type_vector, 140, OTHER, 15) W(PLAIN, SAME,                                              \
 	  (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))   \
-	X(File_open, 141, IO, 12) W(PLAIN, SAME,                                                   \
+	X(File_open, 141, IO, 12) W(FILE_OPEN, SAME,                                               \
 	  (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))           \
 	X(File_close, 142, IO, 12) W(PLAIN, SAME, (MPI_File *fh))                                  \
-	X(File_read, 143, IO, 12) W(IO, PLAIN,                                                     \
+	X(File_read, 143, IO, 12) W(IO, SAME,                                                      \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))          \
-	X(File_read_all, 144, IO, 12) W(IO, PLAIN,                                                 \
+	X(File_read_all, 144, IO, 12) W(IO, SAME,                                                  \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))          \
-	X(File_write, 145, IO, 12) W(IO, PLAIN,                                                    \
+	X(File_write, 145, IO, 12) W(IO, SAME,                                                     \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))    \
-	X(File_write_all, 146, IO, 12) W(IO, PLAIN,                                                \
+	X(File_write_all, 146, IO, 12) W(IO, SAME,                                                 \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))    \
-	X(File_read_at, 147, IO, 12) W(IO, PLAIN,                                                  \
+	X(File_read_at, 147, IO, 12) W(IO, SAME,                                                   \
 	  (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,            \
 	   MPI_Status *status))                                                                    \
-	X(File_read_at_all, 148, IO, 12) W(IO, PLAIN,                                              \
+	X(File_read_at_all, 148, IO, 12) W(IO, SAME,                                               \
 	  (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,            \
 	   MPI_Status *status))                                                                    \
-	X(File_write_at, 149, IO, 12) W(IO, PLAIN,                                                 \
+	X(File_write_at, 149, IO, 12) W(IO, SAME,                                                  \
 	  (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,      \
 	   MPI_Status *status))                                                                    \
-	X(File_write_at_all, 150, IO, 12) W(IO, PLAIN,                                             \
+	X(File_write_at_all, 150, IO, 12) W(IO, SAME,                                              \
 	  (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,      \
 	   MPI_Status *status))                                                                    \
 	X(Comm_spawn, 151, OTHER, 15) W(COMM_NEW, PLAIN,                                           \
@@ -531,23 +532,23 @@
 	  (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))      \
 	X(Comm_disconnect, 219, OTHER, 15) W(COMM_FREE, SAME, (MPI_Comm *comm))                    \
 	X(Comm_join, 220, OTHER, 15) W(COMM_NEW, NONE, (int fd, MPI_Comm *newcomm))                \
-	X(File_read_shared, 221, IO, 12) W(IO, PLAIN,                                              \
+	X(File_read_shared, 221, IO, 12) W(IO, SAME,                                               \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))          \
-	X(File_write_shared, 222, IO, 12) W(IO, PLAIN,                                             \
+	X(File_write_shared, 222, IO, 12) W(IO, SAME,                                              \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))    \
-	X(File_iread, 223, IO, 12) W(IO, PLAIN,                                                    \
+	X(File_iread, 223, IO, 12) W(IO, SAME,                                                     \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))        \
-	X(File_iwrite, 224, IO, 12) W(IO, PLAIN,                                                   \
+	X(File_iwrite, 224, IO, 12) W(IO, SAME,                                                    \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))  \
-	X(File_iread_at, 225, IO, 12) W(IO, PLAIN,                                                 \
+	X(File_iread_at, 225, IO, 12) W(IO, SAME,                                                  \
 	  (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,            \
 	   MPI_Request *request))                                                                  \
-	X(File_iwrite_at, 226, IO, 12) W(IO, PLAIN,                                                \
+	X(File_iwrite_at, 226, IO, 12) W(IO, SAME,                                                 \
 	  (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,      \
 	   MPI_Request *request))                                                                  \
-	X(File_read_ordered, 227, IO, 12) W(IO, PLAIN,                                             \
+	X(File_read_ordered, 227, IO, 12) W(IO, SAME,                                              \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))          \
-	X(File_write_ordered, 228, IO, 12) W(IO, PLAIN,                                            \
+	X(File_write_ordered, 228, IO, 12) W(IO, SAME,                                             \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))    \
 	X(File_set_view, 229, IO, 12) W(PLAIN, SAME,                                               \
 	  (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,                \
@@ -580,14 +581,14 @@
 	   int order, MPI_Datatype oldtype, MPI_Datatype *newtype))                                \
 	X(Type_dup, 243, OTHER, 15) W(PLAIN, SAME, (MPI_Datatype type, MPI_Datatype *newtype))     \
 	X(Get_version, 244, OTHER, 15) W(PLAIN, SAME, (int *version, int *subversion))            \
-	X(File_iread_all, 245, IO, 12) W(IO, PLAIN,                                                \
+	X(File_iread_all, 245, IO, 12) W(IO, SAME,                                                 \
 	  (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))        \
-	X(File_iwrite_all, 246, IO, 12) W(IO, PLAIN,                                               \
+	X(File_iwrite_all, 246, IO, 12) W(IO, SAME,                                                \
 	  (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))  \
-	X(File_iread_at_all, 247, IO, 12) W(IO, PLAIN,                                             \
+	X(File_iread_at_all, 247, IO, 12) W(IO, SAME,                                              \
 	  (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,            \
 	   MPI_Request *request))                                                                  \
-	X(File_iwrite_at_all, 248, IO, 12) W(IO, PLAIN,                                            \
+	X(File_iwrite_at_all, 248, IO, 12) W(IO, SAME,                                             \
 	  (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype,      \
 	   MPI_Request *request))
 

@@ -94,7 +94,8 @@ def read_table(path):
 def K(**slots):
     """A kind's slots (before, begun, after, end, body: C text indented by
     4 spaces a level; args: the traced call's arguments replaced; params:
-    a Fortran signature of its own; frame: another frame)."""
+    a Fortran signature of its own; tail: Fortran parameters after ierr,
+    the hidden lengths of CHARACTER arguments; frame: another frame)."""
     return slots
 
 
@@ -212,6 +213,9 @@ KINDS_C = {
     "RMA_ATOMIC": K(end="pt_mpi_rma_end($call, rc, target_rank, win, pt_mpi_bytes(1, datatype));"),
     "RMA_LOCK": K(end="pt_mpi_rma_end($call, rc, rank, win, 0);"),
     "IO": K(end="pt_mpi_io_end($call, rc, fh, count, datatype);"),
+    "FILE_OPEN": K(end="""
+        pt_mpi_file_open_end($call, rc, rc == MPI_SUCCESS ? *fh : (MPI_File)0, filename,
+                             (size_t)-1);"""),
 }
 KINDS_C["TESTSOME"] = KINDS_C["WAITSOME"]
 # MPI_Sendrecv_replace: one buffer, one count and type for both messages
@@ -350,6 +354,13 @@ KINDS_F = {
             pt_mpi_comm_freed(c);""", end="pt_mpi_end_call($call, *ierr);"),
     "TYPE_FREE": K(before="__atomic_add_fetch(&pt_mpi_type_gen, 1, __ATOMIC_RELAXED);",
                    end="pt_mpi_end_call($call, *ierr);"),
+    "IO": K(end="""
+        pt_mpi_io_end($call, *ierr, pt_mpi_ffile(fh), *count, pt_mpi_ftype(datatype));"""),
+    # the name is a CHARACTER argument: its length is passed last, after
+    # ierr, by value (gfortran's size_t), and the name is blank-padded
+    "FILE_OPEN": K(tail=["size_t filename_len"], end="""
+        pt_mpi_file_open_end($call, *ierr, *ierr == MPI_SUCCESS ? pt_mpi_ffile(fh) : (MPI_File)0,
+                             (const char *)filename, filename_len);"""),
 }
 KINDS_F["TESTSOME"] = KINDS_F["WAITSOME"]
 KINDS_F["SENDRECV_REPLACE"] = dict(KINDS_F["SENDRECV"], end="""
@@ -615,7 +626,8 @@ def wrapper_f(row):
     if "params" in slots:
         fparams = ["MPI_Fint *" + n for n in slots["params"]]
     fparams.append("MPI_Fint *ierr")
-    names = [p.split("*")[-1] for p in fparams]
+    fparams += slots.get("tail", [])
+    names = [re.split(r"[\s*]", p)[-1] for p in fparams]
     return fill(with_slots(FRAME_F, slots), row, "f", params=", ".join(fparams),
                 args=", ".join(names), traced_args=traced_args(row, names, slots),
                 rule=row.rule or "")

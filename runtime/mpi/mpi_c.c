@@ -13,6 +13,7 @@
 #include "mpi_internal.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* ---- point to point -------------------------------------------------- */
 
@@ -216,6 +217,42 @@ void pt_mpi_io_end(unsigned call, int rc, MPI_File fh, int count, MPI_Datatype d
 	}
 	pt_rec_mpi_io r = {pt_mpi_bytes(count, dt), (uintptr_t)fh};
 	pt_mpi_end(call, rc, PT_REC_MPI_IO, &r, sizeof r, 1);
+}
+
+/* A ROMIO file system prefix ("ufs:", "nfs:"...): letters then ':'. */
+static int fs_prefixed(const char *name, size_t len)
+{
+	size_t i = 0;
+	while (i < len && ((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z')))
+		i++;
+	return i > 0 && i < len && name[i] == ':';
+}
+
+void pt_mpi_file_open_end(unsigned call, int rc, MPI_File fh, const char *name, size_t len)
+{
+	if (rc == MPI_SUCCESS && name) {
+		if (len == (size_t)-1)
+			len = strlen(name);
+		while (len && name[len - 1] == ' ') /* Fortran's padding */
+			len--;
+		/* absolute, as the I/O family names a file: a relative name is
+		 * the working directory's at the open */
+		char path[4096];
+		size_t n = 0;
+		if (len && name[0] != '/' && !fs_prefixed(name, len) && getcwd(path, sizeof path)) {
+			n = strlen(path);
+			if (n + 1 < sizeof path && (n == 0 || path[n - 1] != '/'))
+				path[n++] = '/';
+		}
+		if (len > sizeof path - 1 - n)
+			len = sizeof path - 1 - n;
+		memcpy(path + n, name, len);
+		n += len;
+		path[n] = 0;
+		pt_rec_mpi_file f = {(uintptr_t)fh};
+		pt_process_emit(PT_REC_MPI_FILE, call, &f, sizeof f, path, n + 1);
+	}
+	pt_mpi_end_call(call, rc);
 }
 
 /* ---- completion: the Wait and Test families ---------------------------- */

@@ -26,6 +26,7 @@ void pt_mpi_ff_lookup(void)
 	pt_mpi_ff.comm = (__typeof__(pt_mpi_ff.comm))pt_mpi_sym("PMPI_Comm_f2c");
 	pt_mpi_ff.type = (__typeof__(pt_mpi_ff.type))pt_mpi_sym("PMPI_Type_f2c");
 	pt_mpi_ff.req = (__typeof__(pt_mpi_ff.req))pt_mpi_sym("PMPI_Request_f2c");
+	pt_mpi_ff.file = (__typeof__(pt_mpi_ff.file))pt_mpi_sym("PMPI_File_f2c");
 	pt_mpi_ff.status = (__typeof__(pt_mpi_ff.status))pt_mpi_sym("PMPI_Status_f2c");
 	pt_mpi_ff.status_ignore = pt_mpi_sym("mpi_fortran_status_ignore_");
 	pt_mpi_ff.statuses_ignore = pt_mpi_sym("mpi_fortran_statuses_ignore_");
@@ -56,6 +57,8 @@ void pt_mpi_ff_lookup(void)
 	pt_mpi_ff.comm = comm_f2c;
 	pt_mpi_ff.type = type_f2c;
 	pt_mpi_ff.req = req_f2c;
+	/* ROMIO's MPI_File is a pointer, its Fortran handle an index */
+	pt_mpi_ff.file = (__typeof__(pt_mpi_ff.file))pt_mpi_sym("PMPI_File_f2c");
 	pt_mpi_ff.status = (__typeof__(pt_mpi_ff.status))pt_mpi_sym("PMPI_Status_f2c");
 	pt_mpi_ff.status_ignore = pt_mpi_sym("MPI_F_STATUS_IGNORE");
 	pt_mpi_ff.statuses_ignore = pt_mpi_sym("MPI_F_STATUSES_IGNORE");

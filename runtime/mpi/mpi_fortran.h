@@ -34,6 +34,7 @@ typedef struct pt_mpi_ftable {
 	MPI_Comm (*comm)(MPI_Fint);
 	MPI_Datatype (*type)(MPI_Fint);
 	MPI_Request (*req)(MPI_Fint);
+	MPI_File (*file)(MPI_Fint);
 	int (*status)(const MPI_Fint *, MPI_Status *);
 	const void *status_ignore, *statuses_ignore, *in_place;
 } pt_mpi_ftable;
@@ -61,6 +62,11 @@ static inline MPI_Request pt_mpi_freq(const MPI_Fint *r)
 {
 	pt_mpi_ff_init();
 	return pt_mpi_ready && pt_mpi_ff.req ? pt_mpi_ff.req(*r) : (MPI_Request)0;
+}
+static inline MPI_File pt_mpi_ffile(const MPI_Fint *f)
+{
+	pt_mpi_ff_init();
+	return pt_mpi_ready && pt_mpi_ff.file ? pt_mpi_ff.file(*f) : (MPI_File)0;
 }
 /* A sentinel's address: Open MPI's is the symbol's; MPICH's is in the
  * variable the symbol names, which its Fortran MPI_Init sets. */

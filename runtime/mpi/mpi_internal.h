@@ -302,6 +302,11 @@ PT_HIDDEN void pt_mpi_imrecv_end(unsigned call, int rc, MPI_Message h, int count
 /* One-sided (target in the window's group), I/O. */
 PT_HIDDEN void pt_mpi_rma_end(unsigned call, int rc, int target, MPI_Win win, uint64_t bytes);
 PT_HIDDEN void pt_mpi_io_end(unsigned call, int rc, MPI_File fh, int count, MPI_Datatype dt);
+/* MPI_File_open's end: the handle fh (when rc is MPI_SUCCESS) named in the
+ * process log (MPI_FILE); len: the name's bytes, (size_t)-1 when it ends
+ * with a NUL (C), else a Fortran name padded with blanks. */
+PT_HIDDEN void pt_mpi_file_open_end(unsigned call, int rc, MPI_File fh, const char *name,
+                                    size_t len);
 
 /* Requests a Wait/Test family call was given (copied before the call:
  * it overwrites them) and which of them completed (done[i]). When the

@@ -29,7 +29,10 @@ receive ends before its send begins. Modes:
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
   exact     also the pair, ev, call, rma and io lines, exactly ("expect io
-            RANK CALLS READ WRITTEN": the report's MPI I/O table)
+            RANK CALLS READ WRITTEN": the report's MPI I/O table, and
+            their sums the file I/O table's MPI-IO row, in text, CSV and
+            JSON, with no byte of that file in a POSIX row; with --html-io
+            in the HTML report's table too)
   failed    counted, and calls that returned an error ("expect error RANK
             CALL CLASS"): each is in its rank's log (MPI_ERROR) and in the
             report's table of errors, and nothing it would have moved is in
@@ -384,6 +387,7 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("report, MPI I/O of rank %s: (calls, read, written) %s, the program: %s" %
                      (f[0], got, f[1:4]))
         print("report: MPI I/O of %d ranks" % len(ios))
+        check_io_table(a, trace, name, ios, expect_lines(stdout, "iofile"))
     rmas = expect_lines(stdout, "rma")
     if rmas:
         got = defaultdict(list)
@@ -397,6 +401,84 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("rank %d: one-sided calls and targets %s, the program: %s" %
                      (rank, sorted(got[rank]), sorted(want[rank])))
         print("one-sided targets (world ranks): %s" % dict(sorted(want.items())))
+
+
+def check_io_table(a, trace, name, ios, files):
+    """The report's file I/O table (text, CSV, JSON): an MPI-IO row per
+    file the ranks opened, with their calls and bytes summed (files: the
+    "expect iofile RANK NAME CALLS READ WRITTEN" lines; none: one file,
+    the io lines'); the POSIX calls the MPI library made for them counted
+    in no row of that file."""
+    want = {}
+    for f in files:
+        w = want.setdefault(os.path.basename(f[1]), [0, 0, 0])
+        for i in range(3):
+            w[i] += int(f[2 + i])
+    js = json.loads(run([a.paratrace, "report", "--json", trace], a.work).stdout)
+    rows = [f for f in js.get("io_files", []) if f.get("api") == "mpi-io"]
+    got = {os.path.basename(f["file"]): [f["calls"], f["bytes_read"], f["bytes_written"]]
+           for f in rows}
+    if not files and len(rows) == 1:
+        want = {os.path.basename(rows[0]["file"]): [sum(int(f[i]) for f in ios)
+                                                     for i in (1, 2, 3)]}
+    if got != want or len(rows) != len(want):
+        fail("report --json: MPI-IO rows (calls, read, written) %s, the program: %s" %
+             (got, want))
+        return
+    csv = run([a.paratrace, "report", "--csv", trace], a.work).stdout
+    rep = run([a.paratrace, "report", "--top", "0", trace], a.work).stdout
+    for row in rows:
+        check_io_file(a, trace, (js, csv, rep), row["file"], want[os.path.basename(row["file"])])
+    if a.html_io:
+        check_io_html(a, trace, [row["file"] for row in rows])
+    print("report: I/O table, MPI-IO rows %s" % want)
+
+
+def check_io_file(a, trace, reports, path, want):
+    """One MPI-IO file's row (want: calls, read, written) in the reports
+    (JSON, CSV, text), none of its bytes in a POSIX row."""
+    js, csv, rep = reports
+    if not os.path.isabs(path) or not os.path.exists(path):
+        fail("report --json: the MPI-IO file %r is not the absolute path of the file" % path)
+    posix = [f for f in js["io_files"] if f["file"] == path and f.get("api") == "posix"]
+    if any(f["bytes_read"] or f["bytes_written"] for f in posix):
+        fail("report --json: the bytes of %s counted twice, in a POSIX row too: %s" %
+             (path, posix))
+    csv_rows = [l for l in csv.splitlines()
+                if l.startswith('io_file,"%s",' % path) and l.endswith(",mpi-io")]
+    cells = csv_rows[0].split(",") if len(csv_rows) == 1 else []
+    if [int(x) for x in cells[-9:-8] + cells[-5:-3]] != want:
+        fail("report --csv: MPI-IO rows %s, the program: %s" % (csv_rows, want))
+    m = re.search(r"^.*%s \(MPI-IO\) +(\d+) +(\d+) B +(\d+) B " %
+                  re.escape(os.path.basename(path)), rep, re.M)
+    if not m or [int(x) for x in m.groups()] != want:
+        fail("report: the text's MPI-IO row %r, the program: %s" % (m and m.group(0), want))
+
+
+def check_io_html(a, trace, paths):
+    """report --html: the file table's MPI-IO rows, as the page's script
+    fills it (where Chromium is)."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("no chromium: the HTML file table is not checked")
+        return
+    html = os.path.join(a.work, "io.html")
+    run([a.paratrace, "report", "--html", "-o", html, trace], a.work)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plot"))
+    import tempfile
+    from browser import Browser
+    with tempfile.TemporaryDirectory(prefix="pt-chromium-") as profile:
+        b = Browser([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                     "--user-data-dir=" + profile])
+        try:
+            dom = b.dom("file://" + html)
+        finally:
+            b.close()
+    m = re.search(r'<table id="io-files"[^>]*>(.*?)</table>', dom, re.S)
+    rows = re.findall(r"<tr>(.*?)</tr>", m.group(1), re.S) if m else []
+    for path in paths:
+        if not any(os.path.basename(path) in r and ">mpi-io<" in r for r in rows):
+            fail("report --html: no MPI-IO row of %s in the file table" % path)
 
 
 def check_threads(prv, nthreads):
@@ -763,6 +845,8 @@ def main():
     ap.add_argument("--counter", help="mpicount.so: the independent counter (counted mode)")
     ap.add_argument("--launcher", choices=("openmpi", "mpich"), default="openmpi",
                     help="whose launcher --mpirun is (the program is built with that MPI)")
+    ap.add_argument("--html-io", action="store_true",
+                    help="exact: check the HTML report's file table too (headless Chromium)")
     ap.add_argument("--states", default="",
                     help="Extrae MPI states (comma-separated) the ranks' rows must show")
     ap.add_argument("prog", nargs=argparse.REMAINDER)

@@ -1,7 +1,8 @@
 ! SPDX-License-Identifier: MIT
 ! A ring in Fortran (mpif.h's and "use mpi"'s entry points, mpi_send_...):
 ! non-blocking sends and receives completed by MPI_Waitall, blocking
-! MPI_Send/MPI_Recv, and an MPI_Allreduce. Prints what it sent.
+! MPI_Send/MPI_Recv, and an MPI_Allreduce. Prints what it sent and its
+! collective.
 program fring
   use mpi
   implicit none
@@ -38,5 +39,7 @@ program fring
   end do
   call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   write (*, '(A,I0,A,I0,A,I0)') 'expect sent ', rank, ' ', msgs, ' ', bytes
+  ! one MPI_Allreduce of one INTEGER: 4 bytes given, 4 got
+  write (*, '(A,I0,A)') 'expect coll ', rank, ' 1 4 4'
   call MPI_Finalize(ierr)
 end program

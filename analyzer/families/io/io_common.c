@@ -5,23 +5,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An MPI_File handle's file from its MPI_FILE record's time on. */
+typedef struct io_mpi_file {
+	uint64_t fh, at_ns;
+	uint32_t value;
+} io_mpi_file;
+
 typedef struct io_proc_files {
 	uint32_t *value; /* file id -> value */
 	size_t n;
+	io_mpi_file *mpi; /* in log order */
+	size_t nmpi, capmpi;
 } io_proc_files;
 
 struct io_names {
 	io_proc_files *proc;
 	size_t nproc;
-	char **name; /* value - 1 -> name */
+	char **name;     /* value - 1 -> name */
+	uint8_t *is_mpi; /* value - 1 -> a file opened by MPI_File_open */
 	uint32_t count, cap;
-	uint32_t *slot; /* open addressing over names: value, 0 = empty */
+	uint32_t *slot; /* open addressing over (name, is_mpi): value, 0 = empty */
 	size_t nslot;
+	int want_mpi;
 };
 
-static uint64_t io_hash(const char *s)
+static uint64_t io_hash(const char *s, int mpi)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)mpi;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return h;
@@ -45,14 +55,29 @@ void io_names_free(io_names *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->nproc; i++)
+	for (size_t i = 0; i < n->nproc; i++) {
 		free(n->proc[i].value);
+		free(n->proc[i].mpi);
+	}
 	for (uint32_t i = 0; i < n->count; i++)
 		free(n->name[i]);
 	free(n->proc);
 	free(n->name);
+	free(n->is_mpi);
 	free(n->slot);
 	free(n);
+}
+
+/* *v (of *cap elements of size each) twice as long; -1: out of memory. */
+static int io_grow(void **v, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *m = realloc(*v, c * size);
+	if (!m)
+		return -1;
+	*v = m;
+	*cap = c;
+	return 0;
 }
 
 static int io_rehash(io_names *n)
@@ -62,7 +87,7 @@ static int io_rehash(io_names *n)
 	if (!slot)
 		return -1;
 	for (uint32_t v = 1; v <= n->count; v++) {
-		size_t i = io_hash(n->name[v - 1]) & (nslot - 1);
+		size_t i = io_hash(n->name[v - 1], n->is_mpi[v - 1]) & (nslot - 1);
 		while (slot[i])
 			i = (i + 1) & (nslot - 1);
 		slot[i] = v;
@@ -73,14 +98,15 @@ static int io_rehash(io_names *n)
 	return 0;
 }
 
-/* The value of a name, given one when new; 0: out of memory. */
-static uint32_t io_intern(io_names *n, const char *name)
+/* The value of a name (mpi: a file MPI_File_open named, a value of its
+ * own), given one when new; 0: out of memory. */
+static uint32_t io_intern(io_names *n, const char *name, int mpi)
 {
 	if ((n->count + 1) * 2 > n->nslot && io_rehash(n))
 		return 0;
-	size_t i = io_hash(name) & (n->nslot - 1);
+	size_t i = io_hash(name, mpi) & (n->nslot - 1);
 	for (; n->slot[i]; i = (i + 1) & (n->nslot - 1))
-		if (!strcmp(n->name[n->slot[i] - 1], name))
+		if (n->is_mpi[n->slot[i] - 1] == mpi && !strcmp(n->name[n->slot[i] - 1], name))
 			return n->slot[i];
 	if (n->count == n->cap) {
 		uint32_t cap = n->cap ? n->cap * 2 : 16;
@@ -88,8 +114,13 @@ static uint32_t io_intern(io_names *n, const char *name)
 		if (!v)
 			return 0;
 		n->name = v;
+		uint8_t *m = realloc(n->is_mpi, cap * sizeof *m);
+		if (!m)
+			return 0;
+		n->is_mpi = m;
 		n->cap = cap;
 	}
+	n->is_mpi[n->count] = (uint8_t)mpi;
 	char *copy = strdup(name);
 	if (!copy)
 		return 0;
@@ -98,22 +129,86 @@ static uint32_t io_intern(io_names *n, const char *name)
 	return n->count;
 }
 
-void io_names_process_event(io_names *n, size_t process, const pt_event *ev)
+/* The name after a record's payload of `fixed` bytes: NUL-terminated
+ * inside the record, else cut at its end; its value. */
+static uint32_t io_record_name(io_names *n, const pt_event *ev, size_t fixed, int mpi)
 {
-	if (!n || ev->kind != PT_REC_IO_FILE || process >= n->nproc)
-		return;
-	const pt_rec_io_file *f = PT_REC_PAYLOAD(ev->rec, pt_rec_io_file);
-	if (!f || f->file == 0 || f->file > (1u << 24))
-		return;
-	/* The name: NUL-terminated inside the record, else cut at its end. */
-	const char *s = (const char *)(f + 1);
-	size_t room = ev->size - sizeof(pt_rec_head) - sizeof *f;
+	const char *s = (const char *)(ev->rec + 1) + fixed;
+	size_t room = ev->size - sizeof(pt_rec_head) - fixed;
 	char buf[4096];
 	size_t len = strnlen(s, room < sizeof buf - 1 ? room : sizeof buf - 1);
 	for (size_t i = 0; i < len; i++) /* one line of the .pcf, of a CSV row */
 		buf[i] = (unsigned char)s[i] < 0x20 ? '?' : s[i];
 	buf[len] = '\0';
-	uint32_t v = io_intern(n, len ? buf : "?");
+	return io_intern(n, len ? buf : "?", mpi);
+}
+
+void io_names_want_mpi(io_names *n)
+{
+	if (n)
+		n->want_mpi = 1;
+}
+
+static void io_mpi_file_event(io_names *n, size_t process, const pt_event *ev)
+{
+	const pt_rec_mpi_file *f = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_file);
+	io_proc_files *p = &n->proc[process];
+	if (!f || (p->nmpi == p->capmpi && io_grow((void **)&p->mpi, &p->capmpi, sizeof *p->mpi)))
+		return;
+	uint32_t v = io_record_name(n, ev, sizeof *f, 1);
+	if (v)
+		p->mpi[p->nmpi++] = (io_mpi_file){f->file, ev->time_ns, v};
+}
+
+uint32_t io_names_mpi_value(const io_names *n, size_t process, uint64_t fh, uint64_t at_ns)
+{
+	if (!n || process >= n->nproc)
+		return 0;
+	const io_proc_files *p = &n->proc[process];
+	/* the handle's last open before the call; else its first (a handle
+	 * is reused only after its file was closed) */
+	uint32_t first = 0, last = 0;
+	for (size_t i = 0; i < p->nmpi; i++) {
+		if (p->mpi[i].fh != fh)
+			continue;
+		if (!first)
+			first = p->mpi[i].value;
+		if (p->mpi[i].at_ns <= at_ns)
+			last = p->mpi[i].value;
+	}
+	return last ? last : first;
+}
+
+int io_names_mpi_twin(const io_names *n, uint32_t value)
+{
+	if (!n || value < 1 || value > n->count || n->is_mpi[value - 1] || !n->nslot)
+		return 0;
+	const char *name = n->name[value - 1];
+	for (size_t i = io_hash(name, 1) & (n->nslot - 1); n->slot[i]; i = (i + 1) & (n->nslot - 1))
+		if (n->is_mpi[n->slot[i] - 1] && !strcmp(n->name[n->slot[i] - 1], name))
+			return 1;
+	return 0;
+}
+
+int io_names_is_mpi(const io_names *n, uint32_t value)
+{
+	return n && value >= 1 && value <= n->count && n->is_mpi[value - 1];
+}
+
+void io_names_process_event(io_names *n, size_t process, const pt_event *ev)
+{
+	if (!n || process >= n->nproc)
+		return;
+	if (ev->kind == PT_REC_MPI_FILE && n->want_mpi) {
+		io_mpi_file_event(n, process, ev);
+		return;
+	}
+	if (ev->kind != PT_REC_IO_FILE)
+		return;
+	const pt_rec_io_file *f = PT_REC_PAYLOAD(ev->rec, pt_rec_io_file);
+	if (!f || f->file == 0 || f->file > (1u << 24))
+		return;
+	uint32_t v = io_record_name(n, ev, sizeof *f, 0);
 	io_proc_files *p = &n->proc[process];
 	if (f->file >= p->n) {
 		size_t cap = p->n ? p->n : 16;

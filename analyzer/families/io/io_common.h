@@ -31,6 +31,14 @@ uint32_t io_names_count(const io_names *n);
 uint32_t io_names_ids(const io_names *n, size_t process);
 /* NULL for 0 or out of range. */
 const char *io_names_name(const io_names *n, uint32_t value);
+/* MPI-IO (the report's): the files MPI_File_open named (MPI_FILE) kept
+ * too, as values of their own; which one handle fh named in a process at
+ * a time (0: none); whether a value is such a file. */
+void io_names_want_mpi(io_names *n);
+uint32_t io_names_mpi_value(const io_names *n, size_t process, uint64_t fh, uint64_t at_ns);
+int io_names_is_mpi(const io_names *n, uint32_t value);
+/* Whether a POSIX file's name is also an MPI-IO file's. */
+int io_names_mpi_twin(const io_names *n, uint32_t value);
 
 const char *io_op_name(unsigned op);
 

@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The I/O family's part of the report: per file (by name, over every
  * process) its calls, bytes read and written, the time in its calls and
- * the throughput that makes; then per thread the same. Text, CSV, JSON. */
+ * the throughput that makes; then per thread the same. Text, CSV, JSON.
+ *
+ * MPI-IO (docs/IO.md, "MPI-IO"): the files MPI_File_open named (MPI_FILE)
+ * are rows of their own, marked MPI-IO, with the MPI calls that read or
+ * wrote them (their MPI_IO records: the bytes asked, the time in the
+ * call). The POSIX calls the MPI library makes for them are attributed
+ * to the MPI calls, counted in no row, so that no byte is counted twice:
+ * every one inside an MPI-IO call (ROMIO's open, pread, pwrite...), and
+ * those inside any other MPI call on a file an MPI_File_open opened (a
+ * non-blocking MPI-IO call's pread made in its MPI_Wait). */
 #include "pt_fw_util.h"
 #include "io_common.h"
 #include "pt_family.h"
@@ -9,6 +18,9 @@
 #include "report.h"
 #include "tools.h"
 
+#include <paratrace/mpi_calls.h>
+
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,14 +43,38 @@ typedef struct io_pf_global {
 	int oom;
 } io_pf_global;
 
+/* A thread's MPI-IO call in progress. */
+typedef struct io_mpi_track {
+	int in_call;     /* any MPI call */
+	int open, moved; /* an MPI-IO call; it recorded MPI_IO */
+	unsigned call;
+	uint64_t begin_ns, bytes, fh;
+} io_mpi_track;
+
 typedef struct io_pf_shard {
 	io_track track;
+	io_mpi_track mpi;
 	size_t process;
 	io_stat *file;
 	uint32_t nfile;
 	io_stat total;
 	int oom;
 } io_pf_shard;
+
+/* The MPI calls by id: 0 not MPI-IO, else what it does to its file. */
+enum { IO_MPI_NONE, IO_MPI_OTHER, IO_MPI_READ, IO_MPI_WRITE };
+static unsigned char io_mpi_calls[256];
+
+static void io_mpi_calls_init(void)
+{
+#define IO_MPI_CALL_(name, id, family, state)                                                      \
+	if (PT_MPI_##family == PT_MPI_IO)                                                          \
+		io_mpi_calls[id] = strstr(#name, "read")    ? IO_MPI_READ                          \
+		                   : strstr(#name, "write") ? IO_MPI_WRITE                         \
+		                                            : IO_MPI_OTHER;
+	PT_MPI_CALLS(IO_MPI_CALL_)
+#undef IO_MPI_CALL_
+}
 
 static int io_pf_init(const pt_trace_ctx *ctx, void **global)
 {
@@ -47,6 +83,9 @@ static int io_pf_init(const pt_trace_ctx *ctx, void **global)
 		free(g);
 		return -1;
 	}
+	io_names_want_mpi(g->names);
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, io_mpi_calls_init);
 	*global = g;
 	return 0;
 }
@@ -93,9 +132,9 @@ static void io_stat_call(io_stat *s, const io_done *d)
 	}
 }
 
-static void io_pf_done(io_pf_global *g, io_pf_shard *x, const io_done *d)
+/* One call on the file value v. */
+static void io_pf_count(io_pf_shard *x, uint32_t v, const io_done *d)
 {
-	uint32_t v = io_names_value(g->names, x->process, d->file);
 	if (v >= x->nfile) {
 		uint32_t n = x->nfile ? x->nfile : 8;
 		while (n <= v)
@@ -113,6 +152,57 @@ static void io_pf_done(io_pf_global *g, io_pf_shard *x, const io_done *d)
 	io_stat_call(&x->total, d);
 }
 
+static void io_pf_done(io_pf_global *g, io_pf_shard *x, const io_done *d)
+{
+	if (x->mpi.open) /* made by the MPI library inside an MPI-IO call */
+		return;
+	uint32_t v = io_names_value(g->names, x->process, d->file);
+	if (x->mpi.in_call && io_names_mpi_twin(g->names, v))
+		return;
+	io_pf_count(x, v, d);
+}
+
+/* MPI_CALL, MPI_IO, MPI_CALL_END: an MPI-IO call that read or wrote is
+ * one call on its file (io_done's op: a POSIX read or write). */
+static void io_pf_mpi(io_pf_global *g, io_pf_shard *x, const pt_event *ev)
+{
+	io_mpi_track *m = &x->mpi;
+	unsigned call = ev->rec->arg & 0xff;
+	if (ev->kind == PT_REC_MPI_CALL) {
+		*m = (io_mpi_track){1, io_mpi_calls[call] != IO_MPI_NONE, 0, call, ev->time_ns, 0,
+		                    0};
+		return;
+	}
+	if (ev->kind == PT_REC_MPI_CALL_END)
+		m->in_call = 0;
+	if (!m->open)
+		return;
+	if (ev->kind == PT_REC_MPI_IO) {
+		const pt_rec_mpi_io *r = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_io);
+		if (r) {
+			m->moved = 1;
+			m->bytes = r->bytes;
+			m->fh = r->file;
+		}
+		return;
+	}
+	if (ev->kind != PT_REC_MPI_CALL_END)
+		return;
+	m->open = 0;
+	unsigned dir = io_mpi_calls[m->call];
+	if (!m->moved || (dir != IO_MPI_READ && dir != IO_MPI_WRITE))
+		return;
+	io_done d = {dir == IO_MPI_READ ? PT_IO_OP_READ : PT_IO_OP_WRITE,
+	             m->begin_ns,
+	             ev->time_ns,
+	             m->bytes,
+	             m->bytes,
+	             -1,
+	             0,
+	             0};
+	io_pf_count(x, io_names_mpi_value(g->names, x->process, m->fh, m->begin_ns), &d);
+}
+
 static int io_pf_event(void *global, void **shard, const pt_shard_info *in, const pt_event *ev)
 {
 	io_pf_global *g = global;
@@ -121,6 +211,10 @@ static int io_pf_event(void *global, void **shard, const pt_shard_info *in, cons
 		if (!(x = *shard = calloc(1, sizeof *x)))
 			return -1;
 		x->process = in->process;
+	}
+	if (ev->kind >= PT_REC_RANGE_MPI_FIRST) {
+		io_pf_mpi(g, x, ev);
+		return x->oom ? -1 : 0;
 	}
 	io_done d;
 	int step = io_track_step(&x->track, ev, &d);
@@ -224,6 +318,12 @@ static const char *io_file_label(const io_pf_global *g, uint32_t v)
 	return name ? name : "(descriptor not named)";
 }
 
+/* Which interface a file's row counts: "posix" or "mpi-io". */
+static const char *io_file_api(const io_pf_global *g, uint32_t v)
+{
+	return io_names_is_mpi(g->names, v) ? "mpi-io" : "posix";
+}
+
 /* Bytes per second of time in the calls (0 without time). */
 static double io_rate(const io_stat *s)
 {
@@ -260,8 +360,12 @@ static void io_pf_text(void *global, unsigned nw, int short_form, unsigned top, 
 	        (unsigned long long)all.calls, t);
 	fprintf(o, "%-*s %8s %11s %11s %9s %13s\n", (int)nw, "file", "calls", "read", "written",
 	        "time", "throughput");
-	for (uint32_t i = 0; i < n && (!top || i < top); i++)
-		io_text_row(o, nw, io_file_label(g, v[i]), &g->file[v[i]]);
+	for (uint32_t i = 0; i < n && (!top || i < top); i++) {
+		char label[4200];
+		snprintf(label, sizeof label, "%s%s", io_file_label(g, v[i]),
+		         io_names_is_mpi(g->names, v[i]) ? " (MPI-IO)" : "");
+		io_text_row(o, nw, label, &g->file[v[i]]);
+	}
 	if (!short_form && g->nthr) {
 		fprintf(o, "%-*s %8s %11s %11s %9s %13s\n", (int)nw, "thread", "calls", "read",
 		        "written", "time", "throughput");
@@ -276,12 +380,14 @@ static void io_pf_text(void *global, unsigned nw, int short_form, unsigned top, 
 
 #define IO_CSV_COLS "calls,reads,writes,failed,bytes_read,bytes_written,io_ns,bytes_per_s"
 
-static void io_csv_stat(FILE *o, const io_stat *s)
+/* api: the file row's last column, NULL for a thread's row. */
+static void io_csv_stat(FILE *o, const io_stat *s, const char *api)
 {
-	fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.0f\n", (unsigned long long)s->calls,
+	fprintf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.0f%s%s\n", (unsigned long long)s->calls,
 	        (unsigned long long)s->reads, (unsigned long long)s->writes,
 	        (unsigned long long)s->failed, (unsigned long long)s->bytes_read,
-	        (unsigned long long)s->bytes_written, (unsigned long long)s->ns, io_rate(s));
+	        (unsigned long long)s->bytes_written, (unsigned long long)s->ns, io_rate(s),
+	        api ? "," : "", api ? api : "");
 }
 
 static void io_pf_csv(void *global, FILE *o)
@@ -291,16 +397,16 @@ static void io_pf_csv(void *global, FILE *o)
 	uint32_t *v = io_files_sorted(g, &n);
 	if (!n)
 		return;
-	fputs("\ntable,file," IO_CSV_COLS "\n", o);
+	fputs("\ntable,file," IO_CSV_COLS ",api\n", o);
 	for (uint32_t i = 0; i < n; i++) {
 		fputs("io_file,", o);
 		pt_csv_str(o, io_file_label(g, v[i]));
-		io_csv_stat(o, &g->file[v[i]]);
+		io_csv_stat(o, &g->file[v[i]], io_file_api(g, v[i]));
 	}
 	fputs("\ntable,pid,tid," IO_CSV_COLS "\n", o);
 	for (size_t i = 0; i < g->nthr; i++) {
 		fprintf(o, "io_thread,%u,%u", g->thr[i].pid, g->thr[i].tid);
-		io_csv_stat(o, &g->thr[i].s);
+		io_csv_stat(o, &g->thr[i].s, NULL);
 	}
 	free(v);
 }
@@ -326,7 +432,7 @@ static void io_pf_json(void *global, FILE *o)
 	for (uint32_t i = 0; v && i < n; i++) {
 		fprintf(o, "%s\n  {\"file\": ", i ? "," : "");
 		pt_json_str(o, io_file_label(g, v[i]));
-		fputs(", ", o);
+		fprintf(o, ", \"api\": \"%s\", ", io_file_api(g, v[i]));
 		io_json_stat(o, &g->file[v[i]]);
 	}
 	fputs("\n ],\n \"io_threads\": [", o);
@@ -342,8 +448,9 @@ static void io_pf_json(void *global, FILE *o)
 extern const pf_html io_html;
 
 const pf_family io_report = {
+    /* the POSIX calls' records, and the MPI calls' (MPI-IO) */
     .kind_first = PT_REC_IO_CALL,
-    .kind_last = PT_REC_IO_END,
+    .kind_last = PT_REC_RANGE_MPI_LAST,
     .init = io_pf_init,
     .process_event = io_pf_process_event,
     .event = io_pf_event,

@@ -17,7 +17,8 @@
 			});
 			return;
 		}
-		specs["io-files"] = {rows: d.io_files, cols: [["file", "file", "s"]].concat(cols)};
+		specs["io-files"] = {rows: d.io_files,
+			cols: [["file", "file", "s"], ["api", "API", "s", "posix, or mpi-io: the MPI calls on a file MPI_File_open opened"]].concat(cols)};
 		specs["io-threads"] = {rows: d.io_threads,
 			cols: [["pid", "pid", "n"], ["tid", "tid", "n"]].concat(cols)};
 	}

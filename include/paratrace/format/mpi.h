@@ -34,6 +34,10 @@
 	  "+ the library's error string") \
 	X(MPI_UNTRACED, 0x7d, pt_rec_mpi_untraced, sizeof(pt_rec_mpi_untraced), 0, "process", \
 	  "–", "+ the MPI library's path") \
+	/* 3.5: the file an MPI_File handle names, from MPI_File_open (a \
+	 * kind below 0x40, as the MPI range is full). */ \
+	X(MPI_FILE, 0x2c, pt_rec_mpi_file, sizeof(pt_rec_mpi_file), 0, "process", "call", \
+	  "+ the file's name") \
 	/* 3.3: compact forms (see "Compact MPI records" below), 4-byte words \
 	 * with their fields after them; readers deliver the full record. */ \
 	X(MPI_CALL_C, 0x26, void, 0, 0, "thread", "–", "compact only: 4 bytes, read as MPI_CALL") \
@@ -64,6 +68,10 @@
  *   MPI_COMM_DEF  a communicator, when first seen (created or used)
  *   MPI_UNTRACED  at the end, in a rank none of whose MPI calls was traced:
  *                 why, as the runtime sees it
+ *   MPI_FILE      (3.5) an MPI_File_open that succeeded: the handle and
+ *                 the file's name, made absolute with the working
+ *                 directory when it is relative; a handle names that file
+ *                 from this record's time until another MPI_FILE reuses it
  * Thread log of the calling thread:
  *   MPI_CALL ... MPI_CALL_END around every traced MPI call, and just
  *   before its end what the call moved: MPI_SEND (a message sent),
@@ -202,6 +210,13 @@ typedef struct pt_rec_mpi_io {
 } pt_rec_mpi_io;
 #define PT_FIELDS_MPI_IO(T, F, A, S, C) \
 	C(mpi_call, "call=MPI_..") F(T, U, "bytes", bytes, "") F(T, X, "file", file, "")
+
+typedef struct pt_rec_mpi_file {
+	uint64_t file; /* MPI_File handle, as MPI_IO's */
+	/* followed by the file's name */
+} pt_rec_mpi_file;
+#define PT_FIELDS_MPI_FILE(T, F, A, S, C) \
+	C(mpi_call, "call=MPI_..") F(T, X, "file", file, "") S(sizeof(T), PLAIN)
 
 /* Compact MPI records (3.3). The records of a call in a hot loop, each a
  * little-endian 32-bit word whose first byte is PT_COMPACT_FLAG | kind
