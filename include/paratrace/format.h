@@ -73,9 +73,12 @@ extern "C" {
  * 3.4: MPI_JOB's launcher PT_MPI_LAUNCHER_HYDRA (MPICH's mpiexec); the
  * calls MPI_File_iread_all, _iwrite_all, _iread_at_all, _iwrite_at_all
  * (245-248, <paratrace/mpi_calls.h>); the same records from programs on
- * MPICH-ABI libraries. */
+ * MPICH-ABI libraries.
+ * 3.5: compact I/O and memory records (format/io.h, "Compact I/O and
+ * memory records": kinds 0x38-0x3b as the first byte of a word with
+ * PT_COMPACT_FLAG). */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 4
+#define PT_FORMAT_VERSION_MINOR 5
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 

@@ -104,6 +104,14 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
+/* The same for a thread inside the runtime's region (t from pt_enter):
+ * the compact form when it fits, else the full record, at ticks. For a
+ * wrapper that makes its real call inside the region (the memory calls),
+ * so that what that call raises is not recorded. errno is kept. */
+PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
+                                  const void *cp, size_t clen, unsigned kind, unsigned arg,
+                                  const void *p, size_t len);
+
 /* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
 PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
 			       uint64_t obj, int result);

@@ -34,11 +34,11 @@ PT_REAL_DECL(fwrite);
  * IO_END. `call` is an expression of the real function. */
 #define IO_BYTES_CALL(op, fd, size, call)                                                          \
 	do {                                                                                       \
-		pt_thread *t_ = pt_io_begin(op, fd, size);                                         \
+		int t_ = pt_io_begin(op, fd, size);                                         \
 		if (!t_)                                                                           \
 			return call;                                                               \
 		ssize_t r_ = call;                                                                 \
-		pt_io_end(op, r_, r_ < 0, errno, -1);                                              \
+		pt_io_end(op, r_, r_ < 0, r_ < 0 ? errno : 0, -1);                                              \
 		return r_;                                                                         \
 	} while (0)
 
@@ -115,7 +115,7 @@ PT_EXPORT int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	int (*real)(int, unsigned long, ...) = PT_REAL(ioctl);
-	pt_thread *t = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
 	if (!t)
 		return real(fd, request, arg);
 	int r = real(fd, request, arg);
@@ -134,7 +134,7 @@ static inline int io_fileno(FILE *f)
  * error flag says so (not at the end of a file). */
 #define IO_STDIO_CALL(op, f, size, n, call)                                                        \
 	do {                                                                                       \
-		pt_thread *t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));             \
+		int t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));             \
 		if (!t_)                                                                           \
 			return call;                                                               \
 		pt_io_depth++;                                                                     \
