@@ -656,7 +656,7 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
 	return put_compact(l, ticks, word, shift, p, len, flags);
 }
 
-uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
                          size_t clen, unsigned flags, unsigned kind, unsigned arg, const void *p,
                          size_t len)
 {
@@ -694,7 +694,7 @@ uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const v
 	return ticks;
 }
 
-void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
+PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
                         const void *cp, size_t clen, unsigned kind, unsigned arg, const void *p,
                         size_t len)
 {

@@ -42,17 +42,32 @@ PT_HIDDEN uint32_t pt_io_file_opened(int fd);
 #define PT_IO_ID_MASK ((1u << PT_IO_ID_BITS) - 1)
 extern PT_HIDDEN uint32_t pt_io_fd_slot[PT_IO_FDS];
 extern PT_HIDDEN uint32_t pt_io_gen;
+/* Bumped after any slot changes (a file named or forgotten, a fork). */
+extern PT_HIDDEN uint32_t pt_io_epoch;
+/* The descriptor this thread's last call used and its file, valid while
+ * the epoch is: a loop on one descriptor never reads the table (one page
+ * fewer after each system call). */
+typedef struct pt_io_fd_cache {
+	int fd;
+	uint32_t file; /* 0: nothing cached */
+	uint32_t epoch;
+} pt_io_fd_cache;
+extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
 
 /* The file fd names when it is named already, else 0: read without
  * entering the runtime (a slot a close clears meanwhile gives the id the
  * call began with). */
 static inline uint32_t pt_io_file_known(int fd)
 {
+	uint32_t epoch = __atomic_load_n(&pt_io_epoch, __ATOMIC_ACQUIRE);
+	if (pt_likely(pt_io_cache.fd == fd && pt_io_cache.epoch == epoch && pt_io_cache.file))
+		return pt_io_cache.file;
 	if ((unsigned)fd >= PT_IO_FDS)
 		return 0;
 	uint32_t slot = __atomic_load_n(&pt_io_fd_slot[fd], __ATOMIC_RELAXED);
 	if (slot >> PT_IO_ID_BITS != __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED))
 		return 0;
+	pt_io_cache = (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
 	return slot & PT_IO_ID_MASK;
 }
 

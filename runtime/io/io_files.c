@@ -20,11 +20,18 @@
 #define IO_ID_BITS PT_IO_ID_BITS
 #define IO_ID_MASK PT_IO_ID_MASK
 
-int pt_io_on;
+PT_HOT_DATA int pt_io_on = 0;
+PT_HOT_DATA uint32_t pt_io_epoch = 0;
 __thread int pt_io_depth __attribute__((tls_model("initial-exec")));
+__thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
 
 uint32_t pt_io_fd_slot[IO_FDS];
-uint32_t pt_io_gen; /* the high 8 bits of a current slot */
+PT_HOT_DATA uint32_t pt_io_gen = 0; /* the high 8 bits of a current slot */
+
+static void io_slots_changed(void)
+{
+	__atomic_add_fetch(&pt_io_epoch, 1, __ATOMIC_RELEASE);
+}
 static uint32_t io_next_id; /* ids given so far in this process */
 
 /* The kernel's name of fd (a path, "pipe:[123]", "socket:[456]"). */
@@ -63,6 +70,7 @@ static uint32_t io_name(int fd)
 	pt_process_emit(PT_REC_IO_FILE, 0, &f, sizeof f, name, len + 1);
 	uint32_t gen = __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED);
 	__atomic_store_n(&pt_io_fd_slot[fd], gen << IO_ID_BITS | id, __ATOMIC_RELAXED);
+	io_slots_changed();
 	return id;
 }
 
@@ -88,12 +96,14 @@ void pt_io_fd_forget(int fd)
 {
 	if (fd >= 0 && (unsigned)fd < IO_FDS)
 		__atomic_store_n(&pt_io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+	io_slots_changed();
 }
 
 void pt_io_fd_forget_range(unsigned first, unsigned last)
 {
 	for (unsigned fd = first; fd <= last && fd < IO_FDS; fd++)
 		__atomic_store_n(&pt_io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+	io_slots_changed();
 }
 
 int pt_io_begin_slow(unsigned op, int fd, uint64_t size)
@@ -136,6 +146,7 @@ static void io_fork_child(void)
 		memset(pt_io_fd_slot, 0, sizeof pt_io_fd_slot);
 	__atomic_store_n(&pt_io_gen, gen, __ATOMIC_RELAXED);
 	__atomic_store_n(&io_next_id, 0, __ATOMIC_RELAXED);
+	io_slots_changed();
 }
 
 static void io_shutdown(int in_signal)

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mem_on;
+PT_HOT_DATA static int mem_on = 0;
 
 PT_REAL_DECL(malloc);
 PT_REAL_DECL(free);
@@ -62,8 +62,8 @@ static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, un
 		c.size[1] = (uint16_t)(size >> 16);
 		cword = PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8;
 	}
-	pt_emit_compact_in(t, now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, PT_REC_MEM_ALLOC, op, &r,
-	                   PT_REC_MEM_ALLOC_MIN);
+	pt_emit_compact_in(t, now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, PT_REC_MEM_ALLOC, op,
+	                   &r, PT_REC_MEM_ALLOC_MIN);
 	pt_leave(t);
 }
 
@@ -78,21 +78,21 @@ static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, un
 		return p_;                                                                         \
 	} while (0)
 
-PT_EXPORT void *malloc(size_t size)
+PT_EXPORT PT_HOT void *malloc(size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(size);
 	MEM_ALLOC_CALL(PT_MEM_OP_MALLOC, size, PT_REAL(malloc)(size));
 }
 
-PT_EXPORT void *calloc(size_t n, size_t size)
+PT_EXPORT PT_HOT void *calloc(size_t n, size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(n * size);
 	MEM_ALLOC_CALL(PT_MEM_OP_CALLOC, (uint64_t)n * size, PT_REAL(calloc)(n, size));
 }
 
-PT_EXPORT void free(void *p)
+PT_EXPORT PT_HOT void free(void *p)
 {
 	if (pt_unlikely(pt_bump_owns(p)))
 		return;
@@ -114,13 +114,13 @@ PT_EXPORT void free(void *p)
 	pt_rec_mem_free r = {.ptr = pt_ptr(p)};
 	uint16_t c[3];
 	pt_c_addr_put(c, r.ptr);
-	pt_emit_compact_in(t, now, r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0,
-	                   PT_MEM_FREE_C_SHIFT, c, sizeof c, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r,
-	                   sizeof r);
+	pt_emit_compact_in(
+	    t, now, r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0,
+	    PT_MEM_FREE_C_SHIFT, c, sizeof c, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
 	pt_leave(t);
 }
 
-PT_EXPORT void *realloc(void *old, size_t size)
+PT_EXPORT PT_HOT void *realloc(void *old, size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(size);
@@ -148,7 +148,7 @@ PT_EXPORT void *realloc(void *old, size_t size)
 	return p;
 }
 
-PT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+PT_EXPORT PT_HOT int posix_memalign(void **out, size_t align, size_t size)
 {
 	int (*real)(void **, size_t, size_t) = PT_REAL(posix_memalign);
 	pt_thread *t;
@@ -160,17 +160,17 @@ PT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 	return r;
 }
 
-PT_EXPORT void *aligned_alloc(size_t align, size_t size)
+PT_EXPORT PT_HOT void *aligned_alloc(size_t align, size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_ALIGNED_ALLOC, size, PT_REAL(aligned_alloc)(align, size));
 }
 
-PT_EXPORT void *memalign(size_t align, size_t size)
+PT_EXPORT PT_HOT void *memalign(size_t align, size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_MEMALIGN, size, PT_REAL(memalign)(align, size));
 }
 
-PT_EXPORT void *valloc(size_t size)
+PT_EXPORT PT_HOT void *valloc(size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_VALLOC, size, PT_REAL(valloc)(size));
 }
