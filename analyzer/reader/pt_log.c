@@ -66,6 +66,7 @@ struct pt_log {
 	 * forgotten at a LOST) and its time: the call of compact MPI records
 	 * (3.3) and a compact blocking receive's posted time. */
 	int mpi_compact;
+	int io_compact; /* 3.5: compact I/O and memory records */
 	int have_call;
 	unsigned call;
 	uint64_t call_ticks;
@@ -473,6 +474,7 @@ static int read_header(pt_log *log, pt_event *ev)
 	log->compact = h->version_major >= 2;
 	log->shorts = h->version_major >= 3;
 	log->mpi_compact = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 3);
+	log->io_compact = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 5);
 	log->ticks = log->hdr.open.ticks;
 	log->start += log->hdr.header_size;
 	return 0;
@@ -611,6 +613,52 @@ static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, size);
 }
 
+/* A compact I/O or memory record (3.5, format/io.h) of size bytes at p,
+ * complete in the buffer: delivered as its full record, from `expanded`.
+ * Each holds all its fields: no state of the file is needed. */
+static int deliver_io_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint32_t word,
+                              size_t size)
+{
+	unsigned kind = word & 0x7f;
+	memset(log->expanded, 0, sizeof log->expanded);
+	pt_rec_head h = {0};
+	if (kind == PT_REC_IO_CALL_C || kind == PT_REC_IO_END_C) {
+		unsigned op = word >> 8 & ((1u << PT_IO_C_OP_BITS) - 1);
+		uint32_t delta = word >> PT_IO_C_SHIFT;
+		if (kind == PT_REC_IO_CALL_C) {
+			pt_io_c_call c;
+			memcpy(&c, p + 4, sizeof c);
+			pt_rec_io_call r = {.size = c.size, .fd = c.fd, .file = c.file};
+			h = (pt_rec_head){PT_REC_IO_CALL, (uint8_t)op, PT_REC_SIZE(IO_CALL) / 8, delta};
+			memcpy(&log->expanded[1], &r, sizeof r);
+		} else {
+			uint32_t result;
+			memcpy(&result, p + 4, sizeof result);
+			h = (pt_rec_head){PT_REC_IO_END, (uint8_t)op,
+			                  (sizeof h + PT_REC_IO_END_MIN) / 8, delta};
+			log->expanded[1] = result;
+		}
+	} else if (kind == PT_REC_MEM_ALLOC_C) {
+		pt_mem_c_alloc c;
+		memcpy(&c, p + 4, sizeof c);
+		pt_rec_mem_alloc r = {.ptr = pt_c_addr_get(c.ptr),
+		                      .size = c.size[0] | (uint32_t)c.size[1] << 16,
+		                      .caller = pt_c_addr_get(c.caller)};
+		h = (pt_rec_head){PT_REC_MEM_ALLOC,
+		                  (uint8_t)(word >> 8 & ((1u << PT_MEM_C_OP_BITS) - 1)),
+		                  (sizeof h + PT_REC_MEM_ALLOC_MIN) / 8, word >> PT_MEM_ALLOC_C_SHIFT};
+		memcpy(&log->expanded[1], &r, PT_REC_MEM_ALLOC_MIN);
+	} else { /* MEM_FREE_C */
+		uint16_t ptr[3];
+		memcpy(ptr, p + 4, sizeof ptr);
+		h = (pt_rec_head){PT_REC_MEM_FREE, PT_MEM_OP_FREE, PT_REC_SIZE(MEM_FREE) / 8,
+		                  word >> PT_MEM_FREE_C_SHIFT};
+		log->expanded[1] = pt_c_addr_get(ptr);
+	}
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, size);
+}
+
 static __attribute__((noinline)) int read_slow(pt_log *log, pt_event *ev);
 
 int pt_log_read(pt_log *log, pt_event *ev)
@@ -694,6 +742,14 @@ again:
 				return need_more(log, ev, avail(log));
 			return deliver_mpi_compact(log, ev, log->buf + log->start, word, csize,
 			                           off);
+		}
+		csize = log->io_compact ? pt_io_compact_size(word) : 0;
+		if (csize) {
+			if (fill(log, csize) < 0)
+				return finish(log, ev, PT_LOG_ERROR, off);
+			if (avail(log) < csize)
+				return need_more(log, ev, avail(log));
+			return deliver_io_compact(log, ev, log->buf + log->start, word, csize);
 		}
 		if (word != PT_COMPACT_PAD || log->shorts)
 			return fail(log, ev, off, "unknown compact record 0x%08x", word);

@@ -2,51 +2,77 @@
 # SPDX-License-Identifier: MIT
 # File I/O and dynamic memory interposition cost: builds the benchmark
 # (build-bench/ unless BUILD_DIR is set), runs each measurement REPS times
-# (default 7) untraced and under libtrace.so, alternating, and prints the
-# medians side by side.
-#   bench/io/run.sh [--reps N] [--ops N] [--no-build]
+# (default 7) untraced and under the build's lib/libtrace.so, alternating,
+# and prints the medians side by side. --before LIB adds a column for
+# another libtrace.so (main's, before a change), run in the same rounds, so
+# that the machine's load falls on both alike.
+#   bench/io/run.sh [--reps N] [--ops N] [--no-build] [--before LIB]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"
-reps=7 ops=1000000 do_build=1
+reps=7 ops=1000000 do_build=1 before=""
 while (($#)); do
 	case $1 in
 	--reps) reps=$2; shift 2 ;;
 	--ops) ops=$2; shift 2 ;;
 	--no-build) do_build=0; shift ;;
-	*) echo "usage: $0 [--reps N] [--ops N] [--no-build]" >&2; exit 2 ;;
+	--before) before=$2; shift 2 ;;
+	*) echo "usage: $0 [--reps N] [--ops N] [--no-build] [--before LIB]" >&2; exit 2 ;;
 	esac
 done
 if ((do_build)); then
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build "$build" -j2 --target pt_io_bench trace >/dev/null
 fi
-bench=$(find "$build" -name pt_io_bench -type f -perm -u+x | head -1)
-lib=$(find "$build" -name libtrace.so -type f | head -1)
-[ -n "$bench" ] && [ -n "$lib" ] || { echo "run.sh: no pt_io_bench or libtrace.so in $build" >&2; exit 1; }
+# The build's own library: a tree also holds installed copies (tests'
+# prefixes) that may be older than it.
+bench="$build/bin/pt_io_bench" lib="$build/lib/libtrace.so"
+[ -x "$bench" ] && [ -f "$lib" ] || { echo "run.sh: no bin/pt_io_bench or lib/libtrace.so in $build" >&2; exit 1; }
+[ -z "$before" ] || [ -f "$before" ] || { echo "run.sh: no $before" >&2; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 head -c 4096 /dev/urandom >"$dir/file"
 
 source "$root/bench/median.sh"
 
+traced() { # library memory(0/1) args...: one run under the library
+	local l=$1 mem=$2
+	shift 2
+	rm -rf "$dir/trace"
+	PARATRACE_DIR="$dir/trace" PARATRACE_MEMORY=$mem LD_PRELOAD="$l" "$bench" "$@"
+}
+
+added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
 row() { # label memory(0/1) args...
-	local label=$1 mem=$2 plain="" pre=""
+	local label=$1 mem=$2 plain="" pre="" old=""
 	shift 2
 	for ((i = 0; i < reps; i++)); do
 		plain+="$("$bench" "$@")"$'\n'
-		rm -rf "$dir/trace"
-		pre+="$(PARATRACE_DIR="$dir/trace" PARATRACE_MEMORY=$mem LD_PRELOAD="$lib" "$bench" "$@")"$'\n'
+		if [ -n "$before" ]; then
+			old+="$(traced "$before" "$mem" "$@")"$'\n'
+		fi
+		pre+="$(traced "$lib" "$mem" "$@")"$'\n'
 	done
-	local p q
+	local p q o
 	p=$(printf '%s' "$plain" | median)
 	q=$(printf '%s' "$pre" | median)
-	printf '%-44s %10s %10s %10s\n' "$label (ns)" "$p" "$q" \
-		"$(awk -v a="$p" -v b="$q" 'BEGIN { printf "%.2f", b - a }')"
+	if [ -n "$before" ]; then
+		o=$(printf '%s' "$old" | median)
+		printf '%-44s %10s %10s %10s %10s %10s\n' "$label (ns)" "$p" "$o" "$(added "$p" "$o")" \
+			"$q" "$(added "$p" "$q")"
+	else
+		printf '%-44s %10s %10s %10s\n' "$label (ns)" "$p" "$q" "$(added "$p" "$q")"
+	fi
 }
 
 echo "file I/O and memory interposition cost, median of $reps runs each (untraced vs LD_PRELOAD=libtrace.so)"
-printf '%-44s %10s %10s %10s\n' "operation" "untraced" "traced" "added"
+if [ -n "$before" ]; then
+	echo "before: $before"
+	printf '%-44s %10s %10s %10s %10s %10s\n' "operation" "untraced" "before" "added" "after" "added"
+else
+	printf '%-44s %10s %10s %10s\n' "operation" "untraced" "traced" "added"
+fi
 row "pread of 4 KiB (page cache)" 0 pread "$ops" "$dir/file"
 row "write of 64 bytes to /dev/null" 0 write "$ops"
 row "malloc(64)+free, PARATRACE_MEMORY=1" 1 malloc "$ops"

@@ -76,7 +76,9 @@ extern "C" {
  * MPICH-ABI libraries.
  * 3.5: MPI_FILE (format/mpi.h: kind 0x2c, taken from the range kept for
  * families outside the product), the file an MPI_File handle names; the
- * Fortran MPI-IO calls' MPI_IO records. */
+ * Fortran MPI-IO calls' MPI_IO records; compact I/O and memory
+ * records (format/io.h, "Compact I/O and memory records": kinds 0x38-0x3b
+ * as the first byte of a word with PT_COMPACT_FLAG). */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 5
 /* The oldest major version this reader still reads. */

@@ -17,7 +17,7 @@
 #endif
 
 pt_clock_cal pt_clock = {PT_CLOCK_MONOTONIC, 0, 1, 0, 0};
-int pt_clock_use_tsc;
+PT_HOT_DATA int pt_clock_use_tsc = 0;
 /* For tests only: PARATRACE_TEST_CLOCK_OFFSET_NS shifts every clock
  * reading of this process, as if it ran on a host whose clock is that far
  * from the others' (the MPI clock synchronisation must remove it). */

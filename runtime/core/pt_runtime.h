@@ -31,6 +31,13 @@
 #define PT_EXPORT __attribute__((visibility("default")))
 #define PT_HIDDEN __attribute__((visibility("hidden")))
 #define pt_likely(x) __builtin_expect(!!(x), 1)
+/* The code and data of the wrappers' common paths, kept together: on a
+ * kernel with page-table isolation and no PCID, every system call empties
+ * the TLB, so each page the wrapper of a system call touches after it
+ * costs a page walk (tens of ns on these VMs). PT_HOT code goes to
+ * .text.hot, PT_HOT_DATA variables into one section of their own. */
+#define PT_HOT __attribute__((hot))
+#define PT_HOT_DATA __attribute__((section("pt_hot_data")))
 #define pt_unlikely(x) __builtin_expect(!!(x), 0)
 
 typedef struct pt_thread pt_thread;
@@ -103,6 +110,14 @@ PT_HIDDEN void pt_emit_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned 
 PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
+
+/* The same for a thread inside the runtime's region (t from pt_enter):
+ * the compact form when it fits, else the full record, at ticks. For a
+ * wrapper that makes its real call inside the region (the memory calls),
+ * so that what that call raises is not recorded. errno is kept. */
+PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
+                                  const void *cp, size_t clen, unsigned kind, unsigned arg,
+                                  const void *p, size_t len);
 
 /* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
 PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,

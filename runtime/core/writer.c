@@ -656,7 +656,7 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
 	return put_compact(l, ticks, word, shift, p, len, flags);
 }
 
-uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
                          size_t clen, unsigned flags, unsigned kind, unsigned arg, const void *p,
                          size_t len)
 {
@@ -692,6 +692,23 @@ uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const v
 	if (errno != saved)
 		errno = saved;
 	return ticks;
+}
+
+PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
+                        const void *cp, size_t clen, unsigned kind, unsigned arg, const void *p,
+                        size_t len)
+{
+	pt_wlog *l = &t->log;
+	if (ticks < l->last)
+		ticks = l->last;
+	/* The clock's calibration is refreshed by full records (put). */
+	if (pt_likely(cword && ticks < l->next_cal &&
+	              put_compact(l, ticks, cword, shift, cp, clen, 0)))
+		return;
+	int saved = errno; /* a window switch makes system calls */
+	pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
+	if (errno != saved)
+		errno = saved;
 }
 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,

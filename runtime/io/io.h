@@ -34,35 +34,83 @@ PT_HIDDEN uint32_t pt_io_file_of(int fd);
 PT_HIDDEN uint32_t pt_io_file_opened(int fd);
 /* (pt_io_fd_forget, in pt_interpose.h: a close forgets too.) */
 
-/* IO_CALL; the thread to pass to pt_io_end, or NULL when not recording. */
-static inline pt_thread *pt_io_begin(unsigned op, int fd, uint64_t size)
+/* The descriptor -> file table (io_files.c): one 32-bit slot per
+ * descriptor number, the id in the low 24 bits and the process's
+ * generation in the high 8. */
+#define PT_IO_FDS (1u << 16) /* descriptors past this are not named */
+#define PT_IO_ID_BITS 24
+#define PT_IO_ID_MASK ((1u << PT_IO_ID_BITS) - 1)
+extern PT_HIDDEN uint32_t pt_io_fd_slot[PT_IO_FDS];
+extern PT_HIDDEN uint32_t pt_io_gen;
+/* Bumped after any slot changes (a file named or forgotten, a fork). */
+extern PT_HIDDEN uint32_t pt_io_epoch;
+/* The descriptor this thread's last call used and its file, valid while
+ * the epoch is: a loop on one descriptor never reads the table (one page
+ * fewer after each system call). */
+typedef struct pt_io_fd_cache {
+	int fd;
+	uint32_t file; /* 0: nothing cached */
+	uint32_t epoch;
+} pt_io_fd_cache;
+extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
+
+/* The file fd names when it is named already, else 0: read without
+ * entering the runtime (a slot a close clears meanwhile gives the id the
+ * call began with). */
+static inline uint32_t pt_io_file_known(int fd)
+{
+	uint32_t epoch = __atomic_load_n(&pt_io_epoch, __ATOMIC_ACQUIRE);
+	if (pt_likely(pt_io_cache.fd == fd && pt_io_cache.epoch == epoch && pt_io_cache.file))
+		return pt_io_cache.file;
+	if ((unsigned)fd >= PT_IO_FDS)
+		return 0;
+	uint32_t slot = __atomic_load_n(&pt_io_fd_slot[fd], __ATOMIC_RELAXED);
+	if (slot >> PT_IO_ID_BITS != __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED))
+		return 0;
+	pt_io_cache = (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
+	return slot & PT_IO_ID_MASK;
+}
+
+/* The records' slow paths (io_files.c): inside the region, the file named
+ * when it is not yet, the full records. */
+PT_HIDDEN int pt_io_begin_slow(unsigned op, int fd, uint64_t size);
+PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, int opened_fd);
+
+/* IO_CALL, stamped now; 1 when recording (pt_io_end to follow), 0 when
+ * not. The common call, on a named descriptor with a size below 2^32, is
+ * a 12-byte compact record written on the thread's fast path (no
+ * pt_enter, no lock, no call out of the runtime but for a full window). */
+static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
 	if (!__atomic_load_n(&pt_io_on, __ATOMIC_RELAXED) || pt_io_depth)
-		return NULL;
-	pt_thread *t = pt_enter();
-	if (!t)
-		return NULL;
-	pt_rec_io_call c = {.size = size, .fd = fd, .file = pt_io_file_of(fd)};
-	pt_emit(t, PT_REC_IO_CALL, op, &c, sizeof c);
-	pt_leave(t);
-	return t;
+		return 0;
+	uint32_t file = pt_io_file_known(fd);
+	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
+		pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
+		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
+		return pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8,
+		                       PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL, op, &r,
+		                       sizeof r) != 0;
+	}
+	return pt_io_begin_slow(op, fd, size);
 }
 
 /* IO_END of a call begun with pt_io_begin: its result (bytes, a
- * descriptor, -1), and err when it failed.
- * opened_fd >= 0: the call opened it (its file named here). errno kept. */
+ * descriptor, -1), and err when it failed (read only then).
+ * opened_fd >= 0: the call opened it (its file named here). errno is left
+ * as the real call left it (err when it failed). The common end, a result
+ * below 2^32, is an 8-byte compact record. */
 static inline void pt_io_end(unsigned op, int64_t result, int failed, int err, int opened_fd)
 {
-	pt_thread *t = pt_enter();
-	if (!t)
+	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
+		uint32_t r32 = (uint32_t)result;
+		pt_rec_io_end e = {.result = result};
+		pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8,
+		                PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op, &e,
+		                PT_REC_IO_END_MIN);
 		return;
-	pt_rec_io_end e = {.result = result, .err = failed ? err : 0};
-	if (opened_fd >= 0 && !failed)
-		e.file = pt_io_file_opened(opened_fd);
-	/* Most calls: the result alone (each byte of log costs). */
-	pt_emit(t, PT_REC_IO_END, op, &e, e.file || e.err ? sizeof e : PT_REC_IO_END_MIN);
-	pt_leave(t);
-	errno = err;
+	}
+	pt_io_end_slow(op, result, failed, err, opened_fd);
 }
 
 #endif

@@ -34,11 +34,11 @@ PT_REAL_DECL(fwrite);
  * IO_END. `call` is an expression of the real function. */
 #define IO_BYTES_CALL(op, fd, size, call)                                                          \
 	do {                                                                                       \
-		pt_thread *t_ = pt_io_begin(op, fd, size);                                         \
+		int t_ = pt_io_begin(op, fd, size);                                                \
 		if (!t_)                                                                           \
 			return call;                                                               \
 		ssize_t r_ = call;                                                                 \
-		pt_io_end(op, r_, r_ < 0, errno, -1);                                              \
+		pt_io_end(op, r_, r_ < 0, r_ < 0 ? errno : 0, -1);                                 \
 		return r_;                                                                         \
 	} while (0)
 
@@ -50,72 +50,73 @@ static uint64_t io_iov_bytes(const struct iovec *iov, int n)
 	return sum;
 }
 
-PT_EXPORT ssize_t read(int fd, void *buf, size_t n)
+PT_EXPORT PT_HOT ssize_t read(int fd, void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_READ, fd, n, PT_REAL(read)(fd, buf, n));
 }
 
-PT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+PT_EXPORT PT_HOT ssize_t write(int fd, const void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_WRITE, fd, n, PT_REAL(write)(fd, buf, n));
 }
 
-PT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t at)
+PT_EXPORT PT_HOT ssize_t pread(int fd, void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PREAD, fd, n, PT_REAL(pread)(fd, buf, n, at));
 }
-PT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t at) __attribute__((alias("pread")));
+PT_EXPORT PT_HOT ssize_t pread64(int fd, void *buf, size_t n, off_t at)
+    __attribute__((alias("pread")));
 
-PT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
+PT_EXPORT PT_HOT ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PWRITE, fd, n, PT_REAL(pwrite)(fd, buf, n, at));
 }
-PT_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at)
+PT_EXPORT PT_HOT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t at)
     __attribute__((alias("pwrite")));
 
-PT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+PT_EXPORT PT_HOT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
 	IO_BYTES_CALL(PT_IO_OP_READV, fd, io_iov_bytes(iov, n), PT_REAL(readv)(fd, iov, n));
 }
 
-PT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+PT_EXPORT PT_HOT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
 	IO_BYTES_CALL(PT_IO_OP_WRITEV, fd, io_iov_bytes(iov, n), PT_REAL(writev)(fd, iov, n));
 }
 
-PT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t at)
+PT_EXPORT PT_HOT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PREADV, fd, io_iov_bytes(iov, n), PT_REAL(preadv)(fd, iov, n, at));
 }
-PT_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t at)
+PT_EXPORT PT_HOT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t at)
     __attribute__((alias("preadv")));
 
-PT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t at)
+PT_EXPORT PT_HOT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PWRITEV, fd, io_iov_bytes(iov, n), PT_REAL(pwritev)(fd, iov, n, at));
 }
-PT_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t at)
+PT_EXPORT PT_HOT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t at)
     __attribute__((alias("pwritev")));
 
-PT_EXPORT int fsync(int fd)
+PT_EXPORT PT_HOT int fsync(int fd)
 {
 	IO_BYTES_CALL(PT_IO_OP_FSYNC, fd, 0, PT_REAL(fsync)(fd));
 }
 
-PT_EXPORT int fdatasync(int fd)
+PT_EXPORT PT_HOT int fdatasync(int fd)
 {
 	IO_BYTES_CALL(PT_IO_OP_FDATASYNC, fd, 0, PT_REAL(fdatasync)(fd));
 }
 
 /* glibc's prototype; the argument is read as glibc reads it (one word). */
-PT_EXPORT int ioctl(int fd, unsigned long request, ...)
+PT_EXPORT PT_HOT int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	int (*real)(int, unsigned long, ...) = PT_REAL(ioctl);
-	pt_thread *t = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
 	if (!t)
 		return real(fd, request, arg);
 	int r = real(fd, request, arg);
@@ -134,7 +135,7 @@ static inline int io_fileno(FILE *f)
  * error flag says so (not at the end of a file). */
 #define IO_STDIO_CALL(op, f, size, n, call)                                                        \
 	do {                                                                                       \
-		pt_thread *t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));             \
+		int t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));                    \
 		if (!t_)                                                                           \
 			return call;                                                               \
 		pt_io_depth++;                                                                     \
@@ -145,12 +146,12 @@ static inline int io_fileno(FILE *f)
 		return r_;                                                                         \
 	} while (0)
 
-PT_EXPORT size_t fread(void *buf, size_t size, size_t n, FILE *f)
+PT_EXPORT PT_HOT size_t fread(void *buf, size_t size, size_t n, FILE *f)
 {
 	IO_STDIO_CALL(PT_IO_OP_FREAD, f, size, n, PT_REAL(fread)(buf, size, n, f));
 }
 
-PT_EXPORT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
+PT_EXPORT PT_HOT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
 	IO_STDIO_CALL(PT_IO_OP_FWRITE, f, size, n, PT_REAL(fwrite)(buf, size, n, f));
 }
@@ -163,19 +164,19 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t at, size_t buflen);
 size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
 
-PT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+PT_EXPORT PT_HOT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	IO_BYTES_CALL(PT_IO_OP_READ, fd, n, PT_REAL(__read_chk)(fd, buf, n, buflen));
 }
 
-PT_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t at, size_t buflen)
+PT_EXPORT PT_HOT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t at, size_t buflen)
 {
 	IO_BYTES_CALL(PT_IO_OP_PREAD, fd, n, PT_REAL(__pread_chk)(fd, buf, n, at, buflen));
 }
-PT_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t at, size_t buflen)
+PT_EXPORT PT_HOT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t at, size_t buflen)
     __attribute__((alias("__pread_chk")));
 
-PT_EXPORT size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f)
+PT_EXPORT PT_HOT size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f)
 {
 	IO_STDIO_CALL(PT_IO_OP_FREAD, f, size, n, PT_REAL(__fread_chk)(buf, buflen, size, n, f));
 }

@@ -16,15 +16,22 @@
 #include <fcntl.h>
 #include <string.h>
 
-#define IO_FDS (1u << 16) /* descriptors past this are not named */
-#define IO_ID_BITS 24
-#define IO_ID_MASK ((1u << IO_ID_BITS) - 1)
+#define IO_FDS PT_IO_FDS
+#define IO_ID_BITS PT_IO_ID_BITS
+#define IO_ID_MASK PT_IO_ID_MASK
 
-int pt_io_on;
+PT_HOT_DATA int pt_io_on = 0;
+PT_HOT_DATA uint32_t pt_io_epoch = 0;
 __thread int pt_io_depth __attribute__((tls_model("initial-exec")));
+__thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
 
-static uint32_t io_fd_slot[IO_FDS];
-static uint32_t io_gen;     /* the high 8 bits of a current slot */
+uint32_t pt_io_fd_slot[IO_FDS];
+PT_HOT_DATA uint32_t pt_io_gen = 0; /* the high 8 bits of a current slot */
+
+static void io_slots_changed(void)
+{
+	__atomic_add_fetch(&pt_io_epoch, 1, __ATOMIC_RELEASE);
+}
 static uint32_t io_next_id; /* ids given so far in this process */
 
 /* The kernel's name of fd (a path, "pipe:[123]", "socket:[456]"). */
@@ -61,8 +68,9 @@ static uint32_t io_name(int fd)
 	size_t len = io_fd_name(fd, name, sizeof name);
 	pt_rec_io_file f = {.file = id, .fd = fd};
 	pt_process_emit(PT_REC_IO_FILE, 0, &f, sizeof f, name, len + 1);
-	uint32_t gen = __atomic_load_n(&io_gen, __ATOMIC_RELAXED);
-	__atomic_store_n(&io_fd_slot[fd], gen << IO_ID_BITS | id, __ATOMIC_RELAXED);
+	uint32_t gen = __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&pt_io_fd_slot[fd], gen << IO_ID_BITS | id, __ATOMIC_RELAXED);
+	io_slots_changed();
 	return id;
 }
 
@@ -70,9 +78,9 @@ uint32_t pt_io_file_of(int fd)
 {
 	if (fd < 0 || (unsigned)fd >= IO_FDS)
 		return 0;
-	uint32_t slot = __atomic_load_n(&io_fd_slot[fd], __ATOMIC_RELAXED);
+	uint32_t slot = __atomic_load_n(&pt_io_fd_slot[fd], __ATOMIC_RELAXED);
 	if (pt_likely((slot & IO_ID_MASK) != 0 &&
-	              slot >> IO_ID_BITS == __atomic_load_n(&io_gen, __ATOMIC_RELAXED)))
+	              slot >> IO_ID_BITS == __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED)))
 		return slot & IO_ID_MASK;
 	return io_name(fd);
 }
@@ -87,13 +95,41 @@ uint32_t pt_io_file_opened(int fd)
 void pt_io_fd_forget(int fd)
 {
 	if (fd >= 0 && (unsigned)fd < IO_FDS)
-		__atomic_store_n(&io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pt_io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+	io_slots_changed();
 }
 
 void pt_io_fd_forget_range(unsigned first, unsigned last)
 {
 	for (unsigned fd = first; fd <= last && fd < IO_FDS; fd++)
-		__atomic_store_n(&io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&pt_io_fd_slot[fd], 0, __ATOMIC_RELAXED);
+	io_slots_changed();
+}
+
+int pt_io_begin_slow(unsigned op, int fd, uint64_t size)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return 0;
+	pt_rec_io_call c = {.size = size, .fd = fd, .file = pt_io_file_of(fd)};
+	pt_emit(t, PT_REC_IO_CALL, op, &c, sizeof c);
+	pt_leave(t);
+	return 1;
+}
+
+void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, int opened_fd)
+{
+	pt_thread *t = pt_enter();
+	if (!t)
+		return;
+	pt_rec_io_end e = {.result = result, .err = failed ? err : 0};
+	if (opened_fd >= 0 && !failed)
+		e.file = pt_io_file_opened(opened_fd);
+	/* The result alone unless there is more to say (each byte of log
+	 * costs). */
+	pt_emit(t, PT_REC_IO_END, op, &e, e.file || e.err ? sizeof e : PT_REC_IO_END_MIN);
+	pt_leave(t);
+	errno = err;
 }
 
 static void io_init(void)
@@ -105,11 +141,12 @@ static void io_fork_child(void)
 {
 	/* 256 generations, then a slot of 256 forks ago would read as
 	 * current: the child of so many forks names its files again. */
-	uint32_t gen = (__atomic_load_n(&io_gen, __ATOMIC_RELAXED) + 1) & 0xff;
+	uint32_t gen = (__atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED) + 1) & 0xff;
 	if (gen == 0)
-		memset(io_fd_slot, 0, sizeof io_fd_slot);
-	__atomic_store_n(&io_gen, gen, __ATOMIC_RELAXED);
+		memset(pt_io_fd_slot, 0, sizeof pt_io_fd_slot);
+	__atomic_store_n(&pt_io_gen, gen, __ATOMIC_RELAXED);
 	__atomic_store_n(&io_next_id, 0, __ATOMIC_RELAXED);
+	io_slots_changed();
 }
 
 static void io_shutdown(int in_signal)

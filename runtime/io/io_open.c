@@ -30,7 +30,7 @@ static inline int io_wants_mode(int flags)
 static int io_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	int (*real)(int, const char *, int, ...) = PT_REAL(openat);
-	pt_thread *t = pt_io_begin(PT_IO_OP_OPEN, -1, 0);
+	int t = pt_io_begin(PT_IO_OP_OPEN, -1, 0);
 	if (!t)
 		return real(dirfd, path, flags, mode);
 	int fd = real(dirfd, path, flags, mode);
@@ -110,7 +110,7 @@ static FILE *io_stream_opened(unsigned op, FILE *f)
 PT_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	FILE *(*real)(const char *, const char *) = PT_REAL(fopen);
-	pt_thread *t = pt_io_begin(PT_IO_OP_FOPEN, -1, 0);
+	int t = pt_io_begin(PT_IO_OP_FOPEN, -1, 0);
 	if (!t)
 		return real(path, mode);
 	pt_io_depth++;
@@ -121,7 +121,7 @@ PT_EXPORT FILE *fopen64(const char *path, const char *mode) __attribute__((alias
 PT_EXPORT FILE *fdopen(int fd, const char *mode)
 {
 	FILE *(*real)(int, const char *) = PT_REAL(fdopen);
-	pt_thread *t = pt_io_begin(PT_IO_OP_FDOPEN, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_FDOPEN, fd, 0);
 	if (!t)
 		return real(fd, mode);
 	pt_io_depth++;
@@ -137,7 +137,7 @@ PT_EXPORT int fclose(FILE *f)
 {
 	int (*real)(FILE *) = PT_REAL(fclose);
 	int fd = f ? fileno_unlocked(f) : -1;
-	pt_thread *t = pt_io_begin(PT_IO_OP_FCLOSE, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_FCLOSE, fd, 0);
 	if (!t) {
 		int r = real(f);
 		if (fd >= 0)
@@ -160,7 +160,7 @@ PT_EXPORT int close(int fd)
 	if (pt_fd_not_open(fd))
 		return -1;
 	int (*real)(int) = PT_REAL(close);
-	pt_thread *t = pt_io_begin(PT_IO_OP_CLOSE, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_CLOSE, fd, 0);
 	/* Linux frees the number even when close fails (EINTR, EIO). */
 	pt_io_fd_forget(fd);
 	if (!t)

@@ -12,7 +12,8 @@
  *   function): served from the core's bump allocator, whose blocks free
  *   and realloc recognise (pt_bump_owns).
  * - The real allocator runs inside the runtime's region: one pt_enter, one
- *   clock read and one record per call, and whatever the allocator or a
+ *   clock read and one record per call (its compact form, format/io.h,
+ *   when it fits), and whatever the allocator or a
  *   signal handler raises meanwhile is not recorded (no recursion). The
  *   runtime's own allocations are made inside the region too, so they are
  *   never counted as the program's. No lock of the runtime's is taken, so
@@ -28,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mem_on;
+PT_HOT_DATA static int mem_on = 0;
 
 PT_REAL_DECL(malloc);
 PT_REAL_DECL(free);
@@ -44,11 +45,25 @@ static inline int mem_bootstrap(void)
 	return pt_unlikely(pt_real_in_progress());
 }
 
+/* An allocation's record, inside the region: MEM_ALLOC_C (20 bytes) when
+ * the addresses and the size fit, else the full MEM_ALLOC (32). errno is
+ * left as the call left it (the record's slow path keeps it). */
 static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, unsigned op, void *p,
                                                                 uint64_t size, void *caller)
 {
+	uint64_t now = pt_now();
 	pt_rec_mem_alloc r = {.ptr = pt_ptr(p), .size = size, .caller = pt_ptr(caller)};
-	pt_emit(t, PT_REC_MEM_ALLOC, op, &r, PT_REC_MEM_ALLOC_MIN);
+	pt_mem_c_alloc c;
+	uint32_t cword = 0;
+	if (pt_likely((r.ptr | r.caller) < PT_C_ADDR_LIMIT && size <= UINT32_MAX)) {
+		pt_c_addr_put(c.ptr, r.ptr);
+		pt_c_addr_put(c.caller, r.caller);
+		c.size[0] = (uint16_t)size;
+		c.size[1] = (uint16_t)(size >> 16);
+		cword = PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8;
+	}
+	pt_emit_compact_in(t, now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, PT_REC_MEM_ALLOC, op,
+	                   &r, PT_REC_MEM_ALLOC_MIN);
 	pt_leave(t);
 }
 
@@ -59,27 +74,25 @@ static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, un
 		if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t_ = pt_enter()))  \
 			return call;                                                               \
 		void *p_ = call;                                                                   \
-		int e_ = errno;                                                                    \
 		mem_alloc_rec(t_, op, p_, size, __builtin_return_address(0));                      \
-		errno = e_;                                                                        \
 		return p_;                                                                         \
 	} while (0)
 
-PT_EXPORT void *malloc(size_t size)
+PT_EXPORT PT_HOT void *malloc(size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(size);
 	MEM_ALLOC_CALL(PT_MEM_OP_MALLOC, size, PT_REAL(malloc)(size));
 }
 
-PT_EXPORT void *calloc(size_t n, size_t size)
+PT_EXPORT PT_HOT void *calloc(size_t n, size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(n * size);
 	MEM_ALLOC_CALL(PT_MEM_OP_CALLOC, (uint64_t)n * size, PT_REAL(calloc)(n, size));
 }
 
-PT_EXPORT void free(void *p)
+PT_EXPORT PT_HOT void free(void *p)
 {
 	if (pt_unlikely(pt_bump_owns(p)))
 		return;
@@ -94,15 +107,20 @@ PT_EXPORT void free(void *p)
 		real(p);
 		return;
 	}
-	int e = errno;
 	real(p);
+	/* MEM_FREE_C (10 bytes) when the address fits, else MEM_FREE (16);
+	 * errno as free left it. */
+	uint64_t now = pt_now();
 	pt_rec_mem_free r = {.ptr = pt_ptr(p)};
-	pt_emit(t, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
+	uint16_t c[3];
+	pt_c_addr_put(c, r.ptr);
+	pt_emit_compact_in(
+	    t, now, r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0,
+	    PT_MEM_FREE_C_SHIFT, c, sizeof c, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
 	pt_leave(t);
-	errno = e;
 }
 
-PT_EXPORT void *realloc(void *old, size_t size)
+PT_EXPORT PT_HOT void *realloc(void *old, size_t size)
 {
 	if (mem_bootstrap())
 		return pt_bump_alloc(size);
@@ -130,31 +148,29 @@ PT_EXPORT void *realloc(void *old, size_t size)
 	return p;
 }
 
-PT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+PT_EXPORT PT_HOT int posix_memalign(void **out, size_t align, size_t size)
 {
 	int (*real)(void **, size_t, size_t) = PT_REAL(posix_memalign);
 	pt_thread *t;
 	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter()))
 		return real(out, align, size);
 	int r = real(out, align, size);
-	int e = errno;
 	mem_alloc_rec(t, PT_MEM_OP_POSIX_MEMALIGN, r == 0 ? *out : NULL, size,
 	              __builtin_return_address(0));
-	errno = e;
 	return r;
 }
 
-PT_EXPORT void *aligned_alloc(size_t align, size_t size)
+PT_EXPORT PT_HOT void *aligned_alloc(size_t align, size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_ALIGNED_ALLOC, size, PT_REAL(aligned_alloc)(align, size));
 }
 
-PT_EXPORT void *memalign(size_t align, size_t size)
+PT_EXPORT PT_HOT void *memalign(size_t align, size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_MEMALIGN, size, PT_REAL(memalign)(align, size));
 }
 
-PT_EXPORT void *valloc(size_t size)
+PT_EXPORT PT_HOT void *valloc(size_t size)
 {
 	MEM_ALLOC_CALL(PT_MEM_OP_VALLOC, size, PT_REAL(valloc)(size));
 }

@@ -852,6 +852,126 @@ static void test_mpi_compact_records(void)
 	ptw_free(&w);
 }
 
+/* One call of the I/O and memory sequence below, written in both forms. */
+typedef struct io_step {
+	unsigned kind, arg;
+	uint64_t ticks;
+	uint64_t a, b, c; /* IO_CALL: fd, file, size; IO_END: result; MEM_ALLOC: ptr, size,
+	                     caller; MEM_FREE: ptr */
+} io_step;
+
+static void put_io_step(ptw *w, const io_step *s, int compact)
+{
+	if (!compact) {
+		if (s->kind == PT_REC_IO_CALL) {
+			pt_rec_io_call r = {s->c, (int32_t)s->a, (uint32_t)s->b};
+			ptw_rec(w, s->kind, s->arg, s->ticks, &r, sizeof r);
+		} else if (s->kind == PT_REC_IO_END) {
+			int64_t r = (int64_t)s->a;
+			ptw_rec(w, s->kind, s->arg, s->ticks, &r, sizeof r);
+		} else if (s->kind == PT_REC_MEM_ALLOC) {
+			pt_rec_mem_alloc r = {s->a, s->b, s->c, 0};
+			ptw_rec(w, s->kind, s->arg, s->ticks, &r, PT_REC_MEM_ALLOC_MIN);
+		} else {
+			pt_rec_mem_free r = {s->a};
+			ptw_rec(w, s->kind, s->arg, s->ticks, &r, sizeof r);
+		}
+		return;
+	}
+	uint32_t flag = PT_COMPACT_FLAG;
+	if (s->kind == PT_REC_IO_CALL) {
+		pt_io_c_call c = {(uint16_t)s->a, (uint16_t)s->b, (uint32_t)s->c};
+		put_mpi_c(w, flag | PT_REC_IO_CALL_C | s->arg << 8, PT_IO_C_SHIFT, s->ticks, &c,
+		          sizeof c);
+	} else if (s->kind == PT_REC_IO_END) {
+		uint32_t r = (uint32_t)s->a;
+		put_mpi_c(w, flag | PT_REC_IO_END_C | s->arg << 8, PT_IO_C_SHIFT, s->ticks, &r,
+		          sizeof r);
+	} else if (s->kind == PT_REC_MEM_ALLOC) {
+		pt_mem_c_alloc c;
+		pt_c_addr_put(c.ptr, s->a);
+		pt_c_addr_put(c.caller, s->c);
+		c.size[0] = (uint16_t)s->b;
+		c.size[1] = (uint16_t)(s->b >> 16);
+		put_mpi_c(w, flag | PT_REC_MEM_ALLOC_C | s->arg << 8, PT_MEM_ALLOC_C_SHIFT, s->ticks,
+		          &c, sizeof c);
+	} else {
+		uint16_t c[3];
+		pt_c_addr_put(c, s->a);
+		put_mpi_c(w, flag | PT_REC_MEM_FREE_C, PT_MEM_FREE_C_SHIFT, s->ticks, c, sizeof c);
+	}
+}
+
+/* Format 3.5's compact I/O and memory records read exactly as the full
+ * records they stand for (3.4 logs have only those), the largest values
+ * each field holds included; a 3.4 log holds none of them. */
+static void test_io_compact_records(void)
+{
+	static const io_step steps[] = {
+	    {PT_REC_IO_CALL, PT_IO_OP_PREAD, 110, 3, 2, 4096},
+	    {PT_REC_IO_END, PT_IO_OP_PREAD, 3000, 4096, 0, 0},
+	    {PT_REC_MEM_ALLOC, PT_MEM_OP_MALLOC, 3100, 0x555512345670ull, 64, 0x7f123456789aull},
+	    {PT_REC_MEM_FREE, PT_MEM_OP_FREE, 3150, 0x555512345670ull, 0, 0},
+	    {PT_REC_IO_CALL, PT_IO_OP_FDOPEN, 3200, 65535, 65535, 0xffffffffull},
+	    {PT_REC_IO_END, PT_IO_OP_FDOPEN, 3200 + (1u << 19) - 1, 0xffffffffull, 0, 0},
+	    {PT_REC_MEM_ALLOC, PT_MEM_OP_VALLOC, 600000, 0xfffffffffff0ull, 0xffffffffull, 0},
+	    {PT_REC_MEM_FREE, PT_MEM_OP_FREE, 600000 + (1u << 24) - 1, 0, 0, 0},
+	};
+	size_t nsteps = sizeof steps / sizeof steps[0];
+	result got[2];
+	ptw w[2];
+	for (int compact = 0; compact < 2; compact++) {
+		ptw *x = &w[compact];
+		ptw_begin(x, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+		ptw_func(x, PT_REC_FUNC_ENTER, 9, 105); /* the words start at 4 modulo 8 */
+		for (size_t i = 0; i < nsteps; i++)
+			put_io_step(x, &steps[i], compact);
+		ptw_close(x, 20000000);
+		got[compact] = read_mem(x->buf, x->len, 0, 1);
+		CU_ASSERT_EQUAL(got[compact].state, PT_LOG_EOF);
+		CU_ASSERT_EQUAL_FATAL(got[compact].n, nsteps + 2);
+	}
+	CU_ASSERT(w[1].len < w[0].len);
+	static const size_t csizes[] = {12, 8, 20, 10};
+	for (size_t i = 0; i < nsteps + 2; i++) {
+		seen *f = &got[0].ev[i], *c = &got[1].ev[i];
+		CU_ASSERT_EQUAL(c->kind, f->kind);
+		CU_ASSERT_EQUAL(c->ticks, f->ticks);
+		const pt_rec_head *h = (const pt_rec_head *)(const void *)f->bytes;
+		CU_ASSERT(memcmp(c->bytes, f->bytes, pt_rec_size(h)) == 0);
+		if (i >= 1 && i <= nsteps) {
+			CU_ASSERT_EQUAL(f->kind, steps[i - 1].kind);
+			CU_ASSERT_EQUAL(f->ticks, steps[i - 1].ticks);
+			CU_ASSERT_EQUAL(h->arg, steps[i - 1].arg);
+			CU_ASSERT_EQUAL(c->size, csizes[(i - 1) % 4]);
+		}
+	}
+	const pt_rec_head *h = (const pt_rec_head *)(const void *)got[1].ev[3].bytes;
+	pt_rec_mem_alloc a;
+	memcpy(&a, h + 1, PT_REC_MEM_ALLOC_MIN);
+	CU_ASSERT(a.ptr == 0x555512345670ull && a.size == 64 && a.caller == 0x7f123456789aull);
+	CU_ASSERT_EQUAL(pt_rec_size(h), sizeof *h + PT_REC_MEM_ALLOC_MIN);
+	/* byte by byte, the same */
+	result bytes = read_mem(w[1].buf, w[1].len, 1, 1);
+	CU_ASSERT(same(&got[1], &bytes));
+	free(bytes.ev);
+	for (int i = 0; i < 2; i++) {
+		free(got[i].ev);
+		ptw_free(&w[i]);
+	}
+
+	/* a 3.4 log: an unknown compact record */
+	ptw old;
+	ptw_begin(&old, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	old.hdr.version_minor = 4;
+	((pt_file_header *)(void *)old.buf)->version_minor = 4;
+	put_io_step(&old, &steps[0], 1);
+	static const damage unknown = {"compact I/O record in a 3.4 log", PT_LOG_ERROR, 0,
+	                               "unknown compact record", -1};
+	free(check_damage(old.buf, old.len, &unknown).ev);
+	ptw_free(&old);
+}
+
 /* Format 3.0's short records and 2-byte pads; 2.0 logs, which have
  * neither, read as before. */
 static void test_short_records(void)
@@ -1177,6 +1297,7 @@ int main(void)
 	CU_add_test(s, "compact records, pads, 1.x logs", test_compact_records);
 	CU_add_test(s, "short records, 2-byte pads, 2.0 logs", test_short_records);
 	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
+	CU_add_test(s, "compact I/O and memory records, 3.4 logs", test_io_compact_records);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

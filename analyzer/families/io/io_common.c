@@ -269,9 +269,10 @@ int io_track_step(io_track *t, const pt_event *ev, io_done *d)
 		return IO_STEP_BEGIN;
 	}
 	if (ev->kind == PT_REC_IO_END && t->open) {
-		/* file and err are there only when not 0 */
+		/* file and err are there only when not 0; the delivered
+		 * record's size (a compact one takes fewer bytes in the file) */
 		pt_rec_io_end end = {0};
-		size_t have = ev->size - sizeof(pt_rec_head);
+		size_t have = pt_rec_size(ev->rec) - sizeof(pt_rec_head);
 		if (have < PT_REC_IO_END_MIN)
 			return IO_STEP_NONE;
 		memcpy(&end, ev->rec + 1, have < sizeof end ? have : sizeof end);

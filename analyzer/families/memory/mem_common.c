@@ -97,12 +97,14 @@ int mem_record(const pt_event *ev, unsigned *op, uint64_t *freed, uint64_t *allo
 		*freed = f->ptr;
 		return 1;
 	}
-	if (ev->kind != PT_REC_MEM_ALLOC || ev->size < sizeof(pt_rec_head) + PT_REC_MEM_ALLOC_MIN)
+	/* The delivered record's size: a compact one takes fewer bytes in
+	 * the file (ev->size). */
+	size_t size = pt_rec_size(ev->rec);
+	if (ev->kind != PT_REC_MEM_ALLOC || size < sizeof(pt_rec_head) + PT_REC_MEM_ALLOC_MIN)
 		return 0;
 	pt_rec_mem_alloc a = {0};
 	memcpy(&a, ev->rec + 1,
-	       ev->size - sizeof(pt_rec_head) < sizeof a ? ev->size - sizeof(pt_rec_head)
-	                                                 : sizeof a);
+	       size - sizeof(pt_rec_head) < sizeof a ? size - sizeof(pt_rec_head) : sizeof a);
 	*alloc_ptr = a.ptr;
 	*alloc_size = a.size;
 	*pc = a.caller;

@@ -23,7 +23,15 @@
 	 * returns, in the calling thread's log. */ \
 	X(MEM_ALLOC, 0x53, pt_rec_mem_alloc, PT_REC_MEM_ALLOC_MIN, 0, "thread", "call", \
 	  "[, old pointer (realloc)]") \
-	X(MEM_FREE, 0x54, pt_rec_mem_free, sizeof(pt_rec_mem_free), 0, "thread", "call", "")
+	X(MEM_FREE, 0x54, pt_rec_mem_free, sizeof(pt_rec_mem_free), 0, "thread", "call", "") \
+	/* 3.5: compact forms (see "Compact I/O and memory records" below), \
+	 * 4-byte words with their fields after them; readers deliver the \
+	 * full record. */ \
+	X(MEM_ALLOC_C, 0x38, void, 0, 0, "thread", "–", \
+	  "compact only: 20 bytes, read as MEM_ALLOC") \
+	X(MEM_FREE_C, 0x39, void, 0, 0, "thread", "–", "compact only: 10 bytes, read as MEM_FREE") \
+	X(IO_CALL_C, 0x3a, void, 0, 0, "thread", "–", "compact only: 12 bytes, read as IO_CALL") \
+	X(IO_END_C, 0x3b, void, 0, 0, "thread", "–", "compact only: 8 bytes, read as IO_END")
 
 /* The I/O calls: Extrae's values of its type 40000004 where it has one. */
 enum pt_io_op {
@@ -135,5 +143,72 @@ typedef struct pt_rec_mem_free {
 	uint64_t ptr;
 } pt_rec_mem_free;
 #define PT_FIELDS_MEM_FREE(T, F, A, S, C) A(ENUM, "call", PT_MEM_OP_NAMES) F(T, X, "ptr", ptr, "")
+
+/* Compact I/O and memory records (3.5). The records of calls in a hot
+ * loop, each a little-endian 32-bit word whose first byte is
+ * PT_COMPACT_FLAG | kind (a kind below 0x40), at any even offset, its
+ * fields right after it (unaligned, little-endian). Each stands alone (no
+ * field comes from an earlier record), and readers deliver the full one:
+ *   IO_CALL_C    bits 8..12 the call (PT_IO_OP_*), bits 13..31 delta;
+ *                uint16 fd, uint16 file, uint32 size -> IO_CALL
+ *   IO_END_C     bits 8..12 the call, bits 13..31 delta; uint32 result
+ *                -> IO_END of 16 bytes (no file, no errno)
+ *   MEM_ALLOC_C  bits 8..11 the call (PT_MEM_OP_*, not realloc), bits
+ *                12..31 delta; 48-bit ptr, 48-bit caller, uint32 size
+ *                -> MEM_ALLOC of 32 bytes
+ *   MEM_FREE_C   bits 8..31 delta; 48-bit ptr -> MEM_FREE (free)
+ * A writer uses them when every field fits (descriptor and file id below
+ * 65536, sizes and results below 2^32, addresses below 2^48) and the
+ * delta too; otherwise the full record. */
+#define PT_IO_C_SHIFT 13
+#define PT_MEM_ALLOC_C_SHIFT 12
+#define PT_MEM_FREE_C_SHIFT 8
+#define PT_IO_C_OP_BITS 5
+#define PT_MEM_C_OP_BITS 4
+#define PT_C_ADDR_LIMIT (1ull << 48)
+_Static_assert(PT_IO_OP_COUNT <= (1 << PT_IO_C_OP_BITS), "IO_*_C: the call in 5 bits");
+_Static_assert(PT_MEM_OP_COUNT <= (1 << PT_MEM_C_OP_BITS), "MEM_ALLOC_C: the call in 4 bits");
+typedef struct pt_io_c_call {
+	uint16_t fd;
+	uint16_t file;
+	uint32_t size;
+} pt_io_c_call;
+/* The 48-bit addresses as three 16-bit halves: the fields stay 2-byte
+ * aligned, as a record at an even offset needs. */
+typedef struct pt_mem_c_alloc {
+	uint16_t ptr[3];
+	uint16_t caller[3];
+	uint16_t size[2];
+} pt_mem_c_alloc;
+static inline void pt_c_addr_put(uint16_t out[3], uint64_t v)
+{
+	out[0] = (uint16_t)v;
+	out[1] = (uint16_t)(v >> 16);
+	out[2] = (uint16_t)(v >> 32);
+}
+static inline uint64_t pt_c_addr_get(const uint16_t in[3])
+{
+	return in[0] | (uint64_t)in[1] << 16 | (uint64_t)in[2] << 32;
+}
+/* Bytes of a compact I/O or memory record from its first word (0: not one). */
+static inline size_t pt_io_compact_size(uint32_t word)
+{
+	switch (word & 0x7f) {
+	case 0x38: /* MEM_ALLOC_C */
+		return 4 + sizeof(pt_mem_c_alloc);
+	case 0x39: /* MEM_FREE_C */
+		return 4 + 6;
+	case 0x3a: /* IO_CALL_C */
+		return 4 + sizeof(pt_io_c_call);
+	case 0x3b: /* IO_END_C */
+		return 4 + 4;
+	}
+	return 0;
+}
+/* Never delivered: dump prints the full record a compact one stands for. */
+#define PT_FIELDS_IO_CALL_C(T, F, A, S, C) A(ENUM, "call", PT_IO_OP_NAMES)
+#define PT_FIELDS_IO_END_C PT_FIELDS_IO_CALL_C
+#define PT_FIELDS_MEM_ALLOC_C(T, F, A, S, C) A(ENUM, "call", PT_MEM_OP_NAMES)
+#define PT_FIELDS_MEM_FREE_C PT_FIELDS_MEM_ALLOC_C
 
 #endif
