@@ -55,6 +55,20 @@ static inline __attribute__((always_inline)) uint64_t pt_now(void)
 	return pt_mono_ns();
 }
 
+/* ---- a library call recorded whole ------------------------------------ */
+/* Nonzero while this thread is inside a library call that its family
+ * records as one call (an MPI call, from its MPI_CALL to its end): what
+ * the library does meanwhile on this thread is its own business. The MPI
+ * part does not record the library's calls of its own MPI functions, and
+ * the sync family does not record the locks, condition variables,
+ * semaphores, barriers and futexes the library uses (Open MPI's progress
+ * loop takes and releases a mutex on every turn while a rank waits for a
+ * message). The program's own synchronisation outside such a call is
+ * recorded as ever. Set and cleared by the one family that records the
+ * call, around the real call; a plain TLS int, so that checking it costs
+ * a wrapper one load. */
+extern PT_HIDDEN __thread int pt_lib_call __attribute__((tls_model("initial-exec")));
+
 /* ---- per-thread logging ----------------------------------------------- */
 /* This thread's state, created (and its log opened) on first use. NULL when
  * tracing is off, the runtime is not initialised or is shutting down, or

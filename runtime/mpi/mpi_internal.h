@@ -109,9 +109,9 @@ extern PT_HIDDEN int pt_mpi_mode;
 /* Between a successful MPI_Init and MPI_Finalize: handles and PMPI calls
  * may be used to describe a call. */
 extern PT_HIDDEN int pt_mpi_ready;
-/* Inside a recorded MPI call on this thread: calls the library makes to
- * MPI_* itself are not recorded again. */
-extern PT_HIDDEN __thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
+/* Inside a recorded MPI call on this thread, the core's pt_lib_call is
+ * set (pt_mpi_begin_call to pt_mpi_end): calls the library makes to MPI_*
+ * itself are not recorded again, nor its own locks (pt_runtime.h). */
 
 /* Decides the mode at the first call (thread-safe, idempotent). */
 PT_HIDDEN int pt_mpi_decide(void);
@@ -119,7 +119,7 @@ PT_HIDDEN int pt_mpi_decide(void);
 /* Whether a call starting now on this thread is recorded. */
 static inline int pt_mpi_on(void)
 {
-	if (pt_mpi_depth)
+	if (pt_lib_call)
 		return 0;
 	if (pt_unlikely(pt_mpi_mode != PT_MPI_TRACE) && pt_mpi_decide() != PT_MPI_TRACE)
 		return 0;

@@ -12,7 +12,6 @@
 
 int pt_mpi_mode;
 int pt_mpi_ready;
-__thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
 
 MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
 MPI_Datatype pt_mpi_byte;
@@ -98,7 +97,7 @@ uint64_t pt_mpi_begin_call(unsigned call)
 	if (pt_unlikely(!__atomic_load_n(&pt_mpi_seen_call, __ATOMIC_RELAXED)))
 		__atomic_store_n(&pt_mpi_seen_call, 1, __ATOMIC_RELAXED);
 	pt_mpi_t0 = at;
-	pt_mpi_depth = 1;
+	pt_lib_call = 1;
 	return at;
 }
 
@@ -213,7 +212,7 @@ void pt_mpi_finish(uint64_t now, unsigned call, int rc)
 
 void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
 {
-	pt_mpi_depth = 0;
+	pt_lib_call = 0;
 	uint64_t now = pt_now();
 	for (size_t i = 0; i < n; i++)
 		pt_mpi_put(now, call, kind, (const char *)p + i * len, len);
