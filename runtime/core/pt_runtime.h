@@ -118,6 +118,14 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
+/* Two compact records at one time (a call's message and its end): the
+ * first as pt_emit_compact's, the second a word alone, cword2 with a
+ * delta of 0 (its compact form has no fields and needs what the first
+ * needs, flags). Both are written by one pass of the fast path, or
+ * neither (0: the caller then writes each with pt_emit_compact). */
+PT_HIDDEN int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+                                   size_t clen, uint32_t cword2, unsigned flags);
+
 /* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
 PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,
 			       uint64_t obj, int result);

@@ -71,9 +71,13 @@ void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
 	}
 	pt_lib_call = 0;
 	uint64_t now = pt_now();
-	for (size_t i = 0; i < n; i++)
-		pt_mpi_put(now, call, kind[i], &m[i], sizeof m[i]);
-	pt_mpi_finish(now, call, rc);
+	if (!n) {
+		pt_mpi_finish(now, call, rc);
+		return;
+	}
+	if (n == 2)
+		pt_mpi_put(now, call, kind[0], &m[0], sizeof m[0]);
+	pt_mpi_put_finish(now, call, kind[n - 1], &m[n - 1], sizeof m[n - 1], rc);
 }
 
 /* A receive posted (Irecv, Imrecv, Recv_init): remembered under its

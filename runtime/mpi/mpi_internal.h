@@ -163,6 +163,10 @@ extern PT_HIDDEN __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-e
  * MPI_COLL, MPI_RMA, MPI_IO) at `now`, in its compact form where its
  * fields allow (format/mpi.h); the call need not be in the runtime's region. */
 PT_HIDDEN void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len);
+/* pt_mpi_put, then pt_mpi_finish: the record and the end, in one pass of
+ * the writer's fast path where both have their compact forms. */
+PT_HIDDEN void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p,
+                                 size_t len, int rc);
 /* The end of a call at now: MPI_ERROR when rc is not MPI_SUCCESS, then
  * MPI_CALL_END. */
 PT_HIDDEN void pt_mpi_finish(uint64_t now, unsigned call, int rc);

@@ -147,34 +147,59 @@ static uint32_t compact_msg(unsigned kind, const pt_rec_mpi_msg *m, pt_mpi_c_msg
 	return w;
 }
 
+/* The compact form of a record of what a call moved: its word (0: none)
+ * and fields in *c, their bytes in *clen. */
+typedef union {
+	pt_mpi_c_msg msg;
+	pt_mpi_c_coll coll;
+} pt_mpi_compact;
+
+static uint32_t compact_of(unsigned kind, const void *p, pt_mpi_compact *c, size_t *clen)
+{
+	*clen = 0;
+	if (kind == PT_REC_MPI_SEND || kind == PT_REC_MPI_RECV || kind == PT_REC_MPI_IRECV)
+		return compact_msg(kind, p, &c->msg, clen);
+	if (kind != PT_REC_MPI_COLL)
+		return 0;
+	const pt_rec_mpi_coll *r = p;
+	uint32_t w = compact_word(PT_REC_MPI_COLL_C, r->comm);
+	if (r->sent > UINT32_MAX || r->recvd > UINT32_MAX)
+		w = 0;
+	c->coll = (pt_mpi_c_coll){r->root,
+	                          r->size,
+	                          (uint32_t)r->sent,
+	                          (uint32_t)r->recvd,
+	                          (uint32_t)r->request,
+	                          (uint32_t)(r->request >> 32)};
+	*clen = 16;
+	if (w && r->request) {
+		w |= PT_MPI_C_REQUEST;
+		*clen = 24;
+	}
+	return w;
+}
+
 void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len)
 {
-	union {
-		pt_mpi_c_msg msg;
-		pt_mpi_c_coll coll;
-	} c;
-	size_t clen = 0;
-	uint32_t w = 0;
-	if (kind == PT_REC_MPI_SEND || kind == PT_REC_MPI_RECV || kind == PT_REC_MPI_IRECV) {
-		w = compact_msg(kind, p, &c.msg, &clen);
-	} else if (kind == PT_REC_MPI_COLL) {
-		const pt_rec_mpi_coll *r = p;
-		w = compact_word(PT_REC_MPI_COLL_C, r->comm);
-		if (r->sent > UINT32_MAX || r->recvd > UINT32_MAX)
-			w = 0;
-		c.coll = (pt_mpi_c_coll){r->root,
-		                         r->size,
-		                         (uint32_t)r->sent,
-		                         (uint32_t)r->recvd,
-		                         (uint32_t)r->request,
-		                         (uint32_t)(r->request >> 32)};
-		clen = 16;
-		if (w && r->request) {
-			w |= PT_MPI_C_REQUEST;
-			clen = 24;
-		}
-	}
+	pt_mpi_compact c;
+	size_t clen;
+	uint32_t w = compact_of(kind, p, &c, &clen);
 	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+}
+
+void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len,
+                       int rc)
+{
+	pt_mpi_compact c;
+	size_t clen;
+	uint32_t w = compact_of(kind, p, &c, &clen);
+	/* the common case: the record and the end in one pass */
+	if (pt_likely(rc == MPI_SUCCESS) &&
+	    pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen,
+	                         PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_CTX_NEED))
+		return;
+	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+	pt_mpi_finish(now, call, rc);
 }
 
 void pt_mpi_finish(uint64_t now, unsigned call, int rc)
@@ -214,9 +239,13 @@ void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
 {
 	pt_lib_call = 0;
 	uint64_t now = pt_now();
-	for (size_t i = 0; i < n; i++)
+	if (!n) {
+		pt_mpi_finish(now, call, rc);
+		return;
+	}
+	for (size_t i = 0; i + 1 < n; i++)
 		pt_mpi_put(now, call, kind, (const char *)p + i * len, len);
-	pt_mpi_finish(now, call, rc);
+	pt_mpi_put_finish(now, call, kind, (const char *)p + (n - 1) * len, len, rc);
 }
 
 /* The datatypes asked about on this thread, a few of them, each in the
