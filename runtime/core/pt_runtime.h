@@ -118,6 +118,12 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
+/* pt_emit_compact's fast path alone for a compact form with no fields
+ * (cword, its delta at bit shift): 1 when written, 0 when the caller must
+ * go through pt_emit_compact. Four arguments: the common records of a
+ * call (its begin, its end) without the general call's stack work. */
+PT_HIDDEN int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags);
+
 /* Two compact records at one time (a call's message and its end): the
  * first as pt_emit_compact's, the second a word alone, cword2 with a
  * delta of 0 (its compact form has no fields and needs what the first

@@ -697,6 +697,20 @@ uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const v
 	return ticks;
 }
 
+int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags)
+{
+	pt_thread *t = pt_tls;
+	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+		return 0;
+	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	int done = __atomic_load_n(&t->log.limit, __ATOMIC_RELAXED) != NULL &&
+	           put_compact(&t->log, ticks, cword, shift, NULL, 0, flags);
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	return done;
+}
+
 int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
                          size_t clen, uint32_t cword2, unsigned flags)
 {

@@ -89,9 +89,11 @@ __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-exec")));
 
 uint64_t pt_mpi_begin_call(unsigned call)
 {
-	uint64_t at = pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | call << 8,
-	                              PT_MPI_CALL_C_SHIFT, NULL, 0, PT_CTX_OPEN, PT_REC_MPI_CALL,
-	                              call, NULL, 0);
+	uint64_t at = pt_now();
+	uint32_t w = PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | call << 8;
+	if (!pt_likely(pt_emit_word(at, w, PT_MPI_CALL_C_SHIFT, PT_CTX_OPEN)))
+		at = pt_emit_compact(at, w, PT_MPI_CALL_C_SHIFT, NULL, 0, PT_CTX_OPEN,
+		                     PT_REC_MPI_CALL, call, NULL, 0);
 	if (!at)
 		return 0;
 	if (pt_unlikely(!__atomic_load_n(&pt_mpi_seen_call, __ATOMIC_RELAXED)))
@@ -205,8 +207,10 @@ void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p
 void pt_mpi_finish(uint64_t now, unsigned call, int rc)
 {
 	if (pt_likely(rc == MPI_SUCCESS)) {
-		pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT,
-		                NULL, 0, PT_CTX_NEED, PT_REC_MPI_CALL_END, call, NULL, 0);
+		uint32_t w = PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C;
+		if (!pt_likely(pt_emit_word(now, w, PT_MPI_END_C_SHIFT, PT_CTX_NEED)))
+			pt_emit_compact(now, w, PT_MPI_END_C_SHIFT, NULL, 0, PT_CTX_NEED,
+			                PT_REC_MPI_CALL_END, call, NULL, 0);
 		return;
 	}
 	int saved = errno;
