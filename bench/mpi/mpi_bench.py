@@ -27,6 +27,7 @@
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -54,16 +55,21 @@ def mpirun(np, args, preload=None, trace=None, pin=False):
     """Runs args as np ranks; pin: rank r on CPU r alone (taskset, one
     command per rank), so that each busy-polling rank has its own core."""
     cmd = list(IMPLS[impl][0])
+    # Open MPI's -x reaches only the app context it is given in (the
+    # first one, when given before them): each context gets its own, or
+    # the ranks but the first run untraced (and the traced one waits
+    # forever in MPI_Init for the others' share of its communicator).
+    ctx = []
     if preload and impl == "mpich":
         cmd += ["-genv", "LD_PRELOAD", preload, "-genv", "PARATRACE_DIR", trace]
     elif preload:
-        cmd += ["-x", "LD_PRELOAD=" + preload, "-x", "PARATRACE_DIR=" + trace]
+        ctx = ["-x", "LD_PRELOAD=" + preload, "-x", "PARATRACE_DIR=" + trace]
     if pin:
         for r in range(np):
-            cmd += (([":"] if r else []) + ["-np", "1", "taskset", "-c", str(r % os.cpu_count())]
-                    + args)
+            cmd += (([":"] if r else []) + ["-np", "1"] + ctx +
+                    ["taskset", "-c", str(r % os.cpu_count())] + args)
     else:
-        cmd += ["-np", str(np)] + args
+        cmd += ctx + ["-np", str(np)] + args
     p = subprocess.run(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
     if p.returncode:
@@ -76,7 +82,9 @@ def log_bytes(trace):
     """Bytes of rank 0's thread logs, their headers left out."""
     total = 0
     for d in os.listdir(trace):
-        if not (d.startswith("p") and d.endswith("-r0")):
+        # p<pid>-r0, or p<pid>-r0.1 for the image a launcher's taskset
+        # exec'd (the pinned rows)
+        if not re.fullmatch(r"p\d+-r0(\.\d+)?", d):
             continue
         for f in os.listdir(os.path.join(trace, d)):
             if f.startswith("t") and f.endswith(".ptl"):

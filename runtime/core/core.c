@@ -31,6 +31,7 @@ pt_spin pt_registry_lock;
 pt_thread *pt_registry;
 __thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
 __thread int pt_tls_state __attribute__((tls_model("initial-exec")));
+__thread int pt_lib_call __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t pt_thread_key;
 static int pt_init_tid;

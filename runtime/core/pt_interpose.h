@@ -43,6 +43,16 @@ static inline void *pt_real_cached(void **slot, const char *name)
 #define PT_REAL_DECL(fn) static void *pt_real_slot_##fn
 #define PT_REAL(fn) ((__typeof__(&fn))pt_real_cached(&pt_real_slot_##fn, #fn))
 
+/* pt_enter for the sync family's wrappers: NULL also inside a library
+ * call recorded whole (pt_lib_call), whose own synchronisation is the
+ * library's, not the program's. */
+static inline pt_thread *pt_enter_sync(void)
+{
+	if (pt_unlikely(pt_lib_call))
+		return NULL;
+	return pt_enter();
+}
+
 static inline uint64_t pt_ptr(const volatile void *p)
 {
 	return (uint64_t)(uintptr_t)p;
@@ -86,7 +96,7 @@ static inline void pt_lock_outcome_at(pt_thread *t, uint64_t ticks, unsigned typ
  * which results hold the lock. The body of the mutex and spin lock wrappers. */
 #define PT_LOCK_TRY_FIRST(type, obj, try_call, lock_call, acquired)                         \
 	do {                                                                                 \
-		pt_thread *t_ = pt_enter();                                                  \
+		pt_thread *t_ = pt_enter_sync();                                             \
 		if (!t_)                                                                     \
 			return lock_call;                                                    \
 		uint64_t ticks_ = pt_now();                                                  \
@@ -96,7 +106,7 @@ static inline void pt_lock_outcome_at(pt_thread *t, uint64_t ticks, unsigned typ
 			pt_callstack_emit(t_);                                               \
 			pt_leave(t_);                                                        \
 			r_ = lock_call;                                                      \
-			if (!(t_ = pt_enter()))                                              \
+			if (!(t_ = pt_enter_sync()))                                         \
 				return r_;                                                   \
 			ticks_ = pt_now();                                                   \
 		}                                                                            \
@@ -110,7 +120,7 @@ static inline void pt_lock_outcome_at(pt_thread *t, uint64_t ticks, unsigned typ
  * the mutex and spin trylock wrappers. */
 #define PT_LOCK_TRY(type, obj, real_fn, acquired)                                           \
 	do {                                                                                 \
-		pt_thread *t_ = pt_enter();                                                  \
+		pt_thread *t_ = pt_enter_sync();                                             \
 		if (!t_)                                                                     \
 			return real_fn(obj);                                                 \
 		uint64_t ticks_ = pt_now();                                                  \

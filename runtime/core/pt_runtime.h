@@ -62,6 +62,20 @@ static inline __attribute__((always_inline)) uint64_t pt_now(void)
 	return pt_mono_ns();
 }
 
+/* ---- a library call recorded whole ------------------------------------ */
+/* Nonzero while this thread is inside a library call that its family
+ * records as one call (an MPI call, from its MPI_CALL to its end): what
+ * the library does meanwhile on this thread is its own business. The MPI
+ * part does not record the library's calls of its own MPI functions, and
+ * the sync family does not record the locks, condition variables,
+ * semaphores, barriers and futexes the library uses (Open MPI's progress
+ * loop takes and releases a mutex on every turn while a rank waits for a
+ * message). The program's own synchronisation outside such a call is
+ * recorded as ever. Set and cleared by the one family that records the
+ * call, around the real call; a plain TLS int, so that checking it costs
+ * a wrapper one load. */
+extern PT_HIDDEN __thread int pt_lib_call __attribute__((tls_model("initial-exec")));
+
 /* ---- per-thread logging ----------------------------------------------- */
 /* This thread's state, created (and its log opened) on first use. NULL when
  * tracing is off, the runtime is not initialised or is shutting down, or
@@ -118,6 +132,20 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
 PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
                                   const void *cp, size_t clen, unsigned kind, unsigned arg,
                                   const void *p, size_t len);
+
+/* pt_emit_compact's fast path alone for a compact form with no fields
+ * (cword, its delta at bit shift): 1 when written, 0 when the caller must
+ * go through pt_emit_compact. Four arguments: the common records of a
+ * call (its begin, its end) without the general call's stack work. */
+PT_HIDDEN int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags);
+
+/* Two compact records at one time (a call's message and its end): the
+ * first as pt_emit_compact's, the second a word alone, cword2 with a
+ * delta of 0 (its compact form has no fields and needs what the first
+ * needs, flags). Both are written by one pass of the fast path, or
+ * neither (0: the caller then writes each with pt_emit_compact). */
+PT_HIDDEN int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+                                   size_t clen, uint32_t cword2, unsigned flags);
 
 /* A LOCK_* record at ticks (pt_lock_emit_at in pt_interpose.h). */
 PT_HIDDEN void pt_emit_lock_at(pt_thread *t, uint64_t ticks, unsigned kind, unsigned type,

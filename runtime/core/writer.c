@@ -636,7 +636,10 @@ static inline __attribute__((always_inline)) int put_compact(pt_wlog *l, uint64_
 	 * been written yet): a reader of a live or killed writer's file sees
 	 * zeros, the end, until the record is whole. */
 	const char *q = p;
-	for (size_t i = 4; i < len; i += 2) /* at most 24 bytes: no call */
+	size_t i = 4;
+	for (; i + 8 <= len; i += 8) /* at most 24 bytes: no call */
+		memcpy(cur + 4 + i, q + i, 8);
+	for (; i < len; i += 2)
 		memcpy(cur + 4 + i, q + i, 2);
 	uint32_t first = 0;
 	if (len)
@@ -709,6 +712,46 @@ PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, uns
 	pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
 	if (errno != saved)
 		errno = saved;
+}
+
+PT_HOT int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags)
+{
+	pt_thread *t = pt_tls;
+	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+		return 0;
+	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	int done = __atomic_load_n(&t->log.limit, __ATOMIC_RELAXED) != NULL &&
+	           put_compact(&t->log, ticks, cword, shift, NULL, 0, flags);
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	return done;
+}
+
+PT_HOT int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift,
+                                const void *cp, size_t clen, uint32_t cword2, unsigned flags)
+{
+	pt_thread *t = pt_tls;
+	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+		return 0;
+	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* Room for both first: the second one then fits (same ticks, a delta
+	 * of 0, the same conditions), so both are written or neither. */
+	pt_wlog *l = &t->log;
+	int done = __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL && l->cur &&
+	           pt_wlog_fast_end(l) && l->cur + 4 + clen + 8 <= pt_wlog_fast_end(l) &&
+	           put_compact(l, ticks, cword, shift, cp, clen, flags);
+	if (done) {
+		/* put_compact's store of a record with no fields: its checks
+		 * all held for the first one, at the same ticks (delta 0) */
+		char *cur = l->cur;
+		__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)cword2, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->cur, cur + 4, __ATOMIC_RELEASE);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	return done;
 }
 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,

@@ -70,11 +70,15 @@ void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st,
 		if (pt_mpi_recv_msg(&r, st, &m[n]))
 			kind[n++] = PT_REC_MPI_RECV;
 	}
-	pt_mpi_depth = 0;
+	pt_lib_call = 0;
 	uint64_t now = pt_now();
-	for (size_t i = 0; i < n; i++)
-		pt_mpi_put(now, call, kind[i], &m[i], sizeof m[i]);
-	pt_mpi_finish(now, call, rc);
+	if (!n) {
+		pt_mpi_finish(now, call, rc);
+		return;
+	}
+	if (n == 2)
+		pt_mpi_put(now, call, kind[0], &m[0], sizeof m[0]);
+	pt_mpi_put_finish(now, call, kind[n - 1], &m[n - 1], sizeof m[n - 1], rc);
 }
 
 /* A receive posted (Irecv, Imrecv, Recv_init): remembered under its
@@ -181,7 +185,7 @@ void pt_mpi_started(unsigned call, int rc, const MPI_Request *h, size_t n, uint6
 		pt_mpi_end_call(call, rc);
 		return;
 	}
-	pt_mpi_depth = 0;
+	pt_lib_call = 0;
 	uint64_t end = pt_now();
 	for (size_t i = 0; i < n; i++) {
 		pt_mpi_req r;
@@ -300,7 +304,7 @@ int pt_mpi_any_recv(const MPI_Request *h, size_t n)
 void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
 		     const MPI_Status *st, size_t n)
 {
-	pt_mpi_depth = 0;
+	pt_lib_call = 0;
 	uint64_t now = pt_now();
 	for (size_t i = 0; i < n; i++) {
 		if ((done && !done[i]) || !h[i] || h[i] == pt_mpi_request_null)

@@ -109,9 +109,9 @@ extern PT_HIDDEN int pt_mpi_mode;
 /* Between a successful MPI_Init and MPI_Finalize: handles and PMPI calls
  * may be used to describe a call. */
 extern PT_HIDDEN int pt_mpi_ready;
-/* Inside a recorded MPI call on this thread: calls the library makes to
- * MPI_* itself are not recorded again. */
-extern PT_HIDDEN __thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
+/* Inside a recorded MPI call on this thread, the core's pt_lib_call is
+ * set (pt_mpi_begin_call to pt_mpi_end): calls the library makes to MPI_*
+ * itself are not recorded again, nor its own locks (pt_runtime.h). */
 
 /* Decides the mode at the first call (thread-safe, idempotent). */
 PT_HIDDEN int pt_mpi_decide(void);
@@ -119,7 +119,7 @@ PT_HIDDEN int pt_mpi_decide(void);
 /* Whether a call starting now on this thread is recorded. */
 static inline int pt_mpi_on(void)
 {
-	if (pt_mpi_depth)
+	if (pt_lib_call)
 		return 0;
 	if (pt_unlikely(pt_mpi_mode != PT_MPI_TRACE) && pt_mpi_decide() != PT_MPI_TRACE)
 		return 0;
@@ -163,6 +163,10 @@ extern PT_HIDDEN __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-e
  * MPI_COLL, MPI_RMA, MPI_IO) at `now`, in its compact form where its
  * fields allow (format/mpi.h); the call need not be in the runtime's region. */
 PT_HIDDEN void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len);
+/* pt_mpi_put, then pt_mpi_finish: the record and the end, in one pass of
+ * the writer's fast path where both have their compact forms. */
+PT_HIDDEN void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p,
+                                 size_t len, int rc);
 /* The end of a call at now: MPI_ERROR when rc is not MPI_SUCCESS, then
  * MPI_CALL_END. */
 PT_HIDDEN void pt_mpi_finish(uint64_t now, unsigned call, int rc);

@@ -12,7 +12,6 @@
 
 int pt_mpi_mode;
 int pt_mpi_ready;
-__thread int pt_mpi_depth __attribute__((tls_model("initial-exec")));
 
 MPI_Comm pt_mpi_comm_world, pt_mpi_comm_self, pt_mpi_comm_null;
 MPI_Datatype pt_mpi_byte;
@@ -90,15 +89,17 @@ __thread uint64_t pt_mpi_t0 __attribute__((tls_model("initial-exec")));
 
 uint64_t pt_mpi_begin_call(unsigned call)
 {
-	uint64_t at = pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | call << 8,
-	                              PT_MPI_CALL_C_SHIFT, NULL, 0, PT_CTX_OPEN, PT_REC_MPI_CALL,
-	                              call, NULL, 0);
+	uint64_t at = pt_now();
+	uint32_t w = PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | call << 8;
+	if (!pt_likely(pt_emit_word(at, w, PT_MPI_CALL_C_SHIFT, PT_CTX_OPEN)))
+		at = pt_emit_compact(at, w, PT_MPI_CALL_C_SHIFT, NULL, 0, PT_CTX_OPEN,
+		                     PT_REC_MPI_CALL, call, NULL, 0);
 	if (!at)
 		return 0;
 	if (pt_unlikely(!__atomic_load_n(&pt_mpi_seen_call, __ATOMIC_RELAXED)))
 		__atomic_store_n(&pt_mpi_seen_call, 1, __ATOMIC_RELAXED);
 	pt_mpi_t0 = at;
-	pt_mpi_depth = 1;
+	pt_lib_call = 1;
 	return at;
 }
 
@@ -148,41 +149,68 @@ static uint32_t compact_msg(unsigned kind, const pt_rec_mpi_msg *m, pt_mpi_c_msg
 	return w;
 }
 
+/* The compact form of a record of what a call moved: its word (0: none)
+ * and fields in *c, their bytes in *clen. */
+typedef union {
+	pt_mpi_c_msg msg;
+	pt_mpi_c_coll coll;
+} pt_mpi_compact;
+
+static uint32_t compact_of(unsigned kind, const void *p, pt_mpi_compact *c, size_t *clen)
+{
+	*clen = 0;
+	if (kind == PT_REC_MPI_SEND || kind == PT_REC_MPI_RECV || kind == PT_REC_MPI_IRECV)
+		return compact_msg(kind, p, &c->msg, clen);
+	if (kind != PT_REC_MPI_COLL)
+		return 0;
+	const pt_rec_mpi_coll *r = p;
+	uint32_t w = compact_word(PT_REC_MPI_COLL_C, r->comm);
+	if (r->sent > UINT32_MAX || r->recvd > UINT32_MAX)
+		w = 0;
+	c->coll = (pt_mpi_c_coll){r->root,
+	                          r->size,
+	                          (uint32_t)r->sent,
+	                          (uint32_t)r->recvd,
+	                          (uint32_t)r->request,
+	                          (uint32_t)(r->request >> 32)};
+	*clen = 16;
+	if (w && r->request) {
+		w |= PT_MPI_C_REQUEST;
+		*clen = 24;
+	}
+	return w;
+}
+
 void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len)
 {
-	union {
-		pt_mpi_c_msg msg;
-		pt_mpi_c_coll coll;
-	} c;
-	size_t clen = 0;
-	uint32_t w = 0;
-	if (kind == PT_REC_MPI_SEND || kind == PT_REC_MPI_RECV || kind == PT_REC_MPI_IRECV) {
-		w = compact_msg(kind, p, &c.msg, &clen);
-	} else if (kind == PT_REC_MPI_COLL) {
-		const pt_rec_mpi_coll *r = p;
-		w = compact_word(PT_REC_MPI_COLL_C, r->comm);
-		if (r->sent > UINT32_MAX || r->recvd > UINT32_MAX)
-			w = 0;
-		c.coll = (pt_mpi_c_coll){r->root,
-		                         r->size,
-		                         (uint32_t)r->sent,
-		                         (uint32_t)r->recvd,
-		                         (uint32_t)r->request,
-		                         (uint32_t)(r->request >> 32)};
-		clen = 16;
-		if (w && r->request) {
-			w |= PT_MPI_C_REQUEST;
-			clen = 24;
-		}
-	}
+	pt_mpi_compact c;
+	size_t clen;
+	uint32_t w = compact_of(kind, p, &c, &clen);
 	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+}
+
+void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len,
+                       int rc)
+{
+	pt_mpi_compact c;
+	size_t clen;
+	uint32_t w = compact_of(kind, p, &c, &clen);
+	/* the common case: the record and the end in one pass */
+	if (pt_likely(rc == MPI_SUCCESS) &&
+	    pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen,
+	                         PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_CTX_NEED))
+		return;
+	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+	pt_mpi_finish(now, call, rc);
 }
 
 void pt_mpi_finish(uint64_t now, unsigned call, int rc)
 {
 	if (pt_likely(rc == MPI_SUCCESS)) {
-		pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT,
-		                NULL, 0, PT_CTX_NEED, PT_REC_MPI_CALL_END, call, NULL, 0);
+		uint32_t w = PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C;
+		if (!pt_likely(pt_emit_word(now, w, PT_MPI_END_C_SHIFT, PT_CTX_NEED)))
+			pt_emit_compact(now, w, PT_MPI_END_C_SHIFT, NULL, 0, PT_CTX_NEED,
+			                PT_REC_MPI_CALL_END, call, NULL, 0);
 		return;
 	}
 	int saved = errno;
@@ -213,11 +241,15 @@ void pt_mpi_finish(uint64_t now, unsigned call, int rc)
 
 void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len, size_t n)
 {
-	pt_mpi_depth = 0;
+	pt_lib_call = 0;
 	uint64_t now = pt_now();
-	for (size_t i = 0; i < n; i++)
+	if (!n) {
+		pt_mpi_finish(now, call, rc);
+		return;
+	}
+	for (size_t i = 0; i + 1 < n; i++)
 		pt_mpi_put(now, call, kind, (const char *)p + i * len, len);
-	pt_mpi_finish(now, call, rc);
+	pt_mpi_put_finish(now, call, kind, (const char *)p + (n - 1) * len, len, rc);
 }
 
 /* The datatypes asked about on this thread, a few of them, each in the

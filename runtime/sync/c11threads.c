@@ -135,7 +135,7 @@ PT_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict t
 PT_EXPORT int mtx_unlock(mtx_t *m)
 {
 	int (*real)(mtx_t *) = PT_REAL(mtx_unlock);
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(m);
 	uint64_t ticks = pt_now();
@@ -149,7 +149,7 @@ PT_EXPORT int mtx_unlock(mtx_t *m)
 static void c11_wait_rec(unsigned kind, const void *c, const void *m, int r)
 {
 	int e = errno;
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (t) {
 		pt_rec_cond rec = {pt_ptr(c), pt_ptr(m), r, 0};
 		pt_emit(t, kind, 0, &rec, sizeof rec);
@@ -182,7 +182,7 @@ PT_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m,
 
 static void c11_signal_rec(const void *c, unsigned broadcast)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return;
 	pt_rec_cond rec = {pt_ptr(c), 0, 0, 0};

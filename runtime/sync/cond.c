@@ -39,7 +39,7 @@ PT_REAL_DECL(pthread_cond_broadcast);
 
 static void wait_begin(const void *c, const void *m)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return;
 	pt_rec_cond rec = {pt_ptr(c), pt_ptr(m), 0, 0};
@@ -53,7 +53,7 @@ static void wait_begin(const void *c, const void *m)
  * thread's THREAD_END (cancelled) closes the wait instead. */
 static void wait_end(const void *c, const void *m, int r)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return;
 	pt_rec_cond rec = {pt_ptr(c), pt_ptr(m), r, 0};
@@ -64,7 +64,7 @@ static void wait_end(const void *c, const void *m, int r)
 
 static void signal_rec(const void *c, unsigned broadcast)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return;
 	pt_rec_cond rec = {pt_ptr(c), 0, 0, 0};

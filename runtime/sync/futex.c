@@ -41,7 +41,7 @@ __attribute__((constructor(101))) static void futex_resolve(void)
 
 static long futex_wait(syscall_fn real, long uaddr, long op, long a3, long a4, long a5, long a6)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(SYS_futex, uaddr, op, a3, a4, a5, a6);
 	pt_rec_cond rec = {(uint64_t)uaddr, 0, 0, 0};
@@ -51,7 +51,7 @@ static long futex_wait(syscall_fn real, long uaddr, long op, long a3, long a4, l
 	pt_leave(t);
 	long r = real(SYS_futex, uaddr, op, a3, a4, a5, a6);
 	int e = errno;
-	t = pt_enter();
+	t = pt_enter_sync();
 	if (t) {
 		rec.result = r == -1 ? e : 0;
 		pt_emit(t, PT_REC_COND_WAIT_END, PT_COND_FUTEX, &rec, sizeof rec);
@@ -66,7 +66,7 @@ static long futex_wait(syscall_fn real, long uaddr, long op, long a3, long a4, l
  * time it was made (before the waits it ends) with how many it woke. */
 static long futex_wake(syscall_fn real, long uaddr, long op, long nwake, long a4, long a5, long a6)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(SYS_futex, uaddr, op, nwake, a4, a5, a6);
 	uint64_t ticks = pt_now();

@@ -12,7 +12,7 @@
 
 void pt_lock_request(unsigned type, const volatile void *obj)
 {
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return;
 	pt_lock_emit_at(t, pt_now(), PT_REC_LOCK_REQUEST, type, obj, 0);
@@ -22,7 +22,7 @@ void pt_lock_request(unsigned type, const volatile void *obj)
 void pt_lock_result(unsigned type, const volatile void *obj, int acquired, int result)
 {
 	int saved = errno;
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (t) {
 		pt_lock_outcome_at(t, pt_now(), type, obj, acquired, result);
 		pt_leave(t);
@@ -90,7 +90,7 @@ PT_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *restrict m, clockid_t clo
 PT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	int (*real)(pthread_mutex_t *) = PT_REAL(pthread_mutex_unlock);
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(m);
 	uint64_t ticks = pt_now();

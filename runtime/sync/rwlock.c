@@ -119,7 +119,7 @@ static unsigned held_mode(pthread_rwlock_t *l, pt_thread *t)
 PT_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
 	int (*real)(pthread_rwlock_t *) = PT_REAL(pthread_rwlock_unlock);
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(l);
 	unsigned mode = held_mode(l, t);

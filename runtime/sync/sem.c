@@ -63,7 +63,7 @@ PT_EXPORT int sem_clockwait(sem_t *restrict s, clockid_t clock,
 PT_EXPORT int sem_post(sem_t *s)
 {
 	int (*real)(sem_t *) = PT_REAL(sem_post);
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(s);
 	uint64_t ticks = pt_now();

@@ -29,7 +29,7 @@ PT_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
 PT_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
 {
 	int (*real)(pthread_spinlock_t *) = PT_REAL(pthread_spin_unlock);
-	pt_thread *t = pt_enter();
+	pt_thread *t = pt_enter_sync();
 	if (!t)
 		return real(l);
 	uint64_t ticks = pt_now();

@@ -489,6 +489,43 @@ def check_threads(prv, nthreads):
                  (prv.task_rank[task], len(ths), nthreads))
 
 
+SYNC_KINDS = ("LOCK_REQUEST", "LOCK_ACQUIRED", "LOCK_FAILED", "LOCK_RELEASED", "COND_WAIT_BEGIN",
+              "COND_WAIT_END", "COND_SIGNAL", "BARRIER_BEGIN", "BARRIER_END")
+
+
+def check_inner_locks(a, trace, nthreads):
+    """The MPI library's own synchronisation inside a recorded MPI call
+    (Open MPI takes its mutexes in every call under MPI_THREAD_MULTIPLE)
+    is not recorded on the calling thread; the program's own mutex,
+    taken by each worker between its MPI calls, still is."""
+    p = run([a.paratrace, "dump", "--kind", ",".join(("MPI_CALL", "MPI_CALL_END") + SYNC_KINDS),
+             trace], a.work)
+    inside, inner, outer = {}, 0, {}
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) < 4:
+            continue
+        th, kind = (f[1], f[2]), f[3]
+        if kind == "MPI_CALL":
+            inside[th] = True
+        elif kind == "MPI_CALL_END":
+            inside[th] = False
+        elif inside.get(th):
+            inner += 1
+        elif kind == "LOCK_ACQUIRED" and th in inside:
+            outer.setdefault(f[1], set()).add(th)
+    if inner:
+        fail("%d synchronisation records inside MPI calls (the MPI library's own)" % inner)
+    for pid, ths in outer.items():
+        if len(ths) < nthreads:
+            fail("process %s: the program's mutex recorded on %d threads with MPI calls, "
+                 "expected %d or more" % (pid, len(ths), nthreads))
+    if len(outer) < 2:
+        fail("the program's mutex recorded in %d processes, expected 2" % len(outer))
+    print("no lock inside MPI calls; the program's mutex on %s threads" %
+          sorted(len(t) for t in outer.values()))
+
+
 def check_plugin(prv):
     with open(prv.base + ".pcf") as f:
         pcf = f.read()
@@ -963,6 +1000,7 @@ def main():
         check_coll(prv, exp)
     elif mode == "threads":
         check_threads(prv, int(prog[1]) if len(prog) > 1 else 3)
+        check_inner_locks(a, trace, int(prog[1]) if len(prog) > 1 else 3)
     elif mode == "plugin":
         check_plugin(prv)
     elif mode == "exact":
