@@ -73,9 +73,12 @@ extern "C" {
  * 3.4: MPI_JOB's launcher PT_MPI_LAUNCHER_HYDRA (MPICH's mpiexec); the
  * calls MPI_File_iread_all, _iwrite_all, _iread_at_all, _iwrite_at_all
  * (245-248, <paratrace/mpi_calls.h>); the same records from programs on
- * MPICH-ABI libraries. */
+ * MPICH-ABI libraries.
+ * 3.5: MPI_DONE and its compact form MPI_DONE_C (kinds 0x2e, 0x2f, taken
+ * from the range kept for families outside the product): the Wait/Test
+ * call that completed a non-blocking send's or collective's request. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 4
+#define PT_FORMAT_VERSION_MINOR 5
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -324,7 +327,7 @@ enum pt_rec_kind {
 	PT_REC_RANGE_OFFCPU_FIRST = 0x28, /* off-CPU stretches */
 	PT_REC_RANGE_OFFCPU_LAST = 0x29,
 	PT_REC_RANGE_EXTRA_FIRST = 0x2a, /* a family outside the product (PT_FORMAT_EXTRA) */
-	PT_REC_RANGE_EXTRA_LAST = 0x2f,
+	PT_REC_RANGE_EXTRA_LAST = 0x2d, /* 0x2e, 0x2f: MPI_DONE(_C) */
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */
