@@ -158,7 +158,8 @@ static int ot_mpi_shard_init(void *global, ot_loc *l, void **shard)
 		return -1;
 	const pt_file_header *h = l->info->header;
 	m->done_records =
-	    h && (h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 5));
+	    h && (h->version_major > 3 ||
+	          (h->version_major == 3 && h->version_minor >= PT_MPI_DONE_SINCE_MINOR));
 	return 0;
 }
 

@@ -284,6 +284,9 @@ typedef struct pt_rec_mpi_done {
 } pt_rec_mpi_done;
 #define PT_FIELDS_MPI_DONE(T, F, A, S, C) C(mpi_call, "call=MPI_..") F(T, X, "request", request, "")
 #define PT_MPI_DONE_C_SHIFT 8
+/* The minor version (of major 3) from which the runtime writes MPI_DONE:
+ * a reader must not wait for completions in an older log. */
+#define PT_MPI_DONE_SINCE_MINOR 5
 
 /* Never delivered: dump prints the full record a compact one stands for. */
 #define PT_FIELDS_MPI_CALL_C(T, F, A, S, C) C(mpi_call, "dumped as its full record")
