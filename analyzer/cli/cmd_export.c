@@ -109,12 +109,17 @@ int pt_cmd_export(int argc, char **argv)
 		return 2;
 	}
 	/* under mpirun the archive is written by every process, each its
-	 * share of the locations (docs/ANALYZER.md, "OTF2 archive") */
+	 * share of the locations (docs/ANALYZER.md, "OTF2 archive"); the
+	 * other formats are one file written whole: by the first process
+	 * alone, the others having nothing to do */
 	if (!strcmp(fmt->name, "otf2")) {
 		int failed;
 		c.dist = pt_cli_dist_open(&argc, &argv, &failed);
 		if (failed)
 			return 1;
+	} else if (pt_cli_launch_rank() != 0) {
+		pt_select_free(&c.sel);
+		return 0;
 	}
 	char *name = NULL;
 	if (!c.output)

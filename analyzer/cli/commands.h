@@ -59,5 +59,8 @@ int pt_cli_scan_status(int scan_errno);
  * on stderr) when several but they cannot be connected. */
 struct pt_dist;
 struct pt_dist *pt_cli_dist_open(int *argc, char ***argv, int *failed);
+/* This process's rank among those the launcher started (its environment:
+ * Open MPI, MPICH's Hydra, Slurm); 0 when alone or when it does not say. */
+long pt_cli_launch_rank(void);
 
 #endif

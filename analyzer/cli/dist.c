@@ -27,6 +27,19 @@ static long launched(void)
 	return 1;
 }
 
+long pt_cli_launch_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+	if (launched() <= 1)
+		return 0;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return strtol(v, NULL, 10);
+	}
+	return 0;
+}
+
 /* The plugin for the launcher's MPI: a process MPICH's Hydra started
  * (PMI_SIZE without Open MPI's variables) must join the others through
  * MPICH's library, paratrace-mpich.so; any other, Open MPI's. */

@@ -572,6 +572,10 @@ static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint
 	if (kind == PT_REC_MPI_CALL_END_C) {
 		h = (pt_rec_head){PT_REC_MPI_CALL_END, (uint8_t)log->call, 1,
 		                  word >> PT_MPI_END_C_SHIFT};
+	} else if (kind == PT_REC_MPI_DONE_C) {
+		h = (pt_rec_head){PT_REC_MPI_DONE, (uint8_t)log->call, PT_REC_SIZE(MPI_DONE) / 8,
+		                  word >> PT_MPI_DONE_C_SHIFT};
+		memcpy(&log->expanded[1], p + 4, sizeof(pt_rec_mpi_done));
 	} else {
 		uint64_t comm = word & PT_MPI_C_SELF ? PT_MPI_COMM_SELF_ID : PT_MPI_COMM_WORLD_ID;
 		int req = (word & PT_MPI_C_REQUEST) != 0;

@@ -78,7 +78,10 @@ extern "C" {
  * families outside the product), the file an MPI_File handle names; the
  * Fortran MPI-IO calls' MPI_IO records; compact I/O and memory
  * records (format/io.h, "Compact I/O and memory records": kinds 0x38-0x3b
- * as the first byte of a word with PT_COMPACT_FLAG). */
+ * as the first byte of a word with PT_COMPACT_FLAG); MPI_DONE and its
+ * compact form MPI_DONE_C (kinds 0x2e, 0x2f, from the same range as
+ * MPI_FILE): the Wait/Test call that completed a non-blocking send's or
+ * collective's request. */
 #define PT_FORMAT_VERSION_MAJOR 3
 #define PT_FORMAT_VERSION_MINOR 5
 /* The oldest major version this reader still reads. */
@@ -329,7 +332,7 @@ enum pt_rec_kind {
 	PT_REC_RANGE_OFFCPU_FIRST = 0x28, /* off-CPU stretches */
 	PT_REC_RANGE_OFFCPU_LAST = 0x29,
 	PT_REC_RANGE_EXTRA_FIRST = 0x2a, /* a family outside the product (PT_FORMAT_EXTRA) */
-	PT_REC_RANGE_EXTRA_LAST = 0x2b,  /* 0x2c: MPI_FILE (format/mpi.h) */
+	PT_REC_RANGE_EXTRA_LAST = 0x2b,  /* 0x2c: MPI_FILE; 0x2e, 0x2f: MPI_DONE(_C) (format/mpi.h) */
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */

@@ -232,7 +232,7 @@ FCLAIM = """
 FREQUESTS = """
         size_t n = *%s > 0 ? (size_t)*%s : 0;
         pt_mpi_scratch s;
-        int need = pt_mpi_frequests(array_of_requests, n, &s, %s);"""
+        int got = pt_mpi_frequests(array_of_requests, n, &s, %s), need = got > 0;"""
 FSTATUS_NEED = """
         MPI_Fint mine[PT_MPI_FSTATUS], *st = need ? pt_mpi_fstatus_for(status, mine) : status;"""
 FSTATUSES_NEED = """
@@ -245,7 +245,8 @@ def wait_f(flag):
         MPI_Request h = pt_mpi_freq(request);
         int need = pt_mpi_ready && pt_mpi_any_recv(&h, 1);""" + FSTATUS_NEED,
              begun=FCLAIM % "&h, 1", args={"status": "st"}, end="""
-        pt_mpi_fdone_one($call, *ierr, need && *ierr == MPI_SUCCESS%s, &h, st);
+        pt_mpi_fdone_one($call, *ierr, pt_mpi_ready && *ierr == MPI_SUCCESS%s, &h,
+                         need ? st : NULL);
         if (need)
             pt_mpi_req_unclaim(&h, 1);""" % flag)
 
@@ -254,8 +255,8 @@ def waitall_f(flag):
     """MPI_WAITALL, MPI_TESTALL."""
     return K(before=FREQUESTS % ("count", "count", "n") + FSTATUSES_NEED,
              begun=FCLAIM % "s.req, n", args={"array_of_statuses": "st"}, end="""
-        if (need && *ierr == MPI_SUCCESS%s)
-            pt_mpi_fcomplete($call, s.req, NULL, st, s.st2, n);
+        if (got >= 0 && *ierr == MPI_SUCCESS%s)
+            pt_mpi_fcomplete($call, s.req, NULL, need ? st : NULL, s.st2, n);
         else
             pt_mpi_end_call($call, *ierr);
         if (need)
@@ -266,8 +267,9 @@ def waitany_f(flag):
     """MPI_WAITANY, MPI_TESTANY: the index is 1-based."""
     return K(before=FREQUESTS % ("count", "count", "n") + FSTATUS_NEED,
              begun=FCLAIM % "s.req, n", args={"status": "st"}, end="""
-        int done = need && *ierr == MPI_SUCCESS%s && *index >= 1 && (size_t)*index <= n;
-        pt_mpi_fdone_one($call, *ierr, done, done ? &s.req[*index - 1] : NULL, st);
+        int done = got >= 0 && *ierr == MPI_SUCCESS%s && *index >= 1 && (size_t)*index <= n;
+        pt_mpi_fdone_one($call, *ierr, done, done ? &s.req[*index - 1] : NULL,
+                         need ? st : NULL);
         if (need)
             pt_mpi_req_unclaim(s.req, n);""" % flag)
 
@@ -335,9 +337,11 @@ KINDS_F = {
     # twice the room: the handles and C statuses of the completed ones
     "WAITSOME": K(before=FREQUESTS % ("incount", "incount", "2 * n + 2") + FSTATUSES_NEED,
                   begun=FCLAIM % "s.req, n", args={"array_of_statuses": "st"}, end="""
-        if (need) {
-            pt_mpi_fsome_end($call, ierr, outcount, array_of_indices, st, &s, 2 * n + 2);
-            pt_mpi_req_unclaim(s.req, n);
+        if (got >= 0) {
+            pt_mpi_fsome_end($call, ierr, outcount, array_of_indices, need ? st : NULL, &s,
+                             2 * n + 2);
+            if (need)
+                pt_mpi_req_unclaim(s.req, n);
         } else {
             pt_mpi_end_call($call, *ierr);
         }"""),

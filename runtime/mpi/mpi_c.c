@@ -311,10 +311,16 @@ void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *do
 			continue;
 		pt_mpi_req r;
 		pt_rec_mpi_msg m;
-		if (!pt_mpi_req_done((uintptr_t)h[i], &r) || r.kind != PT_MPI_REQ_RECV || !st)
+		if (pt_mpi_req_done((uintptr_t)h[i], &r) && r.kind == PT_MPI_REQ_RECV) {
+			if (st && pt_mpi_recv_msg(&r, &st[i], &m))
+				pt_mpi_put(now, call, PT_REC_MPI_RECV, &m, sizeof m);
 			continue;
-		if (pt_mpi_recv_msg(&r, &st[i], &m))
-			pt_mpi_put(now, call, PT_REC_MPI_RECV, &m, sizeof m);
+		}
+		/* a send's, a collective's, or one not described: the reader
+		 * matches it to the MPI_SEND or MPI_COLL that has its handle */
+		pt_rec_mpi_done d = {(uintptr_t)h[i]};
+		pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_MPI_DONE_C, PT_MPI_DONE_C_SHIFT, &d,
+		                sizeof d, PT_CTX_NEED, PT_REC_MPI_DONE, call, &d, sizeof d);
 	}
 	pt_mpi_finish(now, call, rc);
 }
@@ -328,13 +334,16 @@ int pt_mpi_all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	pt_mpi_scratch s = {0};
 	MPI_Request few[FEW];
 	MPI_Request *h = few;
-	int need = 0;
-	if (pt_mpi_ready && pt_mpi_any_recv(reqs, n)) {
-		if ((n > FEW || statuses == MPI_STATUSES_IGNORE) && pt_mpi_scratch_get(n, &s) == 0) {
+	/* the handles are needed whatever the requests (each completed one
+	 * is recorded), statuses only for receives */
+	int need = 0, recv = pt_mpi_ready && pt_mpi_any_recv(reqs, n);
+	if (pt_mpi_ready) {
+		int ignored = recv && statuses == MPI_STATUSES_IGNORE;
+		if ((n > FEW || ignored) && pt_mpi_scratch_get(n, &s) == 0) {
 			need = 1;
 			if (n > FEW)
 				h = s.req;
-			if (statuses == MPI_STATUSES_IGNORE)
+			if (ignored)
 				statuses = s.st;
 		} else if (n <= FEW) {
 			need = 1;
@@ -342,25 +351,28 @@ int pt_mpi_all_call(unsigned call, int count, MPI_Request reqs[], int *flag, MPI
 	}
 	if (need)
 		memcpy(h, reqs, n * sizeof *h);
+	int claim = need && recv;
 	uint64_t on = pt_mpi_begin_call(call);
-	if (on && need)
+	if (on && claim)
 		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, statuses) : test(count, reqs, flag, statuses);
 	if (!on)
 		return rc;
 	int complete = rc == MPI_SUCCESS && (!flag || *flag);
 	if (!need || (!complete && rc != MPI_ERR_IN_STATUS)) {
-		if (need)
+		if (claim)
 			pt_mpi_req_unclaim(h, n);
 		pt_mpi_end_call(call, rc);
 		return rc;
 	}
 	/* MPI_ERR_IN_STATUS: the requests whose status says success are done */
+	MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? statuses : NULL;
 	char dfew[FEW], *done = n > FEW ? s.done : dfew;
 	for (size_t i = 0; i < n; i++)
-		done[i] = complete || statuses[i].MPI_ERROR == MPI_SUCCESS;
-	pt_mpi_complete(call, rc, h, done, statuses, n);
-	pt_mpi_req_unclaim(h, n);
+		done[i] = complete || (st && st[i].MPI_ERROR == MPI_SUCCESS);
+	pt_mpi_complete(call, rc, h, done, st, n);
+	if (claim)
+		pt_mpi_req_unclaim(h, n);
 	return rc;
 }
 
@@ -372,7 +384,7 @@ int pt_mpi_any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	size_t n = count > 0 ? (size_t)count : 0;
 	pt_mpi_scratch s = {0};
 	MPI_Request few[FEW], *h = few;
-	int need = pt_mpi_ready && pt_mpi_any_recv(reqs, n);
+	int recv = pt_mpi_ready && pt_mpi_any_recv(reqs, n), need = pt_mpi_ready;
 	if (need && n > FEW) {
 		if (pt_mpi_scratch_get(n, &s) == 0)
 			h = s.req;
@@ -381,9 +393,10 @@ int pt_mpi_any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	}
 	if (need)
 		memcpy(h, reqs, n * sizeof *h);
-	MPI_Status mine, *st = need && status == MPI_STATUS_IGNORE ? &mine : status;
+	int claim = need && recv;
+	MPI_Status mine, *st = claim && status == MPI_STATUS_IGNORE ? &mine : status;
 	uint64_t on = pt_mpi_begin_call(call);
-	if (on && need)
+	if (on && claim)
 		pt_mpi_req_claim(h, n);
 	int rc = wait ? wait(count, reqs, index, st) : test(count, reqs, index, flag, st);
 	if (!on)
@@ -391,11 +404,11 @@ int pt_mpi_any_call(unsigned call, int count, MPI_Request reqs[], int *index, in
 	if (rc == MPI_SUCCESS && need && (!flag || *flag) && *index != MPI_UNDEFINED &&
 	    *index >= 0 && (size_t)*index < n) {
 		char done = 1;
-		pt_mpi_complete(call, rc, &h[*index], &done, st, 1);
+		pt_mpi_complete(call, rc, &h[*index], &done, st != MPI_STATUS_IGNORE ? st : NULL, 1);
 	} else {
 		pt_mpi_end_call(call, rc);
 	}
-	if (need)
+	if (claim)
 		pt_mpi_req_unclaim(h, n);
 	return rc;
 }
@@ -407,20 +420,21 @@ int pt_mpi_some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 {
 	size_t n = incount > 0 ? (size_t)incount : 0;
 	pt_mpi_scratch s = {0};
-	int need = pt_mpi_ready && pt_mpi_any_recv(reqs, n) && pt_mpi_scratch_get(n, &s) == 0;
+	int recv = pt_mpi_ready && pt_mpi_any_recv(reqs, n);
+	int need = pt_mpi_ready && pt_mpi_scratch_get(n, &s) == 0, claim = need && recv;
 	if (need) {
 		memcpy(s.req, reqs, n * sizeof *s.req);
-		if (statuses == MPI_STATUSES_IGNORE)
+		if (claim && statuses == MPI_STATUSES_IGNORE)
 			statuses = s.st;
 	}
 	uint64_t on = pt_mpi_begin_call(call);
-	if (on && need)
+	if (on && claim)
 		pt_mpi_req_claim(s.req, n);
 	int rc = fn(incount, reqs, outcount, indices, statuses);
 	if (!on)
 		return rc;
 	if (rc != MPI_SUCCESS || !need || *outcount == MPI_UNDEFINED || *outcount <= 0) {
-		if (need)
+		if (claim)
 			pt_mpi_req_unclaim(s.req, n);
 		pt_mpi_end_call(call, rc);
 		return rc;
@@ -445,7 +459,8 @@ int pt_mpi_some_call(unsigned call, int incount, MPI_Request reqs[], int *outcou
 		for (size_t i = 0; i < k; i++)
 			h[i] = s.req[indices[i]];
 	}
-	pt_mpi_complete(call, rc, h, NULL, statuses, k);
-	pt_mpi_req_unclaim(s.req, n); /* the same handles, in another order */
+	pt_mpi_complete(call, rc, h, NULL, statuses != MPI_STATUSES_IGNORE ? statuses : NULL, k);
+	if (claim)
+		pt_mpi_req_unclaim(s.req, n); /* the same handles, in another order */
 	return rc;
 }

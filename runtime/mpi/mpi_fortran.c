@@ -85,7 +85,7 @@ void pt_mpi_frecv_end(unsigned call, const MPI_Fint *ierr, const MPI_Fint *comm,
 int pt_mpi_frequests(const MPI_Fint *reqs, size_t n, pt_mpi_scratch *s, size_t room)
 {
 	if (!pt_mpi_ready || pt_mpi_scratch_get(room ? room : 1, s))
-		return 0;
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		s->req[i] = pt_mpi_freq(&reqs[i]);
 	return pt_mpi_any_recv(s->req, n);
@@ -94,10 +94,11 @@ int pt_mpi_frequests(const MPI_Fint *reqs, size_t n, pt_mpi_scratch *s, size_t r
 void pt_mpi_fcomplete(unsigned call, const MPI_Request *h, const char *done, const MPI_Fint *fst,
 		      MPI_Status *cst, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; fst && i < n; i++)
 		if (!done || done[i])
 			fstatus(fst + i * PT_MPI_FSTATUS, &cst[i]);
-	pt_mpi_complete(call, MPI_SUCCESS, h, done, cst, n); /* only after a success */
+	/* only after a success */
+	pt_mpi_complete(call, MPI_SUCCESS, h, done, fst ? cst : NULL, n);
 }
 
 void pt_mpi_fdone_one(unsigned call, int rc, int done, const MPI_Request *h, const MPI_Fint *st)

@@ -103,12 +103,14 @@ static inline MPI_Fint *pt_mpi_fstatuses_for(MPI_Fint *statuses, pt_mpi_scratch 
  * message, NULL for a receive alone. */
 PT_HIDDEN void pt_mpi_frecv_end(unsigned call, const MPI_Fint *ierr, const MPI_Fint *comm,
 				const MPI_Fint *st, uint64_t posted, const pt_mpi_sent *sent);
-/* n requests' C handles into s (a scratch of room >= n elements); 0 if
- * none is a receive this part knows (nothing to describe then). */
+/* n requests' C handles into s (a scratch of room >= n elements): 1 if
+ * one is a receive this part knows (its status is needed), 0 if none; -1
+ * when they cannot be had (nothing to describe then). */
 PT_HIDDEN int pt_mpi_frequests(const MPI_Fint *reqs, size_t n, pt_mpi_scratch *s,
 				size_t room);
-/* Completes requests h[0..n) (done[i]) whose Fortran statuses are fst,
- * after a call that succeeded; cst: room for their C statuses. */
+/* Completes requests h[0..n) (done[i]) whose Fortran statuses are fst
+ * (NULL: none, and no receive among them), after a call that succeeded;
+ * cst: room for their C statuses. */
 PT_HIDDEN void pt_mpi_fcomplete(unsigned call, const MPI_Request *h, const char *done,
 				const MPI_Fint *fst, MPI_Status *cst, size_t n);
 /* The end of a call that completes one request (Wait, Test, Waitany,

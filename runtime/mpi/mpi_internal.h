@@ -314,9 +314,10 @@ PT_HIDDEN void pt_mpi_file_open_end(unsigned call, int rc, MPI_File fh, const ch
 
 /* Requests a Wait/Test family call was given (copied before the call:
  * it overwrites them) and which of them completed (done[i]). When the
- * program passed no statuses, `st` is the wrapper's own. Writes a
- * MPI_RECV for each completed receive, then the call's end (rc: what it
- * returned). */
+ * program passed no statuses, `st` is the wrapper's own (NULL: none, and
+ * no receive among them). Writes a MPI_RECV for each completed receive, a
+ * MPI_DONE for each other completed request (a send's, a non-blocking
+ * collective's), then the call's end (rc: what it returned). */
 PT_HIDDEN void pt_mpi_complete(unsigned call, int rc, const MPI_Request *h, const char *done,
 			       const MPI_Status *st, size_t n);
 /* Whether one of the n requests is a receive this part knows (statuses

@@ -25,8 +25,12 @@ the first archive; a file at the output's name is refused and kept), then:
     a thread holds), each released;
   - MPI: the sends (MpiSend + MpiIsend) are as many as the ranks' "expect
     sent RANK MSGS BYTES" lines sum to, with their bytes, and so are the
-    receives (MpiRecv + MpiIrecv); collectives begin and end once per
-    collective call;
+    receives (MpiRecv + MpiIrecv); blocking collectives begin and end once
+    per call, non-blocking ones are requested and completed once per call;
+  - --expect-completions: every MpiIsendComplete and
+    NonBlockingCollectiveComplete is inside an MPI_Wait*/MPI_Test* region of
+    the location whose MpiIsend / NonBlockingCollectiveRequest (the same
+    request, earlier) it completes, and there is a MpiIsendComplete;
   - --expect-omp: ThreadFork/Join, ThreadTeamBegin/End paired, and an
     "!$omp parallel" region on the threads;
   - --expect-metrics: a Metric event per counter value of every COUNTERS
@@ -46,7 +50,9 @@ the first archive; a file at the output's name is refused and kept), then:
     addresses) only with --expect-lock-clashes N, and then of N;
   - --dist M: `mpirun -np M paratrace export --format otf2` (M analyzer
     processes, each writing its share of the locations) writes the archive
-    one process writes: otf2-print prints the same definitions and events.
+    one process writes: otf2-print prints the same definitions and events;
+    under mpirun the chrome and perfetto exports are written once, the
+    bytes one process writes.
 Must run with Debian's /usr/bin/python3 (python3-otf2)."""
 import argparse
 import collections
@@ -143,6 +149,7 @@ def walk(archive):
     metric_last = {}
     kernels = 0
     io_ops = {}
+    started = {}  # (location, request) -> the event that started it
     with otf2.reader.open(archive) as tr:
         defs = tr.definitions
         c["groups"] = len(defs.location_groups)
@@ -172,6 +179,20 @@ def walk(archive):
                 stacks[loc].pop()
             elif kind in ("MpiSend", "MpiIsend"):
                 c["sent_bytes"] += ev.msg_length
+                if kind == "MpiIsend":
+                    started[(loc, ev.request_id)] = "MpiIsend"
+            elif kind == "NonBlockingCollectiveRequest":
+                started[(loc, ev.request_id)] = kind
+            elif kind in ("MpiIsendComplete", "NonBlockingCollectiveComplete"):
+                want = "MpiIsend" if kind == "MpiIsendComplete" else "NonBlockingCollectiveRequest"
+                if started.pop((loc, ev.request_id), None) != want:
+                    fail("location %s: %s of request %d at %d, which no %s started" % (
+                        loc.name, kind, ev.request_id, t, want))
+                if kind == "NonBlockingCollectiveComplete":
+                    c["nbc_op " + str(ev.collective_op).split(".")[-1]] += 1
+                where = stacks[loc][-1].name if stacks[loc] else ""
+                if where.startswith(("MPI_Wait", "MPI_Test")):
+                    c[kind + "_in_wait"] += 1
             elif kind in ("MpiRecv", "MpiIrecv"):
                 c["recv_bytes"] += ev.msg_length
             elif kind == "Metric":
@@ -226,6 +247,7 @@ def main():
     ap.add_argument("--expect-io", action="store_true")
     ap.add_argument("--expect-lock-clashes", type=int, default=0)
     ap.add_argument("--expect-measurement", type=int, default=-1)
+    ap.add_argument("--expect-completions", action="store_true")
     ap.add_argument("--dist", type=int, default=0)
     ap.add_argument("--ptgen")
     ap.add_argument("--script")
@@ -290,11 +312,33 @@ def main():
         if c["MpiIsend"] != c["MpiIsendComplete"] or c["MpiIrecv"] > c["MpiIrecvRequest"]:
             fail("requests: %s" % dict(c))
         colls = sum(n for (p, name), n in enters.items() if p == otf2.Paradigm.MPI and
-                    name in COLLECTIVES)
+                    name in COLLECTIVES and not name.startswith("MPI_I"))
+        nbc = sum(n for (p, name), n in enters.items() if p == otf2.Paradigm.MPI and
+                  name in COLLECTIVES and name.startswith("MPI_I"))
         if c["MpiCollectiveBegin"] != colls or c["MpiCollectiveEnd"] != colls:
             fail("%d collective calls, %d begin, %d end" % (
                 colls, c["MpiCollectiveBegin"], c["MpiCollectiveEnd"]))
-        print("mpi: %d messages, %d bytes, %d collectives" % (msgs, nbytes, colls))
+        if (c["NonBlockingCollectiveRequest"] != nbc or
+                c["NonBlockingCollectiveComplete"] != nbc):
+            fail("%d non-blocking collective calls, %d requested, %d completed" % (
+                nbc, c["NonBlockingCollectiveRequest"], c["NonBlockingCollectiveComplete"]))
+        print("mpi: %d messages, %d bytes, %d collectives, %d non-blocking" % (
+            msgs, nbytes, colls, nbc))
+    if a.expect_completions:
+        if not c["MpiIsendComplete"]:
+            fail("no MpiIsendComplete")
+        for k in ("MpiIsendComplete", "NonBlockingCollectiveComplete"):
+            if c[k + "_in_wait"] != c[k]:
+                fail("%d %s, %d of them in a Wait or Test call" % (c[k], k, c[k + "_in_wait"]))
+        ops = collections.Counter()
+        for (p, name), n in enters.items():
+            if p == otf2.Paradigm.MPI and name in COLLECTIVES and name.startswith("MPI_I"):
+                ops["nbc_op " + name[5:].upper()] += n
+        if any(c[k] != n for k, n in ops.items()):
+            fail("non-blocking collectives completed %s, called %s" % (
+                {k: v for k, v in c.items() if k.startswith("nbc_op")}, dict(ops)))
+        print("completions: %d sends, %d collectives, each in its Wait or Test" % (
+            c["MpiIsendComplete"], c["NonBlockingCollectiveComplete"]))
     if a.expect_omp:
         par = sum(n for (p, name), n in enters.items()
                   if p == otf2.Paradigm.OPENMP and name.startswith("!$omp parallel"))
@@ -378,6 +422,21 @@ def check_dist(a, trace, archive, printed):
                                         len(many.splitlines()), diff[:3]))
     print("dist: %d processes wrote the same archive (%d lines of otf2-print)" % (
         a.dist, len(printed.splitlines())))
+    # the timelines are not shared out: one process writes the file, once
+    for fmt, ext in (("chrome", ".json"), ("perfetto", ".perfetto-trace")):
+        one, many = (os.path.join(a.work, "timeline-%s%s" % (n, ext)) for n in ("one", "dist"))
+        run([a.paratrace, "export", "--format", fmt, "-q", "-o", one, trace])
+        p = run([a.mpirun, "--oversubscribe", "--bind-to", "none", "-np", str(a.dist),
+                 a.paratrace, "export", "--format", fmt, "-o", many, trace], env=env)
+        said = p.stdout + p.stderr
+        with open(one, "rb") as f1, open(many, "rb") as f2:
+            if f1.read() != f2.read():
+                fail("mpirun -np %d export --format %s: not the file one process writes" % (
+                    a.dist, fmt))
+        if said.count(os.path.basename(many)) != 1:
+            fail("mpirun -np %d export --format %s said %r: not written once" % (
+                a.dist, fmt, said))
+    print("dist: the chrome and perfetto exports written once, by one process")
 
 
 # the report's lock table rows that are no lock a thread holds

@@ -970,6 +970,45 @@ static void test_io_compact_records(void)
 	                               "unknown compact record", -1};
 	free(check_damage(old.buf, old.len, &unknown).ev);
 	ptw_free(&old);
+
+/* Format 3.5's MPI_DONE_C: a Wait's completion of a send's request, read
+ * as the full MPI_DONE with the call of the file's last MPI_CALL. */
+static void test_mpi_done_record(void)
+{
+	ptw w;
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	uint32_t flag = PT_COMPACT_FLAG;
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_C | PT_MPI_CALL_Wait << 8, PT_MPI_CALL_C_SHIFT, 110,
+	          NULL, 0);
+	pt_rec_mpi_done d = {0x123456789abcdef0ull};
+	put_mpi_c(&w, flag | PT_REC_MPI_DONE_C, PT_MPI_DONE_C_SHIFT, 150, &d, sizeof d);
+	put_mpi_c(&w, flag | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT, 150, NULL, 0);
+	ptw_close(&w, 160);
+	result r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL_FATAL(r.n, 4);
+	static const unsigned kinds[] = {PT_REC_MPI_CALL, PT_REC_MPI_DONE, PT_REC_MPI_CALL_END,
+	                                 PT_REC_CLOSE};
+	static const size_t sizes[] = {4, 12, 4};
+	static const uint64_t ticks[] = {110, 150, 150, 160};
+	for (size_t i = 0; i < r.n; i++) {
+		CU_ASSERT_EQUAL(r.ev[i].kind, kinds[i]);
+		CU_ASSERT_EQUAL(r.ev[i].ticks, ticks[i]);
+		if (i < 3)
+			CU_ASSERT_EQUAL(r.ev[i].size, sizes[i]);
+	}
+	const pt_rec_head *h = (const pt_rec_head *)(const void *)r.ev[1].bytes;
+	pt_rec_mpi_done got;
+	memcpy(&got, h + 1, sizeof got);
+	CU_ASSERT_EQUAL(h->arg, PT_MPI_CALL_Wait);
+	CU_ASSERT_EQUAL(pt_rec_size(h), sizeof *h + sizeof got);
+	CU_ASSERT_EQUAL(got.request, 0x123456789abcdef0ull);
+	result whole = read_mem(w.buf, w.len, 0, 1), bytes = read_mem(w.buf, w.len, 1, 1);
+	CU_ASSERT(same(&whole, &bytes));
+	free(whole.ev);
+	free(bytes.ev);
+	free(r.ev);
+	ptw_free(&w);
 }
 
 /* Format 3.0's short records and 2-byte pads; 2.0 logs, which have
@@ -1298,6 +1337,7 @@ int main(void)
 	CU_add_test(s, "short records, 2-byte pads, 2.0 logs", test_short_records);
 	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
 	CU_add_test(s, "compact I/O and memory records, 3.4 logs", test_io_compact_records);
+	CU_add_test(s, "MPI_DONE's compact form", test_mpi_done_record);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI in the OTF2 archive (tools/otf2/ot.h), as Score-P writes it: each
  * call a region of the MPI paradigm entered and left on its thread;
- * messages as MpiSend / MpiIsend + MpiIsendComplete (the runtime records
- * no send's completion: it is written at the end of the call that started
- * it), MpiIrecvRequest, MpiIrecv / MpiRecv, with the communicator, the
- * peer's rank in it, the tag, the bytes and the request; collectives as
- * MpiCollectiveBegin/End with the operation, the root's rank in the
- * communicator and the bytes sent and received. Definitions: the ranks'
+ * messages as MpiSend / MpiIsend + MpiIsendComplete, MpiIrecvRequest,
+ * MpiIrecv / MpiRecv, with the communicator, the peer's rank in it, the
+ * tag, the bytes and the request; collectives as MpiCollectiveBegin/End
+ * with the operation, the root's rank in the communicator and the bytes
+ * sent and received; non-blocking ones as NonBlockingCollectiveRequest in
+ * their call and NonBlockingCollectiveComplete (the same fields) in the
+ * Wait or Test that completed them. A send's and a non-blocking
+ * collective's completion is the MPI_DONE of that Wait or Test (format
+ * 3.5), matched by its request to the start on the same thread; a log
+ * older than 3.5 has none: its MpiIsendComplete is written at the end of
+ * the call that started the send, its non-blocking collectives as blocking
+ * ones inside their call. Definitions: the ranks'
  * locations (a COMM_LOCATIONS group), and each communicator the process
  * logs define (MPI_COMM_WORLD, MPI_COMM_SELF, those the program made) with
  * its members. */
@@ -21,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A communicator: its members' ranks in the run, in its rank order. */
 typedef struct ot_comm {
@@ -43,11 +50,25 @@ typedef struct mpi_ot {
 /* Calls whose regions a thread keeps (<paratrace/mpi_calls.h>'s ids). */
 #define MPI_OT_CALLS 256
 
+/* A send or non-blocking collective started on the thread and not yet
+ * completed (coll: what NonBlockingCollectiveComplete repeats). */
+typedef struct ot_pending {
+	uint64_t request;
+	int coll;
+	OTF2_CollectiveOp op;
+	OTF2_CommRef comm;
+	uint32_t root;
+	uint64_t sent, recvd;
+} ot_pending;
+
 typedef struct mpi_ot_thread {
 	uint32_t regions[MPI_OT_CALLS]; /* by call, once asked for */
 	unsigned call;                  /* the open call, 0 none */
 	uint32_t region;                /* its region */
 	int coll_open;                  /* MpiCollectiveBegin written, End not yet */
+	int done_records;               /* the log has MPI_DONE (3.5) */
+	ot_pending *pending;            /* in start order */
+	size_t npending, cap;
 } mpi_ot_thread;
 
 static int ot_mpi_init(const pt_trace_ctx *ctx, ot_tool *tool, void **global)
@@ -133,7 +154,59 @@ static int ot_mpi_shard_init(void *global, ot_loc *l, void **shard)
 		return -1;
 	mpi_ot_thread *m = calloc(1, sizeof *m);
 	*shard = m;
-	return m ? 0 : -1;
+	if (!m)
+		return -1;
+	const pt_file_header *h = l->info->header;
+	m->done_records =
+	    h && (h->version_major > 3 ||
+	          (h->version_major == 3 && h->version_minor >= PT_MPI_DONE_SINCE_MINOR));
+	return 0;
+}
+
+/* A start whose handle an earlier start still has replaces it: that one
+ * was never completed here (freed, or completed on another thread) and
+ * MPI gave its handle to this one. So the list stays as short as the
+ * handles in use. */
+static int pending_add(mpi_ot_thread *m, const ot_pending *p)
+{
+	for (size_t i = m->npending; i-- > 0;)
+		if (m->pending[i].request == p->request) {
+			m->pending[i] = *p;
+			return 0;
+		}
+	if (m->npending == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 16;
+		ot_pending *v = realloc(m->pending, ncap * sizeof *v);
+		if (!v)
+			return -1;
+		m->pending = v;
+		m->cap = ncap;
+	}
+	m->pending[m->npending++] = *p;
+	return 0;
+}
+
+/* The start a completion of request stands for, taken off the list. */
+static int pending_take(mpi_ot_thread *m, uint64_t request, ot_pending *out)
+{
+	for (size_t i = m->npending; i-- > 0;)
+		if (m->pending[i].request == request) {
+			*out = m->pending[i];
+			memmove(&m->pending[i], &m->pending[i + 1],
+			        (m->npending - i - 1) * sizeof *m->pending);
+			m->npending--;
+			return 0;
+		}
+	return -1;
+}
+
+/* A non-blocking collective's call, written as a request and a completion
+ * (a log with MPI_DONE records). */
+static int nonblocking_coll(const mpi_ot_thread *m, unsigned call)
+{
+	const char *name = mpi_call_name(call);
+	return m->done_records && name && mpi_call_family(call) == PT_MPI_COLL &&
+	       (name[4] == 'I' || name[4] == 'i');
 }
 
 /* The communicators' refs: WORLD, SELF, then the others in order of id
@@ -217,9 +290,10 @@ static OTF2_CollectiveOp coll_op(const char *name)
 	    {"Scan", OTF2_COLLECTIVE_OP_SCAN},
 	    {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN},
 	};
+	/* the non-blocking ones' names go on in lower case: MPI_Iallreduce */
 	const char *n = name + 4 + (name[4] == 'I');
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		if (!strcmp(n, v[i].n))
+		if (!strcasecmp(n, v[i].n))
 			return v[i].op;
 	return OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE; /* neighbourhood ones */
 }
@@ -242,7 +316,7 @@ static int ot_mpi_event(void *global, void **shard, ot_loc *l, const pt_event *e
 			*at = ot_region(g->tool, name, call_role(m->call, name), OTF2_PARADIGM_MPI);
 		m->region = *at;
 		ot_enter(l, t, m->region);
-		if (mpi_call_family(m->call) == PT_MPI_COLL) {
+		if (mpi_call_family(m->call) == PT_MPI_COLL && !nonblocking_coll(m, m->call)) {
 			OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, ot_time(l, t));
 			m->coll_open = 1;
 		}
@@ -282,23 +356,49 @@ static int ot_mpi_event(void *global, void **shard, ot_loc *l, const pt_event *e
 		else if (x->request) {
 			OTF2_EvtWriter_MpiIsend(l->w, NULL, ts, peer, comm, tag, x->bytes,
 			                        x->request);
-			OTF2_EvtWriter_MpiIsendComplete(l->w, NULL, ts, x->request);
+			ot_pending p = {.request = x->request};
+			if (!m->done_records)
+				OTF2_EvtWriter_MpiIsendComplete(l->w, NULL, ts, x->request);
+			else if (pending_add(m, &p))
+				return -1;
 		} else
 			OTF2_EvtWriter_MpiSend(l->w, NULL, ts, peer, comm, tag, x->bytes);
 		break;
 	}
 	case PT_REC_MPI_COLL: {
 		const pt_rec_mpi_coll *x = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_coll);
-		if (!x || !m->coll_open)
+		int nb = x && x->request && nonblocking_coll(m, ev->rec->arg);
+		if (!x || (!m->coll_open && !nb))
 			break;
 		OTF2_CommRef comm;
 		const ot_comm *c = find_comm(g, x->comm, &comm);
 		uint32_t root = x->root < 0 ? OTF2_UNDEFINED_UINT32
 		                            : rank_in(c, pt_fw_mpi_rank_of(g->ctx, x->root));
-		OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, ot_time(l, t),
-		                                coll_op(mpi_call_name(ev->rec->arg)), comm, root,
-		                                x->sent, x->recvd);
+		OTF2_CollectiveOp op = coll_op(mpi_call_name(ev->rec->arg));
+		if (nb) {
+			ot_pending p = {x->request, 1, op, comm, root, x->sent, x->recvd};
+			OTF2_EvtWriter_NonBlockingCollectiveRequest(l->w, NULL, ot_time(l, t),
+			                                            x->request);
+			if (pending_add(m, &p))
+				return -1;
+			break;
+		}
+		OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, ot_time(l, t), op, comm, root, x->sent,
+		                                x->recvd);
 		m->coll_open = 0;
+		break;
+	}
+	case PT_REC_MPI_DONE: {
+		const pt_rec_mpi_done *x = PT_REC_PAYLOAD(ev->rec, pt_rec_mpi_done);
+		ot_pending p;
+		if (!x || pending_take(m, x->request, &p))
+			break; /* started on another thread, or a request not described */
+		if (p.coll)
+			OTF2_EvtWriter_NonBlockingCollectiveComplete(l->w, NULL, ot_time(l, t),
+			                                             p.op, p.comm, p.root, p.sent,
+			                                             p.recvd, p.request);
+		else
+			OTF2_EvtWriter_MpiIsendComplete(l->w, NULL, ot_time(l, t), p.request);
 		break;
 	}
 	default:
@@ -322,6 +422,9 @@ static void ot_mpi_shard_end(void *global, void *shard, ot_loc *l, uint64_t last
 static int ot_mpi_shard_exit(void *global, void *shard)
 {
 	(void)global;
+	mpi_ot_thread *m = shard;
+	if (m)
+		free(m->pending);
 	free(shard);
 	return 0;
 }
@@ -421,6 +524,7 @@ static void ot_mpi_destroy(void *global)
 const ot_family mpi_otf2 = {
     .kind_first = PT_REC_RANGE_MPI_FIRST,
     .kind_last = PT_REC_RANGE_MPI_LAST,
+    .all_after_first = 1, /* and MPI_DONE, outside the range */
     .init = ot_mpi_init,
     .process_event = ot_mpi_process_event,
     .shard_init = ot_mpi_shard_init,

@@ -50,7 +50,11 @@
 	X(MPI_IRECV_C, 0x3e, void, 0, 0, "thread", "–", \
 	  "compact only: 16 or 24 bytes, read as MPI_IRECV") \
 	X(MPI_COLL_C, 0x3f, void, 0, 0, "thread", "–", \
-	  "compact only: 20 or 28 bytes, read as MPI_COLL")
+	  "compact only: 20 or 28 bytes, read as MPI_COLL") \
+	/* 3.5: a non-blocking send's or collective's request completed */ \
+	X(MPI_DONE, 0x2e, pt_rec_mpi_done, sizeof(pt_rec_mpi_done), 0, "thread", "call", "") \
+	X(MPI_DONE_C, 0x2f, void, 0, 0, "thread", "–", \
+	  "compact only: 12 bytes, read as MPI_DONE")
 
 /* MPI, inside PT_REC_RANGE_MPI; docs/FORMAT.md "MPI records" and
  * docs/MPI.md describe them. The calls (arg of every thread record) are
@@ -275,9 +279,30 @@ static inline size_t pt_mpi_compact_size(uint32_t word)
 		return 16 + 12 * req;
 	case 0x3f: /* MPI_COLL_C */
 		return 20 + 8 * req;
+	case 0x2f: /* MPI_DONE_C */
+		return 12;
 	}
 	return 0;
 }
+/* MPI_DONE (3.5): a request that is not a receive's (MPI_Isend and the
+ * other non-blocking sends, a started persistent send, a non-blocking
+ * collective, or a request this part does not describe: one-sided, I/O,
+ * generalized) was completed by the Wait/Test family call in progress,
+ * after that call's MPI_RECVs. request is the handle the MPI_SEND or
+ * MPI_COLL that started it carried: a handle names one live request at a
+ * time, so a reader matches the completion to the latest start with that
+ * handle not yet completed (on the thread that started it: the record is
+ * on the thread that completed it). A receive's completion is its MPI_RECV.
+ *   MPI_DONE_C  bits 8..31 delta; uint64 request -> MPI_DONE */
+typedef struct pt_rec_mpi_done {
+	uint64_t request;
+} pt_rec_mpi_done;
+#define PT_FIELDS_MPI_DONE(T, F, A, S, C) C(mpi_call, "call=MPI_..") F(T, X, "request", request, "")
+#define PT_MPI_DONE_C_SHIFT 8
+/* The minor version (of major 3) from which the runtime writes MPI_DONE:
+ * a reader must not wait for completions in an older log. */
+#define PT_MPI_DONE_SINCE_MINOR 5
+
 /* Never delivered: dump prints the full record a compact one stands for. */
 #define PT_FIELDS_MPI_CALL_C(T, F, A, S, C) C(mpi_call, "dumped as its full record")
 #define PT_FIELDS_MPI_CALL_END_C PT_FIELDS_MPI_CALL_C
@@ -285,6 +310,7 @@ static inline size_t pt_mpi_compact_size(uint32_t word)
 #define PT_FIELDS_MPI_IRECV_C PT_FIELDS_MPI_CALL_C
 #define PT_FIELDS_MPI_RECV_C PT_FIELDS_MPI_CALL_C
 #define PT_FIELDS_MPI_COLL_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_DONE_C PT_FIELDS_MPI_CALL_C
 
 /* The call returned an error (MPI_ERRORS_RETURN or another handler that
  * returns): written just before its MPI_CALL_END. Nothing the call would
