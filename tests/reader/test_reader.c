@@ -970,6 +970,7 @@ static void test_io_compact_records(void)
 	                               "unknown compact record", -1};
 	free(check_damage(old.buf, old.len, &unknown).ev);
 	ptw_free(&old);
+}
 
 /* Format 3.5's MPI_DONE_C: a Wait's completion of a send's request, read
  * as the full MPI_DONE with the call of the file's last MPI_CALL. */
