@@ -10,5 +10,5 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2 --target trace >/dev/null
-lib=$(find "$build" -name libtrace.so -type f | head -1)
+lib="$build/lib/libtrace.so" # the build's own, not an installed copy the tests made
 exec python3 "$(dirname "$0")/startup.py" --lib "$lib" "$@"
