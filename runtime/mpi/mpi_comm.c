@@ -232,8 +232,8 @@ static int group_ranks(MPI_Group g, int n, int32_t *out, int *idx)
 	if (fn.translate(g, n, in, world_group, res) != MPI_SUCCESS)
 		return -1;
 	for (int i = 0; i < n; i++) /* MPI_UNDEFINED: not in this world */
-		out[i] = res[i] >= 0 && res[i] < pt_mpi_size ? pt_mpi_base + res[i]
-							      : other_world(g, i);
+		out[i] =
+		    res[i] >= 0 && res[i] < pt_mpi_size ? pt_mpi_base + res[i] : other_world(g, i);
 	return 0;
 }
 
@@ -250,7 +250,8 @@ static const pt_mpi_comm *make(MPI_Comm c, int created)
 	if (inter && fn.remote_group(c, &rg) == MPI_SUCCESS)
 		fn.group_size(rg, &rsize);
 	size_t n = (size_t)lsize + (size_t)rsize;
-	size_t bytes = sizeof(pt_rec_mpi_comm_def) + n * sizeof(int32_t) + 2 * (n + 1) * sizeof(int);
+	size_t bytes =
+	    sizeof(pt_rec_mpi_comm_def) + n * sizeof(int32_t) + 2 * (n + 1) * sizeof(int);
 	char *tmp = pt_pages_alloc(bytes);
 	const pt_mpi_comm *res = NULL;
 	if (!tmp)
