@@ -217,14 +217,23 @@ static int32_t other_world(MPI_Group g, int rank)
 	return PT_MPI_JOB_RANK(local - 1, v);
 }
 
+/* The members of g (n of them) as job ranks into out; idx: room for 2n
+ * ints. The ranks asked for and the answers are two arrays: MPI forbids
+ * aliasing an IN and an OUT argument, and MPICH fills the answers with
+ * MPI_UNDEFINED before it reads the question (one array: every member
+ * "outside the world", or some other rank's answer). */
 static int group_ranks(MPI_Group g, int n, int32_t *out, int *idx)
 {
-	for (int i = 0; i < n; i++)
-		idx[i] = i;
-	if (fn.translate(g, n, idx, world_group, idx) != MPI_SUCCESS)
+	int *in = idx, *res = idx + n;
+	for (int i = 0; i < n; i++) {
+		in[i] = i;
+		res[i] = MPI_UNDEFINED;
+	}
+	if (fn.translate(g, n, in, world_group, res) != MPI_SUCCESS)
 		return -1;
 	for (int i = 0; i < n; i++) /* MPI_UNDEFINED: not in this world */
-		out[i] = idx[i] >= 0 ? pt_mpi_base + idx[i] : other_world(g, i);
+		out[i] =
+		    res[i] >= 0 && res[i] < pt_mpi_size ? pt_mpi_base + res[i] : other_world(g, i);
 	return 0;
 }
 
@@ -241,7 +250,8 @@ static const pt_mpi_comm *make(MPI_Comm c, int created)
 	if (inter && fn.remote_group(c, &rg) == MPI_SUCCESS)
 		fn.group_size(rg, &rsize);
 	size_t n = (size_t)lsize + (size_t)rsize;
-	size_t bytes = sizeof(pt_rec_mpi_comm_def) + n * sizeof(int32_t) + (n + 1) * sizeof(int);
+	size_t bytes =
+	    sizeof(pt_rec_mpi_comm_def) + n * sizeof(int32_t) + 2 * (n + 1) * sizeof(int);
 	char *tmp = pt_pages_alloc(bytes);
 	const pt_mpi_comm *res = NULL;
 	if (!tmp)
@@ -407,7 +417,7 @@ int32_t pt_mpi_win_world_rank(MPI_Win win, int rank)
 	if (!get_group || get_group(win, &g) != MPI_SUCCESS)
 		return -1;
 	fn.group_size(g, &n);
-	size_t bytes = (size_t)n * (sizeof(int32_t) + sizeof(int)) + 16;
+	size_t bytes = (size_t)n * (sizeof(int32_t) + 2 * sizeof(int)) + 16;
 	char *tmp = pt_pages_alloc(bytes);
 	int32_t res = -1;
 	if (tmp && !group_ranks(g, n, (int32_t *)(void *)tmp, (int *)(void *)(tmp + n * 4))) {

@@ -12,6 +12,11 @@ ranks say they did ("expect" lines on stdout, mpitest.h):
   expect call RANK NAME CALLS BYTES   calls of RANK and their bytes (report)
   expect rma RANK NAME TARGET         a one-sided call of RANK and the world
                                       rank it targets (the process log)
+  expect comm RANK MEMBERS            a communicator RANK made: its members'
+                                      world ranks in rank order, comma
+                                      separated (an intercommunicator's:
+                                      LOCAL|REMOTE), as its MPI_COMM_DEF in
+                                      RANK's log lists them
 
 Every mode checks the trace with prv_check.py, one Paraver task per rank in
 rank order, and every message (communication with an MPI tag, >= 10):
@@ -28,7 +33,7 @@ receive ends before its send begins. Modes:
             (ranks of one split half share one, the halves differ)
   threads   also: every rank's MPI calls come from several threads
   plugin    also: the program's functions are on the ranks' timelines
-  exact     also the pair, ev, call, rma and io lines, exactly ("expect io
+  exact     also the pair, ev, call, rma, comm and io lines, exactly ("expect io
             RANK CALLS READ WRITTEN": the report's MPI I/O table, and
             their sums the file I/O table's MPI-IO row, in text, CSV and
             JSON, with no byte of that file in a POSIX row; with --html-io
@@ -401,6 +406,29 @@ def check_exact(a, trace, name, prv, stdout, exp):
                 fail("rank %d: one-sided calls and targets %s, the program: %s" %
                      (rank, sorted(got[rank]), sorted(want[rank])))
         print("one-sided targets (world ranks): %s" % dict(sorted(want.items())))
+    check_comm_members(a, trace, expect_lines(stdout, "comm"))
+
+
+def check_comm_members(a, trace, lines):
+    """Every rank's COMM_DEFs (but MPI_COMM_WORLD's and MPI_COMM_SELF's,
+    which list no members) name the members the program says its
+    communicators have: a communicator described with the wrong world
+    ranks sends every call over it (a collective's root, a message's
+    peer) to the wrong process."""
+    if not lines:
+        return
+    want = defaultdict(list)
+    for f in lines:
+        want[int(f[0])].append(f[1])
+    got = defaultdict(list)
+    for rank, kv in dumped(a, trace, "MPI_COMM_DEF"):
+        if int(kv["comm"], 16) > 2:
+            got[rank].append(kv["world"])
+    for rank in sorted(set(want) | set(r for r in got if r is not None)):
+        if sorted(got[rank]) != sorted(want[rank]):
+            fail("rank %s: communicators with world ranks %s, the program made %s" %
+                 (rank, sorted(got[rank]), sorted(want[rank])))
+    print("communicators' members (world ranks): %s" % dict(sorted(want.items())))
 
 
 def check_io_table(a, trace, name, ios, files):

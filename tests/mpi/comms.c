@@ -17,7 +17,9 @@
  * Each rank prints what it sent ("expect sent") and to whom, as world
  * ranks ("expect pair FROM TO MSGS BYTES"), its collectives and their
  * bytes ("expect coll RANK CALLS GIVEN GOT"), which the trace must show,
- * and its calls ("expect ev"). */
+ * its calls ("expect ev"), and the world ranks of the members of the
+ * communicators it made ("expect comm"), which the trace's descriptions
+ * of them must list. */
 #include "mpitest.h"
 
 #include <string.h>
@@ -131,6 +133,10 @@ int main(int argc, char **argv)
 	printf("expect ev %d 50000002 7 %d\nexpect ev %d 50100003 1 %d\n", rank,
 	       1 + (rank == 1 || rank == 3), rank, roots);
 	printf("expect coll %d %lld %lld %lld\n", rank, coll_calls, coll_given, coll_got);
+	if (rank % 2)
+		printf("expect comm %d 3,1\n", rank);
+	const char *half = color ? "1,3" : "0,2", *other = color ? "0,2" : "1,3";
+	printf("expect comm %d %s\nexpect comm %d %s|%s\n", rank, half, rank, half, other);
 	for (int p = 0; p < 4; p++)
 		if (pair_msgs[p])
 			printf("expect pair %d %d %lld %lld\n", rank, p, pair_msgs[p],
