@@ -335,16 +335,26 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Functions by off-CPU time, then waiting, the most first. */
+/* Functions by off-CPU time, then waiting, then time, the most first;
+ * then by name: ids follow which worker met a function first, and the
+ * order must not change with -j. */
 static const oc_split *sort_base;
+static const pt_trace_ctx *sort_ctx;
 static int by_off(const void *a, const void *b)
 {
-	const oc_split *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const oc_split *x = &sort_base[i], *y = &sort_base[j];
 	if (x->off != y->off)
 		return x->off < y->off ? 1 : -1;
 	if (x->wait != y->wait)
 		return x->wait < y->wait ? 1 : -1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	const pt_func_info *fi = pt_ctx_func_info(sort_ctx, i), *fj = pt_ctx_func_info(sort_ctx, j);
+	int c = strcmp(fi ? fi->name : "", fj ? fj->name : "");
+	if (c)
+		return c;
+	return i < j ? -1 : i > j;
 }
 
 /* Function ids with any time, sorted (malloc'ed; *n of them). */
@@ -358,6 +368,7 @@ static uint32_t *sorted_functions(const oc_tool *t, size_t *n)
 		if (t->f[i].total || t->f[i].off || t->f[i].wait)
 			ids[(*n)++] = (uint32_t)i;
 	sort_base = t->f;
+	sort_ctx = t->ctx;
 	pt_qsort(ids, *n, sizeof *ids, by_off);
 	return ids;
 }
