@@ -659,24 +659,42 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
 	return put_compact(l, ticks, word, shift, p, len, flags);
 }
 
+/* The fast path, as a hook's (hooks.c): limit is NULL while the thread is
+ * inside the runtime, and in_hook keeps a signal handler's records off the
+ * bytes being written. cword2, when not 0, is a second compact word with
+ * no fields at the same ticks (a call's end after its record): room for
+ * both is checked first, so both are written or neither. 1 when written. */
+static inline int fast_compact(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
+                               const void *cp, size_t clen, uint32_t cword2, unsigned flags)
+{
+	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+		return 0;
+	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	pt_wlog *l = &t->log;
+	int done = __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL &&
+	           (!cword2 || (l->cur && pt_wlog_fast_end(l) &&
+	                        l->cur + 4 + clen + 8 <= pt_wlog_fast_end(l))) &&
+	           put_compact(l, ticks, cword, shift, cp, clen, flags);
+	if (done && cword2) {
+		/* put_compact's store of a record with no fields: its checks
+		 * all held for the first one, at the same ticks (delta 0) */
+		char *cur = l->cur;
+		__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)cword2, __ATOMIC_RELEASE);
+		__atomic_store_n(&l->cur, cur + 4, __ATOMIC_RELEASE);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	return done;
+}
+
 PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
                          size_t clen, unsigned flags, unsigned kind, unsigned arg, const void *p,
                          size_t len)
 {
-	/* The fast path, as a hook's (hooks.c): limit is NULL while the thread
-	 * is inside the runtime, and in_hook keeps a signal handler's records
-	 * off the bytes being written. */
 	pt_thread *t = pt_tls;
-	if (pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))) {
-		__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-		atomic_signal_fence(memory_order_seq_cst);
-		int done = __atomic_load_n(&t->log.limit, __ATOMIC_RELAXED) != NULL &&
-		           put_compact(&t->log, ticks, cword, shift, cp, clen, flags);
-		atomic_signal_fence(memory_order_seq_cst);
-		__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
-		if (pt_likely(done))
-			return ticks;
-	}
+	if (pt_likely(fast_compact(t, ticks, cword, shift, cp, clen, 0, flags)))
+		return ticks;
 	int saved = errno;
 	t = pt_enter();
 	if (!t) {
@@ -716,42 +734,13 @@ PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, uns
 
 PT_HOT int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags)
 {
-	pt_thread *t = pt_tls;
-	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
-		return 0;
-	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
-	int done = __atomic_load_n(&t->log.limit, __ATOMIC_RELAXED) != NULL &&
-	           put_compact(&t->log, ticks, cword, shift, NULL, 0, flags);
-	atomic_signal_fence(memory_order_seq_cst);
-	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
-	return done;
+	return fast_compact(pt_tls, ticks, cword, shift, NULL, 0, 0, flags);
 }
 
 PT_HOT int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift,
                                 const void *cp, size_t clen, uint32_t cword2, unsigned flags)
 {
-	pt_thread *t = pt_tls;
-	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
-		return 0;
-	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
-	/* Room for both first: the second one then fits (same ticks, a delta
-	 * of 0, the same conditions), so both are written or neither. */
-	pt_wlog *l = &t->log;
-	int done = __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL && l->cur &&
-	           pt_wlog_fast_end(l) && l->cur + 4 + clen + 8 <= pt_wlog_fast_end(l) &&
-	           put_compact(l, ticks, cword, shift, cp, clen, flags);
-	if (done) {
-		/* put_compact's store of a record with no fields: its checks
-		 * all held for the first one, at the same ticks (delta 0) */
-		char *cur = l->cur;
-		__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)cword2, __ATOMIC_RELEASE);
-		__atomic_store_n(&l->cur, cur + 4, __ATOMIC_RELEASE);
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
-	return done;
+	return fast_compact(pt_tls, ticks, cword, shift, cp, clen, cword2, flags);
 }
 
 void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg, const void *p1,
