@@ -350,9 +350,9 @@ public:
 	// call itself.
 	static bool definesHooks(Module &m)
 	{
-		for (const char *h : {"__paratrace_func_enter", "__paratrace_func_exit",
-				      "__paratrace_func_enter2", "__paratrace_func_exit2",
-				      "__paratrace_register_module"})
+		for (const char *h :
+		     {"__paratrace_func_enter", "__paratrace_func_exit", "__paratrace_func_enter2",
+		      "__paratrace_func_exit2", "__paratrace_register_module"})
 			if (Function *f = m.getFunction(h); f && !f->isDeclaration())
 				return true;
 		return false;
@@ -570,7 +570,8 @@ private:
 	}
 
 	// if (cond) hook(tok), at `before`.
-	void emitExit(Instruction *before, Value *cond, FunctionCallee hook, Value *tok, DebugLoc dl)
+	void emitExit(Instruction *before, Value *cond, FunctionCallee hook, Value *tok,
+	              DebugLoc dl)
 	{
 		Instruction *then = ifUnlikely(cond, before);
 		IRBuilder<> t(then);
@@ -599,7 +600,8 @@ private:
 		base->setAtomic(AtomicOrdering::Monotonic);
 		Value *tok = emitEnter(ip, base, index, entryLoc);
 		auto recorded = [&](Instruction *at) {
-			return IRBuilder<>(at).CreateICmpNE(tok, ConstantInt::get(i32, 0), "pt.rec");
+			return IRBuilder<>(at).CreateICmpNE(tok, ConstantInt::get(i32, 0),
+			                                    "pt.rec");
 		};
 
 		// After a longjmp lands in f (a setjmp-family call returning non-zero),
@@ -619,7 +621,8 @@ private:
 						     ? &*cast<InvokeInst>(cb)->getNormalDest()->getFirstInsertionPt()
 						     : cb->getNextNode();
 			IRBuilder<> b(after);
-			Value *landedHere = b.CreateICmpNE(cb, ConstantInt::get(cb->getType(), 0), "pt.longjmp");
+			Value *landedHere =
+			    b.CreateICmpNE(cb, ConstantInt::get(cb->getType(), 0), "pt.longjmp");
 			Value *on = b.CreateAnd(landedHere, recorded(after));
 			emitExit(after, on, landed, tok, cb->getDebugLoc());
 		}

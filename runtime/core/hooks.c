@@ -35,7 +35,7 @@
 #define PT_NOINST __attribute__((no_instrument_function))
 
 __attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, uint32_t id,
-								 uint64_t pc)
+                                                                uint64_t pc)
 {
 	int saved = errno;
 	uint64_t now = pt_now();
@@ -171,8 +171,10 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_dropped(pt_thread
  * for an event dropped or left to the slow path: its exit hook then does
  * the same with its exit). v1: the call's exit hook comes whatever this
  * returns (ABI 1). */
-static inline __attribute__((always_inline)) PT_NOINST uint32_t
-hook_func_at(unsigned kind, uint32_t id, pt_fstat *s, uint64_t now, int v1)
+static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(unsigned kind,
+                                                                             uint32_t id,
+                                                                             pt_fstat *s,
+                                                                             uint64_t now, int v1)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
@@ -290,8 +292,9 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 #define PT_HOOK(fast, mono, kind, ...) mono(kind, __VA_ARGS__)
 #endif
 
-static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func(unsigned kind, uint32_t id,
-                                                                          pt_fstat *s, int v1)
+static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func(unsigned kind,
+                                                                          uint32_t id, pt_fstat *s,
+                                                                          int v1)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (pt_likely(pt_clock_use_tsc))
@@ -476,10 +479,11 @@ PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
 	if (m->abi_version < PT_ABI_VERSION_MIN || m->abi_version > PT_ABI_VERSION) {
 		Dl_info info;
 		pt_warn("module %s was instrumented for hook ABI %u, this libtrace.so speaks %u "
-			"to %u; its functions are not traced",
-			m->module_name ? m->module_name
-				       : (dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?"),
-			m->abi_version, PT_ABI_VERSION_MIN, PT_ABI_VERSION);
+		        "to %u; its functions are not traced",
+		        m->module_name
+		            ? m->module_name
+		            : (dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?"),
+		        m->abi_version, PT_ABI_VERSION_MIN, PT_ABI_VERSION);
 		goto out;
 	}
 	if (!m->nfuncs || !m->funcs || atomic_load_explicit((_Atomic uint32_t *)&m->id_base,

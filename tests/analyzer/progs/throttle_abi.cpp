@@ -140,12 +140,18 @@ int main()
 	const struct {
 		const char *name;
 		volatile long *n;
-	} counts[] = {{"rec", &n_rec},       {"thrower", &n_thrower},
-	              {"mid", &n_mid},       {"wrap", &n_wrap},
-	              {"exc", &n_exc},       {"jdeep", &n_jdeep},
-	              {"jmid", &n_jmid},     {"jwrap", &n_jwrap},
-	              {"jumper", &n_jumper}, {"v2_leaf", &n_leaf},
-	              {"v2_outer", &n_v2_outer}, {"v1_tiny", &v1_tiny_calls},
+	} counts[] = {{"rec", &n_rec},
+	              {"thrower", &n_thrower},
+	              {"mid", &n_mid},
+	              {"wrap", &n_wrap},
+	              {"exc", &n_exc},
+	              {"jdeep", &n_jdeep},
+	              {"jmid", &n_jmid},
+	              {"jwrap", &n_jwrap},
+	              {"jumper", &n_jumper},
+	              {"v2_leaf", &n_leaf},
+	              {"v2_outer", &n_v2_outer},
+	              {"v1_tiny", &v1_tiny_calls},
 	              {"v1_outer", &v1_outer_calls}};
 	for (const auto &c : counts)
 		std::printf("COUNT %s %ld\n", c.name, *c.n);

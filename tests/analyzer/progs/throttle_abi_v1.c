@@ -16,8 +16,8 @@
 int v2_leaf(int x); /* in throttle_abi.cpp, ABI 2 */
 
 static const pt_abi_func funcs[] = {
-	{"v1_tiny", __FILE__, 30, 0},
-	{"v1_outer", __FILE__, 40, 0},
+    {"v1_tiny", __FILE__, 30, 0},
+    {"v1_outer", __FILE__, 40, 0},
 };
 static pt_abi_module module = {1, 2, 0, 0, funcs, __FILE__};
 
