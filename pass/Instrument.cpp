@@ -513,6 +513,11 @@ private:
 		enter = weakHook("__paratrace_func_enter2", FunctionType::get(i32, {i32}, false));
 		exit = weakHook("__paratrace_func_exit2", hookTy);
 		landed = weakHook("__paratrace_func_landed2", hookTy);
+		// Called through the GOT, not a PLT stub: one indirect jump less
+		// per hook call (the GOT entry is resolved at load, as with -fno-plt).
+		for (FunctionCallee h : {enter, exit, landed})
+			if (auto *f = dyn_cast<Function>(h.getCallee()))
+				f->addFnAttr(Attribute::NonLazyBind);
 	}
 
 	FunctionCallee weakHook(const char *name, FunctionType *ty)
