@@ -88,7 +88,7 @@ __attribute__((noinline)) static int leaf_cyg(int x)
 }
 
 static int (*leaf[NV])(int) = {leaf_none,  leaf_V_EMPTY, leaf_V_MIN,
-				      leaf_V_BIG, leaf_V_PT,    leaf_cyg};
+                               leaf_V_BIG, leaf_V_PT,    leaf_cyg};
 
 static uint64_t now_ns(void)
 {
@@ -267,7 +267,8 @@ int main(int argc, char **argv)
 	release = (void (*)(void))dlsym(RTLD_DEFAULT, "bench_release");
 	h_enter2 = (hook2_fn)dlsym(RTLD_DEFAULT, "__paratrace_func_enter2");
 	h_enter[V_PT] = dlsym(RTLD_DEFAULT, "__paratrace_func_enter");
-	h_exit[V_PT] = dlsym(RTLD_DEFAULT, h_enter2 ? "__paratrace_func_exit2" : "__paratrace_func_exit");
+	h_exit[V_PT] =
+	    dlsym(RTLD_DEFAULT, h_enter2 ? "__paratrace_func_exit2" : "__paratrace_func_exit");
 	if (h_enter2)
 		leaf[V_PT] = leaf_pt2;
 	cyg_enter = (cyg_fn)dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
