@@ -40,7 +40,7 @@ using namespace llvm;
 namespace paratrace {
 namespace {
 
-constexpr unsigned kAbiVersion = 1; // PT_ABI_VERSION in include/paratrace/abi.h
+constexpr unsigned kAbiVersion = 2; // PT_ABI_VERSION in include/paratrace/abi.h
 constexpr const char *kDoneAttr = "paratrace-instrumented";
 // On a library function, at the pipeline's start: the user's functions it
 // reaches through library code only (see recordLibraryReach).
@@ -350,8 +350,9 @@ public:
 	// call itself.
 	static bool definesHooks(Module &m)
 	{
-		for (const char *h : {"__paratrace_func_enter", "__paratrace_func_exit",
-				      "__paratrace_register_module"})
+		for (const char *h :
+		     {"__paratrace_func_enter", "__paratrace_func_exit", "__paratrace_func_enter2",
+		      "__paratrace_func_exit2", "__paratrace_register_module"})
 			if (Function *f = m.getFunction(h); f && !f->isDeclaration())
 				return true;
 		return false;
@@ -509,8 +510,14 @@ private:
 			modTy, desc, ArrayRef<Constant *>{ConstantInt::get(i32, 0), ConstantInt::get(i32, 2)});
 
 		FunctionType *hookTy = FunctionType::get(Type::getVoidTy(ctx), {i32}, false);
-		enter = weakHook("__paratrace_func_enter", hookTy);
-		exit = weakHook("__paratrace_func_exit", hookTy);
+		enter = weakHook("__paratrace_func_enter2", FunctionType::get(i32, {i32}, false));
+		exit = weakHook("__paratrace_func_exit2", hookTy);
+		landed = weakHook("__paratrace_func_landed2", hookTy);
+		// Called through the GOT, not a PLT stub: one indirect jump less
+		// per hook call (the GOT entry is resolved at load, as with -fno-plt).
+		for (FunctionCallee h : {enter, exit, landed})
+			if (auto *f = dyn_cast<Function>(h.getCallee()))
+				f->addFnAttr(Attribute::NonLazyBind);
 	}
 
 	FunctionCallee weakHook(const char *name, FunctionType *ty)
@@ -538,18 +545,42 @@ private:
 		return callee->getName().contains("setjmp");
 	}
 
-	// if (base) hook(base + index), at `before`; the branch is marked
-	// unlikely because untraced runs must stay on the straight path.
-	void emitHook(Instruction *before, FunctionCallee hook, Value *base, uint32_t index, DebugLoc dl)
+	// if (cond) { ...at the returned point... }, at `before`; the branch is
+	// marked unlikely because untraced runs must stay on the straight path.
+	Instruction *ifUnlikely(Value *cond, Instruction *before)
+	{
+		MDNode *weights = MDBuilder(ctx).createBranchWeights(1, 1 << 20);
+		return SplitBlockAndInsertIfThen(cond, before, false, weights);
+	}
+
+	// tok = base ? enter2(base + index) : 0, at `before`: the id the call's
+	// exit hook gets, 0 when it gets none (untraced, or the runtime counted
+	// the call without recording it).
+	Value *emitEnter(Instruction *before, Value *base, uint32_t index, DebugLoc dl)
 	{
 		IRBuilder<> b(before);
 		Value *on = b.CreateICmpNE(base, ConstantInt::get(i32, 0), "pt.on");
-		MDNode *weights = MDBuilder(ctx).createBranchWeights(1, 1 << 20);
-		Instruction *then = SplitBlockAndInsertIfThen(on, before, false, weights);
+		Instruction *then = ifUnlikely(on, before);
+		BasicBlock *head = then->getParent()->getSinglePredecessor();
 		IRBuilder<> t(then);
 		Value *id = index ? t.CreateAdd(base, ConstantInt::get(i32, index), "pt.id", true, true) : base;
-		CallInst *call = t.CreateCall(hook, {id});
+		CallInst *call = t.CreateCall(enter, {id}, "pt.rec");
 		call->setDebugLoc(dl);
+		BasicBlock *tail = before->getParent();
+		IRBuilder<> p(tail, tail->begin());
+		PHINode *tok = p.CreatePHI(i32, 2, "pt.tok");
+		tok->addIncoming(ConstantInt::get(i32, 0), head);
+		tok->addIncoming(call, then->getParent());
+		return tok;
+	}
+
+	// if (cond) hook(tok), at `before`.
+	void emitExit(Instruction *before, Value *cond, FunctionCallee hook, Value *tok,
+	              DebugLoc dl)
+	{
+		Instruction *then = ifUnlikely(cond, before);
+		IRBuilder<> t(then);
+		t.CreateCall(hook, {tok})->setDebugLoc(dl);
 	}
 
 	void instrument(Function &f, uint32_t index)
@@ -572,13 +603,19 @@ private:
 		IRBuilder<> b(ip);
 		LoadInst *base = b.CreateAlignedLoad(i32, idBase, Align(4), "pt.base");
 		base->setAtomic(AtomicOrdering::Monotonic);
-		emitHook(ip, enter, base, index, entryLoc);
+		Value *tok = emitEnter(ip, base, index, entryLoc);
+		auto recorded = [&](Instruction *at) {
+			return IRBuilder<>(at).CreateICmpNE(tok, ConstantInt::get(i32, 0),
+			                                    "pt.rec");
+		};
 
 		// After a longjmp lands in f (a setjmp-family call returning non-zero),
 		// every frame entered after f is gone without its exit: report
-		// "exit f, enter f" there. The exit does not match the innermost open
-		// frame, so the analyzer pops the skipped frames and f at the landing
-		// time, then reopens f: its stack is right again (docs/ABI.md).
+		// "exit f, enter f" there (landed2). The exit does not match the
+		// innermost open frame, so the analyzer pops the skipped frames and f
+		// at the landing time, then reopens f: its stack is right again
+		// (docs/ABI.md). A call of f the runtime did not record has nothing
+		// to reopen.
 		std::vector<CallBase *> setjmps;
 		for (BasicBlock &bb : f)
 			for (Instruction &i : bb)
@@ -589,14 +626,10 @@ private:
 						     ? &*cast<InvokeInst>(cb)->getNormalDest()->getFirstInsertionPt()
 						     : cb->getNextNode();
 			IRBuilder<> b(after);
-			Value *landed = b.CreateICmpNE(cb, ConstantInt::get(cb->getType(), 0), "pt.longjmp");
-			Value *on = b.CreateAnd(landed, b.CreateICmpNE(base, ConstantInt::get(i32, 0)));
-			MDNode *weights = MDBuilder(ctx).createBranchWeights(1, 1 << 20);
-			Instruction *then = SplitBlockAndInsertIfThen(on, after, false, weights);
-			IRBuilder<> t(then);
-			Value *id = index ? t.CreateAdd(base, ConstantInt::get(i32, index), "pt.id", true, true) : base;
-			t.CreateCall(exit, {id})->setDebugLoc(cb->getDebugLoc());
-			t.CreateCall(enter, {id})->setDebugLoc(cb->getDebugLoc());
+			Value *landedHere =
+			    b.CreateICmpNE(cb, ConstantInt::get(cb->getType(), 0), "pt.longjmp");
+			Value *on = b.CreateAnd(landedHere, recorded(after));
+			emitExit(after, on, landed, tok, cb->getDebugLoc());
 		}
 
 		for (Instruction *e : exits) {
@@ -611,7 +644,7 @@ private:
 			DebugLoc dl = e->getDebugLoc();
 			if (!dl)
 				dl = entryLoc;
-			emitHook(e, exit, base, index, dl);
+			emitExit(e, recorded(e), exit, tok, dl);
 		}
 	}
 
@@ -652,7 +685,7 @@ private:
 	std::map<std::string, Constant *> strings;
 	GlobalVariable *desc = nullptr;
 	Constant *idBase = nullptr;
-	FunctionCallee enter, exit;
+	FunctionCallee enter, exit, landed;
 	bool warned = false;
 };
 

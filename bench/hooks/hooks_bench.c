@@ -5,8 +5,11 @@
  *   empty      empty hooks in a shared object (the call floor)
  *   minimal    rdtsc + 8-byte append to initial-exec TLS (a 1 MiB ring, never
  *              written out), and the same into a 64 MiB ring (out of cache)
- *   paratrace  libtrace.so's __paratrace_func_enter/exit, called as the
- *              pass calls them (id base loaded per call, indirect call)
+ *   paratrace  libtrace.so's hooks, called as the pass calls them (id
+ *              base loaded per call, indirect call): ABI 2's
+ *              __paratrace_func_enter2, then __paratrace_func_exit2 when
+ *              it returned an id; ABI 1's __paratrace_func_enter/exit
+ *              under a libtrace.so without the former
  *   cyg        libtrace.so's __cyg_profile_func_enter/exit
  * Each configuration is run --reps times (default 7), interleaved, and the
  * median is printed. For the paratrace variants the thread logs are read
@@ -63,6 +66,19 @@ LEAF_HOOKED(V_MIN)
 LEAF_HOOKED(V_BIG)
 LEAF_HOOKED(V_PT)
 
+/* ABI 2: the exit hook only for a call the entry hook recorded */
+typedef uint32_t (*hook2_fn)(uint32_t);
+static hook2_fn h_enter2;
+__attribute__((noinline)) static int leaf_pt2(int x)
+{
+	uint32_t base = id_base;
+	uint32_t tok = base ? h_enter2(base + 7) : 0;
+	int r = x * 3 + 1;
+	if (tok)
+		h_exit[V_PT](tok);
+	return r;
+}
+
 __attribute__((noinline)) static int leaf_cyg(int x)
 {
 	cyg_enter((void *)leaf_cyg, __builtin_return_address(0));
@@ -71,8 +87,8 @@ __attribute__((noinline)) static int leaf_cyg(int x)
 	return r;
 }
 
-static int (*const leaf[NV])(int) = {leaf_none,  leaf_V_EMPTY, leaf_V_MIN,
-				      leaf_V_BIG, leaf_V_PT,    leaf_cyg};
+static int (*leaf[NV])(int) = {leaf_none,  leaf_V_EMPTY, leaf_V_MIN,
+                               leaf_V_BIG, leaf_V_PT,    leaf_cyg};
 
 static uint64_t now_ns(void)
 {
@@ -249,8 +265,12 @@ int main(int argc, char **argv)
 	h_enter[V_BIG] = dlsym(RTLD_DEFAULT, "bench_big_enter");
 	h_exit[V_BIG] = dlsym(RTLD_DEFAULT, "bench_big_exit");
 	release = (void (*)(void))dlsym(RTLD_DEFAULT, "bench_release");
+	h_enter2 = (hook2_fn)dlsym(RTLD_DEFAULT, "__paratrace_func_enter2");
 	h_enter[V_PT] = dlsym(RTLD_DEFAULT, "__paratrace_func_enter");
-	h_exit[V_PT] = dlsym(RTLD_DEFAULT, "__paratrace_func_exit");
+	h_exit[V_PT] =
+	    dlsym(RTLD_DEFAULT, h_enter2 ? "__paratrace_func_exit2" : "__paratrace_func_exit");
+	if (h_enter2)
+		leaf[V_PT] = leaf_pt2;
 	cyg_enter = (cyg_fn)dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
 	cyg_exit = (cyg_fn)dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit");
 	trace_dir = getenv("PARATRACE_DIR");

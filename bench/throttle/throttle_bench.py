@@ -15,6 +15,11 @@ interleaved so that every configuration sees the same machine load):
 
   throttle_bench.py --clang clang --plugin instrument.so --runtime libtrace.so
                     [--reps 5] [--calls N] [--steps N]
+                    [--base-plugin instrument.so --base-runtime libtrace.so]
+
+With --base-plugin/--base-runtime (another build, e.g. main before a
+change), the workload is also built with that plugin and run traced under
+that runtime, in the same interleaved rounds: the "base:" rows.
 """
 import argparse
 import os
@@ -36,7 +41,11 @@ def main():
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--calls", type=int, default=20_000_000)
     p.add_argument("--steps", type=int, default=10_000_000)
+    p.add_argument("--base-plugin")
+    p.add_argument("--base-runtime")
     a = p.parse_args()
+    if bool(a.base_plugin) != bool(a.base_runtime):
+        p.error("--base-plugin and --base-runtime go together")
     work = tempfile.mkdtemp(prefix="pt-bench-throttle-")
     try:
         return run(a, work)
@@ -55,11 +64,16 @@ def build(a, work):
     subprocess.run([a.clang, "-O2", src, "-o", plain], check=True)
     subprocess.run([a.clang, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", inst], check=True)
     subprocess.run([a.clang, "-O2", empty_c, "-o", empty], check=True)
-    return plain, inst, empty
+    inst_base = None
+    if a.base_plugin:
+        inst_base = os.path.join(work, "inst_base")
+        subprocess.run([a.clang, "-O2", "-g", "-fplugin=" + a.base_plugin, src, "-o", inst_base],
+                       check=True)
+    return plain, inst, empty, inst_base
 
 
 def run(a, work):
-    plain, inst, empty = build(a, work)
+    plain, inst, empty, inst_base = build(a, work)
     trace = os.path.join(work, "trace")
     base = {k: v for k, v in os.environ.items() if not k.startswith("PARATRACE_")}
     traced = dict(base, LD_PRELOAD=a.runtime, PARATRACE_DIR=trace)
@@ -69,6 +83,12 @@ def run(a, work):
         ("traced, throttling on (default)", inst, traced),
         ("traced, PARATRACE_THROTTLE=off", inst, dict(traced, PARATRACE_THROTTLE="off")),
     ]
+    if inst_base:
+        btraced = dict(traced, LD_PRELOAD=a.base_runtime)
+        configs += [
+            ("base: traced, throttling on", inst_base, btraced),
+            ("base: traced, THROTTLE=off", inst_base, dict(btraced, PARATRACE_THROTTLE="off")),
+        ]
     res = {c[0]: {"tiny": [], "interp": []} for c in configs}
     starts = {"untraced": [], "traced": []}
     sums = {}

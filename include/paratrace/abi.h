@@ -9,14 +9,20 @@
  *   - a constructor (priority 101) that calls __paratrace_register_module(&desc)
  *     if that weak symbol is defined, and a destructor that calls
  *     __paratrace_unregister_module(&desc) likewise.
- * At entry of function number i of the table:
+ * At entry of function number i of the table (ABI version 2):
  *     uint32_t base = atomic_load_relaxed(&desc.id_base);
- *     if (base) __paratrace_func_enter(base + i);
+ *     uint32_t tok = base ? __paratrace_func_enter2(base + i) : 0;
  * and before every return / on every unwinding path:
- *     if (base) __paratrace_func_exit(base + i);
+ *     if (tok) __paratrace_func_exit2(tok);
  * (`base` is loaded once at entry; it is 0 until the runtime has assigned
  * the module its ids, i.e. always 0 when libtrace.so is not loaded, so an
- * untraced run pays one load and one not-taken branch per call.)
+ * untraced run pays one load and two not-taken branches per call. The
+ * entry hook returns 0 for a call it did not record (throttled), whose
+ * exit hook is then not called: such a call costs one call.)
+ * Version 1 (older modules; the runtime still accepts them) called
+ *     if (base) __paratrace_func_enter(base + i);   and
+ *     if (base) __paratrace_func_exit(base + i);
+ * for every call.
  * The hook symbols are extern_weak in the module, so an instrumented binary
  * links with no extra flags.
  */
@@ -29,7 +35,9 @@
 extern "C" {
 #endif
 
-#define PT_ABI_VERSION 1
+/* The version the pass emits, and the oldest the runtime accepts. */
+#define PT_ABI_VERSION 2
+#define PT_ABI_VERSION_MIN 1
 
 typedef struct pt_abi_func {
 	const char *name; /* linkage (mangled) name; demangled offline */
@@ -52,6 +60,14 @@ typedef struct pt_abi_module {
 /* Implemented by libtrace.so. ids are < 2^24 (PT_FUNC_ID_MAX). */
 void __paratrace_register_module(pt_abi_module *module);
 void __paratrace_unregister_module(pt_abi_module *module);
+/* Version 2: the entry hook returns id when it recorded the entry (the
+ * exit hook must then be called with it, once, on every way out of the
+ * call), 0 when it did not (the call is counted: no exit hook). After a
+ * longjmp lands in a call whose entry returned id: landed2(id). */
+uint32_t __paratrace_func_enter2(uint32_t id);
+void __paratrace_func_exit2(uint32_t id);
+void __paratrace_func_landed2(uint32_t id);
+/* Version 1 (and the manual API, paratrace.h): both hooks for every call. */
 void __paratrace_func_enter(uint32_t id);
 void __paratrace_func_exit(uint32_t id);
 

@@ -300,15 +300,17 @@ PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
  * a hook's fast path (a signal handler interrupting them): counted as lost
  * (reason REENTRANT). Nothing otherwise (tracing off, thread not traced). */
 PT_HIDDEN void pt_note_nested_event(void);
-/* Hook slow path: a FUNC record (pc == 0) or a PC record. */
-PT_HIDDEN void pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
+/* Hook slow path: a FUNC record (pc == 0) or a PC record. Returns id (a
+ * tail call for the hooks, which return it). */
+PT_HIDDEN uint32_t pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
 
 /* ---- throttling (throttle.c) ------------------------------------------ */
 /* A thread's state of one function, indexed by function id (hooks.c's
  * fast path). Once `count` is set the function is throttled on this
  * thread: an entry adds 1 to *count (a slot of a THROTTLE_COUNTS record,
- * in the log's shared mapping) and to tdepth, an exit with tdepth > 0
- * takes 1 from it; neither reads the clock. The other fields measure the
+ * in the log's shared mapping); neither hook reads the clock. Hook ABI 2
+ * calls no exit hook for such a call. With ABI 1 the entry also adds 1 to
+ * tdepth and an exit with tdepth > 0 takes 1 from it. The other fields measure the
  * recorded calls for the decision: n calls entered since the last one,
  * open of them not exited yet, acc the sum of their exit times minus the
  * sum of their entry times (ticks). */
@@ -335,10 +337,11 @@ extern PT_HIDDEN uint32_t pt_throttle_calls;
 /* The hooks' slow paths: the table grown to hold id (or pt_fgrow
  * cleared); the decision at a recorded entry once n reached
  * pt_throttle_calls, on a thread inside the runtime (pt_enter): 1 when the
- * function is throttled from this call on (counted), 0 when it is not
- * (the stats start a new round; the caller records the entry). */
+ * function is throttled from this call on (counted; v1: its exit hook
+ * will come, tdepth counts it), 0 when it is not (the stats start a new
+ * round; the caller records the entry). */
 PT_HIDDEN void pt_throttle_grow(uint32_t id);
-PT_HIDDEN int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now);
+PT_HIDDEN int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now, int v1);
 /* Stops throttling on this thread's TLS (a clone sharing it). */
 PT_HIDDEN void pt_throttle_stop(void);
 /* "off", or "CALLS:DURATION" (DURATION as pt_parse_duration_ns reads it):

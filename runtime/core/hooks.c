@@ -17,7 +17,11 @@
  *
  * Before all that, the function's entry in the thread's throttling table
  * (throttle.c): a throttled function's call adds to its count and returns
- * before the clock is read; the others add to the sums that decide. */
+ * before the clock is read; the others add to the sums that decide. Hook
+ * ABI 2's entry hook tells the module whether it recorded the call, and
+ * the module calls the exit hook only then: a throttled call is one call.
+ * ABI 1's hooks (older modules, the manual API) are both called for every
+ * call, and a depth per function tells a throttled call's exit apart. */
 #define _GNU_SOURCE
 #include "core.h"
 
@@ -30,8 +34,8 @@
 
 #define PT_NOINST __attribute__((no_instrument_function))
 
-__attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint32_t id,
-							     uint64_t pc)
+__attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, uint32_t id,
+                                                                uint64_t pc)
 {
 	int saved = errno;
 	uint64_t now = pt_now();
@@ -51,6 +55,7 @@ __attribute__((noinline, cold)) PT_NOINST void pt_hook_slow(unsigned kind, uint3
 	 * of its own (pt_thread_share) has this thread's errno too. */
 	if (errno != saved)
 		errno = saved;
+	return id;
 }
 
 void pt_note_nested_event(void)
@@ -126,14 +131,19 @@ static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thre
 
 /* The entry of a call of a function whose stats (s) reached the decision:
  * out of line, inside the runtime. Throttled: this call is the first one
- * counted; else its entry is recorded as usual. */
-__attribute__((noinline, cold)) PT_NOINST static void hook_decide(uint32_t id, uint64_t now,
-                                                                  pt_fstat *s)
+ * counted, and 0 is returned (ABI 2: its exit hook is not called; ABI 1,
+ * v1 set: it will be, and tdepth counts it). Else its entry is recorded as
+ * usual and id returned. */
+__attribute__((noinline, cold)) PT_NOINST static uint32_t hook_decide(uint32_t id, uint64_t now,
+                                                                      pt_fstat *s, int v1)
 {
 	int saved = errno;
+	uint32_t tok = id;
 	pt_thread *t = pt_enter();
 	if (t) {
-		if (!pt_throttle_decide(t, s, id, now)) {
+		if (pt_throttle_decide(t, s, id, now, v1)) {
+			tok = 0;
+		} else {
 			s->n++;
 			s->open++;
 			s->acc -= (int64_t)now;
@@ -145,25 +155,38 @@ __attribute__((noinline, cold)) PT_NOINST static void hook_decide(uint32_t id, u
 	}
 	if (errno != saved)
 		errno = saved;
+	return tok;
 }
 
-static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigned kind, uint32_t id,
-                                                                         pt_fstat *s, uint64_t now)
+/* An event raised while this thread's hook was at work (a signal
+ * handler's): dropped and counted. Returns id, as a tail call. */
+__attribute__((noinline, cold)) PT_NOINST static uint32_t hook_dropped(pt_thread *t, uint32_t id)
+{
+	pt_wlog_note_nested(&t->log);
+	return id;
+}
+
+/* One FUNC record, given the time. Returns the ABI-2 entry hook's answer:
+ * 0 when this entry was throttled (counted, not recorded), else id (also
+ * for an event dropped or left to the slow path: its exit hook then does
+ * the same with its exit). v1: the call's exit hook comes whatever this
+ * returns (ABI 1). */
+static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(unsigned kind,
+                                                                             uint32_t id,
+                                                                             pt_fstat *s,
+                                                                             uint64_t now, int v1)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
-		if (!hook_begin(t)) {
-			pt_wlog_note_nested(&t->log);
-			return;
-		}
+		if (!hook_begin(t))
+			return hook_dropped(t, id);
 		/* The recorded calls' sums (throttle.c), inside hook_begin: a
 		 * handler's hook of the same function does not interleave. */
 		if (s) {
 			if (kind == PT_REC_FUNC_ENTER) {
 				if (pt_unlikely(s->n >= pt_throttle_calls)) {
 					hook_end(t);
-					hook_decide(id, now, s);
-					return;
+					return hook_decide(id, now, s, v1);
 				}
 				s->n++;
 				s->open++;
@@ -178,7 +201,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 		uintptr_t limit = (uintptr_t)__atomic_load_n(&t->log.limit, __ATOMIC_RELAXED);
 		if (hook_short_at(t, cur, limit, d, now, id, kind == PT_REC_FUNC_EXIT)) {
 			hook_end(t);
-			return;
+			return id;
 		}
 		if (pt_likely((uintptr_t)cur + sizeof(pt_rec_head) <= limit && (d >> 32) == 0)) {
 			uint64_t word = func_word(kind, id, d);
@@ -200,11 +223,11 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_func_at(unsigne
 			t->log.last_func = id;
 			__atomic_store_n(&t->log.cur, cur + size, __ATOMIC_RELAXED);
 			hook_end(t);
-			return;
+			return id;
 		}
 		hook_end(t);
 	}
-	pt_hook_slow(kind, id, 0);
+	return pt_hook_slow(kind, id, 0);
 }
 
 static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned kind, void *fn,
@@ -246,10 +269,10 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 
 /* Without an invariant TSC: the same through CLOCK_MONOTONIC, out of line
  * so that the TSC path keeps no registers across a call. */
-__attribute__((noinline)) PT_NOINST static void hook_func_mono(unsigned kind, uint32_t id,
-                                                               pt_fstat *s)
+__attribute__((noinline)) PT_NOINST static uint32_t hook_func_mono(unsigned kind, uint32_t id,
+                                                                   pt_fstat *s, int v1)
 {
-	hook_func_at(kind, id, s, pt_mono_ns());
+	return hook_func_at(kind, id, s, pt_mono_ns(), v1);
 }
 
 __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void *fn)
@@ -269,16 +292,29 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 #define PT_HOOK(fast, mono, kind, ...) mono(kind, __VA_ARGS__)
 #endif
 
+static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func(unsigned kind,
+                                                                          uint32_t id, pt_fstat *s,
+                                                                          int v1)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (pt_likely(pt_clock_use_tsc))
+		return hook_func_at(kind, id, s, __rdtsc(), v1);
+#endif
+	return hook_func_mono(kind, id, s, v1);
+}
+
 /* A function id past this thread's table: the table grows (throttle.c),
  * then the event is recorded. */
-__attribute__((noinline, cold)) PT_NOINST static void hook_grow(unsigned kind, uint32_t id)
+__attribute__((noinline, cold)) PT_NOINST static uint32_t hook_grow(unsigned kind, uint32_t id,
+                                                                    int v1)
 {
 	pt_throttle_grow(id);
 	pt_fstat *s = id < pt_ft.cap ? &pt_ft.tab[id] : NULL;
-	PT_HOOK(hook_func_at, hook_func_mono, kind, id, s);
+	return hook_func(kind, id, s, v1);
 }
 
-/* Throttling first (throttle.c): a throttled call reads no clock. */
+/* Hook ABI 1: both hooks of every call. Throttling first (throttle.c): a
+ * throttled call reads no clock; its exit is told apart by tdepth. */
 PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 {
 	pt_fstat *s = NULL;
@@ -291,10 +327,10 @@ PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 			return;
 		}
 	} else if (pt_unlikely(pt_ft.grow)) {
-		hook_grow(PT_REC_FUNC_ENTER, id);
+		hook_grow(PT_REC_FUNC_ENTER, id, 1);
 		return;
 	}
-	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_ENTER, id, s);
+	hook_func(PT_REC_FUNC_ENTER, id, s, 1);
 }
 
 PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
@@ -307,10 +343,53 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 			return;
 		}
 	} else if (pt_unlikely(pt_ft.grow)) {
-		hook_grow(PT_REC_FUNC_EXIT, id);
+		hook_grow(PT_REC_FUNC_EXIT, id, 1);
 		return;
 	}
-	PT_HOOK(hook_func_at, hook_func_mono, PT_REC_FUNC_EXIT, id, s);
+	hook_func(PT_REC_FUNC_EXIT, id, s, 1);
+}
+
+/* Hook ABI 2: the entry hook's answer decides whether the exit hook is
+ * called. A throttled call is one TLS load, one table load, one increment
+ * of its count (in the log's shared mapping) and a return of 0: the
+ * module then skips the exit hook, so no depth is kept. */
+PT_EXPORT PT_NOINST uint32_t __paratrace_func_enter2(uint32_t id)
+{
+	pt_fstat *s = NULL;
+	if (pt_likely(id < pt_ft.cap)) {
+		s = &pt_ft.tab[id];
+		uint64_t *count = s->count;
+		if (count) {
+			pt_count_add1(count);
+			return 0;
+		}
+	} else if (pt_unlikely(pt_ft.grow)) {
+		return hook_grow(PT_REC_FUNC_ENTER, id, 0);
+	}
+	return hook_func(PT_REC_FUNC_ENTER, id, s, 0);
+}
+
+/* Only for a call whose entry hook returned id: never a throttled one. */
+PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
+{
+	pt_fstat *s = NULL;
+	if (pt_likely(id < pt_ft.cap))
+		s = &pt_ft.tab[id];
+	else if (pt_unlikely(pt_ft.grow)) {
+		hook_grow(PT_REC_FUNC_EXIT, id, 0);
+		return;
+	}
+	hook_func(PT_REC_FUNC_EXIT, id, s, 0);
+}
+
+/* A longjmp landed in a recorded call of id: its exit, then its entry
+ * again (docs/ABI.md, "After a longjmp lands"). Never throttled: the
+ * call's exit hook still comes. The stats see an exit and an entry at the
+ * same time, which adds nothing to them. */
+PT_EXPORT PT_NOINST void __paratrace_func_landed2(uint32_t id)
+{
+	hook_func(PT_REC_FUNC_EXIT, id, NULL, 0);
+	hook_func(PT_REC_FUNC_ENTER, id, NULL, 0);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)
@@ -395,13 +474,16 @@ PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
 	int saved = errno;
 	if (!m || !pt_ensure_initialized_wait())
 		goto out;
-	if (m->abi_version != PT_ABI_VERSION) {
+	/* Versions 1 and 2 share the descriptor and the table; they differ
+	 * in the hooks the module calls, each implemented above. */
+	if (m->abi_version < PT_ABI_VERSION_MIN || m->abi_version > PT_ABI_VERSION) {
 		Dl_info info;
-		pt_warn("module %s was instrumented for hook ABI %u, this libtrace.so speaks %u; "
-			"its functions are not traced",
-			m->module_name ? m->module_name
-				       : (dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?"),
-			m->abi_version, PT_ABI_VERSION);
+		pt_warn("module %s was instrumented for hook ABI %u, this libtrace.so speaks %u "
+		        "to %u; its functions are not traced",
+		        m->module_name
+		            ? m->module_name
+		            : (dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?"),
+		        m->abi_version, PT_ABI_VERSION_MIN, PT_ABI_VERSION);
 		goto out;
 	}
 	if (!m->nfuncs || !m->funcs || atomic_load_explicit((_Atomic uint32_t *)&m->id_base,

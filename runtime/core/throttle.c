@@ -13,9 +13,12 @@
  * needed, the sum of the exit times minus the sum of the entry times is
  * the calls' total time, with the calls still open counted up to now.
  * Calls open when the function is throttled (a recursion, a loop around
- * it) keep recording their exits: the throttled calls inside them are
- * nested, and tdepth tells their exits apart. -finstrument-functions
- * builds are not throttled (their hooks have no function id to index). */
+ * it) keep recording their exits. A module of hook ABI 2 calls the exit
+ * hook only for a call whose entry was recorded, so nothing else is
+ * needed; with ABI 1 both hooks come for every call, the throttled calls
+ * are nested inside the open ones, and tdepth tells their exits apart.
+ * -finstrument-functions builds are not throttled (their hooks have no
+ * function id to index). */
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
@@ -180,7 +183,7 @@ static cblock *new_block(pt_thread *t, uint64_t now)
 	return b;
 }
 
-int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now)
+int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now, int v1)
 {
 	uint32_t n = s->n;
 	int64_t total = s->acc + (int64_t)s->open * (int64_t)now;
@@ -202,7 +205,8 @@ int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now)
 	pt_wlog_put(&t->log, now, PT_REC_THROTTLE, 0, &r, sizeof r, NULL, 0);
 	slot->func_id = id;
 	slot->count = 1; /* this call */
-	s->tdepth++;
+	if (v1)
+		s->tdepth++;
 	atomic_signal_fence(memory_order_seq_cst);
 	s->count = &slot->count;
 	return 1;

@@ -7,7 +7,7 @@ them, and that loading the plugin twice does not instrument twice.
   filters.py --cc clang --cxx clang++ --plugin instrument.so --work DIR
 
 What is instrumented is read from the IR itself (functions whose body calls
-__paratrace_func_enter), and checked against the plugin's verbose=1 report.
+__paratrace_func_enter2), and checked against the plugin's verbose=1 report.
 """
 import argparse
 import os
@@ -61,7 +61,7 @@ def compile_ir(src, flags=(), args=(), env_args=None, plugin_flag="-fplugin", ex
         ir = f.read()
     hooked, enters = set(), {}
     for m in re.finditer(r"^define [^@]*@(\"?[^\"(]+\"?)\(.*?^}", ir, re.M | re.S):
-        n = m.group(0).count("@__paratrace_func_enter(")
+        n = m.group(0).count("@__paratrace_func_enter2(")
         if n:
             hooked.add(m.group(1).strip('"'))
             enters[m.group(1).strip('"')] = n

@@ -342,7 +342,7 @@ def compile_ir(flags, args=(), pass_plugin=False, src="omp_main.c"):
         attrs = re.findall(r"#(\d+)", m.group(2).split("{")[0])
         role = re.search(r'"paratrace-role"="(\w+)"', groups.get(attrs[-1], "")) if attrs else None
         funcs[m.group(1).strip('"')] = (role.group(1) if role else None,
-                                        m.group(3).count("@__paratrace_func_enter("))
+                                        m.group(3).count("@__paratrace_func_enter2("))
     strings = re.findall(r'^@__paratrace_str[.\d]* = .*c"(.*)\\00"', ir, re.M)
     table = {x for x in strings if not x.startswith("/")}
     verbose = {}
