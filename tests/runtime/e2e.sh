@@ -224,6 +224,27 @@ startup)
 	[ "$rc" = 42 ] || fail "exit status $rc: $(cat "$work/err")"
 	ls "$work"/tr/p*/process.ptl >/dev/null 2>&1 || fail "no trace was written"
 	[ ! -s "$work/strace" ] || fail "the traced program waited: $(head -3 "$work/strace")"
+	# No work that is not needed: libunwind (call stacks, sampling: both
+	# off by default) is loaded only when one of them is asked for, and the
+	# context-switch event that init opens to see whether the kernel allows
+	# it is the main thread's own (one perf_event_open, not two).
+	traced_calls() { # <strace output> [VAR=value...]: pt_plain traced under strace
+		local out=$1; shift
+		env PARATRACE_DIR="$work/tr-$(basename "$out")" "$@" strace -f -qq \
+			-E LD_PRELOAD="$LIBTRACE" -e trace=open,openat,perf_event_open -o "$out" \
+			"$BIN/pt_plain" >"$work/out" 2>"$work/err"
+		[ $? = 42 ] || fail "exit status: $(cat "$work/err")"
+	}
+	traced_calls "$work/default"
+	! grep -q 'libunwind' "$work/default" ||
+		fail "libunwind loaded with call stacks and sampling off: $(grep libunwind "$work/default")"
+	n=$(grep -c 'perf_event_open(' "$work/default")
+	[ "$n" -le 1 ] || fail "$n perf_event_open calls for one thread: $(grep perf_event_open "$work/default")"
+	if grep -q unw_backtrace "$LIBTRACE"; then # built with call stacks
+		traced_calls "$work/callstack" PARATRACE_CALLSTACK=4
+		grep -q 'libunwind[^"]*", .*= [0-9]' "$work/callstack" ||
+			fail "PARATRACE_CALLSTACK=4 did not load libunwind: $(cat "$work/err")"
+	fi
 	;;
 secure)
 	# A program that loads libtrace.so while privileged (setuid root, or a
