@@ -45,33 +45,6 @@ static struct {
 	int (*step)(unw_cursor_t *);
 } unw;
 
-/* Called at init only (parts' init run one at a time, before any thread is
- * traced), so no lock. 0, or -1 with a warning naming the feature. */
-int pt_unwind_load(const char *feature)
-{
-	static int status = 1; /* not tried yet */
-	if (status <= 0)
-		goto out;
-	status = -1;
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
-	if (h) {
-		unw.backtrace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
-		unw.init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(
-			h, PT_UNW_NAME(unw_init_local2));
-		unw.get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(
-			h, PT_UNW_NAME(unw_get_reg));
-		unw.step = (int (*)(unw_cursor_t *))dlsym(h, PT_UNW_NAME(unw_step));
-		if (unw.backtrace && unw.init_local2 && unw.get_reg && unw.step)
-			status = 0;
-	}
-out:
-	if (status != 0)
-		pt_warn("%s off: libunwind.so.8 cannot be loaded", feature);
-	return status;
-}
-
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -95,13 +68,40 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/* Called at init only (parts' init run one at a time, before any thread is
+ * traced), so no lock. 0, or -1 with a warning naming the feature. */
+int pt_unwind_load(const char *feature)
+{
+	static int status = 1; /* not tried yet */
+	if (status <= 0)
+		goto out;
+	status = -1;
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen("libunwind.so", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		unw.backtrace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
+		unw.init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))dlsym(
+			h, PT_UNW_NAME(unw_init_local2));
+		unw.get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(
+			h, PT_UNW_NAME(unw_get_reg));
+		unw.step = (int (*)(unw_cursor_t *))dlsym(h, PT_UNW_NAME(unw_step));
+		if (unw.backtrace && unw.init_local2 && unw.get_reg && unw.step)
+			status = 0;
+	}
+	if (status == 0) /* what capture and sampling skip as the runtime's */
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)&pt_unwind_load);
+out:
+	if (status != 0)
+		pt_warn("%s off: libunwind.so.8 cannot be loaded", feature);
+	return status;
+}
+
 static void callstack_emit(pt_thread *t);
 
 static void callstack_init(void)
 {
 	const pt_config *cfg = pt_config_get();
-	pt_self_lo = pt_self_hi = 0;
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&callstack_init);
 	pt_callstack_depth = cfg ? cfg->callstack_depth : 0;
 	if (pt_callstack_depth > 0 && pt_unwind_load("call stacks (PARATRACE_CALLSTACK)") != 0)
 		pt_callstack_depth = 0;
