@@ -38,6 +38,21 @@ static int pt_callstack_depth;
  * UNW_LOCAL_ONLY, unw_step is a macro for _ULx86_64_step and so on). */
 #define PT_UNW_NAME2(f) #f
 #define PT_UNW_NAME(f) PT_UNW_NAME2(f)
+/* libunwind's own thread-local state (unw_step's): a library loaded by
+ * dlopen gets its TLS block in a thread at that thread's first use, which
+ * glibc allocates with malloc. That first use must be neither in the
+ * sampling signal's handler nor in a wrapper called from inside the
+ * program's allocator: each thread gets its block when it starts
+ * (callstack_thread_start), as it did when libunwind was linked. */
+#if defined(__x86_64__)
+#define PT_UNW_TLS 1
+typedef struct {
+	unsigned long module, offset;
+} pt_tls_index;
+extern void *__tls_get_addr(pt_tls_index *);
+static size_t unw_tls_module; /* 0: no TLS, or not loaded */
+#endif
+
 static struct {
 	int (*backtrace)(void **, int);
 	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
@@ -89,8 +104,14 @@ int pt_unwind_load(const char *feature)
 		if (unw.backtrace && unw.init_local2 && unw.get_reg && unw.step)
 			status = 0;
 	}
-	if (status == 0) /* what capture and sampling skip as the runtime's */
+	if (status == 0) { /* what capture and sampling skip as the runtime's */
 		dl_iterate_phdr(find_self, (void *)(uintptr_t)&pt_unwind_load);
+#ifdef PT_UNW_TLS
+		size_t id = 0;
+		if (dlinfo(h, RTLD_DI_TLS_MODID, &id) == 0)
+			unw_tls_module = id;
+#endif
+	}
 out:
 	if (status != 0)
 		pt_warn("%s off: libunwind.so.8 cannot be loaded", feature);
@@ -172,8 +193,21 @@ static __attribute__((noinline)) void callstack_emit(pt_thread *t)
 	errno = saved;
 }
 
+/* Before sampling's (PT_ORDER_SAMPLING), which starts the thread's timer. */
+static void callstack_thread_start(pt_thread *t)
+{
+	(void)t;
+#ifdef PT_UNW_TLS
+	if (unw_tls_module) {
+		pt_tls_index ti = {unw_tls_module, 0};
+		(void)__tls_get_addr(&ti);
+	}
+#endif
+}
+
 PT_SUBSYSTEM(callstack_part) = {
 	.name = "callstack",
 	.order = PT_ORDER_CALLSTACK,
 	.init = callstack_init,
+	.thread_start = callstack_thread_start,
 };

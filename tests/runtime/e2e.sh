@@ -246,6 +246,16 @@ startup)
 			fail "PARATRACE_CALLSTACK=4 did not load libunwind: $(cat "$work/err")"
 	fi
 	;;
+unwind_tls)
+	# libunwind is loaded at init when sampling is on (not linked): its
+	# thread-local block is set up in each thread at its start, never first
+	# in the sampling signal's handler.
+	grep -q unw_backtrace "$LIBTRACE" || { echo "SKIP: built without libunwind"; exit 77; }
+	PARATRACE_SAMPLING=10s run "$work/tr" "$BIN/pt_unwind_tls"
+	[ "$rc" = 0 ] || fail "exit status $rc: $(cat "$work/err")"
+	grep -qx 'tls main 1' "$work/out" || fail "main thread: $(cat "$work/out" "$work/err")"
+	grep -qx 'tls thread 1' "$work/out" || fail "second thread: $(cat "$work/out" "$work/err")"
+	;;
 secure)
 	# A program that loads libtrace.so while privileged (setuid root, or a
 	# file capability) run by an unprivileged user: never traced, one line
