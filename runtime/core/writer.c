@@ -85,7 +85,6 @@ static const char pt_small_zeros[64 * 1024];
 
 static const char *zero_source(size_t *len)
 {
-#define small pt_small_zeros
 	static pt_spin lock;
 	const char *p = __atomic_load_n(&pt_zero_src, __ATOMIC_ACQUIRE);
 	if (pt_unlikely(!p)) {
@@ -94,11 +93,12 @@ static const char *zero_source(size_t *len)
 		pt_spin_lock(&lock);
 		p = pt_zero_src;
 		if (!p) {
-			size_t n = pt_window_size > sizeof small ? pt_window_size : sizeof small;
+			size_t n = pt_window_size > sizeof pt_small_zeros ? pt_window_size
+									  : sizeof pt_small_zeros;
 			void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (m == MAP_FAILED) {
-				m = (void *)small;
-				n = sizeof small;
+				m = (void *)pt_small_zeros;
+				n = sizeof pt_small_zeros;
 			}
 			pt_zero_len = n;
 			p = m;
@@ -108,7 +108,6 @@ static const char *zero_source(size_t *len)
 	}
 	*len = pt_zero_len;
 	return p;
-#undef small
 }
 
 /* Small reservations (a log's first windows) come from the fallback, a
@@ -195,8 +194,8 @@ static void drop_ahead(pt_wlog *l)
 		munmap(pf->base, pf->len);
 }
 
-/* Once a log's windows have grown to PT_BUSY_WINDOW it is a busy one: ask the helper
- * for the next window (mapped here when the helper is behind, see
+/* Once a log's windows have grown to PT_BUSY_WINDOW it is a busy one: ask
+ * the helper for the next window (mapped here when the helper is behind, see
  * map_self), twice the current one up to PARATRACE_BUFFER_SIZE, starting
  * at the current window's last page, where the record that does not fit
  * will start (unless it is larger than a page). The helper then pays for
