@@ -3,8 +3,10 @@
 # Start-up cost: wall time of an empty program, untraced and under
 # libtrace.so (median of --reps runs, interleaved). Builds libtrace.so in
 # build-bench/ unless BUILD_DIR is set; --lib PATH adds another build's
-# libtrace.so to the same run (e.g. main's, for a before/after table).
-#   bench/startup/run.sh [--reps N] [--lib PATH]...
+# libtrace.so to the same run (e.g. main's, for a before/after table);
+# --instructions adds each configuration's instruction count (valgrind),
+# which a loaded machine does not disturb.
+#   bench/startup/run.sh [--reps N] [--lib PATH]... [--instructions]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"

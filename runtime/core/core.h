@@ -258,7 +258,8 @@ PT_HIDDEN void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsi
 				 const void *p1, size_t len1, const void *p2, size_t len2);
 
 /* Zeros to reserve log space with (writer.c): a read-only mapping of
- * pt_zero_len bytes, set up by the first reservation of the process. */
+ * pt_zero_len bytes, set up by the first large reservation of the process,
+ * at the latest before the first request to the prefault helper. */
 extern PT_HIDDEN const char *pt_zero_src;
 extern PT_HIDDEN size_t pt_zero_len;
 

@@ -101,8 +101,7 @@ static PT_PF_NOINST void prepare(pt_prefault *pf)
 {
 	if (pf->base)
 		goto touch; /* mapped by the owner: only the touch is asked */
-	/* The writer's zeros: set up by the log's first window, long before a
-	 * request can be made. */
+	/* The writer's zeros: set up before the first request (map_ahead). */
 	const char *zeros = __atomic_load_n(&pt_zero_src, __ATOMIC_ACQUIRE);
 	uint64_t zlen = pt_zero_len;
 	if (!zeros)

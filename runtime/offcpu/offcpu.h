@@ -24,7 +24,7 @@ enum { PT_OFFCPU_AUTO, PT_OFFCPU_SWITCHES, PT_OFFCPU_CALLS, PT_OFFCPU_OFF };
 extern PT_HIDDEN int pt_offcpu_mode;
 
 /* switches.c. At init: 0 when this thread can have its context switches,
- * or -errno (nothing warned). */
+ * or -errno (nothing warned). The event stays open for this thread's ring. */
 PT_HIDDEN int pt_switches_probe(void);
 /* On the thread, at its start: opens its ring. 1 when open (its
  * stretches come from there), 0 when not (from its calls). */

@@ -77,15 +77,19 @@ static void attr_init(struct perf_event_attr *a)
 	a->exclude_hv = 1;
 }
 
+/* The event opened here is the initialising thread's, which is traced
+ * next: its ring (pt_switches_open) takes it over, one perf_event_open
+ * fewer at start-up. */
 int pt_switches_probe(void)
 {
+	pt_ring *r = &pt_rg;
+	if (r->page)
+		return 0;
+	if (r->fd >= 0)
+		pt_fd_close(&r->fd);
 	struct perf_event_attr a;
 	attr_init(&a);
-	int fd = -1;
-	int r = pt_fd_perf_open(&fd, &a, NULL);
-	if (r == 0)
-		pt_fd_close(&fd);
-	return r;
+	return pt_fd_perf_open(&r->fd, &a, NULL);
 }
 
 static void ring_forget(pt_ring *r)
@@ -107,10 +111,14 @@ int pt_switches_open(pt_thread *t)
 	(void)t;
 	if (r->page)
 		return 1;
-	ring_forget(r); /* a fork child's copy: pt_switches_fork_child closed it */
+	/* A descriptor here is the probe's, opened on this thread at init (a
+	 * fork child's copy of a ring is gone: pt_switches_fork_child). */
+	int fd = r->fd;
+	ring_forget(r);
+	r->fd = fd;
 	struct perf_event_attr a;
 	attr_init(&a);
-	if (pt_fd_perf_open(&r->fd, &a, NULL) != 0)
+	if (r->fd < 0 && pt_fd_perf_open(&r->fd, &a, NULL) != 0)
 		return 0;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t len = (1 + PT_RING_PAGES) * page;
@@ -263,5 +271,7 @@ void pt_switches_fork_child(void)
 	for (pt_ring *r = pt_rings; r; r = r->next)
 		pt_fd_close(&r->fd);
 	pt_rings = NULL;
+	if (!pt_rg.listed && pt_rg.fd >= 0) /* the probe's, not yet a ring */
+		pt_fd_close(&pt_rg.fd);
 	ring_forget(&pt_rg);
 }

@@ -17,8 +17,11 @@ PT_HIDDEN int pt_callstack_capture(uint64_t *pcs, int max);
  * Async-signal-safe. */
 PT_HIDDEN int pt_callstack_capture_signal(void *ucontext, uint64_t *pcs, int max);
 /* Is pc in libtrace.so's own code? (Always 0 when the runtime's files are
- * linked into an executable, as in unit tests.) Valid once the callstack
- * part's init has run (PT_ORDER_CALLSTACK: before sampling's). */
+ * linked into an executable, as in unit tests.) Valid once pt_unwind_load
+ * has succeeded, which the parts that capture do at their init. */
 PT_HIDDEN int pt_callstack_in_runtime(uint64_t pc);
+/* Loads libunwind (once; at a part's init only). 0, or -1 with a warning
+ * that `feature` is off. Until it succeeds, the captures above return 0. */
+PT_HIDDEN int pt_unwind_load(const char *feature);
 
 #endif /* PT_CALLSTACK_H */

@@ -111,7 +111,7 @@ static void sampling_init(void)
 {
 	const pt_config *cfg = pt_config_get();
 	pt_sampling_on = 0;
-	if (!cfg || cfg->sampling_ns == 0)
+	if (!cfg || cfg->sampling_ns == 0 || pt_unwind_load("sampling (PARATRACE_SAMPLING)") != 0)
 		return;
 	pt_sampling_depth = cfg->callstack_depth > 0 ? cfg->callstack_depth
 						     : PT_SAMPLING_DEFAULT_DEPTH;
