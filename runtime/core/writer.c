@@ -663,25 +663,55 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
  * inside the runtime, and in_hook keeps a signal handler's records off the
  * bytes being written. cword2, when not 0, is a second compact word with
  * no fields at the same ticks (a call's end after its record): room for
- * both is checked first, so both are written or neither. 1 when written. */
-static inline int fast_compact(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
-                               const void *cp, size_t clen, uint32_t cword2, unsigned flags)
+ * both is checked first, so both are written or neither. 1 when written.
+ * While it is not NULL, limit is the window's fast end and the log is
+ * open (pt_leave sets it so; closing and a failed window switch clear
+ * it): it stands for put_compact's checks of cur, end and dead. A time
+ * before the previous record's makes the delta too large. */
+static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint64_t ticks,
+                                                              uint32_t cword, unsigned shift,
+                                                              const void *cp, size_t clen,
+                                                              uint32_t cword2, unsigned flags)
 {
 	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
 		return 0;
 	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
 	atomic_signal_fence(memory_order_seq_cst);
 	pt_wlog *l = &t->log;
-	int done = __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL &&
-	           (!cword2 || (l->cur && pt_wlog_fast_end(l) &&
-	                        l->cur + 4 + clen + 8 <= pt_wlog_fast_end(l))) &&
-	           put_compact(l, ticks, cword, shift, cp, clen, flags);
-	if (done && cword2) {
-		/* put_compact's store of a record with no fields: its checks
-		 * all held for the first one, at the same ticks (delta 0) */
-		char *cur = l->cur;
-		__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)cword2, __ATOMIC_RELEASE);
-		__atomic_store_n(&l->cur, cur + 4, __ATOMIC_RELEASE);
+	char *cur = l->cur;
+	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+	uint64_t d = ticks - l->last;
+	size_t room = 8 + clen + (cword2 ? 4 : 0);
+	int done = 0;
+	if (pt_likely(PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && limit &&
+	              (d >> (32 - shift)) == 0 &&
+	              !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)) &&
+	              (l->ctx || !(flags & PT_CTX_NEED)))) {
+		/* as put_compact: the fields past the first four first, then
+		 * one 8-byte store of the word and those four */
+		const char *q = cp;
+		size_t i = 4;
+		for (; i + 8 <= clen; i += 8)
+			memcpy(cur + 4 + i, q + i, 8);
+		for (; i < clen; i += 2)
+			memcpy(cur + 4 + i, q + i, 2);
+		uint32_t first = 0;
+		if (clen)
+			memcpy(&first, q, sizeof first);
+		cword |= (uint32_t)d << shift;
+		__atomic_store_n((uint64_t *)(void *)cur, cword | (uint64_t)first << 32,
+		                 __ATOMIC_RELEASE);
+		cur += 4 + clen;
+		if (cword2) {
+			/* a record with no fields at the same ticks (delta 0) */
+			__atomic_store_n((uint64_t *)(void *)cur, (uint64_t)cword2, __ATOMIC_RELEASE);
+			cur += 4;
+		}
+		l->last = ticks;
+		if (flags & PT_CTX_OPEN)
+			l->ctx = 1;
+		__atomic_store_n(&l->cur, cur, __ATOMIC_RELEASE);
+		done = 1;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
