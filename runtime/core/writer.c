@@ -767,6 +767,12 @@ PT_HOT int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned
 	return fast_compact(pt_tls, ticks, cword, shift, NULL, 0, 0, flags);
 }
 
+PT_HOT int pt_emit_words(uint64_t ticks, uint32_t cword, unsigned shift, uint32_t cword2,
+                         unsigned flags)
+{
+	return fast_compact(pt_tls, ticks, cword, shift, NULL, 0, cword2, flags);
+}
+
 PT_HOT int pt_emit_compact_then(uint64_t ticks, uint32_t cword, unsigned shift,
                                 const void *cp, size_t clen, uint32_t cword2, unsigned flags)
 {
