@@ -591,8 +591,8 @@ static int deliver_mpi_repeat(pt_log *log, pt_event *ev, const uint8_t *p, uint3
                               size_t size, uint64_t off)
 {
 	unsigned kind = word & 0x7f;
-	unsigned full = kind == PT_REC_MPI_SEND_R   ? PT_REC_MPI_SEND
-	                : kind == PT_REC_MPI_RECV_R ? PT_REC_MPI_RECV
+	unsigned full = kind == PT_REC_MPI_SEND_R    ? PT_REC_MPI_SEND
+	                : kind == PT_REC_MPI_RECV_R  ? PT_REC_MPI_RECV
 	                : kind == PT_REC_MPI_IRECV_R ? PT_REC_MPI_IRECV
 	                                             : PT_REC_MPI_COLL;
 	int i = mpi_last_slot(full);

@@ -299,15 +299,17 @@ static int put_fast(uint64_t now, unsigned kind, const void *p, uint32_t cword2)
 	uint32_t w = repeat_of(kind, p, f, &flen);
 	if (w) {
 		/* a blocking call's: one word, and the end's after it */
-		if (flen ? pt_emit_compact_then(now, w, PT_MPI_R_SHIFT, f, flen, cword2, PT_CTX_NEED)
-		   : cword2 ? pt_emit_words(now, w, PT_MPI_R_SHIFT, cword2, PT_CTX_NEED)
-		            : pt_emit_word(now, w, PT_MPI_R_SHIFT, PT_CTX_NEED))
+		if (flen
+		        ? pt_emit_compact_then(now, w, PT_MPI_R_SHIFT, f, flen, cword2, PT_CTX_NEED)
+		    : cword2 ? pt_emit_words(now, w, PT_MPI_R_SHIFT, cword2, PT_CTX_NEED)
+		             : pt_emit_word(now, w, PT_MPI_R_SHIFT, PT_CTX_NEED))
 			return 1;
 	}
 	pt_mpi_compact c;
 	size_t clen;
 	w = compact_of(kind, p, &c, &clen);
-	int stored = w && pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen, cword2, PT_CTX_NEED);
+	int stored =
+	    w && pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen, cword2, PT_CTX_NEED);
 	remember(kind, p, stored);
 	return stored;
 }

@@ -858,7 +858,7 @@ static void test_mpi_compact_records(void)
 typedef struct mpi_step {
 	unsigned call, kind;
 	int rep;
-	int32_t peer, tag; /* MPI_COLL: root, size */
+	int32_t peer, tag;             /* MPI_COLL: root, size */
 	uint64_t bytes, request, back; /* MPI_COLL: sent = recvd = bytes; back: posted before */
 	int lost;                      /* a LOST record before the call */
 } mpi_step;
@@ -872,7 +872,8 @@ static void put_mpi_step(ptw *w, const mpi_step *s, uint64_t at, int repeated)
 		ptw_rec(w, PT_REC_LOST, 0, at - 1, &lo, sizeof lo);
 	}
 	if (repeated) {
-		put_mpi_c(w, flag | PT_REC_MPI_CALL_C | s->call << 8, PT_MPI_CALL_C_SHIFT, at, NULL, 0);
+		put_mpi_c(w, flag | PT_REC_MPI_CALL_C | s->call << 8, PT_MPI_CALL_C_SHIFT, at, NULL,
+		          0);
 	} else {
 		ptw_align(w);
 		ptw_rec(w, PT_REC_MPI_CALL, s->call, at, NULL, 0);
@@ -882,19 +883,25 @@ static void put_mpi_step(ptw *w, const mpi_step *s, uint64_t at, int repeated)
 		             : s->kind == PT_REC_MPI_RECV  ? PT_REC_MPI_RECV_R
 		             : s->kind == PT_REC_MPI_IRECV ? PT_REC_MPI_IRECV_R
 		                                           : PT_REC_MPI_COLL_R;
-		uint32_t f[3] = {(uint32_t)s->request, (uint32_t)(s->request >> 32), (uint32_t)s->back};
+		uint32_t f[3] = {(uint32_t)s->request, (uint32_t)(s->request >> 32),
+		                 (uint32_t)s->back};
 		size_t len = s->request ? (s->kind == PT_REC_MPI_RECV ? 12 : 8) : 0;
-		put_mpi_c(w, flag | r | (s->request ? PT_MPI_R_REQUEST : 0), PT_MPI_R_SHIFT, at + 5, f,
-		          len);
+		put_mpi_c(w, flag | r | (s->request ? PT_MPI_R_REQUEST : 0), PT_MPI_R_SHIFT, at + 5,
+		          f, len);
 	} else if (s->kind == PT_REC_MPI_COLL) {
 		ptw_align(w);
-		pt_rec_mpi_coll c = {PT_MPI_COMM_WORLD_ID, s->peer, (uint32_t)s->tag, s->bytes,
-		                     s->bytes,             s->request};
+		pt_rec_mpi_coll c = {PT_MPI_COMM_WORLD_ID,
+		                     s->peer,
+		                     (uint32_t)s->tag,
+		                     s->bytes,
+		                     s->bytes,
+		                     s->request};
 		ptw_rec(w, s->kind, s->call, at + 5, &c, sizeof c);
 	} else if (s->kind) {
 		ptw_align(w);
 		uint64_t posted = s->kind == PT_REC_MPI_RECV ? at - s->back : 0;
-		pt_rec_mpi_msg m = {s->peer, s->tag, s->bytes, PT_MPI_COMM_WORLD_ID, s->request, posted};
+		pt_rec_mpi_msg m = {s->peer,    s->tag, s->bytes, PT_MPI_COMM_WORLD_ID,
+		                    s->request, posted};
 		ptw_rec(w, s->kind, s->call, at + 5, &m, sizeof m);
 	}
 	if (repeated) {
@@ -912,7 +919,12 @@ static void put_mpi_step(ptw *w, const mpi_step *s, uint64_t at, int repeated)
  * and its repetition (readers keep the last of each kind across it). */
 static void test_mpi_repeated_records(void)
 {
-	enum { S = PT_REC_MPI_SEND, R = PT_REC_MPI_RECV, I = PT_REC_MPI_IRECV, C = PT_REC_MPI_COLL };
+	enum {
+		S = PT_REC_MPI_SEND,
+		R = PT_REC_MPI_RECV,
+		I = PT_REC_MPI_IRECV,
+		C = PT_REC_MPI_COLL
+	};
 	static const mpi_step steps[] = {
 	    {PT_MPI_CALL_Send, S, 0, 1, 10, 8, 0, 0, 0},
 	    {PT_MPI_CALL_Send, S, 1, 1, 10, 8, 0, 0, 0},
