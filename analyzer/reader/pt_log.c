@@ -70,6 +70,12 @@ struct pt_log {
 	int have_call;
 	unsigned call;
 	uint64_t call_ticks;
+	/* The file's last MPI_SEND, MPI_RECV, MPI_IRECV (mpi_msg, in that
+	 * order) and MPI_COLL, which a repeated record (3.6) stands for again;
+	 * have_mpi_last: bit i set when there is one. Kept across a LOST. */
+	unsigned have_mpi_last;
+	pt_rec_mpi_msg mpi_msg[3];
+	pt_rec_mpi_coll mpi_coll;
 	uint64_t expanded[6]; /* a full record of up to 48 bytes */
 
 	enum pt_log_state final; /* PT_LOG_OK while not finished */
@@ -548,6 +554,82 @@ static inline int deliver_short(pt_log *log, pt_event *ev, uint16_t word)
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
 }
 
+/* Which of the records a repeated one stands for (mpi_msg's index, 3 for
+ * MPI_COLL), from its full kind; -1: none. */
+static int mpi_last_slot(unsigned kind)
+{
+	switch (kind) {
+	case PT_REC_MPI_SEND:
+		return 0;
+	case PT_REC_MPI_RECV:
+		return 1;
+	case PT_REC_MPI_IRECV:
+		return 2;
+	case PT_REC_MPI_COLL:
+		return 3;
+	}
+	return -1;
+}
+
+/* A message or collective record delivered (full, compact or repeated):
+ * the one the next repeated record of its kind stands for. */
+static void mpi_remember(pt_log *log, unsigned kind, const void *payload)
+{
+	int i = mpi_last_slot(kind);
+	if (i < 0)
+		return;
+	if (i == 3)
+		memcpy(&log->mpi_coll, payload, sizeof log->mpi_coll);
+	else
+		memcpy(&log->mpi_msg[i], payload, sizeof log->mpi_msg[i]);
+	log->have_mpi_last |= 1u << i;
+}
+
+/* A repeated MPI record (3.6): the file's last record of its kind again,
+ * with the request (and a receive's posted time) of this one. */
+static int deliver_mpi_repeat(pt_log *log, pt_event *ev, const uint8_t *p, uint32_t word,
+                              size_t size, uint64_t off)
+{
+	unsigned kind = word & 0x7f;
+	unsigned full = kind == PT_REC_MPI_SEND_R    ? PT_REC_MPI_SEND
+	                : kind == PT_REC_MPI_RECV_R  ? PT_REC_MPI_RECV
+	                : kind == PT_REC_MPI_IRECV_R ? PT_REC_MPI_IRECV
+	                                             : PT_REC_MPI_COLL;
+	int i = mpi_last_slot(full);
+	if (!(log->have_mpi_last & 1u << i))
+		return fail(log, ev, off, "%s without a %s before it", pt_rec_kind_name(kind),
+		            pt_rec_kind_name(full));
+	uint64_t request = 0;
+	uint32_t back = 0;
+	if (word & PT_MPI_R_REQUEST) {
+		uint32_t f[3] = {0};
+		memcpy(f, p + 4, size - 4);
+		request = f[0] | (uint64_t)f[1] << 32;
+		back = f[2];
+	}
+	pt_rec_head h = {(uint8_t)full, (uint8_t)log->call, PT_REC_SIZE(MPI_SEND) / 8,
+	                 word >> PT_MPI_R_SHIFT};
+	if (i == 3) {
+		pt_rec_mpi_coll r = log->mpi_coll;
+		r.request = request;
+		h.size8 = PT_REC_SIZE(MPI_COLL) / 8;
+		memcpy(&log->expanded[1], &r, sizeof r);
+	} else {
+		pt_rec_mpi_msg m = log->mpi_msg[i];
+		m.request = request;
+		m.posted = 0;
+		if (full == PT_REC_MPI_RECV) {
+			if (back > log->call_ticks)
+				return fail(log, ev, off,
+				            "repeated MPI_RECV posted before the clock's start");
+			m.posted = log->call_ticks - back;
+		}
+		memcpy(&log->expanded[1], &m, sizeof m);
+	}
+	memcpy(&log->expanded[0], &h, sizeof h);
+	return deliver(log, ev, (const uint8_t *)log->expanded, h, size);
+}
+
 /* A compact MPI record (3.3, format/mpi.h) of size bytes at p, complete in
  * the buffer: delivered as its full record, from `expanded`. */
 static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint32_t word,
@@ -569,6 +651,8 @@ static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint
 	if (!log->have_call)
 		return fail(log, ev, off, "compact %s without an MPI_CALL before it",
 		            pt_rec_kind_name(kind));
+	if (kind >= PT_REC_MPI_SEND_R && kind <= PT_REC_MPI_COLL_R)
+		return deliver_mpi_repeat(log, ev, p, word, size, off);
 	if (kind == PT_REC_MPI_CALL_END_C) {
 		h = (pt_rec_head){PT_REC_MPI_CALL_END, (uint8_t)log->call, 1,
 		                  word >> PT_MPI_END_C_SHIFT};
@@ -614,6 +698,7 @@ static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint
 		}
 	}
 	memcpy(&log->expanded[0], &h, sizeof h);
+	mpi_remember(log, h.kind, log->expanded + 1);
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, size);
 }
 
@@ -836,6 +921,8 @@ again:
 		log->call = h.arg;
 		log->call_ticks = log->ticks;
 		return r;
+	} else if (log->mpi_compact && mpi_last_slot(h.kind) >= 0) {
+		mpi_remember(log, h.kind, p + sizeof h);
 	}
 	return deliver(log, ev, p, h, size);
 }

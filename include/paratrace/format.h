@@ -81,9 +81,12 @@ extern "C" {
  * as the first byte of a word with PT_COMPACT_FLAG); MPI_DONE and its
  * compact form MPI_DONE_C (kinds 0x2e, 0x2f, from the same range as
  * MPI_FILE): the Wait/Test call that completed a non-blocking send's or
- * collective's request. */
+ * collective's request.
+ * 3.6: repeated MPI records (format/mpi.h, "Repeated MPI records": kinds
+ * 0x34-0x37 as the first byte of a word with PT_COMPACT_FLAG), a message
+ * or collective equal to the file's previous one of its kind in 4 bytes. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 5
+#define PT_FORMAT_VERSION_MINOR 6
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 

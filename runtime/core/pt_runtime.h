@@ -139,6 +139,12 @@ PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, 
  * call (its begin, its end) without the general call's stack work. */
 PT_HIDDEN int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags);
 
+/* pt_emit_word for two compact forms with no fields at one time, the
+ * second's delta 0 (cword2, as pt_emit_compact_then's): both written or
+ * neither. */
+PT_HIDDEN int pt_emit_words(uint64_t ticks, uint32_t cword, unsigned shift, uint32_t cword2,
+                            unsigned flags);
+
 /* Two compact records at one time (a call's message and its end): the
  * first as pt_emit_compact's, the second a word alone, cword2 with a
  * delta of 0 (its compact form has no fields and needs what the first

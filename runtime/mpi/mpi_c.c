@@ -49,7 +49,7 @@ void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, in
 	pt_rec_mpi_msg m;
 	pt_mpi_msg(&m, pt_mpi_comm_get(comm), dest, tag, pt_mpi_bytes(count, dt),
 		   req ? (uintptr_t)*req : 0);
-	pt_mpi_end(call, rc, PT_REC_MPI_SEND, &m, sizeof m, 1);
+	pt_mpi_end_one(call, rc, PT_REC_MPI_SEND, &m, sizeof m);
 }
 
 /* A blocking receive's end: MPI_RECV from its status (MPI_Sendrecv's
@@ -57,6 +57,17 @@ void pt_mpi_send_end(unsigned call, int rc, int dest, int tag, MPI_Comm comm, in
 void pt_mpi_recv_end(unsigned call, int rc, MPI_Comm comm, const MPI_Status *st, uint64_t posted,
 		     const pt_mpi_sent *sent)
 {
+	if (!sent && rc == MPI_SUCCESS && pt_mpi_ready) {
+		/* a receive alone: pt_mpi_recv_msg's record, without a request */
+		const pt_mpi_comm *c = pt_mpi_comm_get(comm);
+		if (c && st->MPI_SOURCE >= 0 && !pt_mpi_status_cancelled(st)) {
+			pt_rec_mpi_msg m;
+			pt_mpi_msg(&m, c, st->MPI_SOURCE, st->MPI_TAG, pt_mpi_status_bytes(st), 0);
+			m.posted = posted;
+			pt_mpi_end_one(call, rc, PT_REC_MPI_RECV, &m, sizeof m);
+			return;
+		}
+	}
 	pt_rec_mpi_msg m[2];
 	unsigned kind[2];
 	size_t n = 0;
@@ -107,7 +118,7 @@ void pt_mpi_recv_posted(unsigned call, int rc, const pt_mpi_comm *c, int src, in
 	}
 	pt_rec_mpi_msg m;
 	pt_mpi_msg(&m, c, src, tag, bytes, (uintptr_t)*req);
-	pt_mpi_end(call, rc, PT_REC_MPI_IRECV, &m, sizeof m, 1);
+	pt_mpi_end_one(call, rc, PT_REC_MPI_IRECV, &m, sizeof m);
 }
 
 /* Matched probes: the message handle stands for the receive until
@@ -140,7 +151,7 @@ void pt_mpi_mrecv_end(unsigned call, int rc, MPI_Message h, const MPI_Status *st
 	if (rc == MPI_SUCCESS && pt_mpi_ready && pt_mpi_req_done((uintptr_t)h, &r) &&
 	    pt_mpi_recv_msg(&r, st, &m)) {
 		m.request = 0;
-		pt_mpi_end(call, rc, PT_REC_MPI_RECV, &m, sizeof m, 1);
+		pt_mpi_end_one(call, rc, PT_REC_MPI_RECV, &m, sizeof m);
 	} else {
 		pt_mpi_end_call(call, rc);
 	}
@@ -209,7 +220,7 @@ void pt_mpi_rma_end(unsigned call, int rc, int target, MPI_Win win, uint64_t byt
 		return;
 	}
 	pt_rec_mpi_rma r = {pt_mpi_win_world_rank(win, target), 0, bytes, (uintptr_t)win};
-	pt_mpi_end(call, rc, PT_REC_MPI_RMA, &r, sizeof r, 1);
+	pt_mpi_end_one(call, rc, PT_REC_MPI_RMA, &r, sizeof r);
 }
 
 /* An I/O call's end: MPI_IO when it succeeded. */
@@ -220,7 +231,7 @@ void pt_mpi_io_end(unsigned call, int rc, MPI_File fh, int count, MPI_Datatype d
 		return;
 	}
 	pt_rec_mpi_io r = {pt_mpi_bytes(count, dt), (uintptr_t)fh};
-	pt_mpi_end(call, rc, PT_REC_MPI_IO, &r, sizeof r, 1);
+	pt_mpi_end_one(call, rc, PT_REC_MPI_IO, &r, sizeof r);
 }
 
 /* A ROMIO file system prefix ("ufs:", "nfs:"...): letters then ':'. */

@@ -246,5 +246,5 @@ void pt_mpi_coll_end(unsigned call, int rc, enum pt_mpi_coll_rule rule, const pt
 	coll_bytes(rule, a, &sent, &recvd);
 	pt_rec_mpi_coll r;
 	coll_record(&r, a->comm, a->root, sent, recvd, req ? (uintptr_t)*req : 0);
-	pt_mpi_end(call, rc, PT_REC_MPI_COLL, &r, sizeof r, 1);
+	pt_mpi_end_one(call, rc, PT_REC_MPI_COLL, &r, sizeof r);
 }

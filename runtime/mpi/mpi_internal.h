@@ -178,6 +178,14 @@ PT_HIDDEN void pt_mpi_finish(uint64_t now, unsigned call, int rc);
 PT_HIDDEN void pt_mpi_end(unsigned call, int rc, unsigned kind, const void *p, size_t len,
                           size_t n);
 
+/* pt_mpi_end of one record, inline: the common end of a call that moved
+ * something (a send, a receive posted, a collective). */
+static inline void pt_mpi_end_one(unsigned call, int rc, unsigned kind, const void *p, size_t len)
+{
+	pt_lib_call = 0;
+	pt_mpi_put_finish(pt_now(), call, kind, p, len, rc);
+}
+
 static inline void pt_mpi_end_call(unsigned call, int rc)
 {
 	pt_mpi_end(call, rc, 0, NULL, 0, 0);

@@ -181,26 +181,154 @@ static uint32_t compact_of(unsigned kind, const void *p, pt_mpi_compact *c, size
 	return w;
 }
 
-void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len)
+/* The last message of each kind (MPI_SEND, MPI_RECV, MPI_IRECV) and the
+ * last MPI_COLL this thread's log surely holds, which a repeated record
+ * stands for (format/mpi.h, "Repeated MPI records"): set when a record
+ * is stored by the writer's fast path, forgotten when one of its kind
+ * goes through the runtime's region, where it may be lost. The fields a
+ * repeated record carries itself (request, posted) are not kept. */
+typedef struct {
+	int32_t peer, tag;
+	uint64_t bytes, comm;
+} last_msg;
+typedef struct {
+	uint64_t comm;
+	int32_t root;
+	uint32_t size;
+	uint64_t sent, recvd;
+} last_coll;
+static __thread struct {
+	unsigned have; /* bit i: msg[i] (3: coll) */
+	last_msg msg[3];
+	last_coll coll;
+} last __attribute__((tls_model("initial-exec")));
+
+/* msg's index of a kind, 3: MPI_COLL, -1: a record never repeated */
+static inline int last_slot(unsigned kind)
 {
+	switch (kind) {
+	case PT_REC_MPI_SEND:
+		return 0;
+	case PT_REC_MPI_RECV:
+		return 1;
+	case PT_REC_MPI_IRECV:
+		return 2;
+	case PT_REC_MPI_COLL:
+		return 3;
+	}
+	return -1;
+}
+
+/* The repeated form of a record equal to the last of its kind (0: none)
+ * and the fields that follow its word in f, their bytes in *flen. */
+static uint32_t repeat_of(unsigned kind, const void *p, uint32_t f[3], size_t *flen)
+{
+	int i = last_slot(kind);
+	if (i < 0 || !(last.have & 1u << i))
+		return 0;
+	uint64_t request;
+	uint32_t w = PT_COMPACT_FLAG;
+	*flen = 0;
+	if (i == 3) {
+		const pt_rec_mpi_coll *r = p;
+		const last_coll *l = &last.coll;
+		if (r->comm != l->comm || r->root != l->root || r->size != l->size ||
+		    r->sent != l->sent || r->recvd != l->recvd)
+			return 0;
+		request = r->request;
+		w |= PT_REC_MPI_COLL_R;
+	} else {
+		const pt_rec_mpi_msg *m = p;
+		const last_msg *l = &last.msg[i];
+		if (m->peer != l->peer || m->tag != l->tag || m->bytes != l->bytes ||
+		    m->comm != l->comm)
+			return 0;
+		request = m->request;
+		w |= PT_REC_MPI_SEND_R + (unsigned)i;
+		if (i == 1) {
+			/* posted: the call's own begin (a blocking receive), or a
+			 * request's, before it */
+			uint64_t t0 = pt_mpi_t0;
+			if (!request)
+				return m->posted == t0 ? w : 0;
+			if (!m->posted || m->posted > t0 || t0 - m->posted > UINT32_MAX)
+				return 0;
+			f[2] = (uint32_t)(t0 - m->posted);
+			*flen = 4;
+		} else if (m->posted) {
+			return 0;
+		}
+	}
+	if (request) {
+		f[0] = (uint32_t)request;
+		f[1] = (uint32_t)(request >> 32);
+		*flen += 8;
+		w |= PT_MPI_R_REQUEST;
+	}
+	return w;
+}
+
+/* What the fast path stored (stored: 1) or the runtime's region was given
+ * (0): the record the next of its kind may repeat, or none. */
+static void remember(unsigned kind, const void *p, int stored)
+{
+	int i = last_slot(kind);
+	if (i < 0)
+		return;
+	if (!stored) {
+		last.have &= ~(1u << i);
+		return;
+	}
+	if (i == 3) {
+		const pt_rec_mpi_coll *r = p;
+		last.coll = (last_coll){r->comm, r->root, r->size, r->sent, r->recvd};
+	} else {
+		const pt_rec_mpi_msg *m = p;
+		last.msg[i] = (last_msg){m->peer, m->tag, m->bytes, m->comm};
+	}
+	last.have |= 1u << i;
+}
+
+/* The record of what a call moved (and the call's end, cword2 not 0) by
+ * the writer's fast path: its repeated form, else its compact form. 1
+ * when written; else nothing was, and the last record is forgotten. */
+static int put_fast(uint64_t now, unsigned kind, const void *p, uint32_t cword2)
+{
+	uint32_t f[3] = {0};
+	size_t flen = 0;
+	uint32_t w = repeat_of(kind, p, f, &flen);
+	if (w) {
+		/* a blocking call's: one word, and the end's after it */
+		if (flen
+		        ? pt_emit_compact_then(now, w, PT_MPI_R_SHIFT, f, flen, cword2, PT_CTX_NEED)
+		    : cword2 ? pt_emit_words(now, w, PT_MPI_R_SHIFT, cword2, PT_CTX_NEED)
+		             : pt_emit_word(now, w, PT_MPI_R_SHIFT, PT_CTX_NEED))
+			return 1;
+	}
 	pt_mpi_compact c;
 	size_t clen;
-	uint32_t w = compact_of(kind, p, &c, &clen);
-	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+	w = compact_of(kind, p, &c, &clen);
+	int stored =
+	    w && pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen, cword2, PT_CTX_NEED);
+	remember(kind, p, stored);
+	return stored;
+}
+
+void pt_mpi_put(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len)
+{
+	if (pt_likely(put_fast(now, kind, p, 0)))
+		return;
+	pt_emit_compact(now, 0, 0, NULL, 0, PT_CTX_NEED, kind, call, p, len);
 }
 
 void pt_mpi_put_finish(uint64_t now, unsigned call, unsigned kind, const void *p, size_t len,
                        int rc)
 {
-	pt_mpi_compact c;
-	size_t clen;
-	uint32_t w = compact_of(kind, p, &c, &clen);
 	/* the common case: the record and the end in one pass */
 	if (pt_likely(rc == MPI_SUCCESS) &&
-	    pt_emit_compact_then(now, w, PT_MPI_C_SHIFT, &c, clen,
-	                         PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C, PT_CTX_NEED))
+	    pt_likely(put_fast(now, kind, p, PT_COMPACT_FLAG | PT_REC_MPI_CALL_END_C)))
 		return;
-	pt_emit_compact(now, w, PT_MPI_C_SHIFT, &c, clen, PT_CTX_NEED, kind, call, p, len);
+	pt_mpi_put(now, call, kind, p, len);
 	pt_mpi_finish(now, call, rc);
 }
 

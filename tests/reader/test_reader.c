@@ -852,6 +852,145 @@ static void test_mpi_compact_records(void)
 	ptw_free(&w);
 }
 
+/* One MPI call of the sequence below: its record of what it moved
+ * (kind 0: none), written full in one log and, in the other, as the
+ * writer would: repeated (rep) or full. */
+typedef struct mpi_step {
+	unsigned call, kind;
+	int rep;
+	int32_t peer, tag;             /* MPI_COLL: root, size */
+	uint64_t bytes, request, back; /* MPI_COLL: sent = recvd = bytes; back: posted before */
+	int lost;                      /* a LOST record before the call */
+} mpi_step;
+
+static void put_mpi_step(ptw *w, const mpi_step *s, uint64_t at, int repeated)
+{
+	uint32_t flag = PT_COMPACT_FLAG;
+	if (s->lost) {
+		ptw_align(w);
+		pt_rec_lost lo = {1, 8, PT_LOST_NO_SPACE, 0};
+		ptw_rec(w, PT_REC_LOST, 0, at - 1, &lo, sizeof lo);
+	}
+	if (repeated) {
+		put_mpi_c(w, flag | PT_REC_MPI_CALL_C | s->call << 8, PT_MPI_CALL_C_SHIFT, at, NULL,
+		          0);
+	} else {
+		ptw_align(w);
+		ptw_rec(w, PT_REC_MPI_CALL, s->call, at, NULL, 0);
+	}
+	if (s->kind && repeated && s->rep) {
+		unsigned r = s->kind == PT_REC_MPI_SEND    ? PT_REC_MPI_SEND_R
+		             : s->kind == PT_REC_MPI_RECV  ? PT_REC_MPI_RECV_R
+		             : s->kind == PT_REC_MPI_IRECV ? PT_REC_MPI_IRECV_R
+		                                           : PT_REC_MPI_COLL_R;
+		uint32_t f[3] = {(uint32_t)s->request, (uint32_t)(s->request >> 32),
+		                 (uint32_t)s->back};
+		size_t len = s->request ? (s->kind == PT_REC_MPI_RECV ? 12 : 8) : 0;
+		put_mpi_c(w, flag | r | (s->request ? PT_MPI_R_REQUEST : 0), PT_MPI_R_SHIFT, at + 5,
+		          f, len);
+	} else if (s->kind == PT_REC_MPI_COLL) {
+		ptw_align(w);
+		pt_rec_mpi_coll c = {PT_MPI_COMM_WORLD_ID,
+		                     s->peer,
+		                     (uint32_t)s->tag,
+		                     s->bytes,
+		                     s->bytes,
+		                     s->request};
+		ptw_rec(w, s->kind, s->call, at + 5, &c, sizeof c);
+	} else if (s->kind) {
+		ptw_align(w);
+		uint64_t posted = s->kind == PT_REC_MPI_RECV ? at - s->back : 0;
+		pt_rec_mpi_msg m = {s->peer,    s->tag, s->bytes, PT_MPI_COMM_WORLD_ID,
+		                    s->request, posted};
+		ptw_rec(w, s->kind, s->call, at + 5, &m, sizeof m);
+	}
+	if (repeated) {
+		put_mpi_c(w, flag | PT_REC_MPI_CALL_END_C, PT_MPI_END_C_SHIFT, at + 5, NULL, 0);
+	} else {
+		ptw_align(w);
+		ptw_rec(w, PT_REC_MPI_CALL_END, s->call, at + 5, NULL, 0);
+	}
+}
+
+/* Format 3.6's repeated MPI records read exactly as the full records they
+ * stand for (the same kinds, times, calls and fields): a loop of one
+ * message, messages that change every other call, requests, a receive
+ * posted before its Wait, a collective, and a LOST record between a record
+ * and its repetition (readers keep the last of each kind across it). */
+static void test_mpi_repeated_records(void)
+{
+	enum {
+		S = PT_REC_MPI_SEND,
+		R = PT_REC_MPI_RECV,
+		I = PT_REC_MPI_IRECV,
+		C = PT_REC_MPI_COLL
+	};
+	static const mpi_step steps[] = {
+	    {PT_MPI_CALL_Send, S, 0, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Send, S, 1, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Send, S, 1, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Recv, R, 0, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Recv, R, 1, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Comm_rank, 0, 0, 0, 0, 0, 0, 0, 0},
+	    {PT_MPI_CALL_Send, S, 0, 1, 11, 16, 0, 0, 0}, /* every other call */
+	    {PT_MPI_CALL_Send, S, 0, 1, 10, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Send, S, 0, 1, 11, 16, 0, 0, 0},
+	    {PT_MPI_CALL_Send, S, 1, 1, 11, 16, 0, 0, 0},
+	    {PT_MPI_CALL_Allreduce, C, 0, -1, 2, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Allreduce, C, 1, -1, 2, 8, 0, 0, 0},
+	    {PT_MPI_CALL_Iallreduce, C, 1, -1, 2, 8, 0x2000, 0, 0},
+	    {PT_MPI_CALL_Irecv, I, 0, 1, 12, 16, 0x1000, 0, 0},
+	    {PT_MPI_CALL_Irecv, I, 1, 1, 12, 16, 0x1008, 0, 0},
+	    {PT_MPI_CALL_Waitall, R, 0, 1, 12, 16, 0x1000, 30, 0},
+	    {PT_MPI_CALL_Waitall, R, 1, 1, 12, 16, 0x1008, 20, 0},
+	    {PT_MPI_CALL_Send, S, 1, 1, 11, 16, 0, 0, 1}, /* after a LOST */
+	    {PT_MPI_CALL_Isend, S, 1, 1, 11, 16, 0x3000, 0, 0},
+	};
+	size_t n = sizeof steps / sizeof steps[0];
+	ptw full, rep;
+	ptw_begin(&full, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_begin(&rep, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	for (size_t i = 0; i < n; i++) {
+		put_mpi_step(&full, &steps[i], 200 + 50 * i, 0);
+		put_mpi_step(&rep, &steps[i], 200 + 50 * i, 1);
+	}
+	ptw_align(&rep);
+	ptw_close(&full, 200 + 50 * n);
+	ptw_close(&rep, 200 + 50 * n);
+	if (rep.len >= full.len * 2 / 3)
+		printf("\nrepeated %zu bytes, full %zu\n", rep.len, full.len);
+	CU_ASSERT(rep.len < full.len * 2 / 3);
+	result a = read_mem(full.buf, full.len, 0, 1), b = read_mem(rep.buf, rep.len, 0, 1);
+	CU_ASSERT_EQUAL(a.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(b.state, PT_LOG_EOF);
+	if (b.state != PT_LOG_EOF)
+		printf("\n%zu records, state %d: %s\n", b.n, b.state, b.error);
+	CU_ASSERT_EQUAL_FATAL(a.n, b.n);
+	for (size_t i = 0; i < a.n; i++) {
+		CU_ASSERT_EQUAL(a.ev[i].kind, b.ev[i].kind);
+		CU_ASSERT_EQUAL(a.ev[i].ticks, b.ev[i].ticks);
+		CU_ASSERT(memcmp(a.ev[i].bytes, b.ev[i].bytes, sizeof a.ev[i].bytes) == 0);
+	}
+	/* byte by byte, the same */
+	result bytes = read_mem(rep.buf, rep.len, 1, 1);
+	CU_ASSERT(same(&b, &bytes));
+	free(a.ev);
+	free(b.ev);
+	free(bytes.ev);
+	ptw_free(&full);
+	ptw_free(&rep);
+
+	/* a repeated record with nothing of its kind before it is damage */
+	ptw_begin(&rep, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	put_mpi_c(&rep, PT_COMPACT_FLAG | PT_REC_MPI_CALL_C | PT_MPI_CALL_Send << 8,
+	          PT_MPI_CALL_C_SHIFT, 110, NULL, 0);
+	put_mpi_c(&rep, PT_COMPACT_FLAG | PT_REC_MPI_SEND_R, PT_MPI_R_SHIFT, 120, NULL, 0);
+	static const damage none = {"repeated send without a send", PT_LOG_ERROR, 1,
+	                            "MPI_SEND_R without a MPI_SEND before it", -1};
+	free(check_damage(rep.buf, rep.len, &none).ev);
+	ptw_free(&rep);
+}
+
 /* One call of the I/O and memory sequence below, written in both forms. */
 typedef struct io_step {
 	unsigned kind, arg;
@@ -1339,6 +1478,7 @@ int main(void)
 	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
 	CU_add_test(s, "compact I/O and memory records, 3.4 logs", test_io_compact_records);
 	CU_add_test(s, "MPI_DONE's compact form", test_mpi_done_record);
+	CU_add_test(s, "repeated MPI records read as full ones", test_mpi_repeated_records);
 	CU_add_test(s, "feed contract", test_feed_contract);
 	CU_add_test(s, "FOLLOW on a growing file", test_follow_growing_file);
 	CU_add_test(s, "FOLLOW before the header is written", test_follow_header_not_yet_written);

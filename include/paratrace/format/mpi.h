@@ -54,7 +54,17 @@
 	/* 3.5: a non-blocking send's or collective's request completed */ \
 	X(MPI_DONE, 0x2e, pt_rec_mpi_done, sizeof(pt_rec_mpi_done), 0, "thread", "call", "") \
 	X(MPI_DONE_C, 0x2f, void, 0, 0, "thread", "–", \
-	  "compact only: 12 bytes, read as MPI_DONE")
+	  "compact only: 12 bytes, read as MPI_DONE") \
+	/* 3.6: a message or collective equal to the file's previous one of \
+	 * its kind (see "Repeated MPI records" below) */ \
+	X(MPI_SEND_R, 0x34, void, 0, 0, "thread", "–", \
+	  "compact only: 4 or 12 bytes, read as MPI_SEND") \
+	X(MPI_RECV_R, 0x35, void, 0, 0, "thread", "–", \
+	  "compact only: 4 or 16 bytes, read as MPI_RECV") \
+	X(MPI_IRECV_R, 0x36, void, 0, 0, "thread", "–", \
+	  "compact only: 4 or 12 bytes, read as MPI_IRECV") \
+	X(MPI_COLL_R, 0x37, void, 0, 0, "thread", "–", \
+	  "compact only: 4 or 12 bytes, read as MPI_COLL")
 
 /* MPI, inside PT_REC_RANGE_MPI; docs/FORMAT.md "MPI records" and
  * docs/MPI.md describe them. The calls (arg of every thread record) are
@@ -264,11 +274,37 @@ typedef struct pt_mpi_c_coll {
 	uint32_t recvd;
 	uint32_t request_lo, request_hi; /* with PT_MPI_C_REQUEST */
 } pt_mpi_c_coll;
+/* Repeated MPI records (3.6): the record of a call in a loop that moves
+ * what the file's previous record of its kind moved, in one 4-byte word
+ * (a compact record, as above), with a request when the call has one:
+ *   MPI_SEND_R, MPI_RECV_R, MPI_IRECV_R, MPI_COLL_R
+ *                   bit 8: a request follows (uint64); bits 9..31 delta
+ *     -> the file's last MPI_SEND, MPI_RECV, MPI_IRECV or MPI_COLL
+ *        (written full, compact or repeated) again: the same peer, tag,
+ *        bytes and communicator (MPI_COLL: communicator, root, size, sent
+ *        and received bytes), the request that follows or 0;
+ *     MPI_RECV_R: posted at the time of the call's MPI_CALL, or, with a
+ *        request, [uint64 request, uint32 ticks from posted to the
+ *        call's MPI_CALL] as MPI_RECV_C's.
+ * A writer repeats only a record it knows reached the file, and a record
+ * of that kind that may not have (written through the runtime's region,
+ * or lost) makes it forget it: readers keep the last record of each kind
+ * across a LOST. The arg is the call of the file's last MPI_CALL, as for
+ * the other compact MPI records. */
+#define PT_MPI_R_REQUEST 0x100u
+#define PT_MPI_R_SHIFT 9
 /* Bytes of a compact MPI record from its first word (0: not one). */
 static inline size_t pt_mpi_compact_size(uint32_t word)
 {
 	unsigned kind = word & 0x7f, req = (word & PT_MPI_C_REQUEST) != 0;
+	unsigned rreq = (word & PT_MPI_R_REQUEST) != 0;
 	switch (kind) {
+	case 0x34: /* MPI_SEND_R */
+	case 0x36: /* MPI_IRECV_R */
+	case 0x37: /* MPI_COLL_R */
+		return 4 + 8 * rreq;
+	case 0x35: /* MPI_RECV_R */
+		return 4 + 12 * rreq;
 	case 0x26: /* MPI_CALL_C */
 	case 0x27: /* MPI_CALL_END_C */
 		return 4;
@@ -311,6 +347,10 @@ typedef struct pt_rec_mpi_done {
 #define PT_FIELDS_MPI_RECV_C PT_FIELDS_MPI_CALL_C
 #define PT_FIELDS_MPI_COLL_C PT_FIELDS_MPI_CALL_C
 #define PT_FIELDS_MPI_DONE_C PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_SEND_R PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_RECV_R PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_IRECV_R PT_FIELDS_MPI_CALL_C
+#define PT_FIELDS_MPI_COLL_R PT_FIELDS_MPI_CALL_C
 
 /* The call returned an error (MPI_ERRORS_RETURN or another handler that
  * returns): written just before its MPI_CALL_END. Nothing the call would
