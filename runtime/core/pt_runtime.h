@@ -125,6 +125,14 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
+/* pt_emit_compact's fast path alone, for a compact form of at most 16
+ * bytes of fields passed by value (f0: bytes 0 to 7, f1: 8 to 15, zeros
+ * past clen) and no PT_CTX_* flags: no copy loop, no argument on the
+ * stack. 1 when written; 0: the caller writes the record with
+ * pt_emit_compact (which also says whether the thread can record). */
+PT_HIDDEN int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
+                          unsigned clen);
+
 /* The same for a thread inside the runtime's region (t from pt_enter):
  * the compact form when it fits, else the full record, at ticks. For a
  * wrapper that makes its real call inside the region (the memory calls),
@@ -473,7 +481,11 @@ PT_HIDDEN const char *pt_run_env_string(void);
 /* The dlsym -> calloc bootstrap: pt_real() is running on this thread, so an
  * interposed calloc/malloc must serve from pt_bump_alloc (zeroed, never
  * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
-PT_HIDDEN int pt_real_in_progress(void);
+extern PT_HIDDEN __thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
+static inline int pt_real_in_progress(void)
+{
+	return pt_in_dlsym;
+}
 
 /* Set (a depth) on the thread inside dlclose (dl.c): a module destructor
  * that runs then is an unload, one that runs without it the process's
@@ -486,7 +498,13 @@ PT_HIDDEN void *pt_bump_alloc(size_t size);
  * tables), never from the program's malloc. */
 PT_HIDDEN void *pt_pages_alloc(size_t size);
 PT_HIDDEN void pt_pages_free(void *p, size_t size);
-PT_HIDDEN int pt_bump_owns(const void *p);
+/* Inline: every free() wrapper asks, first. */
+#define PT_BUMP_STATIC (64 * 1024)
+extern PT_HIDDEN char pt_bump_static[PT_BUMP_STATIC];
+static inline int pt_bump_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)pt_bump_static < PT_BUMP_STATIC;
+}
 /* Bytes from p (pt_bump_owns) to the end of the bootstrap area. */
 PT_HIDDEN size_t pt_bump_room(const void *p);
 

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 /* PARATRACE_IO, from the part's init: 0 until then, so that calls made
  * while the loader or another library's constructor runs go straight
@@ -87,10 +88,14 @@ static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
 	uint32_t file = pt_io_file_known(fd);
 	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
 		pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
+		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8;
+		uint64_t now = pt_now(), f0;
+		memcpy(&f0, &c, sizeof f0);
+		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, f0, 0, sizeof c)))
+			return 1;
 		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
-		return pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8,
-		                       PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL, op, &r,
-		                       sizeof r) != 0;
+		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL, op,
+		                       &r, sizeof r) != 0;
 	}
 	return pt_io_begin_slow(op, fd, size);
 }
@@ -104,9 +109,12 @@ static inline void pt_io_end(unsigned op, int64_t result, int failed, int err, i
 {
 	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
 		uint32_t r32 = (uint32_t)result;
+		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8;
+		uint64_t now = pt_now();
+		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, r32, 0, sizeof r32)))
+			return;
 		pt_rec_io_end e = {.result = result};
-		pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8,
-		                PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op, &e,
+		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op, &e,
 		                PT_REC_IO_END_MIN);
 		return;
 	}

@@ -205,7 +205,9 @@ def main():
                 kept_min = d if kept_min is None else min(kept_min, d)
         for b, d in durs.items():
             if not isinstance(b, tuple) and d >= LONG_NS:
-                n_long += 1
+                # the pipe's 1-byte reads, and whatever else the machine's
+                # load made as long
+                n_long += f["io"][b][2] == 1
                 expect(b in t["io"], "row %s: the long call at %d (%d ns) left out" % (row, b, d))
         # states: those of the calls kept, and only those
         for st, calls in (("12", t["io"]), ("30", None), ("31", None)):
@@ -215,7 +217,7 @@ def main():
                        "row %s: %d I/O states for %d I/O calls kept" % (row, len(begins), len(calls)))
         nmem = len(t["states"].get("30", [])) + len(t["states"].get("31", []))
         expect(nmem == len(t["mem"]), "row %s: %d memory states for %d calls kept" % (row, nmem, len(t["mem"])))
-    expect(n_long == 3, "%d long reads in the full output, expected 3" % n_long)
+    expect(n_long == 3, "%d long 1-byte reads in the full output, expected 3" % n_long)
     expect(n_left > 20000, "only %d calls left out" % n_left)
     io_kept = sum(len(T[r]["io"]) for r in T)
     io_all = sum(len(F[r]["io"]) for r in F)
