@@ -38,6 +38,12 @@
  * .text.hot, PT_HOT_DATA variables into one section of their own. */
 #define PT_HOT __attribute__((hot))
 #define PT_HOT_DATA __attribute__((section("pt_hot_data")))
+/* The code of the commonest system-call wrappers' path (read, write,
+ * pread, pwrite and the record writer's fast path they call) in sections
+ * the linker sorts by name and places together right after .text.hot (GNU
+ * ld's default script: .text.sorted.*), the first aligned to a page: the
+ * path is one page of code, not three. */
+#define PT_SYSCALL_TEXT(k) __attribute__((hot, section(".text.sorted.pt_syscall_" #k)))
 #define pt_unlikely(x) __builtin_expect(!!(x), 0)
 
 typedef struct pt_thread pt_thread;

@@ -728,8 +728,8 @@ PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, 
 
 /* The fast path of a compact form with its fields in two words (pt_emit_c16
  * in pt_runtime.h). */
-PT_HOT int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
-                       unsigned clen)
+PT_SYSCALL_TEXT(0) __attribute__((aligned(4096))) int
+pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1, unsigned clen)
 {
 	pt_thread *t = pt_tls;
 	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))

@@ -58,7 +58,7 @@ extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("i
 /* The file fd names when it is named already, else 0: read without
  * entering the runtime (a slot a close clears meanwhile gives the id the
  * call began with). */
-static inline uint32_t pt_io_file_known(int fd)
+static inline __attribute__((always_inline)) uint32_t pt_io_file_known(int fd)
 {
 	uint32_t epoch = __atomic_load_n(&pt_io_epoch, __ATOMIC_ACQUIRE);
 	if (pt_likely(pt_io_cache.fd == fd && pt_io_cache.epoch == epoch && pt_io_cache.file))
@@ -81,7 +81,7 @@ PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, 
  * not. The common call, on a named descriptor with a size below 2^32, is
  * a 12-byte compact record written on the thread's fast path (no
  * pt_enter, no lock, no call out of the runtime but for a full window). */
-static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
+static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
 	if (!__atomic_load_n(&pt_io_on, __ATOMIC_RELAXED) || pt_io_depth)
 		return 0;
@@ -105,7 +105,8 @@ static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
  * opened_fd >= 0: the call opened it (its file named here). errno is left
  * as the real call left it (err when it failed). The common end, a result
  * below 2^32, is an 8-byte compact record. */
-static inline void pt_io_end(unsigned op, int64_t result, int failed, int err, int opened_fd)
+static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t result,
+                                                             int failed, int err, int opened_fd)
 {
 	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
 		uint32_t r32 = (uint32_t)result;

@@ -50,24 +50,24 @@ static uint64_t io_iov_bytes(const struct iovec *iov, int n)
 	return sum;
 }
 
-PT_EXPORT PT_HOT ssize_t read(int fd, void *buf, size_t n)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t read(int fd, void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_READ, fd, n, PT_REAL(read)(fd, buf, n));
 }
 
-PT_EXPORT PT_HOT ssize_t write(int fd, const void *buf, size_t n)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t write(int fd, const void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_WRITE, fd, n, PT_REAL(write)(fd, buf, n));
 }
 
-PT_EXPORT PT_HOT ssize_t pread(int fd, void *buf, size_t n, off_t at)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t pread(int fd, void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PREAD, fd, n, PT_REAL(pread)(fd, buf, n, at));
 }
 PT_EXPORT PT_HOT ssize_t pread64(int fd, void *buf, size_t n, off_t at)
     __attribute__((alias("pread")));
 
-PT_EXPORT PT_HOT ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PWRITE, fd, n, PT_REAL(pwrite)(fd, buf, n, at));
 }
