@@ -108,7 +108,7 @@ typedef struct pt_thin_out {
 	 * its last written item */
 	uint64_t pend_calls, pend_ns, pend_t;
 	uint64_t pend_sync, pend_wait; /* the tool's own items (pt_thin_out_left) */
-	uint64_t pend_own; /* other items of the tool's, which it sums itself */
+	uint64_t pend_own;             /* other items of the tool's, which it sums itself */
 	/* totals */
 	uint64_t calls_left, ns_left, calls_kept;
 	uint64_t sync_left, wait_left;

@@ -139,14 +139,6 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
 PT_HIDDEN int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
                           unsigned clen);
 
-/* The same for a thread inside the runtime's region (t from pt_enter):
- * the compact form when it fits, else the full record, at ticks. For a
- * wrapper that makes its real call inside the region (the memory calls),
- * so that what that call raises is not recorded. errno is kept. */
-PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
-                                  const void *cp, size_t clen, unsigned kind, unsigned arg,
-                                  const void *p, size_t len);
-
 /* pt_emit_compact's fast path alone for a compact form with no fields
  * (cword, its delta at bit shift): 1 when written, 0 when the caller must
  * go through pt_emit_compact. Four arguments: the common records of a

@@ -665,9 +665,9 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
  * no fields at the same ticks (a call's end after its record): room for
  * both is checked first, so both are written or neither. 1 when written. */
 static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint64_t ticks,
-                                                             uint32_t cword, unsigned shift,
-                                                             const void *cp, size_t clen,
-                                                             uint32_t cword2, unsigned flags)
+                                                              uint32_t cword, unsigned shift,
+                                                              const void *cp, size_t clen,
+                                                              uint32_t cword2, unsigned flags)
 {
 	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
 		return 0;
@@ -724,60 +724,6 @@ PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, 
 	if (pt_likely(fast_compact(pt_tls, ticks, cword, shift, cp, clen, 0, flags)))
 		return ticks;
 	return emit_compact_slow(ticks, cword, shift, cp, clen, flags, kind, arg, p, len);
-}
-
-/* The fast path of a compact form with its fields in two words (pt_emit_c16
- * in pt_runtime.h). */
-PT_SYSCALL_TEXT(0) __attribute__((aligned(4096))) int
-pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1, unsigned clen)
-{
-	pt_thread *t = pt_tls;
-	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
-		return 0;
-	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
-	pt_wlog *l = &t->log;
-	char *cur = l->cur, *end = pt_wlog_fast_end(l);
-	uint64_t d = ticks - l->last;
-	/* put_compact's checks, with room for the three stores below (the
-	 * bytes past the record are zeros nothing was written to yet) */
-	int done = PT_WRITE_COMPACT && __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL && cur &&
-	           end && cur + 24 <= end && ticks >= l->last && (d >> (32 - shift)) == 0 &&
-	           !(l->lost_records | (unsigned)l->dead |
-	             __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
-	if (pt_likely(done)) {
-		/* the fields past the first four first, then the word and those
-		 * four in one store: a reader sees zeros (the end) until then */
-		if (clen > 4)
-			__atomic_store_n((uint64_t *)(void *)(cur + 8), f0 >> 32 | f1 << 32,
-			                 __ATOMIC_RELAXED);
-		if (clen > 12)
-			__atomic_store_n((uint64_t *)(void *)(cur + 16), f1 >> 32, __ATOMIC_RELAXED);
-		__atomic_store_n((uint64_t *)(void *)cur,
-		                 (uint64_t)(cword | (uint32_t)d << shift) | f0 << 32, __ATOMIC_RELEASE);
-		l->last = ticks;
-		__atomic_store_n(&l->cur, cur + 4 + clen, __ATOMIC_RELEASE);
-	}
-	atomic_signal_fence(memory_order_seq_cst);
-	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
-	return done;
-}
-
-PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
-                        const void *cp, size_t clen, unsigned kind, unsigned arg, const void *p,
-                        size_t len)
-{
-	pt_wlog *l = &t->log;
-	if (ticks < l->last)
-		ticks = l->last;
-	/* The clock's calibration is refreshed by full records (put). */
-	if (pt_likely(cword && ticks < l->next_cal &&
-	              put_compact(l, ticks, cword, shift, cp, clen, 0)))
-		return;
-	int saved = errno; /* a window switch makes system calls */
-	pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
-	if (errno != saved)
-		errno = saved;
 }
 
 PT_HOT int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags)

@@ -94,8 +94,8 @@ static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd
 		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, f0, 0, sizeof c)))
 			return 1;
 		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
-		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL, op,
-		                       &r, sizeof r) != 0;
+		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL,
+		                       op, &r, sizeof r) != 0;
 	}
 	return pt_io_begin_slow(op, fd, size);
 }
@@ -105,8 +105,8 @@ static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd
  * opened_fd >= 0: the call opened it (its file named here). errno is left
  * as the real call left it (err when it failed). The common end, a result
  * below 2^32, is an 8-byte compact record. */
-static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t result,
-                                                             int failed, int err, int opened_fd)
+static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t result, int failed,
+                                                            int err, int opened_fd)
 {
 	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
 		uint32_t r32 = (uint32_t)result;
@@ -115,8 +115,8 @@ static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t
 		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, r32, 0, sizeof r32)))
 			return;
 		pt_rec_io_end e = {.result = result};
-		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op, &e,
-		                PT_REC_IO_END_MIN);
+		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op,
+		                &e, PT_REC_IO_END_MIN);
 		return;
 	}
 	pt_io_end_slow(op, result, failed, err, opened_fd);

@@ -52,8 +52,8 @@ static inline int mem_bootstrap(void)
 /* An allocation's record: MEM_ALLOC_C (20 bytes) when the addresses and
  * the size fit, else the full MEM_ALLOC (32). errno is left as the call
  * left it (pt_emit_compact keeps it). */
-static inline __attribute__((always_inline)) void mem_alloc_rec(unsigned op, void *p,
-                                                                uint64_t size, void *caller)
+static inline __attribute__((always_inline)) void mem_alloc_rec(unsigned op, void *p, uint64_t size,
+                                                                void *caller)
 {
 	uint64_t now = pt_now();
 	pt_rec_mem_alloc r = {.ptr = pt_ptr(p), .size = size, .caller = pt_ptr(caller)};

@@ -57,9 +57,9 @@ static int mem_pv_event(void *global, void *state, pv_shard *s, const pt_event *
 	}
 	if (ev->kind == PT_REC_MEM_ALLOC)
 		types[n] = MEM_EV_OUT_PTR, values[n++] = (int64_t)ptr;
-	unsigned saved = pv_call_begin(s, ev->time_ns, n, types, values,
-	                               ev->kind == PT_REC_MEM_FREE ? MEM_STATE_FREE
-	                                                           : MEM_STATE_ALLOC);
+	unsigned saved =
+	    pv_call_begin(s, ev->time_ns, n, types, values,
+	                  ev->kind == PT_REC_MEM_FREE ? MEM_STATE_FREE : MEM_STATE_ALLOC);
 	/* what a summary keeps of it, if the budget leaves it out: the bytes
 	 * it allocated and freed (of blocks this row allocated, as the
 	 * counter), and the counter after it */

@@ -320,7 +320,7 @@ typedef struct pv_tally_def {
 	int last;          /* the summary holds the last value, not the sum (a counter) */
 } pv_tally_def;
 typedef struct pv_left_def {
-	const char *what;   /* what analyze says it left out: "I/O calls" */
+	const char *what;    /* what analyze says it left out: "I/O calls" */
 	uint32_t calls_type; /* their count */
 	uint32_t ns_type;    /* their time (ns); 0: not written */
 	const char *calls_label, *ns_label;

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The .prv's size budget: while a row's lines are written, what each call
  * and each synchronization call (and each family call, pv_left_def,
- * accounted as a synchronization call that waits as long as it lasts) costs in the .prv goes into a histogram by
- * its duration (a synchronization call's: how long it waited), with what
- * leaving them out would add (the summaries, pv_thin.c), so that after the
- * pass, without reading anything again, finish can pick the shortest
- * duration threshold whose .prv fits (pv_budget_choose). One threshold for
- * both: the shortest items go first whatever they are, so a family of
- * short items (uncontended locks by the million) never takes every call
- * with it while it stays.
+ * accounted as a synchronization call that waits as long as it lasts)
+ * costs in the .prv goes into a histogram by its duration (a
+ * synchronization call's: how long it waited), with what leaving them out
+ * would add (the summaries, pv_thin.c), so that after the pass, without
+ * reading anything again, finish can pick the shortest duration threshold
+ * whose .prv fits (pv_budget_choose). One threshold for all: the shortest
+ * items go first whatever they are, so a family of short items
+ * (uncontended locks by the million) never takes every call with it while
+ * it stays.
  *
  * Slots: 0 calls left out whatever the threshold (--include/--exclude,
  * --min-duration), 1 + pv_bucket(duration) for the others, PV_SLOT_CUT for

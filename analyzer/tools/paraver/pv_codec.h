@@ -66,8 +66,8 @@ typedef struct rec {
 	                     PV_OP_SYNC: the object (61000010 value) */
 	uint8_t sub;      /* PV_OP_SYNC: PV_SY_*; PV_OP_CALL: PV_FC_* */
 	uint8_t ntally;   /* PV_OP_CALL: tally's values */
-	uint32_t fam, aux;                /* PV_OP_CALL: the family, its states */
-	uint64_t tally[PV_TALLY_MAX];     /* PV_OP_CALL */
+	uint32_t fam, aux;            /* PV_OP_CALL: the family, its states */
+	uint64_t tally[PV_TALLY_MAX]; /* PV_OP_CALL */
 	uint16_t tlen;    /* PV_OP_TEXT, PV_OP_CUT: length of text */
 	const char *text; /* PV_OP_TEXT, PV_OP_CUT */
 } rec;

@@ -250,7 +250,7 @@ void pv_acct_sync(pv_shard *s, unsigned kind, size_t len);
 void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d);
 /* A PV_FC_BEGIN's aux: the state the row returns to and the call's. */
 #define PV_FC_STATES(back, call) ((uint32_t)(back) | (uint32_t)(call) << 16)
-#define PV_FC_BACK(aux) ((aux) & 0xffffu)
+#define PV_FC_BACK(aux) ((aux)&0xffffu)
 #define PV_FC_CALL(aux) ((aux) >> 16)
 
 /* pv_events for a synchronization call's line (at most 4 pairs): kind

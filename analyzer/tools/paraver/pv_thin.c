@@ -212,9 +212,8 @@ static void op_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint6
 /* A call of family f left out, which lasted ns; its tallies (r: its end). */
 static void tw_fam_left(tw *w, const rec *r, uint64_t ns)
 {
-	const pv_left_def *d = r->fam < PT_MAX_FAMILIES && pt_families[r->fam]
-	                           ? pv_ext(r->fam)->left
-	                           : NULL;
+	const pv_left_def *d =
+	    r->fam < PT_MAX_FAMILIES && pt_families[r->fam] ? pv_ext(r->fam)->left : NULL;
 	if (!d)
 		return;
 	tw_fam *x = &w->fam[r->fam];

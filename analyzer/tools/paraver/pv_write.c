@@ -98,7 +98,8 @@ unsigned pv_call_begin(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *
 	if (!pv_ext(s->ext_now)->left || !pv_in_window(s, time_ns))
 		pv_events(s, time_ns, n, types, values);
 	else
-		call_line(s, time_ns, n, types, values, PV_FC_BEGIN, PV_FC_STATES(was, state), NULL);
+		call_line(s, time_ns, n, types, values, PV_FC_BEGIN, PV_FC_STATES(was, state),
+		          NULL);
 	/* after the line: the state begins at its key (which a tie may have
 	 * moved), where the thinning looks for it */
 	pv_set_state(s, time_ns, state);
