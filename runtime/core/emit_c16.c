@@ -12,7 +12,7 @@ PT_SYSCALL_TEXT(0)
 __attribute__((aligned(4096))) int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift,
                                                uint64_t f0, uint64_t f1, unsigned clen)
 {
-	pt_thread *t = pt_tls;
+	pt_thread *t = PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
 	if (!pt_likely(t && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
 		return 0;
 	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);

@@ -44,6 +44,22 @@
  * ld's default script: .text.sorted.*), the first aligned to a page: the
  * path is one page of code, not three. */
 #define PT_SYSCALL_TEXT(k) __attribute__((hot, section(".text.sorted.pt_syscall_" #k)))
+/* A TLS variable of the runtime's, read through %fs at its offset from the
+ * thread pointer, the offset kept among the hot data (PT_HOT_DATA): an
+ * initial-exec access would load it from the GOT, one more page after
+ * each system call. The offsets are the same in every thread (static TLS)
+ * and are set before the parts that read them start. */
+#if defined(__x86_64__) && defined(__SEG_FS)
+#define PT_TLS_AT(type, off, var) (*(type __seg_fs *)(uintptr_t)(off))
+#else
+#define PT_TLS_AT(type, off, var) (var)
+#endif
+static inline intptr_t pt_tls_offset_of(const void *p)
+{
+	return (intptr_t)((const char *)p - (const char *)__builtin_thread_pointer());
+}
+/* pt_tls's (core.c) */
+extern PT_HIDDEN intptr_t pt_tls_off;
 #define pt_unlikely(x) __builtin_expect(!!(x), 0)
 
 typedef struct pt_thread pt_thread;

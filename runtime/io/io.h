@@ -54,6 +54,8 @@ typedef struct pt_io_fd_cache {
 	uint32_t epoch;
 } pt_io_fd_cache;
 extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
+/* Their offsets (PT_TLS_AT), set before pt_io_on. */
+extern PT_HIDDEN intptr_t pt_io_depth_off, pt_io_cache_off;
 
 /* The file fd names when it is named already, else 0: read without
  * entering the runtime (a slot a close clears meanwhile gives the id the
@@ -61,14 +63,16 @@ extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("i
 static inline __attribute__((always_inline)) uint32_t pt_io_file_known(int fd)
 {
 	uint32_t epoch = __atomic_load_n(&pt_io_epoch, __ATOMIC_ACQUIRE);
-	if (pt_likely(pt_io_cache.fd == fd && pt_io_cache.epoch == epoch && pt_io_cache.file))
-		return pt_io_cache.file;
+	pt_io_fd_cache c = PT_TLS_AT(pt_io_fd_cache, pt_io_cache_off, pt_io_cache);
+	if (pt_likely(c.fd == fd && c.epoch == epoch && c.file))
+		return c.file;
 	if ((unsigned)fd >= PT_IO_FDS)
 		return 0;
 	uint32_t slot = __atomic_load_n(&pt_io_fd_slot[fd], __ATOMIC_RELAXED);
 	if (slot >> PT_IO_ID_BITS != __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED))
 		return 0;
-	pt_io_cache = (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
+	PT_TLS_AT(pt_io_fd_cache, pt_io_cache_off, pt_io_cache) =
+	    (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
 	return slot & PT_IO_ID_MASK;
 }
 
@@ -83,7 +87,8 @@ PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, 
  * pt_enter, no lock, no call out of the runtime but for a full window). */
 static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
-	if (!__atomic_load_n(&pt_io_on, __ATOMIC_RELAXED) || pt_io_depth)
+	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
+	    PT_TLS_AT(int, pt_io_depth_off, pt_io_depth))
 		return 0;
 	uint32_t file = pt_io_file_known(fd);
 	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
