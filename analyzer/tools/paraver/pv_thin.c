@@ -441,6 +441,17 @@ static int st_leave(st_rw *w, uint64_t key, int left, unsigned from, unsigned to
 	}
 }
 
+/* The wait or call that began at req was left out: its state `from` is
+ * `to` (st_leave). 0, or -1 with a message. */
+static int leave_state(st_rw *w, uint64_t req, unsigned from, unsigned to, char *err,
+                       size_t errlen)
+{
+	if (st_leave(w, req, 1, from, to) >= 0)
+		return 0;
+	snprintf(err, errlen, "reading back a temporary file: %s", strerror(w->r.error));
+	return -1;
+}
+
 /* ---- one run --------------------------------------------------------------- */
 typedef struct thin_job {
 	pv_tool *pv;
@@ -640,13 +651,9 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 				open = 0;
 				if (was == PT_THIN_LEAVE) {
 					pt_thin_out_left(&o, r.key, 1, r.key - req);
-					if (st_leave(sw, req, 1, PV_STATE_SYNC, PV_STATE_RUNNING) <
-					    0) {
-						snprintf(err, errlen,
-						         "reading back a temporary file: %s",
-						         strerror(sw->r.error));
+					if (leave_state(sw, req, PV_STATE_SYNC, PV_STATE_RUNNING,
+					                err, errlen))
 						goto done;
-					}
 					continue;
 				}
 				st->sync_kept++;
@@ -676,13 +683,9 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 					tw_fam_left(w, &r, r.key - req);
 					pt_thin_out_left_own(&o, r.key);
 					st->fam_left++;
-					if (st_leave(sw, req, 1, PV_FC_CALL(req_aux),
-					             PV_FC_BACK(req_aux)) < 0) {
-						snprintf(err, errlen,
-						         "reading back a temporary file: %s",
-						         strerror(sw->r.error));
+					if (leave_state(sw, req, PV_FC_CALL(req_aux),
+					                PV_FC_BACK(req_aux), err, errlen))
 						goto done;
-					}
 					continue;
 				}
 				st->fam_kept++;
