@@ -443,8 +443,7 @@ static int st_leave(st_rw *w, uint64_t key, int left, unsigned from, unsigned to
 
 /* The wait or call that began at req was left out: its state `from` is
  * `to` (st_leave). 0, or -1 with a message. */
-static int leave_state(st_rw *w, uint64_t req, unsigned from, unsigned to, char *err,
-                       size_t errlen)
+static int leave_state(st_rw *w, uint64_t req, unsigned from, unsigned to, char *err, size_t errlen)
 {
 	if (st_leave(w, req, 1, from, to) >= 0)
 		return 0;
