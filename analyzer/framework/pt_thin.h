@@ -28,8 +28,9 @@
  * kept calls inside it, counted once for nested left-out calls). So a
  * summary sits inside the call whose time it explains, and a view of the
  * output still adds up. A tool may leave out other items of its own
- * (the Paraver writer: short synchronization calls, for its budget):
- * pt_thin_out_left counts them into the same summaries. */
+ * (the Paraver writer: short synchronization calls and families' calls,
+ * for its budget): pt_thin_out_left counts them into the same summaries,
+ * and pt_thin_out_left_own has the tool's summary say what they were. */
 #ifndef PT_THIN_H
 #define PT_THIN_H
 
@@ -107,6 +108,7 @@ typedef struct pt_thin_out {
 	 * its last written item */
 	uint64_t pend_calls, pend_ns, pend_t;
 	uint64_t pend_sync, pend_wait; /* the tool's own items (pt_thin_out_left) */
+	uint64_t pend_own;             /* other items of the tool's, which it sums itself */
 	/* totals */
 	uint64_t calls_left, ns_left, calls_kept;
 	uint64_t sync_left, wait_left;
@@ -121,10 +123,11 @@ void pt_thin_out_exit(pt_thin_out *out, uint64_t t, size_t n, int cut);
 static inline void pt_thin_out_other(pt_thin_out *out, uint64_t t)
 {
 	(void)t;
-	if (out->pend_calls || out->pend_sync) {
+	if (out->pend_calls || out->pend_sync || out->pend_own) {
 		out->ops->summary(out->arg, out->pend_t, out->pend_calls, out->pend_ns,
 		                  out->pend_sync, out->pend_wait);
 		out->pend_calls = out->pend_ns = out->pend_sync = out->pend_wait = 0;
+		out->pend_own = 0;
 	}
 }
 /* The tool leaves out n items of its own at t (the end of the last),
@@ -136,6 +139,13 @@ static inline void pt_thin_out_left(pt_thin_out *out, uint64_t t, uint64_t n, ui
 	out->pend_t = t;
 	out->sync_left += n;
 	out->wait_left += wait;
+}
+/* The tool leaves out an item of its own at t whose summary it writes
+ * itself (in its summary callback, which the next summary due calls). */
+static inline void pt_thin_out_left_own(pt_thin_out *out, uint64_t t)
+{
+	out->pend_own++;
+	out->pend_t = t;
 }
 /* No more items: the last summary. */
 static inline void pt_thin_out_end(pt_thin_out *out)

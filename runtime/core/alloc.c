@@ -13,7 +13,7 @@
 
 /* A static arena first, so allocation works before any system call is
  * possible or sensible (dlsym -> calloc during the first pt_real). */
-static char pt_bump_static[64 * 1024] __attribute__((aligned(16)));
+char pt_bump_static[PT_BUMP_STATIC] __attribute__((aligned(16)));
 static atomic_size_t pt_bump_used;
 
 /* Then chunks of pages, each with its own fill counter in its first bytes.
@@ -59,12 +59,6 @@ void *pt_bump_alloc(size_t size)
 	}
 }
 
-int pt_bump_owns(const void *p)
-{
-	return (const char *)p >= pt_bump_static &&
-	       (const char *)p < pt_bump_static + sizeof pt_bump_static;
-}
-
 size_t pt_bump_room(const void *p)
 {
 	return (size_t)(pt_bump_static + sizeof pt_bump_static - (const char *)p);
@@ -86,12 +80,7 @@ void pt_pages_free(void *p, size_t size)
  * into this file), so the compiler would drop a plain counter's increment
  * and decrement around it; but dlsym does call malloc, calloc and free,
  * whose wrappers read this through pt_real_in_progress. */
-static __thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
-
-int pt_real_in_progress(void)
-{
-	return pt_in_dlsym;
-}
+__thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
 
 void *pt_real(const char *name)
 {

@@ -104,15 +104,15 @@ static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint
 	return done;
 }
 
-PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
-                                size_t clen, unsigned flags, unsigned kind, unsigned arg,
-                                const void *p, size_t len)
+/* pt_emit_compact past its fast path: out of line, so that the fast path
+ * sets up no frame for it (a wrapper's records are nearly all written by
+ * the fast path). */
+static __attribute__((noinline, cold)) uint64_t
+emit_compact_slow(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp, size_t clen,
+                  unsigned flags, unsigned kind, unsigned arg, const void *p, size_t len)
 {
-	pt_thread *t = pt_tls;
-	if (pt_likely(fast_compact(t, ticks, cword, shift, cp, clen, 0, flags)))
-		return ticks;
 	int saved = errno;
-	t = pt_enter();
+	pt_thread *t = pt_enter();
 	if (!t) {
 		errno = saved;
 		return 0;
@@ -131,21 +131,13 @@ PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, 
 	return ticks;
 }
 
-PT_HOT void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
-                               const void *cp, size_t clen, unsigned kind, unsigned arg,
-                               const void *p, size_t len)
+PT_HOT uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp,
+                                size_t clen, unsigned flags, unsigned kind, unsigned arg,
+                                const void *p, size_t len)
 {
-	pt_wlog *l = &t->log;
-	if (ticks < l->last)
-		ticks = l->last;
-	/* The clock's calibration is refreshed by full records (put). */
-	if (pt_likely(cword && ticks < l->next_cal &&
-	              put_compact(l, ticks, cword, shift, cp, clen, 0)))
-		return;
-	int saved = errno; /* a window switch makes system calls */
-	pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
-	if (errno != saved)
-		errno = saved;
+	if (pt_likely(fast_compact(pt_tls, ticks, cword, shift, cp, clen, 0, flags)))
+		return ticks;
+	return emit_compact_slow(ticks, cword, shift, cp, clen, flags, kind, arg, p, len);
 }
 
 PT_HOT int pt_emit_word(uint64_t ticks, uint32_t cword, unsigned shift, unsigned flags)

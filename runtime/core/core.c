@@ -30,6 +30,7 @@ pt_run pt_run_info = {.dirfd = -1, .pdirfd = -1};
 pt_spin pt_registry_lock;
 pt_thread *pt_registry;
 __thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
+PT_HOT_DATA intptr_t pt_tls_off = 0;
 __thread int pt_tls_state __attribute__((tls_model("initial-exec")));
 __thread int pt_lib_call __attribute__((tls_model("initial-exec")));
 
@@ -410,6 +411,7 @@ void pt_init(void)
 	int saved = errno;
 	int cancel = pt_nocancel_begin(); /* init may run in any thread's first event */
 	pt_init_tid = (int)pt_gettid();
+	pt_tls_off = pt_tls_offset_of(&pt_tls); /* before any part starts */
 	/* Before any thread can find the state RUNNING and walk it. */
 	pt_parts_collect();
 	char err[512];

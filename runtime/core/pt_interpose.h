@@ -41,6 +41,9 @@ static inline void *pt_real_cached(void **slot, const char *name)
 	return p;
 }
 #define PT_REAL_DECL(fn) static void *pt_real_slot_##fn
+/* The same, for a wrapper around a system call: the slot among the hot
+ * data (PT_HOT_DATA), one page fewer to walk after the call. */
+#define PT_REAL_DECL_HOT(fn) PT_HOT_DATA static void *pt_real_slot_##fn
 #define PT_REAL(fn) ((__typeof__(&fn))pt_real_cached(&pt_real_slot_##fn, #fn))
 
 /* pt_enter for the sync family's wrappers: NULL also inside a library

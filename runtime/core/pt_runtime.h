@@ -38,6 +38,28 @@
  * .text.hot, PT_HOT_DATA variables into one section of their own. */
 #define PT_HOT __attribute__((hot))
 #define PT_HOT_DATA __attribute__((section("pt_hot_data")))
+/* The code of the commonest system-call wrappers' path (read, write,
+ * pread, pwrite and the record writer's fast path they call) in sections
+ * the linker sorts by name and places together right after .text.hot (GNU
+ * ld's default script: .text.sorted.*), the first aligned to a page: the
+ * path is one page of code, not three. */
+#define PT_SYSCALL_TEXT(k) __attribute__((hot, section(".text.sorted.pt_syscall_" #k)))
+/* A TLS variable of the runtime's, read through %fs at its offset from the
+ * thread pointer, the offset kept among the hot data (PT_HOT_DATA): an
+ * initial-exec access would load it from the GOT, one more page after
+ * each system call. The offsets are the same in every thread (static TLS)
+ * and are set before the parts that read them start. */
+#if defined(__x86_64__) && defined(__SEG_FS)
+#define PT_TLS_AT(type, off, var) (*(type __seg_fs *)(uintptr_t)(off))
+#else
+#define PT_TLS_AT(type, off, var) (var)
+#endif
+static inline intptr_t pt_tls_offset_of(const void *p)
+{
+	return (intptr_t)((const char *)p - (const char *)__builtin_thread_pointer());
+}
+/* pt_tls's (core.c) */
+extern PT_HIDDEN intptr_t pt_tls_off;
 #define pt_unlikely(x) __builtin_expect(!!(x), 0)
 
 typedef struct pt_thread pt_thread;
@@ -125,13 +147,13 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
-/* The same for a thread inside the runtime's region (t from pt_enter):
- * the compact form when it fits, else the full record, at ticks. For a
- * wrapper that makes its real call inside the region (the memory calls),
- * so that what that call raises is not recorded. errno is kept. */
-PT_HIDDEN void pt_emit_compact_in(pt_thread *t, uint64_t ticks, uint32_t cword, unsigned shift,
-                                  const void *cp, size_t clen, unsigned kind, unsigned arg,
-                                  const void *p, size_t len);
+/* pt_emit_compact's fast path alone, for a compact form of at most 16
+ * bytes of fields passed by value (f0: bytes 0 to 7, f1: 8 to 15, zeros
+ * past clen) and no PT_CTX_* flags: no copy loop, no argument on the
+ * stack. 1 when written; 0: the caller writes the record with
+ * pt_emit_compact (which also says whether the thread can record). */
+PT_HIDDEN int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
+                          unsigned clen);
 
 /* pt_emit_compact's fast path alone for a compact form with no fields
  * (cword, its delta at bit shift): 1 when written, 0 when the caller must
@@ -479,7 +501,11 @@ PT_HIDDEN const char *pt_run_env_string(void);
 /* The dlsym -> calloc bootstrap: pt_real() is running on this thread, so an
  * interposed calloc/malloc must serve from pt_bump_alloc (zeroed, never
  * freed; pt_bump_owns tells a free() wrapper to ignore such a pointer). */
-PT_HIDDEN int pt_real_in_progress(void);
+extern PT_HIDDEN __thread volatile int pt_in_dlsym __attribute__((tls_model("initial-exec")));
+static inline int pt_real_in_progress(void)
+{
+	return pt_in_dlsym;
+}
 
 /* Set (a depth) on the thread inside dlclose (dl.c): a module destructor
  * that runs then is an unload, one that runs without it the process's
@@ -492,7 +518,13 @@ PT_HIDDEN void *pt_bump_alloc(size_t size);
  * tables), never from the program's malloc. */
 PT_HIDDEN void *pt_pages_alloc(size_t size);
 PT_HIDDEN void pt_pages_free(void *p, size_t size);
-PT_HIDDEN int pt_bump_owns(const void *p);
+/* Inline: every free() wrapper asks, first. */
+#define PT_BUMP_STATIC (64 * 1024)
+extern PT_HIDDEN char pt_bump_static[PT_BUMP_STATIC];
+static inline int pt_bump_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)pt_bump_static < PT_BUMP_STATIC;
+}
 /* Bytes from p (pt_bump_owns) to the end of the bootstrap area. */
 PT_HIDDEN size_t pt_bump_room(const void *p);
 

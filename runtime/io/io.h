@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 /* PARATRACE_IO, from the part's init: 0 until then, so that calls made
  * while the loader or another library's constructor runs go straight
@@ -53,21 +54,25 @@ typedef struct pt_io_fd_cache {
 	uint32_t epoch;
 } pt_io_fd_cache;
 extern PT_HIDDEN __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
+/* Their offsets (PT_TLS_AT), set before pt_io_on. */
+extern PT_HIDDEN intptr_t pt_io_depth_off, pt_io_cache_off;
 
 /* The file fd names when it is named already, else 0: read without
  * entering the runtime (a slot a close clears meanwhile gives the id the
  * call began with). */
-static inline uint32_t pt_io_file_known(int fd)
+static inline __attribute__((always_inline)) uint32_t pt_io_file_known(int fd)
 {
 	uint32_t epoch = __atomic_load_n(&pt_io_epoch, __ATOMIC_ACQUIRE);
-	if (pt_likely(pt_io_cache.fd == fd && pt_io_cache.epoch == epoch && pt_io_cache.file))
-		return pt_io_cache.file;
+	pt_io_fd_cache c = PT_TLS_AT(pt_io_fd_cache, pt_io_cache_off, pt_io_cache);
+	if (pt_likely(c.fd == fd && c.epoch == epoch && c.file))
+		return c.file;
 	if ((unsigned)fd >= PT_IO_FDS)
 		return 0;
 	uint32_t slot = __atomic_load_n(&pt_io_fd_slot[fd], __ATOMIC_RELAXED);
 	if (slot >> PT_IO_ID_BITS != __atomic_load_n(&pt_io_gen, __ATOMIC_RELAXED))
 		return 0;
-	pt_io_cache = (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
+	PT_TLS_AT(pt_io_fd_cache, pt_io_cache_off, pt_io_cache) =
+	    (pt_io_fd_cache){fd, slot & PT_IO_ID_MASK, epoch};
 	return slot & PT_IO_ID_MASK;
 }
 
@@ -80,17 +85,22 @@ PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, 
  * not. The common call, on a named descriptor with a size below 2^32, is
  * a 12-byte compact record written on the thread's fast path (no
  * pt_enter, no lock, no call out of the runtime but for a full window). */
-static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
+static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
-	if (!__atomic_load_n(&pt_io_on, __ATOMIC_RELAXED) || pt_io_depth)
+	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
+	    PT_TLS_AT(int, pt_io_depth_off, pt_io_depth))
 		return 0;
 	uint32_t file = pt_io_file_known(fd);
 	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
 		pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
+		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8;
+		uint64_t now = pt_now(), f0;
+		memcpy(&f0, &c, sizeof f0);
+		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, f0, 0, sizeof c)))
+			return 1;
 		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
-		return pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8,
-		                       PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL, op, &r,
-		                       sizeof r) != 0;
+		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL,
+		                       op, &r, sizeof r) != 0;
 	}
 	return pt_io_begin_slow(op, fd, size);
 }
@@ -100,14 +110,18 @@ static inline int pt_io_begin(unsigned op, int fd, uint64_t size)
  * opened_fd >= 0: the call opened it (its file named here). errno is left
  * as the real call left it (err when it failed). The common end, a result
  * below 2^32, is an 8-byte compact record. */
-static inline void pt_io_end(unsigned op, int64_t result, int failed, int err, int opened_fd)
+static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t result, int failed,
+                                                            int err, int opened_fd)
 {
 	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
 		uint32_t r32 = (uint32_t)result;
+		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8;
+		uint64_t now = pt_now();
+		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, r32, 0, sizeof r32)))
+			return;
 		pt_rec_io_end e = {.result = result};
-		pt_emit_compact(pt_now(), PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8,
-		                PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op, &e,
-		                PT_REC_IO_END_MIN);
+		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op,
+		                &e, PT_REC_IO_END_MIN);
 		return;
 	}
 	pt_io_end_slow(op, result, failed, err, opened_fd);

@@ -16,19 +16,19 @@
 
 _Static_assert(sizeof(off_t) == 8, "the 64 variants are aliases only where off_t is 64 bits");
 
-PT_REAL_DECL(read);
-PT_REAL_DECL(write);
-PT_REAL_DECL(pread);
-PT_REAL_DECL(pwrite);
-PT_REAL_DECL(readv);
-PT_REAL_DECL(writev);
-PT_REAL_DECL(preadv);
-PT_REAL_DECL(pwritev);
-PT_REAL_DECL(fsync);
-PT_REAL_DECL(fdatasync);
-PT_REAL_DECL(ioctl);
-PT_REAL_DECL(fread);
-PT_REAL_DECL(fwrite);
+PT_REAL_DECL_HOT(read);
+PT_REAL_DECL_HOT(write);
+PT_REAL_DECL_HOT(pread);
+PT_REAL_DECL_HOT(pwrite);
+PT_REAL_DECL_HOT(readv);
+PT_REAL_DECL_HOT(writev);
+PT_REAL_DECL_HOT(preadv);
+PT_REAL_DECL_HOT(pwritev);
+PT_REAL_DECL_HOT(fsync);
+PT_REAL_DECL_HOT(fdatasync);
+PT_REAL_DECL_HOT(ioctl);
+PT_REAL_DECL_HOT(fread);
+PT_REAL_DECL_HOT(fwrite);
 
 /* One call that returns a byte count (or -1): IO_CALL, the real call,
  * IO_END. `call` is an expression of the real function. */
@@ -50,24 +50,24 @@ static uint64_t io_iov_bytes(const struct iovec *iov, int n)
 	return sum;
 }
 
-PT_EXPORT PT_HOT ssize_t read(int fd, void *buf, size_t n)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t read(int fd, void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_READ, fd, n, PT_REAL(read)(fd, buf, n));
 }
 
-PT_EXPORT PT_HOT ssize_t write(int fd, const void *buf, size_t n)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t write(int fd, const void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_WRITE, fd, n, PT_REAL(write)(fd, buf, n));
 }
 
-PT_EXPORT PT_HOT ssize_t pread(int fd, void *buf, size_t n, off_t at)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t pread(int fd, void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PREAD, fd, n, PT_REAL(pread)(fd, buf, n, at));
 }
 PT_EXPORT PT_HOT ssize_t pread64(int fd, void *buf, size_t n, off_t at)
     __attribute__((alias("pread")));
 
-PT_EXPORT PT_HOT ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
+PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t pwrite(int fd, const void *buf, size_t n, off_t at)
 {
 	IO_BYTES_CALL(PT_IO_OP_PWRITE, fd, n, PT_REAL(pwrite)(fd, buf, n, at));
 }
@@ -157,9 +157,9 @@ PT_EXPORT PT_HOT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 }
 
 /* ---- _FORTIFY_SOURCE ------------------------------------------------------ */
-PT_REAL_DECL(__read_chk);
-PT_REAL_DECL(__pread_chk);
-PT_REAL_DECL(__fread_chk);
+PT_REAL_DECL_HOT(__read_chk);
+PT_REAL_DECL_HOT(__pread_chk);
+PT_REAL_DECL_HOT(__fread_chk);
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t at, size_t buflen);
 size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);

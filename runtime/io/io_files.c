@@ -24,6 +24,7 @@ PT_HOT_DATA int pt_io_on = 0;
 PT_HOT_DATA uint32_t pt_io_epoch = 0;
 __thread int pt_io_depth __attribute__((tls_model("initial-exec")));
 __thread pt_io_fd_cache pt_io_cache __attribute__((tls_model("initial-exec")));
+PT_HOT_DATA intptr_t pt_io_depth_off = 0, pt_io_cache_off = 0;
 
 uint32_t pt_io_fd_slot[IO_FDS];
 PT_HOT_DATA uint32_t pt_io_gen = 0; /* the high 8 bits of a current slot */
@@ -134,7 +135,10 @@ void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, int opened
 
 static void io_init(void)
 {
-	__atomic_store_n(&pt_io_on, pt_config_get()->io, __ATOMIC_RELAXED);
+	pt_io_depth_off = pt_tls_offset_of(&pt_io_depth);
+	pt_io_cache_off = pt_tls_offset_of(&pt_io_cache);
+	/* release: a thread that finds the part on finds the offsets too */
+	__atomic_store_n(&pt_io_on, pt_config_get()->io, __ATOMIC_RELEASE);
 }
 
 static void io_fork_child(void)

@@ -11,14 +11,16 @@
  * - The dlsym -> calloc bootstrap (pt_real on this thread, resolving any
  *   function): served from the core's bump allocator, whose blocks free
  *   and realloc recognise (pt_bump_owns).
- * - The real allocator runs inside the runtime's region: one pt_enter, one
- *   clock read and one record per call (its compact form, format/io.h,
- *   when it fits), and whatever the allocator or a
- *   signal handler raises meanwhile is not recorded (no recursion). The
- *   runtime's own allocations are made inside the region too, so they are
- *   never counted as the program's. No lock of the runtime's is taken, so
- *   fork (which glibc protects around its own malloc locks) and signal
- *   handlers find nothing held.
+ * - One clock read and one record per call, its compact form (format/io.h)
+ *   when it fits, written by the writer's fast path (pt_emit_compact: no
+ *   pt_enter, no lock, no call out). While a wrapper runs, a per-thread
+ *   flag (mem_busy) makes the memory calls the real allocator or a signal
+ *   handler makes meanwhile go straight through (no recursion). The
+ *   runtime's own allocations are made inside its region, where the fast
+ *   path is closed and pt_enter refuses: they are never counted as the
+ *   program's. No lock of the runtime's is taken, so fork (which glibc
+ *   protects around its own malloc locks) and signal handlers find
+ *   nothing held.
  * - A program with its own allocator: one in the executable comes before
  *   libtrace.so and is never wrapped; one in a shared library is the
  *   "real" function (dlsym(RTLD_NEXT)), and is traced. */
@@ -30,51 +32,66 @@
 #include <string.h>
 
 PT_HOT_DATA static int mem_on = 0;
+/* Inside a wrapper on this thread (above). */
+static __thread int mem_busy __attribute__((tls_model("initial-exec")));
 
-PT_REAL_DECL(malloc);
-PT_REAL_DECL(free);
-PT_REAL_DECL(calloc);
-PT_REAL_DECL(realloc);
-PT_REAL_DECL(posix_memalign);
-PT_REAL_DECL(aligned_alloc);
-PT_REAL_DECL(memalign);
-PT_REAL_DECL(valloc);
+PT_REAL_DECL_HOT(malloc);
+PT_REAL_DECL_HOT(free);
+PT_REAL_DECL_HOT(calloc);
+PT_REAL_DECL_HOT(realloc);
+PT_REAL_DECL_HOT(posix_memalign);
+PT_REAL_DECL_HOT(aligned_alloc);
+PT_REAL_DECL_HOT(memalign);
+PT_REAL_DECL_HOT(valloc);
 
 static inline int mem_bootstrap(void)
 {
 	return pt_unlikely(pt_real_in_progress());
 }
 
-/* An allocation's record, inside the region: MEM_ALLOC_C (20 bytes) when
- * the addresses and the size fit, else the full MEM_ALLOC (32). errno is
- * left as the call left it (the record's slow path keeps it). */
-static inline __attribute__((always_inline)) void mem_alloc_rec(pt_thread *t, unsigned op, void *p,
-                                                                uint64_t size, void *caller)
+/* An allocation's record: MEM_ALLOC_C (20 bytes) when the addresses and
+ * the size fit, else the full MEM_ALLOC (32). errno is left as the call
+ * left it (pt_emit_compact keeps it). */
+static inline __attribute__((always_inline)) void mem_alloc_rec(unsigned op, void *p, uint64_t size,
+                                                                void *caller)
 {
 	uint64_t now = pt_now();
 	pt_rec_mem_alloc r = {.ptr = pt_ptr(p), .size = size, .caller = pt_ptr(caller)};
+	int fits = (r.ptr | r.caller) < PT_C_ADDR_LIMIT && size <= UINT32_MAX;
+	uint32_t cword = fits ? PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8 : 0;
+	/* MEM_ALLOC_C's 16 bytes of fields (pt_mem_c_alloc: the 48-bit
+	 * address, the 48-bit caller, the 32-bit size) as two words */
+	if (pt_likely(fits && pt_emit_c16(now, cword, PT_MEM_ALLOC_C_SHIFT, r.ptr | r.caller << 48,
+	                                  (r.caller >> 16 & 0xffffffffu) | size << 32,
+	                                  sizeof(pt_mem_c_alloc))))
+		return;
 	pt_mem_c_alloc c;
-	uint32_t cword = 0;
-	if (pt_likely((r.ptr | r.caller) < PT_C_ADDR_LIMIT && size <= UINT32_MAX)) {
+	memset(&c, 0, sizeof c);
+	if (fits) {
 		pt_c_addr_put(c.ptr, r.ptr);
 		pt_c_addr_put(c.caller, r.caller);
 		c.size[0] = (uint16_t)size;
 		c.size[1] = (uint16_t)(size >> 16);
-		cword = PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8;
 	}
-	pt_emit_compact_in(t, now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, PT_REC_MEM_ALLOC, op,
-	                   &r, PT_REC_MEM_ALLOC_MIN);
-	pt_leave(t);
+	pt_emit_compact(now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, 0, PT_REC_MEM_ALLOC, op, &r,
+	                PT_REC_MEM_ALLOC_MIN);
 }
 
-/* One allocation call: `call` made inside the region, then its record. */
+/* Not recording: off, or inside a wrapper already on this thread. */
+static inline int mem_skip(void)
+{
+	return pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || mem_busy;
+}
+
+/* One allocation call: `call`, then its record, under mem_busy. */
 #define MEM_ALLOC_CALL(op, size, call)                                                             \
 	do {                                                                                       \
-		pt_thread *t_;                                                                     \
-		if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t_ = pt_enter()))  \
+		if (mem_skip())                                                                    \
 			return call;                                                               \
+		mem_busy = 1;                                                                      \
 		void *p_ = call;                                                                   \
-		mem_alloc_rec(t_, op, p_, size, __builtin_return_address(0));                      \
+		mem_alloc_rec(op, p_, size, __builtin_return_address(0));                          \
+		mem_busy = 0;                                                                      \
 		return p_;                                                                         \
 	} while (0)
 
@@ -102,11 +119,11 @@ PT_EXPORT PT_HOT void free(void *p)
 	    !__atomic_load_n(&pt_real_slot_free, __ATOMIC_RELAXED))
 		return;
 	void (*real)(void *) = PT_REAL(free);
-	pt_thread *t;
-	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter())) {
+	if (mem_skip()) {
 		real(p);
 		return;
 	}
+	mem_busy = 1;
 	real(p);
 	/* MEM_FREE_C (10 bytes) when the address fits, else MEM_FREE (16);
 	 * errno as free left it. */
@@ -114,10 +131,12 @@ PT_EXPORT PT_HOT void free(void *p)
 	pt_rec_mem_free r = {.ptr = pt_ptr(p)};
 	uint16_t c[3];
 	pt_c_addr_put(c, r.ptr);
-	pt_emit_compact_in(
-	    t, now, r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0,
-	    PT_MEM_FREE_C_SHIFT, c, sizeof c, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
-	pt_leave(t);
+	uint32_t cword = r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0;
+	/* its fields are the address's 48 bits, little-endian */
+	if (!pt_likely(cword && pt_emit_c16(now, cword, PT_MEM_FREE_C_SHIFT, r.ptr, 0, sizeof c)))
+		pt_emit_compact(now, cword, PT_MEM_FREE_C_SHIFT, c, sizeof c, 0, PT_REC_MEM_FREE,
+		                PT_MEM_OP_FREE, &r, sizeof r);
+	mem_busy = 0;
 }
 
 PT_EXPORT PT_HOT void *realloc(void *old, size_t size)
@@ -133,30 +152,31 @@ PT_EXPORT PT_HOT void *realloc(void *old, size_t size)
 			memcpy(p, old, pt_bump_room(old) < size ? pt_bump_room(old) : size);
 		return p;
 	}
-	pt_thread *t;
-	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter()))
+	if (mem_skip())
 		return real(old, size);
+	mem_busy = 1;
 	void *p = real(old, size);
-	int e = errno;
 	pt_rec_mem_alloc r = {.ptr = pt_ptr(p),
 	                      .size = size,
 	                      .caller = pt_ptr(__builtin_return_address(0)),
 	                      .old = pt_ptr(old)};
-	pt_emit(t, PT_REC_MEM_ALLOC, PT_MEM_OP_REALLOC, &r, sizeof r);
-	pt_leave(t);
-	errno = e;
+	/* no compact form: the full record (errno kept) */
+	pt_emit_compact(pt_now(), 0, 0, NULL, 0, 0, PT_REC_MEM_ALLOC, PT_MEM_OP_REALLOC, &r,
+	                sizeof r);
+	mem_busy = 0;
 	return p;
 }
 
 PT_EXPORT PT_HOT int posix_memalign(void **out, size_t align, size_t size)
 {
 	int (*real)(void **, size_t, size_t) = PT_REAL(posix_memalign);
-	pt_thread *t;
-	if (pt_likely(!__atomic_load_n(&mem_on, __ATOMIC_RELAXED)) || !(t = pt_enter()))
+	if (mem_skip())
 		return real(out, align, size);
+	mem_busy = 1;
 	int r = real(out, align, size);
-	mem_alloc_rec(t, PT_MEM_OP_POSIX_MEMALIGN, r == 0 ? *out : NULL, size,
+	mem_alloc_rec(PT_MEM_OP_POSIX_MEMALIGN, r == 0 ? *out : NULL, size,
 	              __builtin_return_address(0));
+	mem_busy = 0;
 	return r;
 }
 

@@ -4,7 +4,9 @@
  * pairs, 100 blocks of 1000 bytes live together, a write to a bad descriptor (its errno printed),
  * and a checksum of what it read. The output and the files must be the same traced and untraced.
  * argv[1]: the folder for its files. Modes (argv[2]): calls   the calls above (the default) fork
- * the same writes in a fork child too crash   killed by SIGSEGV in the middle of its writes */
+ * the same writes in a fork child too crash   killed by SIGSEGV in the middle of its writes
+ * budget   the calls above after 3 long reads (a pipe a fork child writes to every 20 ms): the
+ * calls the .prv's budget must keep while it leaves out the short ones (io_budget.py) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLOCK 4096
@@ -44,6 +47,35 @@ static void fail(const char *what)
 {
 	perror(what);
 	exit(2);
+}
+
+/* 3 reads that wait about 20 ms each for a child's writes. */
+static void long_reads(void)
+{
+	int p[2];
+	if (pipe(p))
+		fail("pipe");
+	pid_t pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		close(p[0]);
+		for (int i = 0; i < 3; i++) {
+			nanosleep(&(struct timespec){0, 20000000}, NULL);
+			if (write(p[1], "x", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	char c;
+	for (int i = 0; i < 3; i++)
+		if (read(p[0], &c, 1) != 1)
+			fail("read");
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	printf("long reads done, child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
 static void writes(const char *path, int n, int crash_at)
@@ -93,6 +125,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (!strcmp(mode, "budget"))
+		long_reads();
 	writes(data, N_RW, -1);
 	char block[BLOCK];
 	unsigned long sum = 0;

@@ -15,6 +15,13 @@
 #define IO_EV_FILE 40000059u /* the file (a value named in the .pcf) */
 #define IO_EV_DONE 40000080u /* ours: the bytes it moved (at its end) */
 #define IO_STATE 12          /* Extrae's "I/O" state */
+/* ours: what the .prv's budget left out of the I/O calls, summarised on
+ * the row's next line (pv_left_def): how many, their time (ns), and the
+ * bytes they read and wrote */
+#define IO_EV_LEFT 40000090u
+#define IO_EV_LEFT_NS 40000091u
+#define IO_EV_LEFT_READ 40000092u
+#define IO_EV_LEFT_WRITTEN 40000093u
 
 /* Names of files, trace-wide: a process's file id -> a value (>= 1; one
  * name, one value), named in the order the process logs are read (the

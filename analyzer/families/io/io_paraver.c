@@ -57,6 +57,9 @@ static void *io_pv_shard_init(void *global, pv_shard *s)
 
 static void io_pv_end(io_pv_global *g, io_pv_shard *x, pv_shard *s, const io_done *d)
 {
+	/* what a summary keeps of it, if the budget leaves it out */
+	uint64_t tally[2] = {pt_io_op_reads(d->op) ? d->bytes : 0,
+	                     pt_io_op_writes(d->op) ? d->bytes : 0};
 	uint32_t types[3] = {IO_EV_CALL, IO_EV_DONE, IO_EV_FILE};
 	int64_t values[3] = {0, (int64_t)d->bytes, 0};
 	size_t n = pt_io_op_reads(d->op) || pt_io_op_writes(d->op) ? 2 : 1;
@@ -67,8 +70,7 @@ static void io_pv_end(io_pv_global *g, io_pv_shard *x, pv_shard *s, const io_don
 			x->any_file = 1;
 		}
 	}
-	pv_events(s, d->end_ns, n, types, values);
-	pv_set_state(s, d->end_ns, x->saved_state);
+	pv_call_end(s, d->end_ns, n, types, values, x->saved_state, tally);
 }
 
 static int io_pv_event(void *global, void *state, pv_shard *s, const pt_event *ev)
@@ -95,11 +97,9 @@ static int io_pv_event(void *global, void *state, pv_shard *s, const pt_event *e
 			types[n] = IO_EV_FILE, values[n++] = v;
 			x->any_file = 1;
 		}
-		pv_events(s, ev->time_ns, n, types, values);
 		if (t->op < PT_IO_OP_COUNT)
 			x->used[t->op] = 1;
-		x->saved_state = s->state;
-		pv_set_state(s, ev->time_ns, IO_STATE);
+		x->saved_state = pv_call_begin(s, ev->time_ns, n, types, values, IO_STATE);
 	} else if (step == IO_STEP_END) {
 		io_pv_end(g, x, s, &d);
 	}
@@ -166,6 +166,19 @@ static int io_pv_unpack(void *global, const void *data, size_t len)
 	return r.err ? -1 : 0;
 }
 
+/* The budget leaves out the shortest I/O calls as it does function calls;
+ * their summary keeps the bytes they moved. */
+static const pv_left_def io_left = {
+    .what = "I/O calls",
+    .calls_type = IO_EV_LEFT,
+    .ns_type = IO_EV_LEFT_NS,
+    .calls_label = "I/O calls left out (count, since the row's last line)",
+    .ns_label = "Time in I/O calls left out (ns)",
+    .ntally = 2,
+    .tally = {{IO_EV_LEFT_READ, "Bytes read by I/O calls left out", 0},
+              {IO_EV_LEFT_WRITTEN, "Bytes written by I/O calls left out", 0}},
+};
+
 const pv_family io_paraver = {
     .name = "io",
     .kind_first = PT_REC_IO_CALL,
@@ -179,4 +192,5 @@ const pv_family io_paraver = {
     .destroy = io_pv_destroy,
     .pack = io_pv_pack,
     .unpack = io_pv_unpack,
+    .left = &io_left,
 };

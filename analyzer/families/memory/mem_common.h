@@ -15,6 +15,12 @@
 #define MEM_EV_IN_PTR 40000042u  /* the block handed in (free, realloc) */
 #define MEM_EV_OUT_PTR 40000043u /* the block returned (malloc, calloc, realloc...) */
 #define MEM_EV_LIVE 40000081u    /* ours: live bytes this thread allocated (a counter) */
+/* ours: what the .prv's budget left out of the calls, summarised on the
+ * row's next line (pv_left_def): how many, the bytes they allocated and
+ * freed (with MEM_EV_LIVE as it stands after them) */
+#define MEM_EV_LEFT 40000094u
+#define MEM_EV_LEFT_ALLOC 40000095u
+#define MEM_EV_LEFT_FREED 40000096u
 #define MEM_STATE_ALLOC 30       /* Extrae's "Allocating memory" */
 #define MEM_STATE_FREE 31        /* Extrae's "Freeing memory" */
 

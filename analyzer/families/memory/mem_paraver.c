@@ -57,19 +57,22 @@ static int mem_pv_event(void *global, void *state, pv_shard *s, const pt_event *
 	}
 	if (ev->kind == PT_REC_MEM_ALLOC)
 		types[n] = MEM_EV_OUT_PTR, values[n++] = (int64_t)ptr;
-	unsigned saved = s->state;
-	pv_set_state(s, ev->time_ns,
-	             ev->kind == PT_REC_MEM_FREE ? MEM_STATE_FREE : MEM_STATE_ALLOC);
-	pv_events(s, ev->time_ns, n, types, values);
+	unsigned saved =
+	    pv_call_begin(s, ev->time_ns, n, types, values,
+	                  ev->kind == PT_REC_MEM_FREE ? MEM_STATE_FREE : MEM_STATE_ALLOC);
+	/* what a summary keeps of it, if the budget leaves it out: the bytes
+	 * it allocated and freed (of blocks this row allocated, as the
+	 * counter), and the counter after it */
+	uint64_t tally[3] = {ptr ? size : 0, 0, 0};
 	mem_block b;
-	if (freed)
-		mem_map_take(&x->live, freed, &b);
+	if (freed && mem_map_take(&x->live, freed, &b))
+		tally[1] = b.size;
 	if (ptr && mem_map_put(&x->live, &(mem_block){ptr, size, 0, 0}))
 		return pv_fail(s, "out of memory");
+	tally[2] = x->live.bytes;
 	uint32_t etypes[2] = {MEM_EV_CALL, MEM_EV_LIVE};
 	int64_t evalues[2] = {0, (int64_t)x->live.bytes};
-	pv_events(s, ev->time_ns + 1, 2, etypes, evalues);
-	pv_set_state(s, ev->time_ns + 1, saved);
+	pv_call_end(s, ev->time_ns + 1, 2, etypes, evalues, saved, tally);
 	return 0;
 }
 
@@ -124,6 +127,19 @@ static int mem_pv_unpack(void *global, const void *data, size_t len)
 	return r.err ? -1 : 0;
 }
 
+/* The budget leaves out the shortest calls (all of them last the one
+ * nanosecond the row shows) as it does function calls; their summary
+ * keeps the bytes. */
+static const pv_left_def mem_left = {
+    .what = "dynamic memory calls",
+    .calls_type = MEM_EV_LEFT,
+    .calls_label = "Dynamic memory calls left out (count, since the row's last line)",
+    .ntally = 3,
+    .tally = {{MEM_EV_LEFT_ALLOC, "Bytes allocated by dynamic memory calls left out", 0},
+              {MEM_EV_LEFT_FREED, "Bytes freed by dynamic memory calls left out", 0},
+              {MEM_EV_LIVE, NULL, 1}},
+};
+
 const pv_family mem_paraver = {
     .name = "memory",
     .kind_first = PT_REC_MEM_ALLOC,
@@ -136,4 +152,5 @@ const pv_family mem_paraver = {
     .destroy = free,
     .pack = mem_pv_pack,
     .unpack = mem_pv_unpack,
+    .left = &mem_left,
 };

@@ -249,8 +249,10 @@ static int pv_shard_event(void *st, const pt_event *ev)
 	for (size_t i = 0; ev->kind >= s->pv->ext_kind_min && i < PT_MAX_FAMILIES && pt_families[i];
 	     i++) {
 		const pv_family *x = pv_ext(i);
-		if (ev->kind >= x->kind_first && ev->kind <= x->kind_last && x->event &&
-		    x->event(s->pv->ext[i], s->ext[i], s, ev))
+		if (ev->kind < x->kind_first || ev->kind > x->kind_last || !x->event)
+			continue;
+		s->ext_now = (unsigned)i;
+		if (x->event(s->pv->ext[i], s->ext[i], s, ev))
 			return -1;
 	}
 	if (s->ev.error || s->st.error)

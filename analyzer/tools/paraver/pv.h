@@ -180,9 +180,17 @@ char *pv_stream_reserve_cut(pv_stream *s, uint64_t key, uint32_t n);
  *               unlock, a semaphore post, a signal): wait 0
  *   PV_SY_PIN   another wait begins while one is open: the open one stays */
 enum { PV_SY_REQ = 1, PV_SY_END, PV_SY_INST, PV_SY_PIN };
+/* A PV_OP_CALL line is a family's call's begin or end (pv_call_begin,
+ * pv_call_end), marked with its family, the states (begin: the state the
+ * row returns to, and the call's), and what a summary counts (end). */
+enum { PV_FC_BEGIN = 1, PV_FC_END };
 /* Like pv_stream_reserve, for a synchronization call's line (kind:
  * PV_SY_*, obj: its object or 0); pv_stream_commit ends it. */
 char *pv_stream_reserve_sync(pv_stream *s, uint64_t key, unsigned kind, uint32_t obj);
+/* Like pv_stream_reserve, for a family call's line (kind: PV_FC_*; aux:
+ * PV_FC_BEGIN's states; tally: PV_FC_END's n values). */
+char *pv_stream_reserve_call(pv_stream *s, uint64_t key, unsigned kind, unsigned family,
+                             uint32_t aux, size_t n, const uint64_t *tally);
 /* The stream is complete: its bytes go to its own file (flushed, closed)
  * or, if they never left the buffer and pool is not NULL, to the pool;
  * what the merge needs moves to *run, and the stream is freed. 0, or -1
@@ -299,6 +307,27 @@ typedef struct pv_state_def {
 	unsigned char rgb[3];
 } pv_state_def;
 
+/* A family's calls that the size budget may leave out like function calls
+ * (pv_call_begin/pv_call_end; docs/ANALYZER.md, "The size budget"): the
+ * shortest go first, by the threshold function calls go by, and what a
+ * row left out is summarised on its next line written, in the family's
+ * own event types: how many calls, their time, and the family's tallies
+ * (bytes moved, say), so that totals read off the .prv do not change. */
+#define PV_TALLY_MAX 4
+typedef struct pv_tally_def {
+	uint32_t type;
+	const char *label; /* .pcf (NULL: a type the family's write_pcf names) */
+	int last;          /* the summary holds the last value, not the sum (a counter) */
+} pv_tally_def;
+typedef struct pv_left_def {
+	const char *what;    /* what analyze says it left out: "I/O calls" */
+	uint32_t calls_type; /* their count */
+	uint32_t ns_type;    /* their time (ns); 0: not written */
+	const char *calls_label, *ns_label;
+	size_t ntally; /* at most PV_TALLY_MAX */
+	pv_tally_def tally[PV_TALLY_MAX];
+} pv_left_def;
+
 /* A family's part of the Paraver trace (pt_family.h). */
 typedef struct pv_family {
 	const char *name;
@@ -360,6 +389,9 @@ typedef struct pv_family {
 	 * such a line may share its time with another line of its row.
 	 * Optional. */
 	size_t (*late_events)(void *global, pv_late **out);
+	/* Its calls the budget may leave out (written with pv_call_begin and
+	 * pv_call_end), and their summaries; NULL: none. */
+	const pv_left_def *left;
 } pv_family;
 
 /* Family i's Paraver part (pt_families[i]); an empty one for a family
@@ -395,6 +427,7 @@ struct pv_shard {
 	struct pv_acct *acct; /* the budget's accounts (pv_budget.c), or NULL */
 	char err[256];
 	void *ext[PT_MAX_FAMILIES]; /* each family's shard state (pv_family) */
+	unsigned ext_now;           /* the family whose event() runs */
 	void *core; /* paraver.c's per-shard data */
 };
 
@@ -410,6 +443,15 @@ void pv_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
  * open). Times before the open state's begin or the row's last event line
  * (which a tie may have moved) are clamped. */
 void pv_set_state(pv_shard *s, uint64_t time_ns, unsigned state);
+/* A call of the family whose event() runs, which the budget may leave out
+ * (pv_family.left): its begin line at time_ns, and `state` from there;
+ * returns the state the row was in, for pv_call_end. At most 8 pairs. */
+unsigned pv_call_begin(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                       const int64_t *values, unsigned state);
+/* Its end: the line, back to `state`, and what a summary counts of it
+ * (pv_left_def.ntally values). */
+void pv_call_end(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                 const int64_t *values, unsigned state, const uint64_t *tally);
 int pv_fail(pv_shard *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

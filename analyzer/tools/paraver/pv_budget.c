@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The .prv's size budget: while a row's lines are written, what each call
- * and each synchronization call costs in the .prv goes into a histogram by
- * its duration (a synchronization call's: how long it waited), with what
- * leaving them out would add (the summaries, pv_thin.c), so that after the
- * pass, without reading anything again, finish can pick the shortest
- * duration threshold whose .prv fits (pv_budget_choose). One threshold for
- * both: the shortest items go first whatever they are, so a family of
- * short items (uncontended locks by the million) never takes every call
- * with it while it stays.
+ * and each synchronization call (and each family call, pv_left_def,
+ * accounted as a synchronization call that waits as long as it lasts)
+ * costs in the .prv goes into a histogram by its duration (a
+ * synchronization call's: how long it waited), with what leaving them out
+ * would add (the summaries, pv_thin.c), so that after the pass, without
+ * reading anything again, finish can pick the shortest duration threshold
+ * whose .prv fits (pv_budget_choose). One threshold for all: the shortest
+ * items go first whatever they are, so a family of short items
+ * (uncontended locks by the million) never takes every call with it while
+ * it stays.
  *
  * Slots: 0 calls left out whatever the threshold (--include/--exclude,
  * --min-duration), 1 + pv_bucket(duration) for the others, PV_SLOT_CUT for
@@ -140,6 +142,7 @@ void pv_hist_add(pv_hist *dst, const pv_hist *src)
 	}
 	for (size_t i = 0; i <= PV_SLOTS; i++)
 		dst->runs[i] += src->runs[i];
+	dst->fcalls += src->fcalls;
 }
 
 const pv_hist *pv_acct_hist(const pv_acct *a)
@@ -269,7 +272,27 @@ void pv_acct_text(pv_shard *s)
 	s->acct->last = LAST_LINE;
 }
 
+/* A synchronization call's or a family call's line (kind: PV_SY_*); est:
+ * the fixed bytes of the summary line leaving it out adds. */
+static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed);
+
 void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
+{
+	acct_item(s, kind, len, SUMMARY_SYNC_FIXED);
+}
+
+/* A family call is accounted as a synchronization call that waits for as
+ * long as it lasts: its begin a request, its end the wait's end. */
+void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d)
+{
+	/* each pair about ":40000090:" and 4 digits; the line's "\n" */
+	unsigned fixed = 1 + 14 * (unsigned)(1 + (d->ns_type != 0) + d->ntally);
+	if (acct_item(s, kind == PV_FC_BEGIN ? PV_SY_REQ : PV_SY_END, len, fixed))
+		s->acct->h.fcalls++;
+}
+
+/* 1 when the line completes an item the budget may leave out. */
+static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed)
 {
 	pv_acct *a = s->acct;
 	unsigned kd = key_digits(s);
@@ -283,11 +306,11 @@ void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
 		a->req_last = a->last;
 		a->req_last_slot = a->last_slot;
 		a->last = LAST_REQ;
-		return;
+		return 0;
 	case PV_SY_END:
 		if (!a->req) { /* its request is not in the .prv: kept */
 			a->last = LAST_LINE;
-			return;
+			return 0;
 		}
 		a->req = 0;
 		slot = 1 + pv_bucket(key - a->req_key);
@@ -304,11 +327,12 @@ void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
 	default: /* PV_SY_PIN: the open request stays */
 		a->req = 0;
 		a->last = LAST_LINE;
-		return;
+		return 0;
 	}
 	a->h.sbytes[slot] += bytes;
 	a->h.scalls[slot]++;
-	counted(a, slot, (int64_t)(a->prefix_len + kd + SUMMARY_SYNC_FIXED));
+	counted(a, slot, (int64_t)(a->prefix_len + kd + est_fixed));
+	return 1;
 }
 
 unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, unsigned k_min,

@@ -23,6 +23,9 @@ typedef struct pv_hist {
 	uint64_t scalls[PV_SLOTS];
 	/* summary bytes, a difference array over thresholds */
 	int64_t runs[PV_SLOTS + 1];
+	/* of the synchronization calls, family calls (pv_left_def): by the
+	 * length of the call, counted with them above */
+	uint64_t fcalls;
 } pv_hist;
 
 /* The threshold of slot k: calls shorter, and synchronization calls that
@@ -48,12 +51,15 @@ unsigned pv_budget_choose(const pv_hist *h, uint64_t total, uint64_t budget, uns
 typedef struct pv_thin_stats {
 	uint64_t calls_left, calls_kept, ns_left;
 	uint64_t sync_left, sync_kept, wait_left; /* synchronization calls */
+	uint64_t fam_left, fam_kept;              /* family calls (pv_left_def) */
+	unsigned fam_summarised;                  /* bit i: family i's summaries written */
 	uint64_t text;                            /* of the rewritten runs */
 	uint64_t text_st_before;                  /* of the state runs rewritten, before */
 } pv_thin_stats;
-/* sync_ns (0: none): synchronization calls that waited less are left out
- * too, and their Synchronization states become Running: the rows' state
- * runs are rewritten into out_st (per shard; empty when unchanged). */
+/* sync_ns (0: none): synchronization calls that waited less, and family
+ * calls (pv_left_def) that lasted less, are left out too, and their
+ * states become the state around them (Running for a wait): the rows'
+ * state runs are rewritten into out_st (per shard; empty when unchanged). */
 int pv_thin_runs(pv_tool *pv, uint64_t min_ns, uint64_t sync_ns, pv_run *out, pv_run *out_st,
                  pv_thin_stats *st, char *err, size_t errlen);
 

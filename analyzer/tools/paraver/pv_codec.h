@@ -12,14 +12,14 @@
 
 /* The longest record: op, a 64-bit delta, a kind and an object (SYNC), a
  * text length and the text. */
-#define PV_REC_MAX (1 + 10 + 1 + 5 + 2 + PV_LINE_MAX)
+#define PV_REC_MAX (1 + 10 + 1 + 5 + 5 + 1 + 10 * PV_TALLY_MAX + 2 + PV_LINE_MAX)
 
 /* Entries and exits share one op and one code path: which of the two
  * comes next is as unpredictable as a random call tree, and a branch on
  * it would be mispredicted about half the time. POP and CUT end frames
  * (pv_stream.c): the thinning pass (pv_thin.c) follows calls through them. */
-enum { PV_OP_TEXT, PV_OP_FUNC, PV_OP_POP, PV_OP_CUT, PV_OP_SYNC };
-/* PV_OP_SYNC: a PV_SY_* line (pv.h). */
+enum { PV_OP_TEXT, PV_OP_FUNC, PV_OP_POP, PV_OP_CUT, PV_OP_SYNC, PV_OP_CALL };
+/* PV_OP_SYNC: a PV_SY_* line (pv.h). PV_OP_CALL: a PV_FC_* line. */
 static const size_t enter_fixed = sizeof ":60000019::60000119:\n" - 1;
 #define PV_POP_PAIR ":60000019:0:60000119:0"
 #define PV_POP_PAIR_LEN (sizeof PV_POP_PAIR - 1)
@@ -64,7 +64,10 @@ typedef struct rec {
 	unsigned op;
 	uint32_t id;      /* PV_OP_FUNC; 0: exit. PV_OP_POP, PV_OP_CUT: frames ended.
 	                     PV_OP_SYNC: the object (61000010 value) */
-	uint8_t sub;      /* PV_OP_SYNC: PV_SY_* */
+	uint8_t sub;      /* PV_OP_SYNC: PV_SY_*; PV_OP_CALL: PV_FC_* */
+	uint8_t ntally;   /* PV_OP_CALL: tally's values */
+	uint32_t fam, aux;            /* PV_OP_CALL: the family, its states */
+	uint64_t tally[PV_TALLY_MAX]; /* PV_OP_CALL */
 	uint16_t tlen;    /* PV_OP_TEXT, PV_OP_CUT: length of text */
 	const char *text; /* PV_OP_TEXT, PV_OP_CUT */
 } rec;
@@ -81,10 +84,28 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 	if (!(q = get_leb(q, e, &d)))
 		return e - p < 11 ? 0 : -1;
 	r->key = prev + d;
-	if (r->op == PV_OP_SYNC) {
+	if (r->op == PV_OP_SYNC || r->op == PV_OP_CALL) {
 		if (q >= e)
 			return 0;
 		r->sub = *q++;
+	}
+	if (r->op == PV_OP_CALL) {
+		/* [family][aux][n][n tallies], then the text as PV_OP_TEXT's */
+		uint64_t v[2];
+		for (int i = 0; i < 2; i++)
+			if (!(q = get_leb(q, e, &v[i])))
+				return e - p < PV_REC_MAX ? 0 : -1;
+		if (q >= e)
+			return 0;
+		r->ntally = *q++;
+		if (r->ntally > PV_TALLY_MAX || v[0] > UINT32_MAX || v[1] > UINT32_MAX)
+			return -1;
+		r->fam = (uint32_t)v[0];
+		r->aux = (uint32_t)v[1];
+		for (unsigned i = 0; i < r->ntally; i++)
+			if (!(q = get_leb(q, e, &r->tally[i])))
+				return e - p < PV_REC_MAX ? 0 : -1;
+		goto text;
 	}
 	switch (r->op) {
 	case PV_OP_FUNC:
@@ -104,6 +125,7 @@ static inline long rec_decode(const uint8_t *p, const uint8_t *e, uint64_t prev,
 	}
 		/* fall through - a CUT's or SYNC's text follows */
 	case PV_OP_TEXT:
+	text:
 		if (e - q < 2)
 			return 0;
 		memcpy(&r->tlen, q, 2);

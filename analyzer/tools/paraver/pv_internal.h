@@ -165,6 +165,9 @@ typedef struct pv_tool {
 	unsigned thin_gen;   /* rewrites so far (pv_thin.c: their files' names) */
 	uint64_t sync_threshold; /* synchronization calls that waited less were left out */
 	uint64_t sync_left, sync_total, wait_left;
+	uint64_t fam_threshold; /* family calls (pv_left_def) shorter were left out */
+	uint64_t fam_left, fam_total;
+	unsigned fam_summarised; /* bit i: family i's summaries are in the .prv */
 	char *cfgs;          /* where the Paraver views are (the hint analyze prints) */
 	int window_set;      /* origin and win_hi are set (pv_window_init) */
 	/* function ids as the .prv shows them (pv_ids.c): fval[id], finv[value] */
@@ -241,6 +244,14 @@ void pv_acct_pop(pv_shard *s, size_t n, int cut);
 void pv_acct_text(pv_shard *s); /* before any other event line */
 /* after a synchronization call's line (PV_SY_*) of len bytes of text */
 void pv_acct_sync(pv_shard *s, unsigned kind, size_t len);
+
+/* after a family call's line (PV_FC_*) of len bytes of text; d: its
+ * family's summaries */
+void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d);
+/* A PV_FC_BEGIN's aux: the state the row returns to and the call's. */
+#define PV_FC_STATES(back, call) ((uint32_t)(back) | (uint32_t)(call) << 16)
+#define PV_FC_BACK(aux) ((aux)&0xffffu)
+#define PV_FC_CALL(aux) ((aux) >> 16)
 
 /* pv_events for a synchronization call's line (at most 4 pairs): kind
  * PV_SY_* (0: an ordinary line), obj its object (pv_codec.h). */

@@ -332,6 +332,19 @@ int pv_write_pcf(pv_tool *pv, const char *path)
 		        "the last line of the call around them)\n0    %u    Time waited in "
 		        "synchronization calls left out (ns)\n",
 		        PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
+	for (size_t i = 0; i < pt_nfamilies(); i++) {
+		const pv_left_def *d = pv_ext(i)->left;
+		if (!d || !(pv->fam_summarised & 1u << i))
+			continue;
+		/* what the budget left out of the family's calls */
+		fprintf(f, "\n\nEVENT_TYPE\n0    %u    %s\n", d->calls_type, d->calls_label);
+		if (d->ns_type)
+			fprintf(f, "0    %u    %s\n", d->ns_type, d->ns_label);
+		for (size_t k = 0; k < d->ntally; k++)
+			if (d->tally[k].label) /* else a type the family names */
+				fprintf(f, "%u    %u    %s\n", d->tally[k].last ? 1 : 0,
+				        d->tally[k].type, d->tally[k].label);
+	}
 	pcf_sync(pv, &pv->found, f);
 	pcf_user_types(&pv->found, f);
 	for (size_t i = 0; i < pt_nfamilies(); i++)

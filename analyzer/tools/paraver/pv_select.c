@@ -90,13 +90,14 @@ static uint64_t runs_text(const pv_run *r, size_t n)
 	return t;
 }
 
-/* Synchronization calls the budget could leave out. */
+/* Synchronization calls the budget could leave out (the items of scalls
+ * that are not family calls). */
 static int sync_calls(const pv_hist *h)
 {
+	uint64_t n = 0;
 	for (size_t i = 0; h && i < PV_SLOTS; i++)
-		if (h->scalls[i])
-			return 1;
-	return 0;
+		n += h->scalls[i];
+	return h && n > h->fcalls;
 }
 
 static void free_thin(pv_tool *pv)
@@ -124,6 +125,9 @@ static void take_stats(pv_tool *pv, const pv_thin_stats *st)
 	pv->sync_left = st->sync_left;
 	pv->sync_total = st->sync_left + st->sync_kept;
 	pv->wait_left = st->wait_left;
+	pv->fam_left = st->fam_left;
+	pv->fam_total = st->fam_left + st->fam_kept;
+	pv->fam_summarised = st->fam_summarised;
 }
 
 int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
@@ -142,6 +146,8 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 	unsigned k = pv->thinned; /* the threshold slot, for calls and synchronization calls */
 	if (pv->hist && pv->thinned)
 		k = pv_budget_choose(pv->hist, total, over ? pv->budget : UINT64_MAX, calls, &est);
+	/* family calls are counted among the synchronization calls */
+	int fam = pv->hist && pv->hist->fcalls;
 	int sync = sync_calls(pv->hist);
 	size_t n = ctx->nshards ? ctx->nshards : 1;
 	pv->thin = calloc(n, sizeof *pv->thin);
@@ -163,7 +169,8 @@ int pv_select_calls(pv_tool *pv, pv_run *merge, char *err, size_t errlen)
 		pv_thin_stats st;
 		pv->threshold = th > min_ns ? th : 0;
 		pv->sync_threshold = sync ? th : 0;
-		if (pv_thin_runs(pv, th > min_ns ? th : min_ns, pv->sync_threshold, pv->thin,
+		pv->fam_threshold = fam ? th : 0;
+		if (pv_thin_runs(pv, th > min_ns ? th : min_ns, sync || fam ? th : 0, pv->thin,
 		                 pv->thin_st, &st, err, errlen)) {
 			free_thin(pv);
 			return -1;
@@ -210,6 +217,25 @@ static const char *fmt_bytes(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+/* What went of the families' calls (pv_left_def), by the same threshold. */
+static void print_family_calls(const pv_tool *pv, FILE *out, int after)
+{
+	char a[32], b[32], c[32];
+	fputs(after ? ", and " : "", out);
+	const char *sep = "";
+	for (size_t i = 0; i < pt_nfamilies(); i++)
+		if (pv->fam_summarised & 1u << i && pv_ext(i)->left) {
+			fprintf(out, "%s%s", sep, pv_ext(i)->left->what);
+			sep = " and ";
+		}
+	if (pv->fam_threshold == UINT64_MAX)
+		fputs(" of every length", out);
+	else
+		fprintf(out, " shorter than %s", pt_fmt_ns(pv->fam_threshold, a, sizeof a));
+	fprintf(out, " left out (%s of %s, summarised as their own events)",
+	        fmt_count(pv->fam_left, b, sizeof b), fmt_count(pv->fam_total, c, sizeof c));
+}
+
 void pv_print_selection(const pv_tool *pv, FILE *out)
 {
 	const pt_select *sel = pv->sel;
@@ -240,11 +266,11 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		return;
 	fputs("paratrace: ", out);
 	/* the budget's threshold (a selection's alone leaves neither) */
-	int budget = pv->threshold || pv->sync_threshold;
+	int budget = pv->threshold || pv->sync_threshold || pv->fam_threshold;
 	if (budget)
 		fprintf(out, ".prv budget %s: ", fmt_bytes(pv->budget, a, sizeof a));
 	/* only what went of the synchronization calls when every call stayed */
-	int calls = !pv->sync_threshold || pv->calls_left;
+	int calls = (!pv->sync_threshold && !pv->fam_threshold) || pv->calls_left;
 	if (calls) {
 		if (pv->threshold == UINT64_MAX)
 			fputs("every call left out", out);
@@ -269,6 +295,8 @@ void pv_print_selection(const pv_tool *pv, FILE *out)
 		        fmt_count(pv->sync_left, c, sizeof c),
 		        fmt_count(pv->sync_total, d, sizeof d),
 		        pt_fmt_ns(pv->wait_left, a, sizeof a), PV_EV_LEFT_SYNC, PV_EV_LEFT_WAIT);
+	if (pv->fam_threshold && pv->fam_left)
+		print_family_calls(pv, out, calls || pv->sync_threshold);
 	if (!calls && pv->calls_total)
 		fprintf(out, "; every call kept (%s)", fmt_count(pv->calls_total, c, sizeof c));
 	if (budget && pv->text > pv->budget)

@@ -13,6 +13,9 @@
  *                (a text line that ends n frames cut by lost data)
  *   PV_OP_SYNC   [kind: 1 byte][object: LEB128][u16 length][the text]
  *                (a synchronization call's line, pv_codec.h)
+ *   PV_OP_CALL   [kind: 1 byte][family: LEB128][states: LEB128][n: 1 byte]
+ *                [n tallies: LEB128][u16 length][the text]
+ *                (a family call's line, pv.h)
  * so the most common lines take 3 to 6 bytes on disk (the temporary files
  * are written once and read back once: their size is CPU time). The
  * line's text is the expansion (after prefix and key). Every
@@ -252,6 +255,20 @@ char *pv_stream_reserve_sync(pv_stream *s, uint64_t key, unsigned kind, uint32_t
 	uint8_t *p = begin_rec(s, key, PV_OP_SYNC);
 	*p++ = (uint8_t)kind;
 	p = put_leb(p, obj);
+	s->text_at = (size_t)((char *)p - s->buf) + 2;
+	return s->buf + s->text_at;
+}
+
+char *pv_stream_reserve_call(pv_stream *s, uint64_t key, unsigned kind, unsigned family,
+                             uint32_t aux, size_t n, const uint64_t *tally)
+{
+	uint8_t *p = begin_rec(s, key, PV_OP_CALL);
+	*p++ = (uint8_t)kind;
+	p = put_leb(p, family);
+	p = put_leb(p, aux);
+	*p++ = (uint8_t)n;
+	for (size_t i = 0; i < n; i++)
+		p = put_leb(p, tally[i]);
 	s->text_at = (size_t)((char *)p - s->buf) + 2;
 	return s->buf + s->text_at;
 }

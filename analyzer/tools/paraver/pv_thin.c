@@ -98,6 +98,11 @@ static int rd_next(rd *r, rec *out)
 /* ---- writing the new run ------------------------------------------------ */
 /* Exits and summaries at one key make one line (the lines a call's end
  * wrote at one time stay one line). */
+/* A family's calls left out since the row's last summary (pv_left_def). */
+typedef struct tw_fam {
+	uint64_t n, ns, tally[PV_TALLY_MAX];
+} tw_fam;
+
 typedef struct tw {
 	pv_stream *out;
 	const uint32_t *fval; /* final function values (pv_ids.c) */
@@ -106,6 +111,8 @@ typedef struct tw {
 	int active, mixed;
 	uint32_t pops;
 	size_t len;
+	tw_fam fam[PT_MAX_FAMILIES];
+	unsigned fam_pending, fam_summarised; /* bit i: family i's */
 	char line[PV_LINE_MAX];
 } tw;
 
@@ -126,9 +133,13 @@ static void tw_flush(tw *w)
 	}
 }
 
+/* Room for what one item adds to a line: a summary of calls, waits and
+ * every family's calls (each pair at most 32 bytes). */
+#define TW_ROOM (32 * (4 + PT_MAX_FAMILIES * (2 + PV_TALLY_MAX)))
+
 static void tw_start(tw *w, uint64_t key)
 {
-	if (w->active && (w->key != key || w->len > PV_LINE_MAX - 128))
+	if (w->active && (w->key != key || w->len > PV_LINE_MAX - TW_ROOM))
 		tw_flush(w);
 	if (!w->active) {
 		w->active = 1;
@@ -182,7 +193,36 @@ static void op_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uint6
 		tw_pair(w, PV_EV_LEFT_SYNC, sync);
 		tw_pair(w, PV_EV_LEFT_WAIT, wait);
 	}
+	for (unsigned f = 0; w->fam_pending && f < PT_MAX_FAMILIES; f++) {
+		if (!(w->fam_pending & 1u << f))
+			continue;
+		const pv_left_def *d = pv_ext(f)->left;
+		tw_fam *x = &w->fam[f];
+		tw_pair(w, d->calls_type, x->n);
+		if (d->ns_type)
+			tw_pair(w, d->ns_type, x->ns);
+		for (size_t i = 0; i < d->ntally; i++)
+			tw_pair(w, d->tally[i].type, x->tally[i]);
+		memset(x, 0, sizeof *x);
+		w->fam_pending &= ~(1u << f);
+	}
 	w->mixed = 1;
+}
+
+/* A call of family f left out, which lasted ns; its tallies (r: its end). */
+static void tw_fam_left(tw *w, const rec *r, uint64_t ns)
+{
+	const pv_left_def *d =
+	    r->fam < PT_MAX_FAMILIES && pt_families[r->fam] ? pv_ext(r->fam)->left : NULL;
+	if (!d)
+		return;
+	tw_fam *x = &w->fam[r->fam];
+	x->n++;
+	x->ns += ns;
+	for (size_t i = 0; i < d->ntally && i < r->ntally; i++)
+		x->tally[i] = d->tally[i].last ? r->tally[i] : x->tally[i] + r->tally[i];
+	w->fam_pending |= 1u << r->fam;
+	w->fam_summarised |= 1u << r->fam;
 }
 
 static const pt_thin_ops thin_ops = {op_enter, op_exit, op_summary};
@@ -230,6 +270,7 @@ typedef struct sy_in {
 	size_t dmask;
 	uint64_t seq_next, seq_base;
 	int open;
+	unsigned open_kind; /* 0: a wait; 1 + f: a call of family f */
 	uint64_t open_seq, open_key;
 	int oom;
 } sy_in;
@@ -269,14 +310,27 @@ static void sy_rec(sy_in *y, const rec *r)
 		return;
 	if (y->open && r->key - y->open_key >= y->thr)
 		sy_decide(y, PT_THIN_KEEP);
+	if (r->op == PV_OP_CALL) {
+		/* a family's call: as a wait that lasts as long as it does */
+		if (r->sub == PV_FC_BEGIN) {
+			sy_decide(y, PT_THIN_KEEP);
+			sy_request(y, r->key);
+			y->open_kind = 1 + r->fam;
+		} else if (y->open && y->open_kind == 1 + r->fam)
+			sy_decide(y, PT_THIN_LEAVE);
+		return;
+	}
 	if (r->op != PV_OP_SYNC)
 		return;
 	switch (r->sub) {
 	case PV_SY_REQ:
 		sy_decide(y, PT_THIN_KEEP);
 		sy_request(y, r->key);
+		y->open_kind = 0;
 		break;
 	case PV_SY_END:
+		if (y->open && y->open_kind) /* not the end of what is open */
+			break;
 		sy_decide(y, PT_THIN_LEAVE); /* within the threshold */
 		break;
 	case PV_SY_PIN:
@@ -362,10 +416,10 @@ static void st_put(st_rw *w, const st_line *l)
 	w->has_pend = 1;
 }
 
-/* Lines up to key; with `left`, the wait that began at key was left out:
- * its Synchronization state (beginning at its request's key) is Running.
- * 0, or -1 on an error. */
-static int st_leave(st_rw *w, uint64_t key, int left)
+/* Lines up to key; with `left`, the wait or call that began at key was
+ * left out: its state `from` (beginning at its key) is `to` (the state
+ * around it; Idle, which has no lines: none). 0, or -1 on an error. */
+static int st_leave(st_rw *w, uint64_t key, int left, unsigned from, unsigned to)
 {
 	for (;;) {
 		if (!w->has_nx) {
@@ -376,13 +430,25 @@ static int st_leave(st_rw *w, uint64_t key, int left)
 		}
 		if (w->nx.b > key)
 			return 0;
-		if (left && w->nx.b == key && w->nx.state == PV_STATE_SYNC) {
-			w->nx.state = PV_STATE_RUNNING;
+		w->has_nx = 0;
+		if (left && w->nx.b == key && w->nx.state == from) {
+			if (to == PV_STATE_IDLE)
+				continue;
+			w->nx.state = to;
 			w->nx.mod = 1;
 		}
 		st_put(w, &w->nx);
-		w->has_nx = 0;
 	}
+}
+
+/* The wait or call that began at req was left out: its state `from` is
+ * `to` (st_leave). 0, or -1 with a message. */
+static int leave_state(st_rw *w, uint64_t req, unsigned from, unsigned to, char *err, size_t errlen)
+{
+	if (st_leave(w, req, 1, from, to) >= 0)
+		return 0;
+	snprintf(err, errlen, "reading back a temporary file: %s", strerror(w->r.error));
+	return -1;
 }
 
 /* ---- one run --------------------------------------------------------------- */
@@ -478,7 +544,7 @@ static int st_open(thin_job *j, size_t i, st_rw *w, char *err, size_t errlen)
 /* The rest of the state run, and its end. */
 static int st_close(thin_job *j, size_t i, st_rw *w, pv_thin_stats *st, char *err, size_t errlen)
 {
-	int k = st_leave(w, UINT64_MAX, 0);
+	int k = st_leave(w, UINT64_MAX, 0, 0, 0);
 	st_emit(w);
 	if (k < 0) {
 		snprintf(err, errlen, "reading back a temporary file: %s", strerror(w->r.error));
@@ -538,9 +604,12 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 		goto done;
 	int a_done = 0, k;
 	uint64_t seq = 0, seq_sy = 0;
-	/* the wait open in what is written: none, kept, or left out since req */
+	/* the wait or family call open in what is written: none, kept, or left
+	 * out since req (open_kind: as sy_in's; req_aux: a call's states) */
 	int open = 0;
+	unsigned open_kind = 0;
 	uint64_t req = 0;
+	uint32_t req_aux = 0;
 	rec r;
 	while ((k = rd_next(&b, &r)) > 0) {
 		int d;
@@ -568,20 +637,22 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 					goto ahead_failed;
 				y.seq_base = ++seq_sy;
 				open = d;
+				open_kind = 0;
 				req = r.key;
 				if (d == PT_THIN_LEAVE)
 					continue;
 			} else if (r.sub == PV_SY_END) {
+				if (open && open_kind) { /* not the end of what is open */
+					st->sync_kept++;
+					break;
+				}
 				int was = open;
 				open = 0;
 				if (was == PT_THIN_LEAVE) {
 					pt_thin_out_left(&o, r.key, 1, r.key - req);
-					if (st_leave(sw, req, 1) < 0) {
-						snprintf(err, errlen,
-						         "reading back a temporary file: %s",
-						         strerror(sw->r.error));
+					if (leave_state(sw, req, PV_STATE_SYNC, PV_STATE_RUNNING,
+					                err, errlen))
 						goto done;
-					}
 					continue;
 				}
 				st->sync_kept++;
@@ -589,6 +660,36 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 				pt_thin_out_left(&o, r.key, 1, 0);
 				continue;
 			}
+			break;
+		case PV_OP_CALL:
+			if (!j->sync_ns)
+				break;
+			if (r.sub == PV_FC_BEGIN) {
+				d = sync_decision(&in, &y, &a, &a_done, seq_sy);
+				if (d < 0)
+					goto ahead_failed;
+				y.seq_base = ++seq_sy;
+				open = d;
+				open_kind = 1 + r.fam;
+				req = r.key;
+				req_aux = r.aux;
+				if (d == PT_THIN_LEAVE)
+					continue;
+			} else if (open && open_kind == 1 + r.fam) {
+				int was = open;
+				open = 0;
+				if (was == PT_THIN_LEAVE) {
+					tw_fam_left(w, &r, r.key - req);
+					pt_thin_out_left_own(&o, r.key);
+					st->fam_left++;
+					if (leave_state(sw, req, PV_FC_CALL(req_aux),
+					                PV_FC_BACK(req_aux), err, errlen))
+						goto done;
+					continue;
+				}
+				st->fam_kept++;
+			} else
+				st->fam_kept++;
 			break;
 		default:
 			break;
@@ -613,6 +714,7 @@ static int thin_run(thin_job *j, size_t i, pv_thin_stats *st, char *err, size_t 
 	st->ns_left += o.ns_left;
 	st->sync_left += o.sync_left;
 	st->wait_left += o.wait_left;
+	st->fam_summarised |= w->fam_summarised;
 	rc = 0;
 	goto done;
 ahead_failed:
@@ -668,6 +770,9 @@ static void *thin_worker(void *arg)
 	j->st.sync_left += st.sync_left;
 	j->st.sync_kept += st.sync_kept;
 	j->st.wait_left += st.wait_left;
+	j->st.fam_left += st.fam_left;
+	j->st.fam_kept += st.fam_kept;
+	j->st.fam_summarised |= st.fam_summarised;
 	j->st.text += st.text;
 	j->st.text_st_before += st.text_st_before;
 	if (failed && !j->err[0])

@@ -72,6 +72,50 @@ void pv_sync_events(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *typ
 		pv_acct_sync(s, kind, (size_t)(p + 1 - start));
 }
 
+/* A family call's line (pv_call_begin, pv_call_end): its record marks it
+ * for the budget (pv_thin.c), which may leave it out. */
+static void call_line(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                      const int64_t *values, unsigned kind, uint32_t aux, const uint64_t *tally)
+{
+	const pv_left_def *d = pv_ext(s->ext_now)->left;
+	size_t nt = kind == PV_FC_END ? d->ntally : 0;
+	char *start = pv_stream_reserve_call(&s->ev, pv_rel(s, time_ns), kind, s->ext_now, aux, nt,
+	                                     tally),
+	     *p = start;
+	if (s->ev.last_key > s->last)
+		s->last = s->ev.last_key;
+	for (size_t i = 0; i < n && i < 8; i++)
+		p = pair(p, types[i], values[i]);
+	line_end(s, start, p);
+	if (s->acct)
+		pv_acct_call(s, kind, (size_t)(p + 1 - start), d);
+}
+
+unsigned pv_call_begin(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                       const int64_t *values, unsigned state)
+{
+	unsigned was = s->state;
+	if (!pv_ext(s->ext_now)->left || !pv_in_window(s, time_ns))
+		pv_events(s, time_ns, n, types, values);
+	else
+		call_line(s, time_ns, n, types, values, PV_FC_BEGIN, PV_FC_STATES(was, state),
+		          NULL);
+	/* after the line: the state begins at its key (which a tie may have
+	 * moved), where the thinning looks for it */
+	pv_set_state(s, time_ns, state);
+	return was;
+}
+
+void pv_call_end(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,
+                 const int64_t *values, unsigned state, const uint64_t *tally)
+{
+	if (!pv_ext(s->ext_now)->left || !pv_in_window(s, time_ns))
+		pv_events(s, time_ns, n, types, values);
+	else
+		call_line(s, time_ns, n, types, values, PV_FC_END, 0, tally);
+	pv_set_state(s, time_ns, state);
+}
+
 void pv_event(pv_shard *s, uint64_t time_ns, uint32_t type, int64_t value)
 {
 	pv_events(s, time_ns, 1, &type, &value);
