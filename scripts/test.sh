@@ -154,8 +154,12 @@ others() {
 	done
 }
 # built TREE: waits until the background job has built TREE.
+# From the first wait on, nothing of ours runs beside the background builds:
+# they get the normal priority back (raising it needs root; otherwise they
+# stay at 19, which on a machine other work keeps busy starves them).
 built() {
 	local t=$SECONDS line
+	renice -n 0 -g "$others_pid" >/dev/null 2>&1 || true
 	until line=$(grep "^build-$1 " build/test-others.times 2>/dev/null); do
 		if ! kill -0 "$others_pid" 2>/dev/null; then
 			line=$(grep "^build-$1 " build/test-others.times 2>/dev/null) || line="build-$1 failed"
