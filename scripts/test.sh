@@ -23,7 +23,9 @@
 # three trees are configured and built meanwhile, in the background at the
 # lowest priority, and their tests run after the normal tree's (build-min's
 # build, the longest, goes on during the sanitizer trees' tests). Each
-# step's time is printed at the end.
+# step's time and CPU (user and system, of every process it ran) are printed
+# at the end; the total's CPU is the whole command's, background builds
+# included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
@@ -39,15 +41,38 @@ jobs=$(nproc)
 
 steps=()
 started=$SECONDS
-# step NAME COMMAND...: runs COMMAND, remembers how long it took.
+# cpu FILE: sets cpu_user and cpu_sys (ms) to the CPU time of this shell's
+# finished children, from bash's `times` run in this shell (in a subshell it
+# would count that subshell's children only); FILE holds its output.
+cpu() {
+	local u s
+	times >"$1"
+	{
+		read -r _
+		read -r u s
+	} <"$1"
+	[[ $u =~ ^([0-9]+)m([0-9]+)\.([0-9]+)s$ ]] &&
+		cpu_user=$(((BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]}) * 1000 + 10#${BASH_REMATCH[3]}))
+	[[ $s =~ ^([0-9]+)m([0-9]+)\.([0-9]+)s$ ]] &&
+		cpu_sys=$(((BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]}) * 1000 + 10#${BASH_REMATCH[3]}))
+}
+cpu_user=0 cpu_sys=0
+# step NAME COMMAND...: runs COMMAND, remembers how long it took, and its CPU.
 step() {
-	local name=$1 t=$SECONDS
+	local name=$1 t=$SECONDS u s
 	shift
+	mkdir -p build
+	cpu build/test-cpu.tmp
+	u=$cpu_user s=$cpu_sys
 	"$@"
-	steps+=("$(printf '%-22s %4d s' "$name" $((SECONDS - t)))")
+	cpu build/test-cpu.tmp
+	steps+=("$(printf '%-22s %4d s  CPU: user %4d s, system %4d s' "$name" $((SECONDS - t)) \
+		$(((cpu_user - u) / 1000)) $(((cpu_sys - s) / 1000)))")
 }
 times_said() {
-	printf 'test.sh: %s\n' "${steps[@]}" "$(printf '%-22s %4d s' total $((SECONDS - started)))"
+	cpu build/test-cpu.tmp
+	printf 'test.sh: %s\n' "${steps[@]}" "$(printf '%-22s %4d s  CPU: user %4d s, system %4d s' total \
+		$((SECONDS - started)) $((cpu_user / 1000)) $((cpu_sys / 1000)))"
 }
 
 # configure DIR -DNAME=VALUE...: nothing when the tree has those values
@@ -112,12 +137,16 @@ build_tree() {
 }
 others() {
 	renice -n 19 $BASHPID >/dev/null
-	local tree t
+	local tree t u s
 	for tree in asan tsan min; do
 		t=$SECONDS
 		mkdir -p build-$tree
+		cpu build-$tree/test-cpu.tmp
+		u=$cpu_user s=$cpu_sys
 		if build_tree $tree >build-$tree/test-build.log 2>&1; then
-			echo "build-$tree $((SECONDS - t))" >>build/test-others.times
+			cpu build-$tree/test-cpu.tmp
+			echo "build-$tree $((SECONDS - t)) $(((cpu_user - u) / 1000)) $(((cpu_sys - s) / 1000))" \
+				>>build/test-others.times
 		else
 			echo "build-$tree failed" >>build/test-others.times
 			return 1
@@ -125,8 +154,12 @@ others() {
 	done
 }
 # built TREE: waits until the background job has built TREE.
+# From the first wait on, nothing of ours runs beside the background builds:
+# they get the normal priority back (raising it needs root; otherwise they
+# stay at 19, which on a machine other work keeps busy starves them).
 built() {
 	local t=$SECONDS line
+	renice -n 0 -g "$others_pid" >/dev/null 2>&1 || true
 	until line=$(grep "^build-$1 " build/test-others.times 2>/dev/null); do
 		if ! kill -0 "$others_pid" 2>/dev/null; then
 			line=$(grep "^build-$1 " build/test-others.times 2>/dev/null) || line="build-$1 failed"
@@ -134,13 +167,15 @@ built() {
 		fi
 		sleep 1
 	done
-	if [ "${line#* }" = failed ]; then
+	local took user sys
+	read -r _ took user sys <<<"$line"
+	if [ "$took" = failed ]; then
 		tail -40 "build-$1/test-build.log" >&2
 		echo "test.sh: configuring or building build-$1 failed (build-$1/test-build.log)" >&2
 		exit 1
 	fi
-	steps+=("$(printf '%-22s %4d s (it took %d s at low priority)' "waiting for build-$1" \
-		$((SECONDS - t)) "${line#* }")")
+	steps+=("$(printf '%-22s %4d s  (its build: %d s at low priority; CPU: user %d s, system %d s)' \
+		"waiting for build-$1" $((SECONDS - t)) "$took" "$user" "$sys")")
 }
 mkdir -p build
 rm -f build/test-others.times

@@ -2,12 +2,21 @@
 /* A ring: each rank sends to the next and receives from the previous with
  * MPI_Isend/MPI_Irecv completed by MPI_Waitall (statuses ignored), then
  * with MPI_Sendrecv, then with persistent requests started ITER times
- * (MPI_Startall) and completed by MPI_Test loops and MPI_Waitall. With
+ * (MPI_Startall) and completed by MPI_Test loops and MPI_Waitall. The loops
+ * sleep 20 us between tests: with more ranks than cores a spinning rank
+ * otherwise makes 200,000 MPI_Test calls under MPICH while its peer waits for
+ * a core (giving the core away with sched_yield still left 10,000), and every
+ * later step (the trace, its .prv, the checks) pays for them; a few test the
+ * same thing. With
  * "coll" after ITER, then collectives on MPI_COMM_WORLD, each rank printing
- * its calls and the bytes it gives and gets ("expect coll", as coll.c). */
+ * its calls and the bytes it gives and gets ("expect coll", as coll.c). With
+ * "local=N", then N calls of MPI_Comm_rank in each rank: a trace of a known
+ * size that costs no waiting (the distributed analysis needs one of several
+ * megabytes to share out). */
 #include "mpitest.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static void collectives(int rank, int size)
 {
@@ -57,8 +66,12 @@ int main(int argc, char **argv)
 		mt_sent(128);
 		if (i % 2) {
 			int done = 0;
-			while (!done)
+			for (;;) {
 				MT_CHECK(MPI_Test(&p[0], &done, MPI_STATUS_IGNORE));
+				if (done)
+					break;
+				usleep(20);
+			}
 			MT_CHECK(MPI_Wait(&p[1], MPI_STATUS_IGNORE));
 		} else {
 			MPI_Status st[2];
@@ -67,8 +80,13 @@ int main(int argc, char **argv)
 	}
 	MPI_Request_free(&p[0]);
 	MPI_Request_free(&p[1]);
-	if (argc > 2 && !strcmp(argv[2], "coll"))
-		collectives(rank, size);
+	for (int a = 2; a < argc; a++) {
+		if (!strcmp(argv[a], "coll"))
+			collectives(rank, size);
+		else if (!strncmp(argv[a], "local=", 6))
+			for (int i = atoi(argv[a] + 6), r; i > 0; i--)
+				MT_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+	}
 	mt_report(rank);
 	MPI_Finalize();
 	return 0;
