@@ -736,9 +736,12 @@ static void trim(pt_wlog *l, uint64_t len)
 		l->reserved = len;
 }
 
-/* CLOSE, then the file trimmed to the data; the window and the descriptor
- * stay. */
-static void end_log(pt_wlog *l)
+/* CLOSE, then the file trimmed to the data; the descriptor stays, and the
+ * window too unless unmap. Unmapped first, where it goes: a file shrunk
+ * under a shared mapping has the pages past its new end taken out of the
+ * mapping, a TLB flush on every CPU the process runs on, which the munmap
+ * after would make again (a thread's end paid both). */
+static void end_log(pt_wlog *l, int unmap)
 {
 	pt_clock_pair pair;
 	pt_clock_pair_now(&pair);
@@ -752,7 +755,12 @@ static void end_log(pt_wlog *l)
 	 * them (a touch past the end would raise SIGBUS in it). */
 	drop_ahead(l);
 	refresh_clock(l);
-	trim(l, pt_wlog_length(l));
+	uint64_t len = pt_wlog_length(l);
+	if (unmap && l->base) {
+		munmap(l->base, l->map_len);
+		l->base = l->cur = l->end = NULL;
+	}
+	trim(l, len);
 }
 
 void pt_wlog_close(pt_wlog *l)
@@ -762,12 +770,9 @@ void pt_wlog_close(pt_wlog *l)
 	int saved = errno;
 	set_limit(l, NULL);
 	l->slow = 1;
-	end_log(l);
+	end_log(l, 1);
 	pt_prefault_log_done(&l->busy_counted);
 	l->dead = 1;
-	if (l->base)
-		munmap(l->base, l->map_len);
-	l->base = l->cur = l->end = NULL;
 	pt_fd_close(&l->fd);
 	pt_wlog_unmask(l); /* the end of the owner's region, if it is its own log */
 	errno = saved;
@@ -779,7 +784,7 @@ void pt_wlog_suspend(pt_wlog *l)
 		return;
 	int saved = errno;
 	set_limit(l, NULL);
-	end_log(l);
+	end_log(l, 0);
 	l->dead = 1;
 	l->suspended = 1;
 	errno = saved;
@@ -835,7 +840,7 @@ void pt_wlog_close_quiet(pt_wlog *l)
 		errno = saved;
 		return;
 	}
-	end_log(l);
+	end_log(l, 0);
 	uint64_t len = pt_wlog_length(l);
 	/* The CLOSE is the last record written, unless there was no room
 	 * for it: the events after it are then counted in the total only. */
