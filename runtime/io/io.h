@@ -105,6 +105,18 @@ static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd
 	return pt_io_begin_slow(op, fd, size);
 }
 
+/* pt_io_begin for a call with no descriptor yet (an open): no file to
+ * look up, so the full record. Its own function, not pt_io_begin with -1:
+ * GCC without optimisation inlines the lookup with that constant and
+ * warns of an access before the descriptor table. */
+static inline int pt_io_begin_open(unsigned op)
+{
+	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
+	    PT_TLS_AT(int, pt_io_depth_off, pt_io_depth))
+		return 0;
+	return pt_io_begin_slow(op, -1, 0);
+}
+
 /* IO_END of a call begun with pt_io_begin: its result (bytes, a
  * descriptor, -1), and err when it failed (read only then).
  * opened_fd >= 0: the call opened it (its file named here). errno is left

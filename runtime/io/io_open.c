@@ -30,7 +30,7 @@ static inline int io_wants_mode(int flags)
 static int io_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	int (*real)(int, const char *, int, ...) = PT_REAL(openat);
-	int t = pt_io_begin(PT_IO_OP_OPEN, -1, 0);
+	int t = pt_io_begin_open(PT_IO_OP_OPEN);
 	if (!t)
 		return real(dirfd, path, flags, mode);
 	int fd = real(dirfd, path, flags, mode);
@@ -110,7 +110,7 @@ static FILE *io_stream_opened(unsigned op, FILE *f)
 PT_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	FILE *(*real)(const char *, const char *) = PT_REAL(fopen);
-	int t = pt_io_begin(PT_IO_OP_FOPEN, -1, 0);
+	int t = pt_io_begin_open(PT_IO_OP_FOPEN);
 	if (!t)
 		return real(path, mode);
 	pt_io_depth++;
