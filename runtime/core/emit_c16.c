@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* pt_emit_c16 (pt_runtime.h): the writer's fast path for a compact form
- * whose fields come in two words, as writer.c's put_compact writes one (the
+ * whose fields come in two words, as compact.c's fast path writes one (the
  * same checks and the same bytes) without its copy loop. Its own file and
  * section: it is the code every read, write, pread and pwrite wrapper runs
  * after its system call, kept on their page (PT_SYSCALL_TEXT). */
@@ -18,14 +18,15 @@ __attribute__((aligned(4096))) int pt_emit_c16(uint64_t ticks, uint32_t cword, u
 	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
 	atomic_signal_fence(memory_order_seq_cst);
 	pt_wlog *l = &t->log;
-	char *cur = l->cur, *end = pt_wlog_fast_end(l);
+	char *cur = l->cur;
+	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
 	uint64_t d = ticks - l->last;
-	/* put_compact's checks, with room for the three stores below (the
-	 * bytes past the record are zeros nothing was written to yet) */
-	int done = PT_WRITE_COMPACT && __atomic_load_n(&l->limit, __ATOMIC_RELAXED) != NULL &&
-	           cur && end && cur + 24 <= end && ticks >= l->last && (d >> (32 - shift)) == 0 &&
-	           !(l->lost_records | (unsigned)l->dead |
-	             __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
+	/* compact.c's checks, with room for the three stores below (the bytes
+	 * past the record are zeros nothing was written to yet): while it is
+	 * not NULL, limit is the window's fast end and the log is open; a time
+	 * before the previous record's makes the delta too large */
+	int done = PT_WRITE_COMPACT && (uintptr_t)cur + 24 <= limit && (d >> (32 - shift)) == 0 &&
+	           !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
 	if (pt_likely(done)) {
 		/* the fields past the first four first, then the word and those
 		 * four in one store: a reader sees zeros (the end) until then */
