@@ -554,28 +554,11 @@ static inline int deliver_short(pt_log *log, pt_event *ev, uint16_t word)
 	return deliver(log, ev, (const uint8_t *)log->expanded, h, sizeof word);
 }
 
-/* Which of the records a repeated one stands for (mpi_msg's index, 3 for
- * MPI_COLL), from its full kind; -1: none. */
-static int mpi_last_slot(unsigned kind)
-{
-	switch (kind) {
-	case PT_REC_MPI_SEND:
-		return 0;
-	case PT_REC_MPI_RECV:
-		return 1;
-	case PT_REC_MPI_IRECV:
-		return 2;
-	case PT_REC_MPI_COLL:
-		return 3;
-	}
-	return -1;
-}
-
 /* A message or collective record delivered (full, compact or repeated):
  * the one the next repeated record of its kind stands for. */
 static void mpi_remember(pt_log *log, unsigned kind, const void *payload)
 {
-	int i = mpi_last_slot(kind);
+	int i = pt_mpi_repeat_slot(kind);
 	if (i < 0)
 		return;
 	if (i == 3)
@@ -595,7 +578,7 @@ static int deliver_mpi_repeat(pt_log *log, pt_event *ev, const uint8_t *p, uint3
 	                : kind == PT_REC_MPI_RECV_R  ? PT_REC_MPI_RECV
 	                : kind == PT_REC_MPI_IRECV_R ? PT_REC_MPI_IRECV
 	                                             : PT_REC_MPI_COLL;
-	int i = mpi_last_slot(full);
+	int i = pt_mpi_repeat_slot(full);
 	if (!(log->have_mpi_last & 1u << i))
 		return fail(log, ev, off, "%s without a %s before it", pt_rec_kind_name(kind),
 		            pt_rec_kind_name(full));
@@ -921,7 +904,7 @@ again:
 		log->call = h.arg;
 		log->call_ticks = log->ticks;
 		return r;
-	} else if (log->mpi_compact && mpi_last_slot(h.kind) >= 0) {
+	} else if (log->mpi_compact && pt_mpi_repeat_slot(h.kind) >= 0) {
 		mpi_remember(log, h.kind, p + sizeof h);
 	}
 	return deliver(log, ev, p, h, size);

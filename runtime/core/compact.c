@@ -63,10 +63,7 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
  * bytes being written. cword2, when not 0, is a second compact word with
  * no fields at the same ticks (a call's end after its record): room for
  * both is checked first, so both are written or neither. 1 when written.
- * While it is not NULL, limit is the window's fast end and the log is
- * open (pt_leave sets it so; closing and a failed window switch clear
- * it): it stands for put_compact's checks of cur, end and dead. A time
- * before the previous record's makes the delta too large. */
+ * pt_wlog_fast_fits stands for put_compact's checks of cur, end and dead. */
 static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint64_t ticks,
                                                               uint32_t cword, unsigned shift,
                                                               const void *cp, size_t clen,
@@ -78,13 +75,9 @@ static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint
 	atomic_signal_fence(memory_order_seq_cst);
 	pt_wlog *l = &t->log;
 	char *cur = l->cur;
-	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
 	uint64_t d = ticks - l->last;
-	size_t room = 8 + clen + (cword2 ? 4 : 0);
 	int done = 0;
-	if (pt_likely(PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && limit &&
-	              (d >> (32 - shift)) == 0 &&
-	              !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)) &&
+	if (pt_likely(pt_wlog_fast_fits(l, cur, 8 + clen + (cword2 ? 4 : 0), d, shift) &&
 	              (l->ctx || !(flags & PT_CTX_NEED)))) {
 		cur = store_cfields(cur, d, cword, shift, cp, clen);
 		if (cword2) {

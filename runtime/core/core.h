@@ -252,6 +252,19 @@ static inline char *pt_wlog_fast_end(const pt_wlog *l)
 {
 	return l->end ? l->end - PT_TAIL_RESERVE : NULL;
 }
+/* The compact fast path's test (compact.c, emit_c16.c): room bytes free at
+ * cur before limit, which while it is not NULL is the window's fast end of
+ * an open log (pt_leave sets it so; closing and a failed window switch
+ * clear it); a delta d from the previous record that fits the word's
+ * 32 - shift bits (a time before that record's does not); nothing lost to
+ * say first. */
+static inline int pt_wlog_fast_fits(const pt_wlog *l, const char *cur, size_t room, uint64_t d,
+                                    unsigned shift)
+{
+	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+	return PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && (d >> (32 - shift)) == 0 &&
+	       !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
+}
 /* Like pt_wlog_put, for a record that ends a log (THREAD_END, EXIT): may
  * use the tail reserve. */
 PT_HIDDEN void pt_wlog_put_final(pt_wlog *l, uint64_t ticks, unsigned kind, unsigned arg,

@@ -19,14 +19,10 @@ __attribute__((aligned(4096))) int pt_emit_c16(uint64_t ticks, uint32_t cword, u
 	atomic_signal_fence(memory_order_seq_cst);
 	pt_wlog *l = &t->log;
 	char *cur = l->cur;
-	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
 	uint64_t d = ticks - l->last;
-	/* compact.c's checks, with room for the three stores below (the bytes
-	 * past the record are zeros nothing was written to yet): while it is
-	 * not NULL, limit is the window's fast end and the log is open; a time
-	 * before the previous record's makes the delta too large */
-	int done = PT_WRITE_COMPACT && (uintptr_t)cur + 24 <= limit && (d >> (32 - shift)) == 0 &&
-	           !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
+	/* room for the three stores below (the bytes past the record are
+	 * zeros nothing was written to yet) */
+	int done = pt_wlog_fast_fits(l, cur, 24, d, shift);
 	if (pt_likely(done)) {
 		/* the fields past the first four first, then the word and those
 		 * four in one store: a reader sees zeros (the end) until then */

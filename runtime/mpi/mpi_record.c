@@ -203,27 +203,11 @@ static __thread struct {
 	last_coll coll;
 } last __attribute__((tls_model("initial-exec")));
 
-/* msg's index of a kind, 3: MPI_COLL, -1: a record never repeated */
-static inline int last_slot(unsigned kind)
-{
-	switch (kind) {
-	case PT_REC_MPI_SEND:
-		return 0;
-	case PT_REC_MPI_RECV:
-		return 1;
-	case PT_REC_MPI_IRECV:
-		return 2;
-	case PT_REC_MPI_COLL:
-		return 3;
-	}
-	return -1;
-}
-
 /* The repeated form of a record equal to the last of its kind (0: none)
  * and the fields that follow its word in f, their bytes in *flen. */
 static uint32_t repeat_of(unsigned kind, const void *p, uint32_t f[3], size_t *flen)
 {
-	int i = last_slot(kind);
+	int i = pt_mpi_repeat_slot(kind);
 	if (i < 0 || !(last.have & 1u << i))
 		return 0;
 	uint64_t request;
@@ -272,7 +256,7 @@ static uint32_t repeat_of(unsigned kind, const void *p, uint32_t f[3], size_t *f
  * (0): the record the next of its kind may repeat, or none. */
 static void remember(unsigned kind, const void *p, int stored)
 {
-	int i = last_slot(kind);
+	int i = pt_mpi_repeat_slot(kind);
 	if (i < 0)
 		return;
 	if (!stored) {

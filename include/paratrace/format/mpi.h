@@ -293,6 +293,24 @@ typedef struct pt_mpi_c_coll {
  * the other compact MPI records. */
 #define PT_MPI_R_REQUEST 0x100u
 #define PT_MPI_R_SHIFT 9
+/* Which last record a repeated one stands for, by the full kind it
+ * repeats: 0 MPI_SEND, 1 MPI_RECV, 2 MPI_IRECV, 3 MPI_COLL; -1 for a kind
+ * never repeated. The writer and the readers keep their last records in
+ * this order. */
+static inline int pt_mpi_repeat_slot(unsigned kind)
+{
+	switch (kind) {
+	case 0x76: /* MPI_SEND */
+		return 0;
+	case 0x77: /* MPI_RECV */
+		return 1;
+	case 0x78: /* MPI_IRECV */
+		return 2;
+	case 0x79: /* MPI_COLL */
+		return 3;
+	}
+	return -1;
+}
 /* Bytes of a compact MPI record from its first word (0: not one). */
 static inline size_t pt_mpi_compact_size(uint32_t word)
 {
