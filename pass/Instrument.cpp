@@ -40,7 +40,7 @@ using namespace llvm;
 namespace paratrace {
 namespace {
 
-constexpr unsigned kAbiVersion = 2; // PT_ABI_VERSION in include/paratrace/abi.h
+constexpr unsigned kAbiVersion = 3; // PT_ABI_VERSION in include/paratrace/abi.h
 constexpr const char *kDoneAttr = "paratrace-instrumented";
 // On a library function, at the pipeline's start: the user's functions it
 // reaches through library code only (see recordLibraryReach).
@@ -495,7 +495,9 @@ private:
 		ArrayType *tableTy = ArrayType::get(funcTy, rows.size());
 		auto *table = new GlobalVariable(m, tableTy, true, GlobalValue::PrivateLinkage,
 						 ConstantArray::get(tableTy, rows), "__paratrace_funcs");
-		StructType *modTy = StructType::get(ctx, {i32, i32, i32, i32, PointerType::getUnqual(funcTy), ptr});
+		Constant *access = countsTls();
+		StructType *modTy =
+		    StructType::get(ctx, {i32, i32, i32, i32, PointerType::getUnqual(funcTy), ptr, ptr});
 		Constant *first = ConstantExpr::getInBoundsGetElementPtr(
 			tableTy, table, ArrayRef<Constant *>{ConstantInt::get(i32, 0), ConstantInt::get(i32, 0)});
 		std::string modName = normalisePath(m.getSourceFileName());
@@ -503,7 +505,7 @@ private:
 			m, modTy, false, GlobalValue::InternalLinkage,
 			ConstantStruct::get(modTy, {ConstantInt::get(i32, kAbiVersion),
 						    ConstantInt::get(i32, rows.size()), ConstantInt::get(i32, 0),
-						    ConstantInt::get(i32, 0), first, cstring(modName)}),
+						    ConstantInt::get(i32, 0), first, cstring(modName), access}),
 			"__paratrace_module");
 		desc->setAlignment(Align(8));
 		idBase = ConstantExpr::getInBoundsGetElementPtr(
@@ -518,6 +520,35 @@ private:
 		for (FunctionCallee h : {enter, exit, landed})
 			if (auto *f = dyn_cast<Function>(h.getCallee()))
 				f->addFnAttr(Attribute::NonLazyBind);
+	}
+
+	// The module's thread-local counts pointer (docs/ABI.md, version 3) and
+	// its accessor, which the runtime calls in a thread to find the
+	// pointer's address there. Local-exec in code for an executable (the
+	// TLS is in the executable's own block: no load-time cost, no reserve
+	// used); in position-independent code only when asked for (initial-exec
+	// takes static TLS from the C library's small reserve at dlopen), else
+	// none: the accessor field is NULL and every traced call calls enter2.
+	Constant *countsTls()
+	{
+		bool pic = m.getPICLevel() != PICLevel::NotPIC && m.getPIELevel() == PIELevel::Default;
+		GlobalValue::ThreadLocalMode mode = GlobalValue::LocalExecTLSModel;
+		if (opts.countsTls == CountsTls::Off ||
+		    (pic && opts.countsTls != CountsTls::InitialExec))
+			return ConstantPointerNull::get(ptr);
+		if (pic)
+			mode = GlobalValue::InitialExecTLSModel;
+		PointerType *arr = PointerType::getUnqual(PointerType::getUnqual(Type::getInt64Ty(ctx)));
+		thr = new GlobalVariable(m, arr, false, GlobalValue::InternalLinkage,
+					 ConstantPointerNull::get(arr), "__paratrace_thr", nullptr, mode);
+		thr->setAlignment(Align(8));
+		Function *fn = Function::Create(FunctionType::get(ptr, false), GlobalValue::InternalLinkage,
+						"__paratrace_thr_addr", m);
+		fn->addFnAttr(Attribute::NoUnwind);
+		fn->addFnAttr(kDoneAttr);
+		IRBuilder<> b(BasicBlock::Create(ctx, "", fn));
+		b.CreateRet(b.CreatePointerCast(thr, ptr));
+		return ConstantExpr::getPointerCast(fn, ptr);
 	}
 
 	FunctionCallee weakHook(const char *name, FunctionType *ty)
@@ -568,10 +599,43 @@ private:
 		call->setDebugLoc(dl);
 		BasicBlock *tail = before->getParent();
 		IRBuilder<> p(tail, tail->begin());
-		PHINode *tok = p.CreatePHI(i32, 2, "pt.tok");
+		PHINode *tok = p.CreatePHI(i32, 3, "pt.tok");
 		tok->addIncoming(ConstantInt::get(i32, 0), head);
 		tok->addIncoming(call, then->getParent());
+		if (thr)
+			emitCounted(head, then->getParent(), tail, tok, index);
 		return tok;
+	}
+
+	// Version 3, between the test of base and the call of enter2:
+	// p = __paratrace_thr; if (p && (c = p[index])) { ++*c; tok = 0; }
+	// A function the runtime throttled on this thread is counted here,
+	// with no call; any other call goes on to enter2.
+	void emitCounted(BasicBlock *head, BasicBlock *call, BasicBlock *tail, PHINode *tok,
+	                 uint32_t index)
+	{
+		Function *f = head->getParent();
+		Type *i64 = Type::getInt64Ty(ctx);
+		PointerType *cnt = PointerType::getUnqual(i64);
+		BasicBlock *table = BasicBlock::Create(ctx, "pt.thr", f, call);
+		BasicBlock *slot = BasicBlock::Create(ctx, "pt.slot", f, call);
+		BasicBlock *count = BasicBlock::Create(ctx, "pt.count", f, call);
+		head->getTerminator()->replaceSuccessorWith(call, table);
+		IRBuilder<> b(table);
+		Value *p = b.CreateAlignedLoad(thr->getValueType(), thr, Align(8), "pt.thr");
+		b.CreateCondBr(b.CreateIsNotNull(p), slot, call);
+		b.SetInsertPoint(slot);
+		Value *at = b.CreateConstInBoundsGEP1_64(cnt, p, index);
+		Value *c = b.CreateAlignedLoad(cnt, at, Align(8), "pt.cnt");
+		b.CreateCondBr(b.CreateIsNotNull(c), count, call);
+		// One load-add-store, which the backend folds into one add to
+		// memory: a signal handler's call counted on this thread lands
+		// wholly before or after it.
+		b.SetInsertPoint(count);
+		Value *v = b.CreateAlignedLoad(i64, c, Align(8), "pt.n");
+		b.CreateAlignedStore(b.CreateAdd(v, ConstantInt::get(i64, 1)), c, Align(8));
+		b.CreateBr(tail);
+		tok->addIncoming(ConstantInt::get(i32, 0), count);
 	}
 
 	// if (cond) hook(tok), at `before`.
@@ -684,6 +748,7 @@ private:
 	PointerType *ptr;
 	std::map<std::string, Constant *> strings;
 	GlobalVariable *desc = nullptr;
+	GlobalVariable *thr = nullptr;
 	Constant *idBase = nullptr;
 	FunctionCallee enter, exit, landed;
 	bool warned = false;

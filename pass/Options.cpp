@@ -15,7 +15,7 @@ const char *validOptions()
 {
 	return "include=REGEX, exclude=REGEX, filter-file=PATH, min-size=N, stage=start|last, "
 	       "system-headers=0|1, compiler-generated=0|1, library-inlined=0|1, verbose=0|1|2, "
-	       "gpu=all|entries|blocks|off";
+	       "gpu=all|entries|blocks|off, counts-tls=auto|initial-exec|off";
 }
 
 static std::string optionError(const Options &opts, const std::string &arg, const std::string &why)
@@ -160,6 +160,15 @@ std::string parseOption(Options &opts, const std::string &arg)
 			opts.gpuModes = 0;
 		else
 			return optionError(opts, arg, "expected all, entries, blocks or off");
+	} else if (key == "counts-tls") {
+		if (value == "auto")
+			opts.countsTls = CountsTls::Auto;
+		else if (value == "initial-exec")
+			opts.countsTls = CountsTls::InitialExec;
+		else if (value == "off")
+			opts.countsTls = CountsTls::Off;
+		else
+			return optionError(opts, arg, "expected auto, initial-exec or off");
 	} else if (key == "verbose") {
 		if (!parseUnsigned(value, opts.verbose))
 			return optionError(opts, arg, "expected 0 or 1");

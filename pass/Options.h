@@ -17,6 +17,13 @@ namespace paratrace {
 
 enum class Stage { Start, Last };
 
+// Where a module gets the thread-local pointer through which a throttled
+// call is counted without a call (docs/ABI.md, version 3): Auto, in code
+// for an executable (not position-independent, or PIE: local-exec);
+// InitialExec, in shared-object code too (8 bytes of static TLS per
+// module); Off, nowhere (every traced call calls the entry hook).
+enum class CountsTls { Auto, InitialExec, Off };
+
 enum GpuMode : unsigned { kGpuEntries = 1, kGpuBlocks = 2 };
 
 // One rule of a filter file: later rules win (Score-P semantics).
@@ -43,6 +50,7 @@ struct Options {
 	// Device code (GPU kernels): which instrumented versions to emit
 	// (kGpuEntries | kGpuBlocks; 0 = leave kernels alone).
 	unsigned gpuModes = 3;
+	CountsTls countsTls = CountsTls::Auto;
 	// Source of these options, for messages ("-fplugin-arg-instrument-" or
 	// "PARATRACE_PLUGIN_ARGS").
 	std::string origin;

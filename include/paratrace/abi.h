@@ -19,6 +19,15 @@
  * untraced run pays one load and two not-taken branches per call. The
  * entry hook returns 0 for a call it did not record (throttled), whose
  * exit hook is then not called: such a call costs one call.)
+ * Version 3 adds, between the test of base and the call of enter2, the
+ * count of a throttled call with no call at all, through a thread-local
+ * pointer of the module (NULL by default) that the runtime sets in each
+ * thread where it throttles one of the module's functions:
+ *     uint64_t **p = __paratrace_thr;   (the module's own, hidden)
+ *     if (p && p[i]) { ++*p[i]; tok = 0; } else tok = enter2(base + i);
+ * and the descriptor's thread_counts returns &__paratrace_thr in the
+ * calling thread (NULL field: the module has no such pointer; docs/ABI.md).
+ * Version 2 had neither.
  * Version 1 (older modules; the runtime still accepts them) called
  *     if (base) __paratrace_func_enter(base + i);   and
  *     if (base) __paratrace_func_exit(base + i);
@@ -36,7 +45,7 @@ extern "C" {
 #endif
 
 /* The version the pass emits, and the oldest the runtime accepts. */
-#define PT_ABI_VERSION 2
+#define PT_ABI_VERSION 3
 #define PT_ABI_VERSION_MIN 1
 
 typedef struct pt_abi_func {
@@ -55,6 +64,12 @@ typedef struct pt_abi_module {
 	uint32_t flags; /* reserved, 0 */
 	const pt_abi_func *funcs;
 	const char *module_name; /* source file of the TU or output name, may be NULL */
+	/* Version 3 only (absent from older descriptors): the address of the
+	 * module's thread-local counts pointer in the calling thread, or NULL
+	 * when the module has none. The pointer is the module's; the runtime
+	 * alone writes it, in its own thread: NULL, or an array of nfuncs
+	 * pointers, entry i NULL or function i's count on that thread. */
+	uint64_t **volatile *(*thread_counts)(void);
 } pt_abi_module;
 
 /* Implemented by libtrace.so. ids are < 2^24 (PT_FUNC_ID_MAX). */

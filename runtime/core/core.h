@@ -361,6 +361,24 @@ PT_HIDDEN void pt_throttle_stop(void);
 /* "off", or "CALLS:DURATION" (DURATION as pt_parse_duration_ns reads it):
  * 0, or -1 when s is neither. calls 0: off. */
 PT_HIDDEN int pt_throttle_parse(const char *s, uint32_t *calls, uint64_t *dur_ns);
+/* The registered module that holds function id (hooks.c): its first id
+ * in *base, and in *key a token for the registration (a module loaded
+ * again registers anew). NULL when none, or once it was unregistered. */
+struct pt_abi_module;
+PT_HIDDEN const struct pt_abi_module *pt_func_module(uint32_t id, uint32_t *base,
+                                                     const void **key);
+/* Throttling without a call (hook ABI 3, throttle_tls.c): function id,
+ * throttled on this thread with its count at *count, is counted by its
+ * module's own code from now on, where the module has a counts pointer. */
+PT_HIDDEN void pt_throttle_tls_bind(uint32_t id, uint64_t *count);
+/* The module of registration key is being unloaded (dlclose): its TLS
+ * goes away, no thread touches its counts pointer again. */
+PT_HIDDEN void pt_throttle_tls_unloaded(const void *key);
+/* Every counts pointer this thread set goes back to NULL (before the
+ * counts it points to are unmapped); drop also frees the arrays. */
+PT_HIDDEN void pt_throttle_tls_clear(int drop);
+/* Fork child: the forking thread's pointers cleared, every array freed. */
+PT_HIDDEN void pt_throttle_tls_fork_child(void);
 /* The highest function id handed out so far, plus one (hooks.c). */
 PT_HIDDEN uint32_t pt_func_ids_end(void);
 /* One more, from a handler of this thread too: one instruction. */

@@ -510,7 +510,8 @@ PT_EXPORT PT_NOINST void __paratrace_register_module(pt_abi_module *m)
 	emit_defs(r);
 	pt_spin_lock(&pt_reg_lock);
 	r->next = pt_regs;
-	pt_regs = r;
+	/* Released: pt_func_module walks the list without the lock. */
+	__atomic_store_n(&pt_regs, r, __ATOMIC_RELEASE);
 	pt_spin_unlock(&pt_reg_lock);
 	/* Published last: a hook site sees a non-zero base only once every
 	 * FUNC_DEF it may refer to is in the process log. */
@@ -535,9 +536,29 @@ PT_EXPORT PT_NOINST void __paratrace_unregister_module(pt_abi_module *m)
 		atomic_store_explicit((_Atomic uint32_t *)&m->id_base, 0, memory_order_relaxed);
 	pt_spin_lock(&pt_reg_lock);
 	for (pt_reg *r = pt_regs; r; r = r->next)
-		if (r->module == m)
-			r->module = NULL; /* the table is about to be unmapped */
+		if (r->module == m) {
+			/* the table is about to be unmapped */
+			__atomic_store_n(&r->module, NULL, __ATOMIC_RELAXED);
+			/* and the module's TLS with it: no thread may write
+			 * its counts pointer any more (throttle_tls.c) */
+			if (pt_dlclose_depth)
+				pt_throttle_tls_unloaded(r);
+		}
 	pt_spin_unlock(&pt_reg_lock);
+}
+
+/* Lock-free (from a hook's slow path, which may have interrupted this
+ * thread in register or unregister): the list only grows, and a node's
+ * base and n never change. */
+const pt_abi_module *pt_func_module(uint32_t id, uint32_t *base, const void **key)
+{
+	for (pt_reg *r = __atomic_load_n(&pt_regs, __ATOMIC_ACQUIRE); r; r = r->next)
+		if (id >= r->base && id - r->base < r->n) {
+			*base = r->base;
+			*key = r;
+			return __atomic_load_n(&r->module, __ATOMIC_RELAXED);
+		}
+	return NULL;
 }
 
 /* Fork child: its process log is new (the logs part, ordered before this

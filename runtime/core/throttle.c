@@ -17,8 +17,9 @@
  * hook only for a call whose entry was recorded, so nothing else is
  * needed; with ABI 1 both hooks come for every call, the throttled calls
  * are nested inside the open ones, and tdepth tells their exits apart.
- * -finstrument-functions builds are not throttled (their hooks have no
- * function id to index). */
+ * A module of hook ABI 3 counts its throttled calls itself, with no call
+ * (throttle_tls.c). -finstrument-functions builds are not throttled (their
+ * hooks have no function id to index). */
 #define _GNU_SOURCE
 #include "core.h"
 #include "pt_fd.h"
@@ -209,6 +210,8 @@ int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now, int
 		s->tdepth++;
 	atomic_signal_fence(memory_order_seq_cst);
 	s->count = &slot->count;
+	if (!v1)
+		pt_throttle_tls_bind(id, &slot->count);
 	return 1;
 }
 
@@ -228,6 +231,7 @@ static void drop_table(void)
 
 void pt_throttle_stop(void)
 {
+	pt_throttle_tls_clear(0);
 	pt_ft.cap = 0;
 	pt_ft.grow = 0;
 }
@@ -240,6 +244,9 @@ static void throttle_thread_end(pt_thread *t)
 	(void)t;
 	if (pt_in_signal_shutdown())
 		return;
+	/* The modules' counts pointers first: calls after this one (the
+	 * thread's TLS destructors) go to the hooks, which find no table. */
+	pt_throttle_tls_clear(1);
 	drop_table();
 	pt_spin_lock(&blocks_lock);
 	for (cblock *b = thr_blocks; b; b = b->prev) {
@@ -257,6 +264,7 @@ static void throttle_thread_end(pt_thread *t)
  * an exit: docs/ABI.md). */
 static void throttle_fork_child(void)
 {
+	pt_throttle_tls_fork_child();
 	pt_spin_reset(&blocks_lock);
 	for (cblock *b = thr_blocks; b; b = b->prev)
 		for (uint32_t i = 0; i < b->used; i++)

@@ -853,10 +853,10 @@ static void test_register_modules(void)
 {
 	static const pt_abi_func fa[3] = {{"a0", "a.c", 1, 0}, {"a1", "a.c", 2, 0}, {"a2", NULL, 0, 0}};
 	static const pt_abi_func fc[2] = {{"c0", "c.c", 1, 0}, {"c1", "c.c", 2, 0}};
-	pt_abi_module a = {PT_ABI_VERSION, 3, 0, 0, fa, "a.c"};
-	pt_abi_module huge = {PT_ABI_VERSION, PT_FUNC_ID_MAX, 0, 0, fa, "huge.c"};
-	pt_abi_module old = {PT_ABI_VERSION + 1, 2, 0, 0, fc, "old.c"};
-	pt_abi_module c = {PT_ABI_VERSION, 2, 0, 0, fc, "c.c"};
+	pt_abi_module a = {PT_ABI_VERSION, 3, 0, 0, fa, "a.c", NULL};
+	pt_abi_module huge = {PT_ABI_VERSION, PT_FUNC_ID_MAX, 0, 0, fa, "huge.c", NULL};
+	pt_abi_module old = {PT_ABI_VERSION + 1, 2, 0, 0, fc, "old.c", NULL};
+	pt_abi_module c = {PT_ABI_VERSION, 2, 0, 0, fc, "c.c", NULL};
 	int old_state = atomic_load(&pt_state);
 	atomic_store(&pt_state, PT_STATE_RUNNING); /* no process log: FUNC_DEFs go nowhere */
 	__paratrace_register_module(&a);
