@@ -495,7 +495,7 @@ private:
 		ArrayType *tableTy = ArrayType::get(funcTy, rows.size());
 		auto *table = new GlobalVariable(m, tableTy, true, GlobalValue::PrivateLinkage,
 						 ConstantArray::get(tableTy, rows), "__paratrace_funcs");
-		Constant *access = countsTls();
+		Constant *access = countsTls(rows.size());
 		StructType *modTy =
 		    StructType::get(ctx, {i32, i32, i32, i32, PointerType::getUnqual(funcTy), ptr, ptr});
 		Constant *first = ConstantExpr::getInBoundsGetElementPtr(
@@ -529,7 +529,7 @@ private:
 	// used); in position-independent code only when asked for (initial-exec
 	// takes static TLS from the C library's small reserve at dlopen), else
 	// none: the accessor field is NULL and every traced call calls enter2.
-	Constant *countsTls()
+	Constant *countsTls(uint64_t nfuncs)
 	{
 		bool pic = m.getPICLevel() != PICLevel::NotPIC && m.getPIELevel() == PIELevel::Default;
 		GlobalValue::ThreadLocalMode mode = GlobalValue::LocalExecTLSModel;
@@ -538,9 +538,19 @@ private:
 			return ConstantPointerNull::get(ptr);
 		if (pic)
 			mode = GlobalValue::InitialExecTLSModel;
-		PointerType *arr = PointerType::getUnqual(PointerType::getUnqual(Type::getInt64Ty(ctx)));
-		thr = new GlobalVariable(m, arr, false, GlobalValue::InternalLinkage,
-					 ConstantPointerNull::get(arr), "__paratrace_thr", nullptr, mode);
+		// Its initial value: an array of nfuncs NULLs (.bss: no file
+		// space, no memory until read), so that the code need not test
+		// the pointer itself; the runtime puts it back where it reset it.
+		PointerType *cnt = PointerType::getUnqual(Type::getInt64Ty(ctx));
+		PointerType *arr = PointerType::getUnqual(cnt);
+		ArrayType *noneTy = ArrayType::get(cnt, nfuncs);
+		auto *none = new GlobalVariable(m, noneTy, false, GlobalValue::InternalLinkage,
+						ConstantAggregateZero::get(noneTy), "__paratrace_thr_none");
+		none->setAlignment(Align(8));
+		Constant *first = ConstantExpr::getInBoundsGetElementPtr(
+			noneTy, none, ArrayRef<Constant *>{ConstantInt::get(i32, 0), ConstantInt::get(i32, 0)});
+		thr = new GlobalVariable(m, arr, false, GlobalValue::InternalLinkage, first,
+					 "__paratrace_thr", nullptr, mode);
 		thr->setAlignment(Align(8));
 		Function *fn = Function::Create(FunctionType::get(ptr, false), GlobalValue::InternalLinkage,
 						"__paratrace_thr_addr", m);
@@ -608,7 +618,7 @@ private:
 	}
 
 	// Version 3, between the test of base and the call of enter2:
-	// p = __paratrace_thr; if (p && (c = p[index])) { ++*c; tok = 0; }
+	// c = __paratrace_thr[index]; if (c) { ++*c; tok = 0; }
 	// A function the runtime throttled on this thread is counted here,
 	// with no call; any other call goes on to enter2.
 	void emitCounted(BasicBlock *head, BasicBlock *call, BasicBlock *tail, PHINode *tok,
@@ -617,14 +627,11 @@ private:
 		Function *f = head->getParent();
 		Type *i64 = Type::getInt64Ty(ctx);
 		PointerType *cnt = PointerType::getUnqual(i64);
-		BasicBlock *table = BasicBlock::Create(ctx, "pt.thr", f, call);
 		BasicBlock *slot = BasicBlock::Create(ctx, "pt.slot", f, call);
 		BasicBlock *count = BasicBlock::Create(ctx, "pt.count", f, call);
-		head->getTerminator()->replaceSuccessorWith(call, table);
-		IRBuilder<> b(table);
+		head->getTerminator()->replaceSuccessorWith(call, slot);
+		IRBuilder<> b(slot);
 		Value *p = b.CreateAlignedLoad(thr->getValueType(), thr, Align(8), "pt.thr");
-		b.CreateCondBr(b.CreateIsNotNull(p), slot, call);
-		b.SetInsertPoint(slot);
 		Value *at = b.CreateConstInBoundsGEP1_64(cnt, p, index);
 		Value *c = b.CreateAlignedLoad(cnt, at, Align(8), "pt.cnt");
 		b.CreateCondBr(b.CreateIsNotNull(c), count, call);

@@ -21,10 +21,11 @@
  * exit hook is then not called: such a call costs one call.)
  * Version 3 adds, between the test of base and the call of enter2, the
  * count of a throttled call with no call at all, through a thread-local
- * pointer of the module (NULL by default) that the runtime sets in each
- * thread where it throttles one of the module's functions:
- *     uint64_t **p = __paratrace_thr;   (the module's own, hidden)
- *     if (p && p[i]) { ++*p[i]; tok = 0; } else tok = enter2(base + i);
+ * pointer of the module that the runtime sets in each thread where it
+ * throttles one of the module's functions (its initial value: an array
+ * of nfuncs NULLs of the module's own, which the runtime puts back):
+ *     uint64_t *c = __paratrace_thr[i];   (the module's own, hidden)
+ *     if (c) { ++*c; tok = 0; } else tok = enter2(base + i);
  * and the descriptor's thread_counts returns &__paratrace_thr in the
  * calling thread (NULL field: the module has no such pointer; docs/ABI.md).
  * Version 2 had neither.
@@ -67,8 +68,9 @@ typedef struct pt_abi_module {
 	/* Version 3 only (absent from older descriptors): the address of the
 	 * module's thread-local counts pointer in the calling thread, or NULL
 	 * when the module has none. The pointer is the module's; the runtime
-	 * alone writes it, in its own thread: NULL, or an array of nfuncs
-	 * pointers, entry i NULL or function i's count on that thread. */
+	 * alone writes it, in its own thread: an array of nfuncs pointers,
+	 * entry i NULL or function i's count on that thread (at first, and
+	 * whenever the runtime resets it, the module's array of NULLs). */
 	uint64_t **volatile *(*thread_counts)(void);
 } pt_abi_module;
 

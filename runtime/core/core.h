@@ -374,8 +374,9 @@ PT_HIDDEN void pt_throttle_tls_bind(uint32_t id, uint64_t *count);
 /* The module of registration key is being unloaded (dlclose): its TLS
  * goes away, no thread touches its counts pointer again. */
 PT_HIDDEN void pt_throttle_tls_unloaded(const void *key);
-/* Every counts pointer this thread set goes back to NULL (before the
- * counts it points to are unmapped); drop also frees the arrays. */
+/* Every counts pointer this thread set goes back to its module's array
+ * of NULLs (before the counts it led to are unmapped); drop also frees
+ * the arrays. */
 PT_HIDDEN void pt_throttle_tls_clear(int drop);
 /* Fork child: the forking thread's pointers cleared, every array freed. */
 PT_HIDDEN void pt_throttle_tls_fork_child(void);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Throttled calls counted with no call (hook ABI 3, docs/ABI.md): a module
- * of version 3 has a thread-local pointer of its own, NULL by default, and
- * tests it before it calls the entry hook: where it points to an array
- * whose entry for the function is not NULL, the module adds 1 to the count
- * there itself and skips the hook. The runtime sets that pointer, in the
+ * of version 3 has a thread-local pointer of its own, which starts at an
+ * array of NULLs of the module's, and reads the function's entry there
+ * before it calls the entry hook: where that entry is not NULL, the module
+ * adds 1 to the count it points to and skips the hook. The runtime sets that pointer, in the
  * thread, when it throttles one of the module's functions there: one array
  * per (thread, module), of the module's nfuncs entries, allocated once, so
  * it never moves while a module's code (or a signal handler's) holds it.
@@ -11,7 +11,8 @@
  * function's pt_fstat.count, so both ways add to one count, in the log's
  * shared mapping (a crash keeps it).
  *
- * The pointer must be NULL again, in its thread, before anything it leads
+ * The pointer must be back at the module's NULLs (the value the runtime
+ * found there), in its thread, before anything it leads
  * to goes away: the count mappings (thread end, fork child) and the array.
  * The runtime can write a module's TLS only while the module is loaded:
  * an unload (dlclose) marks the module's arrays so that nobody writes
@@ -29,6 +30,7 @@
 typedef struct tbind {
 	const void *key;                     /* the module's registration */
 	uint64_t **volatile *addr;           /* its counts pointer in the owning thread */
+	uint64_t **none;                     /* the pointer's value before: the module's NULLs */
 	size_t len;                          /* of this mapping */
 	int unloaded;                        /* under bind_lock: addr is gone */
 	struct tbind *prev;                  /* the thread's */
@@ -58,7 +60,7 @@ static tbind *bind_new(const void *key, const pt_abi_module *m)
 	b->key = key;
 	b->addr = m->thread_counts();
 	b->len = len;
-	if (!b->addr || !lock_bounded()) {
+	if (!b->addr || !(b->none = *b->addr) || !lock_bounded()) {
 		munmap(b, len);
 		return NULL;
 	}
@@ -87,7 +89,7 @@ void pt_throttle_tls_bind(uint32_t id, uint64_t *count)
 		return;
 	b->slots[id - base] = count;
 	/* The entry before the pointer: the module's code, or a handler's,
-	 * sees NULL or an array whose entries are set. */
+	 * sees the module's NULLs or an array whose entries are set. */
 	atomic_signal_fence(memory_order_seq_cst);
 	if (*b->addr != b->slots)
 		*b->addr = b->slots;
@@ -107,7 +109,7 @@ static void clear_own(void)
 {
 	for (tbind *b = thr_binds; b; b = b->prev)
 		if (!b->unloaded)
-			*b->addr = NULL;
+			*b->addr = b->none;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
