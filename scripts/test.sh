@@ -105,7 +105,20 @@ build_for_label() {
 	fi
 }
 
-normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# A compiler cache for the trees of this clone, where ccache is installed:
+# build-min compiles most of its files as the normal tree does (the same
+# flags, or a -D that changes nothing in their preprocessed text), and
+# those become hits. The cache is in the clone (.ccache/), so a fresh clone
+# starts with none; paths are hashed relative to the clone (base_dir), and
+# the working directory is not hashed (hash_dir off: a hit's debug
+# information names the tree that compiled it first, its sources are named
+# by full path). Without ccache the trees have no launcher.
+launcher=(-DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER=)
+if command -v ccache >/dev/null; then
+	export CCACHE_DIR=$PWD/.ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+	launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}")
 # build-asan's MPI unit tests preload the normal tree's libtrace.so to make
 # their trace (built before they run): the runtime is compiled once.
 # shellcheck disable=SC2034 # read through build_tree's nameref (local -n)
@@ -114,7 +127,8 @@ asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF "-DPT_TEST_
 tsan=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON -DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF)
 # shellcheck disable=SC2034
 min=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF -DPT_WITH_OPENCL=OFF
-	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_WITH_OTF2=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
+	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_WITH_OTF2=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF
+	"${launcher[@]}")
 
 if [ "$mode" = quick ]; then
 	step configure configure build "${normal[@]}"
