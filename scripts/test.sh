@@ -9,14 +9,18 @@
 # Every build treats compiler warnings as errors (PT_WERROR).
 #   build/       normal build: unit + end-to-end tests
 #   build-asan/  ASan+UBSan build: unit tests (runtime modules, reader,
-#                analyzer); only what they run is built
+#                analyzer); only what they run is built, and its MPI unit
+#                tests make their trace with build/'s libtrace.so (its own
+#                would be the whole runtime compiled once more)
 #   build-tsan/  ThreadSanitizer build: the unit tests whose threads share
 #                runtime state (label tsan; only those are built)
 #   build-min/   every optional part left out (PT_WITH_*=OFF): the runtime
 #                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
 #                headers, the analyzer without the OTF2 library, and its
 #                tests pass (label runtime, but "slow"); only what they run
-#                is built
+#                is built, most of it from the compiler cache build/ filled
+#                (ccache in .ccache/, where installed: a fresh clone starts
+#                with an empty cache)
 # A tree this script creates is generated for Ninja (a tree configured
 # before keeps its generator). The normal tree's tests leave a core idle now
 # and then (programs that wait, browsers and compilers starting): the other
