@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
+  ccache   # scripts/test.sh: build-min's files compiled as build/'s are the cache's hits
   clang llvm-dev libclang-dev libclang-rt-dev   # plugin, fuzzer, sanitizers
   clang-15   # tests/plugin (version.py): instrument.so loaded by a clang it is not built for
   libomp-dev   # tests/intercept, tests/openmp, bench/openmp: clang -fopenmp (libomp, OMPT), gcc on libomp

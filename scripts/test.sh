@@ -9,14 +9,18 @@
 # Every build treats compiler warnings as errors (PT_WERROR).
 #   build/       normal build: unit + end-to-end tests
 #   build-asan/  ASan+UBSan build: unit tests (runtime modules, reader,
-#                analyzer); only what they run is built
+#                analyzer); only what they run is built, and its MPI unit
+#                tests make their trace with build/'s libtrace.so (its own
+#                would be the whole runtime compiled once more)
 #   build-tsan/  ThreadSanitizer build: the unit tests whose threads share
 #                runtime state (label tsan; only those are built)
 #   build-min/   every optional part left out (PT_WITH_*=OFF): the runtime
 #                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
 #                headers, the analyzer without the OTF2 library, and its
 #                tests pass (label runtime, but "slow"); only what they run
-#                is built
+#                is built, most of it from the compiler cache build/ filled
+#                (ccache in .ccache/, where installed: a fresh clone starts
+#                with an empty cache)
 # A tree this script creates is generated for Ninja (a tree configured
 # before keeps its generator). The normal tree's tests leave a core idle now
 # and then (programs that wait, browsers and compilers starting): the other
@@ -105,14 +109,30 @@ build_for_label() {
 	fi
 }
 
-normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# A compiler cache for the trees of this clone, where ccache is installed:
+# build-min compiles most of its files as the normal tree does (the same
+# flags, or a -D that changes nothing in their preprocessed text), and
+# those become hits. The cache is in the clone (.ccache/), so a fresh clone
+# starts with none; paths are hashed relative to the clone (base_dir), and
+# the working directory is not hashed (hash_dir off: a hit's debug
+# information names the tree that compiled it first, its sources are named
+# by full path). Without ccache the trees have no launcher.
+launcher=(-DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER=)
+if command -v ccache >/dev/null; then
+	export CCACHE_DIR=$PWD/.ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+	launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}")
+# build-asan's MPI unit tests preload the normal tree's libtrace.so to make
+# their trace (built before they run): the runtime is compiled once.
 # shellcheck disable=SC2034 # read through build_tree's nameref (local -n)
-asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF)
+asan=(-DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON -DPT_BUILD_BENCH=OFF "-DPT_TEST_LIBTRACE=$PWD/build/lib/libtrace.so")
 # shellcheck disable=SC2034
 tsan=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_SANITIZE_THREAD=ON -DPT_BUILD_BENCH=OFF -DPT_BUILD_PASS=OFF)
 # shellcheck disable=SC2034
 min=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DPT_WITH_UNWIND=OFF -DPT_WITH_PFM=OFF -DPT_WITH_OPENCL=OFF
-	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_WITH_OTF2=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF)
+	-DPT_WITH_CUPTI=OFF -DPT_WITH_MPI=OFF -DPT_WITH_OTF2=OFF -DPT_BUILD_PASS=OFF -DPT_BUILD_BENCH=OFF
+	"${launcher[@]}")
 
 if [ "$mode" = quick ]; then
 	step configure configure build "${normal[@]}"
