@@ -14,6 +14,8 @@ in the family's own types (I/O: 40000090 calls, 40000091 their time,
 the same trace, per row:
 
   - the .prv fits the budget and Paraver's parser accepts it (prv_check);
+  - with a budget 3% above that .prv's size, the .prv is within 5% under
+    it (the budget's estimate of the family calls' lines is that close);
   - calls kept + calls the summaries count = every call, exactly, and the
     same for the bytes read, written, allocated and freed;
   - every call left out was shorter than every call kept (one threshold),
@@ -221,6 +223,16 @@ def main():
     print(said, end="")
     got = os.path.getsize(thin + ".prv")
     expect(got <= budget, ".prv of %d bytes over the budget %d" % (got, budget))
+    # The estimate of what leaving calls out saves matches what is written:
+    # with a budget just above a size the thinning can reach (the one
+    # above), the .prv comes out within a few % under it, not at the next
+    # threshold's far smaller size.
+    near = got + got * 3 // 100
+    near_out, _ = analyze("near", "--budget", str(near))
+    got_near = os.path.getsize(near_out + ".prv")
+    expect(near * 95 // 100 <= got_near <= near,
+           "budget %d just above %d: a .prv of %d (%.1f%% of the budget)" %
+           (near, got, got_near, 100.0 * got_near / near))
     for prv in (full, thin):
         P, _ = prv_check.check(prv + ".prv")
         for m in P.items:
