@@ -252,7 +252,7 @@ static inline char *pt_wlog_fast_end(const pt_wlog *l)
 {
 	return l->end ? l->end - PT_TAIL_RESERVE : NULL;
 }
-/* The compact fast path's test (compact.c, pt_fast_c16): room bytes free
+/* The compact fast path's test (compact.c; pt_fast_words the same): room bytes free
  * at cur before limit, which while it is not NULL is the window's fast end
  * of an open log with nothing lost to say first (pt_leave sets it so, not
  * while lost_records is not 0; closing and a failed window switch clear

@@ -147,21 +147,17 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
-/* pt_emit_compact's fast path alone, for a compact form of at most 16
- * bytes of fields passed by value (f0: bytes 0 to 7, f1: 8 to 15, zeros
- * past clen) and no PT_CTX_* flags: no copy loop, no argument on the
- * stack. 1 when written; 0: the caller writes the record with
- * pt_emit_compact (which also says whether the thread can record). */
-PT_HIDDEN int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
-                          unsigned clen);
-
 /* Compact and short records are little-endian words (format.h); a
  * big-endian writer keeps to the full forms. */
 #define PT_WRITE_COMPACT (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
-/* The same fast path inline, in three steps, for a wrapper that writes
- * its records without a call (the memory family's: no system call, so
- * the call and the generic arguments were most of its cost).
+/* pt_emit_compact's fast path inline, in three steps, for a compact form
+ * of at most 20 bytes of fields and no PT_CTX_* flags: no call, no copy
+ * loop, the fields passed as the words they are stored as. The I/O and
+ * memory wrappers write their records so (on their path the call and the
+ * generic arguments were most of the instructions); 0 from pt_fast_open
+ * or pt_fast_words: the caller writes the record with pt_emit_compact
+ * (which also says whether the thread can record).
  *
  * pt_log_fast is the first bytes of a thread's state (core.h: pt_thread
  * starts with its log, whose first fields these are; core.c checks the
@@ -236,16 +232,6 @@ static inline __attribute__((always_inline)) int pt_fast_words(pt_log_fast *l, u
 	l->last = ticks;
 	__atomic_store_n(&l->cur, cur + 4 + clen, __ATOMIC_RELEASE);
 	return 1;
-}
-
-/* pt_emit_c16's record on an open log: 1 when written. */
-static inline __attribute__((always_inline)) int pt_fast_c16(pt_log_fast *l, uint64_t ticks,
-                                                             uint32_t cword, unsigned shift,
-                                                             uint64_t f0, uint64_t f1,
-                                                             unsigned clen)
-{
-	return pt_fast_words(l, ticks, cword, shift, (uint32_t)f0, f0 >> 32 | f1 << 32, f1 >> 32,
-	                     clen);
 }
 
 /* pt_emit_compact's fast path alone for a compact form with no fields

@@ -150,12 +150,12 @@ PT_EXPORT PT_HOT void free(void *p)
 	int done = 0;
 	if (pt_likely(l)) {
 		if (pt_likely(ptr && ptr == l->last_obj))
-			done = pt_fast_c16(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_S,
-			                   PT_MEM_FREE_S_SHIFT, 0, 0, 0);
+			done = pt_fast_words(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_S,
+			                     PT_MEM_FREE_S_SHIFT, 0, 0, 0, 0);
 		else if (ptr < PT_C_ADDR_LIMIT)
 			/* its fields are the address's 48 bits, little-endian */
-			done = pt_fast_c16(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_C,
-			                   PT_MEM_FREE_C_SHIFT, ptr, 0, 6);
+			done = pt_fast_words(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_C,
+			                     PT_MEM_FREE_C_SHIFT, (uint32_t)ptr, ptr >> 32, 0, 6);
 		if (done)
 			l->last_obj = 0;
 		pt_fast_close(l);
