@@ -67,6 +67,11 @@ struct pt_log {
 	 * (3.3) and a compact blocking receive's posted time. */
 	int mpi_compact;
 	int io_compact; /* 3.5: compact I/O and memory records */
+	int mem_short;  /* 3.7: MEM_FREE_S */
+	/* The block the file's last MEM_ALLOC returned (have_alloc: there is
+	 * one, not forgotten at a LOST), which MEM_FREE_S frees. */
+	int have_alloc;
+	uint64_t last_alloc;
 	int have_call;
 	unsigned call;
 	uint64_t call_ticks;
@@ -481,6 +486,7 @@ static int read_header(pt_log *log, pt_event *ev)
 	log->shorts = h->version_major >= 3;
 	log->mpi_compact = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 3);
 	log->io_compact = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 5);
+	log->mem_short = h->version_major > 3 || (h->version_major == 3 && h->version_minor >= 7);
 	log->ticks = log->hdr.open.ticks;
 	log->start += log->hdr.header_size;
 	return 0;
@@ -689,9 +695,13 @@ static int deliver_mpi_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint
  * complete in the buffer: delivered as its full record, from `expanded`.
  * Each holds all its fields: no state of the file is needed. */
 static int deliver_io_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint32_t word,
-                              size_t size)
+                              size_t size, uint64_t off)
 {
 	unsigned kind = word & 0x7f;
+	if (kind == PT_REC_MEM_FREE_S && !log->mem_short)
+		return fail(log, ev, off, "unknown compact record 0x%08x", word);
+	if (kind == PT_REC_MEM_FREE_S && !log->have_alloc)
+		return fail(log, ev, off, "MEM_FREE_S without a MEM_ALLOC before it");
 	memset(log->expanded, 0, sizeof log->expanded);
 	pt_rec_head h = {0};
 	if (kind == PT_REC_IO_CALL_C || kind == PT_REC_IO_END_C) {
@@ -720,6 +730,12 @@ static int deliver_io_compact(pt_log *log, pt_event *ev, const uint8_t *p, uint3
 		                  (uint8_t)(word >> 8 & ((1u << PT_MEM_C_OP_BITS) - 1)),
 		                  (sizeof h + PT_REC_MEM_ALLOC_MIN) / 8, word >> PT_MEM_ALLOC_C_SHIFT};
 		memcpy(&log->expanded[1], &r, PT_REC_MEM_ALLOC_MIN);
+		log->have_alloc = 1;
+		log->last_alloc = r.ptr;
+	} else if (kind == PT_REC_MEM_FREE_S) {
+		h = (pt_rec_head){PT_REC_MEM_FREE, PT_MEM_OP_FREE, PT_REC_SIZE(MEM_FREE) / 8,
+		                  word >> PT_MEM_FREE_S_SHIFT};
+		log->expanded[1] = log->last_alloc;
 	} else { /* MEM_FREE_C */
 		uint16_t ptr[3];
 		memcpy(ptr, p + 4, sizeof ptr);
@@ -821,7 +837,8 @@ again:
 				return finish(log, ev, PT_LOG_ERROR, off);
 			if (avail(log) < csize)
 				return need_more(log, ev, avail(log));
-			return deliver_io_compact(log, ev, log->buf + log->start, word, csize);
+			return deliver_io_compact(log, ev, log->buf + log->start, word, csize,
+			                          off);
 		}
 		if (word != PT_COMPACT_PAD || log->shorts)
 			return fail(log, ev, off, "unknown compact record 0x%08x", word);
@@ -896,6 +913,7 @@ again:
 	} else if (h.kind == PT_REC_LOST) {
 		log->last_func_as = 0; /* what was lost may have been a function record */
 		log->have_call = 0;    /* or an MPI_CALL */
+		log->have_alloc = 0;   /* or a MEM_ALLOC */
 	} else if (pt_rec_is_func(h.kind)) {
 		return deliver_func(log, ev, h);
 	} else if (h.kind == PT_REC_MPI_CALL) {
@@ -906,6 +924,9 @@ again:
 		return r;
 	} else if (log->mpi_compact && pt_mpi_repeat_slot(h.kind) >= 0) {
 		mpi_remember(log, h.kind, p + sizeof h);
+	} else if (h.kind == PT_REC_MEM_ALLOC) {
+		memcpy(&log->last_alloc, p + sizeof h, sizeof log->last_alloc); /* its ptr */
+		log->have_alloc = 1;
 	}
 	return deliver(log, ev, p, h, size);
 }

@@ -22,11 +22,11 @@ while (($#)); do
 done
 if ((do_build)); then
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	cmake --build "$build" -j2 --target pt_io_bench trace >/dev/null
+	cmake --build "$build" -j2 --target pt_io_bench pt_io_fake trace >/dev/null
 fi
 # The build's own library: a tree also holds installed copies (tests'
 # prefixes) that may be older than it.
-bench="$build/bin/pt_io_bench" lib="$build/lib/libtrace.so"
+bench="$build/bin/pt_io_bench" lib="$build/lib/libtrace.so" fake="$build/lib/libpt_io_fake.so"
 [ -x "$bench" ] && [ -f "$lib" ] || { echo "run.sh: no bin/pt_io_bench or lib/libtrace.so in $build" >&2; exit 1; }
 [ -z "$before" ] || [ -f "$before" ] || { echo "run.sh: no $before" >&2; exit 1; }
 dir=$(mktemp -d)
@@ -35,12 +35,16 @@ head -c 4096 /dev/urandom >"$dir/file"
 
 source "$root/bench/median.sh"
 
+# $stand_in: the system calls replaced by io_fake.c's (preloaded after the
+# library, so that its wrappers call them)
+stand_in=""
 traced() { # library memory(0/1) args...: one run under the library
 	local l=$1 mem=$2
 	shift 2
 	rm -rf "$dir/trace"
-	PARATRACE_DIR="$dir/trace" PARATRACE_MEMORY=$mem LD_PRELOAD="$l" "$bench" "$@"
+	PARATRACE_DIR="$dir/trace" PARATRACE_MEMORY=$mem LD_PRELOAD="$l${stand_in:+:$stand_in}" "$bench" "$@"
 }
+plain() { LD_PRELOAD="$stand_in" "$bench" "$@"; }
 
 added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -48,7 +52,7 @@ row() { # label memory(0/1) args...
 	local label=$1 mem=$2 plain="" pre="" old=""
 	shift 2
 	for ((i = 0; i < reps; i++)); do
-		plain+="$("$bench" "$@")"$'\n'
+		plain+="$(plain "$@")"$'\n'
 		if [ -n "$before" ]; then
 			old+="$(traced "$before" "$mem" "$@")"$'\n'
 		fi
@@ -75,5 +79,12 @@ else
 fi
 row "pread of 4 KiB (page cache)" 0 pread "$ops" "$dir/file"
 row "write of 64 bytes to /dev/null" 0 write "$ops"
+if [ -f "$fake" ]; then
+	# our instructions and clock reads alone: no system call, no TLB flush
+	stand_in=$fake
+	row "pread, no system call (io_fake.c)" 0 pread "$ops" "$dir/file"
+	row "write, no system call (io_fake.c)" 0 write "$ops"
+	stand_in=""
+fi
 row "malloc(64)+free, PARATRACE_MEMORY=1" 1 malloc "$ops"
 row "malloc(64)+free, memory off (default)" 0 malloc "$ops"

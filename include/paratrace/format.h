@@ -84,9 +84,12 @@ extern "C" {
  * collective's request.
  * 3.6: repeated MPI records (format/mpi.h, "Repeated MPI records": kinds
  * 0x34-0x37 as the first byte of a word with PT_COMPACT_FLAG), a message
- * or collective equal to the file's previous one of its kind in 4 bytes. */
+ * or collective equal to the file's previous one of its kind in 4 bytes.
+ * 3.7: MEM_FREE_S (format/io.h: kind 0x2d as the first byte of a word with
+ * PT_COMPACT_FLAG, from the same range as MPI_FILE), the free of the block
+ * the file's last MEM_ALLOC returned in 4 bytes. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 6
+#define PT_FORMAT_VERSION_MINOR 7
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -335,7 +338,8 @@ enum pt_rec_kind {
 	PT_REC_RANGE_OFFCPU_FIRST = 0x28, /* off-CPU stretches */
 	PT_REC_RANGE_OFFCPU_LAST = 0x29,
 	PT_REC_RANGE_EXTRA_FIRST = 0x2a, /* a family outside the product (PT_FORMAT_EXTRA) */
-	PT_REC_RANGE_EXTRA_LAST = 0x2b,  /* 0x2c: MPI_FILE; 0x2e, 0x2f: MPI_DONE(_C) (format/mpi.h) */
+	PT_REC_RANGE_EXTRA_LAST = 0x2b,  /* 0x2c: MPI_FILE; 0x2e, 0x2f: MPI_DONE(_C) (format/mpi.h);
+	                                  * 0x2d: MEM_FREE_S (format/io.h) */
 	PT_REC_RANGE_SAMPLING_FIRST = 0x30, /* call stacks, samples */
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */

@@ -113,6 +113,9 @@ emit_compact_slow(uint64_t ticks, uint32_t cword, unsigned shift, const void *cp
 	pt_wlog *l = &t->log;
 	if (ticks < l->last)
 		ticks = l->last;
+	/* the record may be one a family's compact form would stand for (the
+	 * memory family's MEM_ALLOC): no record stands for the one before */
+	l->last_obj = 0;
 	if (!cword || !put_compact(l, ticks, cword, shift, cp, clen, flags)) {
 		pt_wlog_put(l, ticks, kind, arg, p, len, NULL, 0);
 		if ((flags & PT_CTX_OPEN) && !l->lost_records && !l->dead)

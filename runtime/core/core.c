@@ -105,8 +105,18 @@ _Static_assert(offsetof(pt_thread, log) == 0 && offsetof(pt_wlog, cur) < PT_THRE
                    offsetof(pt_wlog, last) < PT_THREAD_HOT &&
                    offsetof(pt_wlog, last_func) < PT_THREAD_HOT &&
                    offsetof(pt_wlog, in_hook) < PT_THREAD_HOT &&
+                   offsetof(pt_wlog, last_obj) < PT_THREAD_HOT &&
                    PT_THREAD_HOT % _Alignof(pt_thread) == 0 && PT_THREAD_HOT <= 64,
                "the fast path's fields are the first PT_THREAD_HOT bytes of a thread's state");
+/* pt_log_fast (pt_runtime.h) is the families' view of those fields. */
+_Static_assert(offsetof(pt_wlog, cur) == offsetof(pt_log_fast, cur) &&
+                   offsetof(pt_wlog, limit) == offsetof(pt_log_fast, limit) &&
+                   offsetof(pt_wlog, last) == offsetof(pt_log_fast, last) &&
+                   offsetof(pt_wlog, last_func) == offsetof(pt_log_fast, last_func) &&
+                   offsetof(pt_wlog, in_hook) == offsetof(pt_log_fast, in_hook) &&
+                   offsetof(pt_wlog, nested_lost) == offsetof(pt_log_fast, nested_lost) &&
+                   offsetof(pt_wlog, last_obj) == offsetof(pt_log_fast, last_obj),
+               "pt_log_fast is the start of pt_wlog");
 static size_t pt_page;
 
 static size_t thread_span(void)
@@ -317,10 +327,12 @@ pt_thread *pt_enter(void)
 void pt_leave(pt_thread *t)
 {
 	/* Re-open the fast path (closed by pt_enter so that a hook raised by a
-	 * signal handler while we write cannot append into the same bytes).
+	 * signal handler while we write cannot append into the same bytes),
+	 * unless records were lost and the next one must say so first.
 	 * Not once the process is ending: the thread's next event must come
 	 * here, where its log is closed (pt_enter_ending). */
 	if (!t->log.dead && !t->log.slow && !t->forking && t->log.retry_countdown == 0 &&
+	    !t->log.lost_records && /* the next record writes LOST first (writer.c) */
 	    atomic_load_explicit(&pt_state, memory_order_relaxed) != PT_STATE_CLOSING)
 		__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	atomic_store_explicit(&t->guard, 0, memory_order_release);

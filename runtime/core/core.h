@@ -106,6 +106,9 @@ typedef struct pt_wlog {
 	 * progress. */
 	int in_hook;
 	uint32_t nested_lost; /* see pt_wlog_note_nested */
+	/* pt_log_fast's last_obj (pt_runtime.h): the object a family's
+	 * compact record may stand for, 0 when none is known */
+	uint64_t last_obj;
 	/* Signals held back by a window switch of the thread's own log until
 	 * the thread leaves the runtime (writer.c, map_window_masked): masked
 	 * says they are, saved_mask what pt_wlog_unmask restores. */
@@ -244,26 +247,24 @@ PT_HIDDEN uint64_t pt_wlog_length(const pt_wlog *l);
  * short or compact record. */
 #define PT_REC_ALIGN_SLACK 6
 #define PT_FUNC_KEY_PC (1ull << 63)
-/* Compact and short function records are little-endian words (format.h);
- * a big-endian writer keeps to the 8-byte form. */
-#define PT_WRITE_COMPACT (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 /* Where the fast path must stop: the window's end less the tail reserve. */
 static inline char *pt_wlog_fast_end(const pt_wlog *l)
 {
 	return l->end ? l->end - PT_TAIL_RESERVE : NULL;
 }
-/* The compact fast path's test (compact.c, emit_c16.c): room bytes free at
- * cur before limit, which while it is not NULL is the window's fast end of
- * an open log (pt_leave sets it so; closing and a failed window switch
- * clear it); a delta d from the previous record that fits the word's
- * 32 - shift bits (a time before that record's does not); nothing lost to
- * say first. */
+/* The compact fast path's test (compact.c; pt_fast_words the same): room bytes free
+ * at cur before limit, which while it is not NULL is the window's fast end
+ * of an open log with nothing lost to say first (pt_leave sets it so, not
+ * while lost_records is not 0; closing and a failed window switch clear
+ * it); a delta d from the previous record that fits the word's 32 - shift
+ * bits (a time before that record's does not); no signal handler's record
+ * dropped meanwhile. */
 static inline int pt_wlog_fast_fits(const pt_wlog *l, const char *cur, size_t room, uint64_t d,
                                     unsigned shift)
 {
 	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
 	return PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && (d >> (32 - shift)) == 0 &&
-	       !(l->lost_records | __atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED));
+	       !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED);
 }
 /* Like pt_wlog_put, for a record that ends a log (THREAD_END, EXIT): may
  * use the tail reserve. */

@@ -53,7 +53,7 @@ void pt_fork_parent(void)
 	pt_thread *t = pt_tls;
 	if (t) {
 		t->forking = 0;
-		if (!atomic_load(&t->guard) && !t->log.dead && !t->log.slow)
+		if (!atomic_load(&t->guard) && !t->log.dead && !t->log.slow && !t->log.lost_records)
 			__atomic_store_n(&t->log.limit, pt_wlog_fast_end(&t->log), __ATOMIC_RELAXED);
 	}
 }

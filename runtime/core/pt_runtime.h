@@ -147,13 +147,92 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
                                    size_t clen, unsigned flags, unsigned kind, unsigned arg,
                                    const void *p, size_t len);
 
-/* pt_emit_compact's fast path alone, for a compact form of at most 16
- * bytes of fields passed by value (f0: bytes 0 to 7, f1: 8 to 15, zeros
- * past clen) and no PT_CTX_* flags: no copy loop, no argument on the
- * stack. 1 when written; 0: the caller writes the record with
- * pt_emit_compact (which also says whether the thread can record). */
-PT_HIDDEN int pt_emit_c16(uint64_t ticks, uint32_t cword, unsigned shift, uint64_t f0, uint64_t f1,
-                          unsigned clen);
+/* Compact and short records are little-endian words (format.h); a
+ * big-endian writer keeps to the full forms. */
+#define PT_WRITE_COMPACT (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+
+/* pt_emit_compact's fast path inline, in three steps, for a compact form
+ * of at most 20 bytes of fields and no PT_CTX_* flags: no call, no copy
+ * loop, the fields passed as the words they are stored as. The I/O and
+ * memory wrappers write their records so (on their path the call and the
+ * generic arguments were most of the instructions); 0 from pt_fast_open
+ * or pt_fast_words: the caller writes the record with pt_emit_compact
+ * (which also says whether the thread can record).
+ *
+ * pt_log_fast is the first bytes of a thread's state (core.h: pt_thread
+ * starts with its log, whose first fields these are; core.c checks the
+ * layout). limit is NULL whenever a record may not be written there
+ * directly (inside the runtime, a LOST record to write first, a window to
+ * switch, the process ending). last_obj: the object of the file's last
+ * record a family's compact form may stand for (the memory family: the
+ * block its last MEM_ALLOC returned, which MEM_FREE_S frees); 0: none
+ * known. The writer clears it wherever a reader forgets that record (a
+ * record lost, a LOST record) and when a record goes through
+ * pt_emit_compact's slow path; a family sets it after its own record,
+ * before pt_fast_close. */
+typedef struct pt_log_fast {
+	char *cur;
+	char *limit;
+	uint64_t last;
+	uint64_t last_func;
+	int in_hook;
+	uint32_t nested_lost;
+	uint64_t last_obj;
+} pt_log_fast;
+extern PT_HIDDEN __thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
+
+/* This thread's log with in_hook set (a signal handler's records are
+ * dropped until pt_fast_close), or NULL: no state yet, or a fast path
+ * already in progress on this thread. */
+static inline __attribute__((always_inline)) pt_log_fast *pt_fast_open(void)
+{
+	pt_log_fast *l = (pt_log_fast *)(void *)PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
+	if (!pt_likely(l && !__atomic_load_n(&l->in_hook, __ATOMIC_RELAXED)))
+		return NULL;
+	__atomic_store_n(&l->in_hook, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return l;
+}
+
+static inline __attribute__((always_inline)) void pt_fast_close(pt_log_fast *l)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->in_hook, 0, __ATOMIC_RELAXED);
+}
+
+/* A compact record on an open log, its fields as the words they are
+ * stored as: first, the first four bytes of fields (in the word's upper
+ * half), w8 and w16 the 8-byte words at the record's bytes 8 and 16
+ * (stored when clen > 4, clen > 12; zeros past the record). 1 when
+ * written. */
+static inline __attribute__((always_inline)) int pt_fast_words(pt_log_fast *l, uint64_t ticks,
+                                                               uint32_t cword, unsigned shift,
+                                                               uint32_t first, uint64_t w8,
+                                                               uint64_t w16, unsigned clen)
+{
+	char *cur = l->cur;
+	uint64_t d = ticks - l->last;
+	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+	/* room for the three stores below (the bytes past the record are
+	 * zeros nothing was written to yet); a delta that fits the word; no
+	 * signal handler's record dropped to count first */
+	if (!pt_likely(PT_WRITE_COMPACT && (uintptr_t)cur + 24 <= limit &&
+	               (d >> (32 - shift)) == 0 &&
+	               !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)))
+		return 0;
+	/* the fields past the first four first, then the word and those four
+	 * in one store: a reader sees zeros (the end) until then */
+	if (clen > 4)
+		__atomic_store_n((uint64_t *)(void *)(cur + 8), w8, __ATOMIC_RELAXED);
+	if (clen > 12)
+		__atomic_store_n((uint64_t *)(void *)(cur + 16), w16, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)(void *)cur,
+	                 (uint64_t)(cword | (uint32_t)d << shift) | (uint64_t)first << 32,
+	                 __ATOMIC_RELEASE);
+	l->last = ticks;
+	__atomic_store_n(&l->cur, cur + 4 + clen, __ATOMIC_RELEASE);
+	return 1;
+}
 
 /* pt_emit_compact's fast path alone for a compact form with no fields
  * (cword, its delta at bit shift): 1 when written, 0 when the caller must

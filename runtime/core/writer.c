@@ -380,6 +380,7 @@ static void note_lost(pt_wlog *l, uint64_t records, uint64_t bytes, uint32_t rea
 	l->lost_bytes += bytes;
 	l->last_acquired = 0; /* the lost record may have been an acquisition */
 	l->ctx = 0;           /* or the record a compact one refers to */
+	l->last_obj = 0;
 	if (!l->lost_reason)
 		l->lost_reason = reason;
 	atomic_fetch_add(&pt_total_lost_records, records);
@@ -470,6 +471,7 @@ static void store_lost(pt_wlog *l)
 	l->lost_reason = 0;
 	l->last_func = 0; /* readers forget the previous function at a LOST */
 	l->ctx = 0;       /* and the record compact ones refer to */
+	l->last_obj = 0;
 }
 
 /* Makes room for `size` bytes of record at l->cur (plus a TIME record when

@@ -83,8 +83,8 @@ PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, 
 
 /* IO_CALL, stamped now; 1 when recording (pt_io_end to follow), 0 when
  * not. The common call, on a named descriptor with a size below 2^32, is
- * a 12-byte compact record written on the thread's fast path (no
- * pt_enter, no lock, no call out of the runtime but for a full window). */
+ * a 12-byte compact record written inline by the thread's fast path
+ * (pt_fast_words: no pt_enter, no lock, no call but for a full window). */
 static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
 	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
@@ -94,10 +94,18 @@ static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd
 	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
 		pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
 		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8;
-		uint64_t now = pt_now(), f0;
-		memcpy(&f0, &c, sizeof f0);
-		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, f0, 0, sizeof c)))
-			return 1;
+		uint64_t now = pt_now();
+		pt_log_fast *l = pt_fast_open();
+		if (pt_likely(l)) {
+			/* pt_io_c_call: fd and file in the word's upper half, the
+			 * size in the next word */
+			int done =
+			    pt_fast_words(l, now, cword, PT_IO_C_SHIFT,
+			                  c.fd | (uint32_t)c.file << 16, c.size, 0, sizeof c);
+			pt_fast_close(l);
+			if (pt_likely(done))
+				return 1;
+		}
 		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
 		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL,
 		                       op, &r, sizeof r) != 0;
@@ -129,8 +137,14 @@ static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t
 		uint32_t r32 = (uint32_t)result;
 		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8;
 		uint64_t now = pt_now();
-		if (pt_likely(pt_emit_c16(now, cword, PT_IO_C_SHIFT, r32, 0, sizeof r32)))
-			return;
+		pt_log_fast *l = pt_fast_open();
+		if (pt_likely(l)) {
+			int done =
+			    pt_fast_words(l, now, cword, PT_IO_C_SHIFT, r32, 0, 0, sizeof r32);
+			pt_fast_close(l);
+			if (pt_likely(done))
+				return;
+		}
 		pt_rec_io_end e = {.result = result};
 		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op,
 		                &e, PT_REC_IO_END_MIN);

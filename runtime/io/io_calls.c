@@ -50,7 +50,9 @@ static uint64_t io_iov_bytes(const struct iovec *iov, int n)
 	return sum;
 }
 
-PT_EXPORT PT_SYSCALL_TEXT(1) ssize_t read(int fd, void *buf, size_t n)
+/* The first of the page the commonest wrappers share (PT_SYSCALL_TEXT). */
+PT_EXPORT PT_SYSCALL_TEXT(0) __attribute__((aligned(4096))) ssize_t
+    read(int fd, void *buf, size_t n)
 {
 	IO_BYTES_CALL(PT_IO_OP_READ, fd, n, PT_REAL(read)(fd, buf, n));
 }

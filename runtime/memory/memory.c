@@ -12,8 +12,10 @@
  *   function): served from the core's bump allocator, whose blocks free
  *   and realloc recognise (pt_bump_owns).
  * - One clock read and one record per call, its compact form (format/io.h)
- *   when it fits, written by the writer's fast path (pt_emit_compact: no
- *   pt_enter, no lock, no call out). While a wrapper runs, a per-thread
+ *   when it fits, written inline by the writer's fast path (pt_fast_words:
+ *   no pt_enter, no lock, no call). The free of the block the thread
+ *   allocated last (malloc then free, the commonest pair) is 4 bytes.
+ *   While a wrapper runs, a per-thread
  *   flag (mem_busy) makes the memory calls the real allocator or a signal
  *   handler makes meanwhile go straight through (no recursion). The
  *   runtime's own allocations are made inside its region, where the fast
@@ -50,31 +52,40 @@ static inline int mem_bootstrap(void)
 }
 
 /* An allocation's record: MEM_ALLOC_C (20 bytes) when the addresses and
- * the size fit, else the full MEM_ALLOC (32). errno is left as the call
- * left it (pt_emit_compact keeps it). */
+ * the size fit, else the full MEM_ALLOC (32). The compact one is written
+ * inline (pt_fast_words: no call), and its block becomes the log's last_obj,
+ * which a free of it refers to (MEM_FREE_S). Any other way, through
+ * pt_emit_compact's slow path with no compact form, which clears
+ * last_obj. errno is left as the call left it. */
+static __attribute__((noinline, cold)) void mem_alloc_slow(uint64_t now, unsigned op, uint64_t ptr,
+                                                           uint64_t size, uint64_t caller)
+{
+	pt_rec_mem_alloc r = {.ptr = ptr, .size = size, .caller = caller};
+	pt_emit_compact(now, 0, 0, NULL, 0, 0, PT_REC_MEM_ALLOC, op, &r, PT_REC_MEM_ALLOC_MIN);
+}
+
 static inline __attribute__((always_inline)) void mem_alloc_rec(unsigned op, void *p, uint64_t size,
                                                                 void *caller)
 {
-	uint64_t now = pt_now();
-	pt_rec_mem_alloc r = {.ptr = pt_ptr(p), .size = size, .caller = pt_ptr(caller)};
-	int fits = (r.ptr | r.caller) < PT_C_ADDR_LIMIT && size <= UINT32_MAX;
-	uint32_t cword = fits ? PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8 : 0;
-	/* MEM_ALLOC_C's 16 bytes of fields (pt_mem_c_alloc: the 48-bit
-	 * address, the 48-bit caller, the 32-bit size) as two words */
-	if (pt_likely(fits && pt_emit_c16(now, cword, PT_MEM_ALLOC_C_SHIFT, r.ptr | r.caller << 48,
-	                                  (r.caller >> 16 & 0xffffffffu) | size << 32,
-	                                  sizeof(pt_mem_c_alloc))))
-		return;
-	pt_mem_c_alloc c;
-	memset(&c, 0, sizeof c);
-	if (fits) {
-		pt_c_addr_put(c.ptr, r.ptr);
-		pt_c_addr_put(c.caller, r.caller);
-		c.size[0] = (uint16_t)size;
-		c.size[1] = (uint16_t)(size >> 16);
+	uint64_t now = pt_now(), ptr = pt_ptr(p), from = pt_ptr(caller);
+	if (pt_likely((ptr | from) < PT_C_ADDR_LIMIT && size <= UINT32_MAX)) {
+		pt_log_fast *l = pt_fast_open();
+		if (pt_likely(l)) {
+			/* MEM_ALLOC_C's fields (pt_mem_c_alloc: the 48-bit
+			 * address, the 48-bit caller, the 32-bit size) as the
+			 * words they are stored as */
+			uint32_t cword = PT_COMPACT_FLAG | PT_REC_MEM_ALLOC_C | op << 8;
+			int done =
+			    pt_fast_words(l, now, cword, PT_MEM_ALLOC_C_SHIFT, (uint32_t)ptr,
+			                  ptr >> 32 | from << 16, size, sizeof(pt_mem_c_alloc));
+			if (pt_likely(done))
+				l->last_obj = ptr;
+			pt_fast_close(l);
+			if (pt_likely(done))
+				return;
+		}
 	}
-	pt_emit_compact(now, cword, PT_MEM_ALLOC_C_SHIFT, &c, sizeof c, 0, PT_REC_MEM_ALLOC, op, &r,
-	                PT_REC_MEM_ALLOC_MIN);
+	mem_alloc_slow(now, op, ptr, size, from);
 }
 
 /* Not recording: off, or inside a wrapper already on this thread. */
@@ -109,6 +120,12 @@ PT_EXPORT PT_HOT void *calloc(size_t n, size_t size)
 	MEM_ALLOC_CALL(PT_MEM_OP_CALLOC, (uint64_t)n * size, PT_REAL(calloc)(n, size));
 }
 
+static __attribute__((noinline, cold)) void mem_free_slow(uint64_t now, uint64_t ptr)
+{
+	pt_rec_mem_free r = {.ptr = ptr};
+	pt_emit_compact(now, 0, 0, NULL, 0, 0, PT_REC_MEM_FREE, PT_MEM_OP_FREE, &r, sizeof r);
+}
+
 PT_EXPORT PT_HOT void free(void *p)
 {
 	if (pt_unlikely(pt_bump_owns(p)))
@@ -125,17 +142,26 @@ PT_EXPORT PT_HOT void free(void *p)
 	}
 	mem_busy = 1;
 	real(p);
-	/* MEM_FREE_C (10 bytes) when the address fits, else MEM_FREE (16);
-	 * errno as free left it. */
-	uint64_t now = pt_now();
-	pt_rec_mem_free r = {.ptr = pt_ptr(p)};
-	uint16_t c[3];
-	pt_c_addr_put(c, r.ptr);
-	uint32_t cword = r.ptr < PT_C_ADDR_LIMIT ? PT_COMPACT_FLAG | PT_REC_MEM_FREE_C : 0;
-	/* its fields are the address's 48 bits, little-endian */
-	if (!pt_likely(cword && pt_emit_c16(now, cword, PT_MEM_FREE_C_SHIFT, r.ptr, 0, sizeof c)))
-		pt_emit_compact(now, cword, PT_MEM_FREE_C_SHIFT, c, sizeof c, 0, PT_REC_MEM_FREE,
-		                PT_MEM_OP_FREE, &r, sizeof r);
+	/* MEM_FREE_S (4 bytes) for the block the log's last MEM_ALLOC returned,
+	 * MEM_FREE_C (10) when the address fits, else MEM_FREE (16); errno as
+	 * free left it. */
+	uint64_t now = pt_now(), ptr = pt_ptr(p);
+	pt_log_fast *l = pt_fast_open();
+	int done = 0;
+	if (pt_likely(l)) {
+		if (pt_likely(ptr && ptr == l->last_obj))
+			done = pt_fast_words(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_S,
+			                     PT_MEM_FREE_S_SHIFT, 0, 0, 0, 0);
+		else if (ptr < PT_C_ADDR_LIMIT)
+			/* its fields are the address's 48 bits, little-endian */
+			done = pt_fast_words(l, now, PT_COMPACT_FLAG | PT_REC_MEM_FREE_C,
+			                     PT_MEM_FREE_C_SHIFT, (uint32_t)ptr, ptr >> 32, 0, 6);
+		if (done)
+			l->last_obj = 0;
+		pt_fast_close(l);
+	}
+	if (!pt_likely(done))
+		mem_free_slow(now, ptr);
 	mem_busy = 0;
 }
 

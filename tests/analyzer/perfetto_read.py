@@ -10,7 +10,8 @@ track_event/debug_annotation.proto).
 read(path) -> list of packets, each a dict:
   seq, flags, ts (None if absent),
   track: {uuid, parent, name, process: {pid, name}, thread: {pid, tid, name}, counter} or None,
-  event: {type, track, name, name_iid, categories, flows, terminating, annotations, value} or None,
+  event: {type, track, name, name_iid, categories, flows, terminating, annotations, value} or None
+    (annotations: {name: a string, or an int for an unsigned value}),
   names: {iid: name} interned by this packet.
 A malformed file raises ValueError naming the offset.
 """
@@ -103,7 +104,8 @@ def _event(b):
     ann = {}
     for a in _all(fs, 4):
         af = fields(a)
-        ann[_str(_one(af, 10))] = _str(_one(af, 6))
+        v = _one(af, 6)
+        ann[_str(_one(af, 10))] = _str(v) if v is not None else _one(af, 3)  # string or uint
     value = _one(fs, 44)
     if value is not None:
         value = struct.unpack("<d", value.to_bytes(8, "little"))[0]

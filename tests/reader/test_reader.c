@@ -1111,6 +1111,103 @@ static void test_io_compact_records(void)
 	ptw_free(&old);
 }
 
+/* Format 3.7's MEM_FREE_S: the free of the block the file's last
+ * MEM_ALLOC returned (a full one, a compact one, a realloc's), in 4 bytes,
+ * read exactly as the full MEM_FREE; one with no MEM_ALLOC before it, or
+ * only one before a LOST, is damage, and so is one in a 3.6 log. */
+static void test_mem_free_short(void)
+{
+	static const uint64_t P = 0x555512345670ull, Q = 0x555512345700ull, S = 0x7f0000001000ull;
+	ptw w[2];
+	for (int s = 0; s < 2; s++) {
+		ptw *x = &w[s];
+		ptw_begin(x, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+		ptw_func(x, PT_REC_FUNC_ENTER, 9, 105); /* the words start at 4 modulo 8 */
+		io_step a = {PT_REC_MEM_ALLOC, PT_MEM_OP_MALLOC, 110, P, 64, 0x7f123456789aull};
+		put_io_step(x, &a, 0); /* a full MEM_ALLOC */
+		io_step f = {PT_REC_MEM_FREE, PT_MEM_OP_FREE, 120, P, 0, 0};
+		uint32_t fs = PT_COMPACT_FLAG | PT_REC_MEM_FREE_S;
+		if (s)
+			put_mpi_c(x, fs, PT_MEM_FREE_S_SHIFT, f.ticks, NULL, 0);
+		else
+			put_io_step(x, &f, 0);
+		io_step b = {PT_REC_MEM_ALLOC, PT_MEM_OP_CALLOC, 130, Q, 100, 0x7f123456789bull};
+		put_io_step(x, &b, 1); /* a compact one */
+		io_step g = {PT_REC_MEM_FREE, PT_MEM_OP_FREE, 130 + (1u << 24) - 1, Q, 0, 0};
+		if (s)
+			put_mpi_c(x, fs, PT_MEM_FREE_S_SHIFT, g.ticks, NULL, 0);
+		else
+			put_io_step(x, &g, 1);
+		pt_rec_mem_alloc r = {S, 200, 0x7f123456789cull, Q}; /* a realloc's */
+		ptw_rec(x, PT_REC_MEM_ALLOC, PT_MEM_OP_REALLOC, 20000000, &r, sizeof r);
+		io_step h = {PT_REC_MEM_FREE, PT_MEM_OP_FREE, 20000010, S, 0, 0};
+		if (s)
+			put_mpi_c(x, fs, PT_MEM_FREE_S_SHIFT, h.ticks, NULL, 0);
+		else
+			put_io_step(x, &h, 1);
+		ptw_close(x, 20000020);
+	}
+	result full = read_mem(w[0].buf, w[0].len, 0, 1), sh = read_mem(w[1].buf, w[1].len, 0, 1);
+	CU_ASSERT_EQUAL(full.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL(sh.state, PT_LOG_EOF);
+	if (sh.state != PT_LOG_EOF)
+		printf("\n%zu records, state %d: %s\n", sh.n, sh.state, sh.error);
+	CU_ASSERT_EQUAL_FATAL(sh.n, 8);
+	CU_ASSERT_EQUAL_FATAL(full.n, sh.n);
+	static const uint64_t freed[] = {0, 0, P, 0, Q, 0, S, 0};
+	for (size_t i = 0; i < sh.n; i++) {
+		seen *f = &full.ev[i], *c = &sh.ev[i];
+		CU_ASSERT_EQUAL(c->kind, f->kind);
+		CU_ASSERT_EQUAL(c->ticks, f->ticks);
+		const pt_rec_head *h = (const pt_rec_head *)(const void *)f->bytes;
+		CU_ASSERT(memcmp(c->bytes, f->bytes, pt_rec_size(h)) == 0);
+		if (freed[i]) {
+			pt_rec_mem_free m;
+			memcpy(&m, (const pt_rec_head *)(const void *)c->bytes + 1, sizeof m);
+			CU_ASSERT_EQUAL(c->kind, PT_REC_MEM_FREE);
+			CU_ASSERT_EQUAL(c->size, 4);
+			CU_ASSERT(m.ptr == freed[i]);
+		}
+	}
+	result bytes = read_mem(w[1].buf, w[1].len, 1, 1); /* byte by byte, the same */
+	CU_ASSERT(same(&sh, &bytes));
+	free(bytes.ev);
+	free(full.ev);
+	free(sh.ev);
+	for (int i = 0; i < 2; i++)
+		ptw_free(&w[i]);
+
+	/* nothing to free: no MEM_ALLOC before, or one forgotten at a LOST */
+	uint32_t fs = PT_COMPACT_FLAG | PT_REC_MEM_FREE_S;
+	ptw x;
+	ptw_begin(&x, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	put_mpi_c(&x, fs, PT_MEM_FREE_S_SHIFT, 110, NULL, 0);
+	static const damage none = {"MEM_FREE_S first", PT_LOG_ERROR, 0,
+	                            "MEM_FREE_S without a MEM_ALLOC before it", -1};
+	free(check_damage(x.buf, x.len, &none).ev);
+	ptw_free(&x);
+	ptw_begin(&x, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	io_step a = {PT_REC_MEM_ALLOC, PT_MEM_OP_MALLOC, 110, P, 64, 0x7f123456789aull};
+	put_io_step(&x, &a, 1);
+	pt_rec_lost lost = {3, 96, PT_LOST_NO_SPACE, 0};
+	ptw_rec(&x, PT_REC_LOST, 0, 120, &lost, sizeof lost);
+	put_mpi_c(&x, fs, PT_MEM_FREE_S_SHIFT, 130, NULL, 0);
+	static const damage forgot = {"MEM_FREE_S after a LOST", PT_LOG_ERROR, 2,
+	                              "MEM_FREE_S without a MEM_ALLOC before it", -1};
+	free(check_damage(x.buf, x.len, &forgot).ev);
+	ptw_free(&x);
+	/* a 3.6 log has no such record */
+	ptw_begin(&x, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	x.hdr.version_minor = 6;
+	((pt_file_header *)(void *)x.buf)->version_minor = 6;
+	put_io_step(&x, &a, 1);
+	put_mpi_c(&x, fs, PT_MEM_FREE_S_SHIFT, 130, NULL, 0);
+	static const damage old = {"MEM_FREE_S in a 3.6 log", PT_LOG_ERROR, 1,
+	                           "unknown compact record", -1};
+	free(check_damage(x.buf, x.len, &old).ev);
+	ptw_free(&x);
+}
+
 /* Format 3.5's MPI_DONE_C: a Wait's completion of a send's request, read
  * as the full MPI_DONE with the call of the file's last MPI_CALL. */
 static void test_mpi_done_record(void)
@@ -1477,6 +1574,7 @@ int main(void)
 	CU_add_test(s, "short records, 2-byte pads, 2.0 logs", test_short_records);
 	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
 	CU_add_test(s, "compact I/O and memory records, 3.4 logs", test_io_compact_records);
+	CU_add_test(s, "MEM_FREE_S: the free of the block allocated last", test_mem_free_short);
 	CU_add_test(s, "MPI_DONE's compact form", test_mpi_done_record);
 	CU_add_test(s, "repeated MPI records read as full ones", test_mpi_repeated_records);
 	CU_add_test(s, "feed contract", test_feed_contract);

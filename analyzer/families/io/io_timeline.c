@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* File I/O on the timelines (tools/timeline/timeline.h): each call a slice
  * of its own on its thread ("read", "fwrite"...; category "io"), written
- * when the call has ended. */
+ * when the call has ended; with --min-duration, the shorter ones are left
+ * out and summarised with the bytes they read and wrote. */
 #include "io_common.h"
 #include "pt_family.h"
 #include "timeline.h"
@@ -18,8 +19,10 @@ static int io_tl_shard_init(void *global, const pt_shard_info *info, void **shar
 
 static void io_tl_slice(tl_sel *q, const io_done *d)
 {
-	tl_sel_device(q, d->begin_ns, d->end_ns > d->begin_ns ? d->end_ns - d->begin_ns : 0, "io",
-	              io_op_name(d->op), 0, NULL);
+	uint64_t tally[2] = {pt_io_op_reads(d->op) ? d->bytes : 0,
+	                     pt_io_op_writes(d->op) ? d->bytes : 0};
+	tl_sel_call(q, d->begin_ns, d->end_ns > d->begin_ns ? d->end_ns - d->begin_ns : 0, "io",
+	            io_op_name(d->op), tally);
 }
 
 static int io_tl_event(void *global, void **shard, tl_sel *q, const pt_event *ev)
@@ -53,6 +56,12 @@ static int io_tl_shard_exit(void *global, void *shard)
 	return 0;
 }
 
+static const tl_left_def io_tl_left = {
+    .name = "I/O calls left out",
+    .ntally = 2,
+    .tally = {"bytes read", "bytes written"},
+};
+
 const tl_family io_timeline = {
     .kind_first = PT_REC_IO_CALL,
     .kind_last = PT_REC_IO_END,
@@ -60,4 +69,5 @@ const tl_family io_timeline = {
     .event = io_tl_event,
     .shard_end = io_tl_shard_end,
     .shard_exit = io_tl_shard_exit,
+    .left = &io_tl_left,
 };

@@ -79,6 +79,7 @@ struct pv_acct {
 	/* the request whose wait is open */
 	int req;
 	uint64_t req_key, req_bytes;
+	unsigned req_states; /* digits of the two states leaving it out merges */
 	int req_last; /* the item before it (last, last_slot) */
 	unsigned req_last_slot;
 	size_t st_prefix_len;
@@ -273,26 +274,40 @@ void pv_acct_text(pv_shard *s)
 }
 
 /* A synchronization call's or a family call's line (kind: PV_SY_*); est:
- * the fixed bytes of the summary line leaving it out adds. */
-static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed);
+ * the fixed bytes of the summary line leaving it out adds; states (at a
+ * request): the digits of the state values of the two state lines leaving
+ * the item out merges into the one before (its own and the one after). */
+static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed,
+                     unsigned states);
+
+static unsigned digits(unsigned v)
+{
+	unsigned n = 1;
+	while (v >= 10)
+		v /= 10, n++;
+	return n;
+}
 
 void pv_acct_sync(pv_shard *s, unsigned kind, size_t len)
 {
-	acct_item(s, kind, len, SUMMARY_SYNC_FIXED);
+	/* a wait: Synchronization, then Running */
+	acct_item(s, kind, len, SUMMARY_SYNC_FIXED, 2);
 }
 
 /* A family call is accounted as a synchronization call that waits for as
  * long as it lasts: its begin a request, its end the wait's end. */
-void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d)
+void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d, uint32_t states)
 {
 	/* each pair about ":40000090:" and 4 digits; the line's "\n" */
 	unsigned fixed = 1 + 14 * (unsigned)(1 + (d->ns_type != 0) + d->ntally);
-	if (acct_item(s, kind == PV_FC_BEGIN ? PV_SY_REQ : PV_SY_END, len, fixed))
+	unsigned sd = digits(states & 0xffff) + digits(states >> 16);
+	if (acct_item(s, kind == PV_FC_BEGIN ? PV_SY_REQ : PV_SY_END, len, fixed, sd))
 		s->acct->h.fcalls++;
 }
 
 /* 1 when the line completes an item the budget may leave out. */
-static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed)
+static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed,
+                     unsigned states)
 {
 	pv_acct *a = s->acct;
 	unsigned kd = key_digits(s);
@@ -303,6 +318,7 @@ static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed)
 		a->req = 1;
 		a->req_key = key;
 		a->req_bytes = bytes;
+		a->req_states = states;
 		a->req_last = a->last;
 		a->req_last_slot = a->last_slot;
 		a->last = LAST_REQ;
@@ -314,9 +330,11 @@ static int acct_item(pv_shard *s, unsigned kind, size_t len, unsigned est_fixed)
 		}
 		a->req = 0;
 		slot = 1 + pv_bucket(key - a->req_key);
-		/* the request's line, and the Synchronization state and the
-		 * Running one after it that leaving the wait out merges */
-		bytes += a->req_bytes + 2 * (a->st_prefix_len + 2 * kd + 4);
+		/* the request's line, and the state lines leaving the wait out
+		 * merges (Synchronization and the Running after it; a family
+		 * call's state and the one after): prefix, begin ":" end ":"
+		 * state "\n" each */
+		bytes += a->req_bytes + 2 * (a->st_prefix_len + 2 * kd + 3) + a->req_states;
 		if (a->last == LAST_REQ) { /* its request goes with it: skipped */
 			a->last = a->req_last;
 			a->last_slot = a->req_last_slot;

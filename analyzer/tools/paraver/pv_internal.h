@@ -246,8 +246,9 @@ void pv_acct_text(pv_shard *s); /* before any other event line */
 void pv_acct_sync(pv_shard *s, unsigned kind, size_t len);
 
 /* after a family call's line (PV_FC_*) of len bytes of text; d: its
- * family's summaries */
-void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d);
+ * family's summaries; states: a PV_FC_BEGIN's aux (PV_FC_STATES) */
+void pv_acct_call(pv_shard *s, unsigned kind, size_t len, const pv_left_def *d,
+                  uint32_t states);
 /* A PV_FC_BEGIN's aux: the state the row returns to and the call's. */
 #define PV_FC_STATES(back, call) ((uint32_t)(back) | (uint32_t)(call) << 16)
 #define PV_FC_BACK(aux) ((aux)&0xffffu)

@@ -88,7 +88,7 @@ static void call_line(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *t
 		p = pair(p, types[i], values[i]);
 	line_end(s, start, p);
 	if (s->acct)
-		pv_acct_call(s, kind, (size_t)(p + 1 - start), d);
+		pv_acct_call(s, kind, (size_t)(p + 1 - start), d, aux);
 }
 
 unsigned pv_call_begin(pv_shard *s, uint64_t time_ns, size_t n, const uint32_t *types,

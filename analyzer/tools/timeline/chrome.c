@@ -117,13 +117,20 @@ static void js_counter(tl_out *o, uint64_t t, unsigned index, const char *cat,
 	fprintf(o->f, ",\"args\":{\"value\":%.17g}},\n", value);
 }
 
-static void js_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
+static void js_left_out(tl_out *o, uint64_t t, const char *name, size_t n, const char *const *keys,
+                        const uint64_t *values)
 {
 	head(o, "i", t);
-	fprintf(o->f,
-	        ",\"s\":\"t\",\"cat\":\"left out\",\"name\":\"calls left out\","
-	        "\"args\":{\"calls\":%llu,\"ns\":%llu}},\n",
-	        (unsigned long long)calls, (unsigned long long)ns);
+	fputs(",\"s\":\"t\",\"cat\":\"left out\",\"name\":", o->f);
+	pt_json_str(o->f, name);
+	fputs(",\"args\":{", o->f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', o->f);
+		pt_json_str(o->f, keys[i]);
+		fprintf(o->f, ":%llu", (unsigned long long)values[i]);
+	}
+	fputs("}},\n", o->f);
 }
 
 static int js_header(FILE *o, const pt_trace_ctx *ctx)

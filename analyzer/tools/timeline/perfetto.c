@@ -438,12 +438,13 @@ static void uint_annotation(pf_shard *s, pbuf *ev, const char *name, uint64_t v)
 	pb_msg(ev, TE_DEBUG_ANNOTATIONS, da);
 }
 
-static void pf_left_out(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns)
+static void pf_left_out(tl_out *o, uint64_t t, const char *name, size_t n, const char *const *keys,
+                        const uint64_t *values)
 {
 	pf_shard *s = o->enc;
-	pbuf *ev = named_event(s, TYPE_INSTANT, "left out", "calls left out");
-	uint_annotation(s, ev, "calls", calls);
-	uint_annotation(s, ev, "ns", ns);
+	pbuf *ev = named_event(s, TYPE_INSTANT, "left out", name);
+	for (size_t i = 0; i < n; i++)
+		uint_annotation(s, ev, keys[i], values[i]);
 	end_event(o, s, t);
 }
 

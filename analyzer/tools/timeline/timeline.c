@@ -305,6 +305,7 @@ static int families_event(tl_shard *s, const pt_event *ev, int device)
 		    !((ev->kind >= f->kind_first && ev->kind <= f->kind_last) ||
 		      (f->all_after_first && s->fam[i])))
 			continue;
+		s->sel.fam_now = (unsigned)i;
 		if ((device ? f->device_event : f->event)(tl->fam[i], &s->fam[i], &s->sel, ev)) {
 			snprintf(s->err, sizeof s->err, "out of memory");
 			return -1;
@@ -405,8 +406,10 @@ int tl_shard_exit(void *st, uint64_t last_ns, int complete)
 			wait_ended(s, &w);
 	/* inside the frames still open */
 	for (size_t i = 0; i < tl->nfam; i++)
-		if (fam(i) && fam(i)->shard_end)
+		if (fam(i) && fam(i)->shard_end) {
+			s->sel.fam_now = (unsigned)i;
 			fam(i)->shard_end(tl->fam[i], s->fam[i], &s->sel, last_ns);
+		}
 	pt_callstack_end(&s->calls, last_ns, &tl_calls, s); /* frames still open */
 	tl_sel_end(&s->sel);
 	int rc = fclose(s->out.f) ? -1 : 0;

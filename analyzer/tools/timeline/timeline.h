@@ -75,9 +75,12 @@ typedef struct tl_encoder {
 	 * (category cat), takes `value` at t. */
 	void (*counter)(tl_out *o, uint64_t t, unsigned index, const char *cat, const char *name,
 			double value);
-	/* An instant at t: `calls` calls left out by the selection took `ns`
-	 * that no slice shows (pt_thin.h). */
-	void (*left_out)(tl_out *o, uint64_t t, uint64_t calls, uint64_t ns);
+	/* An instant `name` at t ("calls left out", a family's "I/O calls
+	 * left out") summarising what the selection left out (pt_thin.h): n
+	 * values, keys[0] "calls" how many, keys[1] "ns" the time they took
+	 * that no slice shows, then the family's tallies ("bytes read"). */
+	void (*left_out)(tl_out *o, uint64_t t, const char *name, size_t n, const char *const *keys,
+	                 const uint64_t *values);
 	/* The whole file: written before and after the shards' files. */
 	int (*header)(FILE *f, const pt_trace_ctx *ctx);
 	int (*footer)(FILE *f, const pt_trace_ctx *ctx);
@@ -85,6 +88,23 @@ typedef struct tl_encoder {
 
 /* Counters a row may have. */
 enum { TL_COUNTERS = 4 };
+
+/* A family's calls on a thread that the selection leaves out like
+ * function calls when they are shorter than --min-duration
+ * (tl_sel_call): what their summary is called and what it sums besides
+ * their count and time (the bytes they moved, say), so that totals read
+ * off the export do not change. */
+#define TL_TALLY_MAX 4
+typedef struct tl_left_def {
+	const char *name; /* the summary's: "I/O calls left out" */
+	size_t ntally;    /* at most TL_TALLY_MAX */
+	const char *tally[TL_TALLY_MAX];
+} tl_left_def;
+
+/* A family's calls left out since the last summary of the call around. */
+typedef struct tl_fam_left {
+	uint64_t n, ns, tally[TL_TALLY_MAX];
+} tl_fam_left;
 
 /* What the export writes of a shard (timeline_sel.c): the selection's
  * rows, window and calls (pt_select.h, pt_thin.h) between the records and
@@ -105,7 +125,10 @@ typedef struct tl_sel {
 	pt_thin_out out;
 	tl_item *q; /* ring: what waits for the oldest undecided call */
 	size_t qhead, qn, qcap;
-	uint64_t seq_out; /* the next entry to decide in the queue */
+	uint64_t seq_out;     /* the next entry to decide in the queue */
+	unsigned fam_now;     /* the family whose hook runs (timeline.c sets it) */
+	unsigned fam_pending; /* bit i: family i left calls out since the summary */
+	tl_fam_left fam_left[PT_MAX_FAMILIES];
 	int oom;
 } tl_sel;
 
@@ -121,6 +144,12 @@ void tl_sel_flow(tl_sel *q, uint64_t t, const char *name, int out, uint64_t flow
                  const char *flow_name);
 void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
                    uint64_t flow, const char *flow_name);
+/* A call of the family whose hook runs, on a thread, over [t, t + dur]: a
+ * slice as tl_sel_device writes, unless it is shorter than --min-duration
+ * and the family has a tl_left_def (tl_family.left); then it is left out
+ * and summarised with its tallies (that many as the definition names). */
+void tl_sel_call(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
+                 const uint64_t *tally);
 /* The row's counter `index` holds `value` over [start, end] (clipped to
  * the window), then 0. */
 void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, const char *cat,
@@ -177,6 +206,8 @@ typedef struct tl_family {
 	/* After every shard's file (tl_late_flows). 0, or -1: out of memory. */
 	int (*finish)(void *global, tl_late *w);
 	void (*destroy)(void *global);
+	/* Its calls the selection may leave out (tl_sel_call); NULL: none. */
+	const tl_left_def *left;
 } tl_family;
 
 /* The core's flows (the families' are their own). */

@@ -5,23 +5,35 @@
  * and device intervals are clipped; instants outside are dropped), and its
  * calls (pt_thin.h): while a call's fate is undecided, what comes after
  * it waits in a queue, so the output stays in time order; what was left
- * out becomes "calls left out" instants. */
+ * out becomes "calls left out" instants. A family's calls (tl_sel_call)
+ * are left out by the same threshold, decided at once (they are written
+ * when they end), and summarised in instants of the family's own
+ * (tl_left_def) beside the calls' ones. */
 #define _GNU_SOURCE
 #include "timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { IT_ENTER, IT_EXIT, IT_WAIT, IT_FLOW, IT_SPAN_BEGIN, IT_SPAN_END };
+enum { IT_ENTER, IT_EXIT, IT_WAIT, IT_FLOW, IT_SPAN_BEGIN, IT_SPAN_END, IT_CALL, IT_LEFT };
 
 struct tl_item {
 	uint64_t t, dur, obj;
-	uint32_t id; /* IT_ENTER: function; IT_EXIT: frames */
+	uint32_t id; /* IT_ENTER: function; IT_EXIT: frames; IT_LEFT: family */
 	uint8_t kind, out;
-	const char *what; /* IT_WAIT, IT_SPAN_BEGIN (the category), IT_FLOW (the
-	                   * flow's name): a static string */
-	char *name;       /* IT_FLOW, IT_SPAN_BEGIN, IT_WAIT (NULL: no name): owned */
+	const char *what; /* IT_WAIT, IT_SPAN_BEGIN, IT_CALL (the category),
+	                   * IT_FLOW (the flow's name): a static string */
+	char *name;       /* IT_FLOW, IT_SPAN_BEGIN, IT_CALL, IT_WAIT (NULL: no
+	                   * name): owned */
+	/* IT_LEFT: the call's tallies (tl_left_def) */
+	uint64_t tally[TL_TALLY_MAX];
 };
+
+static const tl_left_def *left_def(unsigned fam)
+{
+	const tl_family *f = fam < pt_nfamilies() ? pt_families[fam]->timeline : NULL;
+	return f ? f->left : NULL;
+}
 
 /* ---- straight to the encoder --------------------------------------------- */
 static void emit_enter(void *arg, uint64_t t, uint32_t id)
@@ -46,8 +58,28 @@ static void emit_summary(void *arg, uint64_t t, uint64_t calls, uint64_t ns, uin
 	(void)sync; /* the export leaves out calls only */
 	(void)wait;
 	tl_sel *q = arg;
-	q->enc->left_out(q->o, t, calls, ns);
-	q->events++;
+	const char *keys[2 + TL_TALLY_MAX] = {"calls", "ns"};
+	uint64_t v[2 + TL_TALLY_MAX] = {calls, ns};
+	if (calls) {
+		q->enc->left_out(q->o, t, "calls left out", 2, keys, v);
+		q->events++;
+	}
+	for (unsigned f = 0; q->fam_pending && f < PT_MAX_FAMILIES; f++) {
+		if (!(q->fam_pending & 1u << f))
+			continue;
+		const tl_left_def *d = left_def(f);
+		tl_fam_left *x = &q->fam_left[f];
+		v[0] = x->n;
+		v[1] = x->ns;
+		for (size_t i = 0; i < d->ntally; i++) {
+			keys[2 + i] = d->tally[i];
+			v[2 + i] = x->tally[i];
+		}
+		q->enc->left_out(q->o, t, d->name, 2 + d->ntally, keys, v);
+		q->events++;
+		memset(x, 0, sizeof *x);
+		q->fam_pending &= ~(1u << f);
+	}
 }
 
 static const pt_thin_ops emit_ops = {emit_enter, emit_exit, emit_summary};
@@ -60,6 +92,8 @@ static void emit_item(tl_sel *q, const tl_item *it)
 		q->enc->span_begin(q->o, it->t, it->what, it->name);
 	else if (it->kind == IT_SPAN_END)
 		q->enc->slice_end(q->o, it->t);
+	else if (it->kind == IT_CALL)
+		q->enc->device(q->o, it->t, it->dur, it->what, it->name, 0, NULL);
 	else
 		q->enc->flow_point(q->o, it->t, it->name, it->out, it->obj, it->what);
 	q->events++;
@@ -83,6 +117,17 @@ static void drain(tl_sel *q)
 		case IT_EXIT:
 			pt_thin_out_exit(&q->out, it->t, it->id, it->out);
 			break;
+		case IT_LEFT: { /* counted in the summary due (emit_summary) */
+			tl_fam_left *x = &q->fam_left[it->id];
+			const tl_left_def *d = left_def(it->id);
+			x->n++;
+			x->ns += it->dur;
+			for (size_t i = 0; i < d->ntally; i++)
+				x->tally[i] += it->tally[i];
+			q->fam_pending |= 1u << it->id;
+			pt_thin_out_left_own(&q->out, it->t + it->dur);
+			break;
+		}
 		default:
 			pt_thin_out_other(&q->out, it->t);
 			emit_item(q, it);
@@ -271,6 +316,33 @@ void tl_sel_device(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const c
 	/* a flow ends where the interval began: not if that was cut off */
 	q->enc->device(q->o, t, dur, cat, name, t == t0 ? flow : 0, flow_name);
 	q->events++;
+}
+
+void tl_sel_call(tl_sel *q, uint64_t t, uint64_t dur, const char *cat, const char *name,
+                 const uint64_t *tally)
+{
+	if (!q->thin) {
+		tl_sel_device(q, t, dur, cat, name, 0, NULL);
+		return;
+	}
+	if (!clip(q, &t, &dur))
+		return;
+	const tl_left_def *d = left_def(q->fam_now);
+	if (d && dur < q->in.min_ns) {
+		tl_item it = {.t = t, .dur = dur, .id = q->fam_now, .kind = IT_LEFT};
+		memcpy(it.tally, tally, d->ntally * sizeof *tally);
+		pt_thin_in_other(&q->in, t + dur);
+		push(q, it);
+		drain(q);
+		return;
+	}
+	char *copy = strdup(name);
+	if (!copy) {
+		q->oom = 1;
+		return;
+	}
+	other(q, (tl_item){.t = t, .dur = dur, .kind = IT_CALL, .what = cat, .name = copy},
+	      t + dur);
 }
 
 void tl_sel_counter(tl_sel *q, uint64_t start, uint64_t end, unsigned index, const char *cat,

@@ -31,7 +31,10 @@
 	  "compact only: 20 bytes, read as MEM_ALLOC") \
 	X(MEM_FREE_C, 0x39, void, 0, 0, "thread", "–", "compact only: 10 bytes, read as MEM_FREE") \
 	X(IO_CALL_C, 0x3a, void, 0, 0, "thread", "–", "compact only: 12 bytes, read as IO_CALL") \
-	X(IO_END_C, 0x3b, void, 0, 0, "thread", "–", "compact only: 8 bytes, read as IO_END")
+	X(IO_END_C, 0x3b, void, 0, 0, "thread", "–", "compact only: 8 bytes, read as IO_END") \
+	/* 3.7 */ \
+	X(MEM_FREE_S, 0x2d, void, 0, 0, "thread", "–", \
+	  "compact only: 4 bytes, read as MEM_FREE of the block the file's last MEM_ALLOC returned")
 
 /* The I/O calls: Extrae's values of its type 40000004 where it has one. */
 enum pt_io_op {
@@ -147,7 +150,7 @@ typedef struct pt_rec_mem_free {
 /* Compact I/O and memory records (3.5). The records of calls in a hot
  * loop, each a little-endian 32-bit word whose first byte is
  * PT_COMPACT_FLAG | kind (a kind below 0x40), at any even offset, its
- * fields right after it (unaligned, little-endian). Each stands alone (no
+ * fields right after it (unaligned, little-endian). These four stand alone (no
  * field comes from an earlier record), and readers deliver the full one:
  *   IO_CALL_C    bits 8..12 the call (PT_IO_OP_*), bits 13..31 delta;
  *                uint16 fd, uint16 file, uint32 size -> IO_CALL
@@ -159,10 +162,18 @@ typedef struct pt_rec_mem_free {
  *   MEM_FREE_C   bits 8..31 delta; 48-bit ptr -> MEM_FREE (free)
  * A writer uses them when every field fits (descriptor and file id below
  * 65536, sizes and results below 2^32, addresses below 2^48) and the
- * delta too; otherwise the full record. */
+ * delta too; otherwise the full record. And one that takes its field from
+ * the file (3.7):
+ *   MEM_FREE_S   bits 8..31 delta -> MEM_FREE (free) of the ptr of the
+ *                file's last MEM_ALLOC (either form, any call), which a
+ *                reader forgets at a LOST record: a writer uses it only
+ *                for that block, and only while no record was lost since
+ *                (the block a thread allocated last, freed before the
+ *                next allocation: the commonest pair). */
 #define PT_IO_C_SHIFT 13
 #define PT_MEM_ALLOC_C_SHIFT 12
 #define PT_MEM_FREE_C_SHIFT 8
+#define PT_MEM_FREE_S_SHIFT 8
 #define PT_IO_C_OP_BITS 5
 #define PT_MEM_C_OP_BITS 4
 #define PT_C_ADDR_LIMIT (1ull << 48)
@@ -202,6 +213,8 @@ static inline size_t pt_io_compact_size(uint32_t word)
 		return 4 + sizeof(pt_io_c_call);
 	case 0x3b: /* IO_END_C */
 		return 4 + 4;
+	case 0x2d: /* MEM_FREE_S */
+		return 4;
 	}
 	return 0;
 }
@@ -210,5 +223,6 @@ static inline size_t pt_io_compact_size(uint32_t word)
 #define PT_FIELDS_IO_END_C PT_FIELDS_IO_CALL_C
 #define PT_FIELDS_MEM_ALLOC_C(T, F, A, S, C) A(ENUM, "call", PT_MEM_OP_NAMES)
 #define PT_FIELDS_MEM_FREE_C PT_FIELDS_MEM_ALLOC_C
+#define PT_FIELDS_MEM_FREE_S PT_FIELDS_MEM_ALLOC_C
 
 #endif
