@@ -31,6 +31,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -179,10 +180,12 @@ def xray_count(env, binary, tdir, expect):
     u32 tid, u32 pid, 8 bytes padding}, type 0 = entry, 3 = entry with
     argument. (`llvm-xray account` gives the same counts but takes minutes
     on deep recursion.) `llvm-xray extract` maps function ids to names."""
-    ids = {}
-    r = run_quiet([env.llvm_xray, "extract", "--symbolize", binary])
-    for m in re.finditer(r"id: (\d+),.*?kind: function-enter,.*?function-name: ([^,}]+)", r.stdout):
-        ids[int(m.group(1))] = m.group(2).strip()
+    ids = env.xray_ids.get(binary)
+    if ids is None:  # the same binary for the basic and FDR modes: read once
+        ids = env.xray_ids[binary] = {}
+        r = run_quiet([env.llvm_xray, "extract", "--symbolize", binary])
+        for m in re.finditer(r"id: (\d+),.*?kind: function-enter,.*?function-name: ([^,}]+)", r.stdout):
+            ids[int(m.group(1))] = m.group(2).strip()
     logs = [os.path.join(tdir, f) for f in sorted(os.listdir(tdir))]
     names = {}
     raw = tdir + ".raw"
@@ -377,6 +380,9 @@ class Env:
         self.instrument = self._first(b, ["lib/instrument.so", "pass/instrument.so"])
         self.paratrace = self._first(b, ["bin/paratrace", "analyzer/cli/paratrace"])
         self.lttng_cyg_fast = None
+        self.objects = {}  # object file -> Future (its path, or the compile's error)
+        self.xray_ids = {}  # binary -> {XRay function id: name}
+        self.lock = threading.Lock()
         self.missing = {}
         self.expected_calls = {}
         self._probe()
@@ -464,6 +470,29 @@ class Env:
     def need(self, what):
         return self.missing.get(what)
 
+    def compile(self, flags, src):
+        """SRC (a file of workloads/) compiled with FLAGS, once: the
+        -finstrument-functions flavours share their objects, as they differ
+        only by the hooks linked in."""
+        objdir = os.path.join(self.out, "obj")
+        os.makedirs(objdir, exist_ok=True)
+        obj = os.path.join(objdir, "%s%s.o" % (os.path.splitext(src)[0], "".join(flags).replace("/", "_")))
+        with self.lock:
+            job = self.objects.get(obj)
+            if job is None:
+                job = self.objects[obj] = concurrent.futures.Future()
+                mine = True
+            else:
+                mine = False
+        if mine:
+            cmd = [self.cc] + CC_FLAGS + flags + ["-c", os.path.join(WORKLOAD_DIR, src), "-o", obj]
+            r = run_quiet(cmd)
+            job.set_result(obj if r.returncode == 0 else
+                           RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout)))
+        if isinstance(job.result(), RuntimeError):
+            raise job.result()
+        return job.result()
+
     def build(self, flavour, src):
         flags, extra = BUILDS[flavour]
         if flavour == "plugin":
@@ -471,8 +500,10 @@ class Env:
         bindir = os.path.join(self.out, "bin")
         os.makedirs(bindir, exist_ok=True)
         out = os.path.join(bindir, "%s-%s" % (src, flavour))
-        cmd = [self.cc] + CC_FLAGS + flags + [os.path.join(WORKLOAD_DIR, src + ".c")]
-        cmd += [os.path.join(WORKLOAD_DIR, e) for e in extra] + ["-o", out]
+        sources = [os.path.join(WORKLOAD_DIR, f) for f in [src + ".c"] + extra]
+        if flags == ["-finstrument-functions"]:
+            sources = [self.compile(flags, f) for f in [src + ".c"] + extra]
+        cmd = [self.cc] + CC_FLAGS + flags + sources + ["-o", out]
         r = run_quiet(cmd)
         if r.returncode:
             raise RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout))

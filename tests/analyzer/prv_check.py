@@ -245,6 +245,60 @@ def check(prv, summary_path=None):
         rows_ok.add((cpu, appl, task, thread))
         return True
 
+    # The fast paths below: most lines repeat a row and an event payload
+    # (or a state) already checked once. A row is taken from `rows` once
+    # thread_ok found it good; a payload (its type:value pairs) once each
+    # pair is labelled and nothing about it is a problem; then only what
+    # depends on the line itself (times, order, nesting) is checked, as the
+    # full path below does. Anything else, and every first sight, takes
+    # the full path, which reports it.
+    rows = {}  # (cpu, appl, task, thread) as text -> ((appl, task, thread), late key)
+    payloads = {}  # "type:value:..." -> (late, nesting steps, left calls, left ns, pairs)
+    per_payload = defaultdict(int)  # events counted per payload, named at the end
+    named_states = {}  # state as text -> its value
+
+    def fast_row(text):
+        try:
+            r = tuple(map(int, text))
+        except ValueError:
+            return None
+        if r not in rows_ok:
+            return None
+        k = r[1:]
+        rows[text] = (k, ("late",) + k)
+        return rows[text]
+
+    def fast_payload(text):
+        try:
+            nums = list(map(int, text.split(":")))
+        except ValueError:
+            return None
+        if len(nums) < 2 or len(nums) % 2:
+            return None
+        pairs = tuple(zip(nums[0::2], nums[1::2]))
+        steps = []
+        lc = ln = 0
+        for pr in pairs:
+            if pr not in labelled:
+                return None
+            ty, v = pr
+            if ty == 60000019:
+                steps.append(1 if v else -1)
+            elif ty == 61000030:
+                if v < 1:
+                    return None
+                lc += v
+            elif ty == 61000031:
+                if v < 0:
+                    return None
+                ln += v
+        info = (all(69000000 <= ty <= 69000099 for ty, _ in pairs), tuple(steps), lc, ln, pairs)
+        # payloads that carry a measure (left-out time, counters) are often
+        # all different: keep the table's memory bounded
+        if len(payloads) < 100000:
+            payloads[text] = info
+        return info
+
     lineno = 1 + H["ncomm"]
     for raw in f:
         lineno += 1
@@ -254,6 +308,75 @@ def check(prv, summary_path=None):
         if len(P.items) > 20:
             break
         nrec += 1
+        if line[:2] == "2:":
+            p = line.split(":", 6)
+            if len(p) == 7:
+                text = (p[1], p[2], p[3], p[4])
+                row = rows.get(text) or fast_row(text)
+                info = payloads.get(p[6]) or (row and fast_payload(p[6]))
+                try:
+                    t = int(p[5])
+                except ValueError:
+                    t = -1
+                if row and info and t >= 0:
+                    if t > end:
+                        P.add("line %d: event at %d after the trace end %d" % (lineno, t, end))
+                    key = row[1] if info[0] else row[0]
+                    prev = last_event.get(key)
+                    if prev is not None and t <= prev:
+                        P.add("line %d: event at %d, not after the previous event of thread %d.%d.%d"
+                              % ((lineno, t) + row[0]))
+                    last_event[key] = t
+                    for step in info[1]:
+                        d = depth[key] + step
+                        if d < 0:
+                            P.add("line %d: thread %d.%d.%d ends a call when none is open"
+                                  % ((lineno,) + row[0]))
+                            d = 0
+                        depth[key] = d
+                    left_calls += info[2]
+                    left_ns += info[3]
+                    if p[6] in payloads:
+                        per_payload[p[6]] += 1
+                    else:
+                        for pr in info[4]:
+                            counts[pr] += 1
+                    if t < last_time:
+                        P.add("line %d: time %d before the previous record's %d (body not sorted)"
+                              % (lineno, t, last_time))
+                    last_time = t
+                    continue
+        elif line[:2] == "1:":
+            p = line.split(":")
+            if len(p) == 8:
+                text = (p[1], p[2], p[3], p[4])
+                row = rows.get(text) or fast_row(text)
+                st = named_states.get(p[7])
+                if st is None and p[7].isdecimal() and int(p[7]) in states_named:
+                    st = named_states[p[7]] = int(p[7])
+                try:
+                    b, e = int(p[5]), int(p[6])
+                except ValueError:
+                    b = -1
+                if row and st is not None and b >= 0:
+                    key = row[0]
+                    if b >= e:
+                        P.add("line %d: empty or reversed state %d..%d" % (lineno, b, e))
+                    if e > end:
+                        P.add("line %d: state ends at %d after the trace end %d" % (lineno, e, end))
+                    if b < last_state_end.get(key, 0):
+                        P.add("line %d: state %d..%d overlaps the previous state of thread %d.%d.%d (ends %d)"
+                              % ((lineno, b, e) + key + (last_state_end[key],)))
+                    if b < last_state_begin.get(key, 0):
+                        P.add("line %d: states of thread %d.%d.%d out of order" % ((lineno,) + key))
+                    last_state_end[key] = e
+                    last_state_begin[key] = b
+                    state_ns[key + (st,)] += e - b
+                    if b < last_time:
+                        P.add("line %d: time %d before the previous record's %d (body not sorted)"
+                              % (lineno, b, last_time))
+                    last_time = b
+                    continue
         kind, _, rest = line.partition(":")
         try:
             nums = list(map(int, rest.split(":")))
@@ -355,6 +478,9 @@ def check(prv, summary_path=None):
             P.add("line %d: time %d before the previous record's %d (body not sorted)" % (lineno, t, last_time))
         last_time = t
     f.close()
+    for text, c in per_payload.items():
+        for pr in payloads[text][4]:
+            counts[pr] += c
     for key, d in sorted(depth.items()):
         if d:
             P.add("thread %d.%d.%d: %d calls still open at the end" % (key + (d,)))

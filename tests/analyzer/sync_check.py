@@ -43,8 +43,13 @@ def read(prv):
     with open_text(prv) as f:
         f.readline()
         for line in f:
+            # an event line counts only with one of these three types: the
+            # others are skipped before they are split (most of a trace)
+            if line[0] == "2" and "61000000" not in line and "61000032" not in line and \
+                    "61000033" not in line:
+                continue
             p = line.rstrip("\n").split(":")
-            th = ":".join(p[3:5])
+            th = p[3] + ":" + p[4]
             if p[0] == "1":
                 b, e, s = int(p[5]), int(p[6]), int(p[7])
                 covered[th] += e - b

@@ -59,11 +59,25 @@ def read_calls(prv):
     with open_text(prv) as f:
         f.readline()
         for line in f:
+            # only the lines of calls (60000019) and of what was left out
+            # (61000020, 61000030, 61000031) count: the others are skipped
+            # before they are split
+            if line[0] != "2" or ("60000019" not in line and "61000020" not in line and
+                                  "61000030" not in line and "61000031" not in line):
+                continue
             p = line.rstrip("\n").split(":")
             if p[0] != "2":
                 continue
-            th = ":".join(p[3:5])
+            th = p[3] + ":" + p[4]
             t = int(p[5])
+            if len(p) == 8 and p[6] == "60000019":  # one call's entry or exit: most lines
+                val, st, cl = int(p[7]), stack[th], calls[th]
+                if val:
+                    cl.append([val, t, None, st[-1] if st else -1, False])
+                    st.append(len(cl) - 1)
+                else:
+                    cl[st.pop()][2] = t
+                continue
             v = [int(x) for x in p[6:]]
             pend, closed = None, None
             for i in range(0, len(v), 2):

@@ -242,6 +242,11 @@ def prv_events(a, trace, out):
     events = collections.defaultdict(list)  # type -> [(row, value)]
     launches, running = [], {}
     for line in open(out + ".prv"):
+        # only the profile events (632000xx) and the kernel names (64200000)
+        # are read: most lines (the host's calls and states) are skipped
+        # before they are split
+        if "63200" not in line and "64200000" not in line:
+            continue
         p = line.strip().split(":")
         if p[0] != "2":
             continue
