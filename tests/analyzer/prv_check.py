@@ -31,6 +31,7 @@ Exit status 0 when the trace is valid; 1 with one line per problem (at most
 import gzip
 import json
 import re
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -178,6 +179,18 @@ def parse_row(path, P):
             continue
         i += 1
     return levels
+
+
+def analyze_and_check(paratrace, trace_dir, out):
+    """Runs `paratrace analyze -q -o OUT TRACE_DIR` and checks what it
+    wrote. Returns (problems, summary): problems is a list of messages (an
+    analyze that failed is one), summary check()'s (None when analyze
+    failed or the header was unreadable)."""
+    r = subprocess.run([paratrace, "analyze", "-q", "-o", out, trace_dir], stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        return ["analyze failed (exit %d): %s" % (r.returncode, r.stderr)], None
+    P, s = check(out + ".prv")
+    return ["prv_check: " + m for m in P.items], s
 
 
 def check(prv, summary_path=None):

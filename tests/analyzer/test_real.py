@@ -80,11 +80,9 @@ def main():
 
     # Paraver
     out = os.path.join(a.work, "timed")
-    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
-    P, s = prv_check.check(out + ".prv")
-    for m in P.items:
-        expect(False, "prv_check: " + m)
+    problems, s = prv_check.analyze_and_check(a.paratrace, tdir, out)
+    for m in problems:
+        expect(False, m)
     if s:
         expect(s["threads"] == T + 2, "prv threads %d" % s["threads"])
         expect(len(s["task_labels"]) == 2, "tasks (processes) %r" % s["task_labels"])

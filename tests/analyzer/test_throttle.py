@@ -125,11 +125,9 @@ def main():
     expect(int(rep.get("slow", {}).get("throttled_calls", 1)) == 0, "slow was throttled")
     expect(int(rep.get("tiny", {}).get("calls", 0)) == 300000, "tiny: %r" % rep.get("tiny"))
     out = os.path.join(a.work, "slow")
-    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
-    P, s = prv_check.check(out + ".prv")
-    for m in P.items:
-        expect(False, "prv_check: " + m)
+    problems, s = prv_check.analyze_and_check(a.paratrace, tdir, out)
+    for m in problems:
+        expect(False, m)
     values = pcf_values(out + ".pcf", 60000019)
     slow_v = [v for v, n in values.items() if n == "slow"]
     expect(len(slow_v) == 1, "slow has no value in the .pcf: %r" % values)
@@ -162,11 +160,9 @@ def main():
     expect(int(f.get("incl_max_ns", 0)) >= int(rep["main"]["incl_ns"]) // 2,
            "rec's outer call: %r, main %r" % (f, rep["main"]))
     out = os.path.join(a.work, "rec")
-    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
-    P, s = prv_check.check(out + ".prv")
-    for m in P.items:
-        expect(False, "prv_check (rec): " + m)
+    problems, s = prv_check.analyze_and_check(a.paratrace, tdir, out)
+    for m in problems:
+        expect(False, "(rec) " + m)
 
     # killed in the middle of throttled calls: counts up to the kill
     tdir, _ = e.run(["crash", "3000000"], SURE, check_rc=-9)

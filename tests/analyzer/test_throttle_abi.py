@@ -131,12 +131,8 @@ def main():
             expect(int(row["throttled_calls"]) > 0, "report: %s not throttled: %r" % (name, row))
 
     out = os.path.join(a.work, "prv")
-    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
-    if r.returncode == 0:
-        P, _ = prv_check.check(out + ".prv")
-        for m in P.items:
-            expect(False, "prv_check: " + m)
+    for m in prv_check.analyze_and_check(a.paratrace, tdir, out)[0]:
+        expect(False, m)
 
     print("test_throttle_abi: %s" % ("FAILED" if FAILS else "ok"))
     return 1 if FAILS else 0

@@ -126,12 +126,8 @@ def main():
         exact(name, counts, rows, f)
     expect(int(rows.get("v1_outer", {}).get("calls", 0)) == 1, "mixed: v1_outer %r" % rows.get("v1_outer"))
     out = os.path.join(a.work, "mixed_prv")
-    r = subprocess.run([a.paratrace, "analyze", "-q", "-o", out, tdir], stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "analyze failed: %s" % r.stderr)
-    if r.returncode == 0:
-        P, _ = prv_check.check(out + ".prv")
-        for m in P.items:
-            expect(False, "prv_check: " + m)
+    for m in prv_check.analyze_and_check(a.paratrace, tdir, out)[0]:
+        expect(False, m)
 
     print("test_throttle_tls: %s" % ("FAILED" if FAILS else "ok"))
     return 1 if FAILS else 0
