@@ -21,7 +21,10 @@
  * ABI 2's entry hook tells the module whether it recorded the call, and
  * the module calls the exit hook only then: a throttled call is one call.
  * ABI 1's hooks (older modules, the manual API) are both called for every
- * call, and a depth per function tells a throttled call's exit apart. */
+ * call, and a depth per function tells a throttled call's exit apart.
+ * The entry is found before hook_begin, where a signal handler's hook may
+ * still grow the table: entries never move (core.h, pt_ftable), so the
+ * interrupted hook's pointer stays good. */
 #define _GNU_SOURCE
 #include "core.h"
 

@@ -367,9 +367,9 @@ def mode_follow(e):
 def mode_apisignal(e):
     exe = e.build("apisig_main", plugin=False, extra=["-I", e.a.include])
     tdir = os.path.join(e.a.work, "trace")
-    # Defining sites costs the runtime more the more it has (25,000: 0.4 s
-    # of CPU, 100,000: 5.5 s); with the definition outside the runtime's
-    # region the program hung at 5,000 sites already (3 runs of 3).
+    # 25,000 sites: a few hundredths of a second of CPU (the thread's
+    # function table grows geometrically); with the definition outside the
+    # runtime's region the program hung at 5,000 sites already (3 runs of 3).
     sites = 25000
     out = run([exe, str(sites)], env=e.traced(tdir), timeout=60).stdout
     m = re.search(r"main (\d+) handler (\d+)", out)
