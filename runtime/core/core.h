@@ -338,15 +338,40 @@ typedef struct pt_fstat {
 	uint32_t pad;
 } pt_fstat;
 
-/* This thread's table: tab[id] for id < cap (0: no table); grow: the
- * table should grow to hold a larger id (throttling on and this thread
- * traced). One TLS object: the hooks find all three through one address. */
+/* This thread's table: entry id is dir[id >> PT_FCHUNK_SHIFT][id &
+ * PT_FCHUNK_MASK] for id < cap (0: no table); grow: the table should grow
+ * to hold a larger id (throttling on and this thread traced). Entries
+ * never move while the thread lives: a signal handler's hook may grow the
+ * table between the moment an interrupted hook finds its entry and the
+ * moment it uses it (throttle.c, pt_throttle_grow). One TLS object: the
+ * hooks find all three through one address. */
+#define PT_FCHUNK_SHIFT 7u
+#define PT_FCHUNK (1u << PT_FCHUNK_SHIFT)
+#define PT_FCHUNK_MASK (PT_FCHUNK - 1u)
 typedef struct pt_ftable {
-	pt_fstat *tab;
+	pt_fstat **dir;
 	uint32_t cap;
 	int grow;
 } pt_ftable;
 extern PT_HIDDEN __thread pt_ftable pt_ft __attribute__((tls_model("initial-exec")));
+
+/* The table's capacity, read before its directory: a grow publishes the
+ * directory first, so the directory read after it holds every id below
+ * it (an older directory stays mapped, and names the same chunks). */
+static inline __attribute__((always_inline)) uint32_t pt_ft_cap(void)
+{
+	uint32_t cap = __atomic_load_n(&pt_ft.cap, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_acquire);
+	return cap;
+}
+
+/* Entry id, for id < pt_ft_cap(). */
+static inline __attribute__((always_inline)) pt_fstat *pt_fstat_of(uint32_t id)
+{
+	return &__atomic_load_n(&pt_ft.dir, __ATOMIC_RELAXED)[id >> PT_FCHUNK_SHIFT]
+	                                                      [id & PT_FCHUNK_MASK];
+}
+
 /* PARATRACE_THROTTLE's calls (0: off). */
 extern PT_HIDDEN uint32_t pt_throttle_calls;
 /* The hooks' slow paths: the table grown to hold id (or pt_fgrow

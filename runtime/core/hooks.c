@@ -21,7 +21,10 @@
  * ABI 2's entry hook tells the module whether it recorded the call, and
  * the module calls the exit hook only then: a throttled call is one call.
  * ABI 1's hooks (older modules, the manual API) are both called for every
- * call, and a depth per function tells a throttled call's exit apart. */
+ * call, and a depth per function tells a throttled call's exit apart.
+ * The entry is found before hook_begin, where a signal handler's hook may
+ * still grow the table: entries never move (core.h, pt_ftable), so the
+ * interrupted hook's pointer stays good. */
 #define _GNU_SOURCE
 #include "core.h"
 
@@ -309,7 +312,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_grow(unsigned kin
                                                                     int v1)
 {
 	pt_throttle_grow(id);
-	pt_fstat *s = id < pt_ft.cap ? &pt_ft.tab[id] : NULL;
+	pt_fstat *s = id < pt_ft_cap() ? pt_fstat_of(id) : NULL;
 	return hook_func(kind, id, s, v1);
 }
 
@@ -318,8 +321,8 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_grow(unsigned kin
 PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 {
 	pt_fstat *s = NULL;
-	if (pt_likely(id < pt_ft.cap)) {
-		s = &pt_ft.tab[id];
+	if (pt_likely(id < pt_ft_cap())) {
+		s = pt_fstat_of(id);
 		uint64_t *count = s->count;
 		if (count) {
 			pt_count_add1(count);
@@ -336,8 +339,8 @@ PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 {
 	pt_fstat *s = NULL;
-	if (pt_likely(id < pt_ft.cap)) {
-		s = &pt_ft.tab[id];
+	if (pt_likely(id < pt_ft_cap())) {
+		s = pt_fstat_of(id);
 		if (s->tdepth) {
 			s->tdepth--;
 			return;
@@ -350,14 +353,14 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 }
 
 /* Hook ABI 2: the entry hook's answer decides whether the exit hook is
- * called. A throttled call is one TLS load, one table load, one increment
- * of its count (in the log's shared mapping) and a return of 0: the
+ * called. A throttled call is TLS loads, two table loads (the directory's
+ * chunk, then the entry: core.h, pt_ftable), one increment of its count (in the log's shared mapping) and a return of 0: the
  * module then skips the exit hook, so no depth is kept. */
 PT_EXPORT PT_NOINST uint32_t __paratrace_func_enter2(uint32_t id)
 {
 	pt_fstat *s = NULL;
-	if (pt_likely(id < pt_ft.cap)) {
-		s = &pt_ft.tab[id];
+	if (pt_likely(id < pt_ft_cap())) {
+		s = pt_fstat_of(id);
 		uint64_t *count = s->count;
 		if (count) {
 			pt_count_add1(count);
@@ -373,8 +376,8 @@ PT_EXPORT PT_NOINST uint32_t __paratrace_func_enter2(uint32_t id)
 PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
 {
 	pt_fstat *s = NULL;
-	if (pt_likely(id < pt_ft.cap))
-		s = &pt_ft.tab[id];
+	if (pt_likely(id < pt_ft_cap()))
+		s = pt_fstat_of(id);
 	else if (pt_unlikely(pt_ft.grow)) {
 		hook_grow(PT_REC_FUNC_EXIT, id, 0);
 		return;

@@ -109,9 +109,26 @@ static size_t page_size(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* One grow's mapping: this header, the new directory (every chunk's
+ * pointer, the old ones first), then the chunks the grow added. The
+ * mappings are kept until the thread ends: a hook interrupted by a signal
+ * handler's grow may have read the previous directory, and finds the same
+ * chunks through it. The capacity at least doubles at each grow, so the
+ * directories kept add up to less than the last one, and defining ids one
+ * by one copies O(ids) pointers in all. */
+typedef struct fseg {
+	struct fseg *prev;
+	size_t len;
+} fseg;
+
+static __thread fseg *thr_segs PT_IE;
+
 /* Called by the hooks with no lock and outside the runtime: only a
  * traced thread that is not inside it grows its table (a signal handler's
- * hook meanwhile finds pt_ft.cap 0 and in_hook set: its event is dropped). */
+ * hook meanwhile finds the old capacity and in_hook set: its event is
+ * dropped). A hook that the grow interrupts, or that a handler's grow
+ * interrupts, reads the capacity then the directory (pt_ft_cap): it sees
+ * the old directory or the new one, both of which name its entry. */
 void pt_throttle_grow(uint32_t id)
 {
 	pt_thread *t = pt_tls;
@@ -121,25 +138,42 @@ void pt_throttle_grow(uint32_t id)
 	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
 	atomic_signal_fence(memory_order_seq_cst);
 	int saved = errno;
-	uint32_t old = pt_ft.cap, want = pt_func_ids_end();
+	uint32_t old = pt_ft.cap;
+	uint64_t want = pt_func_ids_end();
 	if (want <= id)
-		want = id + 1;
+		want = (uint64_t)id + 1;
+	if (want < 2 * (uint64_t)old)
+		want = 2 * (uint64_t)old;
+	uint32_t ochunks = old >> PT_FCHUNK_SHIFT;
+	uint64_t nchunks = (want + PT_FCHUNK - 1) >> PT_FCHUNK_SHIFT;
+	if (nchunks > (UINT32_MAX >> PT_FCHUNK_SHIFT))
+		nchunks = UINT32_MAX >> PT_FCHUNK_SHIFT;
 	size_t ps = page_size();
-	size_t len = ((size_t)want * sizeof(pt_fstat) + ps - 1) & ~(ps - 1);
-	pt_fstat *n = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (n == MAP_FAILED) {
-		pt_ft.grow = 0; /* the thread goes on unthrottled */
+	size_t head = (sizeof(fseg) + (size_t)nchunks * sizeof(pt_fstat *) + ps - 1) & ~(ps - 1);
+	size_t chunk = (size_t)PT_FCHUNK * sizeof(pt_fstat);
+	size_t len = head + (size_t)(nchunks - ochunks) * chunk;
+	char *m = nchunks > ochunks
+	              ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+	              : MAP_FAILED;
+	if (m == MAP_FAILED) {
+		pt_ft.grow = 0; /* the thread goes on with the ids it has */
 	} else {
-		pt_fstat *o = pt_ft.tab;
-		pt_ft.cap = 0;
+		fseg *g = (fseg *)(void *)m;
+		g->prev = thr_segs;
+		g->len = len;
+		thr_segs = g;
+		pt_fstat **dir = (pt_fstat **)(void *)(g + 1);
+		if (ochunks)
+			memcpy(dir, pt_ft.dir, ochunks * sizeof *dir);
+		for (uint64_t c = ochunks; c < nchunks; c++)
+			dir[c] = (pt_fstat *)(void *)(m + head + (size_t)(c - ochunks) * chunk);
+		/* The directory whole before it is seen, and seen before the
+		 * capacity that needs it (pt_ft_cap reads in the other order). */
 		atomic_signal_fence(memory_order_seq_cst);
-		if (o)
-			memcpy(n, o, old * sizeof *o);
-		pt_ft.tab = n;
+		__atomic_store_n(&pt_ft.dir, dir, __ATOMIC_RELAXED);
 		atomic_signal_fence(memory_order_seq_cst);
-		pt_ft.cap = (uint32_t)(len / sizeof(pt_fstat));
-		if (o)
-			munmap(o, ((size_t)old * sizeof *o + ps - 1) & ~(ps - 1));
+		__atomic_store_n(&pt_ft.cap, (uint32_t)(nchunks << PT_FCHUNK_SHIFT),
+		                 __ATOMIC_RELAXED);
 	}
 	errno = saved;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -215,18 +249,19 @@ int pt_throttle_decide(pt_thread *t, pt_fstat *s, uint32_t id, uint64_t now, int
 	return 1;
 }
 
+/* The thread ends: no hook finds the table any more, then its mappings
+ * go (the chunks with the grow that added them). */
 static void drop_table(void)
 {
-	pt_fstat *o = pt_ft.tab;
-	uint32_t cap = pt_ft.cap;
 	pt_ft.cap = 0;
 	pt_ft.grow = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	pt_ft.tab = NULL;
-	if (o) {
-		size_t ps = page_size();
-		munmap(o, ((size_t)cap * sizeof *o + ps - 1) & ~(ps - 1));
+	pt_ft.dir = NULL;
+	for (fseg *g = thr_segs, *prev; g; g = prev) {
+		prev = g->prev;
+		munmap(g, g->len);
 	}
+	thr_segs = NULL;
 }
 
 void pt_throttle_stop(void)
@@ -269,7 +304,7 @@ static void throttle_fork_child(void)
 	for (cblock *b = thr_blocks; b; b = b->prev)
 		for (uint32_t i = 0; i < b->used; i++)
 			if (b->ids[i] < pt_ft.cap) {
-				pt_fstat *s = &pt_ft.tab[b->ids[i]];
+				pt_fstat *s = pt_fstat_of(b->ids[i]);
 				s->count = NULL;
 				s->tdepth = 0;
 			}

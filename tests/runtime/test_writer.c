@@ -847,6 +847,44 @@ static void test_hooks_nested(void)
 	CU_ASSERT_EQUAL(r[4].kind, PT_REC_CLOSE);
 }
 
+/* A thread's throttling table as a program defining sites one by one
+ * grows it: geometrically (a handful of grows for 100,000 ids, where one
+ * per page of entries made it quadratic), and an entry stays where a hook
+ * found it across later grows (a signal handler's hook may grow the table
+ * while the hook it interrupted holds its entry). */
+static void test_throttle_table_growth(void)
+{
+	static pt_thread t;
+	int old_state;
+	CU_ASSERT_EQUAL_FATAL(hooks_thread_begin(&t, "t11.ptl", &old_state), 0);
+	uint32_t old_calls = pt_throttle_calls;
+	pt_throttle_calls = 1000000; /* on, and no function reaches a decision */
+	pt_ft.grow = 1;
+	enum { N = 100000 };
+	uint32_t grows = 0, cap = pt_ft.cap;
+	pt_fstat *first = NULL;
+	for (uint32_t i = 1; i <= N; i++) {
+		__paratrace_func_enter(i);
+		__paratrace_func_exit(i);
+		if (pt_ft.cap != cap) {
+			grows++;
+			cap = pt_ft.cap;
+		}
+		if (i == 1 && cap > 1)
+			first = pt_fstat_of(1);
+	}
+	CU_ASSERT(cap > N);
+	CU_ASSERT(grows >= 1 && grows <= 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+	CU_ASSERT_PTR_EQUAL(pt_fstat_of(1), first);
+	CU_ASSERT(first->n == 1 && first->open == 0);
+	CU_ASSERT(pt_fstat_of(N)->n == 1);
+	pt_ft.cap = 0;
+	pt_ft.grow = 0;
+	pt_throttle_calls = old_calls;
+	hooks_thread_end(&t, old_state);
+}
+
 /* Module registration: consecutive ids, never reused; a module that would
  * pass the 24-bit id space, or speaks another ABI version, stays off. */
 static void test_register_modules(void)
@@ -905,6 +943,7 @@ int main(void)
 	CU_add_test(s, "suspended for an exec, resumed after its CLOSE", test_suspend_resume);
 	CU_add_test(s, "O_EXCL and symlinks", test_create_refuses_existing_and_symlinks);
 	CU_add_test(s, "hooks fast and slow path", test_hooks);
+	CU_add_test(s, "throttling table: few grows, entries in place", test_throttle_table_growth);
 	CU_add_test(s, "hooks raised by a signal handler inside a hook", test_hooks_nested);
 	CU_add_test(s, "module registration and ids", test_register_modules);
 	CU_add_test(s, "a thread name past 255 bytes is cut, terminated", test_thread_name_cut);
