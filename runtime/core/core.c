@@ -281,6 +281,17 @@ void pt_thread_note_end(uint64_t retval, uint32_t flags)
 }
 
 
+/* A thread whose state another thread shares (pt_thread_share) found the
+ * guard taken: its event is dropped and counted here, at once. The
+ * caller cannot count it later (pt_note_nested_event): by then the other
+ * thread may have let the guard go, and the event would vanish uncounted. */
+static __attribute__((noinline, cold)) pt_thread *enter_lost_shared(pt_thread *t)
+{
+	if (pt_state_writable(atomic_load_explicit(&pt_state, memory_order_relaxed)))
+		pt_wlog_note_nested(&t->log);
+	return NULL;
+}
+
 pt_thread *pt_enter(void)
 {
 	pt_thread *t = pt_tls;
@@ -302,13 +313,13 @@ pt_thread *pt_enter(void)
 	 * (in_hook): a record written now would land on the one in progress. */
 	if (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
 	    __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED))
-		return NULL;
+		return pt_unlikely(t->shared) ? enter_lost_shared(t) : NULL;
 	if (pt_unlikely(t->shared)) {
 		/* Another thread runs with this state too (pt_thread_share): the
 		 * guard is a lock between them; the loser's event is counted. */
 		int free_guard = 0;
 		if (!atomic_compare_exchange_strong(&t->guard, &free_guard, 1))
-			return NULL;
+			return enter_lost_shared(t);
 	} else if (pt_likely(pt_asym_fence)) {
 		atomic_store_explicit(&t->guard, 1, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);

@@ -64,7 +64,8 @@ __attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, u
 void pt_note_nested_event(void)
 {
 	pt_thread *t = pt_tls;
-	if (t &&
+	/* A shared state's losses are counted by pt_enter itself. */
+	if (t && !t->shared &&
 	    (atomic_load_explicit(&t->guard, memory_order_relaxed) ||
 	     __atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)) &&
 	    pt_state_writable(atomic_load_explicit(&pt_state, memory_order_relaxed)))
