@@ -63,21 +63,19 @@ int pt_wlog_put_compact(pt_wlog *l, uint64_t ticks, uint32_t word, unsigned shif
  * bytes being written. cword2, when not 0, is a second compact word with
  * no fields at the same ticks (a call's end after its record): room for
  * both is checked first, so both are written or neither. 1 when written.
- * pt_wlog_fast_fits stands for put_compact's checks of cur, end and dead. */
+ * pt_fast_fits stands for put_compact's checks of cur, end and dead. */
 static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint64_t ticks,
                                                               uint32_t cword, unsigned shift,
                                                               const void *cp, size_t clen,
                                                               uint32_t cword2, unsigned flags)
 {
-	if (!pt_likely(t && cword && !__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
+	if (!pt_likely(t && cword && pt_fast_begin(pt_wlog_fast(&t->log))))
 		return 0;
-	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
 	pt_wlog *l = &t->log;
 	char *cur = l->cur;
 	uint64_t d = ticks - l->last;
 	int done = 0;
-	if (pt_likely(pt_wlog_fast_fits(l, cur, 8 + clen + (cword2 ? 4 : 0), d, shift) &&
+	if (pt_likely(pt_fast_fits(pt_wlog_fast(l), cur, 8 + clen + (cword2 ? 4 : 0), d, shift) &&
 	              (l->ctx || !(flags & PT_CTX_NEED)))) {
 		cur = store_cfields(cur, d, cword, shift, cp, clen);
 		if (cword2) {
@@ -92,8 +90,7 @@ static inline __attribute__((always_inline)) int fast_compact(pt_thread *t, uint
 		__atomic_store_n(&l->cur, cur, __ATOMIC_RELEASE);
 		done = 1;
 	}
-	atomic_signal_fence(memory_order_seq_cst);
-	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	pt_fast_close(pt_wlog_fast(l));
 	return done;
 }
 

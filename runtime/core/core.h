@@ -252,19 +252,14 @@ static inline char *pt_wlog_fast_end(const pt_wlog *l)
 {
 	return l->end ? l->end - PT_TAIL_RESERVE : NULL;
 }
-/* The compact fast path's test (compact.c; pt_fast_words the same): room bytes free
- * at cur before limit, which while it is not NULL is the window's fast end
- * of an open log with nothing lost to say first (pt_leave sets it so, not
- * while lost_records is not 0; closing and a failed window switch clear
- * it); a delta d from the previous record that fits the word's 32 - shift
- * bits (a time before that record's does not); no signal handler's record
- * dropped meanwhile. */
-static inline int pt_wlog_fast_fits(const pt_wlog *l, const char *cur, size_t room, uint64_t d,
-                                    unsigned shift)
+/* The fast paths' view of a log (pt_runtime.h: pt_fast_begin,
+ * pt_fast_fits, pt_fast_words; core.c checks the layout). limit, while it
+ * is not NULL, is the window's fast end of an open log with nothing lost
+ * to say first: pt_leave sets it so, not while lost_records is not 0;
+ * pt_enter, closing and a failed window switch clear it. */
+static inline pt_log_fast *pt_wlog_fast(pt_wlog *l)
 {
-	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
-	return PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && (d >> (32 - shift)) == 0 &&
-	       !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED);
+	return (pt_log_fast *)(void *)l;
 }
 /* Like pt_wlog_put, for a record that ends a log (THREAD_END, EXIT): may
  * use the tail reserve. */

@@ -90,27 +90,18 @@ static inline __attribute__((always_inline)) uint64_t func_word(unsigned kind, u
 /* Fast paths, given the time. Every call out of them is a tail call, so
  * with the TSC the hooks are leaf functions with no prologue. */
 
-/* The fast path's guard against a signal handler on the same thread:
- * everything between hook_begin and hook_end (loads of the position, the
- * previous time and function, the record's store, their updates) happens
- * either wholly before or wholly after any hook the handler runs. Only
- * compiler barriers: a handler sees its own thread's stores in program
- * order. 0 when the event must be dropped: written, it would land on the
- * record in progress, and the interrupted hook would then move the log's
- * position into the middle of the handler's records. */
+/* The fast path's guard against a signal handler on the same thread
+ * (pt_fast_begin): 0 when the event must be dropped; written, it would
+ * land on the record in progress, and the interrupted hook would then move
+ * the log's position into the middle of the handler's records. */
 static inline __attribute__((always_inline)) PT_NOINST int hook_begin(pt_thread *t)
 {
-	if (pt_unlikely(__atomic_load_n(&t->log.in_hook, __ATOMIC_RELAXED)))
-		return 0;
-	__atomic_store_n(&t->log.in_hook, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
-	return 1;
+	return pt_fast_begin(pt_wlog_fast(&t->log));
 }
 
 static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *t)
 {
-	atomic_signal_fence(memory_order_seq_cst);
-	__atomic_store_n(&t->log.in_hook, 0, __ATOMIC_RELAXED);
+	pt_fast_close(pt_wlog_fast(&t->log));
 }
 
 /* The short form (format 3.0, 2 bytes) when the previous function record

@@ -170,7 +170,9 @@ PT_HIDDEN uint64_t pt_emit_compact(uint64_t ticks, uint32_t cword, unsigned shif
  * record lost, a LOST record) and when a record goes through
  * pt_emit_compact's slow path; a family sets it after its own record,
  * before pt_fast_close. */
-typedef struct pt_log_fast {
+/* may_alias: the same bytes are read and written as core.h's pt_wlog;
+ * without it the compiler could assume the two types never overlap. */
+typedef struct __attribute__((may_alias)) pt_log_fast {
 	char *cur;
 	char *limit;
 	uint64_t last;
@@ -181,23 +183,49 @@ typedef struct pt_log_fast {
 } pt_log_fast;
 extern PT_HIDDEN __thread pt_thread *pt_tls __attribute__((tls_model("initial-exec")));
 
-/* This thread's log with in_hook set (a signal handler's records are
- * dropped until pt_fast_close), or NULL: no state yet, or a fast path
- * already in progress on this thread. */
-static inline __attribute__((always_inline)) pt_log_fast *pt_fast_open(void)
+/* Every fast path's guard against a signal handler on the same thread
+ * (the hooks', the families'): everything between pt_fast_begin and
+ * pt_fast_close (loads of the position and the previous time, the
+ * record's stores, their updates) happens wholly before or wholly after
+ * any record the handler writes. Only compiler barriers: a handler sees
+ * its own thread's stores in program order. 0 when a fast path is already
+ * in progress on this thread: the record must be dropped (written, it
+ * would land on the one in progress). */
+static inline __attribute__((always_inline)) int pt_fast_begin(pt_log_fast *l)
 {
-	pt_log_fast *l = (pt_log_fast *)(void *)PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
-	if (!pt_likely(l && !__atomic_load_n(&l->in_hook, __ATOMIC_RELAXED)))
-		return NULL;
+	if (!pt_likely(!__atomic_load_n(&l->in_hook, __ATOMIC_RELAXED)))
+		return 0;
 	__atomic_store_n(&l->in_hook, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return l;
+	return 1;
 }
 
 static inline __attribute__((always_inline)) void pt_fast_close(pt_log_fast *l)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&l->in_hook, 0, __ATOMIC_RELAXED);
+}
+
+/* This thread's log with pt_fast_begin done, or NULL: no state yet, or a
+ * fast path already in progress on this thread. */
+static inline __attribute__((always_inline)) pt_log_fast *pt_fast_open(void)
+{
+	pt_log_fast *l = (pt_log_fast *)(void *)PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
+	return pt_likely(l && pt_fast_begin(l)) ? l : NULL;
+}
+
+/* Whether a compact record of room bytes (the bytes stored, zeros past it
+ * included) may go at cur now: limit not NULL (core.h says when it is)
+ * and room before it; a delta d from the previous record that fits the
+ * word's 32 - shift bits (a time before that record's does not); no
+ * signal handler's record dropped meanwhile (counted first). */
+static inline __attribute__((always_inline)) int pt_fast_fits(const pt_log_fast *l,
+                                                              const char *cur, size_t room,
+                                                              uint64_t d, unsigned shift)
+{
+	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
+	return PT_WRITE_COMPACT && (uintptr_t)cur + room <= limit && (d >> (32 - shift)) == 0 &&
+	       !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED);
 }
 
 /* A compact record on an open log, its fields as the words they are
@@ -212,13 +240,9 @@ static inline __attribute__((always_inline)) int pt_fast_words(pt_log_fast *l, u
 {
 	char *cur = l->cur;
 	uint64_t d = ticks - l->last;
-	uintptr_t limit = (uintptr_t)__atomic_load_n(&l->limit, __ATOMIC_RELAXED);
 	/* room for the three stores below (the bytes past the record are
-	 * zeros nothing was written to yet); a delta that fits the word; no
-	 * signal handler's record dropped to count first */
-	if (!pt_likely(PT_WRITE_COMPACT && (uintptr_t)cur + 24 <= limit &&
-	               (d >> (32 - shift)) == 0 &&
-	               !__atomic_load_n(&l->nested_lost, __ATOMIC_RELAXED)))
+	 * zeros nothing was written to yet) */
+	if (!pt_likely(pt_fast_fits(l, cur, 24, d, shift)))
 		return 0;
 	/* the fields past the first four first, then the word and those four
 	 * in one store: a reader sees zeros (the end) until then */
