@@ -236,6 +236,21 @@ def check(prv, summary_path=None):
     rows_ok = set()
     labelled = set()
 
+    def state(lineno, key, b, e, st):
+        """A state record's checks (both paths below), and its time added."""
+        if b >= e:
+            P.add("line %d: empty or reversed state %d..%d" % (lineno, b, e))
+        if e > end:
+            P.add("line %d: state ends at %d after the trace end %d" % (lineno, e, end))
+        if b < last_state_end.get(key, 0):
+            P.add("line %d: state %d..%d overlaps the previous state of thread %d.%d.%d (ends %d)"
+                  % ((lineno, b, e) + key + (last_state_end[key],)))
+        if b < last_state_begin.get(key, 0):
+            P.add("line %d: states of thread %d.%d.%d out of order" % ((lineno,) + key))
+        last_state_end[key] = e
+        last_state_begin[key] = b
+        state_ns[key + (st,)] += e - b
+
     def thread_ok(cpu, appl, task, thread, lineno):
         if (cpu, appl, task, thread) in rows_ok:
             return True
@@ -372,19 +387,7 @@ def check(prv, summary_path=None):
                 except ValueError:
                     b = -1
                 if row and st is not None and b >= 0:
-                    key = row[0]
-                    if b >= e:
-                        P.add("line %d: empty or reversed state %d..%d" % (lineno, b, e))
-                    if e > end:
-                        P.add("line %d: state ends at %d after the trace end %d" % (lineno, e, end))
-                    if b < last_state_end.get(key, 0):
-                        P.add("line %d: state %d..%d overlaps the previous state of thread %d.%d.%d (ends %d)"
-                              % ((lineno, b, e) + key + (last_state_end[key],)))
-                    if b < last_state_begin.get(key, 0):
-                        P.add("line %d: states of thread %d.%d.%d out of order" % ((lineno,) + key))
-                    last_state_end[key] = e
-                    last_state_begin[key] = b
-                    state_ns[key + (st,)] += e - b
+                    state(lineno, row[0], b, e, st)
                     if b < last_time:
                         P.add("line %d: time %d before the previous record's %d (body not sorted)"
                               % (lineno, b, last_time))
@@ -456,22 +459,10 @@ def check(prv, summary_path=None):
             cpu, appl, task, th, b, e, st = nums
             if (cpu, appl, task, th) not in rows_ok and not thread_ok(cpu, appl, task, th, lineno):
                 continue
-            key = (appl, task, th)
             t = b
-            if b >= e:
-                P.add("line %d: empty or reversed state %d..%d" % (lineno, b, e))
-            if e > end:
-                P.add("line %d: state ends at %d after the trace end %d" % (lineno, e, end))
-            if b < last_state_end.get(key, 0):
-                P.add("line %d: state %d..%d overlaps the previous state of thread %d.%d.%d (ends %d)"
-                      % (lineno, b, e, appl, task, th, last_state_end[key]))
-            if b < last_state_begin.get(key, 0):
-                P.add("line %d: states of thread %d.%d.%d out of order" % (lineno, appl, task, th))
-            last_state_end[key] = e
-            last_state_begin[key] = b
+            state(lineno, (appl, task, th), b, e, st)
             if st not in states_named:
                 P.add("line %d: state %d not named in the .pcf" % (lineno, st))
-            state_ns[appl, task, th, st] += e - b
         elif kind == "3":
             if len(nums) != 14:
                 P.add("line %d: communication record with %d fields" % (lineno, len(nums)))
