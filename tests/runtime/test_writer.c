@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -350,6 +352,62 @@ static void test_clock_refreshed_at_close(void)
 	CU_ASSERT(mono_ns > 45e6);
 	/* 20 ns for each pair's reading, against 50 ms */
 	CU_ASSERT(span_ns > mono_ns - 1000 && span_ns < mono_ns + 1000);
+}
+
+/* A clock pair is the time reference of its whole file: a pair whose two
+ * readings a signal handler (or a preemption, or the host) comes between
+ * would shift every time in the file by that long. A timer's handler
+ * spinning 5 us every 50 us lands in the middle of some of 100,000 pairs
+ * read back to back; consecutive pairs must still agree on the time that
+ * passed between them. */
+static volatile sig_atomic_t spins;
+static void spin_handler(int sig)
+{
+	(void)sig;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 5000);
+	spins++;
+}
+
+static void test_clock_pair_interrupted(void)
+{
+	if (pt_clock.source != PT_CLOCK_TSC)
+		return; /* ticks are the monotonic reading itself */
+	pt_clock_cal cal;
+	uint64_t at;
+	pt_clock_current(&cal, &at);
+	long double per_tick = (long double)cal.mult / (long double)(1ull << cal.shift);
+	struct sigaction sa = {.sa_handler = spin_handler}, old;
+	sigemptyset(&sa.sa_mask);
+	CU_ASSERT_EQUAL_FATAL(sigaction(SIGALRM, &sa, &old), 0);
+	struct itimerval it = {{0, 50}, {0, 50}}, off = {{0, 0}, {0, 0}};
+	spins = 0;
+	CU_ASSERT_EQUAL_FATAL(setitimer(ITIMER_REAL, &it, NULL), 0);
+	enum { N = 100000 };
+	long bad = 0;
+	long double worst = 0;
+	pt_clock_pair prev, cur;
+	pt_clock_pair_now(&prev);
+	for (int i = 0; i < N; i++, prev = cur) {
+		pt_clock_pair_now(&cur);
+		long double d = (long double)(cur.mono_ns - prev.mono_ns) -
+				(long double)(cur.ticks - prev.ticks) * per_tick;
+		if (d < 0)
+			d = -d;
+		if (d > worst)
+			worst = d;
+		bad += d > 1000;
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	CU_ASSERT(spins > 10); /* the handler did come between */
+	if (bad)
+		fprintf(stderr, "\n    %ld of %d pairs off by more than 1 us (worst %.0Lf ns, %d signals)\n",
+			bad, N, worst, (int)spins);
+	CU_ASSERT_EQUAL(bad, 0);
 }
 
 static void test_records_and_header(void)
@@ -933,6 +991,7 @@ int main(void)
 	CU_add_test(s, "PARATRACE_RUN round trip", test_run_env_roundtrip);
 	CU_add_test(s, "records and header", test_records_and_header);
 	CU_add_test(s, "TSC calibration refreshed at close", test_clock_refreshed_at_close);
+	CU_add_test(s, "a clock pair a signal handler comes between", test_clock_pair_interrupted);
 	CU_add_test(s, "delta overflow -> TIME", test_delta_overflow);
 	CU_add_test(s, "window switch", test_window_switch);
 	CU_add_test(s, "one-word records", test_word_records);
