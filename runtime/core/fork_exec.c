@@ -110,12 +110,9 @@ static void restart_thread_in_child(void)
 	self->tid = pt_gettid();
 	atomic_store(&self->guard, 1);
 	if (pt_open_thread_log(self) != 0) {
-		/* Not freed: a wrapper this fork interrupted (a signal
-		 * handler's fork inside a read) holds the state across its
-		 * real call (pt_fast_log). Zeroed above, its limit NULL: that
-		 * wrapper's record goes to the slow path, which finds no state. */
 		pt_tls = NULL;
 		pt_tls_state = PT_TLS_FINISHED;
+		pt_thread_free(self);
 		return;
 	}
 	pt_keep_slow_if_needed(self);
@@ -189,12 +186,6 @@ int pt_adopt_child(void)
 	/* (A child of a parent that had not started tracing yet still may.) */
 	if (!ok && state != PT_STATE_UNINIT && state != PT_STATE_INITIALIZING) {
 		atomic_store(&pt_state, PT_STATE_OFF);
-		/* A wrapper holding the state across a call (pt_fast_log) must
-		 * not write to the parent's window (not inherited) from here:
-		 * MADV_WIPEONFORK zeroes the limit already where the kernel
-		 * has it. */
-		if (pt_tls)
-			__atomic_store_n(&pt_tls->log.limit, NULL, __ATOMIC_RELAXED);
 		pt_tls = NULL;
 		pt_tls_state = PT_TLS_FINISHED;
 	}

@@ -84,20 +84,6 @@ static inline __attribute__((always_inline)) uint64_t pt_now(void)
 	return pt_mono_ns();
 }
 
-/* pt_now for a caller that read pt_clock_use_tsc before a system call and
- * kept it (tsc): the flag lives among the hot data, a page that costs a
- * page walk after the call where the system call empties the TLB. */
-static inline __attribute__((always_inline)) uint64_t pt_now_known(int tsc)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (pt_likely(tsc))
-		return __rdtsc();
-#else
-	(void)tsc;
-#endif
-	return pt_mono_ns();
-}
-
 /* ---- a library call recorded whole ------------------------------------ */
 /* Nonzero while this thread is inside a library call that its family
  * records as one call (an MPI call, from its MPI_CALL to its end): what
@@ -220,28 +206,12 @@ static inline __attribute__((always_inline)) void pt_fast_close(pt_log_fast *l)
 	__atomic_store_n(&l->in_hook, 0, __ATOMIC_RELAXED);
 }
 
-/* This thread's log (its state), NULL when it has none yet. A caller may
- * keep it across a call of the program's (the I/O wrappers keep it across
- * the real call: after the system call, the TLS block would be one more
- * page walk): a thread's state stays where it is while the thread lives,
- * a fork child's included (restart_thread_in_child reuses it, a child
- * that cannot trace keeps it with its limit NULL). */
-static inline __attribute__((always_inline)) pt_log_fast *pt_fast_log(void)
-{
-	return (pt_log_fast *)(void *)PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
-}
-
-/* l (pt_fast_log's, NULL or not) with pt_fast_begin done, or NULL: no
- * state, or a fast path already in progress on this thread. */
-static inline __attribute__((always_inline)) pt_log_fast *pt_fast_open_log(pt_log_fast *l)
-{
-	return pt_likely(l && pt_fast_begin(l)) ? l : NULL;
-}
-
-/* This thread's log with pt_fast_begin done, or NULL (pt_fast_open_log). */
+/* This thread's log with pt_fast_begin done, or NULL: no state yet, or a
+ * fast path already in progress on this thread. */
 static inline __attribute__((always_inline)) pt_log_fast *pt_fast_open(void)
 {
-	return pt_fast_open_log(pt_fast_log());
+	pt_log_fast *l = (pt_log_fast *)(void *)PT_TLS_AT(pt_thread *, pt_tls_off, pt_tls);
+	return pt_likely(l && pt_fast_begin(l)) ? l : NULL;
 }
 
 /* Whether a compact record of room bytes (the bytes stored, zeros past it

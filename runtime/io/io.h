@@ -80,100 +80,74 @@ static inline __attribute__((always_inline)) uint32_t pt_io_file_known(int fd)
  * when it is not yet, the full records. */
 PT_HIDDEN int pt_io_begin_slow(unsigned op, int fd, uint64_t size);
 PT_HIDDEN void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, int opened_fd);
-/* The compact records' fallback when the fast path cannot write them (a
- * window to switch, inside the runtime, no state yet): pt_emit_compact,
- * out of line so that the wrappers' common path stays short (the four
- * commonest share one page of code). */
-PT_HIDDEN __attribute__((cold)) int pt_io_call_c_slow(uint64_t now, unsigned op, int fd,
-                                                      uint32_t file, uint64_t size);
-PT_HIDDEN __attribute__((cold)) void pt_io_end_c_slow(uint64_t now, unsigned op, int64_t result);
 
-/* What pt_io_begin hands pt_io_end across the real call: whether the call
- * is recorded (on), the thread's log (pt_fast_log's, NULL: look again)
- * and the clock's kind. Kept in registers or on the stack, so that after
- * the system call the wrapper reads neither the TLS block nor the hot
- * data: on a kernel with page-table isolation and no PCID every system
- * call empties the TLB, and each page touched after it is a page walk.
- * The pages left after the call are the wrapper's code, its stack, the
- * log's fields (the thread state's first page) and the log's window. */
-typedef struct pt_io_rec {
-	pt_log_fast *l;
-	int on;
-	int tsc;
-} pt_io_rec;
-
-/* IO_CALL, stamped now; .on when recording (pt_io_end to follow), 0 when
+/* IO_CALL, stamped now; 1 when recording (pt_io_end to follow), 0 when
  * not. The common call, on a named descriptor with a size below 2^32, is
  * a 12-byte compact record written inline by the thread's fast path
  * (pt_fast_words: no pt_enter, no lock, no call but for a full window). */
-static inline __attribute__((always_inline)) pt_io_rec pt_io_begin(unsigned op, int fd,
-                                                                   uint64_t size)
+static inline __attribute__((always_inline)) int pt_io_begin(unsigned op, int fd, uint64_t size)
 {
-	pt_io_rec k = {NULL, 0, 0};
 	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
 	    PT_TLS_AT(int, pt_io_depth_off, pt_io_depth))
-		return k;
+		return 0;
 	uint32_t file = pt_io_file_known(fd);
 	if (pt_likely(file && file < (1u << 16) && size <= UINT32_MAX)) {
+		pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
 		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8;
-		k.tsc = pt_clock_use_tsc;
-		uint64_t now = pt_now_known(k.tsc);
-		k.l = pt_fast_log();
-		pt_log_fast *l = pt_fast_open_log(k.l);
+		uint64_t now = pt_now();
+		pt_log_fast *l = pt_fast_open();
 		if (pt_likely(l)) {
 			/* pt_io_c_call: fd and file in the word's upper half, the
 			 * size in the next word */
 			int done =
-			    pt_fast_words(l, now, cword, PT_IO_C_SHIFT, (uint16_t)fd | file << 16,
-			                  size, 0, sizeof(pt_io_c_call));
+			    pt_fast_words(l, now, cword, PT_IO_C_SHIFT,
+			                  c.fd | (uint32_t)c.file << 16, c.size, 0, sizeof c);
 			pt_fast_close(l);
-			if (pt_likely(done)) {
-				k.on = 1;
-				return k;
-			}
+			if (pt_likely(done))
+				return 1;
 		}
-		k.on = pt_io_call_c_slow(now, op, fd, file, size);
-		return k;
+		pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
+		return pt_emit_compact(now, cword, PT_IO_C_SHIFT, &c, sizeof c, 0, PT_REC_IO_CALL,
+		                       op, &r, sizeof r) != 0;
 	}
-	k.tsc = pt_clock_use_tsc;
-	k.on = pt_io_begin_slow(op, fd, size);
-	return k;
+	return pt_io_begin_slow(op, fd, size);
 }
 
 /* pt_io_begin for a call with no descriptor yet (an open): no file to
  * look up, so the full record. Its own function, not pt_io_begin with -1:
  * GCC without optimisation inlines the lookup with that constant and
  * warns of an access before the descriptor table. */
-static inline pt_io_rec pt_io_begin_open(unsigned op)
+static inline int pt_io_begin_open(unsigned op)
 {
-	pt_io_rec k = {NULL, 0, pt_clock_use_tsc};
 	if (!__atomic_load_n(&pt_io_on, __ATOMIC_ACQUIRE) ||
 	    PT_TLS_AT(int, pt_io_depth_off, pt_io_depth))
-		return k;
-	k.on = pt_io_begin_slow(op, -1, 0);
-	return k;
+		return 0;
+	return pt_io_begin_slow(op, -1, 0);
 }
 
-/* IO_END of a call begun with pt_io_begin (k, its .on set): its result
- * (bytes, a descriptor, -1), and err when it failed (read only then).
+/* IO_END of a call begun with pt_io_begin: its result (bytes, a
+ * descriptor, -1), and err when it failed (read only then).
  * opened_fd >= 0: the call opened it (its file named here). errno is left
  * as the real call left it (err when it failed). The common end, a result
  * below 2^32, is an 8-byte compact record. */
-static inline __attribute__((always_inline)) void
-pt_io_end(pt_io_rec k, unsigned op, int64_t result, int failed, int err, int opened_fd)
+static inline __attribute__((always_inline)) void pt_io_end(unsigned op, int64_t result, int failed,
+                                                            int err, int opened_fd)
 {
 	if (pt_likely(!failed && opened_fd < 0 && (uint64_t)result <= UINT32_MAX)) {
+		uint32_t r32 = (uint32_t)result;
 		uint32_t cword = PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8;
-		uint64_t now = pt_now_known(k.tsc);
-		pt_log_fast *l = pt_fast_open_log(k.l ? k.l : pt_fast_log());
+		uint64_t now = pt_now();
+		pt_log_fast *l = pt_fast_open();
 		if (pt_likely(l)) {
-			int done = pt_fast_words(l, now, cword, PT_IO_C_SHIFT, (uint32_t)result, 0,
-			                         0, sizeof(uint32_t));
+			int done =
+			    pt_fast_words(l, now, cword, PT_IO_C_SHIFT, r32, 0, 0, sizeof r32);
 			pt_fast_close(l);
 			if (pt_likely(done))
 				return;
 		}
-		pt_io_end_c_slow(now, op, result);
+		pt_rec_io_end e = {.result = result};
+		pt_emit_compact(now, cword, PT_IO_C_SHIFT, &r32, sizeof r32, 0, PT_REC_IO_END, op,
+		                &e, PT_REC_IO_END_MIN);
 		return;
 	}
 	pt_io_end_slow(op, result, failed, err, opened_fd);

@@ -34,11 +34,11 @@ PT_REAL_DECL_HOT(fwrite);
  * IO_END. `call` is an expression of the real function. */
 #define IO_BYTES_CALL(op, fd, size, call)                                                          \
 	do {                                                                                       \
-		pt_io_rec k_ = pt_io_begin(op, fd, size);                                          \
-		if (!k_.on)                                                                        \
+		int t_ = pt_io_begin(op, fd, size);                                                \
+		if (!t_)                                                                           \
 			return call;                                                               \
 		ssize_t r_ = call;                                                                 \
-		pt_io_end(k_, op, r_, r_ < 0, r_ < 0 ? errno : 0, -1);                             \
+		pt_io_end(op, r_, r_ < 0, r_ < 0 ? errno : 0, -1);                                 \
 		return r_;                                                                         \
 	} while (0)
 
@@ -118,11 +118,11 @@ PT_EXPORT PT_HOT int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	int (*real)(int, unsigned long, ...) = PT_REAL(ioctl);
-	pt_io_rec k = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
-	if (!k.on)
+	int t = pt_io_begin(PT_IO_OP_IOCTL, fd, 0);
+	if (!t)
 		return real(fd, request, arg);
 	int r = real(fd, request, arg);
-	pt_io_end(k, PT_IO_OP_IOCTL, r, r == -1, errno, -1);
+	pt_io_end(PT_IO_OP_IOCTL, r, r == -1, errno, -1);
 	return r;
 }
 
@@ -137,14 +137,14 @@ static inline int io_fileno(FILE *f)
  * error flag says so (not at the end of a file). */
 #define IO_STDIO_CALL(op, f, size, n, call)                                                        \
 	do {                                                                                       \
-		pt_io_rec k_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));              \
-		if (!k_.on)                                                                        \
+		int t_ = pt_io_begin(op, io_fileno(f), (uint64_t)(size) * (n));                    \
+		if (!t_)                                                                           \
 			return call;                                                               \
 		pt_io_depth++;                                                                     \
 		size_t r_ = call;                                                                  \
 		int e_ = errno;                                                                    \
 		pt_io_depth--;                                                                     \
-		pt_io_end(k_, op, (int64_t)(r_ * (size)), r_ < (n) && ferror_unlocked(f), e_, -1); \
+		pt_io_end(op, (int64_t)(r_ * (size)), r_ < (n) && ferror_unlocked(f), e_, -1);     \
 		return r_;                                                                         \
 	} while (0)
 

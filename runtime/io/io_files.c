@@ -118,22 +118,6 @@ int pt_io_begin_slow(unsigned op, int fd, uint64_t size)
 	return 1;
 }
 
-int pt_io_call_c_slow(uint64_t now, unsigned op, int fd, uint32_t file, uint64_t size)
-{
-	pt_io_c_call c = {(uint16_t)fd, (uint16_t)file, (uint32_t)size};
-	pt_rec_io_call r = {.size = size, .fd = fd, .file = file};
-	return pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_IO_CALL_C | op << 8, PT_IO_C_SHIFT, &c,
-	                       sizeof c, 0, PT_REC_IO_CALL, op, &r, sizeof r) != 0;
-}
-
-void pt_io_end_c_slow(uint64_t now, unsigned op, int64_t result)
-{
-	uint32_t r32 = (uint32_t)result;
-	pt_rec_io_end e = {.result = result};
-	pt_emit_compact(now, PT_COMPACT_FLAG | PT_REC_IO_END_C | op << 8, PT_IO_C_SHIFT, &r32,
-	                sizeof r32, 0, PT_REC_IO_END, op, &e, PT_REC_IO_END_MIN);
-}
-
 void pt_io_end_slow(unsigned op, int64_t result, int failed, int err, int opened_fd)
 {
 	pt_thread *t = pt_enter();

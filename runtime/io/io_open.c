@@ -30,11 +30,11 @@ static inline int io_wants_mode(int flags)
 static int io_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	int (*real)(int, const char *, int, ...) = PT_REAL(openat);
-	pt_io_rec k = pt_io_begin_open(PT_IO_OP_OPEN);
-	if (!k.on)
+	int t = pt_io_begin_open(PT_IO_OP_OPEN);
+	if (!t)
 		return real(dirfd, path, flags, mode);
 	int fd = real(dirfd, path, flags, mode);
-	pt_io_end(k, PT_IO_OP_OPEN, fd, fd < 0, errno, fd);
+	pt_io_end(PT_IO_OP_OPEN, fd, fd < 0, errno, fd);
 	return fd;
 }
 
@@ -98,38 +98,38 @@ PT_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
     __attribute__((alias("__openat_2")));
 
 /* ---- streams -------------------------------------------------------------- */
-static FILE *io_stream_opened(pt_io_rec k, unsigned op, FILE *f)
+static FILE *io_stream_opened(unsigned op, FILE *f)
 {
 	int e = errno;
 	pt_io_depth--;
 	int fd = f ? fileno_unlocked(f) : -1;
-	pt_io_end(k, op, fd, f == NULL, e, fd);
+	pt_io_end(op, fd, f == NULL, e, fd);
 	return f;
 }
 
 PT_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	FILE *(*real)(const char *, const char *) = PT_REAL(fopen);
-	pt_io_rec k = pt_io_begin_open(PT_IO_OP_FOPEN);
-	if (!k.on)
+	int t = pt_io_begin_open(PT_IO_OP_FOPEN);
+	if (!t)
 		return real(path, mode);
 	pt_io_depth++;
-	return io_stream_opened(k, PT_IO_OP_FOPEN, real(path, mode));
+	return io_stream_opened(PT_IO_OP_FOPEN, real(path, mode));
 }
 PT_EXPORT FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
 
 PT_EXPORT FILE *fdopen(int fd, const char *mode)
 {
 	FILE *(*real)(int, const char *) = PT_REAL(fdopen);
-	pt_io_rec k = pt_io_begin(PT_IO_OP_FDOPEN, fd, 0);
-	if (!k.on)
+	int t = pt_io_begin(PT_IO_OP_FDOPEN, fd, 0);
+	if (!t)
 		return real(fd, mode);
 	pt_io_depth++;
 	FILE *f = real(fd, mode);
 	/* The stream's descriptor keeps the file it named. */
 	int e = errno;
 	pt_io_depth--;
-	pt_io_end(k, PT_IO_OP_FDOPEN, f ? fd : -1, f == NULL, e, -1);
+	pt_io_end(PT_IO_OP_FDOPEN, f ? fd : -1, f == NULL, e, -1);
 	return f;
 }
 
@@ -137,8 +137,8 @@ PT_EXPORT int fclose(FILE *f)
 {
 	int (*real)(FILE *) = PT_REAL(fclose);
 	int fd = f ? fileno_unlocked(f) : -1;
-	pt_io_rec k = pt_io_begin(PT_IO_OP_FCLOSE, fd, 0);
-	if (!k.on) {
+	int t = pt_io_begin(PT_IO_OP_FCLOSE, fd, 0);
+	if (!t) {
 		int r = real(f);
 		if (fd >= 0)
 			pt_io_fd_forget(fd);
@@ -151,7 +151,7 @@ PT_EXPORT int fclose(FILE *f)
 	/* Closed whatever fclose returns (a failed flush still closes). */
 	if (fd >= 0)
 		pt_io_fd_forget(fd);
-	pt_io_end(k, PT_IO_OP_FCLOSE, r, r != 0, e, -1);
+	pt_io_end(PT_IO_OP_FCLOSE, r, r != 0, e, -1);
 	return r;
 }
 
@@ -160,13 +160,13 @@ PT_EXPORT int close(int fd)
 	if (pt_fd_not_open(fd))
 		return -1;
 	int (*real)(int) = PT_REAL(close);
-	pt_io_rec k = pt_io_begin(PT_IO_OP_CLOSE, fd, 0);
+	int t = pt_io_begin(PT_IO_OP_CLOSE, fd, 0);
 	/* Linux frees the number even when close fails (EINTR, EIO). */
 	pt_io_fd_forget(fd);
-	if (!k.on)
+	if (!t)
 		return real(fd);
 	int r = real(fd);
-	pt_io_end(k, PT_IO_OP_CLOSE, r, r != 0, errno, -1);
+	pt_io_end(PT_IO_OP_CLOSE, r, r != 0, errno, -1);
 	return r;
 }
 PT_EXPORT int __close(int fd) __attribute__((alias("close")));
