@@ -22,11 +22,12 @@ while (($#)); do
 done
 if ((do_build)); then
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	cmake --build "$build" -j2 --target pt_io_bench pt_io_fake trace >/dev/null
+	cmake --build "$build" -j2 --target pt_io_bench pt_io_fake pt_io_null trace >/dev/null
 fi
 # The build's own library: a tree also holds installed copies (tests'
 # prefixes) that may be older than it.
 bench="$build/bin/pt_io_bench" lib="$build/lib/libtrace.so" fake="$build/lib/libpt_io_fake.so"
+null="$build/lib/libpt_io_null.so"
 [ -x "$bench" ] && [ -f "$lib" ] || { echo "run.sh: no bin/pt_io_bench or lib/libtrace.so in $build" >&2; exit 1; }
 [ -z "$before" ] || [ -f "$before" ] || { echo "run.sh: no $before" >&2; exit 1; }
 dir=$(mktemp -d)
@@ -86,5 +87,38 @@ if [ -f "$fake" ]; then
 	row "write, no system call (io_fake.c)" 0 write "$ops"
 	stand_in=""
 fi
+if [ -f "$null" ]; then
+	# the same with a null system call: our part with its page walks
+	stand_in=$null
+	row "pread, a null system call (getppid)" 0 pread "$ops" "$dir/file"
+	row "write, a null system call (getppid)" 0 write "$ops"
+	stand_in=""
+fi
+# with a system call of no wrapper's between two preads: the TLB is
+# emptied before the wrapper's begin too
+row "pread, then getppid, the two" 0 pread-sys "$ops" "$dir/file"
 row "malloc(64)+free, PARATRACE_MEMORY=1" 1 malloc "$ops"
 row "malloc(64)+free, memory off (default)" 0 malloc "$ops"
+# The machine's part of what the wrappers add, untraced: the clock, per
+# read; a system call of no wrapper's followed by loads from no page and
+# from 5 pages far apart, alternating (the difference, over 5: what one
+# page touched after a system call costs, a page walk where the call
+# empties the TLB).
+machine() { # label args...
+	local label=$1 v=""
+	shift
+	for ((i = 0; i < reps; i++)); do v+="$(plain "$@")"$'\n'; done
+	printf '%-44s %10s\n' "$label (ns)" "$(printf '%s' "$v" | median)"
+}
+echo "the machine, untraced (median of $reps runs)"
+machine "the clock (rdtsc), one read" clock "$ops"
+pages0="" pages5=""
+for ((i = 0; i < reps; i++)); do
+	pages0+="$(plain pages "$ops" 0)"$'\n'
+	pages5+="$(plain pages "$ops" 5)"$'\n'
+done
+p0=$(printf '%s' "$pages0" | median) p5=$(printf '%s' "$pages5" | median)
+printf '%-44s %10s\n' "getppid, then no page touched (ns)" "$p0"
+printf '%-44s %10s\n' "getppid, then 5 pages touched (ns)" "$p5"
+printf '%-44s %10s\n' "one page touched after a system call (ns)" \
+	"$(awk -v a="$p0" -v b="$p5" 'BEGIN { printf "%.2f", (b - a) / 5 }')"

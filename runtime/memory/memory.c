@@ -131,11 +131,16 @@ PT_EXPORT PT_HOT void free(void *p)
 	if (pt_unlikely(pt_bump_owns(p)))
 		return;
 	/* dlsym resolving free itself frees what it allocated before (an old
-	 * error string): that block is left, once, rather than recursing. */
-	if (pt_unlikely(pt_real_in_progress()) &&
-	    !__atomic_load_n(&pt_real_slot_free, __ATOMIC_RELAXED))
-		return;
-	void (*real)(void *) = PT_REAL(free);
+	 * error string): that block is left, once, rather than recursing.
+	 * The slot first: once it is set (mem_init sets it), the common path
+	 * reads no TLS for this. */
+	void (*real)(void *) =
+	    (void (*)(void *))__atomic_load_n(&pt_real_slot_free, __ATOMIC_RELAXED);
+	if (pt_unlikely(!real)) {
+		if (pt_real_in_progress())
+			return;
+		real = PT_REAL(free);
+	}
 	if (mem_skip()) {
 		real(p);
 		return;
