@@ -71,7 +71,7 @@ static void tight_pair(uint64_t *tsc, uint64_t *mono)
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 16; i++) {
 		uint64_t a = pt_mono_ns();
-		uint64_t t = __rdtsc();
+		uint64_t t = pt_rdtsc();
 		uint64_t b = pt_mono_ns();
 		if (b - a < best) {
 			best = b - a;
