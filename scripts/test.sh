@@ -62,16 +62,22 @@ cpu() {
 }
 cpu_user=0 cpu_sys=0
 # step NAME COMMAND...: runs COMMAND, remembers how long it took, and its CPU.
+# A step that fails ends the script, after the times of the steps so far.
 step() {
-	local name=$1 t=$SECONDS u s
+	local name=$1 t=$SECONDS u s rc=0
 	shift
 	mkdir -p build
 	cpu build/test-cpu.tmp
 	u=$cpu_user s=$cpu_sys
-	"$@"
+	"$@" || rc=$?
 	cpu build/test-cpu.tmp
 	steps+=("$(printf '%-22s %4d s  CPU: user %4d s, system %4d s' "$name" $((SECONDS - t)) \
 		$(((cpu_user - u) / 1000)) $(((cpu_sys - s) / 1000)))")
+	if [ $rc != 0 ]; then
+		steps[-1]+="  (failed: exit status $rc)"
+		times_said
+		exit $rc
+	fi
 }
 times_said() {
 	cpu build/test-cpu.tmp
