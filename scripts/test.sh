@@ -18,7 +18,7 @@
 #                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
 #                headers, the analyzer without the OTF2 library, and its
 #                tests pass (label runtime, but "slow"); only what they run
-#                is built, most of it from the compiler cache build/ filled
+#                is built, half of it from the compiler cache build/ filled
 #                (ccache in .ccache/, where installed: a fresh clone starts
 #                with an empty cache)
 # A tree this script creates is generated for Ninja (a tree configured
@@ -62,16 +62,22 @@ cpu() {
 }
 cpu_user=0 cpu_sys=0
 # step NAME COMMAND...: runs COMMAND, remembers how long it took, and its CPU.
+# A step that fails ends the script, after the times of the steps so far.
 step() {
-	local name=$1 t=$SECONDS u s
+	local name=$1 t=$SECONDS u s rc=0
 	shift
 	mkdir -p build
 	cpu build/test-cpu.tmp
 	u=$cpu_user s=$cpu_sys
-	"$@"
+	"$@" || rc=$?
 	cpu build/test-cpu.tmp
 	steps+=("$(printf '%-22s %4d s  CPU: user %4d s, system %4d s' "$name" $((SECONDS - t)) \
 		$(((cpu_user - u) / 1000)) $(((cpu_sys - s) / 1000)))")
+	if [ $rc != 0 ]; then
+		steps[-1]+="  (failed: exit status $rc)"
+		times_said
+		exit $rc
+	fi
 }
 times_said() {
 	cpu build/test-cpu.tmp
@@ -110,16 +116,20 @@ build_for_label() {
 }
 
 # A compiler cache for the trees of this clone, where ccache is installed:
-# build-min compiles most of its files as the normal tree does (the same
-# flags, or a -D that changes nothing in their preprocessed text), and
-# those become hits. The cache is in the clone (.ccache/), so a fresh clone
+# build-min compiles half of its files with the normal tree's very command
+# (121 of 232), and those become hits; the others differ by a -D (the
+# analyzer's PT_WITH_OTF2, the CLI's list of parts). The cache is in the clone (.ccache/), so a fresh clone
 # starts with none; paths are hashed relative to the clone (base_dir), and
 # the working directory is not hashed (hash_dir off: a hit's debug
 # information names the tree that compiled it first, its sources are named
-# by full path). Without ccache the trees have no launcher.
+# by full path). Depend mode: a lookup hashes the command and the files the
+# compiler's last -MD list named, and never runs the preprocessor; a miss
+# is compiled once, where the preprocessor mode preprocessed it first to
+# look it up (a third more CPU per miss, and build/'s compiles are nearly
+# all misses). Without ccache the trees have no launcher.
 launcher=(-DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER=)
 if command -v ccache >/dev/null; then
-	export CCACHE_DIR=$PWD/.ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+	export CCACHE_DIR=$PWD/.ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 	launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 normal=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}")

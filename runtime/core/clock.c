@@ -50,7 +50,7 @@ static uint64_t real_ns(void)
 static uint64_t bracket(uint64_t *tsc, uint64_t *mono)
 {
 	uint64_t a = pt_mono_ns();
-	*tsc = __rdtsc();
+	*tsc = pt_rdtsc();
 	uint64_t b = pt_mono_ns();
 	*mono = a + (b - a) / 2;
 	return b - a;

@@ -279,7 +279,7 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 #define PT_HOOK(fast, mono, kind, ...)                                                             \
 	do {                                                                                       \
 		if (pt_likely(pt_clock_use_tsc))                                                   \
-			fast(kind, __VA_ARGS__, __rdtsc());                                        \
+			fast(kind, __VA_ARGS__, pt_rdtsc());                                       \
 		else                                                                               \
 			mono(kind, __VA_ARGS__);                                                   \
 	} while (0)
@@ -293,7 +293,7 @@ static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func(unsign
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (pt_likely(pt_clock_use_tsc))
-		return hook_func_at(kind, id, s, __rdtsc(), v1);
+		return hook_func_at(kind, id, s, pt_rdtsc(), v1);
 #endif
 	return hook_func_mono(kind, id, s, v1);
 }
