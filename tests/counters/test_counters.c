@@ -154,7 +154,7 @@ static void test_unknown_counter(void)
 	pt_counters_reader(t);
 	usleep(1000);
 	volatile unsigned x = 0;
-	for (unsigned i = 0; i < 10000000; i++)
+	for (unsigned i = 0; i < 30000000; i++)
 		x += i;
 	pt_counters_reader(t);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
@@ -166,13 +166,16 @@ static void test_unknown_counter(void)
 	 * out over 1 ms above it in about 1 run of 200 (the kernel accounts the
 	 * two apart: task-clock from its clock at switches, the thread's CPU
 	 * time from the scheduler's task clock, which leaves steal and
-	 * interrupt time out where the kernel is built to). */
+	 * interrupt time out where the kernel is built to), and under a load
+	 * of 4 to 12 it came out a millisecond below it (2.83 against 3.81 ms,
+	 * 1 run in 4): so some 10 ms of work, and half of it as the bound, which
+	 * a lagging or zero reading is still far below. */
 	int64_t cpu = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 	int64_t wall = (wb.tv_sec - wa.tv_sec) * 1000000000LL + (wb.tv_nsec - wa.tv_nsec);
 	int64_t task = last_delta(t, 1);
-	CU_ASSERT(task > cpu * 8 / 10);
+	CU_ASSERT(task > cpu / 2);
 	CU_ASSERT(task <= wall);
-	if (task > wall || task <= cpu * 8 / 10)
+	if (task > wall || task <= cpu / 2)
 		printf("\n  task-clock %lld ns, thread CPU %lld ns, wall %lld ns", (long long)task,
 		       (long long)cpu, (long long)wall);
 	pt_parts_thread_end(t);
