@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "pt_symbols.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -22,8 +23,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* libstdc++'s demangler (the ABI function, callable from C). */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+/* libstdc++'s demangler (the ABI function, callable from C), loaded at the
+ * first mangled name: linked, libstdc++ cost every start of the analyzer
+ * about 2 ms of CPU (its relocations and initialisation), and most runs of
+ * `paratrace` (C programs, the CLI's small commands) demangle nothing. */
+typedef char *demangle_fn(const char *mangled, char *out, size_t *len, int *status);
+static demangle_fn *cxa_demangle;
+static pthread_once_t cxa_demangle_once = PTHREAD_ONCE_INIT;
+
+static void cxa_demangle_load(void)
+{
+	void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!f) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		f = h ? dlsym(h, "__cxa_demangle") : NULL;
+	}
+	cxa_demangle = (demangle_fn *)f;
+}
 
 typedef struct module {
 	uint64_t base, lo, hi;
@@ -72,8 +88,11 @@ char *pt_demangle(const char *name)
 {
 	if (!name || name[0] != '_' || name[1] != 'Z')
 		return NULL;
+	pthread_once(&cxa_demangle_once, cxa_demangle_load);
+	if (!cxa_demangle)
+		return NULL;
 	int status = 0;
-	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	char *d = cxa_demangle(name, NULL, NULL, &status);
 	if (status != 0) {
 		free(d);
 		return NULL;

@@ -124,8 +124,29 @@ static size_t thread_span(void)
 	return pt_page + ((sizeof(pt_thread) - PT_THREAD_HOT + pt_page - 1) & ~(pt_page - 1));
 }
 
+/* The states of ended threads, kept for the next ones: unmapping a
+ * thread's pages at its end costs a TLB flush on every CPU the process
+ * runs on (an interrupt each), and the next thread's state would then be
+ * mapped and marked again. A few are enough for threads that come and go;
+ * the lock is only tried (a raw fork's child, or a signal handler on the
+ * thread that holds it, maps and unmaps as before). */
+#define PT_SPARE_THREADS 16
+static pt_spin spare_lock;
+static pt_thread *spare[PT_SPARE_THREADS];
+static unsigned nspare;
+
 static pt_thread *thread_alloc(void)
 {
+	pt_thread *t = NULL;
+	if (pt_spin_trylock(&spare_lock)) {
+		if (nspare)
+			t = spare[--nspare];
+		pt_spin_unlock(&spare_lock);
+	}
+	if (t) {
+		memset(t, 0, sizeof *t);
+		return t;
+	}
 	char *p = pt_pages_alloc(thread_span());
 	if (!p)
 		return NULL;
@@ -135,8 +156,17 @@ static pt_thread *thread_alloc(void)
 
 void pt_thread_free(pt_thread *t)
 {
-	if (t)
-		pt_pages_free((char *)t + PT_THREAD_HOT - pt_page, thread_span());
+	if (!t)
+		return;
+	if (pt_spin_trylock(&spare_lock)) {
+		int kept = nspare < PT_SPARE_THREADS;
+		if (kept)
+			spare[nspare++] = t;
+		pt_spin_unlock(&spare_lock);
+		if (kept)
+			return;
+	}
+	pt_pages_free((char *)t + PT_THREAD_HOT - pt_page, thread_span());
 }
 
 /* One word on a MADV_WIPEONFORK page, 1 once this process's tracing state

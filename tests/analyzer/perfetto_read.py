@@ -18,35 +18,58 @@ A malformed file raises ValueError naming the offset.
 import struct
 
 
+def _varint(buf, i, n, base):
+    """(value, offset after it) of the varint at buf[i]."""
+    v, shift = 0, 0
+    while True:
+        if i >= n:
+            raise ValueError("varint runs past the end at offset %d" % (base + i))
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+        if shift > 63:
+            raise ValueError("varint longer than 10 bytes at offset %d" % (base + i))
+
+
 def fields(buf, base=0):
     """(field number, wire type, value, offset) of every field of a message:
     an int for varint/fixed64/fixed32, bytes for length-delimited."""
+    if not isinstance(buf, bytes):
+        buf = bytes(buf)
     out = []
+    add = out.append
     i, n = 0, len(buf)
-
-    def varint():
-        nonlocal i
-        v, shift = 0, 0
-        while True:
-            if i >= n:
-                raise ValueError("varint runs past the end at offset %d" % (base + i))
-            b = buf[i]
-            i += 1
-            v |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                return v
-            if shift > 63:
-                raise ValueError("varint longer than 10 bytes at offset %d" % (base + i))
-
+    # One-byte varints (most keys, lengths and small values) are read in
+    # line: this loop is most of the time a test spends on a large export.
     while i < n:
         at = i
-        key = varint()
+        key = buf[i]
+        if key < 0x80:
+            i += 1
+        else:
+            key, i = _varint(buf, i, n, base)
         field, wt = key >> 3, key & 7
         if field == 0:
             raise ValueError("field number 0 at offset %d" % (base + at))
         if wt == 0:
-            v = varint()
+            if i < n and buf[i] < 0x80:
+                v = buf[i]
+                i += 1
+            else:
+                v, i = _varint(buf, i, n, base)
+        elif wt == 2:
+            if i < n and buf[i] < 0x80:
+                ln = buf[i]
+                i += 1
+            else:
+                ln, i = _varint(buf, i, n, base)
+            if i + ln > n:
+                raise ValueError("length %d runs past the end at offset %d" % (ln, base + at))
+            v = buf[i:i + ln]
+            i += ln
         elif wt == 1:
             if i + 8 > n:
                 raise ValueError("fixed64 past the end at offset %d" % (base + at))
@@ -57,16 +80,19 @@ def fields(buf, base=0):
                 raise ValueError("fixed32 past the end at offset %d" % (base + at))
             v = int.from_bytes(buf[i:i + 4], "little")
             i += 4
-        elif wt == 2:
-            ln = varint()
-            if i + ln > n:
-                raise ValueError("length %d runs past the end at offset %d" % (ln, base + at))
-            v = bytes(buf[i:i + ln])
-            i += ln
         else:
             raise ValueError("wire type %d at offset %d" % (wt, base + at))
-        out.append((field, wt, v, base + at))
+        add((field, wt, v, base + at))
     return out
+
+
+def _first(fs):
+    """The first value of each field."""
+    first = {}
+    for f, _, v, _ in fs:
+        if f not in first:
+            first[f] = v
+    return first
 
 
 def _one(fs, num, default=None):
@@ -101,17 +127,19 @@ def _track(b):
 
 def _event(b):
     fs = fields(b)
+    one = _first(fs)
     ann = {}
-    for a in _all(fs, 4):
+    for a in _all(fs, 4) if 4 in one else ():
         af = fields(a)
         v = _one(af, 6)
         ann[_str(_one(af, 10))] = _str(v) if v is not None else _one(af, 3)  # string or uint
-    value = _one(fs, 44)
+    value = one.get(44)
     if value is not None:
         value = struct.unpack("<d", value.to_bytes(8, "little"))[0]
-    return {"type": _one(fs, 9), "track": _one(fs, 11), "name": _str(_one(fs, 23)),
-            "name_iid": _one(fs, 10), "categories": [_str(c) for c in _all(fs, 22)],
-            "flows": _all(fs, 47), "terminating": _all(fs, 48), "annotations": ann,
+    return {"type": one.get(9), "track": one.get(11), "name": _str(one.get(23)),
+            "name_iid": one.get(10), "categories": [_str(c) for c in _all(fs, 22)] if 22 in one else [],
+            "flows": _all(fs, 47) if 47 in one else [],
+            "terminating": _all(fs, 48) if 48 in one else [], "annotations": ann,
             "value": value}
 
 
@@ -132,16 +160,16 @@ def read(path):
     for field, wt, v, at in fields(data):
         if field != 1 or wt != 2:
             raise ValueError("Trace field %d (wire type %d) at offset %d: not a packet" % (field, wt, at))
-        fs = fields(v, at)
+        one = _first(fields(v, at))
         names = {}
-        interned = _one(fs, 12)
+        interned = one.get(12)
         if interned is not None:
             for en in _all(fields(interned), 2):
                 ef = fields(en)
                 names[_one(ef, 1)] = _str(_one(ef, 2))
-        td = _one(fs, 60)
-        te = _one(fs, 11)
-        packets.append({"seq": _one(fs, 10), "flags": _one(fs, 13, 0), "ts": _one(fs, 8),
+        td = one.get(60)
+        te = one.get(11)
+        packets.append({"seq": one.get(10), "flags": one.get(13, 0), "ts": one.get(8),
                         "track": _track(td) if td is not None else None,
                         "event": _event(te) if te is not None else None,
                         "names": names, "offset": at})
