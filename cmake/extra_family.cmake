@@ -57,6 +57,14 @@ function(pt_add_extra_family name)
     ${PROJECT_SOURCE_DIR}/analyzer/reader/pt_trace.c
     ${PROJECT_SOURCE_DIR}/analyzer/families/families.c
     ${dir}/${name}_family.c)
+  # and the definitions the product gives single files of it (main.c's
+  # version and parts, analyzer/cli/CMakeLists.txt), properties of its folder
+  foreach(src ${cli_sources})
+    get_property(defs SOURCE ${src} DIRECTORY ${cli} PROPERTY COMPILE_DEFINITIONS)
+    if(defs)
+      set_property(SOURCE ${src} PROPERTY COMPILE_DEFINITIONS ${defs})
+    endif()
+  endforeach()
   target_include_directories(paratrace_${name} PRIVATE ${dir} ${cli}
     ${PROJECT_SOURCE_DIR}/analyzer/reader)
   target_compile_definitions(paratrace_${name} PRIVATE ${format} PT_FAMILY_EXTRA=${name}

@@ -18,7 +18,8 @@
 #                builds without libunwind, libpfm4, OpenCL, CUPTI and MPI
 #                headers, the analyzer without the OTF2 library, and its
 #                tests pass (label runtime, but "slow"); only what they run
-#                is built, half of it from the compiler cache build/ filled
+#                is built, nearly all of it from the compiler cache build/
+#                filled
 #                (ccache in .ccache/, where installed: a fresh clone starts
 #                with an empty cache)
 # A tree this script creates is generated for Ninja (a tree configured
@@ -116,10 +117,12 @@ build_for_label() {
 }
 
 # A compiler cache for the trees of this clone, where ccache is installed:
-# build-min compiles half of its files with the normal tree's very command
-# (121 of 232), and those become hits; the others differ by a -D (the
-# analyzer's PT_WITH_OTF2, the CLI's list of parts). The cache is in the clone (.ccache/), so a fresh clone
-# starts with none; paths are hashed relative to the clone (base_dir), and
+# build-min compiles nearly all of its files with the normal tree's very
+# command, and those become hits (219 of 232); a definition that differs
+# between the trees reaches only the files that use it (PT_WITH_OTF2 through
+# ot_config.h, the CLI's version and parts on main.c and dist.c), whose
+# misses are the rest. The cache is in the clone (.ccache/), so a fresh
+# clone starts with none; paths are hashed relative to the clone (base_dir), and
 # the working directory is not hashed (hash_dir off: a hit's debug
 # information names the tree that compiled it first, its sources are named
 # by full path). Depend mode: a lookup hashes the command and the files the

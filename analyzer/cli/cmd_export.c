@@ -2,6 +2,7 @@
 /* paratrace export: the trace as a timeline in another tool's format. */
 #include "analysis.h"
 #include "commands.h"
+#include "ot.h"
 #include "tools.h"
 
 #include <stdio.h>

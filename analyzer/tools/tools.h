@@ -20,16 +20,10 @@
 	X(interval) /* interval.c: csv|json */                                                     \
 	X(chrome)   /* timeline/chrome.c: writes ctx->output */                                    \
 	X(perfetto) /* timeline/perfetto.c: writes ctx->output */                                  \
-	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */ \
-	PT_OTF2_TOOL(X)
+	X(plot)     /* plot/plot_tool.c: writes ctx->output (SVG; HTML with html); png, html */
 
-/* The OTF2 archive (otf2/otf2.c: writes the folder ctx->output), where the
- * OTF2 library is built in (PT_WITH_OTF2). */
-#ifdef PT_WITH_OTF2
-#define PT_OTF2_TOOL(X) X(otf2)
-#else
-#define PT_OTF2_TOOL(X)
-#endif
+/* The OTF2 archive's tool, where the OTF2 library is built in, is declared
+ * in otf2/ot.h (pt_tool_otf2), the one header that says whether it is. */
 
 #define PT_DECLARE_BUILTIN_TOOL(name) const pt_tool *pt_tool_##name(void);
 PT_BUILTIN_TOOLS(PT_DECLARE_BUILTIN_TOOL)

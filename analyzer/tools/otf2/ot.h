@@ -36,6 +36,8 @@
 #ifndef PT_OT_H
 #define PT_OT_H
 
+#include "ot_config.h"
+
 #ifdef PT_WITH_OTF2
 #define OT_PART(part) (&(part))
 #else
@@ -47,6 +49,9 @@
 #include <paratrace/tool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The tool (otf2.c): writes the archive into the folder ctx->output. */
+const pt_tool *pt_tool_otf2(void);
 
 typedef struct ot_tool ot_tool;
 
