@@ -477,12 +477,12 @@ class Env:
 
     def build_all(self, flavours, srcs, pool):
         """Every workload of SRCS built in every flavour: {(src, flavour):
-        binary}. Each set of compile flags compiles all its files in one
-        clang (the -finstrument-functions flavours share their objects, as
-        they differ only by the hooks linked in), and each flavour's link
-        line is asked of clang once (-###) and run by the linker itself for
-        every workload: a start of clang is 0.1 s of CPU (the relocations of
-        its libraries), more than compiling or linking one of these files."""
+        binary}. Each file is compiled once per set of compile flags (the
+        -finstrument-functions flavours share their objects, as they differ
+        only by the hooks linked in), and each flavour's link line is asked
+        of clang once (-###) and run by the linker itself for every
+        workload: a start of clang is 0.1 s of CPU (the relocations of its
+        libraries), more than linking one of these programs."""
         groups = {}  # compile flags -> files of workloads/
         for flav in flavours:
             flags, extra = self.flags(flav)
@@ -502,15 +502,19 @@ class Env:
         return binaries
 
     def compile_all(self, flags, files):
-        """FILES (of workloads/) compiled with FLAGS by one clang, into a
-        folder of their own: {file: object}."""
+        """FILES (of workloads/) compiled with FLAGS into a folder of their
+        own, one clang each (given several files, clang's driver starts a
+        compiler process for each: one start more): {file: object}."""
         objdir = os.path.join(self.out, "obj", "".join(flags).replace("/", "_").replace("=", "-") or "plain")
         os.makedirs(objdir, exist_ok=True)
-        cmd = [self.cc] + CC_FLAGS + flags + ["-c"] + [os.path.join(WORKLOAD_DIR, f) for f in files]
-        r = run_quiet(cmd, cwd=objdir)
-        if r.returncode:
-            raise RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout))
-        return {f: os.path.join(objdir, os.path.splitext(f)[0] + ".o") for f in files}
+        objs = {}
+        for f in files:
+            objs[f] = os.path.join(objdir, os.path.splitext(f)[0] + ".o")
+            cmd = [self.cc] + CC_FLAGS + flags + ["-c", os.path.join(WORKLOAD_DIR, f), "-o", objs[f]]
+            r = run_quiet(cmd)
+            if r.returncode:
+                raise RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout))
+        return objs
 
     def link(self, flags, objs, out):
         """OBJS linked into OUT as clang links them with FLAGS: the linker
