@@ -26,6 +26,7 @@ import os
 import random
 import re
 import resource
+import shlex
 import shutil
 import statistics
 import struct
@@ -380,7 +381,7 @@ class Env:
         self.instrument = self._first(b, ["lib/instrument.so", "pass/instrument.so"])
         self.paratrace = self._first(b, ["bin/paratrace", "analyzer/cli/paratrace"])
         self.lttng_cyg_fast = None
-        self.objects = {}  # object file -> Future (its path, or the compile's error)
+        self.link_lines = {}  # (flags, objects but the first) -> (linker argv, its first object, its output)
         self.xray_ids = {}  # binary -> {XRay function id: name}
         self.lock = threading.Lock()
         self.missing = {}
@@ -470,40 +471,69 @@ class Env:
     def need(self, what):
         return self.missing.get(what)
 
-    def compile(self, flags, src):
-        """SRC (a file of workloads/) compiled with FLAGS, once: the
-        -finstrument-functions flavours share their objects, as they differ
-        only by the hooks linked in."""
-        objdir = os.path.join(self.out, "obj")
-        os.makedirs(objdir, exist_ok=True)
-        obj = os.path.join(objdir, "%s%s.o" % (os.path.splitext(src)[0], "".join(flags).replace("/", "_")))
-        with self.lock:
-            job = self.objects.get(obj)
-            if job is None:
-                job = self.objects[obj] = concurrent.futures.Future()
-                mine = True
-            else:
-                mine = False
-        if mine:
-            cmd = [self.cc] + CC_FLAGS + flags + ["-c", os.path.join(WORKLOAD_DIR, src), "-o", obj]
-            r = run_quiet(cmd)
-            job.set_result(obj if r.returncode == 0 else
-                           RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout)))
-        if isinstance(job.result(), RuntimeError):
-            raise job.result()
-        return job.result()
-
-    def build(self, flavour, src):
+    def flags(self, flavour):
         flags, extra = BUILDS[flavour]
-        if flavour == "plugin":
-            flags = ["-fplugin=" + self.instrument]
+        return (["-fplugin=" + self.instrument] if flavour == "plugin" else flags), extra
+
+    def build_all(self, flavours, srcs, pool):
+        """Every workload of SRCS built in every flavour: {(src, flavour):
+        binary}. Each file is compiled once per set of compile flags (the
+        -finstrument-functions flavours share their objects, as they differ
+        only by the hooks linked in), and each flavour's link line is asked
+        of clang once (-###) and run by the linker itself for every
+        workload: a start of clang is 0.1 s of CPU (the relocations of its
+        libraries), more than linking one of these programs."""
+        groups = {}  # compile flags -> files of workloads/
+        for flav in flavours:
+            flags, extra = self.flags(flav)
+            groups.setdefault(tuple(flags), set()).update([s + ".c" for s in srcs] + extra)
+        objs = dict(zip(groups, pool.map(lambda g: self.compile_all(list(g), sorted(groups[g])), groups)))
         bindir = os.path.join(self.out, "bin")
         os.makedirs(bindir, exist_ok=True)
-        out = os.path.join(bindir, "%s-%s" % (src, flavour))
-        sources = [os.path.join(WORKLOAD_DIR, f) for f in [src + ".c"] + extra]
-        if flags == ["-finstrument-functions"]:
-            sources = [self.compile(flags, f) for f in [src + ".c"] + extra]
-        cmd = [self.cc] + CC_FLAGS + flags + sources + ["-o", out]
+
+        def link(flav):
+            flags, extra = self.flags(flav)
+            o = objs[tuple(flags)]
+            return [self.link(flags, [o[src + ".c"]] + [o[f] for f in extra],
+                              os.path.join(bindir, "%s-%s" % (src, flav))) for src in srcs]
+        binaries = {}
+        for flav, outs in zip(flavours, pool.map(link, flavours)):
+            binaries.update({(src, flav): out for src, out in zip(srcs, outs)})
+        return binaries
+
+    def compile_all(self, flags, files):
+        """FILES (of workloads/) compiled with FLAGS into a folder of their
+        own, one clang each (given several files, clang's driver starts a
+        compiler process for each: one start more): {file: object}."""
+        objdir = os.path.join(self.out, "obj", "".join(flags).replace("/", "_").replace("=", "-") or "plain")
+        os.makedirs(objdir, exist_ok=True)
+        objs = {}
+        for f in files:
+            objs[f] = os.path.join(objdir, os.path.splitext(f)[0] + ".o")
+            cmd = [self.cc] + CC_FLAGS + flags + ["-c", os.path.join(WORKLOAD_DIR, f), "-o", objs[f]]
+            r = run_quiet(cmd)
+            if r.returncode:
+                raise RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout))
+        return objs
+
+    def link(self, flags, objs, out):
+        """OBJS linked into OUT as clang links them with FLAGS: the linker
+        command clang prints for the first object (-###), with that object
+        and the output replaced for the others."""
+        key = tuple(flags + objs[1:])
+        with self.lock:
+            line = self.link_lines.get(key)
+        if line is None:
+            cmd = [self.cc, "-###"] + CC_FLAGS + flags + objs + ["-o", out]
+            r = run_quiet(cmd)
+            cmds = [l for l in r.stdout.splitlines() if l.startswith(" \"")]
+            if r.returncode or len(cmds) != 1 or objs[0] not in shlex.split(cmds[0]):
+                raise RuntimeError("build failed: %s: no one linker command\n%s" % (" ".join(cmd), r.stdout))
+            line = (shlex.split(cmds[0]), objs[0], out)
+            with self.lock:
+                self.link_lines[key] = line
+        argv, obj0, out0 = line
+        cmd = [objs[0] if a == obj0 else out if a == out0 else a for a in argv]
         r = run_quiet(cmd)
         if r.returncode:
             raise RuntimeError("build failed: %s\n%s" % (" ".join(cmd), r.stdout))
@@ -591,14 +621,10 @@ def main():
     all_w = workloads + [EMPTY]
 
     # Builds (one per source and flavour), checked against the counting hooks.
-    binaries = {}
     errors = []
-    jobs = [(src, flav) for src in sorted({w[1] for w in all_w})
-            for flav in sorted({c.build for c in active} | {"count"})]
     # Compiling is most of a smoke run's time: use the cores we are allowed.
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("PT_JOBS", "2"))) as pool:
-        for job, binary in zip(jobs, pool.map(lambda j: env.build(j[1], j[0]), jobs)):
-            binaries[job] = binary
+        binaries = env.build_all(sorted({c.build for c in active} | {"count"}), sorted({w[1] for w in all_w}), pool)
     expects = {}
     for name, src, threads, size in all_w:
         r = run_quiet([binaries[(src, "count")], str(threads), str(size)])

@@ -115,6 +115,12 @@ def build(args):
             run(["autoconf"], cwd=src)
             run(["./configure", "CC=" + os.path.join(args.bindir, "paratrace-cc"),
                  "CFLAGS=" + args.flags], cwd=src)
+            # what its checks found, as the real compiler would have
+            with open(os.path.join(src, "Makefile")) as f:
+                made = f.read()
+            for want in ("-DHAVE_STDLIB_H=1", "-DHAVE_STRING_H=1", "-DHAVE_STRTOL=1", "-DHAVE_LIBM=1"):
+                if want not in made:
+                    fail("configure through paratrace-cc did not find %s (config.log)" % want)
             run(["make", "-C", src])
             return os.path.join(src, "app"), 0
         if args.case == "make":
