@@ -27,28 +27,14 @@ The default is checked where a late decision changes nothing checked.
 Usage: test_throttle.py --cc CLANG --plugin instrument.so --runtime libtrace.so
                         --paratrace PARATRACE --work DIR
 """
-import argparse
-import csv
-import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prv_check  # noqa: E402
-
-FAILS = []
-# the default count, and the longest duration the setting takes: 10,000
-# calls would have to take 10,000 s for a function to escape throttling
-SURE = {"PARATRACE_THROTTLE": "10000:1s"}
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
+from throttle_testlib import SURE, arguments, expect, finish, report_rows, run_both  # noqa: E402
 
 
 class Env:
@@ -59,23 +45,12 @@ class Env:
     def run(self, args, extra=None, check_rc=0):
         self.n += 1
         tdir = os.path.join(self.a.work, "trace%d" % self.n)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PARATRACE_")}
-        plain = subprocess.run([self.a.exe] + args, env=env, stdout=subprocess.PIPE, text=True)
-        env.update(LD_PRELOAD=self.a.runtime, PARATRACE_DIR=tdir)
-        env.update(extra or {})
-        p = subprocess.run([self.a.exe] + args, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-        expect(p.returncode == check_rc, "%s: exit %d, expected %d: %s" % (args, p.returncode, check_rc, p.stderr))
-        expect(p.stdout == plain.stdout, "%s: output %r traced, %r untraced" % (args, p.stdout, plain.stdout))
+        _, p = run_both(" ".join(args), [self.a.exe] + args, self.a.runtime, tdir, extra, check_rc)
         self.last_out = p.stdout
         return tdir, p.stderr
 
     def report(self, tdir):
-        r = subprocess.run([self.a.paratrace, "report", "--csv", tdir], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-        expect(r.returncode == 0, "report failed: %s" % r.stderr)
-        head = r.stdout.split("\n\n")[0]
-        return {row["name"]: row for row in csv.DictReader(io.StringIO(head))}
+        return report_rows(self.a.paratrace, tdir)
 
     def dump_kinds(self, tdir):
         r = subprocess.run([self.a.paratrace, "dump", tdir], stdout=subprocess.PIPE, text=True)
@@ -88,12 +63,7 @@ class Env:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("cc", "plugin", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("cc", "plugin", "runtime", "paratrace", "work")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "throttled.c")
     a.exe = os.path.join(a.work, "throttled")
     subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", a.exe], check=True)
@@ -186,8 +156,7 @@ def main():
     rep = e.report(tdir)
     expect(int(rep["tiny"]["throttled_calls"]) == 300000 - 1000, "1000:1ms: %r" % rep["tiny"])
 
-    print("test_throttle: %s" % ("FAILED" if FAILS else "ok"))
-    return 1 if FAILS else 0
+    return finish("test_throttle")
 
 
 def pcf_values(path, etype):

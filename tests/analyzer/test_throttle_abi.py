@@ -24,34 +24,19 @@ calls. Checked:
 Usage: test_throttle_abi.py --cc CLANG --cxx CLANG++ --plugin instrument.so
                             --runtime libtrace.so --paratrace PARATRACE --work DIR
 """
-import argparse
-import csv
-import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import prv_check  # noqa: E402
+from throttle_testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
+                              finish, report_rows, run_both, short)
 
-FAILS = []
-# throttled at the first decision (10,000 calls) whatever the load
-SURE = {"PARATRACE_THROTTLE": "10000:1s"}
 THROTTLED = ("rec", "thrower", "mid", "jdeep", "jmid", "v2_leaf", "v1_tiny")
 LINE = re.compile(r"^\d+ \d+ (\d+) (FUNC_ENTER|FUNC_EXIT) .*?\bid=(\d+)\b.* name=(.*)$")
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
-
-
-def short(name):
-    return name.split("(")[0].strip()
 
 
 def replay(dump):
@@ -78,12 +63,7 @@ def replay(dump):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("cc", "cxx", "plugin", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("cc", "cxx", "plugin", "runtime", "paratrace", "work")
     progs = os.path.join(HERE, "progs")
     inc = os.path.join(HERE, "..", "..", "include")
     v1 = os.path.join(a.work, "v1.o")
@@ -93,14 +73,9 @@ def main():
     subprocess.run([a.cxx, "-O2", "-g", "-fplugin=" + a.plugin,
                     os.path.join(progs, "throttle_abi.cpp"), v1, "-o", exe], check=True)
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PARATRACE_")}
-    plain = subprocess.run([exe], env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
     tdir = os.path.join(a.work, "trace")
-    env.update(SURE, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
-    p = subprocess.run([exe], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    expect(p.returncode == 0, "traced run: exit %d: %s" % (p.returncode, p.stderr))
-    expect(p.stdout == plain, "output %r traced, %r untraced" % (p.stdout, plain))
-    counts = {l.split()[1]: int(l.split()[2]) for l in plain.splitlines() if l.startswith("COUNT ")}
+    plain, _ = run_both("throttle_abi", [exe], a.runtime, tdir, SURE)
+    counts = program_counts(plain)
     landed = [int(l.split()[2]) for l in plain.splitlines() if l.startswith("LANDED ")]
     expect(len(counts) == 13 and landed and landed[0] == 200, "program output: %r" % plain)
 
@@ -119,10 +94,7 @@ def main():
                "%s: %d entries recorded of %d calls: not throttled" %
                (name, entered.get(name, 0), counts.get(name, 0)))
 
-    r = subprocess.run([a.paratrace, "report", "--csv", tdir], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "report failed: %s" % r.stderr)
-    rows = {short(row["name"]): row for row in csv.DictReader(io.StringIO(r.stdout.split("\n\n")[0]))}
+    rows = report_rows(a.paratrace, tdir, short)
     for name, n in counts.items():
         row = rows.get(name)
         expect(row is not None and int(row["calls"]) == n,
@@ -134,8 +106,7 @@ def main():
     for m in prv_check.analyze_and_check(a.paratrace, tdir, out)[0]:
         expect(False, m)
 
-    print("test_throttle_abi: %s" % ("FAILED" if FAILS else "ok"))
-    return 1 if FAILS else 0
+    return finish("test_throttle_abi")
 
 
 if __name__ == "__main__":

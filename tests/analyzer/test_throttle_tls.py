@@ -23,49 +23,23 @@ untraced and a clean exit:
 Usage: test_throttle_tls.py --cc CLANG --plugin instrument.so
                             --runtime libtrace.so --paratrace PARATRACE --work DIR
 """
-import argparse
-import csv
-import io
 import os
-import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import prv_check  # noqa: E402
-
-FAILS = []
-SURE = {"PARATRACE_THROTTLE": "10000:1s"}
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
+from throttle_testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
+                              finish, report_rows, run_both, short)
 
 
 def run(a, args, name):
     """Runs untraced then traced; returns (trace dir, {name: calls} the
     program printed, {name: report row})."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PARATRACE_")}
-    plain = subprocess.run([a.exe] + args, env=env, stdout=subprocess.PIPE, text=True)
     tdir = os.path.join(a.work, name)
-    env.update(SURE, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
-    p = subprocess.run([a.exe] + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True)
-    expect(plain.returncode == 0, "%s untraced: exit %d" % (name, plain.returncode))
-    expect(p.returncode == 0, "%s traced: exit %d: %s" % (name, p.returncode, p.stderr))
-    expect(p.stdout == plain.stdout, "%s: output %r traced, %r untraced" % (name, p.stdout, plain.stdout))
-    counts = {l.split()[1]: int(l.split()[2]) for l in plain.stdout.splitlines()
-              if l.startswith("COUNT ")}
-    r = subprocess.run([a.paratrace, "report", "--csv", tdir], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "%s: report failed: %s" % (name, r.stderr))
-    rows = {}
-    for row in csv.DictReader(io.StringIO(r.stdout.split("\n\n")[0])):
-        rows[row["name"].split("(")[0].strip()] = row
-    return tdir, counts, rows
+    plain, _ = run_both(name, [a.exe] + args, a.runtime, tdir, SURE)
+    return tdir, program_counts(plain), report_rows(a.paratrace, tdir, short)
 
 
 def exact(name, counts, rows, fname):
@@ -78,12 +52,7 @@ def exact(name, counts, rows, fname):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("cc", "plugin", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("cc", "plugin", "runtime", "paratrace", "work")
     progs = os.path.join(HERE, "progs")
     inc = os.path.join(HERE, "..", "..", "include")
     objs = []
@@ -129,8 +98,7 @@ def main():
     for m in prv_check.analyze_and_check(a.paratrace, tdir, out)[0]:
         expect(False, m)
 
-    print("test_throttle_tls: %s" % ("FAILED" if FAILS else "ok"))
-    return 1 if FAILS else 0
+    return finish("test_throttle_tls")
 
 
 if __name__ == "__main__":
