@@ -10,14 +10,11 @@ program (progs/counted.c) includes nothing.
 
   counted.py --cc clang --plugin instrument.so --work DIR
 """
-import argparse
 import os
 import re
-import shutil
 import subprocess
-import sys
 
-from filters import PROGS, check, finish
+from filters import PROGS, check, finish, parse_args
 
 A = None
 
@@ -79,13 +76,7 @@ def target_case(target, opt):
 
 def main():
     global A
-    p = argparse.ArgumentParser()
-    p.add_argument("--cc", required=True)
-    p.add_argument("--plugin", required=True)
-    p.add_argument("--work", required=True)
-    A = p.parse_args()
-    shutil.rmtree(A.work, ignore_errors=True)
-    os.makedirs(A.work)
+    A = parse_args("--cc", "--plugin")
     for target in ("aarch64-linux-gnu", "x86_64-linux-gnu"):
         for opt in ("-O0", "-O2"):
             target_case(target, opt)
