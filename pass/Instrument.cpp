@@ -636,10 +636,14 @@ private:
 		Value *at = b.CreateConstInBoundsGEP1_64(cnt, p, index);
 		Value *c = b.CreateAlignedLoad(cnt, at, Align(8), "pt.cnt");
 		b.CreateCondBr(b.CreateIsNotNull(c), count, call);
-		// One instruction on x86-64, at every optimisation level (-O0
-		// would not fold a load-add-store): a signal handler's call
-		// counted on this thread lands wholly before or after it. Not
-		// atomic across threads: each thread has its own counts.
+		// One instruction a signal handler's call counted on this thread
+		// cannot come between, at every optimisation level (-O0 would not
+		// fold a load-add-store, and a handler run between the load and
+		// the store would lose its counts). x86-64: `incq` to memory,
+		// with no lock prefix: each thread has its own counts. Elsewhere
+		// a relaxed atomic add (AArch64: LSE `stadd`, or an exclusive
+		// load/store loop that starts again when interrupted), as the
+		// runtime's own increment (runtime/core/pt_count.h).
 		b.SetInsertPoint(count);
 		if (StringRef(m.getTargetTriple()).startswith("x86_64")) {
 			InlineAsm *inc = InlineAsm::get(
@@ -650,8 +654,8 @@ private:
 			ci->addParamAttr(1, Attribute::get(ctx, Attribute::ElementType, i64));
 			ci->addFnAttr(Attribute::NoUnwind);
 		} else {
-			Value *v = b.CreateAlignedLoad(i64, c, Align(8), "pt.n");
-			b.CreateAlignedStore(b.CreateAdd(v, ConstantInt::get(i64, 1)), c, Align(8));
+			b.CreateAtomicRMW(AtomicRMWInst::Add, c, ConstantInt::get(i64, 1), Align(8),
+			                  AtomicOrdering::Monotonic);
 		}
 		b.CreateBr(tail);
 		tok->addIncoming(ConstantInt::get(i32, 0), count);

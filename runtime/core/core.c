@@ -144,6 +144,8 @@ static pt_thread *thread_alloc(void)
 		pt_spin_unlock(&spare_lock);
 	}
 	if (t) {
+		/* As fresh pages are: what the thread that had it left (closed,
+		 * its end's return value) would act on this one. */
 		memset(t, 0, sizeof *t);
 		return t;
 	}

@@ -4,6 +4,7 @@
 #ifndef PT_CORE_H
 #define PT_CORE_H
 
+#include "pt_count.h"
 #include "pt_runtime.h"
 
 #include <stdatomic.h>
@@ -403,15 +404,6 @@ PT_HIDDEN void pt_throttle_tls_clear(int drop);
 PT_HIDDEN void pt_throttle_tls_fork_child(void);
 /* The highest function id handed out so far, plus one (hooks.c). */
 PT_HIDDEN uint32_t pt_func_ids_end(void);
-/* One more, from a handler of this thread too: one instruction. */
-static inline __attribute__((always_inline)) void pt_count_add1(uint64_t *p)
-{
-#if defined(__x86_64__)
-	__asm__("incq %0" : "+m"(*p));
-#else
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-#endif
-}
 
 /* ---- global state ------------------------------------------------------ */
 enum {

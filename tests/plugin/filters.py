@@ -182,16 +182,21 @@ def bad_options():
               "clang 14 -flegacy-pass-manager is reported, not silently uninstrumented")
 
 
+def parse_args(*options):
+    """The command line of a compile-only script: each option required,
+    --work emptied (made if missing)."""
+    p = argparse.ArgumentParser()
+    for o in options + ("--work",):
+        p.add_argument(o, required=True)
+    args = p.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    return args
+
+
 def main():
     global A
-    p = argparse.ArgumentParser()
-    p.add_argument("--cc", required=True)
-    p.add_argument("--cxx", required=True)
-    p.add_argument("--plugin", required=True)
-    p.add_argument("--work", required=True)
-    A = p.parse_args()
-    shutil.rmtree(A.work, ignore_errors=True)
-    os.makedirs(A.work)
+    A = parse_args("--cc", "--cxx", "--plugin")
     c_cases()
     cxx_cases()
     bad_options()
