@@ -697,12 +697,11 @@ private:
 		};
 
 		// After a longjmp lands in f (a setjmp-family call returning non-zero),
-		// every frame entered after f is gone without its exit: report
-		// "exit f, enter f" there (landed2). The exit does not match the
-		// innermost open frame, so the analyzer pops the skipped frames and f
-		// at the landing time, then reopens f: its stack is right again
-		// (docs/ABI.md). A call of f the runtime did not record has nothing
-		// to reopen.
+		// every frame entered after f is gone without its exit: report the
+		// landing there (landed2, a FUNC_LANDED record), so that the analyzer
+		// pops the skipped frames at the landing time and f goes on: its
+		// stack is right again (docs/ABI.md). A call of f the runtime did not
+		// record has nothing to go on.
 		std::vector<CallBase *> setjmps;
 		for (BasicBlock &bb : f)
 			for (Instruction &i : bb)

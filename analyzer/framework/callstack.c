@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pt_callstack_init(pt_callstack *cs)
+void pt_callstack_init(pt_callstack *cs, const pt_file_header *h)
 {
 	memset(cs, 0, sizeof *cs);
+	/* FUNC_LANDED came with 3.8; before it the runtime wrote the pair */
+	cs->pairs = h && (h->version_major < 3 || (h->version_major == 3 && h->version_minor < 8));
 }
 
 void pt_callstack_free(pt_callstack *cs)
@@ -83,7 +85,7 @@ void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
 {
 	cs->last_t = t;
 	if (cs->landing) {
-		if (enter && id == cs->ids[cs->landing - 1]) {
+		if (enter == PT_STEP_ENTER && id == cs->ids[cs->landing - 1]) {
 			/* a longjmp landed in it: the same call goes on */
 			cs->landing = 0;
 			open_fast_paths(cs);
@@ -93,11 +95,17 @@ void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
 	}
 	if (!id)
 		return;
-	if (enter) {
+	if (enter == PT_STEP_ENTER) {
 		push(cs, id, t, ops, arg);
 		return;
 	}
 	long i = innermost(cs, id);
+	if (enter == PT_STEP_LANDED) {
+		/* the frames entered after it are gone; with none of its own
+		 * open (its entry predates the log), all were */
+		pop(cs, cs->depth - (size_t)(i + 1), t, PT_CALL_UNWOUND, ops, arg);
+		return;
+	}
 	if (i < 0)
 		return; /* its entry predates the log */
 	size_t above = cs->depth - 1 - (size_t)i;
@@ -106,6 +114,11 @@ void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
 		return;
 	}
 	pop(cs, above, t, PT_CALL_UNWOUND, ops, arg);
+	if (!cs->pairs) {
+		/* a landing has a record of its own: this is a return */
+		pop(cs, 1, t, PT_CALL_RETURNED, ops, arg);
+		return;
+	}
 	cs->landing = cs->depth;
 	cs->landing_t = t;
 	open_fast_paths(cs);

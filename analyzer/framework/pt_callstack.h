@@ -8,16 +8,22 @@
  * pass and the runtime guarantee):
  *   - an ENTER opens a frame (a call) on top of the stack;
  *   - an EXIT of the innermost frame's function closes it (a return);
+ *   - a LANDED (FUNC_LANDED, format 3.8: a longjmp landed in the innermost
+ *     open frame of its function) closes every frame above that frame at
+ *     its time (PT_CALL_UNWOUND); the frame stays open and no call begins.
+ *     With no open frame of its function (its entry predates the log)
+ *     every open frame was entered after it: all close;
  *   - an EXIT of a function further down closes every frame above its
  *     innermost frame at the EXIT's time (frames a longjmp skipped, or an
- *     exception through frames without exit hook: PT_CALL_UNWOUND). If the
- *     next function record is an ENTER of that same function, that is the
- *     pass's report of a longjmp landing in it ("exit f, enter f" right
- *     after setjmp returned again, docs/ABI.md): the frame stays open, the
- *     call goes on, and the ENTER is no new call. Otherwise the frame
- *     closed at the EXIT's time. Records other than function records do
- *     not decide, but close it first (except those that may come between
- *     the two hooks: TIME, COUNTERS, COUNTER_VALUE, SAMPLE);
+ *     exception through frames without exit hook: PT_CALL_UNWOUND), then
+ *     that frame (a return). In a log older than 3.8 (pairs set), if the
+ *     next function record is an ENTER of that same function, that is
+ *     how the runtime reported a longjmp landing in it ("exit f, enter f"
+ *     right after setjmp returned again): the frame stays open, the call
+ *     goes on, and the ENTER is no new call. Otherwise the frame closed at
+ *     the EXIT's time. Records other than function records do not decide,
+ *     but close it first (except those that may come between the two
+ *     hooks: TIME, COUNTERS, COUNTER_VALUE, SAMPLE);
  *   - an EXIT that matches no open frame is ignored (its entry predates
  *     the log);
  *   - records of function id 0 (nothing names the function) are ignored;
@@ -27,9 +33,10 @@
  *     unknown), and the exits that come after the gap find no frame. A
  *     signal handler's dropped events (reason reentrant) cut nothing;
  *   - frames still open when the log ends close at its last record.
- * A longjmp that lands in the innermost traced frame (jumping from code
- * without hooks) shows as a plain "exit f, enter f", which a log cannot
- * tell from a return and a new call: it counts as one.
+ * Before 3.8, a longjmp that skipped no recorded frame (they were
+ * throttled, or it came from code without hooks) showed as a plain "exit
+ * f, enter f", which such a log cannot tell from a return and a new call:
+ * it counts as one.
  *
  * Cost: the common records (an entry, an exit of the innermost frame) take
  * pt_callstack_step(), inline, a few instructions with the same work for
@@ -45,6 +52,8 @@
  *           pt_callstack_func(&cs, id, enter, t, &my_ops, me);
  *   else if (enter)  ... the new frame is cs.ids[cs.depth - 1]
  *   else             ... the closed frame is cs.ids[cs.depth]
+ * where enter is a pt_func_step (pt_event_func gives it): a landing never
+ * takes the inline paths.
  */
 #ifndef PT_CALLSTACK_H
 #define PT_CALLSTACK_H
@@ -52,6 +61,14 @@
 #include <paratrace/log.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* What a function record does to the stack (the `enter` of the calls
+ * below): an exit and an entry are 0 and 1, as a test of the kind gives. */
+enum pt_func_step {
+	PT_STEP_EXIT = 0,
+	PT_STEP_ENTER = 1,
+	PT_STEP_LANDED = 2, /* FUNC_LANDED */
+};
 
 typedef struct pt_frame_at {
 	uint64_t t;   /* when the call began (pt_event time_ns) */
@@ -74,12 +91,14 @@ typedef struct pt_callstack {
 	 * landing waits for its re-entry */
 	size_t fast_limit;
 	size_t cap;
-	/* A landing: the innermost frame's EXIT came after frames above it;
-	 * the next function record says whether it was a longjmp landing
-	 * (frame landing - 1 goes on) or a return (it ends at landing_t). */
+	/* A landing (pairs only): the innermost frame's EXIT came after frames
+	 * above it; the next function record says whether it was a longjmp
+	 * landing (frame landing - 1 goes on) or a return (it ends at
+	 * landing_t). */
 	size_t landing;
 	uint64_t landing_t;
 	uint64_t last_t; /* the last record's time (TIME records aside): a gap starts there */
+	int pairs;       /* a log before 3.8: a landing is "EXIT f, ENTER f" */
 	int oom;         /* an entry was dropped for want of memory */
 } pt_callstack;
 
@@ -92,17 +111,19 @@ typedef struct pt_callstack_ops {
 	void (*pop)(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_call_end how);
 } pt_callstack_ops;
 
-void pt_callstack_init(pt_callstack *cs);
+/* For the records of a log with header h (NULL: this version's). */
+void pt_callstack_init(pt_callstack *cs, const pt_file_header *h);
 void pt_callstack_free(pt_callstack *cs);
 
 /* The common case: an entry (id != 0), or the exit of the innermost frame,
  * with room on the stack. Returns 1 when done (the stack moved by one;
  * the caller does its own work for that frame), 0 when the record needs
- * pt_callstack_func. Leaves at[] alone: for tools that read no times. */
+ * pt_callstack_func (a landing always does). Leaves at[] alone: for tools
+ * that read no times. */
 static inline int pt_callstack_step(pt_callstack *cs, uint32_t id, int enter, uint64_t t)
 {
 	size_t d = cs->depth;
-	if (d >= cs->fast_limit)
+	if (d >= cs->fast_limit || enter > PT_STEP_ENTER)
 		return 0;
 	uint32_t top = cs->ids[d ? d - 1 : 0];
 	int common = enter ? id != 0 : d != 0 && top == id;
@@ -124,8 +145,9 @@ static inline int pt_callstack_step_timed(pt_callstack *cs, uint32_t id, int ent
 	return 1;
 }
 
-/* For tools that branch on entry vs exit anyway: the common entry (noting
- * its time), and the common exit. 1 when done, 0: use pt_callstack_func. */
+/* For tools that branch on entry vs exit anyway (PT_STEP_ENTER,
+ * PT_STEP_EXIT; a landing is neither): the common entry (noting its
+ * time), and the common exit. 1 when done, 0: use pt_callstack_func. */
 static inline int pt_callstack_enter_fast(pt_callstack *cs, uint32_t id, uint64_t t)
 {
 	size_t d = cs->depth;
@@ -149,7 +171,8 @@ static inline int pt_callstack_exit_fast(pt_callstack *cs, uint32_t id, uint64_t
 	return 1;
 }
 
-/* Any function record (id 0: ignored), with the tool's callbacks. */
+/* Any function record (id 0: ignored; enter: a pt_func_step), with the
+ * tool's callbacks. */
 void pt_callstack_func(pt_callstack *cs, uint32_t id, int enter, uint64_t t,
                        const pt_callstack_ops *ops, void *arg);
 

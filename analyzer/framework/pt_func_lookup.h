@@ -8,6 +8,7 @@
 #ifndef PT_FUNC_LOOKUP_H
 #define PT_FUNC_LOOKUP_H
 
+#include "pt_callstack.h"
 #include "pt_fw_util.h"
 
 #include <paratrace/tool.h>
@@ -92,14 +93,18 @@ static inline uint32_t pt_func_lookup_pc(pt_func_lookup *l, uint64_t pc)
 	return pt_pc_cache_func(&l->pcs, l->ctx, l->process, pc);
 }
 
-/* Function id of a FUNC_ENTER/EXIT(_PC) record (0: not a function record,
- * or a function nothing names); *enter is 1 for entries, 0 for exits. */
+/* Function id of a FUNC_ENTER/EXIT(_PC) or FUNC_LANDED record (0: not a
+ * function record, or a function nothing names); *enter is what it does
+ * to the call stack (enum pt_func_step: 1 for entries, 0 for exits). */
 static inline uint32_t pt_event_func(const pt_event *ev, pt_func_lookup *l, int *enter)
 {
 	switch (ev->kind) {
 	case PT_REC_FUNC_ENTER:
 	case PT_REC_FUNC_EXIT:
 		*enter = ev->kind == PT_REC_FUNC_ENTER;
+		return pt_func_lookup_id(l, ev->func_id);
+	case PT_REC_FUNC_LANDED:
+		*enter = PT_STEP_LANDED;
 		return pt_func_lookup_id(l, ev->func_id);
 	case PT_REC_FUNC_ENTER_PC:
 	case PT_REC_FUNC_EXIT_PC: {

@@ -927,6 +927,12 @@ again:
 	} else if (h.kind == PT_REC_MEM_ALLOC) {
 		memcpy(&log->last_alloc, p + sizeof h, sizeof log->last_alloc); /* its ptr */
 		log->have_alloc = 1;
+	} else if (h.kind == PT_REC_FUNC_LANDED) {
+		/* its id where a FUNC_ENTER's is; not the previous function
+		 * record of a short one (format.h) */
+		int r = deliver(log, ev, p, h, size);
+		memcpy(&ev->func_id, p + sizeof h, sizeof ev->func_id);
+		return r;
 	}
 	return deliver(log, ev, p, h, size);
 }

@@ -69,7 +69,7 @@ static void *iv_shard_init(void *tool, const pt_shard_info *s, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	pt_callstack_init(&x->calls);
+	pt_callstack_init(&x->calls, s->header);
 	pt_func_lookup_init(&x->fl, ((iv_tool *)tool)->ctx, s->process);
 	return x;
 }

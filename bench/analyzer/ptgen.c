@@ -36,6 +36,7 @@
 #define REALTIME_NS 1795000000000000000ull
 
 static unsigned version_major = PT_FORMAT_VERSION_MAJOR;
+static unsigned version_minor = PT_FORMAT_VERSION_MINOR;
 static uint64_t run_id = 0x5eed5eedull;
 
 typedef struct gen_file {
@@ -165,7 +166,7 @@ static gen_file *gen_open(const char *path, int kind, uint32_t pid, uint32_t tid
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, PT_FORMAT_MAGIC, PT_FORMAT_MAGIC_LEN);
 	h.version_major = (uint16_t)version_major;
-	h.version_minor = PT_FORMAT_VERSION_MINOR;
+	h.version_minor = (uint16_t)version_minor;
 	h.header_size = sizeof h;
 	h.byte_order = PT_BYTE_ORDER_LITTLE;
 	h.file_kind = (uint8_t)kind;
@@ -552,6 +553,9 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
 /* script: the records of a small trace, listed in a text file. '#' starts
  * a comment. Lines:
  *
+ *   format MAJOR.MINOR                  the logs' format version (before any
+ *                                       process; default this one's): how
+ *                                       the analyzer reads what follows
  *   process PID PROGRAM [forked PPID]   opens pPID/process.ptl (at time 0; a
  *                                       forked one gets its FORK record)
  *   func ID NAME FILE LINE              FUNC_DEF in the last process opened
@@ -563,7 +567,7 @@ static void scenario_threads(const char *out, unsigned T, unsigned calls)
  *   T pPID exited STATUS                the process's EXIT record
  *
  * RECORD ARGS: start main | start SEQ CREATOR; end; name NAME; enter ID;
- * exit ID; create SEQ; join-begin SEQ; join-end SEQ; lock-request TYPE OBJ;
+ * exit ID; landed ID (FUNC_LANDED); create SEQ; join-begin SEQ; join-end SEQ; lock-request TYPE OBJ;
  * lock-acquired TYPE OBJ; lock-failed TYPE OBJ ERRNO; lock-released TYPE
  * OBJ (TYPE: mutex rwlock-rd rwlock-wr spin sem mtx); cond-wait COND MUTEX;
  * cond-woken COND MUTEX; cond-signal COND; barrier-begin OBJ; barrier-end
@@ -749,6 +753,12 @@ static void scenario_script(const char *out, const char *path)
 #define NEED(k) \
 	if (n < (k)) \
 	die("%s:%u: %s wants %d fields", path, lineno, tok[0], (k))
+		if (!strcmp(tok[0], "format")) {
+			NEED(2);
+			if (nlogs || sscanf(tok[1], "%u.%u", &version_major, &version_minor) != 2)
+				die("%s:%u: format MAJOR.MINOR, before any process", path, lineno);
+			continue;
+		}
 		if (!strcmp(tok[0], "process")) {
 			NEED(3);
 			uint32_t pid = (uint32_t)num(tok[1]);
@@ -835,6 +845,10 @@ static void scenario_script(const char *out, const char *path)
 			NEED(4);
 			emit_func(g, t, what[1] == 'n' ? PT_REC_FUNC_ENTER : PT_REC_FUNC_EXIT,
 				  (uint32_t)num(tok[3]));
+		} else if (!strcmp(what, "landed")) {
+			NEED(4);
+			pt_rec_landed x = {(uint32_t)num(tok[3]), 0};
+			emit(g, t, PT_REC_FUNC_LANDED, 0, &x, sizeof x);
 		} else if (!strcmp(what, "end")) {
 			thread_end(g, t);
 		} else if (!strcmp(what, "name")) {

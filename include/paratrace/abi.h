@@ -80,7 +80,8 @@ void __paratrace_unregister_module(pt_abi_module *module);
 /* Version 2: the entry hook returns id when it recorded the entry (the
  * exit hook must then be called with it, once, on every way out of the
  * call), 0 when it did not (the call is counted: no exit hook). After a
- * longjmp lands in a call whose entry returned id: landed2(id). */
+ * longjmp lands in a call whose entry returned id: landed2(id), which
+ * records that the call goes on (FUNC_LANDED). */
 uint32_t __paratrace_func_enter2(uint32_t id);
 void __paratrace_func_exit2(uint32_t id);
 void __paratrace_func_landed2(uint32_t id);

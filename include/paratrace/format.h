@@ -87,9 +87,14 @@ extern "C" {
  * or collective equal to the file's previous one of its kind in 4 bytes.
  * 3.7: MEM_FREE_S (format/io.h: kind 0x2d as the first byte of a word with
  * PT_COMPACT_FLAG, from the same range as MPI_FILE), the free of the block
- * the file's last MEM_ALLOC returned in 4 bytes. */
+ * the file's last MEM_ALLOC returned in 4 bytes.
+ * 3.8: FUNC_LANDED (kind 0x55, taken from the I/O range's free kinds): a
+ * longjmp landed in a recorded call, which goes on (no new call). 3.7 and
+ * older runtimes wrote "FUNC_EXIT id, FUNC_ENTER id" there, which a reader
+ * cannot tell from a return and a new call when the longjmp skipped no
+ * recorded frame. */
 #define PT_FORMAT_VERSION_MAJOR 3
-#define PT_FORMAT_VERSION_MINOR 7
+#define PT_FORMAT_VERSION_MINOR 8
 /* The oldest major version this reader still reads. */
 #define PT_FORMAT_VERSION_MAJOR_MIN 1
 
@@ -215,6 +220,9 @@ _Static_assert(sizeof(pt_rec_head) == 8, "pt_rec_head layout");
 	/* -finstrument-functions builds: the function's address. */ \
 	X(FUNC_ENTER_PC, 3, pt_rec_pc, sizeof(pt_rec_pc), 0, "thread", "–", "") \
 	X(FUNC_EXIT_PC, 4, pt_rec_pc, sizeof(pt_rec_pc), 0, "thread", "–", "") \
+	/* A longjmp landed in the innermost open call of the function (3.8). */ \
+	X(FUNC_LANDED, 0x55, pt_rec_landed, sizeof(pt_rec_landed), 0, "thread", "–", \
+	  "function id") \
 	/* Absolute time; delta is 0. First record of every file, and wherever \
 	 * a delta would not fit in 32 bits. */ \
 	X(TIME, 5, pt_rec_time, sizeof(pt_rec_time), 0, "all", "–", "absolute ticks") \
@@ -253,6 +261,21 @@ typedef struct pt_rec_pc {
 } pt_rec_pc;
 #define PT_FIELDS_FUNC_ENTER_PC(T, F, A, S, C) F(T, PC, "pc", pc, "")
 #define PT_FIELDS_FUNC_EXIT_PC PT_FIELDS_FUNC_ENTER_PC
+
+/* FUNC_LANDED: a longjmp landed in the innermost open call of function id
+ * (its FUNC_ENTER's id), where setjmp returned again: every call entered
+ * after it has ended at this time without its exit; it goes on, and no new
+ * call begins (its FUNC_EXIT is still to come). Written by the hook
+ * __paratrace_func_landed2 (docs/ABI.md, "After a longjmp lands"). A
+ * record with a payload, so that readers older than 3.8 skip it by its
+ * size; the reader delivers its id in ev->func_id too. Not a function
+ * record for the short form: neither writer nor reader counts it as the
+ * file's previous function record. */
+typedef struct pt_rec_landed {
+	uint32_t id;
+	uint32_t reserved; /* 0 */
+} pt_rec_landed;
+#define PT_FIELDS_FUNC_LANDED PT_FIELDS_FUNC_ENTER
 
 typedef struct pt_rec_lost {
 	uint64_t records; /* how many records were dropped */
@@ -344,7 +367,7 @@ enum pt_rec_kind {
 	PT_REC_RANGE_SAMPLING_LAST = 0x3f,
 	PT_REC_RANGE_GPU_FIRST = 0x40, /* GPU launches, copies, device times */
 	PT_REC_RANGE_GPU_LAST = 0x4f,
-	PT_REC_RANGE_IO_FIRST = 0x50, /* file I/O and dynamic memory calls */
+	PT_REC_RANGE_IO_FIRST = 0x50, /* file I/O and dynamic memory calls; 0x55: FUNC_LANDED */
 	PT_REC_RANGE_IO_LAST = 0x5f,
 	PT_REC_RANGE_RUNTIME_FIRST = 0x60, /* more interposition families */
 	PT_REC_RANGE_RUNTIME_LAST = 0x7f,

@@ -53,7 +53,7 @@ typedef struct pt_event {
 	uint64_t time_ns; /* the same on CLOCK_MONOTONIC nanoseconds */
 	const pt_rec_head *rec; /* raw record; valid until the next read/feed/close */
 	size_t size;            /* bytes of the raw record */
-	uint32_t func_id;       /* FUNC_ENTER / FUNC_EXIT */
+	uint32_t func_id;       /* FUNC_ENTER / FUNC_EXIT / FUNC_LANDED */
 	/* PT_LOG_ERROR: reason; valid until pt_log_close */
 	const char *error;
 	/* PT_LOG_EOF */

@@ -311,8 +311,8 @@ PT_HIDDEN pt_thread *pt_thread_create(const pt_rec_thread_start *start);
  * a hook's fast path (a signal handler interrupting them): counted as lost
  * (reason REENTRANT). Nothing otherwise (tracing off, thread not traced). */
 PT_HIDDEN void pt_note_nested_event(void);
-/* Hook slow path: a FUNC record (pc == 0) or a PC record. Returns id (a
- * tail call for the hooks, which return it). */
+/* Hook slow path: a FUNC_ENTER/EXIT or FUNC_LANDED record of id (pc == 0),
+ * or a PC record. Returns id (a tail call for the hooks, which return it). */
 PT_HIDDEN uint32_t pt_hook_slow(unsigned kind, uint32_t id, uint64_t pc);
 
 /* ---- throttling (throttle.c) ------------------------------------------ */

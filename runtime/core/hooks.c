@@ -44,10 +44,14 @@ __attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, u
 	uint64_t now = pt_now();
 	pt_thread *t = pt_enter();
 	if (t) {
-		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT)
+		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT) {
 			pt_wlog_put_func(&t->log, now, kind, id);
-		else
+		} else if (kind == PT_REC_FUNC_LANDED) {
+			pt_rec_landed l = {id, 0};
+			pt_wlog_put(&t->log, now, kind, 0, &l, sizeof l, NULL, 0);
+		} else {
 			pt_wlog_put(&t->log, now, kind, 0, &pc, sizeof pc, NULL, 0);
+		}
 		if (t->log.slow)
 			pt_counters_at(t, PT_COUNTERS_AT_FUNCTIONS);
 		pt_leave(t);
@@ -377,14 +381,17 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
 	hook_func(PT_REC_FUNC_EXIT, id, s, 0);
 }
 
-/* A longjmp landed in a recorded call of id: its exit, then its entry
- * again (docs/ABI.md, "After a longjmp lands"). Never throttled: the
- * call's exit hook still comes. The stats see an exit and an entry at the
- * same time, which adds nothing to them. */
+/* A longjmp landed in a recorded call of id (docs/ABI.md, "After a
+ * longjmp lands"): one FUNC_LANDED, which says that the call goes on. Not
+ * an exit and an entry: where the longjmp skipped no recorded frame (they
+ * were throttled, or not instrumented) a reader could not tell those from
+ * a return and a new call. Rare: the slow path, which also reads the
+ * counters there (PARATRACE_COUNTERS_AT=functions), so that what the
+ * skipped frames did is theirs. The call's stats are left alone: it
+ * neither ended nor began. */
 PT_EXPORT PT_NOINST void __paratrace_func_landed2(uint32_t id)
 {
-	hook_func(PT_REC_FUNC_EXIT, id, NULL, 0);
-	hook_func(PT_REC_FUNC_ENTER, id, NULL, 0);
+	pt_hook_slow(PT_REC_FUNC_LANDED, id, 0);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)

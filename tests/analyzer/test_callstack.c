@@ -39,15 +39,18 @@ static void on_pop(void *arg, pt_callstack *cs, size_t n, uint64_t t, enum pt_ca
 
 static const pt_callstack_ops ops = {on_push, on_pop};
 
-/* Records: "e3@10" enter 3 at 10, "x3@20" exit 3 at 20, "o@25" another
- * record (a lock, say), "t@25" a TIME record, "c@25" COUNTERS, "l@30" a
- * LOST record of data dropped (disk full), "r@30" one of a signal
- * handler's events dropped (reentrant), "end@40" the end of the log.
- * fast: use the inline steps where they apply, as the tools do. */
-static const char *run(const char *records, int fast)
+/* Records: "e3@10" enter 3 at 10, "x3@20" exit 3 at 20, "j3@20" a
+ * longjmp landed in 3 (FUNC_LANDED), "o@25" another record (a lock, say),
+ * "t@25" a TIME record, "c@25" COUNTERS, "l@30" a LOST record of data
+ * dropped (disk full), "r@30" one of a signal handler's events dropped
+ * (reentrant), "end@40" the end of the log. minor: the log's format
+ * version 3.minor. fast: use the inline steps where they apply, as the
+ * tools do. */
+static const char *run(const char *records, unsigned minor, int fast)
 {
 	pt_callstack cs;
-	pt_callstack_init(&cs);
+	pt_file_header h = {.version_major = 3, .version_minor = (uint16_t)minor};
+	pt_callstack_init(&cs, &h);
 	seen[0] = 0;
 	char buf[1024];
 	snprintf(buf, sizeof buf, "%s", records);
@@ -59,9 +62,11 @@ static const char *run(const char *records, int fast)
 			pt_callstack_end(&cs, t, &ops, NULL);
 			continue;
 		}
-		if (r[0] == 'e' || r[0] == 'x') {
+		if (r[0] == 'e' || r[0] == 'x' || r[0] == 'j') {
 			uint32_t id = (uint32_t)strtoul(r + 1, NULL, 10);
-			int enter = r[0] == 'e';
+			int enter = r[0] == 'e' ? PT_STEP_ENTER
+			            : r[0] == 'x' ? PT_STEP_EXIT
+			                          : PT_STEP_LANDED;
 			if (fast && pt_callstack_step_timed(&cs, id, enter, t)) {
 				if (enter)
 					on_push(NULL, &cs);
@@ -99,15 +104,23 @@ static const char *run(const char *records, int fast)
 	return seen;
 }
 
-static void expect(const char *records, const char *want)
+/* The tracker's calls and ends for records of a log of format 3.minor. */
+static void expect_in(unsigned minor, const char *records, const char *want)
 {
 	for (int fast = 0; fast < 2; fast++) {
-		const char *got = run(records, fast);
+		const char *got = run(records, minor, fast);
 		if (strcmp(got, want))
-			fprintf(stderr, "\n%s (%s path)\n  got:  %s\n  want: %s\n", records,
-			        fast ? "inline" : "general", got, want);
+			fprintf(stderr, "\n%s (3.%u, %s path)\n  got:  %s\n  want: %s\n", records,
+			        minor, fast ? "inline" : "general", got, want);
 		CU_ASSERT_STRING_EQUAL(got, want);
 	}
+}
+
+/* The same in logs before and since FUNC_LANDED (3.8). */
+static void expect(const char *records, const char *want)
+{
+	expect_in(7, records, want);
+	expect_in(PT_FORMAT_VERSION_MINOR, records, want);
 }
 
 static void test_nesting(void)
@@ -131,16 +144,48 @@ static void test_log_end(void)
 
 static void test_longjmp_landing(void)
 {
-	/* the pass's report of a landing in 2: "exit 2, enter 2" with deeper
-	 * frames open; the frames above close, the call of 2 goes on */
-	expect("e1@0 e2@10 e3@20 e3@30 x2@40 e2@40 x2@50 x1@60",
+	/* FUNC_LANDED in 2 with deeper frames open: the frames above close,
+	 * the call of 2 goes on */
+	expect("e1@0 e2@10 e3@20 e3@30 j2@40 x2@50 x1@60",
 	       "+1@0  +2@10  +3@20  +3@30  -3@40:u -3@40:u -2@50:r -1@60:r");
+	/* nothing recorded above it (the frames the longjmp skipped were
+	 * throttled, or had no hooks): still no new call, however often */
+	expect("e1@0 e2@10 j2@20 j2@30 j2@40 x2@50 x1@60", "+1@0  +2@10  -2@50:r -1@60:r");
+	/* recursion: the innermost frame of 1 is the one that goes on */
+	expect("e1@0 e2@5 e1@10 e3@20 j1@30 x1@40 x2@50 x1@60",
+	       "+1@0  +2@5  +1@10  +3@20  -3@30:u -1@40:r -2@50:r -1@60:r");
+	/* no open frame of 4 (its entry predates the log): every open frame
+	 * was entered after it */
+	expect("e1@0 e2@10 j4@20 e3@30 x3@40", "+1@0  +2@10  -2@20:u -1@20:u +3@30  -3@40:r");
+	/* function id 0: ignored */
+	expect("e1@0 e2@10 j0@20 x2@30 x1@40", "+1@0  +2@10  -2@30:r -1@40:r");
+}
+
+static void test_longjmp_landing_pairs(void)
+{
+	/* before 3.8 the runtime reported a landing in 2 as "exit 2, enter
+	 * 2": with deeper frames open, the frames above close, the call of 2
+	 * goes on */
+	expect_in(7, "e1@0 e2@10 e3@20 e3@30 x2@40 e2@40 x2@50 x1@60",
+	          "+1@0  +2@10  +3@20  +3@30  -3@40:u -3@40:u -2@50:r -1@60:r");
 	/* TIME and COUNTERS records may come between the two hooks */
-	expect("e1@0 e2@10 e3@20 x2@40 t@40 c@40 e2@41 x2@50 x1@60",
-	       "+1@0  +2@10  +3@20  -3@40:u -2@50:r -1@60:r");
+	expect_in(7, "e1@0 e2@10 e3@20 x2@40 t@40 c@40 e2@41 x2@50 x1@60",
+	          "+1@0  +2@10  +3@20  -3@40:u -2@50:r -1@60:r");
 	/* two landings in a row, then a return */
-	expect("e1@0 e3@5 x1@10 e1@10 e3@15 x1@20 e1@20 x1@30",
-	       "+1@0  +3@5  -3@10:u +3@15  -3@20:u -1@30:r");
+	expect_in(7, "e1@0 e3@5 x1@10 e1@10 e3@15 x1@20 e1@20 x1@30",
+	          "+1@0  +3@5  -3@10:u +3@15  -3@20:u -1@30:r");
+	/* with nothing open above it, such a log cannot tell a landing from
+	 * a return and a new call: it counts as one */
+	expect("e1@0 e2@10 x2@20 e2@20 x2@30 x1@40", "+1@0  +2@10  -2@20:r +2@20  -2@30:r -1@40:r");
+	/* since 3.8 the pair is what it says even with frames above: an exit
+	 * (through a frame without exit hook) and a new call */
+	expect_in(PT_FORMAT_VERSION_MINOR, "e1@0 e2@10 e3@20 e3@30 x2@40 e2@40 x2@50 x1@60",
+	          "+1@0  +2@10  +3@20  +3@30  -3@40:u -3@40:u -2@40:r +2@40  -2@50:r -1@60:r");
+	/* and no header at all: this version */
+	pt_callstack cs;
+	pt_callstack_init(&cs, NULL);
+	CU_ASSERT_EQUAL(cs.pairs, 0);
+	pt_callstack_free(&cs);
 }
 
 static void test_unwound_then_return(void)
@@ -181,6 +226,7 @@ int main(void)
 	CU_add_test(s, "unmatched exits, unknown functions", test_unmatched_and_unknown);
 	CU_add_test(s, "frames open at the end of the log", test_log_end);
 	CU_add_test(s, "longjmp landing: no new call", test_longjmp_landing);
+	CU_add_test(s, "longjmp landing before 3.8: exit, enter", test_longjmp_landing_pairs);
 	CU_add_test(s, "exit through frames without hook", test_unwound_then_return);
 	CU_add_test(s, "lost data cuts the open calls", test_lost_data);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -34,7 +34,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prv_check  # noqa: E402
-from throttle_testlib import SURE, arguments, expect, finish, report_rows, run_both  # noqa: E402
+from throttle_testlib import (SURE, arguments, expect, finish, pcf_values, report_rows,  # noqa: E402
+                              run_both)
 
 
 class Env:
@@ -157,23 +158,6 @@ def main():
     expect(int(rep["tiny"]["throttled_calls"]) == 300000 - 1000, "1000:1ms: %r" % rep["tiny"])
 
     return finish("test_throttle")
-
-
-def pcf_values(path, etype):
-    """value -> label of one event type's VALUES block."""
-    vals, cur, in_vals = {}, False, False
-    for line in open(path, encoding="utf-8"):
-        line = line.strip()
-        if line == "EVENT_TYPE":
-            cur, in_vals = False, False
-        elif line == "VALUES":
-            in_vals = cur
-        elif not in_vals and line.split()[1:2] == [str(etype)]:
-            cur = True
-        elif in_vals and line:
-            v, _, name = line.partition(" ")
-            vals[int(v)] = name.strip().split(" [")[0]
-    return vals
 
 
 def perfetto_text(path):

@@ -9,10 +9,10 @@ run under libtrace.so with a threshold every function meets after 10,000
 calls. Checked:
 
   - the trace's FUNC records of the thread, replayed as docs/ABI.md says,
-    nest: every exit closes the innermost open frame, but for one exit per
-    longjmp landing, which closes the frame the longjmp skipped; nothing is
-    left open at the end (a throttled call's exit recorded, or a recorded
-    call's exit missing, breaks it): a recursion throttled while its outer
+    nest: every exit closes the innermost open frame; one FUNC_LANDED per
+    longjmp landing closes the frame the longjmp skipped; nothing is left
+    open at the end (a throttled call's exit recorded, or a recorded call's
+    exit missing, breaks it): a recursion throttled while its outer
     call is open, exceptions through throttled and unthrottled frames,
     longjmp out of both, ABI-1 functions throttled while open and mixed
     with ABI-2 ones;
@@ -36,13 +36,14 @@ from throttle_testlib import (SURE, arguments, counts as program_counts, expect,
                               finish, report_rows, run_both, short)
 
 THROTTLED = ("rec", "thrower", "mid", "jdeep", "jmid", "v2_leaf", "v1_tiny")
-LINE = re.compile(r"^\d+ \d+ (\d+) (FUNC_ENTER|FUNC_EXIT) .*?\bid=(\d+)\b.* name=(.*)$")
+LINE = re.compile(r"^\d+ \d+ (\d+) (FUNC_ENTER|FUNC_EXIT|FUNC_LANDED) .*?\bid=(\d+)\b.* name=(.*)$")
 
 
 def replay(dump):
     """Replays each thread's FUNC records: (exits that skipped frames,
-    exits of no open frame, frames open at the end, entries per name)."""
-    stacks, skipped, stray, entered = {}, 0, 0, {}
+    landings that closed frames, exits and landings of no open frame,
+    frames open at the end, entries per name)."""
+    stacks, skipped, closing, stray, entered = {}, 0, 0, 0, {}
     for line in dump.splitlines():
         m = LINE.match(line)
         if not m:
@@ -54,12 +55,16 @@ def replay(dump):
             entered[name] = entered.get(name, 0) + 1
         elif fid not in stack:
             stray += 1
+        elif m.group(2) == "FUNC_LANDED":
+            closing += stack[-1] != fid
+            while stack[-1] != fid:
+                stack.pop()
         else:
             if stack[-1] != fid:
                 skipped += 1
             while stack.pop() != fid:
                 pass
-    return skipped, stray, sum(len(s) for s in stacks.values()), entered
+    return skipped, closing, stray, sum(len(s) for s in stacks.values()), entered
 
 
 def main():
@@ -80,13 +85,15 @@ def main():
     expect(len(counts) == 13 and landed and landed[0] == 200, "program output: %r" % plain)
 
     dump = subprocess.run([a.paratrace, "dump", tdir], stdout=subprocess.PIPE, text=True).stdout
-    skipped, stray, still_open, entered = replay(dump)
-    print("replay: %d exits skipped frames, %d stray exits, %d open at the end" %
-          (skipped, stray, still_open))
-    expect(stray == 0, "%d exits of no open frame (a throttled call's exit recorded?)" % stray)
-    expect(skipped == (landed[0] if landed else -1),
-           "%d exits closed more than the innermost frame; expected one per longjmp landing (%r)" %
-           (skipped, landed))
+    skipped, closing, stray, still_open, entered = replay(dump)
+    print("replay: %d exits skipped frames, %d landings closed frames, %d stray, %d open at "
+          "the end" % (skipped, closing, stray, still_open))
+    expect(stray == 0, "%d exits or landings of no open frame (a throttled call's exit "
+           "recorded?)" % stray)
+    expect(skipped == 0, "%d exits closed more than the innermost frame" % skipped)
+    expect(closing == (landed[0] if landed else -1),
+           "%d landings closed the frame the longjmp skipped; expected one per landing (%r)" %
+           (closing, landed))
     expect(still_open == 0, "%d frames left open at the end (a recorded call's exit missing?)" %
            still_open)
     for name in THROTTLED:

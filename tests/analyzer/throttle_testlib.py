@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""What the throttling tests (test_throttle*.py) share: their failure list,
-their command line, a program run untraced then traced with its output
-compared, the counts it printed (`COUNT name n` lines) and the rows of
-`paratrace report --csv`."""
+"""What the throttling tests (test_throttle*.py, test_landed.py) share:
+their failure list, their command line, a program run untraced then traced
+with its output compared, the counts it printed (`COUNT name n` lines), the
+rows of `paratrace report --csv` and the labels of a .pcf's values."""
 import argparse
 import csv
 import io
@@ -76,3 +76,20 @@ def report_rows(paratrace, tdir, key=lambda name: name):
     expect(r.returncode == 0, "report of %s failed: %s" % (tdir, r.stderr))
     head = r.stdout.split("\n\n")[0]
     return {key(row["name"]): row for row in csv.DictReader(io.StringIO(head))}
+
+
+def pcf_values(path, etype):
+    """value -> label of one event type's VALUES block."""
+    vals, cur, in_vals = {}, False, False
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if line == "EVENT_TYPE":
+            cur, in_vals = False, False
+        elif line == "VALUES":
+            in_vals = cur
+        elif not in_vals and line.split()[1:2] == [str(etype)]:
+            cur = True
+        elif in_vals and line:
+            v, _, name = line.partition(" ")
+            vals[int(v)] = name.strip().split(" [")[0]
+    return vals

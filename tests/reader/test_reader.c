@@ -1111,6 +1111,63 @@ static void test_io_compact_records(void)
 	ptw_free(&old);
 }
 
+/* Format 3.8's FUNC_LANDED: 16 bytes at a multiple of 8 (after 2-byte
+ * pads), delivered with its function's id in func_id, whole or byte by
+ * byte. It is not the file's previous function record: a short record
+ * after it is of the function before it. One without its id is damage. */
+static void test_landed_record(void)
+{
+	ptw w;
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);          /* compact: 4 bytes */
+	ptw_func(&w, PT_REC_FUNC_ENTER, 0xabcdef, 120);   /* 8 bytes at 4 modulo 8 */
+	pt_rec_landed l = {9, 0};
+	ptw_rec(&w, PT_REC_FUNC_LANDED, 0, 130, &l, sizeof l);
+	ptw_func(&w, PT_REC_FUNC_EXIT, 0xabcdef, 131);    /* short: 2 bytes */
+	l.id = PT_FUNC_ID_MAX;
+	ptw_rec(&w, PT_REC_FUNC_LANDED, 0, 140, &l, sizeof l);
+	ptw_func(&w, PT_REC_FUNC_EXIT, 9, 150);
+	ptw_close(&w, 160);
+	result r = read_mem(w.buf, w.len, 0, 1);
+	CU_ASSERT_EQUAL(r.state, PT_LOG_EOF);
+	CU_ASSERT_EQUAL_FATAL(r.n, 7);
+	static const struct {
+		unsigned kind;
+		uint32_t id;
+		uint64_t ticks;
+		size_t size;
+	} want[] = {{PT_REC_FUNC_ENTER, 9, 110, 4},
+	            {PT_REC_FUNC_ENTER, 0xabcdef, 120, 8},
+	            {PT_REC_FUNC_LANDED, 9, 130, 16},
+	            {PT_REC_FUNC_EXIT, 0xabcdef, 131, 2},
+	            {PT_REC_FUNC_LANDED, PT_FUNC_ID_MAX, 140, 16},
+	            {PT_REC_FUNC_EXIT, 9, 150, 4},
+	            {PT_REC_CLOSE, 0, 160, PT_REC_SIZE(CLOSE)}};
+	for (size_t i = 0; i < r.n; i++) {
+		CU_ASSERT_EQUAL(r.ev[i].kind, want[i].kind);
+		CU_ASSERT_EQUAL(r.ev[i].func_id, want[i].id);
+		CU_ASSERT_EQUAL(r.ev[i].ticks, want[i].ticks);
+		CU_ASSERT_EQUAL(r.ev[i].size, want[i].size);
+		if (want[i].kind == PT_REC_FUNC_LANDED)
+			CU_ASSERT_EQUAL(r.ev[i].offset % 8, 0);
+	}
+	CU_ASSERT_STRING_EQUAL(pt_rec_kind_name(PT_REC_FUNC_LANDED), "FUNC_LANDED");
+	result bytes = read_mem(w.buf, w.len, 1, 1);
+	CU_ASSERT(same(&r, &bytes));
+	free(bytes.ev);
+	free(r.ev);
+	ptw_free(&w);
+
+	/* its head alone: no function id */
+	ptw_begin(&w, PT_FILE_THREAD, 1, 2, 100, 1000, 1, 0);
+	ptw_func(&w, PT_REC_FUNC_ENTER, 9, 110);
+	ptw_rec(&w, PT_REC_FUNC_LANDED, 0, 130, NULL, 0);
+	static const damage bare = {"FUNC_LANDED without its id", PT_LOG_ERROR, 1,
+	                            "FUNC_LANDED record too small", -1};
+	free(check_damage(w.buf, w.len, &bare).ev);
+	ptw_free(&w);
+}
+
 /* Format 3.7's MEM_FREE_S: the free of the block the file's last
  * MEM_ALLOC returned (a full one, a compact one, a realloc's), in 4 bytes,
  * read exactly as the full MEM_FREE; one with no MEM_ALLOC before it, or
@@ -1575,6 +1632,7 @@ int main(void)
 	CU_add_test(s, "compact MPI records, 3.2 logs", test_mpi_compact_records);
 	CU_add_test(s, "compact I/O and memory records, 3.4 logs", test_io_compact_records);
 	CU_add_test(s, "MEM_FREE_S: the free of the block allocated last", test_mem_free_short);
+	CU_add_test(s, "FUNC_LANDED: a longjmp's landing", test_landed_record);
 	CU_add_test(s, "MPI_DONE's compact form", test_mpi_done_record);
 	CU_add_test(s, "repeated MPI records read as full ones", test_mpi_repeated_records);
 	CU_add_test(s, "feed contract", test_feed_contract);

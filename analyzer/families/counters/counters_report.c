@@ -105,7 +105,7 @@ static void *ct_shard_init(void *tool, const pt_shard_info *shard, char *err, si
 	s->tool = tool;
 	s->info = shard;
 	pt_func_lookup_init(&s->fl, s->tool->ctx, shard->process);
-	pt_callstack_init(&s->calls);
+	pt_callstack_init(&s->calls, shard->header);
 	s->count_depth = SIZE_MAX;
 	for (int i = 0; i < 256; i++)
 		s->gidx[i] = -1;
@@ -306,8 +306,10 @@ static int ct_shard_event(void *state, const pt_event *ev)
 	const pt_rec_head *h = ev->rec;
 	unsigned kind = ev->kind;
 	int rc = 0;
-	/* the four function kinds, consecutive (format.h): the bulk, first */
-	if (kind >= PT_REC_FUNC_ENTER && kind <= PT_REC_FUNC_EXIT_PC) {
+	/* the four function kinds, consecutive (format.h): the bulk, first;
+	 * then a longjmp's landing */
+	if ((kind >= PT_REC_FUNC_ENTER && kind <= PT_REC_FUNC_EXIT_PC) ||
+	    kind == PT_REC_FUNC_LANDED) {
 		if (stack_func(s, ev))
 			return shard_fail(s, "out of memory");
 		s->last_kind = kind;

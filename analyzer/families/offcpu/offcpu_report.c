@@ -116,7 +116,7 @@ static void *oc_shard_init(void *tool, const pt_shard_info *in, char *err, size_
 	s->tool = t;
 	s->info = in;
 	pt_func_lookup_init(&s->fl, t->ctx, in->process);
-	pt_callstack_init(&s->cs);
+	pt_callstack_init(&s->cs, in->header);
 	pt_waits_init(&s->ws);
 	return s;
 }
@@ -231,7 +231,8 @@ static int oc_event(void *state, const pt_event *ev)
 
 	int enter = 0;
 	uint32_t id = pt_event_func(ev, &s->fl, &enter);
-	if (pt_rec_is_func(ev->kind) || pt_rec_is_func_pc(ev->kind)) {
+	if (pt_rec_is_func(ev->kind) || pt_rec_is_func_pc(ev->kind) ||
+	    ev->kind == PT_REC_FUNC_LANDED) {
 		if (!pt_callstack_step(&s->cs, id, enter, now))
 			pt_callstack_func(&s->cs, id, enter, now, &oc_no_ops, NULL);
 		note_innermost(s, now);

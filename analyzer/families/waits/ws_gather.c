@@ -262,7 +262,7 @@ ws_reader *ws_reader_new(ws_set *s, const pt_shard_info *in)
 	if (r->seg_cap < WS_SEGS_MIN)
 		r->seg_cap = WS_SEGS_MIN;
 
-	pt_callstack_init(&r->cs);
+	pt_callstack_init(&r->cs, in->header);
 	pt_func_lookup_init(&r->fl, s->ctx, in->process);
 	pt_waits_init(&r->waits);
 	if (r->mpi)
@@ -611,7 +611,8 @@ void ws_reader_event(ws_reader *r, const pt_event *ev)
 	int enter;
 	uint32_t id = pt_event_func(ev, &r->fl, &enter);
 	if (id || ev->kind == PT_REC_FUNC_ENTER || ev->kind == PT_REC_FUNC_EXIT ||
-	    ev->kind == PT_REC_FUNC_ENTER_PC || ev->kind == PT_REC_FUNC_EXIT_PC) {
+	    ev->kind == PT_REC_FUNC_ENTER_PC || ev->kind == PT_REC_FUNC_EXIT_PC ||
+	    ev->kind == PT_REC_FUNC_LANDED) {
 		if (!pt_callstack_step(&r->cs, id, enter, ev->time_ns))
 			pt_callstack_func(&r->cs, id, enter, ev->time_ns, &no_ops, r);
 		note_name(r, ev->time_ns);

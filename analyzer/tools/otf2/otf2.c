@@ -272,7 +272,7 @@ static void *ot_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->loc.ctx = t->ctx;
 	s->loc.tool = t;
 	pt_func_lookup_init(&s->fl, t->ctx, info->process);
-	pt_callstack_init(&s->calls);
+	pt_callstack_init(&s->calls, info->header);
 	s->loc.w = OTF2_Archive_GetEvtWriter(t->ar, info->index);
 	if (!s->loc.w) {
 		snprintf(err, errlen, "the OTF2 library gives no event writer for location %zu",

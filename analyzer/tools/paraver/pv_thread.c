@@ -21,7 +21,7 @@ int pv_thread_init(pv_shard *s)
 	if (!c)
 		return -1;
 	pt_func_lookup_init(&c->fl, s->ctx, s->info->process);
-	pt_callstack_init(&c->calls);
+	pt_callstack_init(&c->calls, s->info->header);
 	s->core = c;
 	return 0;
 }
@@ -380,6 +380,10 @@ void pv_thread_other(pv_shard *s, const pt_event *ev)
 		if (pc)
 			pv_thread_func(s, t, pt_func_lookup_pc(&c->fl, pc->pc),
 			               ev->kind == PT_REC_FUNC_ENTER_PC);
+		return;
+	}
+	if (ev->kind == PT_REC_FUNC_LANDED) {
+		pv_thread_func_slow(s, t, pt_func_lookup_id(&c->fl, ev->func_id), PT_STEP_LANDED);
 		return;
 	}
 	pt_callstack_record(&c->calls, ev, &pv_calls, s);

@@ -22,9 +22,11 @@ typedef struct pv_thread {
 } pv_thread;
 
 int pv_thread_init(pv_shard *s);
-/* A function record but the common ones (pv_thread_func). */
+/* A function record but the common ones (pv_thread_func); enter: an
+ * enum pt_func_step. */
 void pv_thread_func_slow(pv_shard *s, uint64_t t, uint32_t id, int enter);
-/* Every record of a thread log but FUNC_ENTER/FUNC_EXIT (pv_thread_event). */
+/* Every record of a thread log but FUNC_ENTER/FUNC_EXIT (pv_thread_event),
+ * FUNC_LANDED included. */
 void pv_thread_other(pv_shard *s, const pt_event *ev);
 
 /* A function record (enter: 1 or 0). The common cases, an entry and an

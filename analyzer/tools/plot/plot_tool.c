@@ -212,12 +212,12 @@ static const pt_callstack_ops pl_calls = {calls_push, calls_pop};
 static void func_record(pl_shard *s, uint32_t id, int enter, uint64_t t)
 {
 	pt_callstack *cs = &s->cs;
-	if (enter) {
+	if (enter == PT_STEP_ENTER) {
 		if (pt_callstack_enter_fast(cs, id, t)) {
 			frame_begins(s, cs, t);
 			return;
 		}
-	} else if (pt_callstack_exit_fast(cs, id, t)) {
+	} else if (enter == PT_STEP_EXIT && pt_callstack_exit_fast(cs, id, t)) {
 		frames_end(s, cs, 1, t, PT_CALL_RETURNED);
 		return;
 	}
@@ -462,7 +462,7 @@ static void *pl_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 	s->tool = pl;
 	s->info = info;
 	pt_func_lookup_init(&s->fl, pl->m.ctx, info->process);
-	pt_callstack_init(&s->cs);
+	pt_callstack_init(&s->cs, info->header);
 	s->top_t = info->first_ns;
 	if (pf_tree_init(&s->tree, PL_MAX_NODES / 4) ||
 	    (info->index < pl->m.nrows && pb_row_init(&s->row, pl->m.ctx->t0_ns, PL_BINS))) {

@@ -182,12 +182,12 @@ static const pt_callstack_ops pf_calls = {calls_push, calls_pop};
 static void func_record(pf_shard *s, uint32_t id, int enter, uint64_t t)
 {
 	pt_callstack *cs = &s->calls;
-	if (enter) {
+	if (enter == PT_STEP_ENTER) {
 		if (pt_callstack_enter_fast(cs, id, t)) {
 			call_begins(s, id);
 			return;
 		}
-	} else if (pt_callstack_exit_fast(cs, id, t)) {
+	} else if (enter == PT_STEP_EXIT && pt_callstack_exit_fast(cs, id, t)) {
 		call_ends(s, cs, cs->depth, t);
 		return;
 	}
@@ -386,7 +386,7 @@ static void *pf_shard_init(void *tool, const pt_shard_info *info, char *err, siz
 		return NULL;
 	}
 	pt_func_lookup_init(&s->fl, s->pf->ctx, info->process);
-	pt_callstack_init(&s->calls);
+	pt_callstack_init(&s->calls, info->header);
 	s->ts.shard = info->index;
 	s->ts.first = info->first_ns;
 	const pt_select *sel = s->pf->sel;

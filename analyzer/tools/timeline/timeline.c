@@ -157,7 +157,7 @@ void *tl_shard_init(void *tool, const pt_shard_info *info, char *err, size_t err
 	s->out.info = info;
 	tl_sel_init(&s->sel, &s->out, tl->enc, pt_fw_select(tl->ctx));
 	pt_func_lookup_init(&s->fl, tl->ctx, info->process);
-	pt_callstack_init(&s->calls);
+	pt_callstack_init(&s->calls, info->header);
 	int oom = !s->sel.skip && tl->enc->shard_init && !(s->out.enc = tl->enc->shard_init(&s->out));
 	size_t i = 0;
 	for (; !oom && i < tl->nfam; i++)

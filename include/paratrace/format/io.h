@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* paratrace log format, records of file I/O and dynamic memory calls
- * (PT_REC_RANGE_IO). This family's rows of the record schema
+ * (PT_REC_RANGE_IO, but for 0x55: the core's FUNC_LANDED, format.h). This family's rows of the record schema
  * (PT_REC_ROWS_IO), payload structs, their dump fields and constants.
  * <paratrace/format.h> includes it: include that, not this. */
 #ifndef PARATRACE_FORMAT_IO_H

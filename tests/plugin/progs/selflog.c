@@ -19,7 +19,7 @@ static __thread int current_thread;
 static int nevents, overflow;
 static struct {
 	const char *name;
-	int count, landed;
+	int count;
 } names[MAX_NAMES];
 static int nnames;
 static int exp_resyncs[MAX_THREADS], exp_open[MAX_THREADS], nthreads = 1;
@@ -68,11 +68,7 @@ NOINSTR void sl_enter(const char *name)
 
 NOINSTR void sl_landed(const char *name)
 {
-	sl_exit(name);
-	sl_enter(name);
-	int i = name_index(name);
-	if (i < MAX_NAMES)
-		names[i].landed++;
+	record('=', name);
 }
 
 NOINSTR void sl_exit(const char *name)
@@ -123,11 +119,6 @@ NOINSTR static void print_all(void)
 		fputs("COUNT ", stdout);
 		put_name(names[i].name);
 		printf(" %d\n", names[i].count);
-		if (names[i].landed) {
-			fputs("LANDED ", stdout);
-			put_name(names[i].name);
-			printf(" %d\n", names[i].landed);
-		}
 	}
 	for (int t = 0; t < nthreads; t++) {
 		if (t)

@@ -3,9 +3,9 @@
  * the expected trace comes from the program and not from a pasted dump:
  * every instrumented function calls sl_enter/sl_exit (SL_FUNC in C++), and
  * at exit the program prints
- *   SEQ +name +name -name ...   its calls and returns, in order
+ *   SEQ +name +name -name ...   its calls and returns, in order, and
+ *                               =name where a longjmp landed in name
  *   COUNT name N                how many times it entered each function
- *   LANDED name N               how many of those entries were longjmp landings
  *   EXPECT resyncs=R open=O     frames skipped by longjmp / left open by exit()
  * and, for threads other than the main one (numbered with sl_thread(n) in
  * order of their first call), SEQn and EXPECTn lines.
@@ -26,9 +26,9 @@ extern "C" {
 #endif
 NOINSTR void sl_enter(const char *name);
 NOINSTR void sl_exit(const char *name);
-/* A longjmp landed in `name`: the trace shows its exit and a new entry
- * (the pass's report of the landing), which the analyzer does not count
- * as a call. */
+/* A longjmp landed in `name`: the trace shows a FUNC_LANDED of it (the
+ * pass's report of the landing), no new call. The frames it skipped are
+ * the caller's to log as exits first. */
 NOINSTR void sl_landed(const char *name);
 NOINSTR void sl_expect(int resyncs, int open);
 /* This thread is thread n (main: 0). Threads must not log at the same

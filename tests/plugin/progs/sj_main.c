@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* setjmp/longjmp: deep() recurses to depth 10 and longjmps back into
  * jumper(), twice. The frames it skips never report their exit; the pass
- * reports "exit jumper, enter jumper" where the longjmp lands, so a reader
- * that pops frames on a mismatched exit has the right stack again, and the
- * analyzer counts jumper() once (the landing is no new call). */
+ * reports the landing in jumper (FUNC_LANDED) where setjmp returns again,
+ * so a reader that closes the frames above jumper there has the right
+ * stack again, and the analyzer counts jumper() once (no new call). */
 #include "selflog.h"
 
 #include <setjmp.h>
