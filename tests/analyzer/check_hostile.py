@@ -24,7 +24,6 @@ would, against the policies of analyzer/symbols/pt_text.h:
 
 usage: check_hostile.py --prog BIN --runtime LIBTRACE --paratrace CLI --work DIR
 """
-import argparse
 import csv
 import glob
 import io
@@ -38,6 +37,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfetto_read  # noqa: E402
+from testlib import FAILS, arguments, fail, traced  # noqa: E402
 
 PROGRAM = b"prog\n\x1b]0;T\x07X\xff"
 FUNC = b"fn\x1b[31mRED\x1b[0m\rOVERWRITE\n\xff\xfe<&>\"'\\"
@@ -48,14 +48,6 @@ TYPE = b"ph\x1b[2Jase\n"
 SCOPE = b"st\xffep"
 VALUE = b"fi\rve\xc0"
 DIRNAME = b"tr\n\x1b]0;T\x07\r\x1b[2J\xffdir"
-
-fails = []
-
-
-def fail(msg):
-    fails.append(msg)
-    print("FAIL: " + msg, file=sys.stderr)
-
 
 def utf8_len(b, i):
     for n in range(1, 5):
@@ -359,22 +351,12 @@ def check_messages(a, exe, trace, work):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--prog", required=True)
-    ap.add_argument("--runtime", required=True)
-    ap.add_argument("--paratrace", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
+    a = arguments("prog", "runtime", "paratrace", "work")
     work = os.path.abspath(a.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     exe = os.path.join(os.fsencode(work), PROGRAM)
     shutil.copy(a.prog, exe)
     trace = os.path.join(work, "trace")
-    env = dict(os.environ, PARATRACE_DIR=trace, LD_PRELOAD=a.runtime)
-    p = subprocess.run([exe], env=env, timeout=60)
-    if p.returncode != 0:
-        sys.exit("check_hostile: the program exited %d" % p.returncode)
+    traced("check_hostile", [exe], a.runtime, trace)
     check_report_text(a, trace)
     check_csv(a, trace)
     check_json(a, trace)
@@ -386,8 +368,8 @@ def main():
     check_html(a, trace, work)
     check_dump(a, trace)
     check_messages(a, exe, trace, work)
-    if fails:
-        sys.exit("check_hostile: %d failures (outputs in %s)" % (len(fails), work))
+    if FAILS:
+        sys.exit("check_hostile: %d failures (outputs in %s)" % (len(FAILS), work))
     print("ok: every output of a trace with hostile names")
 
 

@@ -10,32 +10,22 @@ one's is "wait mutex".
 
 usage: check_lock_names.py --prog BIN --runtime LIBTRACE --paratrace CLI --work DIR
 """
-import argparse
 import csv
 import io
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 
-import perfetto_read
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfetto_read  # noqa: E402
+import testlib  # noqa: E402
+from testlib import FAILS, arguments, fail, traced  # noqa: E402
 
-fails = []
-
-
-def fail(msg):
-    fails.append(msg)
-    print("FAIL: " + msg, file=sys.stderr)
 
 
 def run(a, args):
-    p = subprocess.run([a.paratrace] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=120)
-    if p.returncode != 0:
-        fail("paratrace %s: exit %d: %s" % (" ".join(args[:2]), p.returncode, p.stderr[-400:]))
-    return p.stdout.decode()
+    return testlib.run([a.paratrace] + args, timeout=120).stdout
 
 
 def check_waits(fmt, waits, heap):
@@ -85,19 +75,11 @@ def check_timelines(a, trace, work, heap):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for o in ("--prog", "--runtime", "--paratrace", "--work"):
-        ap.add_argument(o, required=True)
-    a = ap.parse_args()
+    a = arguments("prog", "runtime", "paratrace", "work")
     work = os.path.abspath(a.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     trace = os.path.join(work, "trace")
-    env = dict(os.environ, PARATRACE_DIR=trace, LD_PRELOAD=a.runtime)
-    p = subprocess.run([a.prog], env=env, stdout=subprocess.PIPE, timeout=60)
-    if p.returncode != 0:
-        sys.exit("check_lock_names: the program exited %d" % p.returncode)
-    heap = "0x%x" % int(p.stdout.split()[0], 16)
+    out = traced("check_lock_names", [a.prog], a.runtime, trace)
+    heap = "0x%x" % int(out.split()[0], 16)
     want = ["result_mu", "q+0x28", heap]
 
     d = json.loads(run(a, ["report", "--json", trace]))
@@ -121,8 +103,8 @@ def main():
     if not re.search(r"^\d+\s+mutex %s \(pid \d+\)$" % heap, pcf, re.M):
         fail(".pcf: the heap lock is not %s" % heap)
     check_timelines(a, trace, work, heap)
-    if fails:
-        sys.exit("check_lock_names: %d failures (outputs in %s)" % (len(fails), work))
+    if FAILS:
+        sys.exit("check_lock_names: %d failures (outputs in %s)" % (len(FAILS), work))
     print("ok: locks named by symbol, the heap one by address")
 
 

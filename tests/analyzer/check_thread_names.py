@@ -11,33 +11,22 @@ Perfetto exports; dump shows the process log's records with their tid.
 
 usage: check_thread_names.py --prog BIN --runtime LIBTRACE --paratrace CLI --work DIR
 """
-import argparse
 import csv
 import io
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfetto_read  # noqa: E402
+import testlib  # noqa: E402
+from testlib import FAILS, arguments, fail, traced  # noqa: E402
 
-fails = []
-
-
-def fail(msg):
-    fails.append(msg)
-    print("FAIL: " + msg, file=sys.stderr)
 
 
 def run(a, args):
-    p = subprocess.run([a.paratrace] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=120)
-    if p.returncode != 0:
-        fail("paratrace %s: exit %d: %s" % (" ".join(args[:2]), p.returncode, p.stderr[-400:]))
-    return p.stdout.decode()
+    return testlib.run([a.paratrace] + args, timeout=120).stdout
 
 
 def same(what, got, want):
@@ -65,19 +54,11 @@ def row_levels(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for o in ("--prog", "--runtime", "--paratrace", "--work"):
-        ap.add_argument(o, required=True)
-    a = ap.parse_args()
+    a = arguments("prog", "runtime", "paratrace", "work")
     work = os.path.abspath(a.work)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     trace = os.path.join(work, "trace")
-    env = dict(os.environ, PARATRACE_DIR=trace, LD_PRELOAD=a.runtime)
-    p = subprocess.run([a.prog], env=env, stdout=subprocess.PIPE, timeout=60)
-    if p.returncode != 0:
-        sys.exit("check_thread_names: the program exited %d" % p.returncode)
-    said = [line.split(" ", 1) for line in p.stdout.decode().splitlines()]
+    out = traced("check_thread_names", [a.prog], a.runtime, trace)
+    said = [line.split(" ", 1) for line in out.decode().splitlines()]
     pid = int(said[0][0])
 
     base = os.path.join(work, "a")
@@ -121,8 +102,8 @@ def main():
         if n not in ("-", "boss") and not re.search(r"THREAD_NAME.*name=%s tid=%s\b" %
                                                       (re.escape(n), tid), dump):
             fail("dump: no THREAD_NAME of %s for tid %s" % (n, tid))
-    if fails:
-        sys.exit("check_thread_names: %d failures (outputs in %s)" % (len(fails), work))
+    if FAILS:
+        sys.exit("check_thread_names: %d failures (outputs in %s)" % (len(FAILS), work))
     print("ok: %d threads, one label each in every output" % len(want))
 
 

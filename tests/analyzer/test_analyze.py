@@ -20,29 +20,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfetto_read  # noqa: E402
-import prv_check  # noqa: E402
+from testlib import FAILS, expect, fail, run, valid as checked  # noqa: E402
 
 PARATRACE, PTGEN, WORK, CASE = sys.argv[1:5]
 T, N, S, W, H = 3, 20, 1000000, 20000, 5000
-FAILS = []
-
-
-def fail(msg):
-    FAILS.append(msg)
-    print("FAIL: " + msg, file=sys.stderr)
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
-
-
-def run(args, rc=0):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if rc is not None and p.returncode != rc:
-        fail("%s: exit %d, expected %d\nstdout: %s\nstderr: %s"
-             % (" ".join(args), p.returncode, rc, p.stdout[-2000:], p.stderr[-2000:]))
-    return p
 
 
 def gen(name, *extra):
@@ -53,17 +34,10 @@ def gen(name, *extra):
     return d
 
 
-def checked(prv):
-    P, summary = prv_check.check(prv)
-    for m in P.items:
-        fail("prv_check %s: %s" % (prv, m))
-    return summary
-
-
 def case_known():
     d = gen("known", "--fork")
     out = os.path.join(WORK, "known")
-    p = run([PARATRACE, "analyze", "-q", "-j2", "-o", out, d])
+    run([PARATRACE, "analyze", "-q", "-j2", "-o", out, d])
     s = checked(out + ".prv")
     expect(s["threads"] == T + 2, "threads: %d, expected %d" % (s["threads"], T + 2))
     ev = s["events"]
@@ -441,9 +415,15 @@ CASES = {"known": case_known, "gz": case_gz, "jobs": case_jobs, "corrupt": case_
          "tool": case_tool, "interval": case_interval, "many": case_many,
          "threads": case_threads, "replace": case_replace}
 
-if __name__ == "__main__":
+
+
+def main(cases):
     os.makedirs(WORK, exist_ok=True)
-    CASES[CASE]()
+    cases[CASE]()
     if FAILS:
         sys.exit(1)
     print("ok: %s" % CASE)
+
+
+if __name__ == "__main__":
+    main(CASES)

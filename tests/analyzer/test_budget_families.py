@@ -22,18 +22,15 @@ family while shorter items of another stay:
 
 Usage: test_budget_families.py --paratrace P --ptgen G --work DIR
 """
-import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sync_check  # noqa: E402
 import thin_check  # noqa: E402
-from test_jobs import FAILS, expect, run  # noqa: E402
-from test_locks_budget import same, valid  # noqa: E402
+from testlib import arguments, expect, finish, run, same, valid  # noqa: E402
 
 RANKS = (7000, 7100)
 ITERATIONS = 500  # per process
@@ -78,12 +75,7 @@ def count_entries(prv):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("paratrace", "ptgen", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("paratrace", "ptgen", "work")
     path = os.path.join(a.work, "imb.trace")
     with open(path, "w") as f:
         f.write(script())
@@ -149,10 +141,7 @@ def main():
     expect(re.search(r"\.prv budget \S+ \S+: calls left out as selected .*, and synchronization "
                      r"calls that waited less than 1 ns .*; --full for everything", p.stdout)
            is not None, "--min-duration and the budget: %r" % p.stdout)
-    if FAILS:
-        print("%d failures" % len(FAILS), file=sys.stderr)
-        return 1
-    return 0
+    return finish("test_budget_families")
 
 
 if __name__ == "__main__":

@@ -11,37 +11,16 @@ times at -j2.
 
 Usage: test_jobs.py --prog cyg_jobs --runtime libtrace.so --paratrace P --work DIR
 """
-import argparse
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import prv_check  # noqa: E402
-
-FAILS = []
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
-
-
-def run(args):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    expect(p.returncode == 0, "%s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr[-1000:]))
-    return p
+from testlib import FAILS, arguments, expect, run, valid  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("prog", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("prog", "runtime", "paratrace", "work")
     tdir = os.path.join(a.work, "trace")
     env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir, PARATRACE_SAMPLING="1ms",
                PARATRACE_CALLSTACK="4")
@@ -66,9 +45,7 @@ def main():
         kinds.setdefault(k[0] if isinstance(k, tuple) else "analyze", []).append(runs)
     for kind, variants in sorted(kinds.items()):
         expect(len(variants) == 1, "%s: %d different outputs: %s" % (kind, len(variants), variants))
-    P, s = prv_check.check(os.path.join(a.work, "a0.prv"))
-    for m in P.items:
-        expect(False, "prv_check: " + m)
+    valid(os.path.join(a.work, "a0.prv"))
     pcf = open(os.path.join(a.work, "a0.pcf")).read()
     # the trace has what makes the order matter: functions by address, call stacks, samples
     expect("leaf_3" in pcf, "functions by address not named in the .pcf")

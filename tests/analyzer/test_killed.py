@@ -12,24 +12,18 @@ until the process's last record, in the report and in the .prv alike.
 Usage: test_killed.py --prog killed --runtime libtrace.so
                       --paratrace PARATRACE --work DIR
 """
-import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
-FAILS = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import FAILS, arguments, expect  # noqa: E402
+
 WARN = re.compile(r"(\d+) of (\d+) logs not closed: the program is still running or was killed")
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
 
 
 def check_warning(cmd, stderr):
@@ -83,12 +77,7 @@ def check_prv(base):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("prog", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("prog", "runtime", "paratrace", "work")
     tdir = os.path.join(a.work, "trace")
     env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
     p = subprocess.Popen([a.prog], env=env, stdout=subprocess.PIPE, text=True)

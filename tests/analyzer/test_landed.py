@@ -31,8 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import perfetto_read  # noqa: E402
 import prv_check  # noqa: E402
-from throttle_testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
-                              finish, pcf_values, report_rows, run_both, short)
+from testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
+                     finish, pcf_values, report_rows, run_both, short)
 
 LANDERS = ("lander", "lib_lander")
 

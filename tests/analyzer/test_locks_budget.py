@@ -21,19 +21,15 @@ length: how long it waited; docs/ANALYZER.md, "The size budget"):
 
 Usage: test_locks_budget.py --prog locks --runtime libtrace.so --paratrace P --work DIR
 """
-import argparse
-import filecmp
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import prv_check  # noqa: E402
 import sync_check  # noqa: E402
 import thin_check  # noqa: E402
-from test_jobs import FAILS, expect, run  # noqa: E402
+from testlib import arguments, expect, finish, run, same, valid  # noqa: E402
 
 BUDGET = 60000
 SAID = re.compile(r"\.prv budget 60 kB: (every call|calls shorter than \S+ \S+) left out \(.*\), "
@@ -42,24 +38,8 @@ SAID = re.compile(r"\.prv budget 60 kB: (every call|calls shorter than \S+ \S+) 
                   r".* as events 61000032/61000033\)")
 
 
-def valid(prv):
-    P, _ = prv_check.check(prv)
-    for m in P.items:
-        expect(False, "prv_check %s: %s" % (prv, m))
-
-
-def same(a, b, what):
-    for ext in (".prv", ".pcf", ".row"):
-        expect(filecmp.cmp(a + ext, b + ext, False), "%s: %s differs" % (what, ext))
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("prog", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
+    a = arguments("prog", "runtime", "paratrace", "work")
     tdir = os.path.join(a.work, "trace")
     subprocess.run([a.prog, "10000"], env=dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir),
                    stdout=subprocess.PIPE, check=True)
@@ -125,10 +105,7 @@ def main():
     big, p = analyze("big", "--budget", str(size + 1000))
     same(full, big, "under the budget")
     expect("left out" not in p.stdout, "nothing left out under the budget: %r" % p.stdout)
-    if FAILS:
-        print("%d failures" % len(FAILS), file=sys.stderr)
-        return 1
-    return 0
+    return finish("test_locks_budget")
 
 
 if __name__ == "__main__":

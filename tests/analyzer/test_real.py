@@ -8,37 +8,22 @@ undersleep; a loaded machine adds delay, so upper bounds are generous).
 Usage: test_real.py --cc CLANG --plugin instrument.so --runtime libtrace.so
                     --paratrace PARATRACE --work DIR
 """
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfetto_read  # noqa: E402
 import prv_check  # noqa: E402
+from testlib import FAILS, arguments, expect, instrumented, run  # noqa: E402
 
 T, N = 4, 10
-FAILS = []
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("cc", "plugin", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "timed.c")
-    exe = os.path.join(a.work, "timed")
-    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", exe, "-lpthread"], check=True)
+    a = arguments("cc", "plugin", "runtime", "paratrace", "work")
+    exe = instrumented(a, "timed.c", os.path.join(a.work, "timed"), "-lpthread")
     tdir = os.path.join(a.work, "trace")
     env = dict(os.environ, LD_PRELOAD=a.runtime, PARATRACE_DIR=tdir)
     p = subprocess.run([exe, str(T), str(N)], env=env, stdout=subprocess.PIPE, text=True, check=True)
@@ -46,10 +31,7 @@ def main():
     hold, held, sleep = (int(params[k]) * 1000000 for k in ("hold_ms", "held_ms", "sleep_ms"))
 
     # profile
-    r = subprocess.run([a.paratrace, "report", "--json", tdir], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "report failed: %s" % r.stderr)
-    rep = json.loads(r.stdout)
+    rep = json.loads(run([a.paratrace, "report", "--json", tdir]).stdout)
     f = {x["name"]: x for x in rep["functions"]}
     sf = f.get("sleep_fixed")
     expect(sf is not None, "sleep_fixed not in the profile: %s" % list(f))
@@ -97,17 +79,13 @@ def main():
         expect("sleep_fixed [" in pcf and "timed.c" in pcf, "function names with files in .pcf")
     # Chrome
     js = os.path.join(a.work, "timed.json")
-    r = subprocess.run([a.paratrace, "export", "--format", "chrome", "-q", "-o", js, tdir],
-                       stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "export failed: %s" % r.stderr)
+    run([a.paratrace, "export", "--format", "chrome", "-q", "-o", js, tdir])
     ev = json.load(open(js))["traceEvents"]
     expect(sum(1 for e in ev if e.get("ph") == "B" and e.get("name") == "sleep_fixed") == (T + 1) * N,
            "chrome sleep_fixed slices")
     # Perfetto protobuf: the same slices, well formed
     pf = os.path.join(a.work, "timed.pftrace")
-    r = subprocess.run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, tdir],
-                       stderr=subprocess.PIPE, text=True)
-    expect(r.returncode == 0, "perfetto export failed: %s" % r.stderr)
+    run([a.paratrace, "export", "--format", "perfetto", "-q", "-o", pf, tdir])
     problems, _, slices = perfetto_read.check(perfetto_read.read(pf))
     expect(not problems, "perfetto: %s" % problems[:5])
     expect(sum(1 for sl in slices.values() for s in sl if s[0] == "sleep_fixed") == (T + 1) * N,

@@ -22,20 +22,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAILS = []
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
-
-
-def run(args, rc=0):
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    expect(p.returncode == rc, "%s: exit %d, expected %d: %s" % (" ".join(args[1:]), p.returncode,
-                                                                  rc, p.stderr.strip()))
-    return p
+sys.path.insert(0, HERE)
+from testlib import FAILS, expect, run  # noqa: E402
 
 
 def trace(pt, gen, work, name):

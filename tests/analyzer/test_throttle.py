@@ -34,8 +34,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prv_check  # noqa: E402
-from throttle_testlib import (SURE, arguments, expect, finish, pcf_values, report_rows,  # noqa: E402
-                              run_both)
+from testlib import (SURE, arguments, expect, finish, instrumented, pcf_values,  # noqa: E402
+                     report_rows, run_both)
 
 
 class Env:
@@ -65,9 +65,7 @@ class Env:
 
 def main():
     a = arguments("cc", "plugin", "runtime", "paratrace", "work")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "throttled.c")
-    a.exe = os.path.join(a.work, "throttled")
-    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", a.exe], check=True)
+    a.exe = instrumented(a, "throttled.c", os.path.join(a.work, "throttled"))
     e = Env(a)
 
     # 20 M calls: the exact count, most of them throttled

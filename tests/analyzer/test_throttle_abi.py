@@ -32,8 +32,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import prv_check  # noqa: E402
-from throttle_testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
-                              finish, report_rows, run_both, short)
+from testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
+                     finish, report_rows, run_both, short)
 
 THROTTLED = ("rec", "thrower", "mid", "jdeep", "jmid", "v2_leaf", "v1_tiny")
 LINE = re.compile(r"^\d+ \d+ (\d+) (FUNC_ENTER|FUNC_EXIT|FUNC_LANDED) .*?\bid=(\d+)\b.* name=(.*)$")

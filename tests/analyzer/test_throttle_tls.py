@@ -30,8 +30,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import prv_check  # noqa: E402
-from throttle_testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
-                              finish, report_rows, run_both, short)
+from testlib import (SURE, arguments, counts as program_counts, expect,  # noqa: E402
+                     finish, report_rows, run_both, short)
 
 
 def run(a, args, name):

@@ -18,32 +18,18 @@ them longer: the checks are lower bounds, or shares of the run.
 Usage: test_views_real.py --cc CLANG --plugin instrument.so
                           --runtime libtrace.so --paratrace PARATRACE --work DIR
 """
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-FAILS = []
-
-
-def expect(cond, msg):
-    if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import FAILS, arguments, expect, instrumented, run  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("cc", "plugin", "runtime", "paratrace", "work"):
-        ap.add_argument("--" + a, required=True)
-    a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "phases.c")
-    exe = os.path.join(a.work, "phases")
-    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, src, "-o", exe], check=True)
+    a = arguments("cc", "plugin", "runtime", "paratrace", "work")
+    exe = instrumented(a, "phases.c", os.path.join(a.work, "phases"))
     traces = []
     for factor in (1, 40):
         tdir = os.path.join(a.work, "run%d" % factor)
@@ -53,10 +39,7 @@ def main():
         traces.append(tdir)
 
     def pt(*args):
-        p = subprocess.run([a.paratrace] + list(args), stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-        expect(p.returncode == 0, "%s: %s" % (" ".join(args), p.stderr))
-        return p.stdout
+        return run([a.paratrace] + list(args)).stdout
 
     d = json.loads(pt("diff", "--json", traces[0], traces[1]))
     first = d["functions"][0]

@@ -13,13 +13,12 @@ events on the stream's Paraver row. --ptx uses PTX compiled beforehand
 (the same clang command, run where clang is) instead of compiling."""
 import argparse
 import collections
-import csv
-import io
 import os
 import re
-import shutil
 import subprocess
 import sys
+
+from gpu_testlib import check, finish, fresh, gpu_tables
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--clang")
@@ -32,17 +31,7 @@ ap.add_argument("--paratrace", required=True)
 ap.add_argument("--dir", required=True)
 ap.add_argument("--arch", default="sm_80", help="PTX target (the driver JIT-compiles it for the GPU)")
 a = ap.parse_args()
-shutil.rmtree(a.dir, ignore_errors=True)
-os.makedirs(a.dir)
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-    return cond
-
-
+fresh(a.dir)
 ptx = a.ptx or os.path.join(a.dir, "kernels.ptx")
 if not a.ptx:
     if not a.clang or not a.plugin:
@@ -78,14 +67,7 @@ want = {
                     lines={"ENTRY": n, "ODD": n // 2, "BODY": body, "BIG": big, "SMALL": body - big}, per=reps),
     "axpy": dict(launches=1, groups=(na + 127) // 128, items=(na + 127) // 128 * 128, lines={"AXPY": na}, per=1),
 }
-r = subprocess.run([a.paratrace, "report", "--csv", trace], capture_output=True, text=True)
-rows = collections.defaultdict(list)
-header = None
-for row in csv.reader(io.StringIO(r.stdout)):
-    if row and row[0] == "table":
-        header = row
-    elif row and row[0].startswith("gpu_"):
-        rows[row[0]].append(dict(zip(header, row)))
+rows, report = gpu_tables(a.paratrace, trace)
 kernels = {k["kernel"]: k for k in rows["gpu_kernel"]}
 for name, w in want.items():
     k = kernels.get(name)
@@ -132,7 +114,4 @@ for l in d.stdout.splitlines():
 check(len(groups) == 6 and all(grid.get(c) == g for c, g in groups.items()),
       "concurrent: work-groups per launch %s, grids %s" % (groups, grid))
 
-for f in fails:
-    print("FAIL:", f)
-print("figures:", r.stdout)
-sys.exit(1 if fails else 0)
+finish(said="figures: " + report)

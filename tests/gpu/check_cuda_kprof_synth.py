@@ -12,13 +12,12 @@ per launch on the stream's Paraver row (instructions, hot block, work-group
 imbalance and mean time)."""
 import argparse
 import collections
-import csv
-import io
 import json
 import os
-import shutil
 import subprocess
 import sys
+
+from gpu_testlib import check, finish, fresh, gpu_tables
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--paratrace", required=True)
@@ -26,17 +25,7 @@ ap.add_argument("--prog", required=True)
 ap.add_argument("--fake-cuda", required=True)
 ap.add_argument("--dir", required=True)
 a = ap.parse_args()
-shutil.rmtree(a.dir, ignore_errors=True)
-os.makedirs(a.dir)
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-    return cond
-
-
+fresh(a.dir)
 def run(mode):
     trace = os.path.join(a.dir, "trace-" + mode)
     env = dict(os.environ, PARATRACE_DIR=trace)
@@ -82,14 +71,7 @@ for i, p in enumerate(sorted(profs, key=lambda p: int(p["corr"]))):
     got = {k: int(p.get(k, -1)) for k in want}
     check(got == want, "blocks: launch %d profile %s, expected %s" % (i, got, want))
 
-r = subprocess.run([a.paratrace, "report", "--csv", trace], capture_output=True, text=True)
-rows = collections.defaultdict(list)
-header = None
-for row in csv.reader(io.StringIO(r.stdout)):
-    if row and row[0] == "table":
-        header = row
-    elif row and row[0].startswith("gpu_"):
-        rows[row[0]].append(dict(zip(header, row)))
+rows, _ = gpu_tables(a.paratrace, trace)
 k = rows["gpu_kernel"]
 mean = sum(36000 + 8 * i for i in range(4)) // (4 * G)
 want = {"kernel": "saxpy", "file": "/src/saxpy.cu", "line": "10", "launches": "4", "profiled": "4",
@@ -158,6 +140,4 @@ said, recs, trace = run("off")
 check(said["slot_set"] == [0] * 4 and said["stream_waits"] == [0] and not recs,
       "off: slot %s, records %s" % (dict(said), dict(recs)))
 
-for f in fails:
-    print("FAIL:", f)
-sys.exit(1 if fails else 0)
+finish()

@@ -11,9 +11,10 @@ the profile's GPU section; a structurally valid .prv."""
 import argparse
 import collections
 import os
-import shutil
 import subprocess
 import sys
+
+from gpu_testlib import check, finish, fresh
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--prog", required=True)
@@ -21,17 +22,7 @@ ap.add_argument("--lib", required=True)
 ap.add_argument("--paratrace", required=True)
 ap.add_argument("--dir", required=True)
 a = ap.parse_args()
-shutil.rmtree(a.dir, ignore_errors=True)
-os.makedirs(a.dir)
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-    return cond
-
-
+fresh(a.dir)
 plain = subprocess.run([a.prog], capture_output=True, text=True)
 if plain.returncode == 77:
     print("SKIP: " + plain.stderr.strip())
@@ -70,9 +61,7 @@ check(kinds["LOST"] == 0, "LOST records: %d" % kinds["LOST"])
 out = os.path.join(a.dir, "cuda")
 an = subprocess.run([a.paratrace, "analyze", trace, "-o", out], capture_output=True, text=True)
 if not check(an.returncode == 0, "analyze failed: %s" % an.stderr):
-    for f in fails:
-        print("FAIL:", f)
-    sys.exit(1)
+    finish()
 checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "analyzer", "prv_check.py")
 v = subprocess.run([sys.executable, checker, out + ".prv"], capture_output=True, text=True)
 check(v.returncode == 0, "prv_check.py: %s%s" % (v.stdout, v.stderr))
@@ -127,7 +116,4 @@ check(links == n_kernels, "launch links %d, expected %d" % (links, n_kernels))
 check(not early, "kernels starting before their launch: %s" % early[:5])
 check("GPU: %d launches" % want_launches in an.stdout, "profile GPU section:\n%s" % an.stdout[-2500:])
 
-for f in fails:
-    print("FAIL:", f)
-print(an.stdout[an.stdout.find("GPU:"):][:2000])
-sys.exit(1 if fails else 0)
+finish(said=an.stdout[an.stdout.find("GPU:"):][:2000])

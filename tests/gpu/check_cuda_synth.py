@@ -9,26 +9,18 @@ launch sizes, structural validity) and the profile's GPU section."""
 import argparse
 import collections
 import os
-import shutil
 import subprocess
 import sys
+
+from gpu_testlib import check, finish, fresh
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--paratrace", required=True)
 ap.add_argument("--prog", required=True)
 ap.add_argument("--dir", required=True)
 a = ap.parse_args()
-shutil.rmtree(a.dir, ignore_errors=True)
-os.makedirs(a.dir)
+fresh(a.dir)
 trace = os.path.join(a.dir, "trace")
-fails = []
-
-
-def check(cond, msg):
-    if not cond:
-        fails.append(msg)
-
-
 r = subprocess.run([a.prog], env=dict(os.environ, PARATRACE_DIR=trace), capture_output=True, text=True)
 check(r.returncode == 0, "program failed: %s" % r.stderr)
 
@@ -109,8 +101,4 @@ if r.returncode == 0:
     end = {f for sl in slices.values() for *_, ev in sl for f in ev["terminating"]}
     check(len(end) == 3 and end <= src, "launch flows: %d sources, ends %d, matched %d" % (len(src), len(end), len(src & end)))
 
-for f in fails:
-    print("FAIL:", f)
-if not fails:
-    print("ok: CUDA synthetic trace: 2 stream rows, 5 kernels, 2 transfers, 5 launch links")
-sys.exit(1 if fails else 0)
+finish(ok="ok: CUDA synthetic trace: 2 stream rows, 5 kernels, 2 transfers, 5 launch links")

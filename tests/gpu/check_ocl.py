@@ -20,10 +20,11 @@ are traced too and must not disturb the program or the trace.
 import argparse
 import collections
 import os
-import shutil
 import signal
 import subprocess
 import sys
+
+from gpu_testlib import fresh
 
 failures = []
 
@@ -84,8 +85,7 @@ def main():
                     help="the program ends with SIGSEGV while OpenCL is in use: same checks, plus the signal")
     a = ap.parse_args()
 
-    shutil.rmtree(a.dir, ignore_errors=True)
-    os.makedirs(a.dir)
+    fresh(a.dir)
     trace = os.path.join(a.dir, "trace")
     env = dict(os.environ, LD_PRELOAD=a.lib, PARATRACE_DIR=trace,
                POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))

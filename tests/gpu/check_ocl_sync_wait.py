@@ -18,9 +18,10 @@ import argparse
 import csv
 import json
 import os
-import shutil
 import subprocess
 import sys
+
+from gpu_testlib import fresh
 
 
 def run(cmd, env=None):
@@ -43,8 +44,7 @@ def main():
     for k in ("lib", "paratrace", "prog", "dir"):
         ap.add_argument("--" + k, required=True)
     a = ap.parse_args()
-    shutil.rmtree(a.dir, ignore_errors=True)
-    os.makedirs(a.dir)
+    fresh(a.dir)
     trace = os.path.join(a.dir, "trace")
     env = dict(os.environ, LD_PRELOAD=a.lib, PARATRACE_DIR=trace,
                POCL_CACHE_DIR=os.path.join(a.dir, "pocl-cache"))

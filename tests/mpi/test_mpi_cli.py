@@ -43,18 +43,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "plot"))
 from check import FAILS, expect, fail  # noqa: E402
+from check_mpi import mpi_env  # noqa: E402
 
 MPI_CLOCK = 0x72
 SANITIZER = re.compile(r"runtime error|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer")
-
-
-def mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
-    for k in ("PARATRACE_DIR", "LD_PRELOAD"):
-        env.pop(k, None)
-    return env
 
 
 def run(args, rc=0, timeout=300):

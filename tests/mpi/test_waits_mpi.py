@@ -20,20 +20,13 @@ import shutil
 import subprocess
 import sys
 
+from check_mpi import mpi_env
+
 MS = 1000000
 
 
-def env():
-    e = dict(os.environ)
-    e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-             OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
-    for k in ("PARATRACE_DIR", "LD_PRELOAD"):
-        e.pop(k, None)
-    return e
-
-
 def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=mpi_env(),
                        timeout=150)
     if p.returncode:
         sys.exit("FAIL: %s: status %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout[-2000:],

@@ -18,32 +18,15 @@ import argparse
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 
+from check_omp import check, finish, run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "progs", "futex_waits.cpp")
 DELAY_MS = 40  # futex_waits.cpp
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-    return cond
-
-
-def run(cmd, env=None):
-    print("+ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    if r.returncode != 0:
-        print(r.stdout + r.stderr)
-        print("FAIL: command failed with status %d" % r.returncode)
-        sys.exit(1)
-    return r
 
 
 def main():
@@ -105,14 +88,6 @@ def main():
     check("26     futex wait" in pcf and "futex " in pcf, ".pcf names futex waits and objects")
     check(len(re.findall(r":61000000:26\b", prv)) == want, ".prv: %d futex waits (61000000 26)" % want)
     finish()
-
-
-def finish():
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
-    sys.exit(0)
 
 
 if __name__ == "__main__":

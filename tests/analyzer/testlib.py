@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""What the throttling tests (test_throttle*.py, test_landed.py) share:
-their failure list, their command line, a program run untraced then traced
-with its output compared, the counts it printed (`COUNT name n` lines), the
-rows of `paratrace report --csv` and the labels of a .pcf's values."""
+"""What this folder's end-to-end tests share: their failure list, their
+command line, a command that must succeed, a program of progs/ built with
+instrument.so, a .prv checked by prv_check.py, two Paraver outputs
+compared; for the throttling tests (test_throttle*.py, test_landed.py), a
+program run untraced then traced with its output compared, the counts it
+printed (`COUNT name n` lines), the rows of `paratrace report --csv` and
+the labels of a .pcf's values."""
 import argparse
 import csv
 import io
@@ -11,6 +14,7 @@ import shutil
 import subprocess
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 FAILS = []
 # The default count, and the longest duration the setting takes: 10,000
 # calls would have to take 10,000 s for a function to escape throttling,
@@ -18,10 +22,14 @@ FAILS = []
 SURE = {"PARATRACE_THROTTLE": "10000:1s"}
 
 
+def fail(msg):
+    FAILS.append(msg)
+    print("FAIL: " + msg, file=sys.stderr)
+
+
 def expect(cond, msg):
     if not cond:
-        FAILS.append(msg)
-        print("FAIL: " + msg, file=sys.stderr)
+        fail(msg)
 
 
 def finish(test):
@@ -38,6 +46,49 @@ def arguments(*tools):
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     return a
+
+
+def run(args, rc=0, timeout=None):
+    """Runs args; a failure unless it exits rc (None: any status)."""
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    if rc is not None and p.returncode != rc:
+        fail("%s: exit %d, expected %d\nstdout: %s\nstderr: %s"
+             % (" ".join(args), p.returncode, rc, p.stdout[-2000:], p.stderr[-2000:]))
+    return p
+
+
+def traced(test, cmd, runtime, trace):
+    """cmd's output, run under runtime into trace; the test ends here if
+    the program fails, as nothing after could be checked."""
+    env = dict(os.environ, PARATRACE_DIR=trace, LD_PRELOAD=runtime)
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, timeout=60)
+    if p.returncode != 0:
+        sys.exit("%s: the program exited %d" % (test, p.returncode))
+    return p.stdout
+
+
+def instrumented(a, source, exe, *extra):
+    """progs/SOURCE built by a.cc with instrument.so (a.plugin) into exe."""
+    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, os.path.join(HERE, "progs", source),
+                    "-o", exe] + list(extra), check=True)
+    return exe
+
+
+def valid(prv):
+    """A failure per problem prv_check.py finds; its summary."""
+    import prv_check  # only the tests that read a .prv pay for it
+    P, summary = prv_check.check(prv)
+    for m in P.items:
+        fail("prv_check %s: %s" % (prv, m))
+    return summary
+
+
+def same(a, b, what):
+    """The .prv, .pcf and .row of the outputs a and b are byte-identical."""
+    import filecmp
+    for ext in (".prv", ".pcf", ".row"):
+        expect(filecmp.cmp(a + ext, b + ext, False), "%s: %s differs" % (what, ext))
 
 
 def untraced_env():
