@@ -137,13 +137,10 @@ int fw_funcs_define(fw_funcs *f, fw_process *p, uint32_t local_id)
 	if (!id)
 		return -1;
 	if (local_id >= p->nlocal) {
-		size_t n = p->nlocal ? p->nlocal : 256;
-		while (n <= local_id)
-			n *= 2;
-		uint32_t *l = realloc(p->local, n * sizeof *l);
+		size_t n;
+		uint32_t *l = pt_grow_zeroed(p->local, p->nlocal, local_id, sizeof *l, 256, &n);
 		if (!l)
 			return -1;
-		memset(l + p->nlocal, 0, (n - p->nlocal) * sizeof *l);
 		p->local = l;
 		p->nlocal = n;
 	}

@@ -82,6 +82,16 @@ static inline void pt_buf_str(pt_buf *b, const char *s)
 	pt_buf_put(b, s, n);
 }
 
+/* An array: its count n, then its n elements of `size` bytes (read back
+ * with pt_rbuf_count and its elements). */
+static inline void pt_buf_array(pt_buf *b, const void *v, size_t n, size_t size)
+{
+	pt_buf_u64(b, n);
+	pt_buf_put(b, v, n * size);
+}
+/* A vector's elements (v, n) as such an array. */
+#define PT_BUF_VEC(b, vec) pt_buf_array(b, (vec).v, (vec).n, sizeof *(vec).v)
+
 /* Reading it back: every get fails (err set, zeros) past the end. */
 typedef struct pt_rbuf {
 	const char *p, *end;
@@ -104,6 +114,16 @@ static inline uint64_t pt_rbuf_u64(pt_rbuf *r)
 	uint64_t v;
 	pt_rbuf_get(r, &v, sizeof v);
 	return v;
+}
+/* The count of an array put with pt_buf_array, whose elements come next:
+ * 0 with err set when fewer bytes are left than that many elements take,
+ * so that a damaged count never makes a reader allocate or loop on it. */
+static inline size_t pt_rbuf_count(pt_rbuf *r, size_t size)
+{
+	uint64_t n = pt_rbuf_u64(r);
+	if (!r->err && n > (uint64_t)(r->end - r->p) / size)
+		r->err = 1;
+	return r->err ? 0 : (size_t)n;
 }
 /* A string put with pt_buf_str, malloc'ed (NULL for NULL or on error). */
 static inline char *pt_rbuf_str(pt_rbuf *r)

@@ -5,12 +5,31 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* qsort that accepts an empty (NULL) array, which qsort itself may not get. */
 static inline void pt_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(v, n, size, cmp);
+}
+
+/* A table indexed by id (n elements of `size` bytes at v, zero where
+ * nothing was set) grown to hold index i: its count doubles from n (from
+ * `first` when n is 0) until past i, and the new elements are zero. The
+ * new table and its count in *ncap, or NULL when out of memory (v kept). */
+static inline void *pt_grow_zeroed(void *v, size_t n, size_t i, size_t size, size_t first,
+                                   size_t *ncap)
+{
+	size_t c = n ? n : first;
+	while (c <= i)
+		c *= 2;
+	char *w = realloc(v, c * size);
+	if (!w)
+		return NULL;
+	memset(w + n * size, 0, (c - n) * size);
+	*ncap = c;
+	return w;
 }
 
 /* A 64-bit finalizer (MurmurHash3's fmix64): hash-table slots for

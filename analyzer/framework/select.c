@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "pt_select.h"
 
+#include "pt_fw_util.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -253,13 +255,10 @@ int pt_sel_funcs_lookup(pt_sel_funcs *f, uint32_t id)
 	int left = (sel->has_include && regexec(&sel->include, name, 0, NULL, 0) != 0) ||
 	           (sel->has_exclude && regexec(&sel->exclude, name, 0, NULL, 0) == 0);
 	if (id >= f->n) {
-		size_t n = f->n ? f->n : 64;
-		while (n <= id)
-			n *= 2;
-		uint8_t *v = realloc(f->v, n);
+		size_t n;
+		uint8_t *v = pt_grow_zeroed(f->v, f->n, id, 1, 64, &n);
 		if (!v)
 			return left; /* not cached: asked again next time */
-		memset(v + f->n, 0, n - f->n);
 		f->v = v;
 		f->n = n;
 	}

@@ -47,28 +47,33 @@ typedef struct scan {
 	int read_errno; /* the first error reading a file or folder (EACCES...) */
 } scan;
 
+int pt_warn_vappend(char **text, size_t *len, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof line)
+		n = sizeof line - 1;
+	char *w = realloc(*text, *len + (size_t)n + 2);
+	if (!w)
+		return -1;
+	memcpy(w + *len, line, (size_t)n);
+	w[*len + (size_t)n] = '\n';
+	w[*len + (size_t)n + 1] = '\0';
+	*text = w;
+	*len += (size_t)n + 1;
+	return 0;
+}
+
 static void warnf(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warnf(scan *s, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof line)
-		n = sizeof line - 1;
-	char *w = realloc(s->warn, s->warn_len + (size_t)n + 2);
-	if (!w) {
+	if (pt_warn_vappend(&s->warn, &s->warn_len, fmt, ap))
 		s->oom = 1;
-		return;
-	}
-	memcpy(w + s->warn_len, line, (size_t)n);
-	w[s->warn_len + (size_t)n] = '\n';
-	w[s->warn_len + (size_t)n + 1] = '\0';
-	s->warn = w;
-	s->warn_len += (size_t)n + 1;
+	va_end(ap);
 }
 
 /* Digit runs compare as numbers, so t9.ptl sorts before t10.ptl. */

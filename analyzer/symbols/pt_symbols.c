@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include "pt_symbols.h"
 
+#include "pt_log_internal.h"
+
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -130,26 +132,14 @@ static const char *keep_name(pt_symtab *st, const char *mangled)
 	return d ? keep(st, d) : keep_copy(st, mangled);
 }
 
+/* Out of memory, a warning is dropped: the lookups still work. */
 static void warnf(pt_symtab *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warnf(pt_symtab *st, const char *fmt, ...)
 {
-	char line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line, fmt, ap);
+	(void)pt_warn_vappend(&st->warnings, &st->warn_len, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof line)
-		n = sizeof line - 1;
-	char *w = realloc(st->warnings, st->warn_len + (size_t)n + 2);
-	if (!w)
-		return;
-	memcpy(w + st->warn_len, line, (size_t)n);
-	st->warn_len += (size_t)n;
-	w[st->warn_len++] = '\n';
-	w[st->warn_len] = '\0';
-	st->warnings = w;
 }
 
 pt_symtab *pt_symtab_new(void)

@@ -84,23 +84,33 @@ struct scan_ctx {
 	int index;
 };
 
+int pt_module_extent(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t l = UINTPTR_MAX, h = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < l)
+			l = a;
+		if (a + ph->p_memsz > h)
+			h = a + ph->p_memsz;
+	}
+	if (l >= h)
+		return 0;
+	*lo = l;
+	*hi = h;
+	return 1;
+}
+
 static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct scan_ctx *ctx = arg;
 	int index = ctx->index++;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
-	if (lo >= hi)
+	uintptr_t lo, hi;
+	if (!pt_module_extent(info, &lo, &hi))
 		return 0;
 	pt_mod *m = find(info->dlpi_addr, lo);
 	if (m) {

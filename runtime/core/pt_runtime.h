@@ -372,6 +372,11 @@ PT_HIDDEN void pt_exec_failed(pt_thread *t);
  * scan. Called at init, and after dlopen/dlclose by the dl family. */
 PT_HIDDEN void pt_modules_sync(void);
 
+/* The addresses a loaded object's load segments span, [*lo, *hi), for a
+ * dl_iterate_phdr callback. 0 when it has none (nothing set). */
+struct dl_phdr_info;
+PT_HIDDEN int pt_module_extent(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
+
 /* ---- parts of the runtime ---------------------------------------------
  * Each part of libtrace.so (the logs of the core, the hooks, each
  * interposition family, counters, call stacks, sampling, the prefault

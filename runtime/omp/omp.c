@@ -84,18 +84,8 @@ static int range_of(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	code_range *r = arg;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t b = info->dlpi_addr + ph->p_vaddr;
-		if (b < lo)
-			lo = b;
-		if (b + ph->p_memsz > hi)
-			hi = b + ph->p_memsz;
-	}
-	if (r->lo < lo || r->lo >= hi)
+	uintptr_t lo, hi;
+	if (!pt_module_extent(info, &lo, &hi) || r->lo < lo || r->lo >= hi)
 		return 0;
 	r->lo = lo;
 	r->hi = hi;

@@ -422,18 +422,14 @@ static void ext_pack(void *global, pt_buf *b)
 		pt_buf_u64(b, (uint64_t)g->used_api[i]);
 	pt_buf_u64(b, (uint64_t)g->used_prof | (uint64_t)g->used_prof_time << 1 |
 	                  (uint64_t)g->oom << 2);
-	pt_buf_u64(b, g->launches.n);
-	pt_buf_put(b, g->launches.v, g->launches.n * sizeof *g->launches.v);
-	pt_buf_u64(b, g->execs.n);
-	pt_buf_put(b, g->execs.v, g->execs.n * sizeof *g->execs.v);
+	PT_BUF_VEC(b, g->launches);
+	PT_BUF_VEC(b, g->execs);
 }
 
 static int get_ends(pt_rbuf *r, gpu_vec *dst)
 {
-	uint64_t n = pt_rbuf_u64(r);
-	if (r->err || n > (uint64_t)(r->end - r->p) / sizeof(gpu_end))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
+	size_t n = pt_rbuf_count(r, sizeof(gpu_end));
+	for (size_t i = 0; i < n; i++) {
 		gpu_end e;
 		pt_rbuf_get(r, &e, sizeof e);
 		if (vec_push(dst, e))

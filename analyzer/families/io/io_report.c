@@ -136,17 +136,14 @@ static void io_stat_call(io_stat *s, const io_done *d)
 static void io_pf_count(io_pf_shard *x, uint32_t v, const io_done *d)
 {
 	if (v >= x->nfile) {
-		uint32_t n = x->nfile ? x->nfile : 8;
-		while (n <= v)
-			n *= 2;
-		io_stat *f = realloc(x->file, n * sizeof *f);
+		size_t n;
+		io_stat *f = pt_grow_zeroed(x->file, x->nfile, v, sizeof *f, 8, &n);
 		if (!f) {
 			x->oom = 1;
 			return;
 		}
-		memset(f + x->nfile, 0, (n - x->nfile) * sizeof *f);
 		x->file = f;
-		x->nfile = n;
+		x->nfile = (uint32_t)n;
 	}
 	io_stat_call(&x->file[v], d);
 	io_stat_call(&x->total, d);

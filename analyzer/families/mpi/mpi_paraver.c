@@ -239,24 +239,20 @@ static void mpi_pack(void *global, pt_buf *b)
 	pt_buf_u64(b, (uint64_t)g->oom);
 	pt_buf_u64(b, (uint64_t)g->coll);
 	pt_buf_put(b, g->used, sizeof g->used);
-	pt_buf_u64(b, g->sends.n);
-	pt_buf_put(b, g->sends.v, g->sends.n * sizeof *g->sends.v);
-	pt_buf_u64(b, g->recvs.n);
-	pt_buf_put(b, g->recvs.v, g->recvs.n * sizeof *g->recvs.v);
+	PT_BUF_VEC(b, g->sends);
+	PT_BUF_VEC(b, g->recvs);
 }
 
 static int unpack_ends(pt_rbuf *r, mpi_ends *into)
 {
-	uint64_t n = pt_rbuf_u64(r);
-	if (r->err || n > (uint64_t)(r->end - r->p) / sizeof(mpi_end))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
+	size_t n = pt_rbuf_count(r, sizeof(mpi_end));
+	for (size_t i = 0; i < n; i++) {
 		mpi_end e;
 		pt_rbuf_get(r, &e, sizeof e);
 		if (mpi_ends_push(into, &e))
 			return -1;
 	}
-	return 0;
+	return r->err ? -1 : 0;
 }
 
 static int mpi_unpack(void *global, const void *data, size_t len)

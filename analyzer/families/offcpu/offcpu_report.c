@@ -124,13 +124,10 @@ static void *oc_shard_init(void *tool, const pt_shard_info *in, char *err, size_
 static oc_split *fn_at(oc_shard *s, uint32_t id)
 {
 	if (id >= s->nf) {
-		size_t n = s->nf ? s->nf : 64;
-		while (n <= id)
-			n *= 2;
-		oc_split *f = realloc(s->f, n * sizeof *f);
+		size_t n;
+		oc_split *f = pt_grow_zeroed(s->f, s->nf, id, sizeof *f, 64, &n);
 		if (!f)
 			return NULL;
-		memset(f + s->nf, 0, (n - s->nf) * sizeof *f);
 		s->f = f;
 		s->nf = n;
 	}

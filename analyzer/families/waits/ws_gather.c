@@ -700,12 +700,6 @@ int ws_reader_end(ws_reader *r, uint64_t last_ns)
 }
 
 /* ---- several analyzer processes ----------------------------------------- */
-#define PUT_VEC(b, vec)                                                                            \
-	do {                                                                                       \
-		pt_buf_u64(b, (vec).n);                                                            \
-		pt_buf_put(b, (vec).v, (vec).n * sizeof *(vec).v);                                 \
-	} while (0)
-
 void ws_set_pack(ws_set *s, pt_buf *b)
 {
 	pt_buf_u64(b, s->paths.s.n);
@@ -717,32 +711,25 @@ void ws_set_pack(ws_set *s, pt_buf *b)
 			continue;
 		pt_buf_u64(b, i);
 		pt_buf_put(b, t, offsetof(ws_thread, segs));
-		PUT_VEC(b, t->segs);
-		PUT_VEC(b, t->waits);
-		PUT_VEC(b, t->calls);
-		PUT_VEC(b, t->gcalls);
-		PUT_VEC(b, t->ops);
+		PT_BUF_VEC(b, t->segs);
+		PT_BUF_VEC(b, t->waits);
+		PT_BUF_VEC(b, t->calls);
+		PT_BUF_VEC(b, t->gcalls);
+		PT_BUF_VEC(b, t->ops);
 	}
 	pt_buf_u64(b, UINT64_MAX);
-	PUT_VEC(b, s->releases);
-	PUT_VEC(b, s->signals);
-	PUT_VEC(b, s->creates);
-	pt_buf_u64(b, s->sends.n);
-	pt_buf_put(b, s->sends.v, s->sends.n * sizeof *s->sends.v);
-	pt_buf_u64(b, s->recvs.n);
-	pt_buf_put(b, s->recvs.v, s->recvs.n * sizeof *s->recvs.v);
+	PT_BUF_VEC(b, s->releases);
+	PT_BUF_VEC(b, s->signals);
+	PT_BUF_VEC(b, s->creates);
+	PT_BUF_VEC(b, s->sends);
+	PT_BUF_VEC(b, s->recvs);
 }
 
 /* n elements of `size` bytes from r into a malloc'ed array (NULL: none). */
 static void *get_arr(pt_rbuf *r, size_t *n, size_t size)
 {
-	uint64_t k = pt_rbuf_u64(r);
-	if (r->err || k > (uint64_t)(r->end - r->p) / size) {
-		r->err = 1;
-		*n = 0;
-		return NULL;
-	}
-	*n = (size_t)k;
+	size_t k = pt_rbuf_count(r, size);
+	*n = k;
 	if (!k)
 		return NULL;
 	void *v = malloc(k * size);

@@ -246,60 +246,52 @@ static OTF2_Paradigm lock_paradigm(unsigned type)
 	return f && f->otf2 ? f->otf2->lock_paradigm : OTF2_PARADIGM_PTHREAD;
 }
 
-/* The region of the call that takes a lock of this type. */
-static uint32_t acquire_region(ot_tool *t, unsigned type)
+/* The two calls on a lock: the one that takes it and the one that
+ * releases it (the rows of lock_call_region's names, of ot_shard's
+ * lock_call_at). */
+enum { TAKE, RELEASE };
+
+/* The region of the call that takes or releases a lock of this type. */
+static uint32_t lock_call_region(ot_tool *t, unsigned type, int call)
 {
-	static const char *const names[] = {
-	    [PT_LOCK_MUTEX] = "pthread_mutex_lock",
-	    [PT_LOCK_RWLOCK_READ] = "pthread_rwlock_rdlock",
-	    [PT_LOCK_RWLOCK_WRITE] = "pthread_rwlock_wrlock",
-	    [PT_LOCK_SPIN] = "pthread_spin_lock",
-	    [PT_LOCK_SEMAPHORE] = "sem_wait",
-	    [PT_LOCK_C11_MTX] = "mtx_lock",
+	static const char *const names[2][PT_LOCK_C11_MTX + 1] = {
+	    [TAKE] =
+	        {
+	            [PT_LOCK_MUTEX] = "pthread_mutex_lock",
+	            [PT_LOCK_RWLOCK_READ] = "pthread_rwlock_rdlock",
+	            [PT_LOCK_RWLOCK_WRITE] = "pthread_rwlock_wrlock",
+	            [PT_LOCK_SPIN] = "pthread_spin_lock",
+	            [PT_LOCK_SEMAPHORE] = "sem_wait",
+	            [PT_LOCK_C11_MTX] = "mtx_lock",
+	        },
+	    [RELEASE] =
+	        {
+	            [PT_LOCK_MUTEX] = "pthread_mutex_unlock",
+	            [PT_LOCK_RWLOCK_READ] = "pthread_rwlock_unlock",
+	            [PT_LOCK_RWLOCK_WRITE] = "pthread_rwlock_unlock",
+	            [PT_LOCK_SPIN] = "pthread_spin_unlock",
+	            [PT_LOCK_SEMAPHORE] = "sem_post",
+	            [PT_LOCK_C11_MTX] = "mtx_unlock",
+	        },
 	};
-	if (type < sizeof names / sizeof names[0] && names[type])
-		return ot_region(t, names[type], OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_PTHREAD);
+	if (type < sizeof names[call] / sizeof names[call][0] && names[call][type])
+		return ot_region(t, names[call][type], OTF2_REGION_ROLE_FUNCTION,
+		                 OTF2_PARADIGM_PTHREAD);
 	const char *n = pt_family_lock_name(type);
 	char buf[128];
-	snprintf(buf, sizeof buf, "%s", n ? n : "lock");
+	snprintf(buf, sizeof buf, "%s%s", n ? n : "lock", call == RELEASE ? " release" : "");
 	return ot_region(t, buf, OTF2_REGION_ROLE_CRITICAL, lock_paradigm(type));
 }
 
-static uint32_t release_region(ot_tool *t, unsigned type)
-{
-	static const char *const names[] = {
-	    [PT_LOCK_MUTEX] = "pthread_mutex_unlock",
-	    [PT_LOCK_RWLOCK_READ] = "pthread_rwlock_unlock",
-	    [PT_LOCK_RWLOCK_WRITE] = "pthread_rwlock_unlock",
-	    [PT_LOCK_SPIN] = "pthread_spin_unlock",
-	    [PT_LOCK_SEMAPHORE] = "sem_post",
-	    [PT_LOCK_C11_MTX] = "mtx_unlock",
-	};
-	if (type < sizeof names / sizeof names[0] && names[type])
-		return ot_region(t, names[type], OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_PTHREAD);
-	const char *n = pt_family_lock_name(type);
-	char buf[128];
-	snprintf(buf, sizeof buf, "%s release", n ? n : "lock");
-	return ot_region(t, buf, OTF2_REGION_ROLE_CRITICAL, lock_paradigm(type));
-}
-
-/* The regions, through the shard's cache. */
-static uint32_t acquire_cached(ot_shard *s, unsigned type)
+/* The region, through the shard's cache. */
+static uint32_t lock_call_cached(ot_shard *s, unsigned type, int call)
 {
 	if (type >= OT_LOCK_TYPES)
-		return acquire_region(s->tool, type);
-	if (!s->acquire_at[type])
-		s->acquire_at[type] = acquire_region(s->tool, type);
-	return s->acquire_at[type];
-}
-
-static uint32_t release_cached(ot_shard *s, unsigned type)
-{
-	if (type >= OT_LOCK_TYPES)
-		return release_region(s->tool, type);
-	if (!s->release_at[type])
-		s->release_at[type] = release_region(s->tool, type);
-	return s->release_at[type];
+		return lock_call_region(s->tool, type, call);
+	uint32_t *at = &s->lock_call_at[call][type];
+	if (!*at)
+		*at = lock_call_region(s->tool, type, call);
+	return *at;
 }
 
 static uint32_t cached(ot_shard *s, uint32_t *at, const char *name, OTF2_RegionRole role)
@@ -348,14 +340,14 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 		return 0;
 	switch (ev->kind) {
 	case PT_REC_LOCK_REQUEST:
-		s->lock_region = acquire_cached(s, type);
+		s->lock_region = lock_call_cached(s, type, TAKE);
 		s->lock_type = type;
 		ot_enter_with(l, tm, s->lock_region, OT_ATTR_OBJECT, x->object);
 		return 0;
 	case PT_REC_LOCK_ACQUIRED:
 	case PT_REC_LOCK_FAILED: {
 		/* uncontended: the call had no request; it began and ended here */
-		uint32_t r = s->lock_region ? s->lock_region : acquire_cached(s, type);
+		uint32_t r = s->lock_region ? s->lock_region : lock_call_cached(s, type, TAKE);
 		if (!s->lock_region)
 			ot_enter_with(l, tm, r, OT_ATTR_OBJECT, x->object);
 		if (ev->kind == PT_REC_LOCK_ACQUIRED && is_lock(type)) {
@@ -373,7 +365,7 @@ static int lock_event(ot_shard *s, const pt_event *ev)
 		return 0;
 	}
 	case PT_REC_LOCK_RELEASED: {
-		uint32_t r = release_cached(s, type);
+		uint32_t r = lock_call_cached(s, type, RELEASE);
 		ot_enter_with(l, tm, r, OT_ATTR_OBJECT, x->object);
 		uint32_t id;
 		uint64_t order;

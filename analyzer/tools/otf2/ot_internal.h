@@ -98,9 +98,10 @@ typedef struct ot_shard {
 	ot_held *held;
 	size_t nheld, capheld;
 	uint32_t lock_region; /* the lock call open (its region), 0 none */
-	/* the regions of the calls that take and release each lock type, and
-	 * of the waits, once asked for (no lock taken for them after that) */
-	uint32_t acquire_at[OT_LOCK_TYPES], release_at[OT_LOCK_TYPES];
+	/* the regions of the calls that take and release each lock type
+	 * (ot_core.c's TAKE, RELEASE), and of the waits, once asked for (no
+	 * lock taken for them after that) */
+	uint32_t lock_call_at[2][OT_LOCK_TYPES];
 	uint32_t cond_region, barrier_region, join_region, create_region[2];
 	unsigned lock_type;
 	uint32_t wait_region;  /* a condition, join or barrier wait open, 0 none */

@@ -53,8 +53,7 @@ static void put_run(pt_buf *b, const pv_run *r)
 	pt_buf_u64(b, r->nrec);
 	pt_buf_u64(b, r->first_key);
 	pt_buf_u64(b, r->last_key);
-	pt_buf_u64(b, r->nidx);
-	pt_buf_put(b, r->idx, r->nidx * sizeof *r->idx);
+	pt_buf_array(b, r->idx, r->nidx, sizeof *r->idx);
 	pt_buf_u64(b, r->prefix_len);
 	pt_buf_put(b, r->prefix, r->prefix_len);
 }
@@ -73,8 +72,8 @@ static int get_run(pt_rbuf *r, pv_run *run, const pv_pool *pool)
 	run->nrec = pt_rbuf_u64(r);
 	run->first_key = pt_rbuf_u64(r);
 	run->last_key = pt_rbuf_u64(r);
-	uint64_t n = pt_rbuf_u64(r);
-	if (r->err || n > (uint64_t)(r->end - r->p) / sizeof *run->idx)
+	size_t n = pt_rbuf_count(r, sizeof *run->idx);
+	if (r->err)
 		return -1;
 	run->nidx = (uint32_t)n;
 	run->idx = n ? malloc(n * sizeof *run->idx) : NULL;
@@ -88,12 +87,6 @@ static int get_run(pt_rbuf *r, pv_run *run, const pv_pool *pool)
 	pt_rbuf_get(r, run->prefix, pl);
 	return r->err ? -1 : 0;
 }
-
-#define PUT_VEC(b, vec)                                                                            \
-	do {                                                                                       \
-		pt_buf_u64(b, (vec).n);                                                            \
-		pt_buf_put(b, (vec).v, (vec).n * sizeof *(vec).v);                                 \
-	} while (0)
 
 static void put_named(pt_buf *b, const pv_named *v, size_t n)
 {
@@ -138,13 +131,13 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 		put_run(b, &pv->runs[2 * i + 1]);
 	}
 	const pv_found *f = &pv->found;
-	PUT_VEC(b, f->creates);
-	PUT_VEC(b, f->starts);
-	PUT_VEC(b, f->forks);
+	PT_BUF_VEC(b, f->creates);
+	PT_BUF_VEC(b, f->starts);
+	PT_BUF_VEC(b, f->forks);
 	put_named(b, f->types.v, f->types.n);
 	put_named(b, f->values.v, f->values.n);
 	put_pairs(b, &f->used);
-	PUT_VEC(b, f->locks);
+	PT_BUF_VEC(b, f->locks);
 	pt_buf_u64(b, (uint64_t)f->cuts | (uint64_t)f->throttled << 1);
 	for (size_t i = 0; i < pt_nfamilies(); i++) {
 		pt_buf pb = {0};
@@ -161,10 +154,10 @@ static void pack(pv_tool *pv, int failed, const char *msg, pt_buf *b)
 
 #define GET_VEC(r, vec, dst)                                                                       \
 	do {                                                                                       \
-		uint64_t n_ = pt_rbuf_u64(r);                                                      \
-		if ((r)->err || n_ > (uint64_t)((r)->end - (r)->p) / sizeof *(vec).v)              \
+		size_t n_ = pt_rbuf_count(r, sizeof *(vec).v);                                     \
+		if ((r)->err)                                                                      \
 			return -1;                                                                 \
-		for (uint64_t i_ = 0; i_ < n_; i_++) {                                             \
+		for (size_t i_ = 0; i_ < n_; i_++) {                                               \
 			pt_rbuf_get(r, &(dst), sizeof(dst));                                       \
 			if (VEC_PUSH(vec, dst))                                                    \
 				return -1;                                                         \

@@ -129,15 +129,12 @@ static void *cost_shard_init(void *tool, const pt_shard_info *info, char *err, s
 static void count(cost_shard *s, uint32_t id, size_t bytes)
 {
 	if (id >= s->nf) {
-		size_t n = s->nf ? s->nf : 64;
-		while (n <= id)
-			n *= 2;
-		cost_func *f = realloc(s->f, n * sizeof *f);
+		size_t n;
+		cost_func *f = pt_grow_zeroed(s->f, s->nf, id, sizeof *f, 64, &n);
 		if (!f) {
 			s->oom = 1;
 			return;
 		}
-		memset(f + s->nf, 0, (n - s->nf) * sizeof *f);
 		s->f = f;
 		s->nf = n;
 	}

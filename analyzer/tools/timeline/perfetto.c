@@ -25,6 +25,7 @@
  * default clock domain. The protobuf wire format is written by hand: a few
  * varint and length-delimited fields do not call for a protobuf library. */
 #define _GNU_SOURCE
+#include "pt_fw_util.h"
 #include "pt_text.h"
 #include "tl_tool.h"
 #include "tools.h"
@@ -281,13 +282,10 @@ static void end_event(tl_out *o, pf_shard *s, uint64_t t)
 static uint32_t intern_func(tl_out *o, pf_shard *s, uint32_t id)
 {
 	if (id >= s->niid) {
-		size_t n = s->niid ? s->niid : 1024;
-		while (n <= id)
-			n *= 2;
-		uint32_t *v = realloc(s->iid, n * sizeof *v);
+		size_t n;
+		uint32_t *v = pt_grow_zeroed(s->iid, s->niid, id, sizeof *v, 1024, &n);
 		if (!v)
 			return 0;
-		memset(v + s->niid, 0, (n - s->niid) * sizeof *v);
 		s->iid = v;
 		s->niid = n;
 	}
