@@ -39,7 +39,13 @@ static int cmp_lockwait(const void *a, const void *b)
 		return x->wait > y->wait ? -1 : 1;
 	if (x->acq != y->acq)
 		return x->acq > y->acq ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	/* Down to what names the lock: the table is merged from the workers
+	 * in the order they finish, and equal rows must not follow it. */
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->what < y->what ? -1 : x->what > y->what;
 }
 
 static const char *what_name(unsigned what)
@@ -89,8 +95,10 @@ static uint32_t top_caller(const pf_lock *l)
 {
 	uint32_t id = 0;
 	uint64_t best = 0;
+	/* Equal waits: the lower id, not the first the workers' merge put in. */
 	for (size_t i = 0; i < l->ncallers; i++)
-		if (l->callers[i].wait > best) {
+		if (l->callers[i].wait > best ||
+		    (l->callers[i].wait == best && best && l->callers[i].id < id)) {
 			best = l->callers[i].wait;
 			id = l->callers[i].id;
 		}
