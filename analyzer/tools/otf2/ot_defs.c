@@ -196,26 +196,72 @@ static const ot_name *union_at(const ot_union *u, size_t place)
 	return &u->names.v[u->names.by[u->sorted[place]]];
 }
 
-/* The functions (id 1..n: definitions 0..n-1), then the API regions
- * (definitions n..). */
-static void regions(ot_defs *d, uint32_t n, const ot_union *api)
+static const pt_trace_ctx *cmp_ctx;
+static int cmp_func_ids(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const pt_func_info *fx = pt_ctx_func_info(cmp_ctx, x), *fy = pt_ctx_func_info(cmp_ctx, y);
+	int c = 0;
+	if (fx && fy && !(c = strcmp(fx->name, fy->name)) && !(c = strcmp(fx->file, fy->file)) &&
+	    fx->line != fy->line)
+		c = fx->line < fy->line ? -1 : 1;
+	if (fx && fy && !c)
+		c = strcmp(fx->module, fy->module);
+	if (!c && !fx != !fy)
+		c = fx ? -1 : 1;
+	return c ? c : (x > y) - (x < y);
+}
+
+/* t->func_def: the functions' definitions in name order (their ids are
+ * the order the workers met them in, where they are named by address or
+ * not named). Every process computes it from the same table. */
+static int func_defs(ot_tool *t, uint32_t n)
+{
+	uint32_t *by = malloc((n + 1) * sizeof *by);
+	t->func_def = malloc((n + 1) * sizeof *t->func_def);
+	if (!by || !t->func_def) {
+		free(by);
+		return -1;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		by[k] = k + 1;
+	cmp_ctx = t->ctx; /* finish runs on one thread */
+	pt_qsort(by, n, sizeof *by, cmp_func_ids);
+	t->func_def[0] = 0;
+	for (uint32_t k = 0; k < n; k++)
+		t->func_def[by[k]] = k;
+	free(by);
+	return 0;
+}
+
+/* The functions (id 1..n: definitions 0..n-1, t->func_def), then the API
+ * regions (definitions n..). */
+static int regions(ot_defs *d, uint32_t n, const ot_union *api)
 {
 	const pt_trace_ctx *ctx = d->tool->ctx;
 	OTF2_StringRef empty = ot_string(d, "");
-	for (uint32_t id = 1; id <= n; id++) {
+	uint32_t *by = malloc((n + 1) * sizeof *by);
+	if (!by)
+		return -1;
+	for (uint32_t id = 1; id <= n; id++)
+		by[d->tool->func_def[id]] = id;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t id = by[k];
 		const pt_func_info *fi = pt_ctx_func_info(ctx, id);
 		OTF2_StringRef name = ot_string(d, fi ? fi->name : "?");
 		OTF2_GlobalDefWriter_WriteRegion(
-		    d->w, id - 1, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
-		    OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, ot_string(d, fi ? fi->file : ""),
-		    fi ? fi->line : 0, fi ? fi->line : 0);
+		    d->w, k, name, name, empty, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
+		    OTF2_REGION_FLAG_NONE, ot_string(d, fi ? fi->file : ""), fi ? fi->line : 0,
+		    fi ? fi->line : 0);
 	}
+	free(by);
 	for (size_t k = 0; k < api->names.n; k++) {
 		const ot_name *e = union_at(api, k);
 		OTF2_StringRef name = ot_string(d, e->s);
 		OTF2_GlobalDefWriter_WriteRegion(d->w, n + (uint32_t)k, name, name, empty, e->role,
 		                                 e->paradigm, OTF2_REGION_FLAG_NONE, empty, 0, 0);
 	}
+	return 0;
 }
 
 /* Each counter a metric member and a class of its own (role: a PAPI
@@ -257,13 +303,16 @@ static int local_defs(ot_tool *t, uint32_t nfuncs, char *err, size_t errlen)
 	OTF2_IdMap *metrics = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, t->metrics.n + 1);
 	/* no mapping (exchange_names failed): the files still opened and
 	 * closed, with every process, and the error said */
-	int rc = owner && regions && comms && metrics && t->region_def && t->metric_def ? 0 : -1;
+	int rc =
+	    owner && regions && comms && metrics && t->region_def && t->metric_def && t->func_def
+	        ? 0
+	        : -1;
 	if (!rc && t->dist)
 		pt_dist_assign(ctx->shards, ctx->nshards, t->dist->size, owner);
 	else if (owner)
 		memset(owner, 0, (ctx->nshards + 1) * sizeof *owner);
 	for (uint32_t id = 1; !rc && id <= nfuncs; id++)
-		rc = OTF2_IdMap_AddIdPair(regions, id, id - 1) ? -1 : 0;
+		rc = OTF2_IdMap_AddIdPair(regions, id, t->func_def[id]) ? -1 : 0;
 	for (size_t k = 0; !rc && k < t->regions.n; k++)
 		rc = OTF2_IdMap_AddIdPair(regions, OT_API_REGIONS + k, nfuncs + t->region_def[k])
 		         ? -1
@@ -504,7 +553,8 @@ static int global_defs(ot_tool *t, const ot_union *api, const ot_union *met)
 	    d.w, OT_ATTR_OBJECT, ot_string(&d, "object"),
 	    ot_string(&d, "address of the lock, condition or barrier"), OTF2_TYPE_UINT64);
 	int rc = system_tree(&d);
-	regions(&d, pt_ctx_func_count(ctx), api);
+	if (!rc)
+		rc = regions(&d, pt_ctx_func_count(ctx), api);
 	metrics(&d, met);
 	if (!rc)
 		rc = ot_thread_comms(&d, OTF2_PARADIGM_PTHREAD, 0, "threads");
@@ -554,6 +604,7 @@ int ot_write_defs(ot_tool *t, char *err, size_t errlen)
 	ot_union api = {0}, met = {0};
 	/* every step is collective: a process that failed still takes part */
 	int rc = exchange_names(t, &api, &met);
+	rc = rc || func_defs(t, pt_ctx_func_count(t->ctx)) ? -1 : 0;
 	if (t->primary)
 		rc = rc || global_defs(t, &api, &met) ? -1 : 0;
 	union_free(&api);

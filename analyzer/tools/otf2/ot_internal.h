@@ -76,6 +76,11 @@ struct ot_tool {
 	/* finish: the definition's ref of each API region's and metric's
 	 * number (every process's, by name: ot_defs.c) */
 	uint32_t *region_def, *metric_def;
+	/* A function's global region ref (by its id, 1..): the functions in
+	 * order of name, file, line and module, so that the definitions are
+	 * the same whichever worker met a function first (the ids of
+	 * functions named by address are handed out in that order) */
+	uint32_t *func_def;
 };
 
 /* Lock types whose regions a shard keeps (enum pt_lock_type is below). */

@@ -114,6 +114,7 @@ static void tool_free(ot_tool *t)
 	ot_names_free(&t->metrics);
 	ot_locks_free(&t->locks);
 	free(t->region_def);
+	free(t->func_def);
 	free(t->metric_def);
 	free(t->tmpdir);
 	free(t->path);
