@@ -18,7 +18,8 @@ family while shorter items of another stay:
     call left out shorter than every one kept;
   - with --min-duration above that threshold, the lock calls still go by
     the budget's, and analyze says so;
-  - the same files for -j1 and -j2.
+  - the same files for -j1 and -j2, and the same report (its lock rows tie
+    between the processes).
 
 Usage: test_budget_families.py --paratrace P --ptgen G --work DIR
 """
@@ -141,6 +142,13 @@ def main():
     expect(re.search(r"\.prv budget \S+ \S+: calls left out as selected .*, and synchronization "
                      r"calls that waited less than 1 ns .*; --full for everything", p.stdout)
            is not None, "--min-duration and the budget: %r" % p.stdout)
+
+    # The two processes' locks tie (the same addresses, waits and counts):
+    # the report's rows must not come in the order the workers finished.
+    reports = set()
+    for j in ["1"] + ["2"] * 9:
+        reports.add(run([a.paratrace, "report", "-j", j, "--json", "--top", "0", tdir]).stdout)
+    expect(len(reports) == 1, "report --json: %d different outputs for -j1 and -j2" % len(reports))
     return finish("test_budget_families")
 
 
