@@ -27,7 +27,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from testlib import (arguments, counts as program_counts, expect, finish,  # noqa: E402
-                     report_rows, run_both, short)
+                     instrumented, report_rows, run_both, short)
 
 # Calls of a few tens of ns, 5 us apart: under 2 us unless the sums count a
 # call open for the whole round.
@@ -37,12 +37,10 @@ SKIPPED = ("g", "h", "g2", "g3")
 
 def main():
     a = arguments("cc", "plugin", "runtime", "paratrace", "work")
-    progs = os.path.join(HERE, "progs")
     lib = os.path.join(a.work, "skipped_lib.o")
-    exe = os.path.join(a.work, "skipped")
-    subprocess.run([a.cc, "-O2", "-c", os.path.join(progs, "skipped_lib.c"), "-o", lib], check=True)
-    subprocess.run([a.cc, "-O2", "-g", "-fplugin=" + a.plugin, os.path.join(progs, "skipped.c"),
-                    lib, "-o", exe], check=True)
+    subprocess.run([a.cc, "-O2", "-c", os.path.join(HERE, "progs", "skipped_lib.c"), "-o", lib],
+                   check=True)
+    exe = instrumented(a, "skipped.c", os.path.join(a.work, "skipped"), lib)
 
     tdir = os.path.join(a.work, "trace")
     plain, _ = run_both("skipped", [exe], a.runtime, tdir, THROTTLE)

@@ -40,6 +40,17 @@ static void spin(void)
 	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < GAP_NS);
 }
 
+/* fn called LOOPS times, GAP_NS apart */
+static long gaps(int (*fn)(int))
+{
+	long s = 0;
+	for (int i = 0; i < LOOPS; i++) {
+		spin();
+		s += fn(i);
+	}
+	return s;
+}
+
 __attribute__((noinline)) void h(void)
 {
 	n_h++;
@@ -62,12 +73,7 @@ __attribute__((noinline)) long lander(void)
 		g(0);
 	}
 	jump = 0;
-	long s = 0;
-	for (int i = 0; i < LOOPS; i++) {
-		spin();
-		s += g(i);
-	}
-	return s;
+	return gaps(g);
 }
 
 __attribute__((noinline)) int g2(int i)
@@ -111,22 +117,14 @@ __attribute__((noinline)) long rec(int d)
 		rec(d - 1);
 	}
 	jump = 0;
-	long s = 0;
-	for (int i = 0; i < LOOPS; i++) {
-		spin();
-		s += g3(i);
-	}
-	return s;
+	return gaps(g3);
 }
 
 int main(void)
 {
 	n_main++;
 	long s = lander() + catcher();
-	for (int i = 0; i < LOOPS; i++) {
-		spin();
-		s += g2(i);
-	}
+	s += gaps(g2);
 	s += rec(1);
 	printf("%ld\n", s);
 	const struct {
