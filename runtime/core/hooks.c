@@ -129,8 +129,9 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *
  * A throttled call never comes here. */
 
 /* The hook's CFA: its caller's stack pointer at the call, the same in every
- * hook called from one frame whatever the hook's own frame (GCC: one lea
- * from the stack pointer). */
+ * hook called from one frame whatever the hook's own frame, where a stack
+ * pointer read inside each hook would differ by their frames' sizes (GCC:
+ * one lea from the stack pointer; Clang sets up a frame pointer for it). */
 #define PT_HOOK_CFA() ((uintptr_t)__builtin_dwarf_cfa())
 
 static inline __attribute__((always_inline)) PT_NOINST void fopen_push(pt_thread *t, uint32_t id,
