@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *
  * hook, and its function's sums (throttle.c) would count it open for the
  * rest of the thread: every later round would hold one more call as long
  * as the round, and the function might never be throttled there. So the
- * hooks keep the thread's recorded calls that are open (pt_thread.fopen),
+ * hooks keep the thread's recorded calls that are open (pt_thread.open_calls),
  * each with its entry hook's CFA: the landing hook ends those whose CFA is
  * below its own (deeper frames: the stack grows down), and an exit that
  * finds other calls above its own ends them (a landing in code without
@@ -134,20 +134,20 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *
  * one lea from the stack pointer; Clang sets up a frame pointer for it). */
 #define PT_HOOK_CFA() ((uintptr_t)__builtin_dwarf_cfa())
 
-static inline __attribute__((always_inline)) PT_NOINST void fopen_push(pt_thread *t, uint32_t id,
+static inline __attribute__((always_inline)) PT_NOINST void open_call_push(pt_thread *t, uint32_t id,
                                                                       uintptr_t cfa)
 {
-	uint32_t d = t->fdepth;
-	if (pt_likely(d < PT_FOPEN_MAX)) {
-		t->fopen[d].cfa = cfa;
-		t->fopen[d].id = id;
+	uint32_t d = t->open_depth;
+	if (pt_likely(d < PT_OPEN_CALLS_MAX)) {
+		t->open_calls[d].cfa = cfa;
+		t->open_calls[d].id = id;
 	}
-	t->fdepth = d + 1;
+	t->open_depth = d + 1;
 }
 
 /* A recorded call of id that the hooks will not see end (skipped by a
  * longjmp) ends now in its function's sums. */
-static PT_NOINST void fopen_end(uint32_t id, uint64_t now)
+static PT_NOINST void open_call_end(uint32_t id, uint64_t now)
 {
 	if (id >= pt_ft_cap())
 		return;
@@ -162,17 +162,17 @@ static PT_NOINST void fopen_end(uint32_t id, uint64_t now)
  * the calls above the innermost open call of id were abandoned, and end
  * now; that call is popped. None of id (its entry was not kept: a
  * handler's event dropped, a fork child's new state): nothing. */
-static PT_NOINST void fopen_unwind(pt_thread *t, uint32_t id, uint64_t now)
+static PT_NOINST void open_calls_unwind(pt_thread *t, uint32_t id, uint64_t now)
 {
-	uint32_t d = t->fdepth < PT_FOPEN_MAX ? t->fdepth : PT_FOPEN_MAX;
+	uint32_t d = t->open_depth < PT_OPEN_CALLS_MAX ? t->open_depth : PT_OPEN_CALLS_MAX;
 	uint32_t k = d;
-	while (k && t->fopen[k - 1].id != id)
+	while (k && t->open_calls[k - 1].id != id)
 		k--;
 	if (!k)
 		return;
 	for (uint32_t i = d; i > k; i--)
-		fopen_end(t->fopen[i - 1].id, now);
-	t->fdepth = k - 1;
+		open_call_end(t->open_calls[i - 1].id, now);
+	t->open_depth = k - 1;
 }
 
 /* The short form (format 3.0, 2 bytes) when the previous function record
@@ -217,7 +217,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_decide(uint32_t i
 				s->n++;
 				s->open++;
 				s->acc -= (int64_t)now;
-				fopen_push(t, id, cfa);
+				open_call_push(t, id, cfa);
 				hook_end(t);
 			}
 			pt_wlog_put_func(&t->log, now, PT_REC_FUNC_ENTER, id);
@@ -240,7 +240,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_dropped(pt_thread
 }
 
 /* The exit of a recorded call of id whose call is not the innermost open
- * one (fopen_unwind): out of line, recorded through the slow path. */
+ * one (open_calls_unwind): out of line, recorded through the slow path. */
 __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_exit_unwound(uint32_t id,
                                                                             pt_fstat *s,
                                                                             uint64_t now)
@@ -248,7 +248,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_exit_unwound(uint
 	pt_thread *t = pt_tls;
 	if (!hook_begin(t))
 		return hook_dropped(t, id);
-	fopen_unwind(t, id, now);
+	open_calls_unwind(t, id, now);
 	if (s->open != 0) {
 		s->open--;
 		s->acc += (int64_t)now;
@@ -283,17 +283,17 @@ static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(uns
 				s->n++;
 				s->open++;
 				s->acc -= (int64_t)now;
-				fopen_push(t, id, cfa);
+				open_call_push(t, id, cfa);
 			} else {
 				/* Normally its own call is the innermost open one
 				 * (past the bound: one of those only counted). */
-				uint32_t d = t->fdepth, top = d - 1;
-				if (pt_unlikely(top >= PT_FOPEN_MAX ? d == 0
-				                                    : t->fopen[top].id != id)) {
+				uint32_t d = t->open_depth, top = d - 1;
+				if (pt_unlikely(top >= PT_OPEN_CALLS_MAX ? d == 0
+				                                    : t->open_calls[top].id != id)) {
 					hook_end(t);
 					return hook_exit_unwound(id, s, now);
 				}
-				t->fdepth = top;
+				t->open_depth = top;
 				if (pt_likely(s->open != 0)) {
 					s->open--;
 					s->acc += (int64_t)now;
@@ -493,24 +493,24 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
  * the bound were entered after every kept one: where the innermost kept
  * one is deeper than the landing they were skipped too, but their
  * functions are not known, and their sums keep them open. */
-__attribute__((noinline, cold)) PT_NOINST static void fopen_landed(uintptr_t cfa, uint64_t now)
+__attribute__((noinline, cold)) PT_NOINST static void open_calls_landed(uintptr_t cfa, uint64_t now)
 {
 	pt_thread *t = pt_tls;
-	if (!t || !t->fdepth || !pt_ft_cap() || !hook_begin(t))
+	if (!t || !t->open_depth || !pt_ft_cap() || !hook_begin(t))
 		return;
-	uint32_t d = t->fdepth;
-	if (d > PT_FOPEN_MAX) {
-		if (t->fopen[PT_FOPEN_MAX - 1].cfa >= cfa) {
+	uint32_t d = t->open_depth;
+	if (d > PT_OPEN_CALLS_MAX) {
+		if (t->open_calls[PT_OPEN_CALLS_MAX - 1].cfa >= cfa) {
 			hook_end(t);
 			return;
 		}
-		d = PT_FOPEN_MAX;
+		d = PT_OPEN_CALLS_MAX;
 	}
-	while (d && t->fopen[d - 1].cfa < cfa) {
-		fopen_end(t->fopen[d - 1].id, now);
+	while (d && t->open_calls[d - 1].cfa < cfa) {
+		open_call_end(t->open_calls[d - 1].id, now);
 		d--;
 	}
-	t->fdepth = d;
+	t->open_depth = d;
 	hook_end(t);
 }
 
@@ -525,7 +525,7 @@ __attribute__((noinline, cold)) PT_NOINST static void fopen_landed(uintptr_t cfa
 PT_EXPORT PT_NOINST void __paratrace_func_landed2(uint32_t id)
 {
 	uint64_t now = pt_now();
-	fopen_landed(PT_HOOK_CFA(), now);
+	open_calls_landed(PT_HOOK_CFA(), now);
 	hook_slow_at(PT_REC_FUNC_LANDED, id, 0, now);
 }
 
