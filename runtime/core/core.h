@@ -285,6 +285,16 @@ extern PT_HIDDEN atomic_uint_fast64_t pt_total_lost_bytes;
  * then (a signal handler) is dropped rather than re-entering the registry. */
 enum { PT_TLS_NEW = 0, PT_TLS_ACTIVE = 1, PT_TLS_FINISHED = 2, PT_TLS_CREATING = 3 };
 
+/* A recorded call open on a thread: its function, and where the stack was
+ * at its entry hook (the entry hook's CFA: its caller's stack pointer at
+ * the call). */
+#define PT_OPEN_CALLS_MAX 128u
+typedef struct pt_open_call {
+	uintptr_t cfa;
+	uint32_t id;
+	uint32_t pad;
+} pt_open_call;
+
 struct pt_thread {
 	pt_wlog log; /* first: the hot path reaches cur/limit/last at offset 0 */
 	uint32_t tid;
@@ -299,6 +309,11 @@ struct pt_thread {
 	atomic_int exit_fate;
 	uint64_t end_retval;
 	uint32_t end_flags;
+	/* The recorded calls open on this thread, outermost first, for
+	 * throttling's sums (hooks.c, "Open calls"): open_depth of them, the
+	 * first PT_OPEN_CALLS_MAX in open_calls, the deeper ones only counted. */
+	uint32_t open_depth;
+	pt_open_call open_calls[PT_OPEN_CALLS_MAX];
 	struct pt_thread *next, *prev; /* registry, under pt_registry_lock */
 };
 

@@ -37,11 +37,13 @@
 
 #define PT_NOINST __attribute__((no_instrument_function))
 
-__attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, uint32_t id,
-                                                                uint64_t pc)
+/* The slow path, given the time. */
+static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_slow_at(unsigned kind,
+                                                                             uint32_t id,
+                                                                             uint64_t pc,
+                                                                             uint64_t now)
 {
 	int saved = errno;
-	uint64_t now = pt_now();
 	pt_thread *t = pt_enter();
 	if (t) {
 		if (kind == PT_REC_FUNC_ENTER || kind == PT_REC_FUNC_EXIT) {
@@ -63,6 +65,12 @@ __attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, u
 	if (errno != saved)
 		errno = saved;
 	return id;
+}
+
+__attribute__((noinline, cold)) PT_NOINST uint32_t pt_hook_slow(unsigned kind, uint32_t id,
+                                                                uint64_t pc)
+{
+	return hook_slow_at(kind, id, pc, pt_now());
 }
 
 void pt_note_nested_event(void)
@@ -108,6 +116,65 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *
 	pt_fast_close(pt_wlog_fast(&t->log));
 }
 
+/* Open calls. A recorded call that a longjmp skips never reaches its exit
+ * hook, and its function's sums (throttle.c) would count it open for the
+ * rest of the thread: every later round would hold one more call as long
+ * as the round, and the function might never be throttled there. So the
+ * hooks keep the thread's recorded calls that are open (pt_thread.open_calls),
+ * each with its entry hook's CFA: the landing hook ends those whose CFA is
+ * below its own (deeper frames: the stack grows down), and an exit that
+ * finds other calls above its own ends them (a landing in code without
+ * hooks, a siglongjmp out of a handler on another stack). All inside
+ * hook_begin: a signal handler's hooks never see the stack half changed.
+ * A throttled call never comes here. */
+
+/* The hook's CFA: its caller's stack pointer at the call, the same in every
+ * hook called from one frame whatever the hook's own frame, where a stack
+ * pointer read inside each hook would differ by their frames' sizes (GCC:
+ * one lea from the stack pointer; Clang sets up a frame pointer for it). */
+#define PT_HOOK_CFA() ((uintptr_t)__builtin_dwarf_cfa())
+
+static inline __attribute__((always_inline)) PT_NOINST void open_call_push(pt_thread *t, uint32_t id,
+                                                                      uintptr_t cfa)
+{
+	uint32_t d = t->open_depth;
+	if (pt_likely(d < PT_OPEN_CALLS_MAX)) {
+		t->open_calls[d].cfa = cfa;
+		t->open_calls[d].id = id;
+	}
+	t->open_depth = d + 1;
+}
+
+/* A recorded call of id that the hooks will not see end (skipped by a
+ * longjmp) ends now in its function's sums. */
+static PT_NOINST void open_call_end(uint32_t id, uint64_t now)
+{
+	if (id >= pt_ft_cap())
+		return;
+	pt_fstat *s = pt_fstat_of(id);
+	if (s->open != 0) {
+		s->open--;
+		s->acc += (int64_t)now;
+	}
+}
+
+/* The exit of a recorded call of id that is not the innermost open one:
+ * the calls above the innermost open call of id were abandoned, and end
+ * now; that call is popped. None of id (its entry was not kept: a
+ * handler's event dropped, a fork child's new state): nothing. */
+static PT_NOINST void open_calls_unwind(pt_thread *t, uint32_t id, uint64_t now)
+{
+	uint32_t d = t->open_depth < PT_OPEN_CALLS_MAX ? t->open_depth : PT_OPEN_CALLS_MAX;
+	uint32_t k = d;
+	while (k && t->open_calls[k - 1].id != id)
+		k--;
+	if (!k)
+		return;
+	for (uint32_t i = d; i > k; i--)
+		open_call_end(t->open_calls[i - 1].id, now);
+	t->open_depth = k - 1;
+}
+
 /* The short form (format 3.0, 2 bytes) when the previous function record
  * was of the same function: every record of a loop calling one function,
  * or of a recursion. Tried first, before any other form is computed. One
@@ -132,9 +199,10 @@ static inline __attribute__((always_inline)) PT_NOINST int hook_short_at(pt_thre
  * out of line, inside the runtime. Throttled: this call is the first one
  * counted, and 0 is returned (ABI 2: its exit hook is not called; ABI 1,
  * v1 set: it will be, and tdepth counts it). Else its entry is recorded as
- * usual and id returned. */
+ * usual and id returned. cfa: the entry hook's. */
 __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_decide(uint32_t id, uint64_t now,
-                                                                      pt_fstat *s, int v1)
+                                                                      pt_fstat *s, int v1,
+                                                                      uintptr_t cfa)
 {
 	int saved = errno;
 	uint32_t tok = id;
@@ -143,9 +211,15 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_decide(uint32_t i
 		if (pt_throttle_decide(t, s, id, now, v1)) {
 			tok = 0;
 		} else {
-			s->n++;
-			s->open++;
-			s->acc -= (int64_t)now;
+			/* pt_enter let a handler's hooks in: they must not come
+			 * between the stack's stores. */
+			if (hook_begin(t)) {
+				s->n++;
+				s->open++;
+				s->acc -= (int64_t)now;
+				open_call_push(t, id, cfa);
+				hook_end(t);
+			}
 			pt_wlog_put_func(&t->log, now, PT_REC_FUNC_ENTER, id);
 		}
 		pt_leave(t);
@@ -165,15 +239,34 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_dropped(pt_thread
 	return id;
 }
 
+/* The exit of a recorded call of id whose call is not the innermost open
+ * one (open_calls_unwind): out of line, recorded through the slow path. */
+__attribute__((noinline, cold)) PT_NOINST static uint32_t hook_exit_unwound(uint32_t id,
+                                                                            pt_fstat *s,
+                                                                            uint64_t now)
+{
+	pt_thread *t = pt_tls;
+	if (!hook_begin(t))
+		return hook_dropped(t, id);
+	open_calls_unwind(t, id, now);
+	if (s->open != 0) {
+		s->open--;
+		s->acc += (int64_t)now;
+	}
+	hook_end(t);
+	return hook_slow_at(PT_REC_FUNC_EXIT, id, 0, now);
+}
+
 /* One FUNC record, given the time. Returns the ABI-2 entry hook's answer:
  * 0 when this entry was throttled (counted, not recorded), else id (also
  * for an event dropped or left to the slow path: its exit hook then does
  * the same with its exit). v1: the call's exit hook comes whatever this
- * returns (ABI 1). */
+ * returns (ABI 1). cfa: an entry hook's (PT_HOOK_CFA), 0 for an exit. */
 static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(unsigned kind,
                                                                              uint32_t id,
                                                                              pt_fstat *s,
-                                                                             uint64_t now, int v1)
+                                                                             uint64_t now, int v1,
+                                                                             uintptr_t cfa)
 {
 	pt_thread *t = pt_tls;
 	if (pt_likely(t != NULL)) {
@@ -185,14 +278,26 @@ static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(uns
 			if (kind == PT_REC_FUNC_ENTER) {
 				if (pt_unlikely(s->n >= pt_throttle_calls)) {
 					hook_end(t);
-					return hook_decide(id, now, s, v1);
+					return hook_decide(id, now, s, v1, cfa);
 				}
 				s->n++;
 				s->open++;
 				s->acc -= (int64_t)now;
-			} else if (pt_likely(s->open != 0)) {
-				s->open--;
-				s->acc += (int64_t)now;
+				open_call_push(t, id, cfa);
+			} else {
+				/* Normally its own call is the innermost open one
+				 * (past the bound: one of those only counted). */
+				uint32_t d = t->open_depth, top = d - 1;
+				if (pt_unlikely(top >= PT_OPEN_CALLS_MAX ? d == 0
+				                                    : t->open_calls[top].id != id)) {
+					hook_end(t);
+					return hook_exit_unwound(id, s, now);
+				}
+				t->open_depth = top;
+				if (pt_likely(s->open != 0)) {
+					s->open--;
+					s->acc += (int64_t)now;
+				}
 			}
 		}
 		char *cur = t->log.cur;
@@ -269,9 +374,10 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_pc_at(unsigned 
 /* Without an invariant TSC: the same through CLOCK_MONOTONIC, out of line
  * so that the TSC path keeps no registers across a call. */
 __attribute__((noinline)) PT_NOINST static uint32_t hook_func_mono(unsigned kind, uint32_t id,
-                                                                   pt_fstat *s, int v1)
+                                                                   pt_fstat *s, int v1,
+                                                                   uintptr_t cfa)
 {
-	return hook_func_at(kind, id, s, pt_mono_ns(), v1);
+	return hook_func_at(kind, id, s, pt_mono_ns(), v1, cfa);
 }
 
 __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void *fn)
@@ -293,23 +399,23 @@ __attribute__((noinline)) PT_NOINST static void hook_pc_mono(unsigned kind, void
 
 static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func(unsigned kind,
                                                                           uint32_t id, pt_fstat *s,
-                                                                          int v1)
+                                                                          int v1, uintptr_t cfa)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (pt_likely(pt_clock_use_tsc))
-		return hook_func_at(kind, id, s, pt_rdtsc(), v1);
+		return hook_func_at(kind, id, s, pt_rdtsc(), v1, cfa);
 #endif
-	return hook_func_mono(kind, id, s, v1);
+	return hook_func_mono(kind, id, s, v1, cfa);
 }
 
 /* A function id past this thread's table: the table grows (throttle.c),
  * then the event is recorded. */
 __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_grow(unsigned kind, uint32_t id,
-                                                                    int v1)
+                                                                    int v1, uintptr_t cfa)
 {
 	pt_throttle_grow(id);
 	pt_fstat *s = id < pt_ft_cap() ? pt_fstat_of(id) : NULL;
-	return hook_func(kind, id, s, v1);
+	return hook_func(kind, id, s, v1, cfa);
 }
 
 /* Hook ABI 1: both hooks of every call. Throttling first (throttle.c): a
@@ -326,10 +432,10 @@ PT_EXPORT PT_NOINST void __paratrace_func_enter(uint32_t id)
 			return;
 		}
 	} else if (pt_unlikely(pt_ft.grow)) {
-		hook_grow(PT_REC_FUNC_ENTER, id, 1);
+		hook_grow(PT_REC_FUNC_ENTER, id, 1, PT_HOOK_CFA());
 		return;
 	}
-	hook_func(PT_REC_FUNC_ENTER, id, s, 1);
+	hook_func(PT_REC_FUNC_ENTER, id, s, 1, PT_HOOK_CFA());
 }
 
 PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
@@ -342,10 +448,10 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit(uint32_t id)
 			return;
 		}
 	} else if (pt_unlikely(pt_ft.grow)) {
-		hook_grow(PT_REC_FUNC_EXIT, id, 1);
+		hook_grow(PT_REC_FUNC_EXIT, id, 1, 0);
 		return;
 	}
-	hook_func(PT_REC_FUNC_EXIT, id, s, 1);
+	hook_func(PT_REC_FUNC_EXIT, id, s, 1, 0);
 }
 
 /* Hook ABI 2: the entry hook's answer decides whether the exit hook is
@@ -363,9 +469,9 @@ PT_EXPORT PT_NOINST uint32_t __paratrace_func_enter2(uint32_t id)
 			return 0;
 		}
 	} else if (pt_unlikely(pt_ft.grow)) {
-		return hook_grow(PT_REC_FUNC_ENTER, id, 0);
+		return hook_grow(PT_REC_FUNC_ENTER, id, 0, PT_HOOK_CFA());
 	}
-	return hook_func(PT_REC_FUNC_ENTER, id, s, 0);
+	return hook_func(PT_REC_FUNC_ENTER, id, s, 0, PT_HOOK_CFA());
 }
 
 /* Only for a call whose entry hook returned id: never a throttled one. */
@@ -375,10 +481,37 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
 	if (pt_likely(id < pt_ft_cap()))
 		s = pt_fstat_of(id);
 	else if (pt_unlikely(pt_ft.grow)) {
-		hook_grow(PT_REC_FUNC_EXIT, id, 0);
+		hook_grow(PT_REC_FUNC_EXIT, id, 0, 0);
 		return;
 	}
-	hook_func(PT_REC_FUNC_EXIT, id, s, 0);
+	hook_func(PT_REC_FUNC_EXIT, id, s, 0, 0);
+}
+
+/* The recorded calls open above a landing at cfa (entered from deeper
+ * frames than the landing hook's caller) were skipped by the longjmp: they
+ * end now, as the analyzer closes their frames at the landing. Calls past
+ * the bound were entered after every kept one: where the innermost kept
+ * one is deeper than the landing they were skipped too, but their
+ * functions are not known, and their sums keep them open. */
+__attribute__((noinline, cold)) PT_NOINST static void open_calls_landed(uintptr_t cfa, uint64_t now)
+{
+	pt_thread *t = pt_tls;
+	if (!t || !t->open_depth || !pt_ft_cap() || !hook_begin(t))
+		return;
+	uint32_t d = t->open_depth;
+	if (d > PT_OPEN_CALLS_MAX) {
+		if (t->open_calls[PT_OPEN_CALLS_MAX - 1].cfa >= cfa) {
+			hook_end(t);
+			return;
+		}
+		d = PT_OPEN_CALLS_MAX;
+	}
+	while (d && t->open_calls[d - 1].cfa < cfa) {
+		open_call_end(t->open_calls[d - 1].id, now);
+		d--;
+	}
+	t->open_depth = d;
+	hook_end(t);
 }
 
 /* A longjmp landed in a recorded call of id (docs/ABI.md, "After a
@@ -387,11 +520,13 @@ PT_EXPORT PT_NOINST void __paratrace_func_exit2(uint32_t id)
  * were throttled, or not instrumented) a reader could not tell those from
  * a return and a new call. Rare: the slow path, which also reads the
  * counters there (PARATRACE_COUNTERS_AT=functions), so that what the
- * skipped frames did is theirs. The call's stats are left alone: it
- * neither ended nor began. */
+ * skipped frames did is theirs. The call's own stats are left alone: it
+ * neither ended nor began; those of the recorded calls it skipped end. */
 PT_EXPORT PT_NOINST void __paratrace_func_landed2(uint32_t id)
 {
-	pt_hook_slow(PT_REC_FUNC_LANDED, id, 0);
+	uint64_t now = pt_now();
+	open_calls_landed(PT_HOOK_CFA(), now);
+	hook_slow_at(PT_REC_FUNC_LANDED, id, 0, now);
 }
 
 PT_EXPORT PT_NOINST void __cyg_profile_func_enter(void *fn, void *site)

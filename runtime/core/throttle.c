@@ -12,6 +12,8 @@
  * sums the fast path keeps (core.h, pt_fstat): no stack of entry times is
  * needed, the sum of the exit times minus the sum of the entry times is
  * the calls' total time, with the calls still open counted up to now.
+ * A recorded call that a longjmp skips is ended there by the hooks' stack
+ * of open calls (hooks.c), not counted open for ever.
  * Calls open when the function is throttled (a recursion, a loop around
  * it) keep recording their exits. A module of hook ABI 2 calls the exit
  * hook only for a call whose entry was recorded, so nothing else is
