@@ -134,9 +134,17 @@ static inline __attribute__((always_inline)) PT_NOINST void hook_end(pt_thread *
  * one lea from the stack pointer; Clang sets up a frame pointer for it). */
 #define PT_HOOK_CFA() ((uintptr_t)__builtin_dwarf_cfa())
 
-static inline __attribute__((always_inline)) PT_NOINST void open_call_push(pt_thread *t, uint32_t id,
-                                                                      uintptr_t cfa)
+/* A recorded call of id begins at now (its entry hook's cfa): one more in
+ * its function's sums, and on the thread's stack of open calls. */
+static inline __attribute__((always_inline)) PT_NOINST void recorded_begin(pt_thread *t,
+                                                                          pt_fstat *s,
+                                                                          uint32_t id,
+                                                                          uint64_t now,
+                                                                          uintptr_t cfa)
 {
+	s->n++;
+	s->open++;
+	s->acc -= (int64_t)now;
 	uint32_t d = t->open_depth;
 	if (pt_likely(d < PT_OPEN_CALLS_MAX)) {
 		t->open_calls[d].cfa = cfa;
@@ -145,17 +153,23 @@ static inline __attribute__((always_inline)) PT_NOINST void open_call_push(pt_th
 	t->open_depth = d + 1;
 }
 
+/* A recorded call ends at now in its function's sums (the caller takes it
+ * off the stack). */
+static inline __attribute__((always_inline)) PT_NOINST void recorded_end(pt_fstat *s,
+                                                                        uint64_t now)
+{
+	if (pt_likely(s->open != 0)) {
+		s->open--;
+		s->acc += (int64_t)now;
+	}
+}
+
 /* A recorded call of id that the hooks will not see end (skipped by a
  * longjmp) ends now in its function's sums. */
 static PT_NOINST void open_call_end(uint32_t id, uint64_t now)
 {
-	if (id >= pt_ft_cap())
-		return;
-	pt_fstat *s = pt_fstat_of(id);
-	if (s->open != 0) {
-		s->open--;
-		s->acc += (int64_t)now;
-	}
+	if (id < pt_ft_cap())
+		recorded_end(pt_fstat_of(id), now);
 }
 
 /* The exit of a recorded call of id that is not the innermost open one:
@@ -214,10 +228,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_decide(uint32_t i
 			/* pt_enter let a handler's hooks in: they must not come
 			 * between the stack's stores. */
 			if (hook_begin(t)) {
-				s->n++;
-				s->open++;
-				s->acc -= (int64_t)now;
-				open_call_push(t, id, cfa);
+				recorded_begin(t, s, id, now, cfa);
 				hook_end(t);
 			}
 			pt_wlog_put_func(&t->log, now, PT_REC_FUNC_ENTER, id);
@@ -249,10 +260,7 @@ __attribute__((noinline, cold)) PT_NOINST static uint32_t hook_exit_unwound(uint
 	if (!hook_begin(t))
 		return hook_dropped(t, id);
 	open_calls_unwind(t, id, now);
-	if (s->open != 0) {
-		s->open--;
-		s->acc += (int64_t)now;
-	}
+	recorded_end(s, now);
 	hook_end(t);
 	return hook_slow_at(PT_REC_FUNC_EXIT, id, 0, now);
 }
@@ -280,10 +288,7 @@ static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(uns
 					hook_end(t);
 					return hook_decide(id, now, s, v1, cfa);
 				}
-				s->n++;
-				s->open++;
-				s->acc -= (int64_t)now;
-				open_call_push(t, id, cfa);
+				recorded_begin(t, s, id, now, cfa);
 			} else {
 				/* Normally its own call is the innermost open one
 				 * (past the bound: one of those only counted). */
@@ -294,10 +299,7 @@ static inline __attribute__((always_inline)) PT_NOINST uint32_t hook_func_at(uns
 					return hook_exit_unwound(id, s, now);
 				}
 				t->open_depth = top;
-				if (pt_likely(s->open != 0)) {
-					s->open--;
-					s->acc += (int64_t)now;
-				}
+				recorded_end(s, now);
 			}
 		}
 		char *cur = t->log.cur;
