@@ -55,6 +55,21 @@ static uint64_t bracket(uint64_t *tsc, uint64_t *mono)
 	*mono = a + (b - a) / 2;
 	return b - a;
 }
+
+/* The narrowest of up to tries brackets, stopping at the first no wider
+ * than enough_ns. */
+static void narrowest_bracket(uint64_t *tsc, uint64_t *mono, int tries, uint64_t enough_ns)
+{
+	uint64_t best = bracket(tsc, mono);
+	for (int i = 1; i < tries && best > enough_ns; i++) {
+		uint64_t t, m, gap = bracket(&t, &m);
+		if (gap < best) {
+			best = gap;
+			*tsc = t;
+			*mono = m;
+		}
+	}
+}
 #endif
 
 /* 20-60 ns is the usual width; a reader preempted between its two clocks
@@ -66,15 +81,7 @@ void pt_clock_pair_now(pt_clock_pair *p)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (pt_clock_use_tsc) {
-		uint64_t best = bracket(&p->ticks, &p->mono_ns);
-		for (int i = 1; i < 4 && best > PT_PAIR_MAX_GAP_NS; i++) {
-			uint64_t t, m, gap = bracket(&t, &m);
-			if (gap < best) {
-				best = gap;
-				p->ticks = t;
-				p->mono_ns = m;
-			}
-		}
+		narrowest_bracket(&p->ticks, &p->mono_ns, 4, PT_PAIR_MAX_GAP_NS);
 		p->real_ns = real_ns();
 		return;
 	}
@@ -102,15 +109,7 @@ int pt_clock_tsc_invariant(void)
 static void tight_pair(uint64_t *tsc, uint64_t *mono)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint64_t best = UINT64_MAX;
-	for (int i = 0; i < 16; i++) {
-		uint64_t t, m, gap = bracket(&t, &m);
-		if (gap < best) {
-			best = gap;
-			*tsc = t;
-			*mono = m;
-		}
-	}
+	narrowest_bracket(tsc, mono, 16, 0);
 #else
 	*tsc = *mono = pt_mono_ns();
 #endif
